@@ -1,0 +1,1 @@
+"""One module per `gpu-advisor` sub-command, each exposing `command` (a click.Command)."""

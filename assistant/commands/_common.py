@@ -1,0 +1,95 @@
+"""Helpers every sub-command shares: JSON output, tables for people, bilingual errors."""
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Callable, Iterable, Sequence
+
+import click
+
+from tools.errors import ToolInputError, from_validation_error
+
+EXIT_BAD_INPUT = 2
+
+
+def fail(zh: str, en: str) -> None:
+    """Stop with a bilingual message on stderr and exit code 2."""
+    raise ToolInputError(zh, en)
+
+
+def emit_json(obj: Any) -> None:
+    """One JSON object per line (UTF-8, Chinese unescaped)."""
+    if hasattr(obj, "model_dump"):
+        obj = obj.model_dump(mode="json")
+    click.echo(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+
+
+def print_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]],
+                caption: str | None = None) -> None:
+    """A readable table for people (rich is imported only here)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, caption=caption, show_lines=False, title_justify="left")
+    for col in columns:
+        table.add_column(col, overflow="fold")
+    for row in rows:
+        table.add_row(*("" if v is None else str(v) for v in row))
+    Console().print(table)
+
+
+def read_text_arg(value: str) -> str:
+    """`-` means standard input; otherwise a path. Bytes are decoded forgivingly."""
+    data = sys.stdin.buffer.read() if value == "-" else open(value, "rb").read()
+    for enc in ("utf-8", "gb18030"):
+        try:
+            return data.decode(enc)
+        except UnicodeDecodeError:
+            continue
+    return data.decode("utf-8", errors="replace")
+
+
+def run_cli(group: click.Group, argv: list[str]) -> None:
+    """Run the click group; bad input exits 2 with `中文 / English`, never a traceback."""
+    from pydantic import ValidationError
+
+    try:
+        group.main(args=argv, prog_name="gpu-advisor", standalone_mode=False)
+    except ToolInputError as exc:
+        click.echo(f"错误 / Error: {exc.bilingual()}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    except ValidationError as exc:
+        click.echo(f"错误 / Error: {from_validation_error(exc).bilingual()}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    except click.exceptions.Abort:
+        click.echo("已取消 / Aborted", err=True)
+        sys.exit(1)
+    except click.ClickException as exc:
+        click.echo(f"错误 / Error: {_click_message_zh(exc)} / {exc.format_message()}", err=True)
+        if isinstance(exc, click.UsageError) and exc.ctx is not None:
+            click.echo(f"查看帮助 / See: gpu-advisor {exc.ctx.command_path.split(' ', 1)[-1] if ' ' in exc.ctx.command_path else ''} --help".replace("  ", " "), err=True)
+        sys.exit(EXIT_BAD_INPUT if isinstance(exc, click.UsageError) else exc.exit_code)
+    except FileNotFoundError as exc:
+        click.echo(f"错误 / Error: 找不到文件 {exc.filename} / file not found: {exc.filename}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    except BrokenPipeError:
+        sys.exit(0)
+    except KeyboardInterrupt:
+        sys.exit(130)
+
+
+def _click_message_zh(exc: click.ClickException) -> str:
+    if isinstance(exc, click.NoSuchOption):
+        return f"没有这个选项 {exc.option_name}"
+    if isinstance(exc, click.BadParameter):
+        return "参数取值无效"
+    if isinstance(exc, click.MissingParameter):
+        return "缺少必需的参数"
+    if isinstance(exc, click.UsageError):
+        return "命令用法有误"
+    return "命令失败"
+
+
+def handles_tool_errors(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Kept for symmetry: errors are handled centrally in run_cli."""
+    return func
