@@ -21,7 +21,8 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 def test_help_is_bilingual() -> None:
     out = run("--help")
     assert out.returncode == 0
-    assert "算力顾问" in out.stdout and "offline by default" in out.stdout
+    text = " ".join(out.stdout.split())
+    assert "算力顾问" in text and "offline by default" in text
 
 
 def test_unknown_command_exits_2_with_both_languages_and_no_traceback() -> None:
