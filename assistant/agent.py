@@ -1,0 +1,103 @@
+"""The agent loop: LangChain 1.x `create_agent` over every registry tool, with a chosen chat model.
+
+`offline` plugs the deterministic planner (`assistant.offline.chat_model.OfflinePlannerChatModel`)
+into the same loop an LLM uses, so the CLI, the page and the evals exercise one code path.
+`openai` uses `langchain_openai.ChatOpenAI` against any OpenAI-compatible endpoint; it is
+imported only on that path (it costs ~1.3 s to import).
+
+Steps are bounded: `run_config(settings)` sets LangGraph's `recursion_limit` so a model that
+keeps calling tools stops after `settings.max_steps` model turns (GraphRecursionError).
+"""
+from __future__ import annotations
+
+import inspect
+import threading
+from typing import TYPE_CHECKING, Any, Iterable
+
+from assistant.prompts import system_prompt
+from assistant.settings import BackendSettings
+
+if TYPE_CHECKING:  # pragma: no cover
+    from langchain_core.language_models import BaseChatModel
+
+    from tools.registry import ToolSpec
+
+_OFFLINE_CACHE: dict[str, Any] = {}
+_LOCK = threading.Lock()
+
+
+def offline_chat_model(language: str) -> "BaseChatModel":
+    """The deterministic planner as a LangChain chat model (no key, no download, no network)."""
+    from assistant.offline.chat_model import OfflinePlannerChatModel
+
+    params = _init_params(OfflinePlannerChatModel)
+    if "language" in params:
+        return OfflinePlannerChatModel(language=language)
+    return OfflinePlannerChatModel()
+
+
+def _init_params(cls: type) -> set[str]:
+    fields = getattr(cls, "model_fields", None)
+    if fields:
+        return set(fields)
+    try:
+        return set(inspect.signature(cls).parameters)
+    except (TypeError, ValueError):
+        return set()
+
+
+def openai_chat_model(settings: BackendSettings) -> "BaseChatModel":
+    """ChatOpenAI for any compatible endpoint; token streaming stays on (no `streaming=False`)."""
+    from langchain_openai import ChatOpenAI
+
+    kwargs: dict[str, Any] = {
+        "model": settings.model,
+        "api_key": settings.key_for_client(),
+        "timeout": settings.timeout_s,
+        "max_retries": settings.max_retries,
+    }
+    if settings.base_url:
+        kwargs["base_url"] = settings.base_url
+    return ChatOpenAI(**kwargs)
+
+
+def recursion_limit(settings: BackendSettings) -> int:
+    """LangGraph counts supersteps: a model turn and a tool turn are one each, so N model turns
+    need 2N-1 steps; the limit is the first step that is *not* allowed."""
+    return 2 * settings.max_steps
+
+
+def run_config(settings: BackendSettings) -> dict[str, Any]:
+    return {"recursion_limit": recursion_limit(settings)}
+
+
+def build_agent(backend_settings: BackendSettings | None = None, language: str = "zh", *,
+                model: "BaseChatModel | None" = None,
+                tool_specs: Iterable["ToolSpec"] | None = None) -> Any:
+    """A compiled LangGraph agent for one back-end and answer language.
+
+    `model` and `tool_specs` exist for tests (a scripted model, a small tool set); normally the
+    back-end picks the model and every registry tool is offered. Offline agents are cached per
+    language, because building one costs a few milliseconds and they hold no state.
+    """
+    settings = backend_settings or BackendSettings.from_env()
+    language = language if language in ("zh", "en") else "zh"
+    cacheable = model is None and tool_specs is None and settings.backend == "offline"
+    if cacheable:
+        with _LOCK:
+            if language in _OFFLINE_CACHE:
+                return _OFFLINE_CACHE[language]
+
+    from langchain.agents import create_agent
+
+    from assistant.lc_tools import registry_tools
+
+    tools = registry_tools(tool_specs)
+    if model is None:
+        model = offline_chat_model(language) if settings.backend == "offline" else openai_chat_model(settings)
+    agent = create_agent(model, tools=tools, system_prompt=system_prompt(language, (t.name for t in tools)),
+                         name=f"gpu_advisor_{settings.backend}")
+    if cacheable:
+        with _LOCK:
+            _OFFLINE_CACHE[language] = agent
+    return agent

@@ -1,0 +1,94 @@
+"""`gpu-advisor ask` — one question (or one per stdin line) → an answer with its tool calls and sources.
+
+Kept light to import: the advisor (and with it langchain) loads only when a question is asked;
+`langchain_openai` only on the openai back-end.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Iterator
+
+import click
+
+from assistant.commands._common import emit_json, fail
+
+BACKEND_CHOICE = click.Choice(["offline", "openai"], case_sensitive=False)
+LANG_CHOICE = click.Choice(["auto", "zh", "en"], case_sensitive=False)
+
+
+def _short(value: Any, limit: int = 40) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def tool_call_line(name: str, args: dict[str, Any], result: dict[str, Any] | None = None) -> str:
+    """`estimate_memory(model=7B, gpu=4090)` plus `✗ error` when the tool rejected the input."""
+    inner = ", ".join(f"{k}={_short(v)}" for k, v in (args or {}).items())
+    line = f"{name}({inner})"
+    if isinstance(result, dict) and isinstance(result.get("error"), dict):
+        line += f"  ✗ {result['error'].get('zh', '')} / {result['error'].get('en', '')}"
+    return line
+
+
+def format_footer(result: Any) -> str:
+    """The compact tool list and sources printed under an answer for people."""
+    lines: list[str] = []
+    if result.tool_calls:
+        lines.append("工具 / Tools:")
+        lines += [f"  · {tool_call_line(c.name, c.args, c.result)}" for c in result.tool_calls]
+    if result.citations:
+        lines.append("来源 / Sources:")
+        for c in result.citations:
+            where = f" § {c.section}" if c.section else ""
+            lines.append(f"  · {c.doc_id}{where}" + (f" — {c.title}" if c.title else ""))
+    meta = f"后端 / backend: {result.backend} · {result.latency_ms:.0f} ms"
+    if not result.grounded:
+        meta += " · 数字未全部核实 / not all numbers verified"
+    lines.append(meta)
+    return "\n".join(lines)
+
+
+def _stdin_lines() -> Iterator[str]:
+    for raw in sys.stdin.buffer:
+        for enc in ("utf-8", "gb18030"):
+            try:
+                line = raw.decode(enc)
+                break
+            except UnicodeDecodeError:
+                continue
+        else:
+            line = raw.decode("utf-8", errors="replace")
+        line = line.strip().lstrip("\ufeff")
+        if line:
+            yield line
+
+
+@click.command(help="提问 / Ask one question. QUESTION 为 `-` 时从标准输入逐行读取问题，逐行输出 JSON。\n\n"
+                    "With `-`, reads one question per line from stdin and prints one JSON object per line.")
+@click.argument("question", nargs=-1, required=True)
+@click.option("--json", "as_json", is_flag=True, help="输出 JSON / print AskResult as JSON")
+@click.option("--backend", type=BACKEND_CHOICE, default=None,
+              help="offline（默认）或 openai；默认读 GPU_ADVISOR_BACKEND / default from env")
+@click.option("--lang", "language", type=LANG_CHOICE, default="auto", show_default=True,
+              help="回答语言 / answer language")
+def command(question: tuple[str, ...], as_json: bool, backend: str | None, language: str) -> None:
+    from assistant.advisor import ask
+    from assistant.settings import BackendSettings
+
+    settings = BackendSettings.from_env(backend)
+    text = " ".join(question).strip()
+    if text == "-":
+        for line in _stdin_lines():
+            emit_json(ask(line, language=language, settings=settings))
+            sys.stdout.flush()
+        return
+    if not text:
+        fail("问题是空的", "The question is empty")
+    result = ask(text, language=language, settings=settings)
+    if as_json:
+        emit_json(result)
+        return
+    click.echo(result.answer)
+    click.echo("")
+    click.echo(format_footer(result))

@@ -1,0 +1,106 @@
+"""`gpu-advisor chat` — a terminal conversation that remembers earlier turns.
+
+Commands: `/exit` (or `/quit`), `/reset` (forget the conversation), `/lang zh|en|auto`, `/help`.
+Works with a pipe too (`printf '能用4090全量训练7B吗\\n那A100呢？\\n' | gpu-advisor chat`): no prompt
+is printed when stdin is not a terminal, and the session ends at end of input.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from assistant.commands.ask import BACKEND_CHOICE, LANG_CHOICE, format_footer, tool_call_line
+
+HELP_TEXT = ("命令 / commands: /exit 退出 · /reset 清空对话 / forget the conversation · "
+             "/lang zh|en|auto 回答语言 / answer language · /help")
+MAX_HISTORY_TURNS = 20  # user+assistant messages kept; older turns rarely matter for slots
+
+
+def _read_line(interactive: bool) -> str | None:
+    if interactive:
+        try:
+            return input("你 / You > ")
+        except EOFError:
+            return None
+    raw = sys.stdin.buffer.readline()
+    if not raw:
+        return None
+    for enc in ("utf-8", "gb18030"):
+        try:
+            return raw.decode(enc)
+        except UnicodeDecodeError:
+            continue
+    return raw.decode("utf-8", errors="replace")
+
+
+def _answer(question: str, history: list[dict[str, str]], language: str, settings: Any,
+            interactive: bool) -> Any:
+    """Stream one reply: tool calls as they happen, then the answer text, then the footer."""
+    from assistant.advisor import stream
+
+    result = None
+    printed = False
+    for event in stream(question, history=history, language=language, settings=settings):
+        kind = event["type"]
+        if kind == "tool_call" and interactive:
+            click.echo(click.style(f"  → {tool_call_line(event['name'], event['args'])}", dim=True))
+        elif kind == "token":
+            click.echo(event["text"], nl=False)
+            printed = True
+        elif kind == "final":
+            result = event["result"]
+    if result is not None and not printed:
+        click.echo(result.answer, nl=False)
+    click.echo("\n")
+    if result is not None:
+        click.echo(click.style(format_footer(result), dim=True) if interactive else format_footer(result))
+    click.echo("")
+    return result
+
+
+@click.command(help="对话 / Terminal conversation with history. " + HELP_TEXT)
+@click.option("--backend", type=BACKEND_CHOICE, default=None,
+              help="offline（默认）或 openai；默认读 GPU_ADVISOR_BACKEND / default from env")
+@click.option("--lang", "language", type=LANG_CHOICE, default="auto", show_default=True,
+              help="回答语言 / answer language")
+def command(backend: str | None, language: str) -> None:
+    from assistant.settings import BackendSettings
+
+    settings = BackendSettings.from_env(backend)
+    interactive = sys.stdin.isatty()
+    history: list[dict[str, str]] = []
+    if interactive:
+        click.echo(f"GPU Advisor · 算力顾问 ({settings.describe()})  {HELP_TEXT}")
+    while True:
+        line = _read_line(interactive)
+        if line is None:
+            break
+        text = line.strip().lstrip("\ufeff")
+        if not text:
+            continue
+        if text.startswith("/"):
+            cmd, _, arg = text.partition(" ")
+            cmd, arg = cmd.lower(), arg.strip().lower()
+            if cmd in ("/exit", "/quit", "/q"):
+                break
+            if cmd == "/reset":
+                history.clear()
+                click.echo("已清空对话 / Conversation cleared.")
+            elif cmd == "/lang" and arg in ("zh", "en", "auto"):
+                language = arg
+                click.echo(f"回答语言 / answer language: {language}")
+            elif cmd == "/lang":
+                click.echo("用法 / usage: /lang zh|en|auto")
+            else:
+                click.echo(HELP_TEXT)
+            continue
+        if not interactive:
+            click.echo(f"> {text}")
+        result = _answer(text, history, language, settings, interactive)
+        if result is not None:
+            history += [{"role": "user", "content": text}, {"role": "assistant", "content": result.answer}]
+            del history[:-MAX_HISTORY_TURNS]
+    if interactive:
+        click.echo("再见 / Bye.")

@@ -1,0 +1,127 @@
+"""`gpu-advisor diagnose [--json] [--expect SPEC] [FILE…|-]` — read pasted server output, say what is wrong.
+
+With several files and --json: one JSON object per file, one per line, in order. A file that
+cannot be read or diagnosed yields `{"file": ..., "error": {...}}` on its line and exit code 2.
+"""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from assistant.commands._common import EXIT_BAD_INPUT, emit_json, read_text_arg
+from tools.errors import ToolInputError
+
+COLOURS = {"critical": "bold red", "warning": "yellow", "info": "cyan", "ok": "green"}
+LABEL = {"critical": "严重 critical", "warning": "警告 warning", "info": "提示 info", "ok": "正常 ok"}
+REPORT_KEYS = ("kinds", "inventory", "xids", "severity", "findings", "next_action")
+
+
+def _report_json(report, name: str | None) -> dict:
+    data = report.model_dump(mode="json")
+    out = {k: data[k] for k in REPORT_KEYS}
+    out["findings"] = [{k: f[k] for k in ("id", "severity", "title", "evidence", "causes", "actions", "gpu_index", "bus_id")}
+                       for f in data["findings"]]
+    if data.get("acceptance") is not None:
+        out["acceptance"] = data["acceptance"]
+    if name is not None:
+        out["file"] = name
+    return out
+
+
+def _print_human(report, name: str | None) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    con = Console()
+    sev = report.severity
+    head = f"[{COLOURS[sev]}]{LABEL[sev]}[/]"
+    if name:
+        head = f"{escape(name)} · " + head
+    kinds = ", ".join(report.kinds) or "—"
+    con.print(f"{head}   检测到 / detected: {escape(kinds)}")
+    inv = report.inventory
+    if inv.gpus or inv.driver_version:
+        names = sorted({g.name for g in inv.gpus if g.name})
+        con.print(f"GPU: {len(inv.gpus)} × {escape(', '.join(names) or '?')}   驱动 / driver {escape(inv.driver_version or '?')}"
+                  f"   CUDA ≤ {escape(inv.cuda_version or '?')}")
+    if report.findings:
+        table = Table(show_lines=True, title_justify="left")
+        table.add_column("级别 / level", no_wrap=True)
+        table.add_column("发现 / finding", overflow="fold")
+        table.add_column("证据 / evidence", overflow="fold", max_width=60)
+        table.add_column("建议 / action", overflow="fold")
+        for f in report.findings:
+            table.add_row(f"[{COLOURS[f.severity]}]{LABEL[f.severity]}[/]",
+                          escape(f"{f.title.zh}\n{f.title.en}"),
+                          escape("\n".join(f.evidence[:3])),
+                          escape(f"{f.actions[0].zh}\n{f.actions[0].en}" if f.actions else ""))
+        con.print(table)
+    if report.acceptance:
+        t = Table(title="验收 / acceptance", title_justify="left")
+        for col in ("检查 / check", "期望 / expected", "实际 / observed", "结果 / result"):
+            t.add_column(col, overflow="fold")
+        colour = {"pass": "green", "fail": "bold red", "unknown": "yellow"}
+        for r in report.acceptance:
+            t.add_row(escape(r.check), escape(r.expected), escape(r.observed), f"[{colour[r.status]}]{r.status}[/]")
+        con.print(t)
+    con.print(f"[bold]下一步 / next:[/] {escape(report.next_action.zh)}\n               {escape(report.next_action.en)}")
+
+
+@click.command(name="diagnose")
+@click.argument("files", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="JSON output, one object per file per line / 输出 JSON")
+@click.option("--expect", "expect", default=None, metavar="SPEC",
+              help='what was rented, e.g. "8x A100-SXM4-80GB" → pass/fail acceptance table / 验收：租的配置')
+def command(files: tuple[str, ...], as_json: bool, expect: str | None) -> None:
+    """诊断粘贴的日志 / Diagnose pasted nvidia-smi, dmesg, NCCL, nccl-tests, PyTorch … output.
+
+    FILE may be `-` for standard input (the default when no FILE is given). Limit: 2 MB /
+    20,000 lines per file.
+    """
+    from tools.diagnose import diagnose_text
+    from tools.diagnosis.acceptance import parse_expect
+
+    if expect is not None:
+        parse_expect(expect)  # fail early, bilingual, exit 2
+    if not files:
+        if sys.stdin.isatty():
+            raise ToolInputError("请给出文件名，或用管道传入日志，例如 `nvidia-smi | gpu-advisor diagnose -`",
+                                 "Give a FILE, or pipe the log in, e.g. `nvidia-smi | gpu-advisor diagnose -`")
+        files = ("-",)
+    single = len(files) == 1
+    failed = False
+    for i, name in enumerate(files):
+        try:
+            report = diagnose_text(read_text_arg(name), expect)
+        except ToolInputError as exc:
+            if single:
+                raise
+            failed = True
+            if as_json:
+                emit_json({"file": name, **exc.to_dict()})
+            else:
+                click.echo(f"错误 / Error: {name}: {exc.bilingual()}", err=True)
+            continue
+        except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+            if single:
+                raise ToolInputError(f"无法读取文件 {name}", f"Cannot read file {name}: {exc.strerror}", field="file")
+            failed = True
+            err = ToolInputError(f"无法读取文件 {name}", f"Cannot read file {name}: {exc.strerror}", field="file")
+            if as_json:
+                emit_json({"file": name, **err.to_dict()})
+            else:
+                click.echo(f"错误 / Error: {err.bilingual()}", err=True)
+            continue
+        if as_json:
+            emit_json(_report_json(report, None if single else name))
+        else:
+            if i:
+                click.echo()
+            _print_human(report, None if single else name)
+    if failed:
+        sys.exit(EXIT_BAD_INPUT)
+
+
+__all__ = ["command"]

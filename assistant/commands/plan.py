@@ -1,0 +1,87 @@
+"""`gpu-advisor plan --model … --mode … [--tokens 1B] [--deadline 7d] [--budget 50000] [--json]` — ranked configurations."""
+from __future__ import annotations
+
+import click
+
+from assistant.commands._common import emit_json, print_table
+
+
+def option_json(o) -> dict:  # type: ignore[no-untyped-def]
+    """The CLI contract keys first (gpu, count, nodes, interconnect, fits, per_gpu_gb, days, cost_cny, notes)."""
+    data = o.model_dump(mode="json")
+    head = {k: data.pop(k) for k in ("gpu", "count", "nodes", "interconnect", "fits", "per_gpu_gb", "days", "cost_cny", "notes")}
+    return {**head, **data}
+
+
+@click.command(name="plan")
+@click.option("--model", default=None, help="模型名或大小 / model name or size ('qwen2.5-7b', '7B', '70亿')")
+@click.option("--params", "params_b", type=float, default=None, help="参数量（十亿）/ parameters in billions")
+@click.option("--mode", type=click.Choice(["full", "lora", "qlora", "inference"]), default="full", show_default=True)
+@click.option("--tokens", default=None, help="训练 token 数 / training tokens ('1B', '1万亿')")
+@click.option("--samples", type=float, default=None, help="样本数（× --seq-len × --epochs）/ samples")
+@click.option("--epochs", type=float, default=1.0, show_default=True)
+@click.option("--seq-len", type=int, default=2048, show_default=True, help="序列长度 / sequence length")
+@click.option("--deadline", default=None, help="截止时间 / deadline ('7d', '一周', '48h')")
+@click.option("--budget", default=None, help="预算（元）/ budget in CNY (50000, '5万')")
+@click.option("--gpu", "gpus", multiple=True, help="只考虑这些卡，可重复 / only these GPUs (repeatable)")
+@click.option("--exclude", multiple=True, help="排除这些卡 / exclude GPUs (repeatable)")
+@click.option("--max-gpus", type=int, default=64, show_default=True)
+@click.option("--concurrency", type=int, default=8, show_default=True, help="推理并发 / serving concurrency")
+@click.option("--context", type=int, default=4096, show_default=True, help="推理上下文 / serving context tokens")
+@click.option("--precision", type=click.Choice(["bf16", "fp16", "fp8"]), default="bf16", show_default=True)
+@click.option("--quotes", "quotes_file", default=None, help="你的报价文件 / your quotes file (YAML/CSV)")
+@click.option("--top", type=int, default=8, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="JSON output / 输出 JSON")
+def command(model, params_b, mode, tokens, samples, epochs, seq_len, deadline, budget, gpus, exclude, max_gpus,  # type: ignore[no-untyped-def]
+            concurrency, context, precision, quotes_file, top, as_json) -> None:
+    """配置方案排名 / ranked rental configurations for a job.
+
+    \b
+    例 / e.g.  gpu-advisor plan --model qwen2.5-7b --mode full --tokens 1B --deadline 7d --budget 50000
+               gpu-advisor plan --model 70B --mode lora --tokens 200M --json
+               gpu-advisor plan --model qwen2.5-7b --mode inference --concurrency 32 --context 8192
+    """
+    from tools.planner import PlanInput, plan_configurations
+
+    def _num(v: str | None) -> str | float | None:
+        if v is None:
+            return None
+        try:
+            return float(v)
+        except ValueError:
+            return v
+
+    out = plan_configurations(PlanInput(
+        model=model, params_b=params_b, mode=mode, tokens=_num(tokens), samples=samples, epochs=epochs, seq_len=seq_len,
+        deadline=deadline, budget=_num(budget), gpus=list(gpus) or None, exclude=list(exclude) or None, max_gpus=max_gpus,
+        concurrency=concurrency, context=context, precision=precision, quotes_file=quotes_file, top=top))
+    if as_json:
+        data = out.model_dump(mode="json")
+        data["options"] = [option_json(o) for o in out.options]
+        data["infeasible"] = [option_json(o) for o in out.infeasible]
+        emit_json(data)
+        return
+    serving = mode == "inference"
+    rows = []
+    for o in out.options:
+        days = f"{o.days.low:.1f}–{o.days.high:.1f}" if o.days else "–"
+        cost = f"¥{o.cost_cny.low:,.0f}–{o.cost_cny.high:,.0f}" if o.cost_cny else "–"
+        extra = f"{o.decode_tokens_per_s.mid:,.0f} tok/s" if o.decode_tokens_per_s else days
+        rows.append((o.rank, f"{o.count}× {o.gpu_name.replace('NVIDIA ', '')}", o.nodes, o.interconnect,
+                     f"{o.per_gpu_gb:.1f}/{o.gpu_memory_gb:g}", extra, cost, o.why))
+    print_table(f"{out.model} · {mode} 配置方案 / ranked configurations",
+                ["#", "GPU", "nodes", "interconnect", "GB/GPU", "tok/s" if serving else "days", "CNY/month" if serving else "CNY", "why"],
+                rows)
+    click.echo(f"• {out.summary['zh']}\n  {out.summary['en']}")
+    if out.infeasible:
+        click.echo("不可行或受限的选项 / infeasible or constrained:")
+        for o in out.infeasible:
+            click.echo(f"  ✗ {o.count}× {o.gpu_name}: {o.why}")
+    for o in out.options[:3]:
+        for n in o.notes:
+            click.echo(f"  · #{o.rank}: {n}")
+        if o.billing:
+            click.echo(f"  · #{o.rank}: {o.billing}")
+    for a in out.assumptions:
+        click.echo(f"• {a}")
+    click.echo(f"⚠ {out.warning}")

@@ -1,0 +1,70 @@
+"""The offline planner: a deterministic, bilingual "model" that plans tool calls and writes answers.
+
+`plan()` turns a question (plus earlier turns) into tool calls; `compose()` turns the tool results
+into the final answer. Both are plain functions (no LangChain); `chat_model.OfflinePlannerChatModel`
+wraps them as a LangChain chat model for `create_agent`. LangChain is imported only there.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from assistant.offline.types import ComposedAnswer, ToolCall, ToolResult
+# Imported eagerly: the function `compose` must shadow the submodule of the same name.
+from assistant.offline.compose import compose
+
+__all__ = ["plan", "next_calls", "compose", "answer", "ToolCall", "ToolResult", "ComposedAnswer",
+           "OfflinePlannerChatModel"]
+
+
+def plan(question: str, history: list[dict] | None = None, language: str = "auto") -> list[ToolCall]:
+    from assistant.offline.intents import plan as _plan
+    return _plan(question, history, language)
+
+
+def next_calls(question: str, history: list[dict] | None, language: str,
+               tool_results: list[ToolResult]) -> list[ToolCall]:
+    from assistant.offline.intents import next_calls as _next
+    return _next(question, history, language, tool_results)
+
+
+def answer(question: str, history: list[dict] | None = None, language: str = "auto",
+           runner: Callable[[str, dict], dict] | None = None) -> tuple[ComposedAnswer, list[ToolResult]]:
+    """The whole offline loop without LangChain: plan → run tools → (one more round) → compose.
+
+    `runner(name, args) -> dict` defaults to `tools.registry.run_tool`. Used by tests and benchmarks;
+    the agent runs the same steps through `OfflinePlannerChatModel`.
+    """
+    if runner is None:
+        from tools.registry import run_tool as runner
+    lang = resolve_language(language, question, history)
+    results: list[ToolResult] = []
+    calls = plan(question, history, lang)
+    for _round in range(2):
+        if not calls:
+            break
+        results += [ToolResult(c.name, c.args, runner(c.name, c.args), c.id) for c in calls]
+        calls = next_calls(question, history, lang, results) if _round == 0 else []
+    return compose(question, history, lang, results), results
+
+
+def resolve_language(preference: str | None, question: str, history: list[dict] | None = None) -> str:
+    """zh/en: an explicit preference, else the question's language; a bare pasted log (no words of
+    its own) follows the language of the conversation so far."""
+    if preference in ("zh", "en"):
+        return preference
+    from tools.lang import detect_language
+    lang = detect_language(question)
+    if lang == "en" and history:
+        from assistant.offline.slots import extract
+        if extract(question).is_log:
+            for turn in reversed(history):
+                if turn.get("role") == "user" and isinstance(turn.get("content"), str):
+                    return detect_language(turn["content"])
+    return lang
+
+
+def __getattr__(name: str) -> Any:
+    if name == "OfflinePlannerChatModel":
+        from assistant.offline.chat_model import OfflinePlannerChatModel
+        return OfflinePlannerChatModel
+    raise AttributeError(name)

@@ -1,0 +1,103 @@
+"""Follow-up questions: carry slots from earlier user turns ("那A100呢？", "what about QLoRA?", "换成8卡呢").
+
+A follow-up is a short question that changes one thing. We read the earlier user turns (newest
+last), merge their slots in order, and let the new question override only what it says.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from assistant.offline.slots import Slots, extract
+
+_FOLLOWUP_RE = re.compile(
+    r"^\s*(?:那|那么|那如果|如果|换成|换|改成|改用|用|再|要是|假如|还有|然后)|"
+    r"^\s*(?:and|what about|how about|and if|and with|same (?:for|with|but)|switch to|with|on|for|"
+    r"instead|now|ok,? (?:and|what about))\b|"
+    r"呢\s*[?？]?\s*$|\binstead\b|换成|改成|改用|\bswitch(?:ed)? to\b|\?\s*$", re.I)
+
+# Fields a follow-up can inherit. Intent cues are inherited only when the new turn has none.
+_CARRY = ("model", "params_b", "gpus", "gpu_memory_gb", "gpu_form", "gpu_count", "nodes", "mode",
+          "precision", "optimizer", "zero_stage", "context", "batch", "tokens", "budget_cny",
+          "deadline_hours", "period_hours", "period_unit", "period_count", "concurrency", "finetune",
+          "training")
+# Cues that describe the question shape (not the topic): a follow-up keeps the old shape.
+_SHAPE_CUES = {"price", "compare", "specs", "how_many", "fit", "max_fit", "time", "plan"}
+
+
+def is_followup(question: str, slots: Slots) -> bool:
+    """Short and elliptical, or says nothing about a model/GPU-shaped question on its own."""
+    q = (question or "").strip()
+    if slots.is_log:
+        return False
+    short = len(q) <= 40 or len(q.split()) <= 8
+    if _FOLLOWUP_RE.search(q) and short:
+        return True
+    # "QLoRA" / "8卡" / "H800" alone
+    said_something = bool(slots.gpus or slots.model or slots.mode or slots.gpu_count or slots.context
+                          or slots.precision or slots.period_hours or slots.tokens or slots.budget_cny)
+    return short and said_something and not (slots.cues & _SHAPE_CUES) and not slots.out_of_scope
+
+
+def user_turns(history: list[dict] | None) -> list[str]:
+    out = []
+    for turn in history or []:
+        role = turn.get("role") if isinstance(turn, dict) else getattr(turn, "type", None)
+        content = turn.get("content") if isinstance(turn, dict) else getattr(turn, "content", "")
+        if role in ("user", "human") and isinstance(content, str) and content.strip():
+            out.append(content)
+    return out
+
+
+def resolve(question: str, history: list[dict] | None) -> tuple[Slots, bool]:
+    """Slots for `question` with earlier turns carried in when it is a follow-up.
+
+    Returns (slots, carried) where `carried` says whether history was used.
+    """
+    now = extract(question)
+    earlier = user_turns(history)
+    if not earlier or not is_followup(question, now):
+        return now, False
+    base: Slots | None = None
+    for turn in earlier:
+        turn_slots = extract(turn)
+        if turn_slots.is_log or turn_slots.out_of_scope:
+            continue
+        if base is None or not is_followup(turn, turn_slots):
+            base = turn_slots if base is None or not _has_topic(base) or _has_topic(turn_slots) else \
+                _merge(base, turn_slots)
+        else:
+            base = _merge(base, turn_slots)
+    if base is None:
+        return now, False
+    return _merge(base, now), True
+
+
+def _has_topic(s: Slots) -> bool:
+    return bool(s.model or s.params_b or s.gpus)
+
+
+def _merge(base: Slots, new: Slots) -> Slots:
+    """`new` overrides `base` only where it said something."""
+    merged = replace(base, cues=set(base.cues))
+    for name in _CARRY:
+        value = getattr(new, name)
+        if value not in (None, [], False):
+            setattr(merged, name, value)
+    # A new GPU replaces the old one; its memory/form come with it (or are reset).
+    if new.gpus:
+        merged.gpu_memory_gb, merged.gpu_form = new.gpu_memory_gb, new.gpu_form
+    # A new mode replaces "微调" vagueness.
+    if new.mode:
+        merged.finetune = False
+        if new.mode in ("qlora", "lora", "full", "pretrain") and base.mode == "inference":
+            merged.context = new.context
+    new_shape = new.cues & _SHAPE_CUES
+    if new_shape:
+        merged.cues = (merged.cues - _SHAPE_CUES) | new.cues
+    else:
+        merged.cues |= new.cues
+    merged.in_domain = True
+    merged.out_of_scope = False
+    merged.is_log = False
+    return merged

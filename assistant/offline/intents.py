@@ -1,0 +1,424 @@
+"""Intent → tool calls: which tools answer this question, with which arguments.
+
+`plan()` is the first round (from the question and earlier turns); `next_calls()` is the one
+allowed second round (e.g. `find_min_gpus` and a LoRA/QLoRA estimate after a "does not fit").
+Arguments are written against the tools' pydantic input models (read from the registry), so a
+field the tool does not have is never sent.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from assistant.offline.followups import resolve
+from assistant.offline.slots import Slots
+from assistant.offline.types import ToolCall, ToolResult
+
+# Intent names (also used by compose to order the answer).
+OUT_OF_SCOPE = "out_of_scope"
+DIAGNOSE = "diagnose"
+DELIVERY = "delivery"
+PRICE = "price"
+TRAIN_TIME = "train_time"
+PLAN = "plan"
+MAX_FIT = "max_fit"
+MIN_GPUS = "min_gpus"
+SPECS = "specs"
+MEMORY = "memory"
+INTERCONNECT = "interconnect"
+ADVICE = "advice"
+UNCLEAR = "unclear"
+
+
+def analyse(question: str, history: list[dict] | None = None) -> tuple[str, Slots, bool]:
+    """(intent, slots, carried_from_history) for a question."""
+    slots, carried = resolve(question, history)
+    return choose_intent(slots), slots, carried
+
+
+def choose_intent(s: Slots) -> str:
+    cues = s.cues
+    has_size = bool(s.model or s.params_b)
+    if s.is_log:
+        return DIAGNOSE
+    if s.out_of_scope or not s.in_domain:
+        return OUT_OF_SCOPE
+    if "delivery" in cues and not has_size:
+        return DELIVERY
+    if "diagnose" in cues and not has_size and not s.gpus:
+        return ADVICE   # a symptom described in words (no log): the guide explains causes and checks
+    if ("time" in cues or s.tokens) and has_size and ("time" in cues or "price" in cues or s.tokens):
+        if not ("plan" in cues and (s.budget_cny or s.deadline_hours)):
+            return TRAIN_TIME
+    if "plan" in cues and (has_size or s.budget_cny or s.deadline_hours) or \
+            (has_size and (s.budget_cny or s.deadline_hours)):
+        return PLAN
+    if "price" in cues and s.gpus:
+        return PRICE
+    if "max_fit" in cues and has_size:
+        return MAX_FIT
+    if "how_many" in cues and has_size:
+        return MIN_GPUS
+    if has_size and ("fit" in cues or s.mode or s.training or s.finetune or s.gpus):
+        return MEMORY
+    if s.gpus and (cues & {"compare", "specs"} or len(s.gpus) >= 2):
+        return SPECS
+    if "interconnect" in cues:
+        return INTERCONNECT
+    if "price" in cues:
+        return PRICE if s.gpus else ADVICE
+    if s.gpus and not (cues & {"howto"}):
+        return SPECS
+    if has_size and "howto" not in cues:
+        return MEMORY
+    return ADVICE
+
+
+# A GPU to size against when the question names none (the seed's "标配" for 30B+ training).
+DEFAULT_GPU = "A100 80GB"
+
+# ---------------------------------------------------------------- plan ------------------------
+def plan(question: str, history: list[dict] | None = None, language: str = "auto") -> list[ToolCall]:
+    intent, slots, _ = analyse(question, history)
+    return build_calls(intent, slots, question)
+
+
+def build_calls(intent: str, s: Slots, question: str) -> list[ToolCall]:
+    calls: list[ToolCall] = []
+    add = lambda name, **kw: calls.append(ToolCall(name, _fit_args(name, kw)))  # noqa: E731
+    mem_kw = _memory_kwargs(s)
+    if intent == OUT_OF_SCOPE:
+        return []
+    if intent == DIAGNOSE:
+        expect = f"{s.gpu_count}x {_gpu_arg(s)}" if s.gpu_count and s.gpus else None
+        add("diagnose_logs", text=question, expect=expect)
+        add("search_guide", query=_guide_query(question, s, DIAGNOSE), k=3)
+    elif intent == DELIVERY:
+        add("delivery_checklist", gpus=s.gpu_count, model=_gpu_arg(s))
+        add("search_guide", query=_guide_query(question, s, DELIVERY), k=2)
+    elif intent == PRICE:
+        for gpu in s.gpus[:4]:
+            add("gpu_price", gpu=_gpu_arg(s, gpu), gpu_count=s.gpu_count, **_period_args(s))
+        add("search_guide", query=_guide_query(question, s, PRICE), k=2)
+    elif intent == TRAIN_TIME:
+        add("estimate_training_time", **_train_model_args(s), tokens=s.tokens, gpu=_gpu_arg(s) or DEFAULT_GPU,
+            n_gpus=s.gpu_count, nodes=s.nodes, mode=_train_mode(s), precision=s.precision,
+            zero3=True if s.zero_stage == 3 else None)
+        add("search_guide", query=_guide_query(question, s, TRAIN_TIME), k=2)
+    elif intent == PLAN:
+        mode = plan_mode(s)
+        add("plan_configurations", **_train_model_args(s), mode=mode, tokens=s.tokens, budget=s.budget_cny,
+            deadline=s.deadline_hours, precision=s.precision,
+            gpus=[_gpu_arg(s, g) for g in s.gpus[:4]] or None,
+            **({"context": s.context, "concurrency": s.concurrency} if mode == "inference"
+               else {"seq_len": s.context, "micro_batch": s.batch}))
+        add("search_guide", query=_guide_query(question, s, PLAN), k=2)
+    elif intent == MAX_FIT:
+        add("find_max_fit", **{**mem_kw, "gpu": mem_kw.get("gpu") or DEFAULT_GPU}, solve_for=_solve_for(s, question))
+        add("search_guide", query=_guide_query(question, s, MAX_FIT), k=2)
+    elif intent == MIN_GPUS:
+        kw = dict(mem_kw)
+        kw.pop("gpus", None)
+        kw["gpu"] = kw.get("gpu") or DEFAULT_GPU
+        add("find_min_gpus", **kw)
+        add("search_guide", query=_guide_query(question, s, MIN_GPUS), k=2)
+    elif intent == MEMORY:
+        if s.mode is None and s.finetune:
+            # 「能用4090微调7B吗」: say both — full fine-tune and LoRA.
+            add("estimate_memory", **{**mem_kw, "mode": "full"})
+            add("estimate_memory", **{**mem_kw, "mode": "lora"})
+        else:
+            add("estimate_memory", **mem_kw)
+        add("search_guide", query=_guide_query(question, s, MEMORY), k=2)
+    elif intent == SPECS:
+        add("gpu_specs", gpus=[_gpu_arg(s, g) for g in s.gpus[:4]])
+        if len(s.gpus) >= 2 and "compare" in s.cues:   # "哪个好" is also a price question
+            for gpu in s.gpus[:4]:
+                add("gpu_price", gpu=_gpu_arg(s, gpu), gpu_count=s.gpu_count, **_period_args(s))
+        add("search_guide", query=_guide_query(question, s, SPECS), k=2)
+    elif intent == INTERCONNECT:
+        network = _network(question)
+        nodes = s.nodes or (2 if re.search(r"多机|跨机|multi[\s-]*node|two nodes|两台|多台", question, re.I) else None)
+        gpus = s.gpu_count or ((nodes or 1) * 8 if nodes and nodes > 1 else None)
+        size = {"params_b": s.params_b} if s.params_b else {}
+        if nodes and nodes > 1 and not network:
+            # "需要什么网络": compare the three usual answers side by side.
+            for net in ("10G", "RoCE 100G", "IB HDR"):
+                add("interconnect_advice", gpu=_gpu_arg(s) or DEFAULT_GPU, n_gpus=gpus, nodes=nodes, network=net, **size)
+        else:
+            add("interconnect_advice", gpu=_gpu_arg(s), n_gpus=gpus, nodes=nodes, network=network, **size)
+        add("search_guide", query=_guide_query(question, s, INTERCONNECT), k=3)
+    else:  # ADVICE / UNCLEAR
+        add("search_guide", query=question.strip()[:300], k=3)
+    return [c for c in calls if c.args is not None]
+
+
+def _period_args(s: Slots) -> dict[str, float]:
+    """The rental period in the unit the user said it: hours / days / months (a week = 7 days,
+    a year = 12 months, as tools/quantities.py counts them)."""
+    if not s.period_unit or not s.period_count:
+        return {}
+    n = s.period_count
+    return {"hour": {"hours": n}, "day": {"days": n}, "week": {"days": 7 * n}, "month": {"months": n},
+            "year": {"months": 12 * n}}[s.period_unit]
+
+
+def _memory_kwargs(s: Slots) -> dict[str, Any]:
+    """Arguments shared by estimate_memory / find_min_gpus / find_max_fit (tools/memory.py)."""
+    mode = s.mode or ("full" if s.training and not s.finetune else None) or ("inference" if not s.training else None)
+    if mode == "pretrain":
+        mode = "full"
+    inference = mode == "inference"
+    kw: dict[str, Any] = dict(model_args(s), mode=mode, precision=s.precision, optimizer=s.optimizer,
+                              gpus=s.gpu_count, zero=s.zero_stage, batch=s.batch,
+                              gpu=_gpu_arg(s) if s.gpus else (f"{s.vram_gb:g}GB" if s.vram_gb else None))
+    if inference:
+        kw.update(context=s.context, concurrency=s.concurrency)
+    else:
+        kw.update(seq_len=s.context)
+        if mode == "full" and (s.gpu_count or 1) > 1 and s.zero_stage is None:
+            kw["zero"] = 3   # several cards for one full fine-tune: shard with ZeRO-3/FSDP (said in the answer)
+    if mode == "qlora":
+        kw.pop("precision", None)
+    return kw
+
+
+def model_args(s: Slots) -> dict[str, Any]:
+    """`model` when the catalog knows the name, else `params` from the size the user gave."""
+    size = f"{s.params_b:g}B" if s.params_b else None
+    if s.model and not re.fullmatch(r"[\d.]+[bm]", s.model):
+        if _catalog_has(s.model) or size is None:
+            return {"model": s.model}
+    return {"params": size} if size else {}
+
+
+def _catalog_has(name: str) -> bool:
+    try:
+        from tools.models import find_entry
+        return find_entry(name) is not None
+    except Exception:  # catalog not there yet / half-written: fall back to the size
+        return False
+
+
+def _solve_for(s: Slots, question: str) -> str:
+    q = question.lower()
+    inference = (s.mode or ("inference" if not s.training else "full")) == "inference"
+    if re.search(r"并发|concurren|同时", q):
+        return "concurrency" if inference else "batch"
+    if re.search(r"batch|批", q):
+        return "concurrency" if inference else "batch"
+    if re.search(r"上下文|context|长度|序列|seq|多长|longest", q):
+        return "context" if inference else "seq_len"
+    return "context" if inference else "batch"
+
+
+def _train_model_args(s: Slots) -> dict[str, Any]:
+    """estimate_training_time / plan_configurations take `model` or `params_b` (a float)."""
+    args = model_args(s)
+    if "params" in args:
+        return {"params_b": s.params_b}
+    return args
+
+
+def _network(question: str) -> str | None:
+    """'10G以太网' → '10G', 'IB HDR' → 'IB HDR', '100G RoCE' → '100G RoCE' (only when a network is named)."""
+    m = re.search(r"(\d+)\s*g(?:b|bps)?\s*(ib|roce|infiniband)?(?![a-z0-9])", question, re.I)
+    if m and re.search(r"网|ethernet|network|ib|roce|infiniband|nic", question, re.I):
+        return f"{m.group(1)}G" + (f" {m.group(2).upper().replace('INFINIBAND', 'IB')}" if m.group(2) else "")
+    m = re.search(r"(ib|infiniband)\s*(ndr|hdr|edr)|roce", question, re.I)
+    if m:
+        return m.group(0).upper().replace("INFINIBAND", "IB")
+    return None
+
+
+def plan_mode(s: Slots) -> str:
+    """A plan's job: what was said; "微调" alone → LoRA (what a budget fine-tune usually is, and the
+    answer says so); "训练"/pre-training → full; nothing about training → LoRA as well."""
+    if s.mode == "pretrain":
+        return "full"
+    if s.mode:
+        return s.mode
+    if s.finetune:
+        return "lora"
+    return "full" if s.training else "lora"
+
+
+def _train_mode(s: Slots, default: str = "full") -> str:
+    if s.mode and s.mode != "inference":
+        return s.mode
+    return default if not s.finetune else "lora" if default == "lora" else "full"
+
+
+def _gpu_arg(s: Slots, gpu: str | None = None) -> str | None:
+    """GPU name with the memory/form variant the user typed ("A100 80GB SXM")."""
+    name = gpu or s.gpu
+    if name is None:
+        return None
+    if name == s.gpu:
+        if s.gpu_memory_gb:
+            name += f" {s.gpu_memory_gb}GB"
+        if s.gpu_form:
+            name += f" {s.gpu_form}"
+    return name
+
+
+_GUIDE_TOPICS = {
+    DIAGNOSE: ("诊断 日志", "diagnose log"),
+    DELIVERY: ("交付验收 nvidia-smi nccl-tests", "delivery acceptance checks"),
+    PRICE: ("租金", "rental price"),
+    TRAIN_TIME: ("训练时间 成本 6ND MFU", "training time cost 6ND MFU"),
+    PLAN: ("怎么选配置 显存 代际 互联 价格", "choosing a configuration"),
+    MAX_FIT: ("上下文 激活 KV cache", "context activations KV cache"),
+    MIN_GPUS: ("ZeRO-3 FSDP 多卡 显存", "ZeRO-3 FSDP multi-GPU memory"),
+    MEMORY: ("显存 估算 全量 LoRA QLoRA", "training memory full LoRA QLoRA"),
+    SPECS: ("A100 H100 4090 对比", "A100 H100 4090 comparison"),
+    INTERCONNECT: ("NVLink PCIe 多卡通信 网络", "NVLink PCIe interconnect network"),
+}
+
+
+def _guide_query(question: str, s: Slots, intent: str) -> str:
+    """The question itself plus topic words, so retrieval finds the section that backs the numbers."""
+    zh, en = _GUIDE_TOPICS.get(intent, ("", ""))
+    extra = []
+    if intent in (MEMORY, MIN_GPUS) and s.mode in ("lora", "qlora"):
+        extra.append("LoRA QLoRA")
+    if intent in (MEMORY, MIN_GPUS, MAX_FIT) and s.mode == "inference":
+        extra.append("推理 KV cache inference")
+    topic = zh if re.search(r"[\u4e00-\u9fff]", question) else en
+    q = question.strip()
+    if len(q) > 200:   # a pasted log: keep the first lines that look like errors
+        lines = [ln for ln in q.splitlines() if re.search(r"xid|error|fail|oom|nccl|fell off|watchdog|"
+                                                         r"timeout|busbw|%util|throttl", ln, re.I)]
+        q = " ".join(lines[:4])[:200] or q[:200]
+    return " ".join([q, topic, *extra]).strip()
+
+
+# ---------------------------------------------------------------- second round -------------------
+def next_calls(question: str, history: list[dict] | None, language: str,
+               results: list[ToolResult]) -> list[ToolCall]:
+    """At most one extra round: alternatives after "does not fit"."""
+    done = {r.name for r in results}
+    intent, s, _ = analyse(question, history)
+    calls: list[ToolCall] = []
+    for r in results:
+        if r.name != "estimate_memory" or r.error:
+            continue
+        if _fits(r.result) is False:
+            args = dict(r.args)
+            if "find_min_gpus" not in done:
+                kw = {k: v for k, v in args.items() if k not in ("gpus", "zero")}
+                if s.gpu:
+                    calls.append(ToolCall("find_min_gpus", _fit_args("find_min_gpus", kw)))
+                done.add("find_min_gpus")
+            mode = str(args.get("mode") or "")
+            if mode in ("full", "pretrain") and not any(x.name == "estimate_memory" and
+                                                       str(x.args.get("mode")) in ("lora", "qlora")
+                                                       for x in results):
+                for alt in ("lora", "qlora"):
+                    calls.append(ToolCall("estimate_memory", _fit_args("estimate_memory", {**args, "mode": alt})))
+            elif mode == "lora" and not any(x.name == "estimate_memory" and str(x.args.get("mode")) == "qlora"
+                                            for x in results):
+                calls.append(ToolCall("estimate_memory", _fit_args("estimate_memory", {**args, "mode": "qlora"})))
+            elif mode == "inference" and args.get("precision") not in ("int8", "int4"):
+                for alt in ("int8", "int4"):   # quantised weights are the usual way to serve on a smaller card
+                    calls.append(ToolCall("estimate_memory", _fit_args("estimate_memory", {**args, "precision": alt})))
+            break
+    for r in results:   # "最长上下文" on one card that cannot even hold the weights → how many cards
+        if r.name == "find_max_fit" and not r.error and not r.result.get("max_value") and "find_min_gpus" not in done:
+            kw = {k: v for k, v in r.args.items() if k not in ("solve_for", "gpus")}
+            calls.append(ToolCall("find_min_gpus", _fit_args("find_min_gpus", kw)))
+            done.add("find_min_gpus")
+    return [c for c in calls if c.args is not None]
+
+
+def _fits(result: dict) -> bool | None:
+    for key in ("fits", "fits_on_gpu", "fit"):
+        if isinstance(result.get(key), bool):
+            return result[key]
+    return None
+
+
+# ---------------------------------------------------------------- argument fitting --------------
+# My slot name → the field names a tool might use for it, in order of preference.
+_ALIASES: dict[str, tuple[str, ...]] = {
+    "model": ("model", "model_name", "name"),
+    "params_b": ("params_b", "params", "param_count", "parameters", "params_billion", "size"),
+    "gpu": ("gpu", "gpu_name", "gpu_type", "card", "name"),
+    "gpus": ("gpus", "names", "gpu_names", "gpu"),
+    "gpu_count": ("gpu_count", "num_gpus", "n_gpus", "count", "gpus_count", "cards"),
+    "mode": ("mode", "method", "training_mode", "task", "workload", "kind"),
+    "precision": ("precision", "dtype", "weight_precision", "quantization"),
+    "optimizer": ("optimizer", "optim"),
+    "zero_stage": ("zero_stage", "zero", "sharding"),
+    "context": ("context", "seq_len", "sequence_length", "context_length", "seq_length", "max_seq_len"),
+    "batch": ("batch", "micro_batch", "batch_size", "micro_batch_size"),
+    "concurrency": ("concurrency", "concurrent_requests", "batch"),
+    "tokens": ("tokens", "train_tokens", "training_tokens", "num_tokens", "dataset_tokens"),
+    "budget": ("budget", "budget_cny"),
+    "deadline": ("deadline", "deadline_hours"),
+    "hours": ("hours", "duration_hours"),
+    "days": ("days",),
+    "months": ("months",),
+    "text": ("text", "log", "logs", "content", "paste"),
+    "query": ("query", "question", "q"),
+    "k": ("k", "top_k", "limit", "n"),
+    "target": ("target", "what", "maximize", "solve_for"),
+    "nodes": ("nodes", "num_nodes", "node_count"),
+}
+
+
+def _input_fields(name: str) -> dict[str, Any] | None:
+    """The tool's pydantic fields, or None when the tool is not registered (yet)."""
+    try:
+        from tools.registry import all_tools
+        spec = all_tools().get(name)
+    except Exception:  # a half-written tool module must not break planning
+        return None
+    return None if spec is None else spec.input_model.model_fields
+
+
+def _fit_args(name: str, wanted: dict[str, Any]) -> dict[str, Any]:
+    """Map my slot names onto the tool's fields; drop Nones and fields the tool lacks."""
+    wanted = {k: v for k, v in wanted.items() if v is not None and v != []}
+    fields = _input_fields(name)
+    if fields is None:
+        return wanted
+    out: dict[str, Any] = {}
+    for key, value in wanted.items():
+        for candidate in _ALIASES.get(key, (key,)):
+            if candidate in fields and candidate not in out:
+                coerced = _coerce(fields[candidate], value)
+                if coerced is not _REJECT:
+                    out[candidate] = coerced
+                break
+    return out
+
+
+_REJECT = object()
+
+
+def _allowed_values(ann: Any) -> list[Any]:
+    import typing
+    allowed: list[Any] = []
+    if typing.get_origin(ann) is typing.Literal:
+        return list(typing.get_args(ann))
+    for arg in typing.get_args(ann):
+        if typing.get_origin(arg) is typing.Literal:
+            allowed += list(typing.get_args(arg))
+    return allowed
+
+
+_SYNONYMS = {"full": ("full", "full_finetune", "train"), "pretrain": ("pretrain", "full"),
+             "inference": ("inference", "serving", "serve"), "adamw": ("adamw", "adam")}
+
+
+def _coerce(field: Any, value: Any) -> Any:
+    """Fit a value to a Literal field ("pretrain" → "full" where the tool has no pretrain);
+    a value the field cannot take is dropped (the tool's default applies) rather than sent."""
+    allowed = _allowed_values(field.annotation)
+    if not allowed or value in allowed:
+        return value
+    for cand in _SYNONYMS.get(value, ()):
+        if cand in allowed:
+            return cand
+    return _REJECT

@@ -1,0 +1,155 @@
+"""Section builders for the composed answer, one sentence at a time in Chinese or English.
+
+Numbers are quoted from tool results with `num()` (no rounding beyond what the tool returned,
+so the grounding guard finds each one in a result).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from assistant.offline.slots import Slots
+from assistant.offline.types import ToolResult
+
+
+def num(x: Any) -> str:
+    """A number as the tool wrote it: 113.6 → '113.6', 24.0 → '24', 50000 → '50000'."""
+    if isinstance(x, bool) or x is None:
+        return str(x)
+    if isinstance(x, int):
+        return f"{x:,}" if abs(x) >= 10000 else str(x)
+    if isinstance(x, float):
+        return f"{x:.0f}" if x.is_integer() else repr(x)
+    return str(x)
+
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+class Writer:
+    """Collects the answer's sections; `text()` joins them in a fixed order."""
+
+    ORDER = ("verdict", "can_do", "findings", "numbers", "causes", "assumptions", "alternatives", "next", "script", "guide",
+             "sources")
+
+    def __init__(self, lang: str):
+        self.lang = lang
+        self.parts: dict[str, list[str]] = {k: [] for k in self.ORDER}
+
+    def t(self, zh: str, en: str) -> str:
+        return zh if self.lang == "zh" else en
+
+    def add(self, section: str, zh: str, en: str) -> None:
+        line = self.t(zh, en)
+        if self.lang == "zh" and len(line) > 40 and not _CJK.search(line):
+            return   # an English-only note from a tool does not belong in a Chinese answer
+        if line and line not in self.parts[section]:
+            self.parts[section].append(line)
+
+    def heading(self, section: str) -> str:
+        return {
+            "can_do": self.t("**我能做的**", "**What I can do**"),
+            "findings": self.t("**发现**", "**Findings**"),
+            "causes": self.t("**可能原因**", "**Possible causes**"),
+            "script": self.t("**验收脚本**", "**Acceptance script**"),
+            "numbers": self.t("**数字**", "**Numbers**"),
+            "assumptions": self.t("**假设**", "**Assumptions**"),
+            "alternatives": self.t("**其他办法**", "**Alternatives**"),
+            "next": self.t("**下一步**", "**Next steps**"),
+            "guide": self.t("**指南摘录**", "**From the guide**"),
+            "sources": self.t("**来源**", "**Sources**"),
+        }.get(section, "")
+
+    def text(self) -> str:
+        blocks = []
+        for section in self.ORDER:
+            lines = self.parts[section]
+            if not lines:
+                continue
+            if section == "verdict":
+                blocks.append("\n".join(lines))
+            elif section == "script":
+                blocks.append(self.heading(section) + "\n" + "\n".join(lines))
+            else:
+                blocks.append(self.heading(section) + "\n" + "\n".join(f"- {ln}" for ln in lines))
+        return "\n\n".join(blocks).strip()
+
+    def scope_statement(self) -> None:
+        self.add("verdict",
+                 "这个问题超出了我的范围。我是算力顾问，只回答租用 GPU 做 AI 训练和推理相关的问题：",
+                 "That is outside what I can answer. I am GPU Advisor and only help with renting GPUs "
+                 "for AI training and inference:")
+        for zh, en in (("估算显存：某个模型用某张卡能不能全量训练、LoRA/QLoRA 微调或推理",
+                        "memory: whether a model fits a GPU for full fine-tuning, LoRA/QLoRA or inference"),
+                       ("算最少要几张卡、最长能开多少上下文", "the fewest GPUs for a job, the longest context that fits"),
+                       ("对比显卡规格、查租用价格、估算训练时间和费用",
+                        "GPU specs side by side, rental prices, training time and cost"),
+                       ("按预算和工期推荐配置", "configurations ranked for a budget and deadline"),
+                       ("诊断粘贴的 nvidia-smi / dmesg / NCCL / all_reduce_perf 日志，以及交付验收清单",
+                        "diagnosing pasted nvidia-smi / dmesg / NCCL / all_reduce_perf output, and delivery checks")):
+            self.add("can_do", zh, en)
+        self.add("next", "可以这样问：「能用这张卡全量训练这个模型吗」「租这张卡一个月多少钱」「帮我看看这段 nvidia-smi 输出」",
+                 "Try: \"Can I fully fine-tune this model on that GPU?\", \"How much is that GPU per month?\" "
+                 "or paste an nvidia-smi output.")
+
+    def sources(self, cites: list[dict]) -> None:
+        for c in cites:
+            title = c.get("title") or ""
+            if isinstance(title, dict):
+                title = title.get(self.lang) or title.get("zh") or ""
+            sec = _one_side(c.get("section") or "", self.lang)
+            label = f"`{c['doc_id']}`" + (f" {title}" if title else "") + (f" — {sec}" if sec else "")
+            self.parts["sources"].append(label)
+
+
+def _one_side(text: str, lang: str) -> str:
+    """'中文标题 / English title' → the side in `lang`."""
+    if " / " in text:
+        zh, _, en = text.partition(" / ")
+        return (zh if lang == "zh" else en).strip()
+    return text
+
+
+def citations(results: list[ToolResult], lang: str = "zh") -> list[dict]:
+    """doc id + title + section from search_guide hits (deduplicated, in rank order)."""
+    out: list[dict] = []
+    seen = set()
+    for r in results:
+        if r.name != "search_guide" or r.error:
+            continue
+        for hit in r.result.get("hits") or r.result.get("results") or []:
+            doc = hit.get("doc_id") or hit.get("id")
+            if not doc:
+                continue
+            key = (doc, hit.get("section"))
+            if key in seen:
+                continue
+            seen.add(key)
+            title = hit.get("title")
+            if isinstance(title, dict):
+                title = title.get(lang) or title.get("zh") or title.get("en")
+            out.append({"doc_id": doc, "title": title or "", "section": _one_side(hit.get("section") or "", lang)})
+            if len(out) >= 3:
+                return out
+    return out
+
+
+def write_answer(w: Writer, intent: str, slots: Slots, results: list[ToolResult], question: str,
+                 carried: bool) -> None:
+    """Dispatch on the tools that answered (specific renderers first, a generic one otherwise)."""
+    from assistant.offline import render_tools
+    errors = [r for r in results if r.error and r.name != "search_guide"]
+    answered = [r for r in results if not r.error and r.name != "search_guide"]
+    if not answered and not errors:
+        if any(r.name == "search_guide" and not r.error for r in results):
+            render_tools.guide_only(w, results, question)
+        else:
+            w.add("verdict", "这个问题我没法用现有的工具算出可靠的数字，所以不给猜测的答案。",
+                  "I could not get a reliable figure for this from my tools, so I will not guess.")
+            w.add("next", "说清楚模型大小（如 7B）、显卡（如 A100 80G）和用途（全量/LoRA/推理）再问一次。",
+                  "Ask again with the model size (e.g. 7B), the GPU (e.g. A100 80GB) and the job "
+                  "(full fine-tune / LoRA / inference).")
+        return
+    render_tools.render(w, intent, slots, answered, results, question, carried)
+    for r in errors:
+        render_tools.input_error(w, r)

@@ -1,0 +1,538 @@
+"""Bilingual slot extraction: what a question is about, read the way a person would read it.
+
+Pure regular expressions over the lower-cased question (no jieba, no model): fast (well under a
+millisecond per question) and predictable. Each extractor removes the span it consumed from a
+working copy, so "1万亿token" is read as training tokens and not also as a model size, and
+"预算5万" is a budget and not a count.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from tools.errors import ToolInputError
+from tools.quantities import parse_chinese_number
+
+# ---------------------------------------------------------------- numbers ----------------------
+_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "四": 4, "五": 5,
+              "六": 6, "七": 7, "八": 8, "九": 9, "十": 10, "单": 1, "双": 2, "半": 0.5}
+_CN_NUM = r"[零〇一二两俩三四五六七八九十百千]+|半"
+
+
+def cn_to_number(text: str) -> float | None:
+    """'两' → 2, '十六' → 16, '三十二' → 32, '12' → 12, '单' → 1; None if not a number."""
+    text = (text or "").strip()
+    if text in ("单", "双"):
+        return float(_CN_DIGITS[text])
+    try:
+        return parse_chinese_number(text)
+    except ToolInputError:
+        return None
+
+
+_NUM = rf"(?:\d+(?:\.\d+)?|{_CN_NUM})"
+# 万 = 1e4, 亿 = 1e8, 万亿 = 1e12 (Chinese large-number units).
+_CN_BIG = {"万亿": 1e12, "千亿": 1e11, "百亿": 1e10, "十亿": 1e9, "亿": 1e8, "千万": 1e7, "百万": 1e6,
+           "十万": 1e5, "万": 1e4, "千": 1e3}
+_EN_BIG = {"t": 1e12, "trillion": 1e12, "b": 1e9, "billion": 1e9, "bn": 1e9, "m": 1e6, "million": 1e6,
+           "k": 1e3, "thousand": 1e3}
+
+
+def _big(num: str | None, unit: str) -> float:
+    base = cn_to_number(num) if num else 1.0
+    return (base if base is not None else 1.0) * (_CN_BIG.get(unit) or _EN_BIG.get(unit.lower(), 1.0))
+
+
+# ---------------------------------------------------------------- GPUs -------------------------
+# (pattern, canonical name). Order matters: longer / more specific names first.
+_GPU_PATTERNS: list[tuple[str, str]] = [
+    (r"rtx\s*pro\s*6000", "RTX PRO 6000"),
+    (r"rtx\s*6000\s*ada|6000\s*ada", "RTX 6000 Ada"),
+    (r"(?:rtx\s*)?a6000", "RTX A6000"),
+    (r"(?:rtx\s*)?5090\s*d", "RTX 5090D"),
+    (r"(?:rtx\s*)?5090", "RTX 5090"),
+    (r"(?:rtx\s*)?4090\s*d", "RTX 4090D"),
+    (r"(?:rtx\s*)?4090", "RTX 4090"),
+    (r"(?:rtx\s*)?4080", "RTX 4080"),
+    (r"(?:rtx\s*)?3090", "RTX 3090"),
+    (r"(?:rtx\s*)?3080", "RTX 3080"),
+    (r"(?:rtx\s*)?2080\s*ti", "RTX 2080 Ti"),
+    (r"gb200", "GB200"),
+    (r"b200", "B200"),
+    (r"h200", "H200"),
+    (r"h100", "H100"),
+    (r"h800", "H800"),
+    (r"h20(?!\d)", "H20"),
+    (r"a100", "A100"),
+    (r"a800", "A800"),
+    (r"a10g", "A10G"),
+    (r"a10(?!\d)", "A10"),
+    (r"a30(?!\d)", "A30"),
+    (r"a40(?!\d)", "A40"),
+    (r"l40\s*s", "L40S"),
+    (r"l40(?!\d)", "L40"),
+    (r"l20(?!\d)", "L20"),
+    (r"l4(?!\d)", "L4"),
+    (r"t4(?!\d)", "T4"),
+    (r"v100", "V100"),
+    (r"p100", "P100"),
+    (r"(?:昇腾|ascend)\s*910\s*b|910b", "Ascend 910B"),
+    (r"(?:rtx|gtx)\s*\d{4}\s*(?:ti|d)?", ""),   # an RTX name we do not know: passed on as typed
+]
+_GPU_RE = re.compile(
+    r"(?:(?<=\dx)|(?<=\d\*)|(?<![a-z0-9]))(?P<name>" + "|".join(f"(?:{p})" for p, _ in _GPU_PATTERNS) + r")"
+    r"(?P<variant>(?:[\s\-_/]*(?:\d{2,3}\s*g(?:b|i?b)?|sxm\d?|pcie|nvl))*)"
+    r"(?:\s*(?:显卡|gpus?|cards?|卡|s\b))?", re.I)
+
+
+def _canonical_gpu(raw: str) -> str:
+    for pattern, name in _GPU_PATTERNS:
+        if re.fullmatch(pattern, raw, re.I):
+            return name or re.sub(r"(?i)^(rtx|gtx)\s*", lambda m: m.group(1).upper() + " ", raw).upper()
+    return raw.upper()
+
+
+def _gpu_variant(variant: str) -> tuple[int | None, str | None]:
+    mem = re.search(r"(\d{2,3})\s*g", variant, re.I)
+    form = re.search(r"sxm|pcie|nvl", variant, re.I)
+    return (int(mem.group(1)) if mem else None, form.group(0).upper() if form else None)
+
+
+# ---------------------------------------------------------------- models -----------------------
+_FAMILIES = (r"qwen\s*\d?(?:\.\d)?(?:\s*-?\s*(?:vl|coder|math|moe))?|qwq|llama\s*-?\s*\d?(?:\.\d)?|"
+             r"code\s*llama|mistral|mixtral|deepseek(?:\s*-?\s*(?:v\d(?:\.\d)?|r1|coder|llm|moe))?|"
+             r"chatglm\s*\d?|glm\s*-?\s*\d?|baichuan\s*\d?|yi(?:\s*-?\s*1\.5)?|internlm\s*\d?(?:\.\d)?|"
+             r"gemma\s*\d?|phi\s*-?\s*\d?(?:\.\d)?|falcon|bloom|opt|gpt\s*-?\s*2|gpt\s*-?\s*j|"
+             r"gpt\s*-?\s*neox|stablelm|vicuna|minicpm\s*\d?|kimi|moonshot")
+_MODEL_RE = re.compile(
+    rf"(?<![a-z])(?P<family>{_FAMILIES})(?:[\s\-_:]*(?:instruct|chat|base|it)?)?[\s\-_:]*"
+    rf"(?P<size>(?:\d+x)?\d+(?:\.\d+)?)\s*(?P<unit>b|m)(?![a-z])", re.I)
+_FAMILY_ONLY_RE = re.compile(rf"(?<![a-z])(?P<family>deepseek\s*-?\s*(?:v3|r1)|kimi\s*k2)(?![a-z0-9])",
+                             re.I)
+_SIZE_EN_RE = re.compile(r"(?<![a-z0-9.])(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>b|m)(?![a-z])"
+                         r"(?!\s*(?:tokens?|词元|token))", re.I)
+_SIZE_CN_RE = re.compile(rf"(?P<num>{_NUM})?\s*(?P<unit>万亿|千亿|百亿|十亿|亿)\s*(?:个)?(?:参数|参|模型|大模型|的模型|级)?"
+                         r"(?!\s*(?:tokens?|词元|条|字|张|元|块))")
+
+
+def _family_name(family: str) -> str:
+    """'Llama 3' → 'llama-3', 'qwen 2.5' → 'qwen2.5', 'deepseek v3' → 'deepseek-v3', 'ChatGLM 3' → 'chatglm3'."""
+    f = re.sub(r"[\s_]+", "-", family.lower().strip())
+    f = re.sub(r"^(llama|deepseek|code-?llama|phi|gemma|gpt)-?(?=[\dv])", r"\1-", f)
+    f = re.sub(r"^(qwen|chatglm|baichuan|internlm|minicpm|glm)-?(?=\d)", r"\1", f)
+    return re.sub(r"-+", "-", f)
+
+
+# ---------------------------------------------------------------- keyword tables --------------
+_MODE_PATTERNS: list[tuple[str, str]] = [
+    (r"q-?lora|4\s*-?bit\s*lora|4比特\s*lora", "qlora"),
+    (r"lora|peft|adapter", "lora"),
+    (r"预训练|从头训|从零训|pre-?train(?:ing)?|from scratch", "pretrain"),
+    (r"全量|全参|全部参数|full[\s\-]*(?:param(?:eter)?s?[\s\-]*)?(?:fine[\s\-]*tun\w*|ft|train\w*|sft)|"
+     r"\bfull\b|\bsft\b", "full"),
+    (r"推理|部署|上线|serving|\bserve\b|inference|infer\b|vllm|sglang|跑起来|对外提供服务|api服务|聊天服务",
+     "inference"),
+]
+_PRECISION_PATTERNS: list[tuple[str, str]] = [
+    (r"fp8|float8", "fp8"),
+    (r"bf16|bfloat16", "bf16"),
+    (r"fp16|float16|半精度", "fp16"),
+    (r"fp32|float32|全精度|单精度", "fp32"),
+    (r"int8|8\s*-?bit(?!\s*adam)|8比特|8位量化", "int8"),
+    (r"int4|4\s*-?bit|4比特|4位量化|nf4|gptq|awq", "int4"),
+    (r"混合精度|mixed[\s\-]*precision|\bamp\b", "bf16"),
+]
+_OPTIMIZER_PATTERNS: list[tuple[str, str]] = [
+    (r"8\s*-?bit\s*adam\w*|adam\w*\s*8\s*-?bit|8比特\s*adam\w*|paged[\s_]*adam\w*|bnb", "adamw_8bit"),
+    (r"adafactor", "adafactor"),
+    (r"\bsgd\b|动量", "sgd"),
+    (r"adam\w*", "adamw"),
+]
+_ZERO_RE = re.compile(r"zero[\s\-_]*(?:stage[\s\-_]*)?([0-3])|fsdp|deepspeed", re.I)
+
+LOG_MARKERS = re.compile(
+    r"nvidia-smi\s+\d|\|\s*nvidia-smi|driver version:|cuda version:|\bxid\b|nvrm:|"
+    r"nccl (?:info|warn|error)|ncclinternalerror|ncclsystemerror|ncclunhandled|watchdog caught|"
+    r"all_reduce_perf|#\s+size\s+count|out-of-place|busbw|avg bus bandwidth|"
+    r"cuda out of memory|outofmemoryerror|cuda error|cudaerror|runtimeerror|traceback \(most recent|"
+    r"fell off the bus|gpu has fallen|pcie bus error|aer:|device:\s*\S+\s+r/s|avg-cpu:|%util|"
+    r"iowait|kernel:|\[\s*\d+\.\d+\]\s|ecc error|uncorrectable|throttle|hw slowdown|"
+    r"tried to allocate|torch\.cuda\.is_available\(\)\s*(?:false|→|->)", re.I)
+
+# Question shapes → intent cues.
+_CUE_PATTERNS: dict[str, str] = {
+    "price": r"多少钱|价格|价钱|租金|费用|月租|日租|包月|按小时|报价|贵不贵|便宜|划算|price|cost|how much.*(?:rent|per|month|hour|day)|"
+             r"rent(?:al)?|per hour|per month|hourly|monthly|cheap|expensive|一个月|每小时|一小时|每月|元/",
+    "compare": r"对比|比较|区别|哪个好|哪个更|哪个划算|还是|选哪|vs\.?|versus|compare|comparison|difference|"
+               r"better|which (?:one|is|should)|差别|差多少|差异",
+    "specs": r"规格|参数表|多大显存|显存多大|带宽多少|算力多少|tflops|specs?\b|specifications?|"
+             r"how much (?:memory|vram) does|memory bandwidth|(?:有|支持)\s*nvlink\s*吗|nvlink\s*吗|有没有\s*nvlink|"
+             r"支持\s*fp8|does (?:the |an? )?\S+ (?:have|support)|tell me about|介绍一下",
+    "how_many": r"几张|几块|几卡|多少张|多少块|多少卡|几台|多少台|最少.*(?:卡|张|gpu)|至少.*(?:卡|张)|"
+                r"how many|minimum (?:number of )?gpus|fewest|min(?:imum)? gpus|at least how many",
+    "fit": r"能不能|能否|可不可以|可以.*吗|能.*吗|行不行|够不够|够吗|够用|跑得动|跑不跑得动|装得下|放得下|塞得下|"
+           r"显存|爆显存|oom|\bfit\b|fits|enough|can (?:i|we|it|a|an|one|two|\w+)|could (?:i|we)|"
+           r"is it possible|possible to|vram|memory (?:do i need|needed|required|usage)|how much memory|"
+           r"多少显存|要多大|需要多大|占多少|占用",
+    "max_fit": r"最大.*(?:上下文|batch|批|长度|序列|context)|最长|最多.*(?:上下文|并发|batch|token)|"
+               r"max(?:imum)?\s*(?:context|batch|sequence|seq|micro|ctx|length)|longest|largest batch|"
+               r"how long (?:a )?context|biggest batch|多长.*上下文|上下文.*多长|上下文.*最大",
+    "time": r"多久|多长时间|几天|几个小时|多少小时|多少天|要训多久|训练时间|耗时|时长|how long|how many (?:days|hours)|"
+            r"training time|time to train|wall[\s\-]*clock|gpu[\s\-]*hours|卡时|机时",
+    "plan": r"怎么配|如何配|配置方案|什么配置|推荐.*(?:配置|方案|卡)|方案|怎么选|如何选|选什么|租什么|用什么卡|"
+            r"哪种卡|选卡|配什么|plan\b|recommend|which gpus? should|what (?:gpu|setup|config)|suggest|"
+            r"best (?:gpu|option|setup|config)|configuration|setup for|budget",
+    "interconnect": r"nvlink|nvswitch|pcie|sxm|infiniband|\bib\b|roce|rdma|互联|多卡通信|卡间通信|通信带宽|"
+                    r"all[\s\-_]*reduce|网络|带宽瓶颈|interconnect|network|多机|two nodes|multi[\s\-]*node|两台",
+    "delivery": r"验收|交付|以次充好|验机|检查服务器|拿到机器|新机器|刚租|检查清单|checklist|acceptance|verify (?:the )?"
+                r"(?:server|machine|gpus?)|just rented|delivery|what should i check",
+    "diagnose": r"掉卡|报错|错误|日志|xid|排查|诊断|怎么回事|利用率低|利用率.*(?:低|上不去)|卡住|hang|timeout|超时|"
+                r"diagnos|error|what does this (?:mean|log)|why is .*(?:slow|low)|utili[sz]ation (?:is )?low",
+    "howto": r"怎么|如何|为什么|为啥|是什么|什么是|啥是|区别|原理|建议|注意|要点|经验|教程|讲讲|介绍|解释|"
+             r"how (?:do|to|can|should|does)|why|what is|what's|what are|explain|tips?|advice|guide|best practice|"
+             r"should i|when (?:to|should)",
+}
+_CUE_RE = {k: re.compile(v, re.I) for k, v in _CUE_PATTERNS.items()}
+
+_DOMAIN_RE = re.compile(
+    r"gpu|显卡|显存|算力|训练|微调|推理|部署|模型|参数|cuda|nccl|nvidia|nvlink|pcie|租|服务器|机房|集群|"
+    r"lora|全量|全参|token|上下文|context|batch|vram|memory|train|fine[\s\-]*tun|finetun|infer|serv|model|"
+    r"rent|server|cluster|datacen|data cent|card|显卡|卡|nccl|xid|dmesg|driver|驱动|优化器|optimizer|zero|"
+    r"fsdp|deepspeed|带宽|bandwidth|tflops|flops|精度|precision|bf16|fp16|fp8|量化|quant|oom|掉卡|"
+    r"济南|青岛|山东|jinan|qingdao|shandong|延迟|latency|存储|storage|iostat|io瓶颈|网络|infiniband|roce|rdma|"
+    r"pytorch|torch|vllm|kv\s*cache|利用率|utili[sz]|以次充好|验收|服务商|云厂商|数据加载|dataloader|"
+    r"num_workers|掉卡|nvme|ssd|分布式|distributed", re.I)
+_OUT_OF_SCOPE_RE = re.compile(
+    r"天气|weather|诗|poem|poetry|笑话|joke|股票|stock price|菜谱|recipe|翻译一下|translate|小说|novel|"
+    r"歌词|lyrics|足球|football|soccer|电影|movie|星座|horoscope|彩票|lottery|写一篇|写一首|write (?:a|me a) "
+    r"(?:poem|story|song|essay)|who (?:is|was) the president|总统|新闻|news|高考|作文", re.I)
+
+# ---------------------------------------------------------------- the slots --------------------
+@dataclass
+class Slots:
+    """Everything a question said (None = not said)."""
+
+    model: str | None = None            # "qwen2.5-7b", "llama-3-8b", or a bare size "7b"
+    params_b: float | None = None       # billions of parameters
+    gpus: list[str] = field(default_factory=list)   # canonical names, in order of mention
+    gpu_memory_gb: int | None = None    # "A100 80G" → 80
+    gpu_form: str | None = None         # SXM / PCIE / NVL
+    gpu_count: int | None = None
+    vram_gb: float | None = None        # "24G显存" / "a 48GB card" with no GPU named
+    nodes: int | None = None
+    mode: str | None = None             # full | lora | qlora | pretrain | inference
+    precision: str | None = None
+    optimizer: str | None = None
+    zero_stage: int | None = None
+    context: int | None = None          # tokens
+    batch: int | None = None            # micro-batch per GPU
+    tokens: float | None = None         # training tokens
+    budget_cny: float | None = None
+    deadline_hours: float | None = None
+    period_hours: float | None = None   # rental period for a price question
+    period_unit: str | None = None      # hour | day | week | month | year
+    period_count: float | None = None
+    concurrency: int | None = None
+    is_log: bool = False
+    out_of_scope: bool = False
+    in_domain: bool = False
+    cues: set[str] = field(default_factory=set)
+    finetune: bool = False              # "微调"/"fine-tune" without saying full or LoRA
+    training: bool = False              # says train/训练
+
+    @property
+    def gpu(self) -> str | None:
+        return self.gpus[0] if self.gpus else None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["cues"] = sorted(self.cues)
+        return d
+
+
+def _first(patterns: list[tuple[str, str]], text: str) -> str | None:
+    best: tuple[int, str] | None = None
+    for pattern, value in patterns:
+        m = re.search(pattern, text, re.I)
+        if m and (best is None or m.start() < best[0]):
+            best = (m.start(), value)
+    return best[1] if best else None
+
+
+def _blank(text: str, m: re.Match) -> str:
+    """Replace a consumed span with spaces (keeps offsets of the rest)."""
+    return text[:m.start()] + " " * (m.end() - m.start()) + text[m.end():]
+
+
+_PERIOD_UNITS = {"小时": ("hour", 1), "钟头": ("hour", 1), "h": ("hour", 1), "hr": ("hour", 1),
+                 "hrs": ("hour", 1), "hour": ("hour", 1), "hours": ("hour", 1),
+                 "天": ("day", 24), "日": ("day", 24), "day": ("day", 24), "days": ("day", 24),
+                 "周": ("week", 168), "星期": ("week", 168), "礼拜": ("week", 168), "week": ("week", 168),
+                 "weeks": ("week", 168),
+                 "月": ("month", 720), "个月": ("month", 720), "month": ("month", 720), "months": ("month", 720),
+                 "年": ("year", 8760), "year": ("year", 8760), "years": ("year", 8760)}
+_PERIOD_RE = re.compile(
+    rf"(?P<num>{_NUM}|an?|one|two|three|four|five|six|ten|twelve)?\s*"
+    r"(?P<unit>个月|个小时|个钟头|小时|钟头|个星期|星期|礼拜|周|天|日|月|年|hours?|hrs?|h(?![a-z0-9])|days?|weeks?|months?|years?)",
+    re.I)
+_EN_WORD_NUM = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10,
+                "twelve": 12}
+_PERIOD_WORDS = {"包月": ("month", 1), "月租": ("month", 1), "按月": ("month", 1), "每月": ("month", 1),
+                 "per month": ("month", 1), "monthly": ("month", 1), "a month": ("month", 1),
+                 "包年": ("year", 1), "按年": ("year", 1), "per year": ("year", 1), "yearly": ("year", 1),
+                 "日租": ("day", 1), "按天": ("day", 1), "每天": ("day", 1), "per day": ("day", 1), "daily": ("day", 1),
+                 "按小时": ("hour", 1), "每小时": ("hour", 1), "一小时": ("hour", 1), "per hour": ("hour", 1),
+                 "hourly": ("hour", 1), "an hour": ("hour", 1), "按周": ("week", 1), "per week": ("week", 1),
+                 "weekly": ("week", 1)}
+
+
+def _word_num(s: str | None) -> float | None:
+    if not s:
+        return None
+    s = s.strip().lower()
+    if s in _EN_WORD_NUM:
+        return float(_EN_WORD_NUM[s])
+    return cn_to_number(s)
+
+
+def extract(question: str) -> Slots:
+    """Read one question into `Slots` (no history; see followups.merge for that)."""
+    s = Slots()
+    raw = question or ""
+    text = raw.lower().replace("×", "x").replace("＊", "*").replace("，", ",").replace("？", "?")
+    text = re.sub(r"[\u3000\s]+", " ", text)
+
+    s.is_log = _looks_like_log(raw)
+    s.out_of_scope = bool(_OUT_OF_SCOPE_RE.search(text))
+    s.in_domain = bool(_DOMAIN_RE.search(text)) or s.is_log
+    work = text
+
+    # --- budget: 预算5万 / 5万块 / budget 50k / ¥30000 / 3万元 ------------------------------
+    m = re.search(rf"(?:预算|budget(?: of| is)?|经费|不超过|最多花|花)\s*(?:[:：是为]|大概|约|只有|in)?\s*"
+                  rf"(?:¥|￥|rmb|cny)?\s*(?P<num>\d+(?:\.\d+)?|{_CN_NUM})\s*(?P<unit>万|千|k|w)?\s*"
+                  r"(?:元|块|rmb|cny|yuan)?", work, re.I)
+    if not m:
+        m = re.search(rf"(?:¥|￥)\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>万|千|k|w)?|"
+                      rf"(?P<num2>\d+(?:\.\d+)?|{_CN_NUM})\s*(?P<unit2>万|千|k|w)?\s*(?:元|块钱|块|rmb|cny|yuan)",
+                      work, re.I)
+    if m:
+        num = m.group("num") if "num" in m.groupdict() and m.group("num") else m.groupdict().get("num2")
+        unit = (m.groupdict().get("unit") or m.groupdict().get("unit2") or "").lower()
+        value = cn_to_number(num or "")
+        if value is not None:
+            s.budget_cny = value * {"万": 1e4, "w": 1e4, "千": 1e3, "k": 1e3}.get(unit, 1)
+            work = _blank(work, m)
+
+    # --- training tokens: 1万亿token / 1T tokens / 300B tokens / 2T ----------------------------
+    m = re.search(rf"(?P<num>\d+(?:\.\d+)?|{_CN_NUM})\s*(?P<unit>万亿|千亿|百亿|亿|万|t|b|m|trillion|billion|million)?"
+                  r"\s*(?:个)?\s*(?:tokens?|词元|token数据|tok\b)", work, re.I)
+    if m and (m.group("unit") or float(cn_to_number(m.group("num")) or 0) >= 1e6):
+        s.tokens = _big(m.group("num"), m.group("unit") or "")
+        work = _blank(work, m)
+    else:
+        m = re.search(r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*t(?![a-z0-9])", work, re.I)
+        if m:
+            s.tokens = float(m.group("num")) * 1e12
+            work = _blank(work, m)
+
+    # --- deadline: 一周内 / 3天内 / within a week / in 10 days ---------------------------------
+    m = re.search(rf"(?P<num>{_NUM})?\s*(?P<unit>个月|个小时|小时|周|星期|天|日)\s*(?:之内|以内|内|完成|搞定|训完|跑完)",
+                  work)
+    if not m:
+        m = re.search(r"(?:within|in|under|less than|by)\s+(?P<num>\d+(?:\.\d+)?|an?|one|two|three|four|five|six|ten)?"
+                      r"\s*(?P<unit>hours?|days?|weeks?|months?)", work, re.I)
+    if m:
+        n = _word_num(m.group("num")) or 1.0
+        unit = m.group("unit").lower()
+        s.deadline_hours = n * _PERIOD_UNITS.get(unit, _PERIOD_UNITS.get(unit.rstrip("s"), ("hour", 1)))[1]
+        work = _blank(work, m)
+
+    # --- GPUs and counts ---------------------------------------------------------------------
+    work = _extract_gpus(work, s)
+    m = re.search(r"(?P<num>\d{1,3})\s*(?:g|gb|gib)\s*(?:的)?\s*(?:显存|的卡|的显卡|显卡|卡|vram|memory|card|gpu)", work, re.I)
+    if m and not s.gpus:
+        s.vram_gb = float(m.group("num"))
+        work = _blank(work, m)
+
+    # --- context length: 4k上下文 / 32k / context 8192 / seq len 2048 ---------------------------
+    m = re.search(r"(?P<num>\d+(?:\.\d+)?)\s*(?P<k>k|千)\s*(?:的)?\s*(?:上下文|context|ctx|序列|长度|tokens?|seq)?"
+                  r"(?![a-z0-9])", work, re.I)
+    if m:
+        s.context = int(float(m.group("num")) * 1024)
+        work = _blank(work, m)
+    else:
+        m = re.search(r"(?:上下文|context(?: length)?|ctx|seq(?:uence)?[\s_]*(?:len(?:gth)?)?|序列长度|长度)\s*"
+                      r"(?:[:=：是为]|of)?\s*(?P<num>\d{3,7})", work, re.I) or \
+            re.search(r"(?P<num>\d{3,7})\s*(?:的)?\s*(?:上下文|context|ctx|序列长度|seq)", work, re.I)
+        if m:
+            s.context = int(m.group("num"))
+            work = _blank(work, m)
+
+    # --- batch: batch 8 / bs=16 / micro batch 4 / 批大小8 --------------------------------------
+    m = re.search(r"(?:micro[\s_\-]*)?(?:batch(?:[\s_\-]*size)?|bs|mbs|批大小|批次大小|批量|批次)\s*(?:[:=：是为]|of)?\s*"
+                  r"(?P<num>\d+)", work, re.I)
+    if m:
+        s.batch = int(m.group("num"))
+        work = _blank(work, m)
+
+    # --- concurrency: 并发 32 / 32 concurrent users -------------------------------------------
+    m = re.search(r"(?:并发|concurrency|concurrent(?: users| requests)?)\s*(?:[:=：是为]|of)?\s*(?P<num>\d+)|"
+                  r"(?P<num2>\d+)\s*(?:路)?\s*(?:并发|concurrent|users|个用户|路)", work, re.I)
+    if m:
+        s.concurrency = int(m.group("num") or m.group("num2"))
+        work = _blank(work, m)
+
+    # --- model names and sizes ---------------------------------------------------------------
+    work = _extract_model(work, s)
+
+    # --- price period: 一个月 / 10 hours / 3天 / 包月 -------------------------------------------
+    _extract_period(work, s)
+
+    # --- modes, precision, optimizer, ZeRO ------------------------------------------------------
+    s.mode = _first(_MODE_PATTERNS, text)
+    if s.mode is None and re.search(r"微调|fine[\s\-]*tun|finetun|\bft\b|sft|精调", text, re.I):
+        s.finetune = True
+    s.training = bool(re.search(r"训练|训|train|微调|fine[\s\-]*tun|finetun|预训练", text, re.I))
+    s.precision = _first(_PRECISION_PATTERNS, text)
+    if s.mode == "qlora" and s.precision is None:
+        s.precision = None  # QLoRA implies 4-bit weights; leave the tool's default
+    s.optimizer = _first(_OPTIMIZER_PATTERNS, text)
+    m = _ZERO_RE.search(text)
+    if m:
+        s.zero_stage = int(m.group(1)) if m.group(1) else 3
+
+    # --- intent cues ------------------------------------------------------------------------------
+    for cue, rx in _CUE_RE.items():
+        if rx.search(text):
+            s.cues.add(cue)
+    if s.is_log:
+        s.cues.add("diagnose")
+    s.in_domain = s.in_domain or bool(s.gpus or s.model or s.params_b)
+    if s.out_of_scope and (s.gpus or s.model or s.params_b or s.is_log):
+        s.out_of_scope = False   # "写一首关于4090的诗" is still odd, but a GPU question is in scope
+    return s
+
+
+def _extract_gpus(work: str, s: Slots) -> str:
+    for m in list(_GPU_RE.finditer(work)):
+        name = _canonical_gpu(re.sub(r"\s+", " ", m.group("name").strip()))
+        if name not in s.gpus:
+            s.gpus.append(name)
+            if len(s.gpus) == 1:
+                mem, form = _gpu_variant(m.group("variant") or "")
+                s.gpu_memory_gb, s.gpu_form = mem, form
+        count = _count_near(work, m)
+        if count is not None and s.gpu_count is None:
+            s.gpu_count = count
+    # counts without a GPU name: "换成8卡", "用两张卡", "2 gpus", "单卡", "双卡"
+    if s.gpu_count is None:
+        m = re.search(rf"(?P<num>\d+|{_CN_NUM})\s*(?:张|块|卡|个gpu|gpus?|cards?|x\s*gpu)(?![a-z])", work, re.I) or \
+            re.search(r"(?P<num>单|双)(?:卡|机)", work)
+        if m:
+            n = cn_to_number(m.group("num"))
+            if n and n >= 1:
+                s.gpu_count = int(n)
+    m = re.search(rf"(?P<nodes>\d+|{_CN_NUM})\s*(?:台|个节点|节点|nodes?|machines?|servers?)\s*(?:的)?\s*"
+                  rf"(?P<per>\d+|{_CN_NUM})?\s*(?:卡|张|x|gpus?)?", work, re.I)
+    if m:
+        nodes = cn_to_number(m.group("nodes"))
+        per = cn_to_number(m.group("per") or "") if m.group("per") else None
+        if nodes and nodes >= 1:
+            s.nodes = int(nodes)
+            if per:
+                s.gpu_count = int(nodes * per)
+    work = _GPU_RE.sub(lambda mm: " " * (mm.end() - mm.start()), work)
+    return work
+
+
+def _count_near(work: str, m: re.Match) -> int | None:
+    """A count written next to a GPU name: 两张4090 / 8卡A100 / 4x H800 / 4090x2 / A100 8卡 / 8 A100s."""
+    before = work[max(0, m.start() - 12):m.start()]
+    after = work[m.end():m.end() + 10]
+    b = re.search(rf"(?P<num>\d+|{_CN_NUM})\s*(?:张|块|卡|台|个|x|\*|路)?\s*(?:的)?\s*(?:rtx|nvidia|英伟达)?\s*$",
+                  before, re.I)
+    if b and (re.search(r"(张|块|卡|台|个|x|\*)\s*(?:的)?\s*(?:rtx|nvidia|英伟达)?\s*$", before, re.I)
+              or re.search(r"(?:^|[^\w.])\d{1,2}\s*$", before)):
+        n = cn_to_number(b.group("num"))
+        if n and 1 <= n <= 1024 and not re.search(r"[\d.]+\s*(?:b|亿)\s*$", before, re.I):
+            return int(n)
+    a = re.match(rf"\s*(?:x|\*)\s*(?P<num>\d+)|\s*(?P<num2>\d+|{_CN_NUM})\s*(?:张|块|卡)", after, re.I)
+    if a:
+        n = cn_to_number(a.group("num") or a.group("num2"))
+        if n and 1 <= n <= 1024:
+            return int(n)
+    return None
+
+
+def _extract_model(work: str, s: Slots) -> str:
+    m = _MODEL_RE.search(work)
+    if m:
+        size = m.group("size").lower()
+        unit = m.group("unit").lower()
+        family = _family_name(m.group("family"))
+        s.model = f"{family}-{size}{unit}"
+        if "x" not in size:
+            s.params_b = float(size) / (1000 if unit == "m" else 1)
+        return _blank(work, m)
+    m = _FAMILY_ONLY_RE.search(work)
+    if m:
+        s.model = _family_name(m.group("family"))
+        work = _blank(work, m)
+    m = _SIZE_EN_RE.search(work)
+    if m:
+        val = float(m.group("size")) / (1000 if m.group("unit").lower() == "m" else 1)
+        if s.params_b is None:
+            s.params_b = val
+            if s.model is None:
+                s.model = f"{_fmt(val)}b"
+        return _blank(work, m)
+    m = _SIZE_CN_RE.search(work)
+    if m:
+        val = _big(m.group("num"), m.group("unit")) / 1e9
+        if s.params_b is None:
+            s.params_b = val
+            if s.model is None:
+                s.model = f"{_fmt(val)}b"
+        return _blank(work, m)
+    return work
+
+
+def _extract_period(work: str, s: Slots) -> None:
+    low = work.lower()
+    for phrase, (unit, n) in _PERIOD_WORDS.items():
+        if phrase in low and not re.search(rf"\d+\s*{re.escape(phrase)}", low):
+            s.period_unit, s.period_count = unit, float(n)
+            s.period_hours = n * _PERIOD_UNITS[{"hour": "hour", "day": "day", "week": "week",
+                                                 "month": "month", "year": "year"}[unit]][1]
+            break
+    for m in _PERIOD_RE.finditer(work):
+        num = _word_num(m.group("num"))
+        unit_txt = m.group("unit").lower()
+        if m.group("num") is None and unit_txt in {"h", "日", "天", "月", "年", "周"}:
+            continue
+        if unit_txt in {"h"} and num is None:
+            continue
+        unit, hours = _PERIOD_UNITS.get(unit_txt, _PERIOD_UNITS.get(unit_txt.rstrip("s"), (None, 0)))
+        if unit is None:
+            continue
+        n = num if num is not None else 1.0
+        s.period_unit, s.period_count, s.period_hours = unit, n, n * hours
+        return
+
+
+def _looks_like_log(text: str) -> bool:
+    """A pasted log: several lines with log markers, or one unmistakable log line."""
+    hits = len(LOG_MARKERS.findall(text))
+    lines = text.count("\n") + 1
+    if hits >= 2:
+        return True
+    if hits == 1 and (lines >= 3 or re.search(r"nvrm: xid|cuda out of memory|tried to allocate|"
+                                               r"fell off the bus|watchdog caught|avg bus bandwidth", text, re.I)):
+        return True
+    # the nvidia-smi table header
+    return bool(re.search(r"\|\s*NVIDIA-SMI\s+\d|GPU\s+Name\s+.*Persistence", text, re.I))
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"

@@ -1,0 +1,206 @@
+"""The GPU Advisor page (Gradio 6): chat, log diagnosis, memory chart, plan table, GPU comparison.
+
+Thin by design: the chat streams `assistant.advisor.stream`; the other tabs call tools through
+the registry and render with `assistant.web.render`. Analytics are switched off before gradio is
+imported, the theme uses locally served fonts, and `share` is never used — so nothing leaves the
+machine. The API key typed on the page lives only in this session's memory.
+"""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
+
+from typing import Any, Iterator  # noqa: E402
+
+import gradio as gr  # noqa: E402
+
+from assistant.web import forms  # noqa: E402
+from assistant.web.chat import LANG_CHOICES, chat_events_to_messages, flatten_history  # noqa: E402
+from assistant.web.render import (findings_html, gpu_compare_rows, memory_chart_html,  # noqa: E402
+                                  plan_rows, PLAN_COLUMNS)
+
+MAX_QUESTION_CHARS = 200_000
+
+EXAMPLES = [
+    "能用4090全量训练7B吗？",
+    "How many A100 80GB do I need for a 70B full fine-tune?",
+    "A100 一个月多少钱？",
+    "两台8卡服务器做分布式训练，用什么网络？",
+    "GPU utilisation is below 50% — why?",
+    forms.SAMPLE_NVIDIA_SMI,
+]
+
+CSS = """
+.ga-mem{font-size:14px;margin:6px 0}
+.ga-bar{position:relative;display:flex;height:34px;border:1px solid #999;border-radius:4px;overflow:visible;background:#f6f6f6}
+.ga-seg{height:100%}
+.ga-cap{position:absolute;top:-6px;bottom:-6px;width:3px;background:#111}
+.ga-legend{margin-top:6px;display:flex;flex-wrap:wrap;gap:10px}
+.ga-legend-item i{display:inline-block;width:12px;height:12px;margin-right:4px;vertical-align:middle}
+.ga-verdict{margin-top:6px;font-weight:bold}.ga-ok{color:#1a7f37}.ga-bad{color:#b42318}
+.ga-summary{border:2px solid;border-radius:6px;padding:8px;margin-bottom:8px}
+.ga-finding{border-radius:4px;padding:8px;margin:6px 0}
+.ga-badge{color:#fff;border-radius:3px;padding:1px 6px;font-size:12px}
+.ga-evidence code{font-size:12px;white-space:pre-wrap}
+.ga-error{color:#b42318;border:1px solid #b42318;border-radius:4px;padding:8px}
+"""
+
+
+def _lang(label: str | None, text: str = "") -> str:
+    choice = LANG_CHOICES.get(label or "", "auto")
+    if choice != "auto":
+        return choice
+    from tools.lang import detect_language
+    return detect_language(text)
+
+
+def respond(message: str, history: list[Any], lang_label: str, backend: str, base_url: str,
+            model: str, api_key: str) -> Iterator[tuple[list[Any], str]]:
+    """Stream one reply. Yields (chat history, textbox value)."""
+    from assistant.advisor import stream
+
+    history = list(history or [])
+    question = (message or "").strip()
+    if not question:
+        yield history, ""
+        return
+    if len(question) > MAX_QUESTION_CHARS:
+        history.append({"role": "assistant", "content":
+                        f"内容太长（超过 {MAX_QUESTION_CHARS:,} 个字符），请只粘贴相关部分。/ "
+                        f"Input too long (over {MAX_QUESTION_CHARS:,} characters); paste only the relevant part."})
+        yield history, ""
+        return
+    language = LANG_CHOICES.get(lang_label, "auto")
+    turns = flatten_history(history)
+    history.append({"role": "user", "content": question})
+    yield history, ""
+    settings = forms.backend_settings(backend, base_url, model, api_key)
+    events = stream(question, history=turns, language=language,
+                    backend=settings.backend if settings else None, settings=settings)
+    for messages in chat_events_to_messages(events, _lang(lang_label, question)):
+        yield history + messages, ""
+
+
+def diagnose(text: str, upload: Any, expect: str, lang_label: str) -> str:
+    content = forms.read_upload(upload) if upload else ""
+    combined = "\n".join(part for part in (text or "", content) if part.strip())
+    lang = _lang(lang_label, text or "")
+    return findings_html(forms.run_diagnosis(combined, expect), lang)
+
+
+def estimate(model: str, mode: str, gpu: str, gpus: float, seq_len: float, batch: float,
+             lang_label: str) -> tuple[str, dict[str, Any]]:
+    result = forms.run_estimate(model, mode, gpu, gpus, seq_len, batch)
+    return memory_chart_html(result, _lang(lang_label, model or "")), result
+
+
+def plan(model: str, mode: str, tokens: str, deadline: str, budget: str, lang_label: str) -> Any:
+    lang = _lang(lang_label, model or "")
+    result = forms.run_plan(model, mode, tokens, deadline, budget)
+    if "error" in result:
+        return gr.update(value=[[result["error"].get(lang) or result["error"].get("en")] + [""] * 12],
+                         headers=PLAN_COLUMNS[lang])
+    return gr.update(value=plan_rows(result, lang), headers=PLAN_COLUMNS[lang])
+
+
+def compare(names: list[str], lang_label: str) -> Any:
+    lang = _lang(lang_label)
+    specs = forms.run_gpu_specs(names or [])
+    headers, rows = gpu_compare_rows(specs, lang)
+    return gr.update(value=rows, headers=headers)
+
+
+def api_ask(question: str, language: str = "auto") -> dict[str, Any]:
+    """JSON API for scripts (`gradio_client`): the offline advisor's AskResult."""
+    from assistant.advisor import ask
+    return ask(question, language=language).model_dump(mode="json")
+
+
+def build_app() -> gr.Blocks:
+    with gr.Blocks(title="GPU Advisor · 算力顾问", analytics_enabled=False) as demo:
+        gr.Markdown("## GPU Advisor · 算力顾问\n租 GPU 服务器：选什么卡、要几张、多少钱、出了什么问题。"
+                    " · Which cards, how many, what it costs, and what is wrong — offline by default.")
+        with gr.Row():
+            lang = gr.Radio(list(LANG_CHOICES), value="自动 / Auto", label="语言 / Language", elem_id="lang")
+        with gr.Tabs():
+            with gr.Tab("对话 Chat", id="chat"):
+                chatbot = gr.Chatbot(label="对话 / Conversation", height=520, elem_id="chatbot",
+                                     feedback_options=None, buttons=["copy"])
+                with gr.Row():
+                    box = gr.Textbox(placeholder="问点什么，或粘贴 nvidia-smi / dmesg 输出… / Ask, or paste a log…",
+                                     show_label=False, lines=2, max_lines=12, scale=8, elem_id="question")
+                    send = gr.Button("发送 Send", variant="primary", scale=1, elem_id="send")
+                gr.Examples(EXAMPLES, inputs=box, label="示例 / Examples")
+                clear = gr.Button("清空 Clear", size="sm")
+            with gr.Tab("日志诊断 Diagnose", id="diagnose"):
+                log_box = gr.Textbox(label="粘贴日志 / Paste a log (nvidia-smi, dmesg, NCCL, all_reduce_perf, iostat …)",
+                                     lines=12, max_lines=30, elem_id="log")
+                with gr.Row():
+                    upload = gr.File(label="或上传文件 / or upload a file", file_types=[".txt", ".log", ".out"])
+                    expect = gr.Textbox(label="租的是什么（可选）/ What you rented (optional)",
+                                        placeholder="8x A100-SXM4-80GB")
+                diag_btn = gr.Button("诊断 Diagnose", variant="primary", elem_id="diagnose-btn")
+                findings = gr.HTML(elem_id="findings")
+            with gr.Tab("显存 Memory", id="memory"):
+                with gr.Row():
+                    m_model = gr.Textbox(value="Qwen2.5-7B", label="模型 / Model (name or size, e.g. 7B)")
+                    m_mode = gr.Dropdown(["full", "lora", "qlora", "inference"], value="full", label="方式 / Mode")
+                    m_gpu = gr.Textbox(value="4090", label="显卡 / GPU (name or 24GB)")
+                with gr.Row():
+                    m_gpus = gr.Number(value=1, precision=0, minimum=1, label="卡数 / GPUs")
+                    m_seq = gr.Number(value=2048, precision=0, minimum=1, label="序列长度 / Sequence length")
+                    m_batch = gr.Number(value=1, precision=0, minimum=1, label="微批 / Micro-batch")
+                m_btn = gr.Button("估算 Estimate", variant="primary", elem_id="estimate-btn")
+                m_chart = gr.HTML(elem_id="memory-chart")
+                with gr.Accordion("明细 JSON / Details", open=False):
+                    m_json = gr.JSON()
+            with gr.Tab("方案 Plan", id="plan"):
+                with gr.Row():
+                    p_model = gr.Textbox(value="Llama-3.1-8B", label="模型 / Model")
+                    p_mode = gr.Dropdown(["full", "lora", "qlora", "inference"], value="full", label="方式 / Mode")
+                    p_tokens = gr.Textbox(value="1B", label="训练 token 数 / Training tokens")
+                    p_deadline = gr.Textbox(value="7d", label="期限 / Deadline")
+                    p_budget = gr.Textbox(value="50000", label="预算（元）/ Budget (CNY)")
+                p_btn = gr.Button("出方案 Plan", variant="primary", elem_id="plan-btn")
+                p_table = gr.Dataframe(headers=PLAN_COLUMNS["zh"], interactive=False, wrap=True,
+                                       elem_id="plan-table", label="可按列排序 / click a header to sort")
+            with gr.Tab("GPU 对比 Compare", id="compare"):
+                c_names = gr.Dropdown(forms.gpu_names(), value=["A100 SXM4 80GB", "H100 SXM5 80GB", "RTX 4090"]
+                                      if set(["A100 SXM4 80GB", "H100 SXM5 80GB", "RTX 4090"]) <= set(forms.gpu_names())
+                                      else forms.gpu_names()[:3],
+                                      multiselect=True, max_choices=4, label="选 2–4 张卡 / Pick 2–4 cards")
+                c_btn = gr.Button("对比 Compare", variant="primary", elem_id="compare-btn")
+                c_table = gr.Dataframe(interactive=False, wrap=True, elem_id="compare-table")
+            with gr.Tab("设置 Settings", id="settings"):
+                gr.Markdown("默认离线运行，不需要密钥。/ Offline by default; no key needed. "
+                            "接入任何 OpenAI 兼容接口（DeepSeek、通义千问、vLLM、Ollama…）/ "
+                            "Any OpenAI-compatible endpoint works. 密钥只保存在本次会话内存中，不会显示或记录。"
+                            " / The key stays in this session's memory only; it is never shown or logged.")
+                backend = gr.Radio(["offline", "openai"], value="offline", label="后端 / Back-end", elem_id="backend")
+                base_url = gr.Textbox(label="Base URL", placeholder="http://127.0.0.1:8000/v1")
+                model_name = gr.Textbox(label="模型 / Model", placeholder="deepseek-chat")
+                api_key = gr.Textbox(label="API Key", type="password", elem_id="api-key")
+
+        chat_inputs = [box, chatbot, lang, backend, base_url, model_name, api_key]
+        box.submit(respond, chat_inputs, [chatbot, box], api_name="chat")
+        send.click(respond, chat_inputs, [chatbot, box], api_visibility="private")
+        clear.click(lambda: [], None, chatbot, api_visibility="private")
+        diag_btn.click(diagnose, [log_box, upload, expect, lang], findings, api_name="diagnose")
+        m_btn.click(estimate, [m_model, m_mode, m_gpu, m_gpus, m_seq, m_batch, lang], [m_chart, m_json],
+                    api_name="estimate")
+        p_btn.click(plan, [p_model, p_mode, p_tokens, p_deadline, p_budget, lang], p_table, api_name="plan")
+        c_btn.click(compare, [c_names, lang], c_table, api_name="compare")
+        gr.api(api_ask, api_name="ask")
+    return demo
+
+
+def launch(host: str = "127.0.0.1", port: int = 7860, auth: tuple[str, str] | None = None,
+           prevent_thread_lock: bool = False) -> Any:
+    demo = build_app()
+    demo.queue(default_concurrency_limit=8)
+    return demo.launch(server_name=host, server_port=port, auth=auth, share=False, css=CSS,
+                       footer_links=["api"], prevent_thread_lock=prevent_thread_lock, quiet=True,
+                       ssr_mode=False, show_error=False)

@@ -1,0 +1,99 @@
+"""Form values from the page → tool arguments → JSON-ready tool results (via the registry).
+
+The page never computes a number itself; it only maps widgets to tool inputs.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tools.registry import run_tool
+
+MAX_UPLOAD_BYTES = 2_000_000
+
+SAMPLE_NVIDIA_SMI = """帮我看看这台机器正常吗？
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |
+|-----------------------------------------+------------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |
+| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |
+|                                         |                        |               MIG M. |
+|=========================================+========================+======================|
+|   0  NVIDIA A100-SXM4-80GB          On  |   00000000:07:00.0 Off |                    0 |
+| N/A   34C    P0             61W /  400W |       4MiB /  81920MiB |      0%      Default |
+|                                         |                        |             Disabled |
++-----------------------------------------+------------------------+----------------------+
+|   1  NVIDIA A100-SXM4-80GB          On  |   00000000:0F:00.0 Off |                    0 |
+| N/A   33C    P0             89W /  400W |   81003MiB /  81920MiB |    100%      Default |
+|                                         |                        |             Disabled |
++-----------------------------------------+------------------------+----------------------+"""
+
+
+def _int(value: Any, default: int) -> int:
+    try:
+        return max(1, int(value))
+    except (TypeError, ValueError):
+        return default
+
+
+def backend_settings(backend: str | None, base_url: str | None, model: str | None, api_key: str | None) -> Any:
+    """BackendSettings for the chat, or None for the offline default."""
+    if (backend or "offline") == "offline":
+        return None
+    from assistant.settings import BackendSettings
+    return BackendSettings(backend="openai", base_url=(base_url or None), model=(model or None),
+                           api_key=(api_key or None))
+
+
+def read_upload(upload: Any) -> str:
+    path = Path(getattr(upload, "name", None) or str(upload))
+    data = path.read_bytes()[:MAX_UPLOAD_BYTES]
+    for enc in ("utf-8", "gb18030"):
+        try:
+            return data.decode(enc)
+        except UnicodeDecodeError:
+            continue
+    return data.decode("utf-8", errors="replace")
+
+
+def run_diagnosis(text: str, expect: str | None) -> dict[str, Any]:
+    args: dict[str, Any] = {"text": text}
+    if expect and expect.strip():
+        args["expect"] = expect.strip()
+    return run_tool("diagnose_logs", args)
+
+
+def run_estimate(model: str, mode: str, gpu: str, gpus: Any, seq_len: Any, batch: Any) -> dict[str, Any]:
+    args: dict[str, Any] = {"model": (model or "").strip(), "mode": mode, "gpus": _int(gpus, 1),
+                            "seq_len": _int(seq_len, 2048), "batch": _int(batch, 1)}
+    if gpu and gpu.strip():
+        args["gpu"] = gpu.strip()
+    return run_tool("estimate_memory", args)
+
+
+def run_plan(model: str, mode: str, tokens: str, deadline: str, budget: str) -> dict[str, Any]:
+    args: dict[str, Any] = {"model": (model or "").strip(), "mode": mode}
+    if tokens and tokens.strip():
+        args["tokens"] = tokens.strip()
+    if deadline and deadline.strip():
+        args["deadline"] = deadline.strip()
+    if budget and budget.strip():
+        args["budget"] = budget.strip()
+    return run_tool("plan_configurations", args)
+
+
+def run_gpu_specs(names: list[str]) -> list[dict[str, Any]]:
+    if not names:
+        return []
+    result = run_tool("gpu_specs", {"names": list(names)[:4]})
+    if "error" in result:
+        return []
+    return list(result.get("gpus") or [])
+
+
+def gpu_names() -> list[str]:
+    try:
+        from tools import gpus
+        return [g.name for g in gpus.all_gpus()]
+    except Exception:  # the GPU table is optional for the page to start
+        return []

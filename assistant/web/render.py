@@ -1,0 +1,215 @@
+"""Pure rendering helpers for the page (no gradio import): HTML for charts and findings,
+rows for tables. Kept apart so they are testable and the page module stays thin."""
+from __future__ import annotations
+
+import html
+import json
+from typing import Any, Iterable
+
+# Breakdown parts in the order people read them, with bilingual labels and colours.
+MEMORY_PARTS: list[tuple[str, str, str, str]] = [
+    ("weights_gb", "权重", "Weights", "#4e79a7"),
+    ("gradients_gb", "梯度", "Gradients", "#f28e2b"),
+    ("optimizer_gb", "优化器状态", "Optimizer states", "#e15759"),
+    ("activations_gb", "激活值", "Activations", "#76b7b2"),
+    ("kv_cache_gb", "KV 缓存", "KV cache", "#59a14f"),
+    ("overhead_gb", "框架开销", "Framework overhead", "#bab0ac"),
+]
+
+SEVERITY_COLOURS = {
+    "ok": ("#1a7f37", "#e6f4ea"),
+    "info": ("#0b5cad", "#e7f0fb"),
+    "warning": ("#9a6700", "#fff4d6"),
+    "critical": ("#b42318", "#fde8e7"),
+}
+
+SEVERITY_LABELS = {
+    "ok": ("正常", "OK"),
+    "info": ("提示", "Info"),
+    "warning": ("警告", "Warning"),
+    "critical": ("严重", "Critical"),
+}
+
+
+def _t(lang: str, zh: str, en: str) -> str:
+    return zh if lang == "zh" else en
+
+
+def _text(value: Any, lang: str) -> str:
+    """A {zh, en} dict or a plain string, in the requested language."""
+    if isinstance(value, dict):
+        return str(value.get(lang) or value.get("en") or value.get("zh") or "")
+    return "" if value is None else str(value)
+
+
+def _num(value: Any) -> float:
+    try:
+        return float(value or 0.0)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def memory_chart_html(estimate: dict[str, Any], lang: str = "zh") -> str:
+    """A stacked bar of the per-GPU memory breakdown drawn against the card's capacity.
+
+    The scale is max(total, capacity) so an overflow is visible as a bar running past the
+    capacity marker. Pure HTML/CSS: nothing is fetched from the network.
+    """
+    if "error" in estimate:
+        return error_html(estimate["error"], lang)
+    total = _num(estimate.get("total_gb"))
+    capacity = _num(estimate.get("gpu_memory_gb"))
+    scale = max(total, capacity, 1e-9)
+    segments, legend = [], []
+    for key, zh, en, colour in MEMORY_PARTS:
+        value = _num(estimate.get(key))
+        if value <= 0:
+            continue
+        width = 100.0 * value / scale
+        label = _t(lang, zh, en)
+        segments.append(
+            f'<div class="ga-seg" title="{html.escape(label)}: {value:.2f} GB" '
+            f'style="width:{width:.3f}%;background:{colour}"></div>')
+        legend.append(
+            f'<span class="ga-legend-item"><i style="background:{colour}"></i>'
+            f'{html.escape(label)} {value:.2f} GB</span>')
+    marker = ""
+    verdict = ""
+    if capacity > 0:
+        left = 100.0 * capacity / scale
+        marker = (f'<div class="ga-cap" style="left:{left:.3f}%" '
+                  f'title="{_t(lang, "显卡容量", "GPU capacity")}: {capacity:g} GB"></div>')
+        fits = estimate.get("fits")
+        headroom = _num(estimate.get("headroom_gb"))
+        if fits is True:
+            verdict = (f'<div class="ga-verdict ga-ok">{_t(lang, "放得下", "Fits")} — '
+                       f'{_t(lang, "余量", "headroom")} {headroom:.2f} GB</div>')
+        elif fits is False:
+            verdict = (f'<div class="ga-verdict ga-bad">{_t(lang, "放不下", "Does not fit")} — '
+                       f'{_t(lang, "超出", "over by")} {abs(headroom):.2f} GB</div>')
+    gpu_name = html.escape(str(estimate.get("gpu") or estimate.get("gpu_name") or ""))
+    cap_text = f" / {capacity:g} GB {gpu_name}" if capacity > 0 else ""
+    title = _t(lang, "每张卡的显存", "Memory per GPU")
+    return (
+        f'<div class="ga-mem" data-total-gb="{total:.3f}" data-capacity-gb="{capacity:.3f}">'
+        f'<div class="ga-mem-title">{title}: <b>{total:.2f} GB</b>{cap_text}</div>'
+        f'<div class="ga-bar">{"".join(segments)}{marker}</div>'
+        f'<div class="ga-legend">{"".join(legend)}</div>{verdict}</div>'
+    )
+
+
+def error_html(error: dict[str, Any], lang: str) -> str:
+    msg = _text({"zh": error.get("zh"), "en": error.get("en")}, lang)
+    other = error.get("en") if lang == "zh" else error.get("zh")
+    hint = ""
+    if error.get("suggestions"):
+        hint = "<br>" + _t(lang, "可选：", "Did you mean: ") + html.escape(", ".join(error["suggestions"][:6]))
+    return (f'<div class="ga-error">{html.escape(msg or "")}'
+            f'<br><small>{html.escape(other or "")}</small>{hint}</div>')
+
+
+def findings_html(report: dict[str, Any], lang: str = "zh") -> str:
+    """Diagnosis findings as coloured cards, worst first, with the one next action on top."""
+    if "error" in report:
+        return error_html(report["error"], lang)
+    parts: list[str] = []
+    severity = str(report.get("severity", "ok"))
+    fg, bg = SEVERITY_COLOURS.get(severity, SEVERITY_COLOURS["info"])
+    kinds = ", ".join(report.get("kinds") or []) or _t(lang, "未识别", "none recognised")
+    next_action = _text(report.get("next_action"), lang)
+    parts.append(
+        f'<div class="ga-summary" data-severity="{html.escape(severity)}" style="border-color:{fg};background:{bg}">'
+        f'<b>{_t(lang, "总体", "Overall")}: {html.escape(_text(dict(zip(("zh", "en"), SEVERITY_LABELS.get(severity, (severity, severity)))), lang))}</b>'
+        f' · {_t(lang, "识别到", "Detected")}: {html.escape(kinds)}'
+        + (f'<div class="ga-next"><b>{_t(lang, "下一步", "Next step")}:</b> {html.escape(next_action)}</div>' if next_action else "")
+        + "</div>")
+    order = {"critical": 0, "warning": 1, "info": 2, "ok": 3}
+    for finding in sorted(report.get("findings") or [], key=lambda f: order.get(str(f.get("severity")), 9)):
+        sev = str(finding.get("severity", "info"))
+        fg, bg = SEVERITY_COLOURS.get(sev, SEVERITY_COLOURS["info"])
+        label = _text(dict(zip(("zh", "en"), SEVERITY_LABELS.get(sev, (sev, sev)))), lang)
+        evidence = "".join(f"<code>{html.escape(str(line))}</code><br>" for line in (finding.get("evidence") or [])[:6])
+        causes = "".join(f"<li>{html.escape(_text(c, lang))}</li>" for c in (finding.get("causes") or []))
+        actions = "".join(f"<li>{html.escape(_text(a, lang))}</li>" for a in (finding.get("actions") or []))
+        parts.append(
+            f'<div class="ga-finding" data-severity="{html.escape(sev)}" style="border-left:6px solid {fg};background:{bg}">'
+            f'<div><span class="ga-badge" style="background:{fg}">{html.escape(label)}</span> '
+            f'<b>{html.escape(_text(finding.get("title"), lang))}</b></div>'
+            + (f'<div class="ga-evidence">{evidence}</div>' if evidence else "")
+            + (f'<div><b>{_t(lang, "可能原因", "Likely causes")}</b><ul>{causes}</ul></div>' if causes else "")
+            + (f'<div><b>{_t(lang, "建议", "What to do")}</b><ul>{actions}</ul></div>' if actions else "")
+            + "</div>")
+    return '<div class="ga-findings">' + "".join(parts) + "</div>"
+
+
+PLAN_COLUMNS = {
+    "zh": ["GPU", "卡数", "节点", "互联", "放得下", "每卡显存 GB", "天数(低)", "天数(中)", "天数(高)",
+           "费用元(低)", "费用元(中)", "费用元(高)", "说明"],
+    "en": ["GPU", "Count", "Nodes", "Interconnect", "Fits", "Per-GPU GB", "Days (low)", "Days (mid)",
+           "Days (high)", "Cost CNY (low)", "Cost CNY (mid)", "Cost CNY (high)", "Notes"],
+}
+
+
+def _band(value: Any, key: str) -> Any:
+    return value.get(key) if isinstance(value, dict) else None
+
+
+def _round(value: Any, digits: int = 1) -> Any:
+    return round(value, digits) if isinstance(value, (int, float)) else value
+
+
+def plan_rows(plan: dict[str, Any], lang: str = "zh") -> list[list[Any]]:
+    """Planner options as table rows (numbers stay numbers so the table sorts numerically)."""
+    rows = []
+    for opt in plan.get("options") or []:
+        notes = opt.get("notes") or []
+        note_text = "；".join(_text(n, lang) for n in notes) if lang == "zh" else "; ".join(_text(n, lang) for n in notes)
+        rows.append([
+            opt.get("gpu"), opt.get("count"), opt.get("nodes"), opt.get("interconnect"),
+            _t(lang, "是", "yes") if opt.get("fits") else _t(lang, "否", "no"),
+            _round(opt.get("per_gpu_gb")),
+            *(_round(_band(opt.get("days"), k), 2) for k in ("low", "mid", "high")),
+            *(_round(_band(opt.get("cost_cny"), k), 0) for k in ("low", "mid", "high")),
+            note_text,
+        ])
+    return rows
+
+
+GPU_FIELDS: list[tuple[str, str, str]] = [
+    ("memory_gb", "显存 GB", "Memory GB"),
+    ("memory_type", "显存类型", "Memory type"),
+    ("mem_bw_gbs", "显存带宽 GB/s", "Memory bandwidth GB/s"),
+    ("bf16_dense_tflops", "BF16 稠密 TFLOPS", "BF16 dense TFLOPS"),
+    ("fp8_dense_tflops", "FP8 稠密 TFLOPS", "FP8 dense TFLOPS"),
+    ("tf32_dense_tflops", "TF32 稠密 TFLOPS", "TF32 dense TFLOPS"),
+    ("fp32_tflops", "FP32 TFLOPS", "FP32 TFLOPS"),
+    ("nvlink_gbs", "NVLink GB/s（双向）", "NVLink GB/s (bidirectional)"),
+    ("pcie_gen", "PCIe 代", "PCIe gen"),
+    ("tdp_w", "功耗 W", "TDP W"),
+    ("architecture", "架构", "Architecture"),
+    ("form_factor", "形态", "Form factor"),
+    ("source", "来源", "Source"),
+    ("as_of", "日期", "As of"),
+]
+
+
+def gpu_compare_rows(specs: list[dict[str, Any]], lang: str = "zh") -> tuple[list[str], list[list[Any]]]:
+    """Side-by-side GPU table: one row per field, one column per card."""
+    headers = [_t(lang, "指标", "Field")] + [str(s.get("name", "?")) for s in specs]
+    rows = []
+    for key, zh, en in GPU_FIELDS:
+        if not any(key in s for s in specs):
+            continue
+        rows.append([_t(lang, zh, en)] + ["—" if s.get(key) is None else s.get(key) for s in specs])
+    return headers, rows
+
+
+def tool_step_markdown(args: dict[str, Any], result: dict[str, Any] | None, lang: str) -> str:
+    """Body of a collapsible tool step: arguments and (trimmed) result as JSON."""
+    body = f"**{_t(lang, '参数', 'Arguments')}**\n```json\n{json.dumps(args, ensure_ascii=False, indent=1)}\n```"
+    if result is not None:
+        text = json.dumps(result, ensure_ascii=False, indent=1)
+        if len(text) > 4000:
+            text = text[:4000] + "\n…"
+        body += f"\n\n**{_t(lang, '结果', 'Result')}**\n```json\n{text}\n```"
+    return body

@@ -1,0 +1,113 @@
+"""Retrieval benchmark: index build time and query latency (p50/p95) on the real corpus.
+
+    python benchmarks/bench_retrieval.py [--rounds 3] [--json] [--chroma-url URL]
+
+Runs in a throw-away GPU_ADVISOR_HOME. Figures: cold build (empty store → every passage
+embedded and added), warm open (same corpus, a new Retriever: hash matches, nothing re-embedded),
+jieba initialisation, and per-query latency of `Retriever.search` (vector + BM25 + fusion) over
+the eval queries.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+_HERE = str(Path(__file__).resolve().parent)
+sys.path[:] = [p for p in sys.path if str(Path(p or ".").resolve()) != _HERE]
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import statistics  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+
+import yaml  # noqa: E402
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def run(rounds: int = 3, chroma_url: str | None = None) -> dict:
+    queries = [item["q"] for item in yaml.safe_load(
+        (ROOT / "evals" / "retrieval" / "queries.yaml").read_text(encoding="utf-8"))["queries"]]
+    with tempfile.TemporaryDirectory(prefix="gpu-advisor-bench-") as tmp:
+        os.environ["GPU_ADVISOR_HOME"] = tmp
+        t0 = time.perf_counter()
+        import chromadb  # noqa: F401
+
+        from tools.retrieval.bm25 import tokenize
+        from tools.retrieval.search import Retriever
+        import_s = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        tokenize("显存")
+        jieba_s = time.perf_counter() - t0
+
+        name = f"bench_{int(time.time())}" if chroma_url else None
+        t0 = time.perf_counter()
+        cold = Retriever(chroma_url=chroma_url or "", collection_name=name)
+        stats = cold.refresh()
+        build_s = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        warm = Retriever(chroma_url=chroma_url or "", collection_name=name)
+        warm_stats = warm.refresh()
+        warm_s = time.perf_counter() - t0
+
+        warm.search(queries[0], k=5)
+        latencies = []
+        for _ in range(rounds):
+            for q in queries:
+                t0 = time.perf_counter()
+                warm.search(q, k=5)
+                latencies.append((time.perf_counter() - t0) * 1000)
+        if chroma_url:
+            warm.store.drop()
+    return {
+        "passages": len(cold.passages),
+        "documents": len({p.doc_id for p in cold.passages}),
+        "backend": cold.store.backend,
+        "import_chromadb_s": round(import_s, 3),
+        "jieba_init_s": round(jieba_s, 3),
+        "index_build_cold_s": round(build_s, 3),
+        "index_build_added": stats.added,
+        "index_open_warm_s": round(warm_s, 3),
+        "index_open_warm_reembedded": warm_stats.added,
+        "queries": len(latencies),
+        "query_p50_ms": round(statistics.median(latencies), 2),
+        "query_p95_ms": round(_pct(latencies, 0.95), 2),
+        "query_max_ms": round(max(latencies), 2),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="retrieval benchmark")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--chroma-url", default=os.environ.get("CHROMA_URL"))
+    args = parser.parse_args()
+    report = run(args.rounds, args.chroma_url)
+    if args.json:
+        print(json.dumps(report))
+        return 0
+    print(f"retrieval benchmark ({report['backend']}, {report['documents']} documents, "
+          f"{report['passages']} passages)")
+    print(f"  import chromadb + retrieval   {report['import_chromadb_s'] * 1000:8.0f} ms")
+    print(f"  jieba init                    {report['jieba_init_s'] * 1000:8.0f} ms")
+    print(f"  index build (cold)            {report['index_build_cold_s'] * 1000:8.0f} ms "
+          f"({report['index_build_added']} passages embedded)")
+    print(f"  index open (warm, unchanged)  {report['index_open_warm_s'] * 1000:8.0f} ms "
+          f"({report['index_open_warm_reembedded']} re-embedded)")
+    print(f"  query p50 / p95 / max         {report['query_p50_ms']:.2f} / {report['query_p95_ms']:.2f} / "
+          f"{report['query_max_ms']:.2f} ms over {report['queries']} queries")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,255 @@
+"""End-to-end through the real tools: the offline planner's answers.
+
+Expected facts come from outside the code: hand arithmetic (7B × 16 B/param = 112 GB of model
+states; the seed's 8 B/param = 56 GB), datasheets (RTX 4090 = 24 GB; A100 80GB SXM memory
+bandwidth 2,039 GB/s; H100 SXM 3,350 GB/s), the seed article (A100 80G 月租「几千元到万元」),
+and the QLoRA paper (a 65B model fine-tunes on one 48 GB GPU, so 7B fits 24 GB easily).
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import pytest
+
+from assistant.grounding import check
+from assistant.offline import answer, compose, plan
+from assistant.offline.types import ToolResult
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _result(results: list[ToolResult], name: str, **args) -> dict:
+    for r in results:
+        if r.name == name and all(r.args.get(k) == v for k, v in args.items()):
+            return r.result
+    raise AssertionError(f"no {name} {args} in {[(r.name, r.args) for r in results]}")
+
+
+def _grounded(text: str, question: str, results: list[ToolResult], history: list[dict] | None = None) -> None:
+    sources = [question] + [t["content"] for t in history or [] if t["role"] == "user"] + [r.result for r in results]
+    report = check(text, sources)
+    assert report.grounded, report.ungrounded
+
+
+def test_4090_full_7b_says_no_with_per_gpu_figures() -> None:
+    q = "能用4090全量训练7B吗"
+    a, results = answer(q)
+    est = _result(results, "estimate_memory", mode="full")
+    assert est["fits"] is False and est["gpu_memory_gb"] == 24          # RTX 4090: 24 GB (datasheet)
+    assert a.text.startswith("不能")                                      # verdict first
+    assert f"{est['total_gb']:.1f} GB" in a.text                          # the per-GPU figure, quoted
+    assert "24 GB" in a.text
+    # 7B × 16 B/param (bf16 w + bf16 g + fp32 master, m, v; ZeRO paper) = 112 GB; seed rule 8 B/param = 56 GB
+    assert "112 GB" in a.text and "56 GB" in a.text
+    assert "LoRA" in a.text and "QLoRA" in a.text                         # alternatives
+    assert any(c["doc_id"] for c in a.citations)
+    assert "来源" in a.text
+    _grounded(a.text, q, results)
+
+
+def test_english_question_gets_english_answer() -> None:
+    q = "Can I fully fine-tune a 7B model on an RTX 4090?"
+    a, results = answer(q)
+    assert a.language == "en"
+    assert a.text.startswith("No.")
+    assert not _CJK.search(a.text), a.text
+    _grounded(a.text, q, results)
+
+
+def test_explicit_language_overrides_question_language() -> None:
+    a, _ = answer("能用4090全量训练7B吗", language="en")
+    assert a.text.startswith("No.") and not _CJK.search(a.text)
+
+
+@pytest.mark.parametrize("q", ["帮我写一首诗", "what's the weather in Jinan", "tell me a joke", "你好"])
+def test_out_of_scope_gets_scope_statement_without_numbers(q: str) -> None:
+    a, results = answer(q)
+    assert results == []
+    assert not re.search(r"\d", a.text), a.text
+    assert ("超出" in a.text) or ("outside" in a.text)
+    assert ("显存" in a.text) or ("memory" in a.text)                     # says what it can do
+
+
+def test_followup_a100_reuses_model_and_mode() -> None:
+    history = [{"role": "user", "content": "能用4090全量训练7B吗"}, {"role": "assistant", "content": "不能。"}]
+    q = "那A100呢？"
+    a, results = answer(q, history)
+    est = _result(results, "estimate_memory", mode="full")
+    assert est["gpu_memory_gb"] == 80                                     # A100 resolves to the 80 GB card
+    # 112 GB of model states alone exceed 80 GB: still no on one card
+    assert est["fits"] is False and a.text.startswith("不能")
+    assert "80 GB" in a.text
+    _grounded(a.text, q, results, history)
+
+
+def test_followup_qlora_in_english_fits_a_4090() -> None:
+    history = [{"role": "user", "content": "Can I fully fine-tune a 7B model on a 4090?"},
+               {"role": "assistant", "content": "No."}]
+    q = "what about QLoRA?"
+    a, results = answer(q, history)
+    est = _result(results, "estimate_memory", mode="qlora")
+    assert est["fits"] is True and est["total_gb"] < 24
+    assert a.text.startswith("Yes") and "QLoRA" in a.text
+    _grounded(a.text, q, results, history)
+
+
+def test_followup_more_cards() -> None:
+    history = [{"role": "user", "content": "能用4090全量训练7B吗"}, {"role": "assistant", "content": "不能。"},
+               {"role": "user", "content": "那A100呢？"}, {"role": "assistant", "content": "也不能。"}]
+    a, results = answer("换成8卡呢", history)
+    est = _result(results, "estimate_memory", mode="full")
+    assert est["gpus"] == 8 and est["zero_stage"] == 3
+    # 112 GB / 8 = 14 GB of model states per GPU under ZeRO-3: fits an 80 GB card
+    assert est["fits"] is True and a.text.startswith("能")
+    assert "ZeRO-3" in a.text
+
+
+def test_how_many_a100s_for_70b_full() -> None:
+    q = "how many A100s for a 70B full fine-tune?"
+    a, results = answer(q)
+    mg = _result(results, "find_min_gpus")
+    # 70B × 16 B = 1,120 GB of model states over 80 GB cards: at least 14 cards before activations
+    assert mg["min_gpus"] >= 14
+    assert f"at least {mg['min_gpus']} ×" in a.text
+    assert "1,120 GB" in a.text
+    _grounded(a.text, q, results)
+
+
+def test_a100_monthly_price_is_in_the_seed_range() -> None:
+    q = "A100一个月多少钱"
+    a, results = answer(q)
+    price = _result(results, "gpu_price")
+    typical = price["total_cny"]["typical"]
+    assert 1000 <= typical <= 10000                                       # seed: 月租「几千元到万元」
+    assert f"¥{typical:,.0f}" in a.text
+    assert a.text.startswith("租")
+    _grounded(a.text, q, results)
+
+
+def test_compare_h100_a100_quotes_bandwidths() -> None:
+    q = "compare H100 and A100"
+    a, results = answer(q)
+    assert "3350 GB/s" in a.text and "2039 GB/s" in a.text               # datasheets (SXM parts)
+    assert "H100" in a.text.split("\n")[0]                                # the verdict names the leader
+    _grounded(a.text, q, results)
+
+
+def test_training_time_answer_has_days_and_cost() -> None:
+    q = "8卡A100训练7B模型1万亿token要多久"
+    a, results = answer(q)
+    tt = _result(results, "estimate_training_time")
+    # 6·N·D = 6 × 7e9 × 1e12 = 4.2e22 FLOPs (Kaplan et al.)
+    assert tt["flops"] == pytest.approx(4.2e22)
+    assert "4.2e+22" in a.text and "天" in a.text and "¥" in a.text
+    _grounded(a.text, q, results)
+
+
+def test_pasted_dmesg_is_diagnosed() -> None:
+    log = ("[ 1234.567900] NVRM: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off the bus.\n"
+           "[ 1234.568000] NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.")
+    history = [{"role": "user", "content": "训练跑着跑着卡住了"}, {"role": "assistant", "content": "把 dmesg 贴给我"}]
+    a, results = answer(log, history)
+    assert results[0].name == "diagnose_logs"
+    assert a.language == "zh"                                             # the conversation's language
+    assert "Xid 79" in a.text and "掉卡" in a.text
+    _grounded(a.text, log, results, history)
+
+
+def test_unknown_gpu_is_reported_not_guessed() -> None:
+    q = "RTX 9090能训练7B吗"
+    a, results = answer(q)
+    assert "没读懂" in a.text and "9090" in a.text
+    assert "RTX 5090" in a.text or "RTX 4090" in a.text                   # suggestions offered
+    assert "GB" not in a.text.split("**")[0]                               # no made-up sizing in the verdict
+
+
+def test_tool_error_message_is_bilingual_by_language() -> None:
+    results = [ToolResult("estimate_memory", {"gpu": "X9"}, {"error": {
+        "zh": "GPU 表里没有「X9」", "en": "No GPU named 'X9' in the table", "field": "gpu",
+        "suggestions": ["H100", "A100"]}})]
+    zh = compose("X9能跑7B吗", None, "zh", results)
+    en = compose("can X9 run 7B?", None, "en", results)
+    assert "GPU 表里没有「X9」" in zh.text and "H100" in zh.text
+    assert "No GPU named 'X9'" in en.text and not _CJK.search(en.text)
+
+
+def test_every_number_is_grounded_across_intents() -> None:
+    questions = ["A100 80G SXM 和 H800 哪个好", "qwen2.5-72b 推理 32k上下文要几张H20", "max context on H20 for Qwen2.5-72B",
+                 "两台8卡A100服务器做分布式训练需要什么网络", "刚租了8卡A100服务器，怎么验收", "租两张4090三天要多少钱",
+                 "能不能用两张3090 lora 微调 qwen2.5 14b", "4090 上 7B LoRA 最大 batch 能开多少",
+                 "24G显存能跑13B推理吗", "预算5万一周内微调llama3 8b怎么配", "LoRA和QLoRA有什么区别",
+                 "How long to pretrain a 1.5B model on 300B tokens with 8 H100s?"]
+    for q in questions:
+        a, results = answer(q)
+        assert a.text.strip(), q
+        _grounded(a.text, q, results)
+        assert a.language == ("zh" if _CJK.search(q) else "en")
+
+
+def test_chat_model_runs_in_the_langchain_agent_loop() -> None:
+    from langchain.agents import create_agent
+    from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
+
+    from assistant.lc_tools import registry_tools
+    from assistant.offline.chat_model import OfflinePlannerChatModel
+
+    agent = create_agent(OfflinePlannerChatModel(), tools=registry_tools())
+    out = agent.invoke({"messages": [{"role": "user", "content": "能用4090全量训练7B吗"}]})
+    msgs = out["messages"]
+    rounds = [m for m in msgs if isinstance(m, AIMessage) and m.tool_calls]
+    assert len(rounds) == 2                                               # plan + alternatives after "does not fit"
+    ids = [tc["id"] for m in rounds for tc in m.tool_calls]
+    assert len(ids) == len(set(ids))
+    assert sum(isinstance(m, ToolMessage) for m in msgs) == len(ids)
+    final = msgs[-1]
+    assert isinstance(final, AIMessage) and final.content.startswith("不能")
+    assert final.additional_kwargs["citations"]
+
+    # streaming: tool-call chunks carry an index; the answer arrives in small text chunks
+    chunks = []
+    for chunk, meta in agent.stream({"messages": [{"role": "user", "content": "A100一个月多少钱"}]},
+                                    stream_mode="messages"):
+        if meta.get("langgraph_node") == "model" and isinstance(chunk, AIMessageChunk):
+            chunks.append(chunk)
+    calls = [c for ch in chunks for c in ch.tool_call_chunks]
+    assert calls and all(isinstance(c.get("index"), int) for c in calls)
+    assert all(json.loads(c["args"]) for c in calls)
+    text = "".join(ch.content for ch in chunks if isinstance(ch.content, str))
+    assert text.startswith("租") and len([ch for ch in chunks if ch.content]) > 5
+
+
+def test_language_from_model_kwarg_and_system_message() -> None:
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    from assistant.offline.chat_model import OfflinePlannerChatModel
+
+    model = OfflinePlannerChatModel(language="en")
+    msg = model.invoke([HumanMessage("帮我写一首诗")])
+    assert "outside" in msg.content and not _CJK.search(msg.content)
+    msg = OfflinePlannerChatModel().invoke([SystemMessage("language: zh"), HumanMessage("tell me a joke")])
+    assert "超出" in msg.content
+
+
+def test_offline_answer_latency_p95_under_100ms() -> None:
+    questions = ["能用4090全量训练7B吗", "how many A100s for a 70B full fine-tune?", "A100一个月多少钱",
+                 "compare H100 and A100", "8卡A100训练7B模型1万亿token要多久", "qwen2.5-72b 推理 32k上下文要几张H20",
+                 "预算5万一周内微调llama3 8b怎么配", "帮我写一首诗", "LoRA和QLoRA有什么区别", "刚租了8卡A100服务器，怎么验收"]
+    for q in questions:                                                   # warm-up (catalogs, indexes)
+        answer(q)
+    samples = []
+    for _ in range(2):
+        for q in questions:
+            t = time.perf_counter()
+            answer(q)
+            samples.append(time.perf_counter() - t)
+    samples.sort()
+    p95 = samples[int(0.95 * (len(samples) - 1))]
+    assert p95 < 0.100, f"p95 {p95 * 1000:.1f} ms"
+
+
+def test_plan_alone_needs_no_tools_module_state() -> None:
+    calls = plan("能用4090全量训练7B吗")
+    assert calls[0].name == "estimate_memory"
+    assert calls[0].args == {"params": "7B", "mode": "full", "gpu": "RTX 4090"}

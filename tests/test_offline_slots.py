@@ -1,0 +1,337 @@
+"""The offline planner reads questions the way a person would: slots and chosen tools.
+
+Each expected value below was written by hand from reading the question (not from the code's
+output). `tools` lists the main tools of the first round in order; `search_guide` is checked
+separately (it is added for a citation on most intents).
+"""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from assistant.offline.followups import resolve
+from assistant.offline.intents import analyse, plan
+from assistant.offline.slots import cn_to_number, extract
+
+LOG_NVIDIA_SMI = """Mon Nov 30 10:00:00 2026
++-----------------------------------------------------------------------------------------+
+| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |
+|-----------------------------------------+------------------------+----------------------+
+| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |
+|   0  NVIDIA A100-SXM4-80GB          On  |   00000000:07:00.0 Off |                    0 |
+| N/A   34C    P0             61W /  400W |       4MiB /  81920MiB |      0%      Default |
++-----------------------------------------+------------------------+----------------------+"""
+LOG_DMESG = """[ 1234.567890] NVRM: GPU at PCI:0000:3b:00: GPU-1a2b3c4d
+[ 1234.567900] NVRM: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off the bus.
+[ 1234.568000] NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus."""
+LOG_NCCL = """node1:1234:1290 [0] NCCL INFO Channel 00/02 : 0 1
+[rank0]:[E ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600321 milliseconds before timing out."""
+LOG_ALLREDUCE = """# nThread 1 nGpus 8 minBytes 8 maxBytes 1073741824 step: 2(factor) warmup iters: 5 iters: 20
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+  1073741824     268435456     float     sum      -1   9500.1  113.03  197.80      0   9490.2  113.14  198.00      0
+# Avg bus bandwidth    : 95.1234"""
+LOG_OOM = ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity "
+           "of 23.64 GiB of which 1.02 GiB is free. Of the allocated memory 21.1 GiB is allocated by PyTorch")
+LOG_IOSTAT = """avg-cpu:  %user   %nice %system %iowait  %steal   %idle
+           5.10    0.00    2.30   45.20    0.00   47.40
+Device            r/s     rkB/s   rrqm/s  %rrqm r_await rareq-sz     w/s     wkB/s   %util
+nvme0n1        1200.0  150000.0     0.00   0.00    8.50   125.00    10.0     200.0   99.80"""
+
+# (question, expected slots (subset), expected main tools of round one)
+CASES: list[tuple[str, dict, list[str]]] = [
+    # ---- memory / does it fit ---------------------------------------------------------------
+    ("能用4090全量训练7B吗", dict(params_b=7, gpus=["RTX 4090"], mode="full"), ["estimate_memory"]),
+    ("4090能跑7b全参吗", dict(params_b=7, gpus=["RTX 4090"], mode="full"), ["estimate_memory"]),
+    ("能不能用两张3090 lora 微调 qwen2.5 14b",
+     dict(model="qwen2.5-14b", params_b=14, gpus=["RTX 3090"], gpu_count=2, mode="lora"), ["estimate_memory"]),
+    ("单卡4090能不能qlora微调70亿参数的模型", dict(params_b=7, gpus=["RTX 4090"], gpu_count=1, mode="qlora"),
+     ["estimate_memory"]),
+    ("Can I fine-tune Llama 3 8B on a single RTX 4090?",
+     dict(model="llama-3-8b", params_b=8, gpus=["RTX 4090"], mode=None, finetune=True),
+     ["estimate_memory", "estimate_memory"]),
+    ("will a 70b model fit on an H100 for inference", dict(params_b=70, gpus=["H100"], mode="inference"),
+     ["estimate_memory"]),
+    ("7B模型全量微调需要多少显存", dict(params_b=7, mode="full", gpus=[]), ["estimate_memory"]),
+    ("how much vram do i need to lora a 13b model", dict(params_b=13, mode="lora"), ["estimate_memory"]),
+    ("qwen2.5-7b bf16 推理要多少显存", dict(model="qwen2.5-7b", mode="inference", precision="bf16"),
+     ["estimate_memory"]),
+    ("用A100 80G SXM全参训练llama3 8b，4k上下文，batch 4 够吗",
+     dict(model="llama-3-8b", gpus=["A100"], gpu_memory_gb=80, gpu_form="SXM", mode="full", context=4096,
+          batch=4), ["estimate_memory"]),
+    ("4090x2 lora 70亿", dict(params_b=7, gpus=["RTX 4090"], gpu_count=2, mode="lora"), ["estimate_memory"]),
+    ("3090能跑百亿模型吗", dict(params_b=10, gpus=["RTX 3090"]), ["estimate_memory"]),
+    ("8-bit adam 全量训练 7b 在 A100 40G 上行吗",
+     dict(optimizer="adamw_8bit", mode="full", params_b=7, gpus=["A100"], gpu_memory_gb=40), ["estimate_memory"]),
+    ("1.5B模型全参微调 4090够吗", dict(params_b=1.5, mode="full", gpus=["RTX 4090"]), ["estimate_memory"]),
+    ("chatglm3-6b lora 3090", dict(model="chatglm3-6b", params_b=6, mode="lora", gpus=["RTX 3090"]),
+     ["estimate_memory"]),
+    ("我有一张4090，想微调qwen2.5 7b，可以吗",
+     dict(model="qwen2.5-7b", gpus=["RTX 4090"], gpu_count=1, mode=None, finetune=True),
+     ["estimate_memory", "estimate_memory"]),
+    ("Llama-3.1-70B QLoRA on 2x A100?", dict(model="llama-3.1-70b", params_b=70, mode="qlora", gpus=["A100"],
+                                             gpu_count=2), ["estimate_memory"]),
+    ("7b的模型fp16推理要多少显存", dict(params_b=7, mode="inference", precision="fp16"), ["estimate_memory"]),
+    ("能不能在4090上用zero3全量训练7b", dict(zero_stage=3, mode="full", gpus=["RTX 4090"], params_b=7),
+     ["estimate_memory"]),
+    ("70B int4 推理 两张4090 够不够", dict(params_b=70, precision="int4", mode="inference", gpus=["RTX 4090"],
+                                      gpu_count=2), ["estimate_memory"]),
+    ("13b lora 32k上下文 A100 显存够吗", dict(params_b=13, mode="lora", context=32768, gpus=["A100"]),
+     ["estimate_memory"]),
+    ("4090 能 full finetune 7b 吗", dict(mode="full", params_b=7, gpus=["RTX 4090"]), ["estimate_memory"]),
+    ("3090 qlora 13b ok?", dict(mode="qlora", params_b=13, gpus=["RTX 3090"]), ["estimate_memory"]),
+    ("2张A100-80G能全参70亿吗", dict(gpu_count=2, gpus=["A100"], gpu_memory_gb=80, mode="full", params_b=7),
+     ["estimate_memory"]),
+    ("Qwen2.5-7B-Instruct LoRA 需要多少显存", dict(model="qwen2.5-7b", params_b=7, mode="lora"),
+     ["estimate_memory"]),
+    ("用 4 × H800 跑 deepseek-r1 推理", dict(model="deepseek-r1", gpus=["H800"], gpu_count=4, mode="inference"),
+     ["estimate_memory"]),
+    ("Mixtral 8x7B 推理要多大显存", dict(model="mixtral-8x7b", mode="inference"), ["estimate_memory"]),
+    ("24G显存能跑13B推理吗", dict(params_b=13, mode="inference", vram_gb=24), ["estimate_memory"]),
+    ("7B 全量训练 bf16 adamw 显存怎么算", dict(params_b=7, mode="full", precision="bf16", optimizer="adamw"),
+     ["estimate_memory"]),
+    ("baichuan2-13b预训练要多少显存", dict(model="baichuan2-13b", params_b=13, mode="pretrain"),
+     ["estimate_memory"]),
+    ("can a 4090 run a 14b model with 4-bit quantization", dict(params_b=14, gpus=["RTX 4090"], precision="int4"),
+     ["estimate_memory"]),
+    ("yi-34b lora在A800上能跑吗", dict(model="yi-34b", params_b=34, mode="lora", gpus=["A800"]),
+     ["estimate_memory"]),
+    ("L20 能部署 qwen2.5 32b 吗", dict(model="qwen2.5-32b", gpus=["L20"], mode="inference"), ["estimate_memory"]),
+    ("4090D跑0.5B全参", dict(params_b=0.5, gpus=["RTX 4090D"], mode="full"), ["estimate_memory"]),
+    # ---- fewest GPUs --------------------------------------------------------------------------
+    ("how many a100s 4 70b full finetune", dict(params_b=70, gpus=["A100"], mode="full"), ["find_min_gpus"]),
+    ("70B全量训练需要几张A100", dict(params_b=70, gpus=["A100"], mode="full"), ["find_min_gpus"]),
+    ("全参微调qwen2.5-72b最少要多少张H800", dict(model="qwen2.5-72b", gpus=["H800"], mode="full"),
+     ["find_min_gpus"]),
+    ("How many H100s do I need to fine-tune a 70B model with LoRA?", dict(params_b=70, gpus=["H100"], mode="lora"),
+     ["find_min_gpus"]),
+    ("qwen2.5-72b 推理 32k上下文要几张H20",
+     dict(model="qwen2.5-72b", params_b=72, gpus=["H20"], mode="inference", context=32768), ["find_min_gpus"]),
+    ("minimum number of gpus to serve llama 3 70b on L40S", dict(model="llama-3-70b", gpus=["L40S"],
+                                                                  mode="inference"), ["find_min_gpus"]),
+    ("训练一个百亿模型至少要几张4090", dict(params_b=10, gpus=["RTX 4090"]), ["find_min_gpus"]),
+    ("a100 80g 跑 llama3 70b 推理 需要几张", dict(gpus=["A100"], gpu_memory_gb=80, model="llama-3-70b",
+                                            mode="inference"), ["find_min_gpus"]),
+    ("部署deepseek v3要几张H20", dict(model="deepseek-v3", gpus=["H20"], mode="inference"), ["find_min_gpus"]),
+    ("千亿参数的模型全量训练要多少张H100", dict(params_b=100, gpus=["H100"], mode="full"), ["find_min_gpus"]),
+    # ---- largest fit ----------------------------------------------------------------------------
+    ("max context on H20 for Qwen2.5-72B", dict(model="qwen2.5-72b", gpus=["H20"]), ["find_max_fit"]),
+    ("4090 上 7B LoRA 最大 batch 能开多少", dict(params_b=7, gpus=["RTX 4090"], mode="lora"), ["find_max_fit"]),
+    ("A100 80G 推理 llama3 70b 最长能开多长上下文", dict(gpus=["A100"], model="llama-3-70b", mode="inference"),
+     ["find_max_fit"]),
+    ("What's the largest batch size for full fine-tuning 1.5B on a 3090?", dict(params_b=1.5, gpus=["RTX 3090"],
+                                                                               mode="full"), ["find_max_fit"]),
+    # ---- prices ---------------------------------------------------------------------------------
+    ("A100一个月多少钱", dict(gpus=["A100"], period_unit="month", period_hours=720), ["gpu_price"]),
+    ("H100租一个月大概多少钱", dict(gpus=["H100"], period_unit="month"), ["gpu_price"]),
+    ("4090一小时多少钱", dict(gpus=["RTX 4090"], period_unit="hour", period_hours=1), ["gpu_price"]),
+    ("How much does it cost to rent an H800 for 10 hours?", dict(gpus=["H800"], period_hours=10),
+     ["gpu_price"]),
+    ("租8卡A100服务器包月多少钱", dict(gpus=["A100"], gpu_count=8, period_unit="month"), ["gpu_price"]),
+    ("4090和3090租金哪个便宜", dict(gpus=["RTX 4090", "RTX 3090"]), ["gpu_price", "gpu_price"]),
+    ("L40S 按天租多少钱", dict(gpus=["L40S"], period_unit="day"), ["gpu_price"]),
+    ("租两张4090三天要多少钱", dict(gpus=["RTX 4090"], gpu_count=2, period_hours=72), ["gpu_price"]),
+    ("what's the monthly price of an a800", dict(gpus=["A800"], period_unit="month"), ["gpu_price"]),
+    ("H20一年大概多少钱", dict(gpus=["H20"], period_unit="year", period_hours=8760), ["gpu_price"]),
+    ("租4090一个月多少钱啊", dict(gpus=["RTX 4090"], period_unit="month"), ["gpu_price"]),
+    ("A100 price per hour", dict(gpus=["A100"], period_unit="hour"), ["gpu_price"]),
+    # ---- specs / compare ------------------------------------------------------------------------
+    ("A100 80G SXM 和 H800 哪个好", dict(gpus=["A100", "H800"], gpu_memory_gb=80, gpu_form="SXM"),
+     ["gpu_specs", "gpu_price", "gpu_price"]),
+    ("compare H100 and A100", dict(gpus=["H100", "A100"]), ["gpu_specs", "gpu_price", "gpu_price"]),
+    ("4090的显存带宽是多少", dict(gpus=["RTX 4090"]), ["gpu_specs"]),
+    ("H20 specs", dict(gpus=["H20"]), ["gpu_specs"]),
+    ("L40S vs A100 for inference", dict(gpus=["L40S", "A100"]), ["gpu_specs", "gpu_price", "gpu_price"]),
+    ("910B和A100差多少", dict(gpus=["Ascend 910B", "A100"]), ["gpu_specs", "gpu_price", "gpu_price"]),
+    ("RTX 4090 有 NVLink 吗", dict(gpus=["RTX 4090"]), ["gpu_specs"]),
+    ("H800 和 H20 区别", dict(gpus=["H800", "H20"]), ["gpu_specs", "gpu_price", "gpu_price"]),
+    ("tell me about the L20", dict(gpus=["L20"]), ["gpu_specs"]),
+    # ---- training time / cost ------------------------------------------------------------------
+    ("8卡A100训练7B模型1万亿token要多久", dict(gpus=["A100"], gpu_count=8, params_b=7, tokens=1e12),
+     ["estimate_training_time"]),
+    ("How long to pretrain a 1.5B model on 300B tokens with 8 H100s?",
+     dict(params_b=1.5, tokens=3e11, gpus=["H100"], gpu_count=8, mode="pretrain"), ["estimate_training_time"]),
+    ("用64张H800预训练70B模型，2T token，要多少天", dict(gpu_count=64, gpus=["H800"], params_b=70, tokens=2e12,
+                                                mode="pretrain"), ["estimate_training_time"]),
+    ("7B模型用1000亿token训练，16卡A800要多少钱", dict(params_b=7, tokens=1e11, gpu_count=16, gpus=["A800"]),
+     ["estimate_training_time"]),
+    ("how many gpu hours to train llama 3 8b on 15T tokens", dict(model="llama-3-8b", tokens=15e12),
+     ["estimate_training_time"]),
+    ("H800x8 训练 qwen2.5 72b 全参 1T tokens 要几天", dict(gpus=["H800"], gpu_count=8, model="qwen2.5-72b",
+                                                     tokens=1e12, mode="full"), ["estimate_training_time"]),
+    ("13B模型训练5000亿token大概要多久", dict(params_b=13, tokens=5e11), ["estimate_training_time"]),
+    # ---- plans -----------------------------------------------------------------------------------
+    ("预算5万一周内微调llama3 8b怎么配", dict(model="llama-3-8b", budget_cny=50000, deadline_hours=168),
+     ["plan_configurations"]),
+    ("I have a budget of 20000 CNY, what GPUs should I rent to fine-tune a 13B model?",
+     dict(budget_cny=20000, params_b=13), ["plan_configurations"]),
+    ("想做qwen2.5 14b的lora微调，推荐什么配置", dict(model="qwen2.5-14b", mode="lora"), ["plan_configurations"]),
+    ("预算3万，训练7B模型，租什么卡划算", dict(budget_cny=30000, params_b=7), ["plan_configurations"]),
+    ("recommend a setup for serving qwen2.5-72b with 32k context",
+     dict(model="qwen2.5-72b", mode="inference", context=32768), ["plan_configurations"]),
+    ("两周内用100亿token训一个7B模型，怎么配", dict(deadline_hours=336, tokens=1e10, params_b=7),
+     ["plan_configurations"]),
+    ("预算2万块，3天内lora微调13b，用什么卡", dict(budget_cny=20000, deadline_hours=72, mode="lora", params_b=13),
+     ["plan_configurations"]),
+    # ---- pasted logs -----------------------------------------------------------------------------
+    (LOG_NVIDIA_SMI, dict(is_log=True), ["diagnose_logs"]),
+    (LOG_DMESG, dict(is_log=True), ["diagnose_logs"]),
+    (LOG_NCCL, dict(is_log=True), ["diagnose_logs"]),
+    (LOG_ALLREDUCE, dict(is_log=True), ["diagnose_logs"]),
+    (LOG_OOM, dict(is_log=True), ["diagnose_logs"]),
+    (LOG_IOSTAT, dict(is_log=True), ["diagnose_logs"]),
+    ("帮我看看这个报错：\n" + LOG_OOM, dict(is_log=True), ["diagnose_logs"]),
+    # ---- delivery checks -------------------------------------------------------------------------
+    ("刚租了8卡A100服务器，怎么验收", dict(gpus=["A100"], gpu_count=8), ["delivery_checklist"]),
+    ("What should I check when I get a new GPU server?", dict(), ["delivery_checklist"]),
+    ("怎么防止服务商以次充好", dict(), ["delivery_checklist"]),
+    # ---- interconnect / network -----------------------------------------------------------------
+    # "需要什么网络" with no network named: 10G vs RoCE 100G vs IB HDR side by side
+    ("两台8卡A100服务器做分布式训练需要什么网络", dict(nodes=2, gpu_count=16, gpus=["A100"]),
+     ["interconnect_advice"] * 3),
+    ("4张4090用PCIe做数据并行会不会很慢", dict(gpu_count=4, gpus=["RTX 4090"]), ["interconnect_advice"]),
+    ("Is 10G ethernet enough for multi-node training?", dict(), ["interconnect_advice"]),
+    ("NVLink和PCIe差多少", dict(gpus=[]), ["interconnect_advice"]),
+    # ---- advice → the guide -----------------------------------------------------------------------
+    ("混合精度训练是什么", dict(precision="bf16"), []),
+    ("LoRA和QLoRA有什么区别", dict(), []),
+    ("how do I set NCCL_SOCKET_IFNAME", dict(), []),
+    ("济南的机房延迟高吗", dict(), []),
+    ("what is ZeRO-3", dict(zero_stage=3), []),
+    ("数据加载太慢怎么优化", dict(), []),
+    ("CUDA版本和驱动怎么对应", dict(), []),
+    ("为什么要用BF16而不是FP16", dict(), []),
+    ("训练时GPU利用率一直在50%以下是怎么回事", dict(), []),
+    ("服务器掉卡了怎么办", dict(), []),
+    ("按小时租和包月哪个划算", dict(gpus=[]), []),
+    # ---- out of scope ------------------------------------------------------------------------------
+    ("帮我写一首诗", dict(out_of_scope=True), []),
+    ("what's the weather in Jinan", dict(out_of_scope=True), []),
+    ("今天股票涨了吗", dict(out_of_scope=True), []),
+    ("tell me a joke", dict(out_of_scope=True), []),
+    ("推荐一部电影", dict(out_of_scope=True), []),
+]
+
+# Questions that must not reach any tool at all (not even the guide).
+NO_TOOLS = {"帮我写一首诗", "what's the weather in Jinan", "今天股票涨了吗", "tell me a joke", "推荐一部电影"}
+
+
+def _check_slots(slots, expected: dict) -> None:
+    for key, want in expected.items():
+        got = getattr(slots, key)
+        if isinstance(want, float) or (isinstance(want, int) and not isinstance(want, bool)
+                                       and key in ("params_b", "tokens", "budget_cny", "deadline_hours",
+                                                   "period_hours")):
+            assert got is not None and got == pytest.approx(want), (key, got, want)
+        else:
+            assert got == want, (key, got, want)
+
+
+@pytest.mark.parametrize("question,expected,tools", CASES, ids=[c[0][:40] for c in CASES])
+def test_single_turn(question: str, expected: dict, tools: list[str]) -> None:
+    _, slots, carried = analyse(question, None)
+    assert carried is False
+    _check_slots(slots, expected)
+    calls = plan(question, None)
+    names = [c.name for c in calls]
+    assert [n for n in names if n != "search_guide"] == tools, names
+    if question in NO_TOOLS:
+        assert names == []
+    else:
+        assert "search_guide" in names, names   # every in-scope answer can cite the guide
+    assert len({c.id for c in calls}) == len(calls)
+
+
+FOLLOWUPS: list[tuple[list[str], str, dict, list[str]]] = [
+    (["能用4090全量训练7B吗"], "那A100呢？", dict(gpus=["A100"], params_b=7, mode="full"), ["estimate_memory"]),
+    (["Can I fully fine-tune a 7B model on a 4090?"], "what about QLoRA?",
+     dict(mode="qlora", gpus=["RTX 4090"], params_b=7), ["estimate_memory"]),
+    (["70B全量训练需要几张A100"], "换成H800呢", dict(gpus=["H800"], mode="full", params_b=70), ["find_min_gpus"]),
+    (["8卡A100训练7B模型1万亿token要多久"], "换成16卡呢",
+     dict(gpu_count=16, gpus=["A100"], tokens=1e12, params_b=7), ["estimate_training_time"]),
+    (["A100一个月多少钱"], "那H100呢？", dict(gpus=["H100"], period_unit="month"), ["gpu_price"]),
+    (["能不能用两张3090 lora 微调 qwen2.5 14b"], "用4090呢",
+     dict(gpus=["RTX 4090"], gpu_count=2, mode="lora", model="qwen2.5-14b"), ["estimate_memory"]),
+    (["能用4090全量训练7B吗", "那A100呢？"], "换成8卡呢",
+     dict(gpus=["A100"], gpu_count=8, params_b=7, mode="full"), ["estimate_memory"]),
+    (["how many H100s for a 70B full fine-tune?"], "and with LoRA?",
+     dict(mode="lora", gpus=["H100"], params_b=70), ["find_min_gpus"]),
+    (["qwen2.5-72b 推理 32k上下文要几张H20"], "那128k呢",
+     dict(context=131072, gpus=["H20"], model="qwen2.5-72b", mode="inference"), ["find_min_gpus"]),
+    (["能用4090全量训练7B吗"], "13B呢", dict(params_b=13, gpus=["RTX 4090"], mode="full"), ["estimate_memory"]),
+    (["能用4090全量训练7B吗"], "QLoRA呢", dict(params_b=7, gpus=["RTX 4090"], mode="qlora"), ["estimate_memory"]),
+    (["H100租一个月大概多少钱"], "一年呢", dict(gpus=["H100"], period_unit="year"), ["gpu_price"]),
+    (["compare H100 and A100"], "what about the H800?", dict(gpus=["H800"]), ["gpu_specs"]),
+    (["7B模型全量微调需要多少显存"], "用4090的话呢", dict(params_b=7, mode="full", gpus=["RTX 4090"]),
+     ["estimate_memory"]),
+]
+
+
+@pytest.mark.parametrize("earlier,question,expected,tools", FOLLOWUPS, ids=[f[1] for f in FOLLOWUPS])
+def test_followups_carry_slots(earlier: list[str], question: str, expected: dict, tools: list[str]) -> None:
+    history = []
+    for turn in earlier:
+        history += [{"role": "user", "content": turn}, {"role": "assistant", "content": "（略）"}]
+    slots, carried = resolve(question, history)
+    assert carried is True
+    _check_slots(slots, expected)
+    names = [c.name for c in plan(question, history)]
+    assert [n for n in names if n != "search_guide"] == tools, names
+
+
+def test_new_question_after_history_is_not_a_followup() -> None:
+    history = [{"role": "user", "content": "A100一个月多少钱"}, {"role": "assistant", "content": "…"}]
+    slots, carried = resolve("能用4090全量训练7B吗", history)
+    assert carried is False
+    assert slots.gpus == ["RTX 4090"] and slots.period_unit is None
+
+
+def test_out_of_scope_after_history_stays_out_of_scope() -> None:
+    history = [{"role": "user", "content": "能用4090全量训练7B吗"}, {"role": "assistant", "content": "…"}]
+    assert plan("帮我写一首诗", history) == []
+
+
+@pytest.mark.parametrize("text,value", [("两", 2), ("十六", 16), ("三十二", 32), ("八", 8), ("1.5", 1.5),
+                                        ("单", 1), ("双", 2), ("百", 100)])
+def test_chinese_numerals(text: str, value: float) -> None:
+    assert cn_to_number(text) == value
+
+
+@pytest.mark.parametrize("question,count", [("两张4090", 2), ("8卡A100", 8), ("4×H800", 4), ("4090x2", 2),
+                                            ("A100 8卡", 8), ("8 x A100", 8), ("八卡H100", 8), ("双卡3090", 2),
+                                            ("4 H100s", 4), ("4*A800", 4)])
+def test_gpu_counts(question: str, count: int) -> None:
+    assert extract(question).gpu_count == count
+
+
+@pytest.mark.parametrize("question,params_b", [("7B", 7), ("7b", 7), ("70亿", 7), ("百亿", 10), ("1.5B", 1.5),
+                                               ("130亿参数", 13), ("Qwen2.5-7B", 7), ("llama3 8b", 8),
+                                               ("千亿模型", 100), ("500M model", 0.5)])
+def test_model_sizes(question: str, params_b: float) -> None:
+    assert extract(question).params_b == pytest.approx(params_b)
+
+
+def test_tokens_are_not_read_as_model_size() -> None:
+    s = extract("7B模型训练300B tokens")
+    assert s.params_b == 7 and s.tokens == pytest.approx(3e11)
+    s = extract("1万亿token训练13B")
+    assert s.params_b == 13 and s.tokens == pytest.approx(1e12)
+
+
+def test_budget_is_not_read_as_count_or_size() -> None:
+    s = extract("预算5万，两张4090够吗")
+    assert s.budget_cny == 50000 and s.gpu_count == 2 and s.params_b is None
+
+
+def test_planning_is_fast() -> None:
+    questions = [c[0] for c in CASES]
+    for q in questions:   # warm-up
+        plan(q)
+    samples = []
+    for q in questions:
+        t = time.perf_counter()
+        plan(q)
+        samples.append(time.perf_counter() - t)
+    samples.sort()
+    p95 = samples[int(0.95 * (len(samples) - 1))]
+    assert p95 < 0.02, f"p95 planning {p95 * 1000:.1f} ms"

@@ -1,0 +1,14 @@
+"""Paste-to-diagnose: read what a rented GPU server prints and say what is wrong.
+
+Layout (one job per module):
+- `text`       normalise a paste (CRLF, ANSI colours, size limits, binary rejection)
+- `parsers/`   one module per input kind (nvidia-smi, dmesg, NCCL, nccl-tests, ...)
+- `detect`     decide which parsers apply to a paste (one paste may mix several)
+- `findings`   the report model (Finding, Inventory, XidEvent, DiagnosisReport)
+- `xid`        the NVIDIA Xid catalog from knowledge/xid.yaml
+- `rules`      the decision tree and cross-checks that turn parsed data into findings
+- `acceptance` verify a delivery-checklist output against what was rented
+- `checklist`  the ready-to-run acceptance bash script
+
+The public entry point is `tools.diagnose.diagnose_text` (and the tools it exposes).
+"""

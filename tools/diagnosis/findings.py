@@ -1,0 +1,100 @@
+"""The diagnosis report model: findings with severity, quoted evidence, causes, actions.
+
+Severity order (worst wins): ok < info < warning < critical.
+- critical: stop using this GPU/node (or this result) until it is reset, rebooted or repaired
+- warning: something is wrong or degraded; the job may run but slower or at risk
+- info: worth knowing; nothing to fix
+- ok: nothing wrong found
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+Severity = Literal["ok", "info", "warning", "critical"]
+SEVERITY_RANK: dict[str, int] = {"ok": 0, "info": 1, "warning": 2, "critical": 3}
+MAX_EVIDENCE_LINES = 8
+MAX_EVIDENCE_CHARS = 300
+
+
+def worst(levels: list[str]) -> Severity:
+    best: Severity = "ok"
+    for level in levels:
+        if SEVERITY_RANK.get(level, 0) > SEVERITY_RANK[best]:
+            best = level  # type: ignore[assignment]
+    return best
+
+
+class Text(BaseModel):
+    """One message in both languages."""
+
+    zh: str
+    en: str
+
+
+class Finding(BaseModel):
+    id: str = Field(description="stable identifier, e.g. xid_79, gpu_hang_suspected")
+    severity: Severity
+    title: Text
+    evidence: list[str] = Field(default_factory=list, description="lines quoted from the paste")
+    causes: list[Text] = Field(default_factory=list, description="likely causes, most likely first")
+    actions: list[Text] = Field(default_factory=list, description="what to do, renter-side first")
+    gpu_index: int | None = None
+    bus_id: str | None = Field(default=None, description="PCI id as 0000:3b:00")
+
+
+class GpuInfo(BaseModel):
+    index: int | None = None
+    name: str | None = None
+    memory_total_mib: int | None = None
+    bus_id: str | None = Field(default=None, description="PCI id as 0000:3b:00")
+    uuid: str | None = None
+
+
+class Inventory(BaseModel):
+    gpus: list[GpuInfo] = Field(default_factory=list)
+    driver_version: str | None = None
+    cuda_version: str | None = Field(default=None, description="highest CUDA the driver supports (nvidia-smi header)")
+
+
+class XidEvent(BaseModel):
+    code: int
+    bus_id: str | None = None
+    count: int = 1
+    text: str = Field(description="the first kernel-log line with this code and bus id")
+    gpu_index: int | None = None
+    name: Text | None = None
+
+
+class AcceptanceRow(BaseModel):
+    check: str
+    expected: str
+    observed: str
+    status: Literal["pass", "fail", "unknown"]
+    note: Text | None = None
+
+
+class DiagnosisReport(BaseModel):
+    kinds: list[str] = Field(default_factory=list, description="input kinds detected in the paste")
+    inventory: Inventory = Field(default_factory=Inventory)
+    xids: list[XidEvent] = Field(default_factory=list)
+    severity: Severity = "ok"
+    findings: list[Finding] = Field(default_factory=list)
+    next_action: Text
+    acceptance: list[AcceptanceRow] | None = Field(default=None, description="only with --expect")
+
+
+def quote(lines: list[str]) -> list[str]:
+    """Evidence as pasted, de-duplicated, capped so one noisy log cannot flood the report."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for line in lines:
+        line = line.strip()
+        if not line or line in seen:
+            continue
+        seen.add(line)
+        out.append(line if len(line) <= MAX_EVIDENCE_CHARS else line[:MAX_EVIDENCE_CHARS] + "…")
+        if len(out) >= MAX_EVIDENCE_LINES:
+            break
+    return out

@@ -1,0 +1,149 @@
+"""nccl-tests output (all_reduce_perf and friends).
+
+Columns come from the header line (`size count type redop root time algbw busbw #wrong`,
+out-of-place then in-place); old versions have no `root` and say `error` instead of
+`#wrong`. mpirun may prefix lines with `[1,0]<stdout>:`. Per NVIDIA/nccl-tests
+doc/PERFORMANCE.md, busbw = algbw × 2(n−1)/n for AllReduce and reflects the hardware
+bottleneck; "Avg bus bandwidth" averages tiny messages too, so we report the large-message
+plateau instead.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from tools.diagnosis.text import strip_mpi_prefix
+
+_HEAD = re.compile(r"#\s*nThread\s+(\d+)\s+nGpus\s+(\d+)\s+minBytes\s+(\d+)\s+maxBytes\s+(\d+)")
+_RANK = re.compile(r"#\s+Rank\s+(\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s+(.*)$")
+_AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*([0-9.]+)")
+_OOB = re.compile(r"#\s*Out of bounds values\s*:\s*(\d+)\s+(\w+)")
+_OP = re.compile(r"\b(all_reduce|all_gather|reduce_scatter|alltoall|broadcast|reduce|sendrecv|scatter|gather|hypercube)_perf\b")
+PLATEAU_MIN_BYTES = 256 * 2**20
+
+
+@dataclass
+class Row:
+    size: int
+    busbw_oop: float | None
+    busbw_ip: float | None
+    wrong: int
+    line: str
+
+    @property
+    def busbw(self) -> float | None:
+        vals = [v for v in (self.busbw_oop, self.busbw_ip) if v is not None]
+        return max(vals) if vals else None
+
+
+@dataclass
+class NcclTestRun:
+    op: str | None = None
+    n_gpus_per_proc: int | None = None
+    ranks: list[tuple[int, str, int, str, str]] = field(default_factory=list)  # rank, host, dev, bus, name
+    rows: list[Row] = field(default_factory=list)
+    avg_busbw: float | None = None
+    avg_line: str | None = None
+    oob: int | None = None
+    oob_line: str | None = None
+    columns: list[str] = field(default_factory=list)
+
+    @property
+    def n_ranks(self) -> int:
+        return len(self.ranks) or (self.n_gpus_per_proc or 0)
+
+    @property
+    def hosts(self) -> set[str]:
+        return {r[1] for r in self.ranks}
+
+    @property
+    def gpu_names(self) -> list[str]:
+        return [r[4] for r in self.ranks]
+
+    @property
+    def wrong_total(self) -> int:
+        return sum(r.wrong for r in self.rows)
+
+    @property
+    def max_size(self) -> int:
+        return max((r.size for r in self.rows), default=0)
+
+    def plateau(self) -> tuple[float | None, list[Row]]:
+        """Largest busbw among messages ≥ 256 MiB (or the largest sizes tested, if smaller)."""
+        if not self.rows:
+            return None, []
+        cut = min(PLATEAU_MIN_BYTES, self.max_size)
+        big = [r for r in self.rows if r.size >= cut and r.busbw is not None]
+        if not big:
+            return None, []
+        best = max(big, key=lambda r: r.busbw or 0.0)
+        return best.busbw, big
+
+
+def _to_float(tok: str) -> float | None:
+    try:
+        return float(tok)
+    except ValueError:
+        return None
+
+
+def _to_wrong(tok: str) -> int:
+    v = _to_float(tok)
+    if v is None:
+        return 0
+    return 1 if (v > 0 and v < 1) else int(v)
+
+
+def parse(lines: list[str]) -> list[NcclTestRun] | None:
+    runs: list[NcclTestRun] = []
+    cur: NcclTestRun | None = None
+    op_hint: str | None = None
+    for raw in lines:
+        line = strip_mpi_prefix(raw.strip())
+        if "_perf" in line:
+            m = _OP.search(line)
+            if m:
+                op_hint = m.group(1)
+        if line.startswith("#"):
+            m = _HEAD.search(line)
+            if m:
+                cur = NcclTestRun(op=op_hint, n_gpus_per_proc=int(m.group(2)))
+                runs.append(cur)
+                continue
+            if cur is None and ("Rank" in line or "size" in line):
+                cur = NcclTestRun(op=op_hint)
+                runs.append(cur)
+            if cur is None:
+                continue
+            m = _RANK.match(line)
+            if m:
+                cur.ranks.append((int(m.group(1)), m.group(2), int(m.group(3)), m.group(4), m.group(5).strip()))
+                continue
+            toks = line.lstrip("#").split()
+            if "size" in toks and "busbw" in toks:
+                cur.columns = toks
+                continue
+            m = _AVG.search(line)
+            if m:
+                cur.avg_busbw, cur.avg_line = float(m.group(1)), line
+                continue
+            m = _OOB.search(line)
+            if m:
+                cur.oob, cur.oob_line = int(m.group(1)), line
+            continue
+        if cur is None or not cur.columns:
+            continue
+        toks = line.split()
+        if len(toks) < 6 or not toks[0].isdigit():
+            continue
+        cols = cur.columns
+        if len(toks) != len(cols):
+            continue
+        busbw = [i for i, c in enumerate(cols) if c == "busbw"]
+        wrong = [i for i, c in enumerate(cols) if c in ("#wrong", "error", "wrong")]
+        oop = _to_float(toks[busbw[0]]) if busbw else None
+        ip = _to_float(toks[busbw[1]]) if len(busbw) > 1 else None
+        w = sum(_to_wrong(toks[i]) for i in wrong)
+        cur.rows.append(Row(int(toks[0]), oop, ip, w, line))
+    runs = [r for r in runs if r.rows or r.avg_busbw is not None]
+    return runs or None

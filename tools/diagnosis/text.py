@@ -1,0 +1,119 @@
+"""Normalise a pasted log before parsing: it is data, never instructions.
+
+Why: people paste from terminals (ANSI colours, CRLF from Windows clients, NULs from
+binary files), wrap logs in Chinese sentences, and sometimes paste far too much. Every
+regex downstream assumes plain `\n`-separated text without escape codes.
+"""
+from __future__ import annotations
+
+import re
+
+from tools.errors import ToolInputError
+
+# Stated limits (also in docs/diagnosis.md): 2 MB of text or 20,000 lines per paste;
+# a single line longer than 4,000 characters is cut (no real log line is that long).
+MAX_CHARS = 2_000_000
+MAX_LINES = 20_000
+MAX_LINE_CHARS = 4_000
+
+# CSI sequences (colours, cursor moves) and OSC sequences; both patterns are linear.
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def strip_ansi(text: str) -> str:
+    return _ANSI.sub("", text)
+
+
+def looks_binary(text: str) -> bool:
+    """A paste whose first 8,000 characters are >10% control characters is not a log."""
+    head = text[:8000]
+    if not head:
+        return False
+    bad = len(_CONTROL.findall(head)) + head.count("\ufffd")
+    return bad > 0.10 * len(head)
+
+
+def normalize(text: str | bytes | None) -> str:
+    """Return clean `\n`-separated text, or raise ToolInputError for unusable input."""
+    if text is None:
+        text = ""
+    if isinstance(text, bytes):
+        for enc in ("utf-8", "gb18030"):
+            try:
+                text = text.decode(enc)
+                break
+            except UnicodeDecodeError:
+                continue
+        else:
+            text = text.decode("utf-8", errors="replace")
+    if len(text) > MAX_CHARS:
+        raise ToolInputError(
+            f"粘贴内容太大（{len(text):,} 个字符）；上限为 2 MB / 20,000 行。请只贴出错前后的部分，"
+            "例如 `dmesg | grep -iE 'nvrm|xid|aer' | tail -n 500`。",
+            f"The paste is too large ({len(text):,} characters); the limit is 2 MB / 20,000 lines. "
+            "Paste only the part around the error, e.g. `dmesg | grep -iE 'nvrm|xid|aer' | tail -n 500`.",
+            field="text")
+    if looks_binary(text):
+        raise ToolInputError(
+            "这看起来是二进制文件，不是文本日志。请贴出命令的文字输出（例如 nvidia-smi、dmesg）；"
+            "nvidia-bug-report.log.gz 需要先用 gunzip 解压。",
+            "This looks like a binary file, not a text log. Paste the text output of the command "
+            "(e.g. nvidia-smi, dmesg); decompress nvidia-bug-report.log.gz with gunzip first.",
+            field="text")
+    text = strip_ansi(text)
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\ufeff", "")
+    text = text.replace("\x00", "")
+    lines = text.split("\n")
+    if len(lines) > MAX_LINES:
+        raise ToolInputError(
+            f"粘贴内容行数太多（{len(lines):,} 行）；上限为 20,000 行 / 2 MB。请只贴出错前后的部分。",
+            f"The paste has too many lines ({len(lines):,}); the limit is 20,000 lines / 2 MB. "
+            "Paste only the part around the error.",
+            field="text")
+    return "\n".join(line[:MAX_LINE_CHARS].rstrip() for line in lines)
+
+
+_MPI_PREFIX = re.compile(r"^(?:\[\d+(?:,\d+)?\](?:<std(?:out|err)>)?:?\s?)")
+
+
+def strip_mpi_prefix(line: str) -> str:
+    """mpirun decorates lines with `[1,0]<stdout>:` or `[0] `; parsers want the payload."""
+    return _MPI_PREFIX.sub("", line, count=1)
+
+
+def norm_bus_id(raw: str | None) -> str | None:
+    """Canonical PCI id `0000:3b:00` (4-digit domain, lowercase, no function).
+
+    nvidia-smi prints `00000000:3B:00.0`, the kernel log `PCI:0000:3b:00`, lspci `3b:00.0`.
+    Keeping only domain:bus:device lets a kernel-log Xid be matched to a GPU index.
+    """
+    if not raw:
+        return None
+    s = raw.strip().lower()
+    if s.startswith("pci:"):
+        s = s[4:]
+    s = s.split(".", 1)[0]
+    parts = s.split(":")
+    if len(parts) == 2:
+        parts = ["0000", *parts]
+    if len(parts) != 3:
+        return None
+    dom, bus, dev = parts
+    dom = dom[-4:].rjust(4, "0")
+    if not all(_is_hex(p) for p in (dom, bus, dev)):
+        return None
+    return f"{dom}:{bus.rjust(2, '0')}:{dev.rjust(2, '0')}"
+
+
+def _is_hex(s: str) -> bool:
+    return bool(s) and all(c in "0123456789abcdef" for c in s)
+
+
+def to_float(s: str | None) -> float | None:
+    if s is None:
+        return None
+    try:
+        return float(s)
+    except ValueError:
+        return None

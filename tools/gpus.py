@@ -1,0 +1,403 @@
+"""The GPU spec table: forgiving lookup, side-by-side comparison, and the seed's corrections.
+
+Data: `knowledge/gpus.yaml` (30 GPUs, each row with `source`, `as_of`, `confidence`).
+Dense and sparse Tensor figures are separate fields and the tools use dense unless asked;
+GeForce/RTX BF16 dense is the FP32-accumulate rate (NVIDIA Ada whitepaper App. A).
+
+Other modules call `resolve_gpu(name) -> GpuSpec` (memory sizing, prices, planner,
+diagnosis) and `all_gpus()`; `GpuSpec.dense_tflops(precision)` gives the peak used for time
+estimates.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+from tools.data import load_yaml
+from tools.errors import ToolInputError
+from tools.registry import ToolSpec
+
+Precision = Literal["bf16", "fp16", "fp8", "tf32", "fp32", "int8"]
+
+
+class GpuSpec(BaseModel):
+    """One GPU as the datasheet (or the best cited source) describes it. None = not supported / not published."""
+
+    id: str
+    name: str
+    family: str
+    vendor: str
+    is_nvidia: bool
+    architecture: str
+    form_factor: str
+    memory_gb: float = Field(description="on-board memory, decimal GB")
+    memory_type: str
+    mem_bw_gbs: float | None = Field(None, description="memory bandwidth GB/s")
+    fp32_tflops: float | None = None
+    fp64_tflops: float | None = None
+    tf32_dense_tflops: float | None = None
+    tf32_sparse_tflops: float | None = None
+    bf16_dense_tflops: float | None = None
+    fp16_dense_tflops: float | None = None
+    bf16_fp16_sparse_tflops: float | None = None
+    fp8_dense_tflops: float | None = None
+    fp8_sparse_tflops: float | None = None
+    fp4_dense_tflops: float | None = None
+    fp4_sparse_tflops: float | None = None
+    int8_dense_tops: float | None = None
+    int8_sparse_tops: float | None = None
+    nvlink_version: str | None = None
+    nvlink_gbs_bidir: float | None = Field(None, description="NVLink total bidirectional GB/s per GPU; 0 = none")
+    pcie_gen: int | None = None
+    pcie_lanes: int | None = None
+    pcie_gbs_bidir: float | None = Field(None, description="NVIDIA-style bidirectional x16 figure, GB/s")
+    tdp_w: float | None = None
+    release_year: int | None = None
+    transformer_engine_fp8: bool = False
+    fp8_supported: bool = False
+    china_specific: bool = False
+    china_export_status: str | None = None
+    china_availability: str | None = None
+    notes: str | None = None
+    price_key: str | None = Field(None, description="row in knowledge/prices.yaml, None = no price data")
+    aliases: list[str] = Field(default_factory=list)
+    nvidia_smi_names: list[str] = Field(default_factory=list)
+    lookup_rank: int = 0
+    source: str
+    as_of: str
+    confidence: str
+    lookup_note: str | None = Field(None, description="set when a vague name was resolved to a default variant")
+
+    @field_validator("as_of", mode="before")
+    @classmethod
+    def _iso(cls, v: object) -> str:
+        return str(v)
+
+    @property
+    def nvlink_gbs_per_direction(self) -> float:
+        return (self.nvlink_gbs_bidir or 0) / 2
+
+    @property
+    def has_nvlink(self) -> bool:
+        return bool(self.nvlink_gbs_bidir)
+
+    @property
+    def is_sxm(self) -> bool:
+        """SXM/HGX boards: NVLink to every peer through NVSwitch (not a 2-card bridge)."""
+        f = self.form_factor.lower()
+        return "sxm" in f or "hgx" in f or "oam" in f
+
+    def dense_tflops(self, precision: str, *, tf32_enabled: bool = False) -> float | None:
+        """Dense peak for `precision` (no sparsity). `fp32` uses TF32 only when `tf32_enabled`;
+        `bf16` on cards without BF16 (V100, T4) returns None — use fp16 there."""
+        p = precision.lower()
+        if p == "bf16":
+            return self.bf16_dense_tflops
+        if p == "fp16":
+            return self.fp16_dense_tflops or self.bf16_dense_tflops
+        if p == "fp8":
+            return self.fp8_dense_tflops
+        if p == "tf32":
+            return self.tf32_dense_tflops
+        if p == "fp32":
+            return (self.tf32_dense_tflops if tf32_enabled and self.tf32_dense_tflops else self.fp32_tflops)
+        if p == "int8":
+            return self.int8_dense_tops
+        raise ToolInputError(f"未知精度 {precision}", f"Unknown precision {precision}", field="precision",
+                             suggestions=["bf16", "fp16", "fp8", "tf32", "fp32"])
+
+
+class SeedNote(BaseModel):
+    """A place where the founding article simplifies, with the precise statement beside it."""
+
+    id: str
+    seed_claim: str
+    verdict: str
+    zh: str
+    en: str
+    source: str
+    as_of: str
+    applies_to: list[str] = Field(default_factory=list)
+
+    @field_validator("as_of", mode="before")
+    @classmethod
+    def _iso(cls, v: object) -> str:
+        return str(v)
+
+
+# ---------------------------------------------------------------- loading and lookup
+
+@lru_cache(maxsize=1)
+def _table() -> tuple[dict[str, GpuSpec], list[SeedNote]]:
+    raw = load_yaml("gpus.yaml")
+    gpus = {row["id"]: GpuSpec.model_validate(row) for row in raw["gpus"]}
+    notes = [SeedNote.model_validate(n) for n in raw.get("seed_notes", [])]
+    return gpus, notes
+
+
+def all_gpus() -> list[GpuSpec]:
+    """Every GPU in the table, in file order (copies; safe to modify)."""
+    return [g.model_copy() for g in _table()[0].values()]
+
+
+def seed_notes_for(gpu_ids: list[str] | None = None) -> list[SeedNote]:
+    """Seed corrections relevant to these GPUs (all when None)."""
+    notes = _table()[1]
+    if gpu_ids is None:
+        return list(notes)
+    wanted = set(gpu_ids)
+    return [n for n in notes if wanted & set(n.applies_to)]
+
+
+_DROP_WORDS = ("nvidia", "geforce", "tesla", "huawei", "华为", "英伟达", "显卡", "tensorcoregpu", "tensorcore",
+               "graphicscard", "gpu", "卡", "generation")
+# Family tokens, most specific first ("a100" before "a10", "h200" before "h20", "l40s" before "l40" before "l4").
+_FAMILY_PATTERNS: list[tuple[str, str]] = [
+    ("pro6000", r"pro6000"), ("6000ada", r"6000ada"), ("a6000", r"a6000"), ("4090d", r"4090d"),
+    ("4090", r"4090"), ("5090d", r"5090d"), ("5090", r"5090"), ("3090", r"3090"), ("l40s", r"l40s"),
+    ("l40", r"l40"), ("l20", r"l20"), ("h100", r"h100"), ("h800", r"h800"), ("h200", r"h200"), ("h20", r"h20"),
+    ("b200", r"b200"), ("a100", r"a100"), ("a800", r"a800"), ("a10", r"a10"), ("a40", r"a40"), ("l4", r"l4"),
+    ("v100", r"v100"), ("t4", r"t4"), ("910b", r"910b"),
+]
+
+
+def _normalise(text: str) -> str:
+    """Case-, width- and punctuation-insensitive key: 'NVIDIA A100-SXM4-80GB' -> 'a100sxm480g'."""
+    s = unicodedata.normalize("NFKC", text).lower().replace("昇腾", "ascend")
+    s = re.sub(r"(\d)\s*(?:gib|gb|g)\b", r"\1g", s)
+    s = re.sub(r"(\d)\s*(?:gib|gb|g)(?=[^a-z]|$)", r"\1g", s)
+    s = re.sub(r"[^0-9a-z\u4e00-\u9fff]+", "", s)
+    for word in _DROP_WORDS:
+        s = s.replace(word, "")
+    return s
+
+
+def _strip_count(text: str) -> str:
+    """Drop a leading/trailing card count: '8x A100', '8×4090', '4张4090', 'A100 x8', '8卡A100'."""
+    t = unicodedata.normalize("NFKC", text).strip()
+    t = re.sub(r"^\s*\d+\s*(?:x|×|\*|张|块|卡|台)\s*", "", t, flags=re.I)
+    t = re.sub(r"\s*(?:x|×|\*)\s*\d+\s*$", "", t, flags=re.I)
+    return t
+
+
+@lru_cache(maxsize=1)
+def _alias_index() -> dict[str, str]:
+    index: dict[str, str] = {}
+    for gpu in _table()[0].values():
+        keys = [gpu.id, gpu.name, *gpu.aliases, *gpu.nvidia_smi_names]
+        for key in keys:
+            norm = _normalise(key)
+            if norm and norm not in index:
+                index[norm] = gpu.id
+    return index
+
+
+def _tokens(text: str) -> tuple[float | None, str | None]:
+    """Memory size (GB) and form factor named in free text, if any."""
+    t = unicodedata.normalize("NFKC", text).lower()
+    mem = None
+    m = re.search(r"(?<![a-z0-9])(\d{2,3})\s*(?:gib|gb|g)(?![a-z])", t)
+    if m:
+        mem = float(m.group(1))
+    form = None
+    if "sxm" in t or "hgx" in t:
+        form = "sxm"
+    elif "nvl" in t:
+        form = "nvl"
+    elif "pcie" in t or "pci-e" in t:
+        form = "pcie"
+    return mem, form
+
+
+def _by_tokens(text: str) -> tuple[GpuSpec | None, list[GpuSpec]]:
+    """Family + memory + form heuristics; returns (choice, other candidates)."""
+    gpus = _table()[0]
+    norm = _normalise(_strip_count(text))
+    family = next((fam for fam, pat in _FAMILY_PATTERNS if re.search(pat, norm)), None)
+    if family is None:
+        return None, []
+    cands = [g for g in gpus.values() if g.family == family]
+    mem, form = _tokens(text)
+    if mem is not None:
+        cands = [g for g in cands if abs(g.memory_gb - mem) < 1]
+    if form == "sxm":
+        cands = [g for g in cands if g.is_sxm]
+    elif form == "nvl":
+        cands = [g for g in cands if "nvl" in g.id]
+    elif form == "pcie":
+        cands = [g for g in cands if not g.is_sxm and "nvl" not in g.id] or cands
+    if not cands:
+        return None, [g for g in gpus.values() if g.family == family]
+    cands.sort(key=lambda g: g.lookup_rank)
+    return cands[0], cands[1:]
+
+
+def suggest_gpus(text: str, limit: int = 6) -> list[str]:
+    """Close names for an unknown GPU (display names)."""
+    gpus = _table()[0]
+    index = _alias_index()
+    close = difflib.get_close_matches(_normalise(text), list(index), n=limit * 3, cutoff=0.4)
+    out: list[str] = []
+    for key in close:
+        name = gpus[index[key]].name
+        if name not in out:
+            out.append(name)
+    return out[:limit] or [g.name for g in list(gpus.values())[:limit]]
+
+
+def _variant_note(name: str, spec: GpuSpec, others: list[GpuSpec]) -> str:
+    alt_zh = "、".join(o.name for o in others[:3])
+    alt_en = ", ".join(o.name for o in others[:3])
+    return (f"「{name}」按 {spec.name} 处理；同系列还有 {alt_zh}，如不是请写明。 / "
+            f"Read '{name}' as {spec.name}; other variants: {alt_en} — say so if you meant one of them.")
+
+
+def resolve_gpu(name: str) -> GpuSpec:
+    """Forgiving lookup: '4090', 'a100 80g', 'NVIDIA A100-SXM4-80GB' (nvidia-smi), 'H800', '910B', '昇腾910B'.
+
+    A vague name ('a100') resolves to the family's default variant and says so in `lookup_note`.
+    Raises ToolInputError (bilingual, with suggestions) when nothing matches.
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise ToolInputError("请给出 GPU 型号", "Please name a GPU", field="gpu",
+                             suggestions=["4090", "A100 80G", "H100", "L40S", "910B"])
+    gpus = _table()[0]
+    index = _alias_index()
+    for candidate in (name, _strip_count(name)):
+        key = _normalise(candidate)
+        if key in index:
+            spec = gpus[index[key]].model_copy()
+            if key in {_normalise(n) for n in [spec.name, *spec.nvidia_smi_names]}:
+                return spec
+            _, others = _by_tokens(candidate)
+            others = [o for o in others if o.id != spec.id]
+            if others and _tokens(candidate)[1] is None:
+                spec.lookup_note = _variant_note(name, spec, others)
+            return spec
+    choice, others = _by_tokens(name)
+    if choice is not None:
+        spec = choice.model_copy()
+        if others:
+            spec.lookup_note = _variant_note(name, spec, others)
+        return spec
+    raise ToolInputError(f"GPU 表里没有「{name}」", f"No GPU named '{name}' in the table", field="gpu",
+                         suggestions=suggest_gpus(name))
+
+
+# ---------------------------------------------------------------- comparison
+
+COMPARE_FIELDS: list[tuple[str, str, str]] = [
+    ("memory_gb", "显存 GB", "Memory GB"),
+    ("memory_type", "显存类型", "Memory type"),
+    ("mem_bw_gbs", "显存带宽 GB/s", "Memory BW GB/s"),
+    ("fp32_tflops", "FP32 TFLOPS", "FP32 TFLOPS"),
+    ("tf32_dense_tflops", "TF32 稠密", "TF32 dense"),
+    ("bf16_dense_tflops", "BF16 稠密", "BF16 dense"),
+    ("fp16_dense_tflops", "FP16 稠密", "FP16 dense"),
+    ("bf16_fp16_sparse_tflops", "BF16/FP16 稀疏", "BF16/FP16 sparse"),
+    ("fp8_dense_tflops", "FP8 稠密", "FP8 dense"),
+    ("int8_dense_tops", "INT8 稠密 TOPS", "INT8 dense TOPS"),
+    ("nvlink_gbs_bidir", "NVLink GB/s(双向)", "NVLink GB/s (bidir)"),
+    ("pcie_gen", "PCIe 代", "PCIe gen"),
+    ("tdp_w", "功耗 W", "TDP W"),
+    ("form_factor", "形态", "Form factor"),
+    ("architecture", "架构", "Architecture"),
+    ("release_year", "年份", "Year"),
+    ("confidence", "可信度", "Confidence"),
+]
+
+
+class CompareRow(BaseModel):
+    field: str
+    label_zh: str
+    label_en: str
+    values: list[float | int | str | None]
+    best_index: int | None = Field(None, description="index of the best numeric value (higher is better), if meaningful")
+
+
+class GpuComparison(BaseModel):
+    gpus: list[GpuSpec]
+    rows: list[CompareRow]
+    ratios: dict[str, float] = Field(default_factory=dict,
+                                     description="second..nth GPU vs the first for bf16 dense, memory BW, memory")
+
+
+_HIGHER_BETTER = {"memory_gb", "mem_bw_gbs", "fp32_tflops", "tf32_dense_tflops", "bf16_dense_tflops", "fp16_dense_tflops",
+                  "bf16_fp16_sparse_tflops", "fp8_dense_tflops", "int8_dense_tops", "nvlink_gbs_bidir", "pcie_gen"}
+
+
+def compare_gpus(names: list[str]) -> GpuComparison:
+    """Side-by-side table for 2–4 cards (1 is allowed and just lists it)."""
+    if not 1 <= len(names) <= 4:
+        raise ToolInputError("请给出 1–4 个 GPU 型号", "Give 1 to 4 GPU names", field="names")
+    specs = [resolve_gpu(n) for n in names]
+    rows = []
+    for field, zh, en in COMPARE_FIELDS:
+        values = [getattr(s, field) for s in specs]
+        best = None
+        if field in _HIGHER_BETTER and len(specs) > 1:
+            numeric = [(v, i) for i, v in enumerate(values) if isinstance(v, (int, float))]
+            if len(numeric) > 1:
+                best = max(numeric)[1]
+        rows.append(CompareRow(field=field, label_zh=zh, label_en=en, values=values, best_index=best))
+    ratios: dict[str, float] = {}
+    base = specs[0]
+    for other in specs[1:]:
+        for field in ("bf16_dense_tflops", "mem_bw_gbs", "memory_gb"):
+            a, b = getattr(base, field), getattr(other, field)
+            if field == "bf16_dense_tflops":
+                a = a or base.fp16_dense_tflops
+                b = b or other.fp16_dense_tflops
+            if a and b:
+                ratios[f"{other.id}/{base.id}:{field}"] = round(b / a, 3)
+    return GpuComparison(gpus=specs, rows=rows, ratios=ratios)
+
+
+# ---------------------------------------------------------------- tool
+
+class GpuSpecsInput(BaseModel):
+    names: list[str] = Field(..., min_length=1, max_length=4,
+                             description="1–4 GPU names, forgiving: '4090', 'A100 80G', 'NVIDIA A100-SXM4-80GB', 'H800', '910B', '昇腾910B'")
+    include_seed_notes: bool = Field(True, description="add the corrections to the seed article that concern these GPUs")
+
+
+class GpuSpecsOutput(BaseModel):
+    gpus: list[GpuSpec]
+    comparison: list[CompareRow] | None = Field(None, description="side-by-side rows when 2–4 GPUs were given")
+    ratios: dict[str, float] = Field(default_factory=dict)
+    seed_notes: list[SeedNote] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+def gpu_specs(inp: GpuSpecsInput) -> GpuSpecsOutput:
+    comp = compare_gpus(inp.names)
+    notes = [s.lookup_note for s in comp.gpus if s.lookup_note]
+    for s in comp.gpus:
+        if not s.is_nvidia:
+            notes.append(f"{s.name}：非 NVIDIA 芯片，数据可信度低（{s.confidence}），需 CANN/torch_npu，不能直接跑 CUDA。 / "
+                         f"{s.name} is not an NVIDIA GPU; figures are low-confidence ({s.confidence}) and it needs CANN/torch_npu, not CUDA.")
+        if s.confidence in ("derived", "estimate"):
+            notes.append(f"{s.name}：部分算力数字是推算值（{s.confidence}）。 / {s.name}: some compute figures are {s.confidence}.")
+    notes.append("算力为稠密值（无 2:4 稀疏）；GeForce 卡 BF16 为 FP32 累加速率。 / Compute is dense (no 2:4 sparsity); "
+                 "GeForce BF16 is the FP32-accumulate rate.")
+    seed = seed_notes_for([s.id for s in comp.gpus]) if inp.include_seed_notes else []
+    return GpuSpecsOutput(gpus=comp.gpus, comparison=comp.rows if len(comp.gpus) > 1 else None,
+                          ratios=comp.ratios, seed_notes=seed, notes=notes)
+
+
+TOOLS = [
+    ToolSpec(
+        name="gpu_specs",
+        description=("Look up 1–4 GPUs (forgiving names, incl. nvidia-smi names and 昇腾910B) and return datasheet specs: "
+                     "memory (GB, decimal), memory bandwidth (GB/s), dense TFLOPS per precision (sparse kept apart), "
+                     "NVLink (GB/s, bidirectional), PCIe gen, TDP (W), China availability, source/as_of/confidence; "
+                     "with 2–4 names also a side-by-side table and ratios, plus corrections to the seed article."),
+        input_model=GpuSpecsInput,
+        func=gpu_specs,
+    ),
+]

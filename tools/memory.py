@@ -1,0 +1,799 @@
+"""GPU memory per GPU for training, fine-tuning (LoRA/QLoRA) and serving — with verdicts.
+
+Three tools share one engine (`breakdown`):
+- `estimate_memory`: the per-GPU breakdown (decimal GB with GiB beside), assumptions, sources,
+  and with a GPU: fits / headroom, the largest micro-batch and longest sequence that fit.
+- `find_min_gpus`: the fewest GPUs of a type or size that fit the job (ZeRO‑3/FSDP by default).
+- `find_max_fit`: the largest micro-batch, sequence length, context or concurrency that fits.
+
+Formulas and sources (details in docs/memory.md):
+- Model states (ZeRO paper, Rajbhandari et al., arXiv:1910.02054, §3.1 and Fig. 1): mixed-precision
+  AdamW keeps bf16 weights (2Ψ) + bf16 gradients (2Ψ) + fp32 master, momentum, variance (KΨ, K = 12)
+  = 16Ψ; ZeRO‑1 shards the K part, ZeRO‑2 also the gradients, ZeRO‑3 also the weights.
+- Activations: Korthikanti et al. (arXiv:2205.05198) — see tools/memory_activations.py.
+- KV cache: vLLM paper (Kwon et al., SOSP 2023) and DeepSeek‑V2 (MLA) — see tools/memory_kv.py.
+- LoRA parameters: Hu et al. (arXiv:2106.09685): r·(d_in + d_out) per adapted matrix.
+- QLoRA: Dettmers et al. (arXiv:2305.14314): NF4 with blocksize 64 absmax (0.5 bit/param), double
+  quantisation 8‑bit absmax + fp32 per 256 blocks (0.127 bit/param).
+- Offload host RAM: DeepSpeed ZeRO memory docs (docs/code-docs/source/memory.rst): 16–18 B/param × 1.5.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+from tools.errors import ToolInputError
+
+GB = 10**9
+GiB = 2**30
+
+Mode = Literal["full", "lora", "qlora", "inference"]
+Precision = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4"]
+Optimizer = Literal["adamw", "adamw_bf16", "adamw_8bit", "sgd", "adafactor"]
+Checkpointing = Literal["none", "selective", "full"]
+Offload = Literal["none", "optimizer", "optimizer_and_params"]
+Fsdp = Literal["none", "full_shard", "shard_grad_op", "hybrid_shard", "no_shard"]
+KvDtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
+Int4Format = Literal["awq", "gptq", "nf4"]
+
+CUDA_CONTEXT_BYTES = 1.0 * GiB  # CUDA context + cuBLAS/cuDNN workspaces: 0.5–1.5 GiB observed (estimators.md §5.2)
+FRAGMENTATION = 0.10            # PyTorch caching allocator slack on dynamic (activation) memory, 5–20 %
+ZERO_BUCKET_ELEMENTS = 5e8      # DeepSpeed default reduce_bucket_size / allgather_bucket_size
+OFFLOAD_BUFFER = 1.5            # DeepSpeed estimator's additional_buffer_factor for host memory
+GPUS_PER_NODE = 8
+
+SOURCES = {
+    "zero": "Rajbhandari et al., ZeRO, arXiv:1910.02054, §3.1 & Fig. 1 (16Ψ model states; per-stage sharding)",
+    "korthikanti": "Korthikanti et al., Reducing Activation Recomputation in Large Transformer Models, arXiv:2205.05198, §4",
+    "vllm": "Kwon et al., Efficient Memory Management for LLM Serving with PagedAttention (vLLM), SOSP 2023, §2–3",
+    "mla": "DeepSeek-AI, DeepSeek-V2, arXiv:2405.04434, §2.1 (MLA caches the kv_lora_rank latent + RoPE key)",
+    "lora": "Hu et al., LoRA, arXiv:2106.09685, §4 (r·(d_in+d_out) parameters per adapted matrix)",
+    "qlora": "Dettmers et al., QLoRA, arXiv:2305.14314, §3 (NF4 blocksize 64; double quantisation 0.127 bit/param)",
+    "deepspeed": "DeepSpeed docs, memory.rst: ZeRO-2/3 model-state estimators and CPU-offload host memory (×1.5 buffer)",
+    "hf_anatomy": "Hugging Face transformers docs, model_memory_anatomy: 18 B/param mixed-precision AdamW incl. fp32 grads; 8-bit AdamW 2 B/param states",
+    "accelerate": "Hugging Face accelerate estimate-memory: fp16 'Training using Adam' = 4× fp16 weights (peak of stages, not the sum)",
+    "quant": "AWQ (arXiv:2306.00978) / GPTQ (arXiv:2210.17323): 4-bit weights with fp16 scale+zero per group of 128 ≈ 4.25 bits/param",
+}
+
+
+def _a(zh: str, en: str) -> dict[str, str]:
+    return {"zh": zh, "en": en}
+
+
+# ---------------------------------------------------------------- inputs
+
+class MemoryJob(BaseModel):
+    """What is being run, on how many GPUs, in what precision — shared by all three tools."""
+
+    model: str | None = Field(None, description="model name ('qwen2.5 7b', 'Llama-3-8B'), a size ('7B', '70亿') "
+                                                "or a local config.json path")
+    params: str | float | None = Field(None, description="parameter count, e.g. '7B', '70亿', 7e9; overrides the "
+                                                         "catalog size; alone it selects a generic dense architecture")
+    mode: Mode = Field("full", description="full = full training/fine-tuning; lora; qlora (4-bit base); inference")
+    precision: Precision = Field("bf16", description="training: weight/compute dtype (mixed precision for "
+                                                     "bf16/fp16/fp8); inference: weight dtype (int8/int4 = quantised)")
+    optimizer: Optimizer = Field("adamw", description="adamw = mixed-precision AdamW (fp32 master+m+v, 12 B/param); "
+                                                      "adamw_bf16 = pure bf16 (4 B/param); adamw_8bit (bitsandbytes); "
+                                                      "sgd (momentum); adafactor")
+    fp32_grads: bool = Field(False, description="keep gradients in fp32 (DeepSpeed/HF accounting, 18 B/param)")
+    gpus: int = Field(1, ge=1, le=100_000, description="GPUs: data-parallel degree for training, tensor-parallel "
+                                                       "degree for inference")
+    zero: int = Field(0, ge=0, le=3, description="DeepSpeed ZeRO stage 0–3 (sharding across `gpus`)")
+    fsdp: Fsdp = Field("none", description="PyTorch FSDP sharding strategy; full_shard ≈ ZeRO‑3, shard_grad_op ≈ ZeRO‑2")
+    offload: Offload = Field("none", description="CPU offload: optimizer (ZeRO‑Offload) or optimizer_and_params "
+                                                 "(ZeRO‑3 / FSDP only)")
+    seq_len: int = Field(2048, ge=1, le=10_000_000, description="training sequence length in tokens")
+    batch: int = Field(1, ge=1, le=100_000, description="micro-batch per GPU (training) or sequences (inference, "
+                                                        "if concurrency is not given)")
+    checkpointing: Checkpointing = Field("full", description="activation recomputation: none, selective "
+                                                             "(Megatron), full (gradient checkpointing)")
+    flash_attention: bool = Field(True, description="FlashAttention/SDPA (no s² attention-score tensors)")
+    lora_rank: int = Field(8, ge=1, le=4096, description="LoRA rank r")
+    lora_targets: str = Field("all", description="comma list of q,k,v,o,gate,up,down, or 'all' (all linear "
+                                                 "layers) / 'attn' / 'mlp'")
+    qlora_double_quant: bool = Field(True, description="QLoRA double quantisation of the NF4 scales")
+    int4_format: Int4Format = Field("awq", description="inference int4 format: awq / gptq (g128) or nf4 (bitsandbytes)")
+    context: int | None = Field(None, ge=1, le=10_000_000, description="inference: tokens per sequence "
+                                                                       "(prompt + output); defaults to seq_len")
+    concurrency: int | None = Field(None, ge=1, le=1_000_000, description="inference: sequences served at once "
+                                                                          "(defaults to batch)")
+    kv_dtype: KvDtype | None = Field(None, description="KV-cache dtype (default 16-bit)")
+    gpu_memory_utilization: float = Field(0.9, gt=0.1, le=1.0, description="inference: fraction of GPU memory the "
+                                                                           "serving engine may use (vLLM default 0.9)")
+
+    @field_validator("model", mode="before")
+    @classmethod
+    def _blank_model(cls, v: Any) -> Any:
+        return None if isinstance(v, str) and not v.strip() else v
+
+    def check(self) -> "MemoryJob":
+        """Cross-field rules, raised as ToolInputError so both languages reach the user."""
+        if self.model is None and self.params is None:
+            raise ToolInputError("请给出模型名称（如 qwen2.5-7b）或参数量（如 7B）",
+                                 "Give a model name (e.g. qwen2.5-7b) or a parameter count (e.g. 7B)", field="model")
+        if self.mode in ("full", "lora") and self.precision in ("int8", "int4"):
+            raise ToolInputError(f"{self.mode} 训练不能用 {self.precision} 权重；低比特底座微调请用 --mode qlora",
+                                 f"{self.mode} training cannot use {self.precision} weights; for a low-bit base use "
+                                 f"--mode qlora", field="precision")
+        if self.optimizer == "adamw_bf16" and self.precision in ("fp32", "tf32"):
+            raise ToolInputError("纯 bf16 AdamW 需要 bf16 精度", "Pure-bf16 AdamW needs bf16 precision",
+                                 field="optimizer")
+        if self.offload == "optimizer_and_params" and self.zero_stage < 3:
+            raise ToolInputError("参数卸载到 CPU 需要 ZeRO‑3 或 FSDP full_shard",
+                                 "Offloading parameters needs ZeRO‑3 or FSDP full_shard", field="offload")
+        if self.offload != "none" and self.mode == "inference":
+            raise ToolInputError("推理估算不支持 CPU 卸载", "CPU offload is not modelled for inference",
+                                 field="offload")
+        if self.zero and self.fsdp != "none":
+            raise ToolInputError("ZeRO 和 FSDP 只能选一个", "Choose either ZeRO or FSDP, not both", field="fsdp")
+        return self
+
+    @property
+    def zero_stage(self) -> int:
+        return {"none": self.zero, "no_shard": 0, "shard_grad_op": 2, "full_shard": 3, "hybrid_shard": 3}[self.fsdp]
+
+    @property
+    def shard_degree(self) -> int:
+        """GPUs a ZeRO/FSDP shard spans (hybrid_shard shards within one node only)."""
+        if self.fsdp == "hybrid_shard":
+            return min(self.gpus, GPUS_PER_NODE)
+        return self.gpus
+
+
+class EstimateMemoryInput(MemoryJob):
+    gpu: str | None = Field(None, description="GPU name ('A100 80G', '4090') or size ('24GB', '80G') for a verdict")
+
+
+# ---------------------------------------------------------------- outputs
+
+class SeedRule(BaseModel):
+    """The seed article's rule next to the precise figure."""
+
+    bytes_per_param: float
+    model_states_gb: float
+    precise_bytes_per_param: float
+    precise_model_states_gb: float
+    reason: dict[str, str]
+
+
+class EstimateMemoryOutput(BaseModel):
+    model: str
+    model_kind: str
+    mode: Mode
+    precision: str
+    optimizer: str | None
+    gpus: int
+    zero_stage: int
+    params: int
+    trainable_params: int
+    weights_gb: float
+    gradients_gb: float
+    optimizer_gb: float = Field(description="optimizer states incl. fp32 master weights, per GPU")
+    model_states_gb: float
+    activations_gb: float = Field(description="activations incl. logits (training) or prefill workspace (inference)")
+    logits_gb: float
+    kv_cache_gb: float
+    overhead_gb: float
+    total_gb: float
+    total_gib: float
+    gib: dict[str, float] = Field(description="the same breakdown in GiB (2^30 bytes)")
+    host_ram_gb: float = Field(0.0, description="CPU RAM per node for offloaded states (DeepSpeed ×1.5 buffer)")
+    seq_len: int | None = None
+    batch: int | None = None
+    context: int | None = None
+    concurrency: int | None = None
+    kv_bytes_per_token: float | None = None
+    seed_rule: SeedRule | None = None
+    gpu: str | None = None
+    gpu_memory_gb: float | None = None
+    usable_gb: float | None = None
+    fits: bool | None = None
+    headroom_gb: float | None = None
+    max_batch: int | None = Field(None, description="largest micro-batch (training) or concurrency (inference) that fits")
+    max_seq_len: int | None = Field(None, description="longest sequence (training) or context (inference) that fits")
+    summary: dict[str, str]
+    assumptions: list[dict[str, str]]
+    sources: list[str]
+
+
+# ---------------------------------------------------------------- GPU capacity
+
+class GpuCapacity(BaseModel):
+    name: str
+    memory_gb: float
+    source: str | None = None
+
+
+def resolve_gpu_capacity(gpu: str) -> GpuCapacity:
+    """A size ('24GB', '80G', '24') or a GPU name looked up in tools/gpus.py."""
+    import re
+
+    from tools.quantities import parse_size_gb
+
+    text = str(gpu).strip()
+    bare = re.fullmatch(r"\d+(?:\.\d+)?", text)
+    if re.fullmatch(r"\d+(?:\.\d+)?\s*(?:g|gb|gib|t|tb)?", text.lower()) and not (bare and float(text) > 300):
+        gb = parse_size_gb(text, field="gpu")
+        return GpuCapacity(name=f"{gb:g} GB", memory_gb=gb)
+    try:
+        from tools import gpus  # built by the GPU-table helper
+    except ImportError:
+        raise ToolInputError(f"GPU 型号表还不可用，无法识别「{text}」；请直接给显存大小，如 24GB 或 80G",
+                             f"The GPU table is not available yet, cannot resolve {text!r}; give a size such as "
+                             f"24GB or 80G", field="gpu") from None
+    spec = gpus.resolve_gpu(text)
+    return GpuCapacity(name=spec.name, memory_gb=float(spec.memory_gb), source=getattr(spec, "source", None))
+
+
+# ---------------------------------------------------------------- the engine
+
+class Breakdown(BaseModel):
+    """Bytes per GPU, plus what the output needs to explain them."""
+
+    weights: float = 0
+    gradients: float = 0
+    optimizer: float = 0
+    activations: float = 0
+    logits: float = 0
+    kv_cache: float = 0
+    overhead: float = 0
+    host_ram: float = 0
+    trainable: int = 0
+    kv_per_token: float | None = None
+    seed_rule: SeedRule | None = None
+    assumptions: list[dict[str, str]] = []
+    sources: list[str] = []
+
+    @property
+    def model_states(self) -> float:
+        return self.weights + self.gradients + self.optimizer
+
+    @property
+    def total(self) -> float:
+        return self.model_states + self.activations + self.kv_cache + self.overhead
+
+
+_TARGET_GROUPS = {"all": ["q", "k", "v", "o", "gate", "up", "down"], "attn": ["q", "k", "v", "o"],
+                  "mlp": ["gate", "up", "down"]}
+_TARGET_ALIASES = {"q_proj": "q", "k_proj": "k", "v_proj": "v", "o_proj": "o", "gate_proj": "gate",
+                   "up_proj": "up", "down_proj": "down", "query": "q", "key": "k", "value": "v",
+                   "all-linear": "all", "all_linear": "all"}
+
+
+def parse_lora_targets(text: str) -> list[str]:
+    out: list[str] = []
+    for raw in str(text).replace("，", ",").replace(" ", ",").split(","):
+        t = _TARGET_ALIASES.get(raw.strip().lower(), raw.strip().lower())
+        if not t:
+            continue
+        if t in _TARGET_GROUPS:
+            out.extend(_TARGET_GROUPS[t])
+        elif t in {"q", "k", "v", "o", "gate", "up", "down"}:
+            out.append(t)
+        else:
+            raise ToolInputError(f"不认识的 LoRA 目标模块「{raw}」", f"Unknown LoRA target {raw!r}",
+                                 field="lora_targets", suggestions=["all", "attn", "mlp", "q,v", "q,k,v,o"])
+    if not out:
+        raise ToolInputError("LoRA 目标模块为空", "No LoRA target modules given", field="lora_targets")
+    return sorted(set(out), key=["q", "k", "v", "o", "gate", "up", "down"].index)
+
+
+def lora_param_count(arch, rank: int, targets: list[str]) -> int:
+    """Σ_layers Σ_targets r·(d_in + d_out) (Hu et al.); MoE expert matrices count once per expert."""
+    from tools.memory_activations import attention_dims
+
+    h = arch.hidden_size
+    q, k, v, o = attention_dims(arch)
+    shapes_attn = {"q": (h, q), "k": (h, k), "v": (h, v), "o": (o, h)}
+    per_attn = sum(rank * (a + b) for t, (a, b) in shapes_attn.items() if t in targets)
+
+    def mlp_for(width: int, copies: int) -> int:
+        shapes = {"gate": (h, width), "up": (h, width), "down": (width, h)}
+        return copies * sum(rank * (a + b) for t, (a, b) in shapes.items()
+                            if t in targets and (t != "gate" or arch.mlp_gated))
+
+    dense_mlp = mlp_for(arch.intermediate_size, 1)
+    if arch.is_moe:
+        fe = arch.moe_intermediate_size or arch.intermediate_size
+        moe_mlp = mlp_for(fe, arch.num_experts)
+        if arch.num_shared_experts:
+            moe_mlp += mlp_for(arch.shared_expert_intermediate_size or fe * arch.num_shared_experts, 1)
+        n_dense = arch.first_k_dense_layers
+        return arch.num_layers * per_attn + n_dense * dense_mlp + (arch.num_layers - n_dense) * moe_mlp
+    return arch.num_layers * (per_attn + dense_mlp)
+
+
+def _embedding_like_params(arch) -> int:
+    """Parameters bitsandbytes/AWQ/GPTQ leave in 16-bit: embeddings, LM head, norms."""
+    h = arch.hidden_size
+    emb = arch.vocab_size * h * (1 if arch.tie_word_embeddings else 2)
+    norms = (arch.num_layers * arch.norms_per_layer + 1) * h
+    return emb + norms
+
+
+def breakdown(job: MemoryJob, model=None) -> Breakdown:
+    """Per-GPU bytes for `job` (the engine behind every tool here)."""
+    from tools.models import resolve_model
+
+    job.check()
+    m = model or resolve_model(job.model, job.params)
+    if job.mode == "inference":
+        b = _inference(job, m)
+    else:
+        b = _training(job, m)
+    b.assumptions = list(m.assumptions) + b.assumptions
+    return b
+
+
+def _training(job: MemoryJob, m) -> Breakdown:
+    from tools.memory_activations import logits_bytes, training_activation_bytes
+
+    arch, P = m.arch, m.params
+    N = job.shard_degree
+    zero = job.zero_stage if job.gpus > 1 else job.zero_stage  # stages are harmless at N = 1
+    sixteen_bit = job.precision in ("bf16", "fp16", "fp8")
+    A: list[dict[str, str]] = []
+    S = [SOURCES["zero"], SOURCES["korthikanti"]]
+
+    # ---- bytes per parameter for trainable params
+    if sixteen_bit:
+        w_b, g_b = 2.0, (4.0 if job.fp32_grads else 2.0)
+        master = 0.0 if job.optimizer == "adamw_bf16" else 4.0
+    else:
+        w_b, g_b, master = 4.0, 4.0, 0.0
+    state_b = {"adamw": 8.0, "adamw_bf16": 4.0, "adamw_8bit": 2.0, "sgd": 4.0, "adafactor": 0.0}[job.optimizer]
+
+    if job.mode == "full":
+        trainable = P
+        weights = P * w_b
+        grads = trainable * g_b
+        opt = trainable * (master + state_b)
+        A.append(_a(f"全量训练：权重 {w_b:g} B/参数、梯度 {g_b:g} B/参数、优化器（含 fp32 主权重）{master + state_b:g} B/参数",
+                    f"Full training: weights {w_b:g} B/param, gradients {g_b:g} B/param, optimizer incl. fp32 master "
+                    f"{master + state_b:g} B/param"))
+    else:
+        targets = parse_lora_targets(job.lora_targets)
+        trainable = lora_param_count(arch, job.lora_rank, targets)
+        S.append(SOURCES["lora"])
+        # PEFT keeps adapter weights in fp32 (autocast_adapter_dtype=True since v0.12): 4 B weights + 4 B grads
+        adapter_w, adapter_g = 4.0, 4.0
+        if job.mode == "lora":
+            base = P * (2.0 if sixteen_bit else 4.0)
+            A.append(_a(f"LoRA：底座冻结（{'bf16' if sixteen_bit else 'fp32'}），适配器 r={job.lora_rank}、目标 "
+                        f"{','.join(targets)}，可训练 {trainable:,} 个参数（fp32 适配器）",
+                        f"LoRA: frozen base in {'bf16' if sixteen_bit else 'fp32'}, adapters r={job.lora_rank} on "
+                        f"{','.join(targets)}: {trainable:,} trainable params (fp32 adapters)"))
+        else:
+            S.append(SOURCES["qlora"])
+            unq = _embedding_like_params(arch)
+            q = max(0, P - unq)
+            if job.precision == "int8":
+                per_q = 1.0 + 4.0 / arch.hidden_size  # LLM.int8(): int8 + an fp32 scale per row
+                label = "int8 (LLM.int8)"
+            else:
+                per_q = 0.5 + ((8 / 64 + 32 / (64 * 256)) / 8 if job.qlora_double_quant else 4 / 64)
+                label = "NF4" + (" + 双重量化" if job.qlora_double_quant else "")
+            base = q * per_q + unq * 2.0
+            A.append(_a(f"QLoRA：{q:,} 个线性层参数量化为 {label}（{per_q:.4f} B/参数），嵌入/输出层/归一化 {unq:,} 个参数保持 bf16；"
+                        f"分页优化器吸收显存尖峰，不另加余量",
+                        f"QLoRA: {q:,} linear-layer params in {label.replace('双重量化', 'double quant')} "
+                        f"({per_q:.4f} B/param); embeddings/LM head/norms ({unq:,} params) stay bf16; the paged "
+                        f"optimizer absorbs spikes, no extra margin added"))
+        weights = base + trainable * adapter_w
+        grads = trainable * adapter_g
+        opt = trainable * state_b
+        A.append(_a("冻结的底座层仍要为反向传播保存激活值，激活值按全量微调计",
+                    "Frozen base layers still keep activations for backward; activations count as in full fine-tuning"))
+
+    # ---- sharding (ZeRO paper §5: P_os, P_os+g, P_os+g+p)
+    if zero >= 1:
+        opt /= N
+    if zero >= 2:
+        grads /= N
+    if zero >= 3:
+        if job.mode == "full":
+            weights /= N
+        else:
+            weights /= N  # frozen base and adapters are both partitioned under ZeRO‑3/FSDP
+    if zero:
+        name = {1: "ZeRO‑1（分片优化器状态）", 2: "ZeRO‑2（再分片梯度）", 3: "ZeRO‑3/FSDP（再分片权重）"}[zero]
+        A.append(_a(f"{name}，分片到 {N} 张卡", f"ZeRO stage {zero} sharded over {N} GPUs"))
+
+    host_ram = 0.0
+    if job.offload != "none":
+        S.append(SOURCES["deepspeed"])
+        nodes = max(1, math.ceil(job.gpus / GPUS_PER_NODE))
+        per_param_host = (16.0 if job.optimizer != "adamw_8bit" else 10.0)
+        moved = trainable * (master + state_b + 4.0)  # fp32 master, states, fp32 grads live on the CPU
+        opt = 0.0
+        grads = 0.0
+        if job.offload == "optimizer_and_params":
+            weights = 0.0
+            per_param_host += 2.0
+        host_ram = trainable * per_param_host * OFFLOAD_BUFFER / nodes
+        if job.mode != "full":
+            host_ram += (P * 2.0 / nodes if job.offload == "optimizer_and_params" else 0.0)
+        A.append(_a(f"CPU 卸载（{job.offload}）：优化器状态和 fp32 梯度放到内存，每节点约需 {host_ram / GB:.0f} GB 内存"
+                    f"（DeepSpeed 公式 {per_param_host:g} B/参数 ×1.5）；优化器步骤受 PCIe 带宽限制，通常慢数倍",
+                    f"CPU offload ({job.offload}): optimizer states and fp32 gradients live in host RAM, about "
+                    f"{host_ram / GB:.0f} GB per node (DeepSpeed: {per_param_host:g} B/param ×1.5); the optimizer "
+                    f"step is PCIe-bound and usually several times slower"))
+        del moved
+
+    # ---- activations
+    acts = training_activation_bytes(arch, job.seq_len, job.batch, job.checkpointing, job.flash_attention)
+    logits = logits_bytes(arch, job.seq_len, job.batch)
+    ck = {"none": ("不重算（保存全部激活）", "no recomputation"),
+          "selective": ("选择性重算（Megatron，仅重算注意力）", "selective recomputation (Megatron, attention only)"),
+          "full": ("完整重算（梯度检查点，每层只存输入）", "full recomputation (gradient checkpointing: layer inputs only)")}
+    A.append(_a(f"激活值：序列 {job.seq_len}、每卡微批 {job.batch}、{ck[job.checkpointing][0]}、"
+                f"{'FlashAttention' if job.flash_attention else '普通注意力（保存 s² 注意力分数）'}；logits 缓冲 "
+                f"{logits / GB:.2f} GB（词表 {arch.vocab_size}）",
+                f"Activations: seq {job.seq_len}, micro-batch {job.batch} per GPU, {ck[job.checkpointing][1]}, "
+                f"{'FlashAttention' if job.flash_attention else 'eager attention (s² scores stored)'}; logits buffer "
+                f"{logits / GB:.2f} GB (vocab {arch.vocab_size})"))
+    if job.precision == "fp8":
+        A.append(_a("FP8 训练（Transformer Engine）仍保留 bf16 权重与 fp32 主权重，省的是算力而不是模型状态显存",
+                    "FP8 training (Transformer Engine) still keeps bf16 weights and fp32 master weights: it saves "
+                    "compute, not model-state memory"))
+
+    # ---- overhead
+    overhead = CUDA_CONTEXT_BYTES + FRAGMENTATION * (acts + logits)
+    bucket = 0.0
+    if zero in (1, 2) and job.gpus > 1:
+        bucket = min(trainable, ZERO_BUCKET_ELEMENTS) * 2.0
+    elif zero == 3 and job.gpus > 1:
+        bucket = (4.0 if job.mode == "full" else 2.0) * m.largest_layer_params
+    overhead += bucket
+    A.append(_a(f"框架开销 {overhead / GB:.2f} GB：CUDA 上下文约 1 GiB、激活值碎片约 10%"
+                + (f"、ZeRO 通信桶/聚合层 {bucket / GB:.2f} GB" if bucket else "") + "（经验值，实际 ±0.5–2 GB）",
+                f"Framework overhead {overhead / GB:.2f} GB: ~1 GiB CUDA context, ~10% allocator fragmentation on "
+                f"activations" + (f", ZeRO buckets / gathered layer {bucket / GB:.2f} GB" if bucket else "")
+                + " (rule of thumb; real runs vary by ±0.5–2 GB)"))
+    if job.gpus > 1 and zero == 0:
+        A.append(_a("纯数据并行（DDP）：每张卡都存一份完整的模型状态", "Plain data parallel (DDP): every GPU holds the full model states"))
+
+    seed = None
+    if job.mode == "full" and sixteen_bit and job.optimizer in ("adamw", "adamw_bf16"):
+        precise = w_b + g_b + master + state_b
+        seed = SeedRule(
+            bytes_per_param=8.0, model_states_gb=round(P * 8.0 / GB, 2),
+            precise_bytes_per_param=precise, precise_model_states_gb=round(P * precise / GB, 2),
+            reason=_a("种子文章的「约为权重的 4 倍」= bf16 权重 + bf16 梯度 + 两份 bf16 Adam 状态（8 B/参数），没有 fp32 主权重；"
+                      "主流混合精度训练（DeepSpeed、Megatron、HF Trainer）还保留 fp32 主权重和 fp32 的 m、v，共 16 B/参数"
+                      "（ZeRO 论文）；8 B/参数只是纯 bf16 训练的下限。两者都不含激活值",
+                      "The seed's '≈4× the weights' = bf16 weights + bf16 grads + two bf16 Adam states (8 B/param) "
+                      "with no fp32 master; standard mixed precision (DeepSpeed, Megatron, HF Trainer) also keeps an "
+                      "fp32 master copy and fp32 m, v: 16 B/param (ZeRO paper); 8 B/param is the pure-bf16 lower "
+                      "bound. Neither includes activations."))
+        S.append(SOURCES["accelerate"])
+        if job.optimizer == "adamw_bf16":
+            A.append(_a("纯 bf16 AdamW（无 fp32 主权重）：省显存，但长时间训练可能损失精度（NeMo 文档提醒）",
+                        "Pure-bf16 AdamW (no fp32 master): saves memory but can hurt long runs (NeMo docs warn)"))
+    if job.fp32_grads:
+        S.append(SOURCES["hf_anatomy"])
+    if job.optimizer == "adafactor":
+        A.append(_a("Adafactor 的二阶矩按行/列分解，状态约为 O(行+列)，按 0 计；一阶矩关闭（默认）",
+                    "Adafactor's factored second moment is O(rows+cols) per matrix, counted as ~0; first moment off "
+                    "(default)"))
+    if job.optimizer == "adamw_8bit":
+        S.append(SOURCES["hf_anatomy"])
+
+    return Breakdown(weights=weights, gradients=grads, optimizer=opt, activations=acts + logits, logits=logits,
+                     overhead=overhead, host_ram=host_ram, trainable=trainable, seed_rule=seed,
+                     assumptions=A, sources=S)
+
+
+def inference_weight_bytes_per_param(job: MemoryJob) -> tuple[float, str]:
+    p = job.precision
+    if p in ("fp32", "tf32"):
+        return 4.0, "fp32"
+    if p in ("bf16", "fp16"):
+        return 2.0, p
+    if p == "fp8":
+        return 1.0, "fp8 (per-channel scales ≈ 0)"
+    if p == "int8":
+        return 1.0, "int8 (per-row fp16 scales ≈ 0)"
+    if job.int4_format == "nf4":
+        return 0.5 + ((8 / 64 + 32 / (64 * 256)) / 8 if job.qlora_double_quant else 4 / 64), "NF4 (bitsandbytes)"
+    return 0.5 + 32 / 128 / 8, f"int4 {job.int4_format.upper()} g128 (+fp16 scale/zero per 128 ≈ 0.25 bit)"
+
+
+def _inference(job: MemoryJob, m) -> Breakdown:
+    from tools.memory_activations import prefill_workspace_bytes
+    from tools.memory_kv import KV_DTYPE_BYTES, kv_bytes_per_token, kv_cache_bytes
+
+    arch, P = m.arch, m.params
+    tp = job.gpus
+    ctx = job.context or job.seq_len
+    seqs = job.concurrency or job.batch
+    per_q, label = inference_weight_bytes_per_param(job)
+    A: list[dict[str, str]] = []
+    S = [SOURCES["vllm"]]
+    if per_q < 2.0:
+        unq = _embedding_like_params(arch)
+        weights = max(0, P - unq) * per_q + unq * 2.0
+        S.append(SOURCES["quant"])
+        A.append(_a(f"权重：线性层 {label}，{per_q:.4f} B/参数；嵌入/输出层/归一化保持 16 位",
+                    f"Weights: linear layers {label}, {per_q:.4f} B/param; embeddings/LM head/norms stay 16-bit"))
+    else:
+        weights = P * per_q
+        A.append(_a(f"权重：{label}，{per_q:g} B/参数", f"Weights: {label}, {per_q:g} B/param"))
+    weights /= tp
+    kv_dtype = job.kv_dtype or ("fp32" if job.precision in ("fp32", "tf32") else "bf16")
+    kvb = KV_DTYPE_BYTES[kv_dtype]
+    kv = kv_cache_bytes(arch, ctx, seqs, kvb, tensor_parallel=tp)
+    per_token = kv_bytes_per_token(arch, kvb)
+    if arch.is_mla:
+        S.append(SOURCES["mla"])
+        A.append(_a(f"MLA：每层每 token 只缓存 {arch.kv_lora_rank}+{arch.qk_rope_head_dim} 维潜向量",
+                    f"MLA: each layer caches a {arch.kv_lora_rank}+{arch.qk_rope_head_dim}-dim latent per token"))
+    A.append(_a(f"KV 缓存：{seqs} 条序列 × {ctx} token，{kv_dtype}，每 token {per_token / 1024:.1f} KiB"
+                f"（{arch.num_kv_heads} 个 KV 头）" + (f"；{arch.windowed_layers} 层滑动窗口 {arch.sliding_window}" if arch.windowed_layers else ""),
+                f"KV cache: {seqs} sequences × {ctx} tokens, {kv_dtype}, {per_token / 1024:.1f} KiB per token "
+                f"({arch.num_kv_heads} KV heads)" + (f"; {arch.windowed_layers} layers use a {arch.sliding_window}-token window" if arch.windowed_layers else "")))
+    chunk = min(ctx * seqs, 8192)
+    acts = prefill_workspace_bytes(arch, chunk, seqs) / tp
+    overhead = CUDA_CONTEXT_BYTES
+    A.append(_a(f"预填充按每块 {chunk} token 计算临时显存；框架开销按 CUDA 上下文约 1 GiB 计；服务引擎（如 vLLM）按 "
+                f"{job.gpu_memory_utilization:.0%} 的显存规划",
+                f"Prefill workspace for {chunk}-token chunks; ~1 GiB CUDA context; the serving engine (e.g. vLLM) "
+                f"plans within {job.gpu_memory_utilization:.0%} of GPU memory"))
+    if tp > 1:
+        A.append(_a(f"张量并行 {tp} 卡：权重与 KV 头平分到每张卡", f"Tensor parallel over {tp} GPUs: weights and KV heads split per GPU"))
+    if arch.is_moe:
+        A.append(_a(f"MoE：全部 {P / 1e9:.1f}B 参数都要放进显存，每 token 只激活约 {m.active_params / 1e9:.1f}B",
+                    f"MoE: all {P / 1e9:.1f}B parameters must be resident; each token activates ~{m.active_params / 1e9:.1f}B"))
+    return Breakdown(weights=weights, activations=acts, logits=seqs * arch.vocab_size * 4 / tp, kv_cache=kv,
+                     overhead=overhead, trainable=0, kv_per_token=per_token, assumptions=A, sources=S)
+
+
+# ---------------------------------------------------------------- tools
+
+def _round(x: float, n: int = 3) -> float:
+    return round(x, n)
+
+
+def _usable(job: MemoryJob, cap: GpuCapacity) -> float:
+    return cap.memory_gb * GB * (job.gpu_memory_utilization if job.mode == "inference" else 1.0)
+
+
+def _fits(job: MemoryJob, cap: GpuCapacity, model) -> bool:
+    return breakdown(job, model).total <= _usable(job, cap)
+
+
+def _max_value(job: MemoryJob, cap: GpuCapacity, model, field: str, hi_limit: int) -> int | None:
+    """Largest value of `field` that fits (total memory is monotone in it); None if even 1 does not."""
+    def ok(v: int) -> bool:
+        return _fits(job.model_copy(update={field: v}), cap, model)
+    if not ok(1):
+        return None
+    lo, hi = 1, 2
+    while hi <= hi_limit and ok(hi):
+        lo, hi = hi, hi * 2
+    if hi > hi_limit:
+        return lo if not ok(hi_limit) else hi_limit
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _summary(job: MemoryJob, name: str, b: Breakdown, cap: GpuCapacity | None, fits: bool | None,
+             headroom: float | None) -> dict[str, str]:
+    mode_zh = {"full": "全量训练", "lora": "LoRA 微调", "qlora": "QLoRA 微调", "inference": "推理"}[job.mode]
+    mode_en = {"full": "full training", "lora": "LoRA fine-tuning", "qlora": "QLoRA fine-tuning",
+               "inference": "inference"}[job.mode]
+    gpus = f"{job.gpus} 张卡" if job.gpus > 1 else "单卡"
+    zh = f"{name} {mode_zh}（{gpus}）每卡约需 {b.total / GB:.1f} GB（{b.total / GiB:.1f} GiB）"
+    en = f"{name} {mode_en} ({job.gpus} GPU{'s' if job.gpus > 1 else ''}) needs about {b.total / GB:.1f} GB ({b.total / GiB:.1f} GiB) per GPU"
+    if cap is not None:
+        if fits:
+            zh += f"，{cap.name} 放得下，余量 {headroom:.1f} GB"
+            en += f"; fits on {cap.name} with {headroom:.1f} GB to spare"
+        else:
+            zh += f"，{cap.name} 放不下，差 {-headroom:.1f} GB"
+            en += f"; does not fit on {cap.name}, short by {-headroom:.1f} GB"
+    return {"zh": zh, "en": en}
+
+
+def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
+    """Tool body: the per-GPU breakdown and, with a GPU, the verdict."""
+    from tools.models import resolve_model
+
+    inp.check()
+    model = resolve_model(inp.model, inp.params)
+    b = breakdown(inp, model)
+    cap = resolve_gpu_capacity(inp.gpu) if inp.gpu else None
+    fits = headroom = usable = None
+    max_batch = max_seq = None
+    assumptions = list(b.assumptions)
+    sources = list(dict.fromkeys(b.sources))
+    if cap is not None:
+        usable = _usable(inp, cap)
+        fits = b.total <= usable
+        headroom = (usable - b.total) / GB
+        if cap.source:
+            sources.append(f"GPU memory: {cap.source}")
+        assumptions.append(_a(f"显存按标称 {cap.memory_gb:g} GB（十进制）计；nvidia-smi 显示的通常略多（如 24 GB 卡为 24564 MiB ≈ 25.8 GB），所以结论偏保守",
+                              f"GPU capacity taken as the nominal {cap.memory_gb:g} GB (decimal); nvidia-smi usually shows "
+                              f"slightly more (a 24 GB card reports 24564 MiB ≈ 25.8 GB), so the verdict is conservative"))
+        if inp.mode == "inference":
+            max_batch = _max_value(inp.model_copy(update={"batch": 1}), cap, model, "concurrency", 1 << 20)
+            max_seq = _max_value(inp, cap, model, "context", 1 << 24)
+        else:
+            max_batch = _max_value(inp, cap, model, "batch", 1 << 16)
+            max_seq = _max_value(inp, cap, model, "seq_len", 1 << 24)
+    assumptions.append(_a("单位：GB = 10^9 字节，GiB = 2^30 字节；真实运行与估算通常相差 ±10–20%",
+                          "Units: GB = 10^9 bytes, GiB = 2^30 bytes; real runs typically differ by ±10–20%"))
+    gib = {k: _round(v / GiB) for k, v in {
+        "weights": b.weights, "gradients": b.gradients, "optimizer": b.optimizer, "model_states": b.model_states,
+        "activations": b.activations, "kv_cache": b.kv_cache, "overhead": b.overhead, "total": b.total}.items()}
+    inference = inp.mode == "inference"
+    return EstimateMemoryOutput(
+        model=model.name, model_kind=model.kind, mode=inp.mode, precision=inp.precision,
+        optimizer=None if inference else inp.optimizer, gpus=inp.gpus, zero_stage=0 if inference else inp.zero_stage,
+        params=model.params, trainable_params=b.trainable,
+        weights_gb=_round(b.weights / GB), gradients_gb=_round(b.gradients / GB), optimizer_gb=_round(b.optimizer / GB),
+        model_states_gb=_round(b.model_states / GB), activations_gb=_round(b.activations / GB),
+        logits_gb=_round(b.logits / GB), kv_cache_gb=_round(b.kv_cache / GB), overhead_gb=_round(b.overhead / GB),
+        total_gb=_round(b.total / GB), total_gib=gib["total"], gib=gib, host_ram_gb=_round(b.host_ram / GB),
+        seq_len=None if inference else inp.seq_len, batch=None if inference else inp.batch,
+        context=(inp.context or inp.seq_len) if inference else None,
+        concurrency=(inp.concurrency or inp.batch) if inference else None,
+        kv_bytes_per_token=b.kv_per_token, seed_rule=b.seed_rule,
+        gpu=cap.name if cap else None, gpu_memory_gb=cap.memory_gb if cap else None,
+        usable_gb=_round(usable / GB) if usable is not None else None, fits=fits,
+        headroom_gb=_round(headroom) if headroom is not None else None, max_batch=max_batch, max_seq_len=max_seq,
+        summary=_summary(inp, model.name, b, cap, fits, headroom), assumptions=assumptions,
+        sources=list(dict.fromkeys(sources)))
+
+
+# ---- find_min_gpus
+
+class FindMinGpusInput(MemoryJob):
+    gpu: str = Field(description="GPU name ('A100 80G', 'H20', '4090') or size ('80GB')")
+    zero: int = Field(3, ge=0, le=3, description="ZeRO stage used when sharding (default 3 ≈ FSDP full_shard)")
+    max_gpus: int = Field(1024, ge=1, le=100_000, description="search limit")
+
+
+class FindMinGpusOutput(BaseModel):
+    gpu: str
+    gpu_memory_gb: float
+    min_gpus: int | None = Field(description="fewest GPUs that fit; null if none up to max_gpus")
+    nodes: int | None = Field(description="8-GPU nodes needed")
+    per_gpu_total_gb: float | None
+    headroom_gb: float | None
+    estimate: EstimateMemoryOutput | None
+    summary: dict[str, str]
+    assumptions: list[dict[str, str]]
+    sources: list[str]
+
+
+def find_min_gpus(inp: FindMinGpusInput) -> FindMinGpusOutput:
+    """Fewest GPUs of one type: training shards with ZeRO/FSDP (per-GPU memory falls with N),
+    inference splits weights and KV heads by tensor parallelism (powers of two)."""
+    from tools.models import resolve_model
+
+    model = resolve_model(inp.model, inp.params)
+    cap = resolve_gpu_capacity(inp.gpu)
+    data = inp.model_dump(exclude={"gpu", "max_gpus"})
+    if inp.fsdp != "none":
+        data["zero"] = 0
+    job = MemoryJob.model_validate(data).check()
+    if inp.mode == "inference":
+        candidates = [n for n in (1, 2, 4, 8, 16, 32, 64, 128) if n <= inp.max_gpus]
+    else:
+        candidates = list(range(1, inp.max_gpus + 1))
+    found = None
+    lo, hi = 0, len(candidates) - 1
+    if candidates and _fits(job.model_copy(update={"gpus": candidates[-1]}), cap, model):
+        while lo < hi:  # per-GPU memory never rises with more sharding, so bisect
+            mid = (lo + hi) // 2
+            if _fits(job.model_copy(update={"gpus": candidates[mid]}), cap, model):
+                hi = mid
+            else:
+                lo = mid + 1
+        found = candidates[lo]
+    A = [_a(f"训练按 ZeRO‑{job.zero_stage} 分片在 N 张卡上搜索最少卡数；推理按张量并行 1/2/4/8… 卡搜索",
+            f"Training: smallest N with ZeRO‑{job.zero_stage} sharding over N GPUs; inference: tensor parallel over 1/2/4/8… GPUs")]
+    if found is None:
+        return FindMinGpusOutput(
+            gpu=cap.name, gpu_memory_gb=cap.memory_gb, min_gpus=None, nodes=None, per_gpu_total_gb=None,
+            headroom_gb=None, estimate=None,
+            summary=_a(f"最多 {inp.max_gpus} 张 {cap.name} 也放不下；考虑 LoRA/QLoRA、CPU 卸载、更短序列或更大显存的卡",
+                       f"Even {inp.max_gpus} × {cap.name} do not fit; consider LoRA/QLoRA, CPU offload, shorter "
+                       f"sequences or a larger GPU"),
+            assumptions=A, sources=[SOURCES["zero"]])
+    est = estimate_memory(EstimateMemoryInput.model_validate({**job.model_dump(), "gpus": found, "gpu": inp.gpu}))
+    nodes = math.ceil(found / GPUS_PER_NODE)
+    return FindMinGpusOutput(
+        gpu=cap.name, gpu_memory_gb=cap.memory_gb, min_gpus=found, nodes=nodes, per_gpu_total_gb=est.total_gb,
+        headroom_gb=est.headroom_gb, estimate=est,
+        summary=_a(f"至少 {found} 张 {cap.name}（{nodes} 台 8 卡机）：每卡约 {est.total_gb:.1f} GB，余量 {est.headroom_gb:.1f} GB",
+                   f"At least {found} × {cap.name} ({nodes} 8-GPU node{'s' if nodes > 1 else ''}): about "
+                   f"{est.total_gb:.1f} GB per GPU, {est.headroom_gb:.1f} GB to spare"),
+        assumptions=A + est.assumptions, sources=est.sources)
+
+
+# ---- find_max_fit
+
+class FindMaxFitInput(MemoryJob):
+    gpu: str = Field(description="GPU name or size ('24GB')")
+    solve_for: Literal["batch", "seq_len", "context", "concurrency"] = Field(
+        "batch", description="batch = largest micro-batch (training); seq_len = longest training sequence; "
+                             "context = longest inference context; concurrency = most sequences served at once")
+
+
+class FindMaxFitOutput(BaseModel):
+    gpu: str
+    gpu_memory_gb: float
+    solve_for: str
+    max_value: int | None = Field(description="largest value that fits; null if even 1 does not")
+    estimate: EstimateMemoryOutput | None
+    summary: dict[str, str]
+    assumptions: list[dict[str, str]]
+    sources: list[str]
+
+
+def find_max_fit(inp: FindMaxFitInput) -> FindMaxFitOutput:
+    """Largest micro-batch / sequence / context / concurrency that fits (bisection on a monotone total)."""
+    from tools.models import resolve_model
+
+    model = resolve_model(inp.model, inp.params)
+    cap = resolve_gpu_capacity(inp.gpu)
+    job = MemoryJob.model_validate(inp.model_dump(exclude={"gpu", "solve_for"})).check()
+    field = inp.solve_for
+    if job.mode == "inference" and field in ("batch", "seq_len"):
+        field = "concurrency" if field == "batch" else "context"
+    if job.mode != "inference" and field in ("context", "concurrency"):
+        field = "seq_len" if field == "context" else "batch"
+    limit = {"batch": 1 << 16, "seq_len": 1 << 24, "context": 1 << 24, "concurrency": 1 << 20}[field]
+    value = _max_value(job, cap, model, field, limit)
+    names = {"batch": ("微批", "micro-batch"), "seq_len": ("序列长度", "sequence length"),
+             "context": ("上下文长度", "context length"), "concurrency": ("并发序列数", "concurrent sequences")}
+    zh_n, en_n = names[field]
+    if value is None:
+        return FindMaxFitOutput(gpu=cap.name, gpu_memory_gb=cap.memory_gb, solve_for=field, max_value=None, estimate=None,
+                                summary=_a(f"{cap.name} 连 {zh_n}=1 都放不下", f"{cap.name} cannot fit even {en_n} = 1"),
+                                assumptions=[], sources=[SOURCES["zero"]])
+    est = estimate_memory(EstimateMemoryInput.model_validate({**job.model_dump(), field: value, "gpu": inp.gpu}))
+    return FindMaxFitOutput(
+        gpu=cap.name, gpu_memory_gb=cap.memory_gb, solve_for=field, max_value=value, estimate=est,
+        summary=_a(f"{cap.name} 上最大{zh_n}约 {value:,}（每卡 {est.total_gb:.1f} GB）",
+                   f"Largest {en_n} on {cap.name}: about {value:,} ({est.total_gb:.1f} GB per GPU)"),
+        assumptions=est.assumptions, sources=est.sources)
+
+
+def _tools():
+    from tools.registry import ToolSpec
+    units = "All sizes per GPU in decimal GB (10^9 bytes) with GiB (2^30) beside; every result lists assumptions and sources."
+    return [
+        ToolSpec(name="estimate_memory",
+                 description=("GPU memory per GPU for full training/fine-tuning, LoRA, QLoRA or inference: weights, "
+                              "gradients, optimizer states (incl. fp32 master), activations (Korthikanti et al., with "
+                              "none/selective/full recomputation) incl. logits, KV cache (GQA/MLA/sliding window), "
+                              "framework overhead, total. Supports ZeRO 0–3/FSDP over N GPUs, CPU offload (host RAM "
+                              "needed), precisions fp32…int4 and optimizers. With `gpu` (name or '24GB'): fits, "
+                              "headroom_gb, max_batch, max_seq_len. Also returns the seed article's 4×-weights rule "
+                              "beside the precise 16 B/param figure. " + units),
+                 input_model=EstimateMemoryInput, func=estimate_memory),
+        ToolSpec(name="find_min_gpus",
+                 description=("Fewest GPUs of one type (name or size) that fit a job: training sharded with ZeRO‑3/"
+                              "FSDP by default (set zero), inference by tensor parallelism. Returns min_gpus, 8-GPU "
+                              "nodes, per-GPU total and headroom (decimal GB) and the full estimate."),
+                 input_model=FindMinGpusInput, func=find_min_gpus),
+        ToolSpec(name="find_max_fit",
+                 description=("Largest micro-batch, training sequence length, inference context length or number of "
+                              "concurrent sequences that fits on a GPU (name or size). Returns max_value and the "
+                              "estimate at that value (decimal GB)."),
+                 input_model=FindMaxFitInput, func=find_max_fit),
+    ]
+
+
+TOOLS = _tools()

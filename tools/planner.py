@@ -1,0 +1,407 @@
+"""Rank rental configurations (GPU type × count × nodes × interconnect) for one job.
+
+The seed's logic, made deterministic: memory sets the floor (tools.memory.find_min_gpus, ZeRO‑3/FSDP
+sharding for training, tensor parallel for serving), the GPU generation sets the speed
+(tools.train_time: 6·N·D over dense peak × MFU band), the interconnect decides whether more cards help
+(tools.interconnect: gradient all-reduce per step), and the price decides what is sensible
+(tools.prices). Options that fit are ranked by cost (ties → faster); notable infeasible ones are
+explained (e.g. 8×4090 for a 7B full fine-tune: fits only with ZeRO‑3 over PCIe — slow).
+"""
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+from tools.errors import ToolInputError
+from tools.gpus import GpuSpec, resolve_gpu
+from tools.registry import ToolSpec
+from tools.train_time import Band3
+
+PlanMode = Literal["full", "lora", "qlora", "inference"]
+
+# Cards teams in China actually rent (one variant per family; non-NVIDIA only on request).
+DEFAULT_CANDIDATES = [
+    "rtx_3090", "rtx_4090", "rtx_5090", "a10", "l20", "l40s", "rtx_a6000", "rtx_6000_ada", "rtx_pro_6000_blackwell",
+    "a100_40gb_pcie", "a100_80gb_pcie", "a100_80gb_sxm", "a800_80gb_sxm", "h20", "h800_sxm", "h100_sxm_80gb",
+    "h200_sxm_141gb", "b200_hgx", "v100_32gb_sxm2", "t4",
+]
+GPUS_PER_NODE = 8
+DEFAULT_TRAIN_TOKENS = None  # the planner needs tokens for time/cost; without them it ranks by memory and price
+
+
+def rentable_count(n: int) -> int:
+    """Counts people actually rent: 1, 2, 4, 8, then whole 8-card servers."""
+    for c in (1, 2, 4, 8):
+        if n <= c:
+            return c
+    return int(math.ceil(n / GPUS_PER_NODE) * GPUS_PER_NODE)
+
+
+def cluster_network(spec: GpuSpec) -> tuple[str, int, str]:
+    """(network, NICs per node, label) assumed between servers for multi-node options."""
+    if spec.is_sxm and spec.family in ("h100", "h200", "b200", "h800", "h20"):
+        return "IB NDR", 8, "8×400G IB NDR / RoCE"
+    if spec.is_sxm:
+        return "IB HDR", 8, "8×200G IB HDR / RoCE"
+    return "RoCE 100G", 1, "1×100G RoCE (RDMA)"
+
+
+def interconnect_label(spec: GpuSpec, count: int, nodes: int) -> str:
+    if count == 1:
+        intra = "单卡 / single GPU"
+    elif spec.family == "v100":
+        intra = f"NVLink 2 hybrid cube-mesh {spec.nvlink_gbs_bidir:g} GB/s (bidir)"
+    elif spec.is_sxm and spec.has_nvlink:
+        intra = f"NVSwitch/NVLink {spec.nvlink_gbs_bidir:g} GB/s (bidir)"
+    elif spec.has_nvlink and count == 2:
+        intra = f"PCIe {spec.pcie_gen}.0 (+ optional NVLink bridge {spec.nvlink_gbs_bidir:g} GB/s)"
+    else:
+        intra = f"PCIe {spec.pcie_gen}.0, no NVLink" + (" (P2P off)" if spec.family in ("4090", "4090d", "5090", "5090d") else "")
+    if nodes > 1:
+        intra += f" + {cluster_network(spec)[2]} between nodes"
+    return intra
+
+
+class PlanInput(BaseModel):
+    model: str | None = Field(None, description="model name ('qwen2.5-7b', 'llama-3-70b') or a size ('7B', '70亿')")
+    params_b: float | None = Field(None, gt=0, description="parameters in billions, instead of a model name")
+    mode: PlanMode = Field("full", description="full (full fine-tune / training) | lora | qlora | inference")
+    tokens: str | float | None = Field(None, description="training tokens: '1B', 2e9, '1万亿' (or samples × seq_len × epochs)")
+    samples: float | None = Field(None, gt=0, description="instead of tokens: training samples")
+    epochs: float = Field(1.0, gt=0, description="passes over the samples")
+    seq_len: int = Field(2048, ge=1, description="training sequence length (memory and tokens per sample)")
+    micro_batch: int = Field(1, ge=1, description="micro-batch per GPU for the memory check")
+    deadline: str | float | None = Field(None, description="finish within: '7d', '一周', '48h' (number = hours)")
+    budget: str | float | None = Field(None, description="budget in CNY: 50000, '5万', '3千元'")
+    gpus: list[str] | None = Field(None, description="only consider these GPUs ('4090', 'A100 80G', 'H800', '910B')")
+    exclude: list[str] | None = Field(None, description="never consider these GPUs")
+    max_gpus: int = Field(64, ge=1, le=4096, description="largest total GPU count to consider")
+    concurrency: int = Field(8, ge=1, description="inference: sequences served at once")
+    context: int = Field(4096, ge=1, description="inference: tokens per sequence (prompt + output)")
+    precision: Literal["bf16", "fp16", "fp8"] = Field("bf16", description="training compute precision")
+    quotes_file: str | None = Field(None, description="your own price quotes (YAML/CSV), override the table")
+    top: int = Field(8, ge=1, le=40, description="how many ranked options to return")
+
+    @model_validator(mode="after")
+    def _need_model(self) -> "PlanInput":
+        if self.model is None and self.params_b is None:
+            raise ValueError("需要模型名或参数量 / give a model name or params_b")
+        return self
+
+
+class PlanOption(BaseModel):
+    rank: int | None = None
+    gpu: str
+    gpu_name: str
+    count: int
+    nodes: int
+    interconnect: str
+    fits: bool = Field(description="the job fits in GPU memory at this count")
+    feasible: bool = Field(description="fits and meets deadline and budget (when given)")
+    per_gpu_gb: float | None = Field(None, description="estimated memory per GPU, decimal GB")
+    gpu_memory_gb: float
+    headroom_gb: float | None = None
+    days: Band3 | None = Field(None, description="wall-clock days (training); None for serving")
+    gpu_hours: Band3 | None = None
+    cost_cny: Band3 | None = Field(None, description="training: whole run; inference: per month")
+    cost_basis: str | None = None
+    billing: str | None = None
+    decode_tokens_per_s: Band3 | None = Field(None, description="inference: aggregate decode tokens/s at the concurrency")
+    comm_share: float | None = Field(None, description="gradient sync share of each step (mid), training")
+    why: str = ""
+    notes: list[str] = Field(default_factory=list)
+
+
+class PlanOutput(BaseModel):
+    model: str
+    params: float
+    active_params: float
+    mode: str
+    tokens: float | None
+    deadline_hours: float | None
+    budget_cny: float | None
+    options: list[PlanOption]
+    infeasible: list[PlanOption]
+    summary: dict[str, str]
+    assumptions: list[str]
+    warning: str
+
+
+def _price_hint(spec: GpuSpec) -> float | None:
+    from tools.prices import row_for
+    row, _ = row_for(spec)
+    return row.hourly_cny.typical if row else None
+
+
+def _memory(spec: GpuSpec, inp: PlanInput, model_q: str | None, params: str | None):  # type: ignore[no-untyped-def]
+    from tools.memory import FindMinGpusInput, find_min_gpus
+    job = dict(model=model_q, params=params, mode=inp.mode, gpu=spec.id, max_gpus=inp.max_gpus, seq_len=inp.seq_len,
+               batch=inp.micro_batch)
+    if inp.mode == "inference":
+        job.update(concurrency=inp.concurrency, context=inp.context, precision="bf16")
+    else:
+        job.update(zero=3)
+    return find_min_gpus(FindMinGpusInput.model_validate(job))
+
+
+def _memory_at(spec: GpuSpec, inp: PlanInput, model_q: str | None, params: str | None, n: int):  # type: ignore[no-untyped-def]
+    from tools.memory import EstimateMemoryInput, estimate_memory
+    job = dict(model=model_q, params=params, mode=inp.mode, gpu=spec.id, gpus=n, seq_len=inp.seq_len, batch=inp.micro_batch)
+    if inp.mode == "inference":
+        job.update(concurrency=inp.concurrency, context=inp.context, precision="bf16")
+    else:
+        job.update(zero=3 if n > 1 else 0)
+    return estimate_memory(EstimateMemoryInput.model_validate(job))
+
+
+def _train_option(spec: GpuSpec, n: int, inp: PlanInput, active: float, total: float, tokens: float | None):  # type: ignore[no-untyped-def]
+    from tools.train_time import estimate_time
+    if tokens is None:
+        return None
+    nodes = max(1, math.ceil(n / GPUS_PER_NODE))
+    network, nics, _ = cluster_network(spec) if nodes > 1 else (None, None, "")
+    return estimate_time(gpu=spec, n_gpus=n, active_params=active, params=total, tokens=tokens, mode=inp.mode,
+                         precision=inp.precision, fp8_framework=inp.precision == "fp8", zero3=(inp.mode == "full" and n > 1),
+                         nodes=nodes, network=network, nics_per_node=nics, quotes_file=inp.quotes_file)
+
+
+def plan_configurations(inp: PlanInput) -> PlanOutput:
+    from tools.models import resolve_model
+    from tools.prices import PriceInput, gpu_price, warning_text
+    from tools.quantities import parse_duration_hours, parse_money_cny
+
+    params_str = f"{inp.params_b}B" if inp.params_b else None
+    model = resolve_model(inp.model, params_str)
+    total, active = float(model.params), float(model.active_params)
+    tokens: float | None = None
+    if inp.mode != "inference":
+        if inp.tokens is not None:
+            from tools.train_time import resolve_tokens
+            tokens = resolve_tokens(inp.tokens, None, None, inp.epochs)
+        elif inp.samples:
+            tokens = inp.samples * inp.seq_len * inp.epochs
+    deadline_h = None
+    if inp.deadline is not None:
+        deadline_h = (parse_duration_hours(inp.deadline, field="deadline", bare_unit_hours=1.0))
+    budget = parse_money_cny(inp.budget, field="budget") if inp.budget is not None else None
+
+    ids = [resolve_gpu(g).id for g in inp.gpus] if inp.gpus else list(DEFAULT_CANDIDATES)
+    excluded = {resolve_gpu(g).id for g in (inp.exclude or [])}
+    ids = [i for i in dict.fromkeys(ids) if i not in excluded]
+    if not ids:
+        raise ToolInputError("排除后没有可选的 GPU", "No GPUs left to consider after exclusions", field="exclude")
+
+    options: list[PlanOption] = []
+    infeasible: list[PlanOption] = []
+    assumptions = [
+        "训练按 ZeRO-3/FSDP 全分片估算显存；推理按张量并行（1/2/4/8 卡）。 / Training memory assumes ZeRO-3/FSDP full sharding; "
+        "serving assumes tensor parallel over 1/2/4/8 GPUs.",
+        "卡数取 1/2/4/8 或整台 8 卡机的倍数。 / Counts are 1, 2, 4, 8 or whole 8-GPU servers.",
+        "多机：SXM 机型按每台 8 块 IB（HDR/NDR）网卡，PCIe 机型按 1×100G RoCE 估算。 / Multi-node: SXM servers assume 8 IB NICs "
+        "(HDR/NDR), PCIe servers 1×100G RoCE.",
+        "费用按租用平台典型价（低=快跑×典型区间下沿，高=慢跑×上沿）。 / Cost at rental-platform typical prices.",
+    ]
+    if tokens is None and inp.mode != "inference":
+        assumptions.append("未给训练 token 数：只比较显存和每小时价格。 / No training tokens given: ranked by memory fit and hourly price only.")
+
+    for gid in ids:
+        spec = resolve_gpu(gid)
+        mem = _memory(spec, inp, inp.model, params_str)
+        if mem.min_gpus is None:
+            infeasible.append(PlanOption(
+                gpu=spec.id, gpu_name=spec.name, count=inp.max_gpus, nodes=math.ceil(inp.max_gpus / GPUS_PER_NODE),
+                interconnect=interconnect_label(spec, inp.max_gpus, math.ceil(inp.max_gpus / GPUS_PER_NODE)),
+                fits=False, feasible=False, gpu_memory_gb=spec.memory_gb,
+                why=(f"最多 {inp.max_gpus} 张也放不下（{spec.memory_gb:g} GB/卡）。 / Does not fit even on {inp.max_gpus} cards "
+                     f"({spec.memory_gb:g} GB each).")))
+            continue
+        n = rentable_count(mem.min_gpus)
+        if n > inp.max_gpus:
+            n = mem.min_gpus
+        notes: list[str] = []
+        est = _train_option(spec, n, inp, active, total, tokens) if inp.mode != "inference" else None
+        # scale up to meet the deadline (time ∝ 1/n, re-checked with the interconnect term)
+        if est is not None and deadline_h is not None and est.wall_hours.mid > deadline_h:
+            for _ in range(4):
+                want = rentable_count(math.ceil(n * est.wall_hours.mid / deadline_h))
+                if want <= n or want > inp.max_gpus:
+                    break
+                n = want
+                est = _train_option(spec, n, inp, active, total, tokens)
+                if est.wall_hours.mid <= deadline_h:  # type: ignore[union-attr]
+                    notes.append(f"为赶截止时间增加到 {n} 卡。 / Scaled to {n} GPUs to meet the deadline.")
+                    break
+        nodes = max(1, math.ceil(n / GPUS_PER_NODE))
+        at = _memory_at(spec, inp, inp.model, params_str, n)
+        opt = PlanOption(gpu=spec.id, gpu_name=spec.name, count=n, nodes=nodes, interconnect=interconnect_label(spec, n, nodes),
+                         fits=bool(at.fits), feasible=bool(at.fits), per_gpu_gb=at.total_gb, gpu_memory_gb=spec.memory_gb,
+                         headroom_gb=at.headroom_gb, notes=notes)
+        if not spec.is_nvidia:
+            opt.notes.append("非 NVIDIA：需 CANN/torch_npu，算力数据可信度低。 / Not NVIDIA: needs CANN/torch_npu; low-confidence figures.")
+        if spec.family in ("v100", "t4"):
+            opt.notes.append("不支持 BF16，需 FP16 + GradScaler。 / No BF16: use FP16 with GradScaler.")
+        _explain_interconnect(opt, spec, inp)
+        if est is not None:
+            opt.days, opt.gpu_hours, opt.cost_cny = est.days, est.gpu_hours, est.cost_cny
+            opt.cost_basis = "whole run, rental-platform price / 整个训练，按租用平台价"
+            opt.comm_share = est.comm.comm_share_mid if est.comm else None
+            opt.notes.extend(w for w in est.warnings if w not in opt.notes)
+            try:
+                p = gpu_price(PriceInput(gpu=spec.id, count=n, hours=max(est.wall_hours.mid, 0.01), quotes_file=inp.quotes_file))
+                opt.billing = p.advice[0] if p.advice else None
+            except ToolInputError:
+                pass
+        elif inp.mode == "inference":
+            _serving(opt, spec, at, inp)
+        else:
+            h = _price_hint(spec)
+            if h is not None:
+                opt.cost_cny = Band3(low=round(h * n, 2), mid=round(h * n, 2), high=round(h * n, 2))
+                opt.cost_basis = "per hour for the whole configuration / 整套每小时"
+        _check_limits(opt, deadline_h, budget)
+        if opt.feasible:
+            options.append(opt)
+        else:
+            infeasible.append(opt)
+
+    def key(o: PlanOption) -> tuple[float, float]:
+        cost = o.cost_cny.mid if o.cost_cny else float("inf")
+        days = o.days.mid if o.days else 0.0
+        return (cost, days)
+
+    options.sort(key=key)
+    _rank_reasons(options)
+    infeasible.sort(key=lambda o: (not o.fits, key(o)))
+    summary = _summary(model.name, inp, options, infeasible)
+    return PlanOutput(model=model.name, params=total, active_params=active, mode=inp.mode, tokens=tokens,
+                      deadline_hours=deadline_h, budget_cny=budget, options=options[: inp.top],
+                      infeasible=_notable(infeasible), summary=summary, assumptions=assumptions, warning=warning_text())
+
+
+def _explain_interconnect(opt: PlanOption, spec: GpuSpec, inp: PlanInput) -> None:
+    per_node = min(opt.count, GPUS_PER_NODE)
+    if inp.mode == "full" and per_node >= 4 and not spec.is_sxm:
+        geforce = spec.family in ("4090", "4090d", "5090", "5090d", "3090")
+        opt.notes.append(
+            f"{opt.count}×{spec.name.replace('NVIDIA ', '').replace('GeForce ', '')}：无 NVLink"
+            f"{'、P2P 关闭' if geforce else ''}，全量训练要靠 ZeRO-3 跨 PCIe 分片，通信慢。 / "
+            f"{opt.count}× {spec.name}: no NVLink{', P2P off' if geforce else ''}; the full fine-tune needs ZeRO-3 sharding over PCIe — slow.")
+    if opt.nodes > 1:
+        opt.notes.append("多机：要求 ≥100G IB 或 RoCE（RDMA），并让服务商出具 RDMA 测试报告。 / Multi-node: require ≥100G IB or RoCE "
+                         "with RDMA and ask for an RDMA test report.")
+
+
+def _serving(opt: PlanOption, spec: GpuSpec, at, inp: PlanInput) -> None:  # type: ignore[no-untyped-def]
+    """Decode speed ≈ η·BW / bytes read per step (weights + KV) — memory-bound decoding
+    (../shared/reference/estimators.md §5.5, η_bw 0.6–0.9); cost per month for the configuration."""
+    from tools.prices import PriceInput, gpu_price
+    if spec.mem_bw_gbs:
+        per_gpu_bytes = (at.weights_gb + at.kv_cache_gb) * 1e9
+        if per_gpu_bytes > 0:
+            step_fast = per_gpu_bytes / (0.9 * spec.mem_bw_gbs * 1e9)
+            step_slow = per_gpu_bytes / (0.6 * spec.mem_bw_gbs * 1e9)
+            conc = inp.concurrency
+            opt.decode_tokens_per_s = Band3(low=round(conc / step_slow, 1), mid=round(conc / ((step_fast + step_slow) / 2), 1),
+                                            high=round(conc / step_fast, 1))
+    try:
+        p = gpu_price(PriceInput(gpu=spec.id, count=opt.count, months=1, quotes_file=inp.quotes_file))
+        t = p.total_cny
+        if t is not None:
+            opt.cost_cny = Band3(low=t.low, mid=t.typical, high=t.high)
+            opt.cost_basis = "per month, whole configuration / 整套每月"
+            opt.billing = "长期服务建议包月/包年。 / For a standing service, rent monthly or yearly."
+    except ToolInputError:
+        opt.notes.append("无价格数据。 / No price data.")
+
+
+def _check_limits(opt: PlanOption, deadline_h: float | None, budget: float | None) -> None:
+    if not opt.fits:
+        opt.feasible = False
+        opt.why = f"显存不够：每卡约需 {opt.per_gpu_gb} GB。 / Does not fit: ~{opt.per_gpu_gb} GB per GPU needed."
+        return
+    if deadline_h is not None and opt.days is not None:
+        if opt.days.mid * 24 > deadline_h:
+            opt.feasible = False
+            opt.why = (f"赶不上截止时间：中值约 {opt.days.mid:.1f} 天 > {deadline_h / 24:.1f} 天。 / Misses the deadline: "
+                       f"~{opt.days.mid:.1f} days (mid) > {deadline_h / 24:.1f} days.")
+            return
+        if opt.days.high * 24 > deadline_h:
+            opt.notes.append("慢的情况下会超期。 / At the slow end it would miss the deadline.")
+    if budget is not None and opt.cost_cny is not None and opt.cost_basis and "whole run" in opt.cost_basis:
+        if opt.cost_cny.mid > budget:
+            opt.feasible = False
+            opt.why = (f"超预算：中值约 ¥{opt.cost_cny.mid:,.0f} > ¥{budget:,.0f}。 / Over budget: ~¥{opt.cost_cny.mid:,.0f} (mid) "
+                       f"> ¥{budget:,.0f}.")
+            return
+        if opt.cost_cny.high > budget:
+            opt.notes.append("贵的情况下会超预算。 / At the expensive end it would exceed the budget.")
+
+
+def _rank_reasons(options: list[PlanOption]) -> None:
+    if not options:
+        return
+    best = options[0]
+    for i, o in enumerate(options, start=1):
+        o.rank = i
+        if i == 1:
+            o.why = ("满足显存" + ("、截止时间和预算" if o.days else "") + "的选项里费用最低。 / Cheapest option that fits"
+                     + (" and meets the deadline and budget." if o.days else "."))
+            continue
+        parts_zh, parts_en = [], []
+        if o.cost_cny and best.cost_cny and best.cost_cny.mid:
+            r = o.cost_cny.mid / best.cost_cny.mid
+            parts_zh.append(f"费用约为第 1 名的 {r:.1f} 倍")
+            parts_en.append(f"costs {r:.1f}× option #1")
+        if o.days and best.days and o.days.mid:
+            s = best.days.mid / o.days.mid
+            if s > 1.05:
+                parts_zh.append(f"但快 {s:.1f} 倍")
+                parts_en.append(f"but is {s:.1f}× faster")
+            elif s < 0.95:
+                parts_zh.append(f"且慢 {1 / s:.1f} 倍")
+                parts_en.append(f"and is {1 / s:.1f}× slower")
+        o.why = ("，".join(parts_zh) + "。 / " + ", ".join(parts_en) + ".") if parts_zh else "同等条件下排在后面。 / Ranked lower on cost."
+
+
+def _notable(infeasible: list[PlanOption], limit: int = 8) -> list[PlanOption]:
+    """Keep the infeasible options worth explaining: ones that fit memory but miss a limit, and the big
+    'does not fit' cards first."""
+    fit_first = [o for o in infeasible if o.fits]
+    no_fit = sorted([o for o in infeasible if not o.fits], key=lambda o: -o.gpu_memory_gb)
+    return (fit_first + no_fit)[:limit]
+
+
+def _summary(name: str, inp: PlanInput, options: list[PlanOption], infeasible: list[PlanOption]) -> dict[str, str]:
+    mode_zh = {"full": "全量训练", "lora": "LoRA 微调", "qlora": "QLoRA 微调", "inference": "推理服务"}[inp.mode]
+    if not options:
+        return {"zh": f"{name} {mode_zh}：在给定条件下没有可行配置，见 infeasible 中的原因。",
+                "en": f"{name} {inp.mode}: no configuration meets the constraints; see `infeasible` for why."}
+    b = options[0]
+    zh = f"{name} {mode_zh}：首选 {b.count}×{b.gpu_name}（{b.nodes} 台），每卡约 {b.per_gpu_gb} GB"
+    en = f"{name} {inp.mode}: best is {b.count}× {b.gpu_name} ({b.nodes} node{'s' if b.nodes > 1 else ''}), ~{b.per_gpu_gb} GB per GPU"
+    if b.days:
+        zh += f"，约 {b.days.low:.1f}–{b.days.high:.1f} 天"
+        en += f", ~{b.days.low:.1f}–{b.days.high:.1f} days"
+    if b.cost_cny:
+        zh += f"，费用约 ¥{b.cost_cny.low:,.0f}–{b.cost_cny.high:,.0f}"
+        en += f", ~¥{b.cost_cny.low:,.0f}–{b.cost_cny.high:,.0f}"
+        if b.cost_basis and "month" in b.cost_basis:
+            zh += "/月"
+            en += "/month"
+    return {"zh": zh + "。", "en": en + "."}
+
+
+TOOLS = [
+    ToolSpec(
+        name="plan_configurations",
+        description=("Rank GPU rental configurations for a job (model name or size; mode full/lora/qlora/inference; "
+                     "training tokens; optional deadline, budget in CNY, preferred GPUs; for serving: concurrency and "
+                     "context). Each option: GPU × count × nodes × interconnect, fits, per-GPU memory (decimal GB), "
+                     "wall time in days {low, mid, high}, cost in CNY {low, mid, high} (whole run; per month for serving), "
+                     "billing advice and why it ranks there; plus notable infeasible options explained."),
+        input_model=PlanInput,
+        func=plan_configurations,
+    ),
+]

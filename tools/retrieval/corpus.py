@@ -1,0 +1,265 @@
+"""Load the guidance corpus and user documents and cut them into passages.
+
+Guide documents (`knowledge/guide/<id>.md`) carry YAML front matter (`id`, `title: {zh, en}`,
+`sources`, `as_of`, `tags`) and are split at `## ` headings; each section holds a Chinese
+paragraph first and the English one after it. The whole section is indexed (so either
+language finds it), and the Chinese and English paragraphs are also kept apart so a hit can
+show the reader the paragraph in the language they asked in.
+
+User documents (Markdown or plain text) are split at headings, then packed by paragraph into
+passages of at most `MAX_CHARS` characters.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+import yaml
+
+from tools.errors import ToolInputError
+
+MAX_CHARS = 900  # user-document passage size: one screen, a few paragraphs
+CHUNKER_VERSION = "1"  # bump when splitting rules change, so stores rebuild
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN = re.compile(r"[A-Za-z]")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One searchable unit: a `## ` section of a guide document or a chunk of a user document."""
+
+    doc_id: str
+    index: int
+    title_zh: str
+    title_en: str
+    section: str
+    text: str  # the whole section body (both languages)
+    text_zh: str
+    text_en: str
+    source: str  # where it came from: "knowledge/guide/<id>.md" or "user_docs/<file>"
+    kind: str = "guide"  # "guide" | "user"
+    citations: tuple[str, ...] = ()
+    as_of: str = ""
+    tags: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def content_hash(self) -> str:
+        return hashlib.blake2b(self.index_text().encode("utf-8"), digest_size=6).hexdigest()
+
+    @property
+    def passage_id(self) -> str:
+        """Stable while the text is unchanged; a changed section gets a new id."""
+        return f"{self.doc_id}#{self.index}-{self.content_hash}"
+
+    def header_text(self) -> str:
+        """Title, section heading and tags: the words that say what the passage is about."""
+        titles = self.title_zh if self.title_zh == self.title_en else f"{self.title_zh} {self.title_en}"
+        return " ".join(p for p in (titles, self.section, " ".join(self.tags)) if p)
+
+    def index_text(self) -> str:
+        """What gets embedded and tokenised: the header plus the whole section body."""
+        return f"{self.header_text()}\n{self.text}"
+
+
+# ---------------------------------------------------------------- language split
+
+def is_chinese_paragraph(paragraph: str) -> bool:
+    """True when the paragraph is mainly Chinese (an English paragraph may quote 掉卡)."""
+    cjk = len(_CJK.findall(paragraph))
+    latin = len(_LATIN.findall(paragraph))
+    if cjk == 0:
+        return False
+    # a Latin word of ~5 letters carries about as much as 1–2 ideographs
+    return cjk / (cjk + latin / 4.0) > 0.4
+
+
+def split_paragraphs(body: str) -> list[str]:
+    """Blank-line separated blocks; a fenced code block stays one block."""
+    blocks: list[str] = []
+    current: list[str] = []
+    in_fence = False
+    for line in body.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            current.append(line)
+            continue
+        if not in_fence and not line.strip():
+            if current:
+                blocks.append("\n".join(current).strip())
+                current = []
+            continue
+        current.append(line)
+    if current:
+        blocks.append("\n".join(current).strip())
+    return [b for b in blocks if b]
+
+
+def split_languages(body: str) -> tuple[str, str]:
+    """(Chinese part, English part). Code blocks and tables belong to both."""
+    zh: list[str] = []
+    en: list[str] = []
+    for block in split_paragraphs(body):
+        if _FENCE.match(block) or block.lstrip().startswith("|"):
+            zh.append(block)
+            en.append(block)
+        elif is_chinese_paragraph(block):
+            zh.append(block)
+        else:
+            en.append(block)
+    return "\n\n".join(zh), "\n\n".join(en)
+
+
+# ---------------------------------------------------------------- Markdown structure
+
+def split_front_matter(text: str) -> tuple[dict, str]:
+    """YAML front matter between leading `---` lines, and the rest."""
+    text = text.lstrip("\ufeff")
+    if not text.startswith("---"):
+        return {}, text
+    match = re.match(r"^---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|$)", text, re.S)
+    if not match:
+        return {}, text
+    meta = yaml.safe_load(match.group(1)) or {}
+    if not isinstance(meta, dict):
+        return {}, text
+    return meta, text[match.end():]
+
+
+def split_sections(body: str, max_level: int) -> list[tuple[int, str, str]]:
+    """[(level, heading, body)] cut at headings of level ≤ `max_level` (outside code fences).
+
+    Text before the first such heading gets level 0 and the heading of the `# ` title if any.
+    """
+    sections: list[tuple[int, str, str]] = []
+    level, heading, lines = 0, "", []
+    in_fence = False
+    for line in body.splitlines():
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        match = None if in_fence else _HEADING.match(line)
+        if match and len(match.group(1)) <= max_level:
+            if level == 0 and not heading and len(match.group(1)) == 1 and not "".join(lines).strip():
+                heading = match.group(2)  # the `# title` line: heading of the intro
+                continue
+            sections.append((level, heading, "\n".join(lines).strip()))
+            level, heading, lines = len(match.group(1)), match.group(2), []
+            continue
+        lines.append(line)
+    sections.append((level, heading, "\n".join(lines).strip()))
+    return [s for s in sections if s[2]]
+
+
+# ---------------------------------------------------------------- guide documents
+
+def _as_title(value: object, fallback: str) -> tuple[str, str]:
+    if isinstance(value, dict):
+        zh = str(value.get("zh") or value.get("en") or fallback)
+        en = str(value.get("en") or value.get("zh") or fallback)
+        return zh, en
+    if value:
+        return str(value), str(value)
+    return fallback, fallback
+
+
+def parse_guide(text: str, source: str, fallback_id: str) -> list[Passage]:
+    """Passages of one guide document (one per `## ` section, plus a non-empty intro)."""
+    meta, body = split_front_matter(text)
+    doc_id = str(meta.get("id") or fallback_id)
+    title_zh, title_en = _as_title(meta.get("title"), doc_id)
+    sources = meta.get("sources") or []
+    citations = tuple(str(s) for s in (sources if isinstance(sources, list) else [sources]))
+    tags = meta.get("tags") or []
+    tags_t = tuple(str(t) for t in (tags if isinstance(tags, list) else [tags]))
+    as_of = str(meta.get("as_of") or "")
+    passages = []
+    for index, (level, heading, section_body) in enumerate(split_sections(body, max_level=2)):
+        section = heading if level else (heading or f"{title_zh} / {title_en}")
+        zh, en = split_languages(section_body)
+        passages.append(Passage(doc_id=doc_id, index=index, title_zh=title_zh, title_en=title_en,
+                                section=section, text=section_body, text_zh=zh, text_en=en,
+                                source=source, kind="guide", citations=citations, as_of=as_of,
+                                tags=tags_t))
+    return passages
+
+
+def load_guide(guide_dir: Path) -> list[Passage]:
+    """Every passage of every `*.md` in the guide folder, in file-name order."""
+    passages: list[Passage] = []
+    if not guide_dir.is_dir():
+        return passages
+    for path in sorted(guide_dir.glob("*.md")):
+        if path.name.lower() in {"readme.md", "index.md"}:
+            continue
+        text = path.read_text(encoding="utf-8")
+        passages.extend(parse_guide(text, f"knowledge/guide/{path.name}", path.stem))
+    return passages
+
+
+# ---------------------------------------------------------------- user documents
+
+def _pack(blocks: Iterable[str], limit: int = MAX_CHARS) -> list[str]:
+    """Greedy packing of paragraphs into chunks ≤ limit; a huge paragraph is cut at sentences."""
+    chunks: list[str] = []
+    current = ""
+    for block in blocks:
+        pieces = [block]
+        if len(block) > limit:  # lines first (a CSV price sheet), then sentences, then hard cuts
+            pieces = [line for line in block.splitlines() if line.strip()]
+            pieces = [s for p in pieces for s in
+                      (re.split(r"(?<=[。！？!?；;])\s*|(?<=\.)\s+", p) if len(p) > limit else [p]) if s.strip()]
+            pieces = [p[i:i + limit] for p in pieces for i in range(0, len(p), limit)]
+        for piece in pieces:
+            if current and len(current) + len(piece) + 2 > limit:
+                chunks.append(current)
+                current = ""
+            current = f"{current}\n\n{piece}" if current else piece
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def parse_user_document(text: str, doc_id: str, name: str, source: str, markdown: bool) -> list[Passage]:
+    """Passages of a user's Markdown or plain-text file."""
+    if markdown:
+        meta, body = split_front_matter(text)
+        sections = split_sections(body, max_level=6)
+        top = re.search(r"^#\s+(.+?)\s*#*\s*$", body, re.M)
+        first_heading = top.group(1) if top else next((h for _, h, _ in sections if h), "")
+        title_zh, title_en = _as_title(meta.get("title"), first_heading or name)
+    else:
+        sections = [(0, "", text.strip())]
+        title_zh = title_en = name
+    # a table (CSV/TSV price sheet): repeat the header row in every chunk so each one reads alone
+    header = ""
+    if name.lower().endswith((".csv", ".tsv")):
+        header = next((line for line in text.splitlines() if line.strip()), "")[:200]
+    passages: list[Passage] = []
+    for _level, heading, body in sections:
+        limit = MAX_CHARS - (len(header) + 1 if header else 0)
+        for n, chunk in enumerate(_pack(split_paragraphs(body), limit)):
+            if header and not (n == 0 and chunk.startswith(header)):
+                chunk = f"{header}\n{chunk}"
+            zh, en = split_languages(chunk)
+            passages.append(Passage(doc_id=doc_id, index=len(passages), title_zh=title_zh,
+                                    title_en=title_en, section=heading or name, text=chunk,
+                                    text_zh=zh, text_en=en, source=source, kind="user",
+                                    citations=(name,)))
+    if not passages:
+        raise ToolInputError(f"文档 {name} 没有可检索的文字", f"Document {name} has no searchable text",
+                             field="path")
+    return passages
+
+
+def corpus_hash(passages: Iterable[Passage], extra: str = "") -> str:
+    """Content hash of everything indexed (changes iff some passage or the chunker changed)."""
+    h = hashlib.sha256(f"{CHUNKER_VERSION}|{extra}".encode())
+    for p in passages:
+        h.update(p.passage_id.encode("utf-8"))
+        h.update(b"\0")
+    return h.hexdigest()

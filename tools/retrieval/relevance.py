@@ -1,0 +1,114 @@
+"""Is a passage actually about the question? A score that does not depend on rank.
+
+Rank fusion always returns *something*; for 「今天天气怎么样」 it would happily return the
+passage that shares the word 怎么. So each hit also gets `relevance` in 0–1: the weighted share
+of the query's words that occur in the passage, where a word's weight says how much it is
+about our domain:
+
+* keyness — how much more often a Chinese word occurs in our corpus than in general Chinese
+  (jieba's dictionary frequencies stand in for general Chinese); log10 ratio ≥ 1 (10×) makes
+  it a domain word (显存 4.4, 利用率 2.5, 带宽 2.5, 训练 1.6), below that it is everyday
+  language (价格 0.7, 值得 0.3, 写 0.0). A Latin token is a domain word when it holds a digit
+  (a100, 4090, 24gb) or the corpus uses it and it is not everyday English.
+* weights: domain word 1 + min(keyness, 3) (Latin domain words 3), everyday word the corpus
+  knows 0.5, word the corpus never uses 1.0.
+
+A hit is `low_relevance` when it matches no domain word of the query, or its share is below
+`LOW_RELEVANCE`. Synonym expansion (synonyms.py) is scored the same way, at 0.8 weight.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from tools.retrieval.bm25 import general_frequency, plain_words, tokenize
+
+DOMAIN_KEYNESS = 1.0  # log10 of (corpus rate / general-Chinese rate)
+LOW_RELEVANCE = 0.34
+_LATIN = re.compile(r"^[0-9a-z][0-9a-z._+\-/%]*$")
+_DIGIT = re.compile(r"\d")
+
+# Everyday English that carries no topic (beyond the BM25 stopwords); a corpus that happens to
+# use "world" or "time" must not make "who won the world cup" look on-topic.
+EVERYDAY_EN = frozenset("""
+good best better bad new old big small long short high low right left first last next same other own
+make made use used using need needs want wants like get gets go goes going went come take give find
+know think say said tell see look work works run runs way thing things time times day days year years
+people person man woman world life home house city country place part case point fact number group
+help ask try call keep let put seem feel become leave mean show hear play move live believe hold bring
+write writing read provide sit stand lose pay meet include continue set learn change lead understand
+watch follow stop create speak allow add spend grow open walk win offer remember love consider appear
+buy wait serve die send expect build stay fall cut reach kill remain suggest raise pass sell require
+report decide pull tell joke weather today tomorrow yesterday recipe food eat cook bake bread cake
+song music movie film game sport football cup capital country france china beijing paris london poem
+story book news weather rain sun sunny hot cold nice great well still even back only also really
+every each both few lot lots little much many such own sure yes okay ok please thanks thank hello hi
+""".split())
+
+
+@dataclass(frozen=True)
+class QueryTerm:
+    word: str
+    weight: float
+    domain: bool
+    parts: tuple[str, ...]  # search-mode sub-words, for matching compounds such as 利用率不到
+
+
+class RelevanceModel:
+    """Corpus word counts, and the scoring of a passage's token set against a query."""
+
+    def __init__(self, tokenized_passages: Iterable[Sequence[str]]) -> None:
+        self.counts: Counter[str] = Counter()
+        for tokens in tokenized_passages:
+            self.counts.update(tokens)
+        self.total = sum(self.counts.values()) or 1
+
+    def keyness(self, word: str) -> float | None:
+        """log10(corpus rate / general-Chinese rate); None if the corpus never uses the word."""
+        count = self.counts.get(word, 0)
+        if not count:
+            return None
+        general = max(general_frequency(word), 1e-8)  # unseen in general Chinese: very rare
+        return math.log10((count / self.total) / general)
+
+    def term(self, word: str) -> QueryTerm:
+        parts = tuple(t for t in tokenize(word) if t != word)
+        candidates = [word, *parts]
+        if _LATIN.match(word):
+            known = self.counts.get(word, 0) > 0
+            domain = bool(_DIGIT.search(word)) or (known and word not in EVERYDAY_EN and len(word) > 1)
+            weight = 3.0 if domain else (0.5 if known else 1.0)
+            return QueryTerm(word, weight, domain, parts)
+        best = max((k for k in (self.keyness(c) for c in candidates) if k is not None), default=None)
+        if best is None:
+            return QueryTerm(word, 1.0, False, parts)
+        if best >= DOMAIN_KEYNESS:
+            return QueryTerm(word, 1.0 + min(best, 3.0), True, parts)
+        return QueryTerm(word, 0.5, False, parts)
+
+    def profile(self, query: str) -> list[QueryTerm]:
+        words = list(dict.fromkeys(plain_words(query)))
+        return [self.term(w) for w in words]
+
+    def score(self, terms: Sequence[QueryTerm], passage_tokens: set[str]) -> tuple[float, bool]:
+        """(weighted share of query terms found, whether any domain term was found)."""
+        total = sum(t.weight for t in terms)
+        if not total:
+            return 0.0, False
+        matched = 0.0
+        domain_hit = False
+        for t in terms:
+            if t.word in passage_tokens:
+                hit = True
+            elif t.parts:
+                # a compound the passage lacks counts when its domain sub-words are there (利用率不到 → 利用率)
+                hit = any(p in passage_tokens and (self.keyness(p) or 0) >= DOMAIN_KEYNESS for p in t.parts)
+            else:
+                hit = False
+            if hit:
+                matched += t.weight
+                domain_hit = domain_hit or t.domain
+        return matched / total, domain_hit

@@ -1,0 +1,202 @@
+"""Hybrid search: vector (Chroma) + BM25 (jieba) + title match, fused by reciprocal rank.
+
+Reciprocal rank fusion (Cormack, Clarke & Büttcher, SIGIR 2009): each ranker contributes
+`w / (K + rank)` with K = 60, so a passage that two rankers both place high wins even though
+cosine similarities and BM25 scores live on unrelated scales. The third ranker is BM25 over
+each passage's header (document title in both languages, section heading, tags), which boosts
+passages whose document is *about* the query words. Colloquial phrasings are expanded with
+synonyms.py (掉卡 → fell off the bus, Xid 79); added words count half in BM25.
+
+Ranks say nothing about whether the best passage is any good, so each hit also carries
+`relevance` and `low_relevance` from relevance.py — an off-topic question such as
+「今天天气怎么样」 or "recipe for dumplings" comes back flagged, and the answer says "not in my
+sources" instead of citing a random passage.
+
+Hits: at most `MAX_PER_DOC` passages of one document, so the top few name different documents.
+`text` is the Chinese paragraphs of the section for a Chinese query and the English ones for an
+English query; the whole section (both languages) is what was searched.
+"""
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any, Sequence
+
+from tools.lang import detect_language
+from tools.retrieval.corpus import Passage, corpus_hash, load_guide
+from tools.retrieval.models import Hit, SearchResult, Title
+from tools.retrieval.relevance import LOW_RELEVANCE
+from tools.retrieval.paths import cache_dir, chroma_url_from_env, guide_dir as default_guide_dir
+from tools.retrieval.synonyms import expand
+
+RRF_K = 60
+WEIGHTS = {"vector": 1.0, "bm25": 1.0, "title": 0.6}
+CANDIDATES = 40  # depth each ranker contributes to the fusion
+MAX_PER_DOC = 2  # at most this many passages of one document in the hits
+EXPANSION_WEIGHT = 0.5  # BM25 weight of words added by synonym expansion
+EXPANDED_FACTOR = 0.8  # relevance through synonym expansion counts a little less than the user's own words
+
+
+def reciprocal_rank_fusion(rankings: dict[str, Sequence[int]], weights: dict[str, float],
+                           k: int = RRF_K) -> dict[int, float]:
+    """Σ over rankers of weight / (k + rank), rank starting at 1; items absent from a ranking get 0 from it."""
+    fused: dict[int, float] = {}
+    for name, order in rankings.items():
+        weight = weights.get(name, 1.0)
+        for rank, item in enumerate(order, start=1):
+            fused[item] = fused.get(item, 0.0) + weight / (k + rank)
+    return fused
+
+
+class Retriever:
+    """Guide corpus + user documents, indexed in Chroma and BM25; reloads when files change."""
+
+    def __init__(self, guide_dir: Path | None = None, chroma_url: str | None = None,
+                 embedding: Any = None, user_docs: Any = None, chroma_path: Path | None = None,
+                 collection_name: str | None = None) -> None:
+        from tools.retrieval.embedding import embedding_from_env
+        from tools.retrieval.store import VectorStore
+        from tools.retrieval.user_docs import UserDocs
+
+        self.guide_dir = Path(guide_dir) if guide_dir else default_guide_dir()
+        self.chroma_url = chroma_url if chroma_url is not None else chroma_url_from_env()
+        self.embedding = embedding or embedding_from_env()
+        self.user_docs = user_docs or UserDocs()
+        self.store = VectorStore(self.embedding, chroma_url=self.chroma_url, path=chroma_path,
+                                 collection_name=collection_name)
+        self._lock = threading.RLock()
+        self._fingerprint: tuple | None = None
+        self.passages: list[Passage] = []
+        self.by_id: dict[str, int] = {}
+        self.content_hash = ""
+        self.messages: list[str] = []
+        self.last_sync: Any = None
+        self._bm25: Any = None
+        self._titles: Any = None
+        self._relevance: Any = None
+
+    # ------------------------------------------------------------------ loading
+    def _file_fingerprint(self) -> tuple:
+        files = []
+        if self.guide_dir.is_dir():
+            for path in sorted(self.guide_dir.glob("*.md")):
+                st = path.stat()
+                files.append((path.name, st.st_mtime_ns, st.st_size))
+        return tuple(files), self.user_docs.fingerprint()
+
+    def refresh(self, force: bool = False) -> Any:
+        """Reload sources if any file changed, sync the vector store, rebuild BM25. Returns SyncStats."""
+        with self._lock:
+            fingerprint = self._file_fingerprint()
+            if not force and fingerprint == self._fingerprint:
+                return self.last_sync
+            passages = load_guide(self.guide_dir) + self.user_docs.passages()
+            content_hash = corpus_hash(passages, extra=self.store.collection_name)
+            if force:
+                self.store.drop()
+            stats = self.store.sync(passages, content_hash)
+            if force or content_hash != self.content_hash or self._bm25 is None:
+                self._build_lexical(passages)
+            self.passages, self.content_hash = passages, content_hash
+            self.by_id = {p.passage_id: i for i, p in enumerate(passages)}
+            self.messages.extend(stats.messages)
+            self._fingerprint, self.last_sync = fingerprint, stats
+            return stats
+
+    def _build_lexical(self, passages: Sequence[Passage]) -> None:
+        from tools.retrieval.bm25 import BM25Index
+        from tools.retrieval.relevance import RelevanceModel
+
+        body_tokens, title_tokens = self._tokens(passages)
+        self._bm25 = BM25Index(body_tokens)
+        self._titles = BM25Index(title_tokens)
+        self._relevance = RelevanceModel(body_tokens)
+
+    def _tokens(self, passages: Sequence[Passage]) -> tuple[list[list[str]], list[list[str]]]:
+        """Tokens per passage, cached on disk by passage id (jieba over the corpus costs ~0.3 s)."""
+        from tools.retrieval.bm25 import tokenize, tokenizer_version
+
+        cache_path = cache_dir() / f"bm25_tokens_{tokenizer_version()}.json"
+        try:
+            cache = json.loads(cache_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            cache = {}
+        dirty = False
+        body, titles = [], []
+        for p in passages:
+            entry = cache.get(p.passage_id)
+            if entry is None:
+                entry = cache[p.passage_id] = [tokenize(p.index_text()), tokenize(p.header_text())]
+                dirty = True
+            body.append(entry[0])
+            titles.append(entry[1])
+        if dirty:
+            keep = {p.passage_id for p in passages}
+            cache = {k: v for k, v in cache.items() if k in keep}
+            tmp = cache_path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(cache, ensure_ascii=False), encoding="utf-8")
+            tmp.replace(cache_path)
+            for stale in cache_path.parent.glob("bm25_tokens_*.json"):
+                if stale != cache_path:
+                    stale.unlink(missing_ok=True)
+        return body, titles
+
+    # ------------------------------------------------------------------ search
+    def search(self, query: str, k: int = 5) -> SearchResult:
+        """Best `k` passages for `query` (see `Hit`)."""
+        with self._lock:  # a concurrent refresh must not swap the index mid-query
+            return self._search(query, k)
+
+    def _search(self, query: str, k: int) -> SearchResult:
+        from tools.retrieval.bm25 import tokenize
+
+        self.refresh()
+        messages = list(self.messages)
+        self.messages.clear()
+        language = detect_language(query)
+        expanded = expand(query)
+        expanded_tokens = tokenize(expanded)
+        profiles = [self._relevance.profile(query), self._relevance.profile(expanded)]
+        rankings: dict[str, list[int]] = {}
+        rankings["vector"] = [self.by_id[pid] for pid, _ in self.store.query(expanded, CANDIDATES) if pid in self.by_id]
+        own_tokens = tokenize(query)
+        extra_tokens = [t for t in expanded_tokens if t not in set(own_tokens)]
+        for name, index in (("bm25", self._bm25), ("title", self._titles)):
+            if index is None:
+                continue
+            # the user's own words count fully, words added by synonym expansion at EXPANSION_WEIGHT
+            scores = index.scores(own_tokens)
+            if extra_tokens:
+                scores = [a + EXPANSION_WEIGHT * b for a, b in zip(scores, index.scores(extra_tokens))]
+            order = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: -scores[i])
+            rankings[name] = order[:CANDIDATES]
+        fused = reciprocal_rank_fusion(rankings, WEIGHTS)
+        best_possible = sum(WEIGHTS.values()) / (RRF_K + 1)
+        hits: list[Hit] = []
+        per_doc: dict[str, int] = {}
+        for idx in sorted(fused, key=lambda i: (-fused[i], i)):
+            passage = self.passages[idx]
+            if per_doc.get(passage.doc_id, 0) >= MAX_PER_DOC:
+                continue
+            per_doc[passage.doc_id] = per_doc.get(passage.doc_id, 0) + 1
+            own, own_domain = self._relevance.score(profiles[0], self._bm25.sets[idx])
+            via, via_domain = self._relevance.score(profiles[1], self._bm25.sets[idx])
+            rel = max(own, EXPANDED_FACTOR * via)
+            low = rel < LOW_RELEVANCE or not (own_domain or via_domain)
+            hits.append(_hit(passage, language, fused[idx] / best_possible, rel, low))
+            if len(hits) >= k:
+                break
+        return SearchResult(query=query, language=language, hits=hits,
+                            low_relevance=all(h.low_relevance for h in hits),
+                            backend=self.store.backend, embedding=self.embedding.key(), messages=messages)
+
+
+def _hit(p: Passage, language: str, score: float, relevance: float, low: bool) -> Hit:
+    if language == "zh":
+        text = p.text_zh or p.text
+    else:
+        text = p.text_en or p.text
+    return Hit(doc_id=p.doc_id, title=Title(zh=p.title_zh, en=p.title_en), section=p.section, text=text,
+               score=round(score, 4), relevance=round(relevance, 3), low_relevance=low,
+               source=p.source, kind=p.kind, citations=list(p.citations), as_of=p.as_of)

@@ -1,0 +1,73 @@
+"""Query expansion: colloquial Chinese, English and typo-prone phrasings → the corpus's words.
+
+Each group lists trigger phrases (matched as substrings of the normalised query) and the terms
+appended to the query when one matches. Kept small and topical on purpose: a group should
+name one problem, so expansion sharpens the ranking instead of blurring it.
+"""
+from __future__ import annotations
+
+import unicodedata
+
+# (triggers, added terms)
+GROUPS: list[tuple[tuple[str, ...], str]] = [
+    (("掉卡", "丢卡", "卡掉", "卡没了", "少了一张", "少一张", "看不到卡", "识别不到", "认不到", "找不到卡",
+      "卡不见", "fell off", "fallen off", "off the bus", "gpu lost", "lost gpu", "missing gpu", "gpu missing",
+      "disappear", "no devices were found", "dropped gpu", "drops a gpu", "gpu dropped"),
+     "掉卡 fell off the bus Xid 79 dmesg"),
+    (("利用率", "util", "跑不满", "吃不满", "gpu空闲", "gpu 空闲", "卡空闲", "volatile", "gpu idle", "gpu 闲"),
+     "GPU 利用率 utilization 低 瓶颈"),
+    (("验收", "验货", "验卡", "以次充好", "租来的卡", "交付", "真假", "是不是真", "acceptance", "verify",
+      "verif", "delivered", "delivery", "check the cards", "check the gpus", "假卡", "货不对板"),
+     "验收 交付 delivery acceptance nvidia-smi 以次充好"),
+    (("两台", "2台", "二台", "双机", "多机", "多台", "两个节点", "two servers", "2 servers", "two nodes", "2 nodes",
+      "multi-node", "multinode", "multi node", "跨机", "多节点"),
+     "多机 multi-node 两台 8卡 NCCL 网络"),
+    (("网络", "组网", "network", "交换机", "switch", "网卡", " nic ", "infiniband", "rdma", "roce",
+      " ib ", "ib网"),
+     "网络 networking InfiniBand RoCE RDMA 带宽"),
+    (("万兆", "10g", "10gbe", "10 gbe", "10gb网", "十千兆"), "万兆 10G 10GbE 以太网 Ethernet"),
+    (("千兆", "1g网", "1gbe", "1 gbe", "gigabit"), "千兆 1G 1GbE 管理网"),
+    (("多少钱", "价格", "租金", "费用", "价钱", "报价", "贵不贵", "便宜", "price", "cost", "how much", "pricing",
+      "元/", "块钱", "一个月", "per month", "per hour", "每小时"),
+     "价格 租金 price rental 元"),
+    (("包月", "按小时", "按量", "按时", "计费", "billing", "hourly", "monthly", "spot", "竞价", "抢占"),
+     "计费 包月 按小时 billing hourly monthly"),
+    (("爆显存", "显存不够", "显存不足", "oom", "out of memory", "内存溢出"),
+     "显存 OOM out of memory"),
+    (("推理", "部署", "serving", "inference", "vllm", "sglang", "并发", "kv cache", "kvcache", "kv缓存", "上线"),
+     "推理 inference serving KV cache vLLM"),
+    (("驱动", "driver", "cuda版本", "cuda 版本", "cuda version", "nvcc", "版本不匹配", "版本不对"),
+     "驱动 driver CUDA 版本 version"),
+    (("读盘", "iowait", "io瓶颈", "io 瓶颈", "i/o", "数据加载", "dataloader", "data loader", "小文件", "硬盘",
+      "磁盘", "nvme", "num_workers", "存储", "storage"),
+     "存储 I/O storage 数据加载 iostat num_workers"),
+    (("济南", "青岛", "山东", "shandong", "jinan", "qingdao", "机房", "数据中心", "data center", "datacenter",
+      "延迟", "latency"),
+     "山东 济南 青岛 数据中心 延迟 Shandong"),
+    (("国产", "特供", "中国版", "a800", "h800", "h20", "l20", "4090d", "5090d", "910b", "昇腾", "ascend",
+      "出口管制", "export control", "china-only", "china only"),
+     "A800 H800 H20 L20 4090D 中国特供 China"),
+    (("8bit", "8-bit", "8 bit", "bitsandbytes", "adafactor", "paged adam", "8位优化器", "优化器"),
+     "优化器 optimizer 8-bit AdamW"),
+    (("fp8", "tf32", "bf16", "fp16", "精度", "precision", "transformer engine"),
+     "精度 precision TF32 FP8 BF16"),
+    (("zero", "fsdp", "offload", "卸载", "deepspeed", "zero3", "zero-3"),
+     "ZeRO FSDP offload 卸载"),
+    (("xid",), "Xid 错误 error"),
+    (("nccl", "all_reduce", "allreduce", "busbw", "algbw", "nccl-tests"),
+     "NCCL all_reduce busbw"),
+    (("docker", "容器", "container", "shm", "ipc=host", "--gpus"),
+     "容器 container docker shm"),
+    (("激活", "activation", "checkpointing", "重计算", "序列长度", "seq len", "sequence length", "上下文长度"),
+     "激活 activation checkpointing 序列长度"),
+    (("nvlink", "sxm", "pcie", "nvswitch"), "PCIe SXM NVLink 互联"),
+    (("多久", "多长时间", "训练时间", "how long", "gpu-hours", "gpu hours", "卡时", "mfu", "6nd"),
+     "训练时间 training time GPU-hours MFU"),
+]
+
+
+def expand(query: str) -> str:
+    """The query plus the added terms of every group it triggers (each group once)."""
+    text = f" {unicodedata.normalize('NFKC', query or '').lower()} "
+    extra = [terms for triggers, terms in GROUPS if any(t in text for t in triggers)]
+    return query if not extra else f"{query} {' '.join(extra)}"
