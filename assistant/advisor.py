@@ -31,6 +31,8 @@ from assistant.settings import BackendSettings, scrub
 from tools.errors import ToolInputError
 from tools.lang import detect_language
 
+__all__ = ["ask", "stream", "AskResult", "ToolCallRecord", "Citation", "fallback_notice", "resolve_language"]
+
 log = logging.getLogger(__name__)
 
 # Facts the system prompt states (units) may be repeated in an answer.

@@ -40,6 +40,7 @@ _MAGNITUDE = {"万亿": 1e12, "千亿": 1e11, "百亿": 1e10, "十亿": 1e9, "�
 _NAME_TAILS = re.compile(r"(?i)(?:-?bits?\b|st\b|nd\b|rd\b|th\b|d\b|ti\b|super\b)")
 _LIST_MARKER = re.compile(r"(?m)^\s*(?:[-*]\s*)?(\d{1,2})[.)、）]\s")
 _ALWAYS_OK = {0.0, 1.0}
+_WORD_BEFORE = re.compile(r"[A-Za-z0-9._-]+$")
 
 
 @dataclass(frozen=True)
@@ -80,8 +81,11 @@ def _is_name_part(text: str, start: int, end: int) -> bool:
     before = text[start - 1] if start > 0 else ""
     if before and (before.isascii() and (before.isalpha() or before == "_" or before == ".")):
         return True
-    if before == "-" and start >= 2 and text[start - 2].isascii() and text[start - 2].isalpha():
-        return True
+    if before == "-":
+        # "ZeRO-3", "Qwen2.5-7B", "Llama-3-8B": the hyphenated word before holds a letter
+        word = _WORD_BEFORE.search(text, max(0, start - 41), start - 1)
+        if word and any(c.isascii() and c.isalpha() for c in word.group(0)):
+            return True
     after = text[end:end + 6]
     return bool(_NAME_TAILS.match(after))
 

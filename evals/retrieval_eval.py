@@ -44,6 +44,20 @@ def _doc_ranking(result: Any) -> list[str]:
     return seen
 
 
+def _score(retriever: Any, item: dict, k: int) -> dict[str, Any]:
+    result = retriever.search(item["q"], k=10)
+    docs = _doc_ranking(result)
+    expected = list(item["expected"])
+    found = [d for d in docs[:k] if d in expected]
+    ranks = [docs.index(d) + 1 for d in expected if d in docs]
+    return {
+        "q": item["q"], "style": item.get("style", ""), "expected": expected, "top": docs[:k],
+        "recall": len(found) / min(len(expected), k),
+        "rr": 1.0 / min(ranks) if ranks else 0.0,
+        "flagged": bool(result.hits and result.hits[0].low_relevance),
+    }
+
+
 def run_eval(k: int = 3, queries_path: Path = QUERIES, guide_dir: Path | None = None,
              home: Path | None = None) -> dict[str, Any]:
     """Run every query; returns the metrics and the per-query rows."""
@@ -55,19 +69,8 @@ def run_eval(k: int = 3, queries_path: Path = QUERIES, guide_dir: Path | None = 
             from tools.retrieval.search import Retriever
 
             retriever = Retriever(guide_dir=guide_dir)
-            rows = []
-            for item in spec["queries"]:
-                result = retriever.search(item["q"], k=10)
-                docs = _doc_ranking(result)
-                expected = list(item["expected"])
-                found = [d for d in docs[:k] if d in expected]
-                ranks = [docs.index(d) + 1 for d in expected if d in docs]
-                rows.append({
-                    "q": item["q"], "style": item.get("style", ""), "expected": expected, "top": docs[:k],
-                    "recall": len(found) / min(len(expected), k),
-                    "rr": 1.0 / min(ranks) if ranks else 0.0,
-                    "flagged": bool(result.hits and result.hits[0].low_relevance),
-                })
+            rows = [_score(retriever, item, k) for item in spec["queries"]]
+            held = [_score(retriever, item, k) for item in spec.get("held_out", [])]
             off = [retriever.search(q, k=3).low_relevance for q in spec.get("off_topic", [])]
         finally:
             if old_home is None:
@@ -87,6 +90,10 @@ def run_eval(k: int = 3, queries_path: Path = QUERIES, guide_dir: Path | None = 
         "off_topic": len(off),
         "off_topic_flagged": sum(off),
         "misses": [r for r in rows if r["recall"] < 1.0],
+        "held_out": len(held),
+        f"held_out_recall_at_{k}": sum(r["recall"] for r in held) / len(held) if held else None,
+        "held_out_mrr": sum(r["rr"] for r in held) / len(held) if held else None,
+        "held_out_misses": [r for r in held if r["recall"] < 1.0],
         "rows": rows,
     }
 
@@ -106,11 +113,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"by style: {report['recall_by_style']}")
     print(f"off-topic flagged low_relevance: {report['off_topic_flagged']}/{report['off_topic']}; "
           f"on-topic false alarms: {report['on_topic_flagged']}/{report['queries']}")
-    misses = report["misses"]
-    print(f"misses: {len(misses)}")
-    if args.verbose:
-        for row in misses:
-            print(f"  {row['q']!r}: expected {row['expected']} got {row['top']}")
+    if report["held_out"]:
+        print(f"held-out ({report['held_out']} queries, never tuned on): "
+              f"recall@{args.k} {report[f'held_out_recall_at_{args.k}']:.3f}  MRR {report['held_out_mrr']:.3f}")
+    for label in ("misses", "held_out_misses"):
+        misses = report[label]
+        print(f"{label}: {len(misses)}")
+        if args.verbose:
+            for row in misses:
+                print(f"  {row['q']!r}: expected {row['expected']} got {row['top']}")
     return 0
 
 

@@ -137,7 +137,10 @@ def load_cases(path: str | Path | None = None) -> list[Case]:
     cases: list[Case] = []
     seen: dict[str, Path] = {}
     for f in files:
-        data = yaml.safe_load(f.read_text(encoding="utf-8")) or []
+        try:
+            data = yaml.safe_load(f.read_text(encoding="utf-8")) or []
+        except yaml.YAMLError as exc:
+            raise ValueError(f"{f.name}: not valid YAML: {exc}") from exc
         items = data.get("cases", []) if isinstance(data, dict) else data
         for i, raw in enumerate(items):
             try:

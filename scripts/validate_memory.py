@@ -28,7 +28,7 @@ def _configs():
 
     common = dict(hidden_size=512, intermediate_size=1408, num_hidden_layers=4, num_attention_heads=8,
                   num_key_value_heads=2, vocab_size=8000, max_position_embeddings=1024,
-                  attention_dropout=0.0)
+                  attention_dropout=0.0, use_cache=False)
     return [
         ("Llama (GQA 8/2, untied)", LlamaConfig(**common, tie_word_embeddings=False)),
         ("Llama (MHA 8/8, untied)", LlamaConfig(**{**common, "num_key_value_heads": 8}, tie_word_embeddings=False)),
@@ -128,7 +128,10 @@ def main() -> int:
                 # full recomputation: what stays saved through the forward pass is each layer's input
                 ck = AutoModelForCausalLM.from_config(cfg, attn_implementation="sdpa").to(dtype)
                 ck.train()
-                ck.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": True})
+                import warnings
+                with warnings.catch_warnings():  # the method was renamed in transformers 5.x; keep one call for 4.x/5.x
+                    warnings.simplefilter("ignore", FutureWarning)
+                    ck.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": True})
                 ck_act, _ = _saved_activation_bytes(ck, ids, cfg.vocab_size)
                 est_inputs = seq * batch * (arch.num_layers * 2 * arch.hidden_size + head_bytes_per_token(arch))
                 est_full = training_activation_bytes(arch, seq, batch, "full", flash_attention=True)

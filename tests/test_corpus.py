@@ -182,3 +182,25 @@ def test_seed_imprecisions_are_corrected():
     _, prec = DOCS["tf32-fp8-precision"]
     assert "4090" in prec and "L40S" in prec and "L20" in prec  # FP8 also on Ada
     assert "allow_tf32" in prec
+
+
+def test_cross_references_point_to_existing_docs():
+    """'见 `x`' / 'see `x`' pointers must name a real document id (retrieval follows them)."""
+    ref = re.compile(r"(?:见|详见|see|See)((?:\s*(?:、|,|和|and)?\s*`[a-z0-9-]+`)+)")
+    bad = []
+    for doc_id, (_, body) in DOCS.items():
+        for group in ref.findall(body):
+            for target in re.findall(r"`([a-z0-9-]+)`", group):
+                if "-" in target and target not in DOCS:
+                    bad.append((doc_id, target))
+    assert not bad, f"dangling references: {bad}"
+
+
+def test_faq_answers_with_arithmetic_and_points_elsewhere():
+    _, faq = DOCS["faq"]
+    # 7B × 16 B/param = 112 GB vs 24 GB (ZeRO paper accounting), written out in the answer.
+    assert "112 GB" in faq and "24 GB" in faq
+    # Prices are dated and must be confirmed with the provider.
+    assert "2026" in faq and "确认" in faq and "confirm" in faq
+    linked = set(re.findall(r"`([a-z0-9-]+)`", faq)) & set(FIXED_IDS)
+    assert len(linked) >= 10, f"FAQ should point to other docs, found {sorted(linked)}"

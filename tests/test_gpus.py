@@ -167,3 +167,10 @@ def test_registry_runs_gpu_specs_and_returns_errors_as_data() -> None:
     assert "error" in bad and bad["error"]["zh"] and bad["error"]["en"]
     too_many = run_tool("gpu_specs", {"names": ["a", "b", "c", "d", "e"]})
     assert "error" in too_many
+
+
+def test_known_family_at_an_unknown_memory_size_says_what_exists() -> None:
+    # Chinese clouds rent modded 48 GB 4090D cards; the table only has the 24 GB datasheet part.
+    with pytest.raises(ToolInputError) as err:
+        resolve_gpu("4090 48G")
+    assert "24GB" in err.value.en and "24GB" in err.value.zh

@@ -44,8 +44,9 @@ def test_context_sizes_read_k_as_thousand_or_1024():
 
 
 def test_extract_skips_identifiers():
-    texts = [m.text for m in extract("RTX 4090, A100, H800, fp8, 4-bit, ZeRO-3, Qwen2.5-7B on 8 cards")]
-    assert texts == ["4090", "7B", "8"]
+    texts = [m.text for m in extract("RTX 4090, A100, H800, fp8, 4-bit, ZeRO-3, Qwen2.5-7B, Llama-3-8B "
+                                     "on 8 cards, 16-20 GB")]
+    assert texts == ["4090", "8", "16", "20"]
 
 
 def test_full_width_digits():

@@ -108,6 +108,7 @@ def test_seed_rules_as_checkable_advice() -> None:
     assert _statuses(gpu="A100 80G", n_gpus=16, nodes=2, network="100G")["multi_node_needs_rdma"] == "warn"
     assert _statuses(gpu="A100 80G", n_gpus=16, nodes=2, network="IB HDR")["multi_node_ok"] == "ok"
     assert _statuses(gpu="H100", n_gpus=16, nodes=2, network="RoCE 100G")["multi_node_ok"] == "ok"
+    assert _statuses(gpu="4090", n_gpus=2, network="10G")["ten_g_single_node_only"] == "info"  # single node: fine
 
 
 def test_gradient_sync_time_for_7b_on_8_a100() -> None:
@@ -124,3 +125,16 @@ def test_gradient_sync_over_a_named_link() -> None:
     out = interconnect_advice(InterconnectInput(n_gpus=2, params_b=7, link="PCIe 4.0"))
     # 2 GPUs: factor 1.0; 14 GB / (31.5 GB/s × efficiency 0.3–0.7)
     assert out.gradient_sync.seconds_low == pytest.approx(14 / (31.5 * 0.7), rel=1e-3)
+
+
+def test_ascend_uses_hccs_not_the_pcie_rule() -> None:
+    out = interconnect_advice(InterconnectInput(gpu="910B", n_gpus=8, params_b=7))
+    assert out.topology == "hccs" and out.expected_busbw is None
+    assert "four_plus_want_nvlink" not in {r.id for r in out.rules}
+
+
+def test_multi_node_without_network_asks_for_it() -> None:
+    out = interconnect_advice(InterconnectInput(gpu="A100 80G", n_gpus=16, nodes=2, params_b=7))
+    assert {r.id: r.status for r in out.rules}["multi_node_network_unknown"] == "warn"
+    assert out.gradient_sync is None  # not guessed without the network
+    assert out.expected_busbw.low_gbs == 200  # one HGX A100 server

@@ -204,6 +204,30 @@ CASES: list[tuple[str, dict, list[str]]] = [
     ("训练时GPU利用率一直在50%以下是怎么回事", dict(), []),
     ("服务器掉卡了怎么办", dict(), []),
     ("按小时租和包月哪个划算", dict(gpus=[]), []),
+    # ---- model facts -----------------------------------------------------------------------------
+    ("Qwen2.5-7B有多少层", dict(model="qwen2.5-7b"), ["lookup_model"]),
+    ("how many layers does llama 3 8b have", dict(model="llama-3-8b"), ["lookup_model"]),
+    # ---- more colloquial / mixed / typo phrasings ------------------------------------------------
+    ("A100 40G能lora 13b吗", dict(gpus=["A100"], gpu_memory_gb=40, mode="lora", params_b=13), ["estimate_memory"]),
+    ("h100 8卡 训 70b 全参 要多久 1T token", dict(gpus=["H100"], gpu_count=8, params_b=70, mode="full", tokens=1e12),
+     ["estimate_training_time"]),
+    ("Qwen2.5 72B 用 vLLM 部署，要几张 A800", dict(model="qwen2.5-72b", mode="inference", gpus=["A800"]),
+     ["find_min_gpus"]),
+    ("八卡H100一天多少钱", dict(gpus=["H100"], gpu_count=8, period_unit="day"), ["gpu_price"]),
+    ("my budget is 5w rmb, want to lora qwen2.5 7b in 3 days",
+     dict(budget_cny=50000, deadline_hours=72, mode="lora", model="qwen2.5-7b"), ["plan_configurations"]),
+    ("全参微调 llama2 13b 要多少显存？bf16, seq 4096, bs 2",
+     dict(model="llama-2-13b", mode="full", precision="bf16", context=4096, batch=2), ["estimate_memory"]),
+    ("4090跑7b推理能开多少并发", dict(gpus=["RTX 4090"], params_b=7, mode="inference"), ["find_max_fit"]),
+    ("能用 3090 训练 1.5b 的模型吗", dict(gpus=["RTX 3090"], params_b=1.5, training=True), ["estimate_memory"]),
+    ("A800和H800哪个性价比高", dict(gpus=["A800", "H800"]), ["gpu_specs", "gpu_price", "gpu_price"]),
+    ("deepseek 67b 推理需要几张 a100", dict(model="deepseek-67b", mode="inference", gpus=["A100"]),
+     ["find_min_gpus"]),
+    ("4090 vs 4090D", dict(gpus=["RTX 4090", "RTX 4090D"]), ["gpu_specs", "gpu_price", "gpu_price"]),
+    ("怎么判断服务器是不是以次充好", dict(), ["delivery_checklist"]),
+    ("4090能不能跑 llama3-70b ，int4量化的", dict(model="llama-3-70b", precision="int4", gpus=["RTX 4090"]),
+     ["estimate_memory"]),
+    ("租H800训练34b，要几张卡", dict(gpus=["H800"], params_b=34), ["find_min_gpus"]),
     # ---- out of scope ------------------------------------------------------------------------------
     ("帮我写一首诗", dict(out_of_scope=True), []),
     ("what's the weather in Jinan", dict(out_of_scope=True), []),
@@ -284,6 +308,14 @@ def test_new_question_after_history_is_not_a_followup() -> None:
     slots, carried = resolve("能用4090全量训练7B吗", history)
     assert carried is False
     assert slots.gpus == ["RTX 4090"] and slots.period_unit is None
+
+
+def test_complete_english_question_after_history_is_not_a_followup() -> None:
+    history = [{"role": "user", "content": "how many H100s for a 70B full fine-tune?"},
+               {"role": "assistant", "content": "…"}]
+    slots, carried = resolve("Can I run a 7B model on a 4090?", history)
+    assert carried is False
+    assert slots.mode is None and slots.params_b == 7 and slots.gpus == ["RTX 4090"]
 
 
 def test_out_of_scope_after_history_stays_out_of_scope() -> None:

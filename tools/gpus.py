@@ -267,6 +267,8 @@ def resolve_gpu(name: str) -> GpuSpec:
         raise ToolInputError("请给出 GPU 型号", "Please name a GPU", field="gpu",
                              suggestions=["4090", "A100 80G", "H100", "L40S", "910B"])
     gpus = _table()[0]
+    if name in gpus:  # exact table id ('rtx_4090'): what other modules pass around
+        return gpus[name].model_copy()
     index = _alias_index()
     for candidate in (name, _strip_count(name)):
         key = _normalise(candidate)
@@ -285,6 +287,12 @@ def resolve_gpu(name: str) -> GpuSpec:
         if others:
             spec.lookup_note = _variant_note(name, spec, others)
         return spec
+    if others:  # the family is known but not at that memory size (e.g. a modded 48GB 4090D, a 141GB H20)
+        sizes = "/".join(sorted({f"{o.memory_gb:g}GB" for o in others}))
+        raise ToolInputError(f"表中 {others[0].family} 系列只有 {sizes} 版本，没有「{name}」；改装或其他显存版本请直接给显存大小（如 48GB）",
+                             f"The table has the {others[0].family} family only as {sizes}, not '{name}'; for modded or other "
+                             f"memory variants give the memory size instead (e.g. 48GB)", field="gpu",
+                             suggestions=[o.name for o in others])
     raise ToolInputError(f"GPU 表里没有「{name}」", f"No GPU named '{name}' in the table", field="gpu",
                          suggestions=suggest_gpus(name))
 

@@ -16,7 +16,7 @@ import unicodedata
 from functools import lru_cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from tools.data import load_yaml
 from tools.errors import ToolInputError
@@ -46,9 +46,14 @@ def _data() -> dict[str, Any]:
     return load_yaml("interconnect.yaml")
 
 
+@lru_cache(maxsize=1)
+def _links() -> tuple[Link, ...]:
+    return tuple(Link.model_validate(r) for r in _data()["links"])
+
+
 def links() -> list[Link]:
-    """The whole link table."""
-    return [Link.model_validate(r) for r in _data()["links"]]
+    """The whole link table (copies; safe to modify)."""
+    return [l.model_copy() for l in _links()]
 
 
 def _norm(text: str) -> str:
@@ -59,7 +64,7 @@ def _norm(text: str) -> str:
 
 def resolve_link(name: str) -> Link:
     """Forgiving link lookup: 'pcie4', 'PCIe 4.0', 'nvlink3', '100G IB', 'IB HDR', 'RoCE 200G', '10G', '万兆', '千兆'."""
-    table = {l.id: l for l in links()}
+    table = {l.id: l for l in _links()}
     s = _norm(name)
     if s in table:
         return table[s]
@@ -140,6 +145,13 @@ class BusbwRange(BaseModel):
     low_gbs: float
     high_gbs: float
     mid_gbs: float
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def busbw_gbs(self) -> float:
+        """One representative expected value (the middle of the range), for callers that want a single number."""
+        return self.mid_gbs
+
     basis: Literal["measured", "derived", "estimate", "none"]
     flag_below_gbs: float = Field(description="a measured plateau busbw below this (50% of low) suggests a problem")
     per_direction_link_gbs: float | None = Field(None, description="line rate of the bottleneck link, one direction")
@@ -350,6 +362,11 @@ def check_rules(*, gpu: GpuSpec | None, n_gpus: int, nodes: int, topology: str, 
     elif network is not None and (network.gbit or 0) <= 1:
         out.append(RuleResult(id="one_g_management_only", status="info",
                               zh="千兆网络只用于管理和下载数据。", en="1 GbE is for management and data download only.", source=SEED))
+    elif network is not None and (network.gbit or 0) < 100:
+        out.append(RuleResult(id="ten_g_single_node_only", status="info",
+                              zh=f"{network.name} 单机多卡够用（卡间走机内互联）；以后扩到多机就不够了。",
+                              en=f"{network.name} is fine for one server (GPUs talk inside the box); it will not do for multi-node.",
+                              source=SEED))
     return out
 
 
@@ -409,10 +426,17 @@ def interconnect_advice(inp: InterconnectInput) -> InterconnectOutput:
     topo: str | None = None
     busbw: BusbwRange | None = None
     if spec is not None and inp.n_gpus > 1 and spec.is_nvidia:
-        busbw = expected_busbw(spec.id, inp.n_gpus, inp.topology, nodes=inp.nodes, network=inp.network,
-                               nics_per_node=inp.nics_per_node)
+        if inp.nodes > 1 and inp.network is None:  # say what one server does; the rules ask for the network
+            if inp.n_gpus % inp.nodes:
+                raise ToolInputError("GPU 总数应能被节点数整除", "n_gpus must be a multiple of nodes", field="nodes")
+            busbw = expected_busbw(spec.id, inp.n_gpus // inp.nodes, inp.topology)
+            notes.append("未给出机间网络：busbw 只代表单台服务器内部。 / No inter-node network given: busbw is for one server only.")
+        else:
+            busbw = expected_busbw(spec.id, inp.n_gpus, inp.topology, nodes=inp.nodes, network=inp.network,
+                                   nics_per_node=inp.nics_per_node)
         topo = busbw.topology
     elif spec is not None and not spec.is_nvidia:
+        topo = "hccs"  # Ascend: HCCS full mesh inside an 8-card node, not PCIe
         notes.append(f"{spec.name} 用华为 HCCS/HCCL，不适用 NCCL 参考值。 / {spec.name} uses Huawei HCCS/HCCL; NCCL references do not apply.")
     elif inp.topology:
         topo = inp.topology
@@ -421,7 +445,10 @@ def interconnect_advice(inp: InterconnectInput) -> InterconnectOutput:
 
     sync = None
     n_params = _params_from(inp)
-    if n_params and inp.n_gpus > 1:
+    multi_node_unknown = inp.nodes > 1 and inp.network is None and not inp.link
+    if multi_node_unknown and n_params:
+        notes.append("多机未给出网络，不估算梯度同步时间。 / Multi-node without a network: gradient-sync time not estimated.")
+    if n_params and inp.n_gpus > 1 and not multi_node_unknown and not (spec is not None and not spec.is_nvidia and not inp.link):
         size = n_params * inp.grad_bytes
         factor = 1.5 if inp.parallelism in ("fsdp", "zero3") else 1.0
         if inp.link:

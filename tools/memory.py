@@ -564,8 +564,17 @@ def _fits(job: MemoryJob, cap: GpuCapacity, model) -> bool:
     return breakdown(job, model).total <= _usable(job, cap)
 
 
+def _length_limit(model, field: str, default: int) -> int:
+    """Sequence/context searches stop at the model's max_position_embeddings when the config gives one."""
+    if field in ("seq_len", "context") and model.arch.max_position_embeddings:
+        return min(default, model.arch.max_position_embeddings)
+    return default
+
+
 def _max_value(job: MemoryJob, cap: GpuCapacity, model, field: str, hi_limit: int) -> int | None:
-    """Largest value of `field` that fits (total memory is monotone in it); None if even 1 does not."""
+    """Largest value of `field` that fits (total memory is monotone in it); None if even 1 does not.
+    For lengths the search stops at the model's context limit (max_position_embeddings)."""
+    hi_limit = _length_limit(model, field, hi_limit)
     def ok(v: int) -> bool:
         return _fits(job.model_copy(update={field: v}), cap, model)
     if not ok(1):
@@ -629,6 +638,11 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         else:
             max_batch = _max_value(inp, cap, model, "batch", 1 << 16)
             max_seq = _max_value(inp, cap, model, "seq_len", 1 << 24)
+        limit = model.arch.max_position_embeddings
+        if limit and max_seq == limit:
+            assumptions.append(_a(f"最长长度封顶于模型的上下文上限 {limit:,}（max_position_embeddings），显存本身还能容纳更长",
+                                  f"The longest length is capped at the model's context limit {limit:,} "
+                                  f"(max_position_embeddings); memory alone would allow more"))
     assumptions.append(_a("单位：GB = 10^9 字节，GiB = 2^30 字节；真实运行与估算通常相差 ±10–20%",
                           "Units: GB = 10^9 bytes, GiB = 2^30 bytes; real runs typically differ by ±10–20%"))
     gib = {k: _round(v / GiB) for k, v in {
@@ -735,6 +749,8 @@ class FindMaxFitOutput(BaseModel):
     gpu_memory_gb: float
     solve_for: str
     max_value: int | None = Field(description="largest value that fits; null if even 1 does not")
+    capped_by_model: bool = Field(False, description="true when the model's max_position_embeddings, not memory, "
+                                                     "set the limit")
     estimate: EstimateMemoryOutput | None
     summary: dict[str, str]
     assumptions: list[dict[str, str]]
@@ -763,10 +779,14 @@ def find_max_fit(inp: FindMaxFitInput) -> FindMaxFitOutput:
                                 summary=_a(f"{cap.name} 连 {zh_n}=1 都放不下", f"{cap.name} cannot fit even {en_n} = 1"),
                                 assumptions=[], sources=[SOURCES["zero"]])
     est = estimate_memory(EstimateMemoryInput.model_validate({**job.model_dump(), field: value, "gpu": inp.gpu}))
+    capped = field in ("seq_len", "context") and value == model.arch.max_position_embeddings
     return FindMaxFitOutput(
         gpu=cap.name, gpu_memory_gb=cap.memory_gb, solve_for=field, max_value=value, estimate=est,
-        summary=_a(f"{cap.name} 上最大{zh_n}约 {value:,}（每卡 {est.total_gb:.1f} GB）",
-                   f"Largest {en_n} on {cap.name}: about {value:,} ({est.total_gb:.1f} GB per GPU)"),
+        capped_by_model=capped,
+        summary=_a(f"{cap.name} 上最大{zh_n}约 {value:,}（每卡 {est.total_gb:.1f} GB）"
+                   + ("，已到模型的上下文上限" if capped else ""),
+                   f"Largest {en_n} on {cap.name}: about {value:,} ({est.total_gb:.1f} GB per GPU)"
+                   + ("; this is the model's context limit" if capped else "")),
         assumptions=est.assumptions, sources=est.sources)
 
 

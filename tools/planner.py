@@ -135,25 +135,59 @@ def _price_hint(spec: GpuSpec) -> float | None:
     return row.hourly_cny.typical if row else None
 
 
-def _memory(spec: GpuSpec, inp: PlanInput, model_q: str | None, params: str | None):  # type: ignore[no-untyped-def]
-    from tools.memory import FindMinGpusInput, find_min_gpus
-    job = dict(model=model_q, params=params, mode=inp.mode, gpu=spec.id, max_gpus=inp.max_gpus, seq_len=inp.seq_len,
-               batch=inp.micro_batch)
+class MemFit(BaseModel):
+    """Per-GPU memory at one count (decimal GB), from tools.memory.breakdown."""
+
+    n: int
+    total_gb: float
+    weights_gb: float
+    kv_cache_gb: float
+    usable_gb: float
+    fits: bool
+
+    @property
+    def headroom_gb(self) -> float:
+        return round(self.usable_gb - self.total_gb, 3)
+
+
+def _job(inp: PlanInput, model_q: str | None, params: str | None, n: int):  # type: ignore[no-untyped-def]
+    from tools.memory import MemoryJob
+    job = dict(model=model_q, params=params, mode=inp.mode, gpus=n, seq_len=inp.seq_len, batch=inp.micro_batch)
     if inp.mode == "inference":
         job.update(concurrency=inp.concurrency, context=inp.context, precision="bf16")
     else:
-        job.update(zero=3)
-    return find_min_gpus(FindMinGpusInput.model_validate(job))
+        job.update(zero=3 if n > 1 else 0)  # ZeRO-3/FSDP full sharding across the cards
+    return MemoryJob.model_validate(job)
 
 
-def _memory_at(spec: GpuSpec, inp: PlanInput, model_q: str | None, params: str | None, n: int):  # type: ignore[no-untyped-def]
-    from tools.memory import EstimateMemoryInput, estimate_memory
-    job = dict(model=model_q, params=params, mode=inp.mode, gpu=spec.id, gpus=n, seq_len=inp.seq_len, batch=inp.micro_batch)
+def _memory_at(spec: GpuSpec, inp: PlanInput, model_q: str | None, params: str | None, n: int, model=None) -> MemFit:  # type: ignore[no-untyped-def]
+    """Per-GPU memory for the job on `n` cards of `spec` (tools.memory.breakdown; decimal GB)."""
+    from tools.memory import breakdown
+    job = _job(inp, model_q, params, n)
+    b = breakdown(job, model)
+    usable = spec.memory_gb * (job.gpu_memory_utilization if inp.mode == "inference" else 1.0)
+    total = b.total / 1e9
+    return MemFit(n=n, total_gb=round(total, 3), weights_gb=b.weights / 1e9, kv_cache_gb=b.kv_cache / 1e9,
+                  usable_gb=round(usable, 3), fits=total <= usable)
+
+
+def _min_gpus(spec: GpuSpec, inp: PlanInput, model_q: str | None, params: str | None, model) -> int | None:  # type: ignore[no-untyped-def]
+    """Fewest cards that fit: bisection over 1..max_gpus for training (per-GPU memory never rises with more
+    sharding), powers of two for tensor-parallel serving — the same search as tools.memory.find_min_gpus."""
     if inp.mode == "inference":
-        job.update(concurrency=inp.concurrency, context=inp.context, precision="bf16")
+        cands = [n for n in (1, 2, 4, 8, 16, 32, 64, 128) if n <= inp.max_gpus]
     else:
-        job.update(zero=3 if n > 1 else 0)
-    return estimate_memory(EstimateMemoryInput.model_validate(job))
+        cands = list(range(1, inp.max_gpus + 1))
+    if not cands or not _memory_at(spec, inp, model_q, params, cands[-1], model).fits:
+        return None
+    lo, hi = 0, len(cands) - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _memory_at(spec, inp, model_q, params, cands[mid], model).fits:
+            hi = mid
+        else:
+            lo = mid + 1
+    return cands[lo]
 
 
 def _train_option(spec: GpuSpec, n: int, inp: PlanInput, active: float, total: float, tokens: float | None):  # type: ignore[no-untyped-def]
@@ -208,8 +242,8 @@ def plan_configurations(inp: PlanInput) -> PlanOutput:
 
     for gid in ids:
         spec = resolve_gpu(gid)
-        mem = _memory(spec, inp, inp.model, params_str)
-        if mem.min_gpus is None:
+        min_gpus = _min_gpus(spec, inp, inp.model, params_str, model)
+        if min_gpus is None:
             infeasible.append(PlanOption(
                 gpu=spec.id, gpu_name=spec.name, count=inp.max_gpus, nodes=math.ceil(inp.max_gpus / GPUS_PER_NODE),
                 interconnect=interconnect_label(spec, inp.max_gpus, math.ceil(inp.max_gpus / GPUS_PER_NODE)),
@@ -217,9 +251,9 @@ def plan_configurations(inp: PlanInput) -> PlanOutput:
                 why=(f"最多 {inp.max_gpus} 张也放不下（{spec.memory_gb:g} GB/卡）。 / Does not fit even on {inp.max_gpus} cards "
                      f"({spec.memory_gb:g} GB each).")))
             continue
-        n = rentable_count(mem.min_gpus)
+        n = rentable_count(min_gpus)
         if n > inp.max_gpus:
-            n = mem.min_gpus
+            n = min_gpus
         notes: list[str] = []
         est = _train_option(spec, n, inp, active, total, tokens) if inp.mode != "inference" else None
         # scale up to meet the deadline (time ∝ 1/n, re-checked with the interconnect term)
@@ -234,7 +268,7 @@ def plan_configurations(inp: PlanInput) -> PlanOutput:
                     notes.append(f"为赶截止时间增加到 {n} 卡。 / Scaled to {n} GPUs to meet the deadline.")
                     break
         nodes = max(1, math.ceil(n / GPUS_PER_NODE))
-        at = _memory_at(spec, inp, inp.model, params_str, n)
+        at = _memory_at(spec, inp, inp.model, params_str, n, model)
         opt = PlanOption(gpu=spec.id, gpu_name=spec.name, count=n, nodes=nodes, interconnect=interconnect_label(spec, n, nodes),
                          fits=bool(at.fits), feasible=bool(at.fits), per_gpu_gb=at.total_gb, gpu_memory_gb=spec.memory_gb,
                          headroom_gb=at.headroom_gb, notes=notes)
@@ -293,7 +327,7 @@ def _explain_interconnect(opt: PlanOption, spec: GpuSpec, inp: PlanInput) -> Non
                          "with RDMA and ask for an RDMA test report.")
 
 
-def _serving(opt: PlanOption, spec: GpuSpec, at, inp: PlanInput) -> None:  # type: ignore[no-untyped-def]
+def _serving(opt: PlanOption, spec: GpuSpec, at: MemFit, inp: PlanInput) -> None:
     """Decode speed ≈ η·BW / bytes read per step (weights + KV) — memory-bound decoding
     (../shared/reference/estimators.md §5.5, η_bw 0.6–0.9); cost per month for the configuration."""
     from tools.prices import PriceInput, gpu_price
@@ -379,17 +413,26 @@ def _summary(name: str, inp: PlanInput, options: list[PlanOption], infeasible: l
         return {"zh": f"{name} {mode_zh}：在给定条件下没有可行配置，见 infeasible 中的原因。",
                 "en": f"{name} {inp.mode}: no configuration meets the constraints; see `infeasible` for why."}
     b = options[0]
-    zh = f"{name} {mode_zh}：首选 {b.count}×{b.gpu_name}（{b.nodes} 台），每卡约 {b.per_gpu_gb} GB"
-    en = f"{name} {inp.mode}: best is {b.count}× {b.gpu_name} ({b.nodes} node{'s' if b.nodes > 1 else ''}), ~{b.per_gpu_gb} GB per GPU"
-    if b.days:
+    zh = f"{name} {mode_zh}：首选 {b.count}×{b.gpu_name}（{b.nodes} 台），每卡约 {b.per_gpu_gb:.1f} GB"
+    en = f"{name} {inp.mode}: best is {b.count}× {b.gpu_name} ({b.nodes} node{'s' if b.nodes > 1 else ''}), ~{b.per_gpu_gb:.1f} GB per GPU"
+    if b.days and b.days.high < 1:
+        zh += f"，约 {b.days.low * 24:.1f}–{b.days.high * 24:.1f} 小时"
+        en += f", ~{b.days.low * 24:.1f}–{b.days.high * 24:.1f} hours"
+    elif b.days:
         zh += f"，约 {b.days.low:.1f}–{b.days.high:.1f} 天"
         en += f", ~{b.days.low:.1f}–{b.days.high:.1f} days"
     if b.cost_cny:
-        zh += f"，费用约 ¥{b.cost_cny.low:,.0f}–{b.cost_cny.high:,.0f}"
-        en += f", ~¥{b.cost_cny.low:,.0f}–{b.cost_cny.high:,.0f}"
-        if b.cost_basis and "month" in b.cost_basis:
-            zh += "/月"
-            en += "/month"
+        per_hour = bool(b.cost_basis and "per hour" in b.cost_basis)
+        fmt = (lambda x: f"{x:,.2f}") if per_hour else (lambda x: f"{x:,.0f}")
+        if per_hour:
+            zh += f"，整套约 ¥{fmt(b.cost_cny.mid)}/小时"
+            en += f", ~¥{fmt(b.cost_cny.mid)}/hour for the configuration"
+        else:
+            zh += f"，费用约 ¥{fmt(b.cost_cny.low)}–{fmt(b.cost_cny.high)}"
+            en += f", ~¥{fmt(b.cost_cny.low)}–{fmt(b.cost_cny.high)}"
+            if b.cost_basis and "month" in b.cost_basis:
+                zh += "/月"
+                en += "/month"
     return {"zh": zh + "。", "en": en + "."}
 
 

@@ -167,6 +167,15 @@ def estimate_time(*, gpu: str | GpuSpec, n_gpus: int, active_params: float, toke
     wall_s = compute_s.model_copy()
     comm = None
     notes: list[str] = []
+    if n_gpus > 8 and nodes == 1:  # HGX/PCIe servers hold at most 8 GPUs
+        nodes = -(-n_gpus // 8)
+        notes.append(f"{n_gpus} 卡按 {nodes} 台 8 卡服务器计。 / {n_gpus} GPUs counted as {nodes} 8-GPU servers.")
+    if nodes > 1 and network is None and mode != "pretrain":
+        notes.append("多机未给出机间网络，未计入跨机通信时间。 / Multi-node without a network given: inter-node "
+                     "communication is not included.")
+    if mode == "pretrain" and n_gpus > 1 and not spec.is_sxm:
+        warnings.append("预训练 MFU 区间来自 NVSwitch + IB 集群；PCIe 机型实际会更慢。 / The pretraining MFU band comes from "
+                        "NVSwitch + IB clusters; PCIe-only servers will be slower.")
     if n_gpus > 1 and spec.is_nvidia and mode != "pretrain":
         comm = _comm(spec, n_gpus, active_params if mode in ("full", "pretrain") else 0.0, tokens, compute_s,
                      tokens_per_step=tokens_per_step, topology=topology, nodes=nodes, network=network,
@@ -207,6 +216,8 @@ def _comm(spec: GpuSpec, n_gpus: int, grad_params: float, tokens: float, compute
     if mode in ("lora", "qlora"):
         return None  # adapters are tiny (≈0.1–1% of N): sync is negligible
     tps = tokens_per_step or 262_144  # default: global batch 128 × 2,048 tokens
+    if nodes > 1 and network is None:
+        return None
     try:
         bus = expected_busbw(spec.id, n_gpus, topology, nodes=nodes, network=network, nics_per_node=nics_per_node)
     except ToolInputError:

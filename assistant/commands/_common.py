@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 import click
 
@@ -81,15 +81,11 @@ def run_cli(group: click.Group, argv: list[str]) -> None:
 def _click_message_zh(exc: click.ClickException) -> str:
     if isinstance(exc, click.NoSuchOption):
         return f"没有这个选项 {exc.option_name}"
+    if isinstance(exc, click.MissingParameter):  # a subclass of BadParameter: test it first
+        return "缺少必需的参数"
     if isinstance(exc, click.BadParameter):
         return "参数取值无效"
-    if isinstance(exc, click.MissingParameter):
-        return "缺少必需的参数"
     if isinstance(exc, click.UsageError):
         return "命令用法有误"
     return "命令失败"
 
-
-def handles_tool_errors(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Kept for symmetry: errors are handled centrally in run_cli."""
-    return func

@@ -23,9 +23,11 @@ from tools.errors import ToolInputError
 @click.option("--concurrency", type=click.IntRange(1, 64), default=1, show_default=True,
               help="并发用例数（LLM 后端时有用）/ cases in flight at once (useful with an LLM back-end)")
 @click.option("--no-progress", is_flag=True, help="不显示进度条 / hide the progress bar")
+@click.option("--ask-fn", default=None, hidden=True,
+              help="module:function to call instead of assistant.advisor.ask (tests, other agents)")
 def command(backend: str | None, cases_path: str | None, as_json: bool, report_dir: str | None,
             min_pass_rate: float, categories: tuple[str, ...], case_ids: tuple[str, ...],
-            concurrency: int, no_progress: bool) -> None:
+            concurrency: int, no_progress: bool, ask_fn: str | None) -> None:
     """评测：逐条提问并核对数字、工具、引用与语言 / Run the eval suite and score every answer."""
     from evals.runner import markdown_report, run_suite, write_reports
     from evals.schema import CATEGORIES, load_cases
@@ -48,12 +50,11 @@ def command(backend: str | None, cases_path: str | None, as_json: bool, report_d
     if not cases:
         raise ToolInputError("没有匹配的用例", "no cases match the filters", field="cases")
     try:
-        from evals.runner import default_ask
-        ask_fn = default_ask()
-    except ImportError as exc:
+        fn = _load_ask(ask_fn)
+    except (ImportError, AttributeError, ValueError) as exc:
         raise ToolInputError(f"顾问模块不可用：{exc}", f"the advisor is not available: {exc}") from exc
 
-    report = run_suite(cases, ask_fn=ask_fn, backend=backend, concurrency=concurrency,
+    report = run_suite(cases, ask_fn=fn, backend=backend, concurrency=concurrency,
                        progress=not no_progress, cases_path=cases_path or "evals/cases")
     summary = report.to_dict(questions={c.id: c.final_question() for c in cases})
     if report_dir:
@@ -67,6 +68,18 @@ def command(backend: str | None, cases_path: str | None, as_json: bool, report_d
     if summary["pass_rate"] < min_pass_rate:
         click.echo(f"通过率 {summary['pass_rate']:.1%} 低于 {min_pass_rate:.0%} / pass rate below threshold", err=True)
         sys.exit(1)
+
+
+def _load_ask(target: str | None):  # type: ignore[no-untyped-def]
+    """The advisor's ask(), or another callable with the same signature given as module:function."""
+    if not target:
+        from evals.runner import default_ask
+        return default_ask()
+    import importlib
+    module, _, attr = target.partition(":")
+    if not attr:
+        raise ValueError(f"--ask-fn wants module:function, got {target!r}")
+    return getattr(importlib.import_module(module), attr)
 
 
 def _print_human(summary: dict, markdown_report) -> None:  # type: ignore[no-untyped-def]

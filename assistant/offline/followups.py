@@ -14,7 +14,7 @@ _FOLLOWUP_RE = re.compile(
     r"^\s*(?:那|那么|那如果|如果|换成|换|改成|改用|用|再|要是|假如|还有|然后)|"
     r"^\s*(?:and|what about|how about|and if|and with|same (?:for|with|but)|switch to|with|on|for|"
     r"instead|now|ok,? (?:and|what about))\b|"
-    r"呢\s*[?？]?\s*$|\binstead\b|换成|改成|改用|\bswitch(?:ed)? to\b|\?\s*$", re.I)
+    r"呢\s*[?？]?\s*$|\binstead\b|换成|改成|改用|\bswitch(?:ed)? to\b", re.I)
 
 # Fields a follow-up can inherit. Intent cues are inherited only when the new turn has none.
 _CARRY = ("model", "params_b", "gpus", "gpu_memory_gb", "gpu_form", "gpu_count", "nodes", "mode",

@@ -27,7 +27,7 @@ SPECS = "specs"
 MEMORY = "memory"
 INTERCONNECT = "interconnect"
 ADVICE = "advice"
-UNCLEAR = "unclear"
+MODEL_INFO = "model_info"
 
 
 def analyse(question: str, history: list[dict] | None = None) -> tuple[str, Slots, bool]:
@@ -55,6 +55,8 @@ def choose_intent(s: Slots) -> str:
         return PLAN
     if "price" in cues and s.gpus:
         return PRICE
+    if "model_info" in cues and s.model and not s.gpus and not s.mode:
+        return MODEL_INFO
     if "max_fit" in cues and has_size:
         return MAX_FIT
     if "how_many" in cues and has_size:
@@ -79,8 +81,24 @@ DEFAULT_GPU = "A100 80GB"
 
 # ---------------------------------------------------------------- plan ------------------------
 def plan(question: str, history: list[dict] | None = None, language: str = "auto") -> list[ToolCall]:
-    intent, slots, _ = analyse(question, history)
-    return build_calls(intent, slots, question)
+    intent, slots, carried = analyse(question, history)
+    return build_calls(intent, slots, question if not carried else restate(slots, question))
+
+
+def restate(s: Slots, question: str) -> str:
+    """A follow-up ("那A100呢？") spelled out from its merged slots, for retrieval and log text."""
+    zh = bool(re.search(r"[\u4e00-\u9fff]", question))
+    words = []
+    if s.gpu_count:
+        words.append(f"{s.gpu_count}卡" if zh else f"{s.gpu_count}x")
+    words += s.gpus
+    if s.model or s.params_b:
+        words.append(s.model or f"{s.params_b:g}B")
+    modes = {"full": ("全量训练", "full fine-tuning"), "lora": ("LoRA 微调", "LoRA"), "qlora": ("QLoRA 微调", "QLoRA"),
+             "inference": ("推理", "inference"), "pretrain": ("预训练", "pre-training")}
+    if s.mode:
+        words.append(modes[s.mode][0 if zh else 1])
+    return " ".join(words) + " " + question.strip()
 
 
 def build_calls(intent: str, s: Slots, question: str) -> list[ToolCall]:
@@ -148,7 +166,10 @@ def build_calls(intent: str, s: Slots, question: str) -> list[ToolCall]:
         else:
             add("interconnect_advice", gpu=_gpu_arg(s), n_gpus=gpus, nodes=nodes, network=network, **size)
         add("search_guide", query=_guide_query(question, s, INTERCONNECT), k=3)
-    else:  # ADVICE / UNCLEAR
+    elif intent == MODEL_INFO:
+        add("lookup_model", query=s.model)
+        add("search_guide", query=_guide_query(question, s, MODEL_INFO), k=2)
+    else:  # ADVICE
         add("search_guide", query=question.strip()[:300], k=3)
     return [c for c in calls if c.args is not None]
 
@@ -273,6 +294,7 @@ _GUIDE_TOPICS = {
     MEMORY: ("显存 估算 全量 LoRA QLoRA", "training memory full LoRA QLoRA"),
     SPECS: ("A100 H100 4090 对比", "A100 H100 4090 comparison"),
     INTERCONNECT: ("NVLink PCIe 多卡通信 网络", "NVLink PCIe interconnect network"),
+    MODEL_INFO: ("模型 参数量 KV cache", "model parameters KV cache"),
 }
 
 
@@ -286,11 +308,28 @@ def _guide_query(question: str, s: Slots, intent: str) -> str:
         extra.append("推理 KV cache inference")
     topic = zh if re.search(r"[\u4e00-\u9fff]", question) else en
     q = question.strip()
-    if len(q) > 200:   # a pasted log: keep the first lines that look like errors
-        lines = [ln for ln in q.splitlines() if re.search(r"xid|error|fail|oom|nccl|fell off|watchdog|"
-                                                         r"timeout|busbw|%util|throttl", ln, re.I)]
-        q = " ".join(lines[:4])[:200] or q[:200]
+    if intent == DIAGNOSE or s.is_log:
+        # A pasted log: the user's own words (if any) plus the topics the log shows, not the raw table.
+        words = [ln.strip() for ln in q.splitlines() if re.search(r"[\u4e00-\u9fff]", ln) and len(ln) < 120][:2]
+        topics = [t for rx, t in _LOG_TOPICS if rx.search(q)]
+        zh_q = bool(words) or topic == zh
+        q = " ".join(words + [t[0] if zh_q else t[1] for t in topics[:3]]) or q[:120]
+        return q
     return " ".join([q, topic, *extra]).strip()
+
+
+# What a pasted log is about → words the guide uses for it (zh, en).
+_LOG_TOPICS = [(re.compile(p, re.I), t) for p, t in (
+    (r"out of memory|outofmemoryerror|tried to allocate", ("CUDA OOM 显存不足 怎么办", "CUDA out of memory what to do")),
+    (r"xid\D{0,20}79|fallen off the bus|fell off the bus", ("掉卡 Xid 79 GPU 从总线掉线", "GPU fell off the bus Xid 79")),
+    (r"\bxid\b", ("Xid 错误 含义", "Xid error meaning")),
+    (r"watchdog caught|ncclsystemerror|ncclinternalerror|nccl.*timeout", ("NCCL 超时 watchdog", "NCCL timeout watchdog")),
+    (r"busbw|all_reduce_perf|avg bus bandwidth", ("all_reduce_perf busbw 期望值", "all_reduce_perf busbw expected")),
+    (r"%util|iowait|r_await", ("存储 I/O 瓶颈 GPU 利用率低", "storage I/O bottleneck low GPU utilisation")),
+    (r"nvidia-smi|driver version|cuda version", ("交付验收 nvidia-smi 驱动 CUDA 版本", "delivery checks nvidia-smi driver CUDA")),
+    (r"ecc errors?|uncorrectable|remapp|double bit", ("ECC 错误", "ECC errors")),
+    (r"throttl|hw slowdown", ("降频 温度", "throttling temperature")),
+)]
 
 
 # ---------------------------------------------------------------- second round -------------------
@@ -362,7 +401,6 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "text": ("text", "log", "logs", "content", "paste"),
     "query": ("query", "question", "q"),
     "k": ("k", "top_k", "limit", "n"),
-    "target": ("target", "what", "maximize", "solve_for"),
     "nodes": ("nodes", "num_nodes", "node_count"),
 }
 

@@ -29,7 +29,7 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 class Writer:
     """Collects the answer's sections; `text()` joins them in a fixed order."""
 
-    ORDER = ("verdict", "can_do", "findings", "numbers", "causes", "assumptions", "alternatives", "next", "script", "guide",
+    ORDER = ("verdict", "context", "can_do", "findings", "checks", "numbers", "causes", "assumptions", "alternatives", "next", "script", "guide",
              "sources")
 
     def __init__(self, lang: str):
@@ -43,6 +43,8 @@ class Writer:
         line = self.t(zh, en)
         if self.lang == "zh" and len(line) > 40 and not _CJK.search(line):
             return   # an English-only note from a tool does not belong in a Chinese answer
+        if self.lang == "en" and _CJK.search(line):
+            return   # nor a Chinese passage in an English one
         if line and line not in self.parts[section]:
             self.parts[section].append(line)
 
@@ -51,6 +53,8 @@ class Writer:
             "can_do": self.t("**我能做的**", "**What I can do**"),
             "findings": self.t("**发现**", "**Findings**"),
             "causes": self.t("**可能原因**", "**Possible causes**"),
+            "checks": self.t("**脚本检查的内容**", "**What the script checks**"),
+            "context": self.t("**沿用上文**", "**Carried over**"),
             "script": self.t("**验收脚本**", "**Acceptance script**"),
             "numbers": self.t("**数字**", "**Numbers**"),
             "assumptions": self.t("**假设**", "**Assumptions**"),

@@ -37,6 +37,8 @@ def renderer(name: str) -> Callable[[Renderer], Renderer]:
 def render(w: Writer, intent: str, slots: Slots, answered: list[ToolResult], all_results: list[ToolResult],
            question: str, carried: bool) -> None:
     ctx = Context(intent, slots, all_results, question, carried)
+    if carried:
+        carried_note(w, slots)
     done: set[str] = set()
     for r in answered:
         fn = _RENDERERS.get(r.name, generic)
@@ -379,7 +381,8 @@ def _fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
         return None
     model, mode, setup = _model_label(w, est), _mode(w, est.get("mode")), _setup(w, est)
     need_zh = f"{_cat(model, mode)}（{setup}）每卡约需 {gb(total)} GB" + (f"（{gb(gib)} GiB）" if gib else "")
-    need_en = f"{model} {mode} ({setup}) needs about {gb(total)} GB" + (f" ({gb(gib)} GiB)" if gib else "") + " per GPU"
+    need_en = f"{mode[0].upper() + mode[1:]} of {model} ({setup}) needs about {gb(total)} GB" + \
+        (f" ({gb(gib)} GiB)" if gib else "") + " per GPU"
     fits, card, cap, room = est.get("fits"), _gpu_label(est), est.get("gpu_memory_gb"), est.get("headroom_gb")
     has_zh = f"{gb(cap)} GB 的卡" if _bare_size(card) else f"{card} 有 {gb(cap)} GB"
     has_en = f"a {gb(cap)} GB card" if _bare_size(card) else f"the {card} has {gb(cap)} GB"
@@ -482,7 +485,7 @@ def _min_gpus_line(w: Writer, res: dict, as_alternative: bool) -> None:
     node_zh = f"（{num(nodes)} 台 8 卡机）" if nodes and n > 8 else ""
     node_en = f" ({num(nodes)} 8-GPU servers)" if nodes and n > 8 else ""
     job_zh = _cat(_model_label(w, est), _mode(w, est.get('mode'))) if est and not as_alternative else ""
-    job_en = f"For {_model_label(w, est)} {_mode(w, est.get('mode'))}, w" if est and not as_alternative else "W"
+    job_en = f"For {_mode(w, est.get('mode'))} of {_model_label(w, est)}, w" if est and not as_alternative else "W"
     zh = (f"{job_zh}：" if job_zh else "") + \
         f"用{how_zh}至少要 {num(n)} 张 {card}{node_zh}，每卡约 {gb(per)} GB，余量约 {gb(room)} GB。"
     en = f"{job_en}ith {how_en} you need at least {num(n)} × {card}{node_en}: about {gb(per)} GB per GPU, " \
@@ -512,10 +515,14 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     if est.get("mode") == "full":
         _seed_rule(w, est)
     if est.get("fits") is True and est.get("max_batch"):
-        w.add("numbers", f"这张卡上最大微批约 {num(est['max_batch'])}"
-              + (f"，最长序列约 {num(est['max_seq_len'])} tokens" if est.get("max_seq_len") else ""),
-              f"Largest micro-batch on this card: about {num(est['max_batch'])}"
-              + (f"; longest sequence about {num(est['max_seq_len'])} tokens" if est.get("max_seq_len") else ""))
+        serving = est.get("mode") == "inference"
+        w.add("numbers", (f"这张卡上最多约 {num(est['max_batch'])} 条并发序列" if serving else
+                          f"这张卡上最大微批约 {num(est['max_batch'])}")
+              + (f"，最长{'上下文' if serving else '序列'}约 {num(est['max_seq_len'])} tokens" if est.get("max_seq_len") else ""),
+              (f"Up to about {num(est['max_batch'])} concurrent sequences on this card" if serving else
+               f"Largest micro-batch on this card: about {num(est['max_batch'])}")
+              + (f"; longest {'context' if serving else 'sequence'} about {num(est['max_seq_len'])} tokens"
+                 if est.get("max_seq_len") else ""))
     for other in ests:
         if other is not primary:
             _alt_line(w, other.result)
@@ -677,6 +684,11 @@ def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
         w.add("alternatives", "时间太长：加卡（时间大致和卡数成反比，但多机要 IB/RoCE 网络）、换 H100/H800 这类更快的卡，或减少训练 token。",
               "Too long: add GPUs (time scales roughly inversely, but multi-node needs IB/RoCE), use faster cards "
               "such as H100/H800, or train on fewer tokens.")
+    if not ctx.slots.gpus:
+        w.add("assumptions", f"你没指定卡型，这里按 {card} 计算。", f"No GPU was named, so the {card} is assumed.")
+    if not ctx.slots.gpu_count:
+        w.add("assumptions", f"没说用几张卡，这里按 {num(n)} 张算；卡数翻倍，时间大致减半。",
+              f"No GPU count was given, so {num(n)} is assumed; doubling the GPUs roughly halves the time.")
     w.add("next", "先租几个小时跑一小段，用实测的每秒 token 数校准 MFU，再决定租多久。",
           "Rent for a few hours first, measure tokens per second to calibrate the MFU, then decide how long to rent.")
 
@@ -759,9 +771,10 @@ def diagnose_logs(w: Writer, r: ToolResult, ctx: Context) -> None:
     for f in findings[:5]:
         sev_zh, sev_en = _SEVERITY.get(str(f.get("severity")), ("", ""))
         zh, en = _zh_en(f.get("title"))
-        w.add("findings", f"[{sev_zh}] {zh}", f"[{sev_en}] {en}")
-        for ev in (f.get("evidence") or [])[:1]:
-            w.add("findings", f"  原文：`{str(ev).strip()[:160]}`", f"  evidence: `{str(ev).strip()[:160]}`")
+        ev = next(iter(f.get("evidence") or []), None)
+        quote = f"`{' '.join(str(ev).split())[:160]}`" if ev else ""
+        w.add("findings", f"[{sev_zh}] {zh}" + (f"——原文 {quote}" if quote else ""),
+              f"[{sev_en}] {en}" + (f" — evidence {quote}" if quote else ""))
     inv = res.get("inventory") or {}
     gpus = inv.get("gpus") or []
     if gpus or inv.get("driver_version"):
@@ -794,7 +807,7 @@ def delivery_checklist(w: Writer, r: ToolResult, ctx: Context) -> None:
           "file back and I will check it.")
     for step in res.get("steps") or []:
         if isinstance(step, dict):
-            w.add("findings", f"`{step.get('id')}`：{step.get('zh')}", f"`{step.get('id')}`: {step.get('en')}")
+            w.add("checks", f"`{step.get('id')}`：{step.get('zh')}", f"`{step.get('id')}`: {step.get('en')}")
     if res.get("expect"):
         w.add("next", f"核对时用：gpu-advisor diagnose --expect \"{res['expect']}\" {out}",
               f"To check it: gpu-advisor diagnose --expect \"{res['expect']}\" {out}")
@@ -875,3 +888,57 @@ def plan_configurations(w: Writer, r: ToolResult, ctx: Context) -> None:
               "Tell me the training data size (tokens, or samples × sequence length × epochs) to get days and total cost.")
     if res.get("warning"):
         w.add("next", *_zh_en(res["warning"]))
+
+
+def carried_note(w: Writer, s: Slots) -> None:
+    """Say which earlier conditions a follow-up reused ("那A100呢？" keeps 7B and full training)."""
+    zh, en = [], []
+    if s.model or s.params_b:
+        label = s.model if s.model and not re.fullmatch(r"[\d.]+[bm]", s.model) else f"{s.params_b:g}B"
+        zh.append(f"模型 {label}")
+        en.append(f"model {label}")
+    if s.mode:
+        zh.append(_MODE_LABEL.get(s.mode, (s.mode, s.mode))[0])
+        en.append(_MODE_LABEL.get(s.mode, (s.mode, s.mode))[1])
+    if s.gpus:
+        zh.append("显卡 " + "、".join(s.gpus))
+        en.append("GPU " + ", ".join(s.gpus))
+    if s.gpu_count:
+        zh.append(f"{s.gpu_count} 张卡")
+        en.append(f"{s.gpu_count} GPUs")
+    if s.context:
+        zh.append(f"上下文 {s.context} tokens")
+        en.append(f"context {s.context} tokens")
+    if zh:
+        w.add("context", "按上文的条件接着算：" + "，".join(zh) + "。", "Continuing with: " + ", ".join(en) + ".")
+
+
+# ---------------------------------------------------------------- lookup_model -----------------
+@renderer("lookup_model")
+def lookup_model(w: Writer, r: ToolResult, ctx: Context) -> None:
+    res = r.result
+    arch = res.get("architecture") or {}
+    name = res.get("name") or "?"
+    pub = res.get("params_published")
+    w.add("verdict", f"{name}：约 {num(res.get('params_b'))}B 参数" + (f"（官方写作 {pub}）" if pub else "")
+          + (f"，{num(arch.get('num_layers'))} 层，隐藏维度 {num(arch.get('hidden_size'))}，{num(arch.get('num_heads'))} 个注意力头、"
+             f"{num(arch.get('num_kv_heads'))} 个 KV 头" if arch else "") + "。",
+          f"{name}: about {num(res.get('params_b'))}B parameters" + (f" (published as {pub})" if pub else "")
+          + (f", {num(arch.get('num_layers'))} layers, hidden size {num(arch.get('hidden_size'))}, "
+             f"{num(arch.get('num_heads'))} attention heads, {num(arch.get('num_kv_heads'))} KV heads" if arch else "") + ".")
+    if res.get("weights_bf16_gb") is not None:
+        w.add("numbers", f"bf16 权重约 {gb(res['weights_bf16_gb'])} GB", f"bf16 weights: about {gb(res['weights_bf16_gb'])} GB")
+    if res.get("kv_bytes_per_token_fp16"):
+        w.add("numbers", f"KV 缓存每 token {num(res['kv_bytes_per_token_fp16'])} 字节（16 位）",
+              f"KV cache: {num(res['kv_bytes_per_token_fp16'])} bytes per token (16-bit)")
+    if arch.get("max_position_embeddings"):
+        w.add("numbers", f"最大位置长度 {num(arch['max_position_embeddings'])} tokens",
+              f"Max position embeddings: {num(arch['max_position_embeddings'])} tokens")
+    if res.get("is_moe"):
+        w.add("numbers", f"MoE：每个 token 激活约 {num(res.get('active_params'))} 个参数",
+              f"MoE: about {num(res.get('active_params'))} parameters active per token")
+    if res.get("source"):
+        w.add("assumptions", f"架构数据来自 {res['source']}（截至 {res.get('as_of', '')}）",
+              f"Architecture from {res['source']} (as of {res.get('as_of', '')})")
+    w.add("next", "想知道它要多少显存，可以问「这个模型全量训练/LoRA/推理要多少显存」。",
+          "To size it, ask \"how much memory for full fine-tuning / LoRA / inference of this model?\"")

@@ -130,7 +130,7 @@ _MODE_PATTERNS: list[tuple[str, str]] = [
     (r"lora|peft|adapter", "lora"),
     (r"预训练|从头训|从零训|pre-?train(?:ing)?|from scratch", "pretrain"),
     (r"全量|全参|全部参数|full[\s\-]*(?:param(?:eter)?s?[\s\-]*)?(?:fine[\s\-]*tun\w*|ft|train\w*|sft)|"
-     r"\bfull\b|\bsft\b", "full"),
+     r"fully[\s\-]*(?:fine[\s\-]*tun\w*|train\w*)|\bfull\b|\bsft\b", "full"),
     (r"推理|部署|上线|serving|\bserve\b|inference|infer\b|vllm|sglang|跑起来|对外提供服务|api服务|聊天服务",
      "inference"),
 ]
@@ -164,7 +164,7 @@ LOG_MARKERS = re.compile(
 _CUE_PATTERNS: dict[str, str] = {
     "price": r"多少钱|价格|价钱|租金|费用|月租|日租|包月|按小时|报价|贵不贵|便宜|划算|price|cost|how much.*(?:rent|per|month|hour|day)|"
              r"rent(?:al)?|per hour|per month|hourly|monthly|cheap|expensive|一个月|每小时|一小时|每月|元/",
-    "compare": r"对比|比较|区别|哪个好|哪个更|哪个划算|还是|选哪|vs\.?|versus|compare|comparison|difference|"
+    "compare": r"对比|比较|区别|哪个|性价比|还是|选哪|vs\.?|versus|compare|comparison|difference|"
                r"better|which (?:one|is|should)|差别|差多少|差异",
     "specs": r"规格|参数表|多大显存|显存多大|带宽多少|算力多少|tflops|specs?\b|specifications?|"
              r"how much (?:memory|vram) does|memory bandwidth|(?:有|支持)\s*nvlink\s*吗|nvlink\s*吗|有没有\s*nvlink|"
@@ -175,7 +175,8 @@ _CUE_PATTERNS: dict[str, str] = {
            r"显存|爆显存|oom|\bfit\b|fits|enough|can (?:i|we|it|a|an|one|two|\w+)|could (?:i|we)|"
            r"is it possible|possible to|vram|memory (?:do i need|needed|required|usage)|how much memory|"
            r"多少显存|要多大|需要多大|占多少|占用",
-    "max_fit": r"最大.*(?:上下文|batch|批|长度|序列|context)|最长|最多.*(?:上下文|并发|batch|token)|"
+    "max_fit": r"最大.*(?:上下文|batch|批|长度|序列|context|并发)|最长|最多.*(?:上下文|并发|batch|token)|"
+               r"(?:开|支持|撑)多少(?:并发|路|上下文|batch)|多少并发|how many concurrent|max(?:imum)? concurrency|"
                r"max(?:imum)?\s*(?:context|batch|sequence|seq|micro|ctx|length)|longest|largest batch|"
                r"how long (?:a )?context|biggest batch|多长.*上下文|上下文.*多长|上下文.*最大",
     "time": r"多久|多长时间|几天|几个小时|多少小时|多少天|要训多久|训练时间|耗时|时长|how long|how many (?:days|hours)|"
@@ -183,6 +184,9 @@ _CUE_PATTERNS: dict[str, str] = {
     "plan": r"怎么配|如何配|配置方案|什么配置|推荐.*(?:配置|方案|卡)|方案|怎么选|如何选|选什么|租什么|用什么卡|"
             r"哪种卡|选卡|配什么|plan\b|recommend|which gpus? should|what (?:gpu|setup|config)|suggest|"
             r"best (?:gpu|option|setup|config)|configuration|setup for|budget",
+    "model_info": r"几层|多少层|层数|架构|结构|参数量是多少|有多少参数|多少个参数|kv\s*头|注意力头|词表|隐藏维度|"
+                  r"how many (?:parameters|params|layers)|architecture|layers does|hidden size|kv heads|vocab|"
+                  r"config of|参数是多少",
     "interconnect": r"nvlink|nvswitch|pcie|sxm|infiniband|\bib\b|roce|rdma|互联|多卡通信|卡间通信|通信带宽|"
                     r"all[\s\-_]*reduce|网络|带宽瓶颈|interconnect|network|多机|two nodes|multi[\s\-]*node|两台",
     "delivery": r"验收|交付|以次充好|验机|检查服务器|拿到机器|新机器|刚租|检查清单|checklist|acceptance|verify (?:the )?"

@@ -131,7 +131,7 @@ def build_app() -> gr.Blocks:
                                      feedback_options=None, buttons=["copy"])
                 with gr.Row():
                     box = gr.Textbox(placeholder="问点什么，或粘贴 nvidia-smi / dmesg 输出… / Ask, or paste a log…",
-                                     show_label=False, lines=2, max_lines=12, scale=8, elem_id="question")
+                                     show_label=False, lines=1, max_lines=12, scale=8, elem_id="question")
                     send = gr.Button("发送 Send", variant="primary", scale=1, elem_id="send")
                 gr.Examples(EXAMPLES, inputs=box, label="示例 / Examples")
                 clear = gr.Button("清空 Clear", size="sm")
@@ -168,10 +168,9 @@ def build_app() -> gr.Blocks:
                 p_table = gr.Dataframe(headers=PLAN_COLUMNS["zh"], interactive=False, wrap=True,
                                        elem_id="plan-table", label="可按列排序 / click a header to sort")
             with gr.Tab("GPU 对比 Compare", id="compare"):
-                c_names = gr.Dropdown(forms.gpu_names(), value=["A100 SXM4 80GB", "H100 SXM5 80GB", "RTX 4090"]
-                                      if set(["A100 SXM4 80GB", "H100 SXM5 80GB", "RTX 4090"]) <= set(forms.gpu_names())
-                                      else forms.gpu_names()[:3],
-                                      multiselect=True, max_choices=4, label="选 2–4 张卡 / Pick 2–4 cards")
+                names = forms.gpu_names()
+                c_names = gr.Dropdown(names, value=forms.default_comparison(names), multiselect=True,
+                                      max_choices=4, label="选 2–4 张卡 / Pick 2–4 cards", elem_id="compare-names")
                 c_btn = gr.Button("对比 Compare", variant="primary", elem_id="compare-btn")
                 c_table = gr.Dataframe(interactive=False, wrap=True, elem_id="compare-table")
             with gr.Tab("设置 Settings", id="settings"):

@@ -41,8 +41,15 @@ def backend_settings(backend: str | None, base_url: str | None, model: str | Non
     if (backend or "offline") == "offline":
         return None
     from assistant.settings import BackendSettings
-    return BackendSettings(backend="openai", base_url=(base_url or None), model=(model or None),
-                           api_key=(api_key or None))
+    base = BackendSettings.from_env()
+    update: dict[str, Any] = {"backend": "openai"}
+    if base_url and base_url.strip():
+        update["base_url"] = base_url.strip()
+    if model and model.strip():
+        update["model"] = model.strip()
+    if api_key and api_key.strip():
+        update["api_key"] = api_key.strip()
+    return BackendSettings.model_validate({**base.model_dump(), **update})
 
 
 def read_upload(upload: Any) -> str:
@@ -97,3 +104,10 @@ def gpu_names() -> list[str]:
         return [g.name for g in gpus.all_gpus()]
     except Exception:  # the GPU table is optional for the page to start
         return []
+
+
+def default_comparison(names: list[str]) -> list[str]:
+    """The comparison people ask about most: A100 80GB SXM vs H100 SXM vs RTX 4090."""
+    wanted = ("A100 80GB SXM4", "H100 SXM5", "RTX 4090 24GB")
+    picked = [next((n for n in names if w in n), None) for w in wanted]
+    return [p for p in picked if p] or names[:3]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 from tools.diagnosis.detect import Parsed
@@ -736,34 +737,37 @@ def rules_nccl(c: Ctx) -> None:
               actions=[("单机可以忽略；多机训练需安装 rdma-core 并挂载 /dev/infiniband。", "Ignore on a single node; multi-node needs rdma-core and /dev/infiniband.")])
 
 
-def expected_busbw(gpu_name: str | None, n_gpus: int, topology: str) -> tuple[float | None, str | None, tuple[float, float] | None]:
-    """Expected AllReduce busbw (GB/s) for this node: the GPU helper's model if present,
-    otherwise the cited fallback table knowledge/diagnosis/busbw.yaml. Returns (gbs, source, range)."""
+@dataclass
+class ExpectedBusbw:
+    """Expected AllReduce busbw for a node (GB/s, per direction, large messages)."""
+
+    mid_gbs: float
+    low_gbs: float
+    high_gbs: float
+    flag_below_gbs: float  # below this a measurement points to a fault (half the low end)
+    source: str
+
+
+def expected_busbw(gpu_name: str | None, n_gpus: int, topology: str | None) -> ExpectedBusbw | None:
+    """The GPU helper's model (tools.interconnect.expected_busbw) when it knows the GPU, otherwise
+    the cited fallback table knowledge/diagnosis/busbw.yaml; None when neither has a reference."""
+    if not gpu_name or n_gpus < 2:
+        return None
     try:
-        from tools import interconnect  # written concurrently by the GPU helper
-        fn = getattr(interconnect, "expected_busbw", None)
-        if fn is not None and gpu_name:
-            res = fn(gpu_name, n_gpus, topology)
-            val = getattr(res, "busbw_gbs", None) or getattr(res, "expected_busbw_gbs", None) or \
-                (res.get("busbw_gbs") if isinstance(res, dict) else None) or (res if isinstance(res, (int, float)) else None)
-            if val:
-                src = getattr(res, "source", None) or (res.get("source") if isinstance(res, dict) else None) or "tools.interconnect"
-                return float(val), str(src), None
-    except Exception:  # noqa: BLE001 — the other module may be mid-edit; fall back to our table
+        from tools.interconnect import expected_busbw as model
+        r = model(gpu_name, n_gpus, topology)
+        if r.mid_gbs:
+            return ExpectedBusbw(float(r.mid_gbs), float(r.low_gbs), float(r.high_gbs), float(r.flag_below_gbs), str(r.source))
+    except Exception:  # noqa: BLE001 — unknown GPU there (or module mid-edit): fall back to our table
         pass
     from tools.data import load_yaml
-    name = (gpu_name or "").lower()
+    name = gpu_name.lower()
     for row in load_yaml("diagnosis", "busbw.yaml")["rows"]:
-        if row["topology"] != topology:
+        if row["topology"] != (topology or "nvlink") or not row["match"] or not any(m in name for m in row["match"]):
             continue
-        if row["match"] and not any(m in name for m in row["match"]):
-            continue
-        if not row["match"] and topology == "nvlink":
-            continue
-        if row["topology"] == "pcie":
-            return None, row["source"], tuple(row["range_gbs"])  # too wide to judge "low"
-        return float(row["expected_gbs"]), row["source"], tuple(row["range_gbs"])
-    return None, None, None
+        low, high = row["range_gbs"]
+        return ExpectedBusbw(float(row["expected_gbs"]), float(low), float(high), 0.5 * float(low), row["source"])
+    return None
 
 
 def rules_nccl_tests(c: Ctx) -> None:
@@ -790,14 +794,16 @@ def rules_nccl_tests(c: Ctx) -> None:
         avg = f"；“Avg bus bandwidth” 为 {run.avg_busbw:.1f}，它把小消息也平均进去了，不代表硬件能力" if run.avg_busbw is not None else ""
         avg_en = f"; \"Avg bus bandwidth\" is {run.avg_busbw:.1f}, which averages tiny messages and does not reflect the hardware" if run.avg_busbw is not None else ""
         op = run.op or "all_reduce"
-        exp, src, rng = (expected_busbw(gpu_name, n, topo) if (topo and op == "all_reduce" and len(run.hosts) <= 1) else (None, None, None))
+        ref = expected_busbw(gpu_name, n, topo) if (op == "all_reduce" and len(run.hosts) <= 1) else None
+        exp, src = (ref.mid_gbs, ref.source) if ref else (None, None)
         evidence = [max(big, key=lambda r: r.busbw or 0).line] + ([run.avg_line] if run.avg_line else [])
         if run.max_size < 64 * 2**20:
             c.add("nccl_tests_too_small", "info", ("nccl-tests 最大消息太小，测不到带宽平台", "nccl-tests max message too small to reach the bandwidth plateau"), evidence,
                   actions=[("用 `-b 8 -e 1G -f 2` 重跑（seed 文章给出的参数）。", "Rerun with `-b 8 -e 1G -f 2`.")])
-        if exp and plateau < 0.5 * exp:
+        if ref and plateau < ref.flag_below_gbs:
             c.add("busbw_low", "warning",
-                  (f"{op} 大消息 busbw {plateau:.1f} GB/s，不到预期 ~{exp:.0f} GB/s 的一半", f"{op} large-message busbw {plateau:.1f} GB/s is under half the expected ~{exp:.0f} GB/s"),
+                  (f"{op} 大消息 busbw {plateau:.1f} GB/s，远低于预期 {ref.low_gbs:.0f}–{ref.high_gbs:.0f} GB/s（低于 {ref.flag_below_gbs:.0f} 即异常）",
+                   f"{op} large-message busbw {plateau:.1f} GB/s is far below the expected {ref.low_gbs:.0f}–{ref.high_gbs:.0f} GB/s (anything under {ref.flag_below_gbs:.0f} points to a fault)"),
                   evidence,
                   causes=[("NVLink 没有生效：NCCL 走了 SHM/PCIe（看 NCCL_DEBUG=INFO 的 via P2P 还是 via SHM）", "NVLink not in use: NCCL fell back to SHM/PCIe (check via P2P vs via SHM in NCCL_DEBUG=INFO)"),
                           ("NVSwitch 机型的 nvidia-fabricmanager 没有运行", "nvidia-fabricmanager is not running on an NVSwitch system"),
@@ -806,8 +812,8 @@ def rules_nccl_tests(c: Ctx) -> None:
                   actions=[("查 `nvidia-smi topo -m` 是否为 NV#、`nvidia-smi nvlink -s`、`systemctl status nvidia-fabricmanager`，用 NCCL_DEBUG=INFO 重跑；确认是交付问题就开工单附上这些输出。", "Check `nvidia-smi topo -m` for NV#, `nvidia-smi nvlink -s` and `systemctl status nvidia-fabricmanager`; rerun with NCCL_DEBUG=INFO; if it is the delivery, open a ticket with these outputs."),
                            (f"预期值来源：{src}", f"Expected value source: {src}")])
         else:
-            exp_zh = f"，预期约 {exp:.0f} GB/s（{src}）" if exp else ""
-            exp_en = f", expected about {exp:.0f} GB/s ({src})" if exp else ""
+            exp_zh = f"，预期 {ref.low_gbs:.0f}–{ref.high_gbs:.0f} GB/s（{src}）" if ref else ""
+            exp_en = f", expected {ref.low_gbs:.0f}–{ref.high_gbs:.0f} GB/s ({src})" if ref else ""
             c.add("nccl_tests_plateau", "info", (f"{op} 大消息 busbw 平台 {plateau:.1f} GB/s（{n} 个 rank）{exp_zh}{avg}", f"{op} large-message busbw plateau {plateau:.1f} GB/s ({n} ranks){exp_en}{avg_en}"),
                   evidence, causes=[("busbw = algbw × 2(n−1)/n（nccl-tests PERFORMANCE.md），反映瓶颈链路的速度", "busbw = algbw × 2(n−1)/n (nccl-tests PERFORMANCE.md) and reflects the bottleneck link")],
                   actions=[("结果合理，无需处理。" if exp else "没有这台机型的参考值；与同型号机器或服务商给的验收报告对比。", "Plausible; nothing to do." if exp else "No reference for this hardware; compare with a similar node or the provider's acceptance report.")])

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable
 
@@ -191,13 +191,18 @@ def parse_guide(text: str, source: str, fallback_id: str) -> list[Passage]:
 def load_guide(guide_dir: Path) -> list[Passage]:
     """Every passage of every `*.md` in the guide folder, in file-name order."""
     passages: list[Passage] = []
+    seen: set[str] = set()
     if not guide_dir.is_dir():
         return passages
     for path in sorted(guide_dir.glob("*.md")):
         if path.name.lower() in {"readme.md", "index.md"}:
             continue
         text = path.read_text(encoding="utf-8")
-        passages.extend(parse_guide(text, f"knowledge/guide/{path.name}", path.stem))
+        doc = parse_guide(text, f"knowledge/guide/{path.name}", path.stem)
+        if doc and doc[0].doc_id in seen:  # two files claim one id: the later one goes by its file name
+            doc = [replace(p, doc_id=path.stem) for p in doc]
+        seen.update(p.doc_id for p in doc)
+        passages.extend(doc)
     return passages
 
 

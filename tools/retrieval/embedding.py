@@ -22,6 +22,7 @@ import json
 import os
 import re
 import unicodedata
+from functools import lru_cache
 import urllib.error
 import urllib.request
 from typing import Any, Iterable, Sequence
@@ -62,6 +63,7 @@ def features(text: str) -> Iterable[tuple[str, float]]:
                 yield "3:" + padded[i:i + 3], _W_CHAR3
 
 
+@lru_cache(maxsize=262_144)  # n-grams repeat a lot across passages; hashing dominates embed time
 def _bucket(feature: str, dim: int) -> tuple[int, float]:
     digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
     h = int.from_bytes(digest, "little")

@@ -23,6 +23,7 @@ import threading
 from pathlib import Path
 from typing import Any, Sequence
 
+from tools.errors import ToolInputError
 from tools.lang import detect_language
 from tools.retrieval.corpus import Passage, corpus_hash, load_guide
 from tools.retrieval.models import Hit, SearchResult, Title
@@ -95,7 +96,15 @@ class Retriever:
             content_hash = corpus_hash(passages, extra=self.store.collection_name)
             if force:
                 self.store.drop()
-            stats = self.store.sync(passages, content_hash)
+            try:
+                stats = self.store.sync(passages, content_hash)
+            except ToolInputError:
+                raise
+            except Exception as exc:  # a store that opens but fails on read/write: rebuild it once
+                notes: list[str] = []
+                self.store.recover(exc, notes)
+                stats = self.store.sync(passages, content_hash)
+                stats.messages[:0] = notes
             if force or content_hash != self.content_hash or self._bm25 is None:
                 self._build_lexical(passages)
             self.passages, self.content_hash = passages, content_hash
@@ -114,7 +123,7 @@ class Retriever:
         self._relevance = RelevanceModel(body_tokens)
 
     def _tokens(self, passages: Sequence[Passage]) -> tuple[list[list[str]], list[list[str]]]:
-        """Tokens per passage, cached on disk by passage id (jieba over the corpus costs ~0.3 s)."""
+        """Tokens per passage, cached on disk by passage id (jieba over the whole corpus takes about a second)."""
         from tools.retrieval.bm25 import tokenize, tokenizer_version
 
         cache_path = cache_dir() / f"bm25_tokens_{tokenizer_version()}.json"

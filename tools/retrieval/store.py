@@ -125,18 +125,24 @@ class VectorStore:
             return self._open()
         except ToolInputError:
             raise
-        except Exception as exc:
-            if self.chroma_url:
-                raise ToolInputError(f"Chroma 服务上的集合无法打开：{exc}",
-                                     f"Could not open the collection on the Chroma server: {exc}",
-                                     field="chroma_url") from exc
-            moved = self._move_aside()
-            note = (f"向量库无法打开（{type(exc).__name__}），已移到 {moved.name} 并从指南和你的文档重建 / "
-                    f"The vector store could not be opened ({type(exc).__name__}); moved it to {moved.name} "
-                    "and rebuilt it from the guide and your documents")
-            if messages is not None:
-                messages.append(note)
+        except BaseException as exc:  # Rust-side panics are BaseException (pyo3 PanicException)
+            if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
+                raise
+            self.recover(exc, messages)
             return self._open()
+
+    def recover(self, exc: BaseException, messages: list[str] | None) -> None:
+        """An embedded store that fails is moved aside (kept for inspection); a server error is reported."""
+        if self.chroma_url:
+            raise ToolInputError(f"Chroma 服务出错：{exc}", f"The Chroma server failed: {exc}",
+                                 field="chroma_url") from exc
+        self._client = self._collection = None
+        moved = self._move_aside()
+        note = (f"向量库无法使用（{type(exc).__name__}），已移到 {moved.name} 并从指南和你的文档重建 / "
+                f"The vector store failed ({type(exc).__name__}); moved it to {moved.name} "
+                "and rebuilt it from the guide and your documents")
+        if messages is not None:
+            messages.append(note)
 
     def drop(self) -> None:
         """Delete the collection (used by `index rebuild`)."""

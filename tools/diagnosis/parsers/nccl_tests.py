@@ -69,10 +69,11 @@ class NcclTestRun:
         return max((r.size for r in self.rows), default=0)
 
     def plateau(self) -> tuple[float | None, list[Row]]:
-        """Largest busbw among messages ≥ 256 MiB (or the largest sizes tested, if smaller)."""
+        """Largest busbw among messages ≥ 256 MiB; if the run stopped earlier, among the sizes
+        within 4× of the largest tested (the top of the curve)."""
         if not self.rows:
             return None, []
-        cut = min(PLATEAU_MIN_BYTES, self.max_size)
+        cut = min(PLATEAU_MIN_BYTES, self.max_size // 4)
         big = [r for r in self.rows if r.size >= cut and r.busbw is not None]
         if not big:
             return None, []

@@ -1,0 +1,280 @@
+"""The eval suite as data plus runner: the case files, the runner on a fake advisor, the CLI contract,
+and (slow) the whole offline suite against the real advisor."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from evals.runner import markdown_report, percentile, run_suite, write_reports
+from evals.schema import CATEGORIES, Case, load_cases
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Fixed names from the common brief and the corpus brief: an expectation naming anything else is a typo.
+TOOL_NAMES = {"lookup_model", "estimate_memory", "find_min_gpus", "find_max_fit", "gpu_specs",
+              "interconnect_advice", "estimate_training_time", "gpu_price", "plan_configurations",
+              "diagnose_logs", "delivery_checklist", "search_guide"}
+DOC_IDS = {"memory-by-model-size", "memory-formula", "optimizers-8bit", "activations-checkpointing",
+           "tf32-fp8-precision", "a100-h100-4090", "pcie-vs-sxm-nvlink", "china-cards", "rental-prices",
+           "billing-hourly-monthly", "shandong-datacenters", "cluster-networking", "multi-node-training",
+           "storage-io", "gpu-utilization-low", "delivery-acceptance", "nccl-tests-busbw", "dropped-gpu",
+           "xid-errors", "cuda-driver-compat", "common-errors", "containers-gpu", "zero-fsdp-offload",
+           "lora-qlora", "inference-kv-cache", "training-time-cost", "choosing-a-config", "faq"}
+
+
+@pytest.fixture(scope="module")
+def cases() -> list[Case]:
+    return load_cases()
+
+
+# ----------------------------------------------------------------------------- the case files
+
+
+def test_at_least_200_cases_with_unique_ids(cases: list[Case]) -> None:
+    assert len(cases) >= 200
+    assert len({c.id for c in cases}) == len(cases)
+
+
+def test_every_category_in_chinese_and_english(cases: list[Case]) -> None:
+    seen = Counter((c.category, c.language) for c in cases)
+    for cat in CATEGORIES:
+        assert seen[(cat, "zh")] >= 1, f"{cat} has no Chinese case"
+        assert seen[(cat, "en")] >= 1, f"{cat} has no English case"
+    assert sum(n for (c, lang), n in seen.items() if lang == "mixed") >= 10
+
+
+def test_every_case_says_where_its_expectations_come_from(cases: list[Case]) -> None:
+    for c in cases:
+        assert len(c.derivation.strip()) >= 30, c.id
+        for n in c.numbers:
+            assert n.why.strip(), c.id
+        # a case must check something beyond the default language check
+        assert (c.tool or c.verdict or c.numbers or c.must_include or c.must_not_include or c.cites
+                or c.forbid_tools or any(t.expect for t in c.user_turns())), c.id
+
+
+def test_tool_names_and_doc_ids_are_the_fixed_ones(cases: list[Case]) -> None:
+    for c in cases:
+        expects = [c] + [t.expect for t in c.user_turns() if t.expect]
+        for e in expects:
+            tools = [e.tool] if isinstance(e.tool, str) else (e.tool or [])
+            assert set(tools) | set(e.forbid_tools) <= TOOL_NAMES, c.id
+            for cite in e.cites:
+                alts = [cite] if isinstance(cite, str) else cite
+                assert set(alts) <= DOC_IDS, (c.id, alts)
+
+
+def test_numeric_categories_check_numbers_or_verdicts(cases: list[Case]) -> None:
+    for c in cases:
+        if c.category in {"memory", "min_gpus", "prices", "train_time"}:
+            assert c.numbers or c.must_include, c.id
+        if c.category == "fit":
+            assert c.verdict, c.id
+        if c.category == "howto":
+            assert c.cites, c.id
+
+
+def test_the_founding_question_is_in_the_suite(cases: list[Case]) -> None:
+    founding = [c for c in cases if c.question == "能用4090全量训练7B吗"]
+    assert founding and founding[0].verdict == "does_not_fit"
+
+
+def test_case_files_reject_unknown_keys(tmp_path: Path) -> None:
+    (tmp_path / "bad.yaml").write_text(textwrap.dedent("""
+        - id: bad-1
+          category: fit
+          language: zh
+          question: 能用4090全量训练7B吗
+          verdicts: fits
+          derivation: typo in the key must not silently drop the expectation
+    """), encoding="utf-8")
+    with pytest.raises(ValueError, match="bad-1"):
+        load_cases(tmp_path)
+
+
+# ----------------------------------------------------------------------------- the runner on a fake advisor
+
+FAKE_CASES = textwrap.dedent("""
+    - id: f-pass
+      category: fit
+      language: zh
+      question: 能用4090全量训练7B吗
+      tool: estimate_memory
+      verdict: does_not_fit
+      numbers: [{value: 112, unit: GB, rel_tol: 0.05, why: "7e9 x 16 B"}]
+      derivation: 7e9 x 16 B/param = 112 GB > 24 GB (ZeRO paper §3)
+    - id: f-fail
+      category: specs
+      language: en
+      question: What's the memory bandwidth of the H100 SXM?
+      numbers: [{value: 3350, unit: GB/s, rel_tol: 0.02, why: "datasheet"}]
+      derivation: NVIDIA H100 product page, 3.35 TB/s
+    - id: f-turns
+      category: multi_turn
+      language: zh
+      turns: [能用4090全量训练7B吗, 那A100 80G呢？]
+      must_include: [A100]
+      derivation: carried slots; 112 GB > 80 GB (A100 datasheet)
+    - id: f-crash
+      category: prices
+      language: en
+      question: crash please
+      must_include: [anything]
+      derivation: the fake advisor raises on this question
+""")
+
+
+class FakeAdvisor:
+    """Canned answers keyed by question; records the history each call received."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, list[dict]]] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, question: str, *, history=None, backend=None, **_: object) -> dict:
+        with self.lock:
+            self.calls.append((question, list(history or [])))
+        if question == "crash please":
+            raise RuntimeError("boom")
+        if question.startswith("能用4090"):
+            answer = "不能。7B 全量训练的模型状态约 112 GB，RTX 4090 只有 24 GB。"
+            tools = [{"name": "estimate_memory", "args": {"gpu": "rtx_4090"}, "result": {"fits": False}}]
+        elif question.startswith("那A100"):
+            answer = "A100 80G 单卡也放不下：112 GB > 80 GB。"
+            tools = []
+        else:  # wrong on purpose: 2.0 TB/s is the PCIe figure
+            answer = "The H100 has 2.0 TB/s of memory bandwidth."
+            tools = []
+        lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in question) else "en"
+        return {"answer": answer, "language": lang, "backend": "offline", "tool_calls": tools,
+                "citations": [], "grounded": True, "latency_ms": 10.0 + len(self.calls)}
+
+
+def test_runner_scores_reports_and_passes_history(tmp_path: Path) -> None:
+    (tmp_path / "c.yaml").write_text(FAKE_CASES, encoding="utf-8")
+    cases = load_cases(tmp_path)
+    fake = FakeAdvisor()
+    report = run_suite(cases, ask_fn=fake, progress=False)
+    summary = report.to_dict(questions={c.id: c.final_question() for c in cases})
+
+    assert summary["total"] == 4 and summary["passed"] == 2
+    assert summary["pass_rate"] == 0.5
+    assert summary["by_category"]["fit"] == {"total": 1, "passed": 1, "pass_rate": 1.0}
+    assert summary["by_category"]["specs"]["passed"] == 0
+    assert summary["by_language"]["zh"]["total"] == 2
+
+    failures = {f["id"]: f for f in summary["failures"]}
+    assert set(failures) == {"f-fail", "f-crash"}
+    num = [c for c in failures["f-fail"]["failed_checks"] if c["check"] == "number"][0]
+    assert "3350" in num["expected"] and "2.0 TB/s" in num["got"]          # expected vs got
+    assert "boom" in failures["f-crash"]["failed_checks"][0]["got"]
+    assert failures["f-crash"]["error"]
+
+    # the follow-up received the first turn and its answer as history
+    second = [h for q, h in fake.calls if q.startswith("那A100")][0]
+    assert [m["role"] for m in second] == ["user", "assistant"]
+    assert second[0]["content"] == "能用4090全量训练7B吗" and "112 GB" in second[1]["content"]
+
+    lat = summary["latency_ms"]
+    assert lat["p50"] is not None and lat["p95"] >= lat["p50"]
+
+    j, m = write_reports(summary, tmp_path / "out")
+    assert json.loads(j.read_text(encoding="utf-8"))["total"] == 4
+    md = m.read_text(encoding="utf-8")
+    assert "f-fail" in md and "| number |" in md and "By category" in md
+
+
+def test_runner_concurrency_keeps_case_order(tmp_path: Path) -> None:
+    (tmp_path / "c.yaml").write_text(FAKE_CASES, encoding="utf-8")
+    cases = load_cases(tmp_path)
+    report = run_suite(cases, ask_fn=FakeAdvisor(), progress=False, concurrency=4)
+    assert [s.case_id for s in report.scores] == [c.id for c in cases]
+    assert report.passed == 2
+
+
+def test_percentile() -> None:
+    assert percentile([], 50) is None
+    assert percentile([10, 20, 30, 40], 50) == 25.0        # halfway between 20 and 30
+    assert percentile([1.0] * 19 + [100.0], 95) == pytest.approx(5.95)   # 1 + 0.05 × 99
+
+
+def test_markdown_report_lists_failure_expected_and_got() -> None:
+    summary = {"backend": "offline", "started_at": "t", "duration_s": 1.0, "passed": 0, "total": 1,
+               "pass_rate": 0.0, "latency_ms": {"p50": 1.0, "p95": 1.0}, "llm": {},
+               "by_category": {"fit": {"total": 1, "passed": 0, "pass_rate": 0.0}},
+               "by_language": {"zh": {"total": 1, "passed": 0, "pass_rate": 0.0}},
+               "failures": [{"id": "x", "category": "fit", "language": "zh", "question": "q",
+                             "failed_checks": [{"check": "verdict", "expected": "does_not_fit", "got": "fits"}],
+                             "error": None, "answer": "a"}]}
+    md = markdown_report(summary)
+    assert "| verdict | does_not_fit | fits |" in md
+
+
+# ----------------------------------------------------------------------------- the CLI
+
+FAKE_MODULE = textwrap.dedent('''
+    def ask(question, *, history=None, backend=None, **kw):
+        ok = "4090" in question
+        return {"answer": "不能。约 112 GB，超过 24 GB。" if ok else "The H100 has 2.0 TB/s.",
+                "language": "zh" if ok else "en", "backend": backend or "offline",
+                "tool_calls": [{"name": "estimate_memory", "args": {}, "result": {}}] if ok else [],
+                "citations": [], "grounded": True, "latency_ms": 5.0}
+''')
+
+
+def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "fakeadv.py").write_text(FAKE_MODULE, encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{ROOT}")
+    return subprocess.run([sys.executable, "-m", "assistant.cli", "eval", *args], capture_output=True,
+                          text=True, timeout=120, cwd=ROOT, env=env)
+
+
+def test_cli_json_and_threshold_exit_codes(tmp_path: Path) -> None:
+    cases_dir = tmp_path / "cases"
+    cases_dir.mkdir()
+    (cases_dir / "c.yaml").write_text(FAKE_CASES.split("- id: f-turns")[0], encoding="utf-8")
+    out = _cli(tmp_path, "--cases", str(cases_dir), "--json", "--ask-fn", "fakeadv:ask", "--no-progress",
+               "--min-pass-rate", "0.9", "--report", str(tmp_path / "rep"))
+    assert out.returncode == 1, out.stderr                    # 1 of 2 passed < 0.9
+    data = json.loads(out.stdout)
+    assert {"total", "passed", "pass_rate", "by_category", "by_language", "failures", "latency_ms"} <= set(data)
+    assert data["total"] == 2 and data["passed"] == 1 and set(data["latency_ms"]) >= {"p50", "p95"}
+    assert (tmp_path / "rep" / "eval_report.md").exists() and (tmp_path / "rep" / "eval_report.json").exists()
+
+    ok = _cli(tmp_path, "--cases", str(cases_dir), "--json", "--ask-fn", "fakeadv:ask", "--no-progress",
+              "--min-pass-rate", "0.5", "--category", "fit")
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["total"] == 1
+
+
+@pytest.mark.parametrize("args", [["--min-pass-rate", "1.5"], ["--category", "nope"], ["--concurrency", "0"],
+                                  ["--cases", "/no/such/dir"], ["--backend", "claude"]])
+def test_cli_bad_arguments_exit_2_bilingual(tmp_path: Path, args: list[str]) -> None:
+    out = _cli(tmp_path, *args, "--ask-fn", "fakeadv:ask", "--no-progress")
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    assert "错误 / Error" in out.stderr and "Traceback" not in out.stderr
+
+
+# ----------------------------------------------------------------------------- the real thing
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_full_offline_suite_passes_95_percent(cases: list[Case]) -> None:
+    """The CI gate: the offline advisor answers ≥ 95% of the cases correctly."""
+    pytest.importorskip("assistant.advisor")
+    from assistant.advisor import ask
+
+    report = run_suite(cases, ask_fn=ask, backend="offline", progress=False)
+    summary = report.to_dict(questions={c.id: c.final_question() for c in cases})
+    failed = [f"{f['id']}: {f['failed_checks'][0]['check']} expected {f['failed_checks'][0]['expected']}"
+              for f in summary["failures"]][:25]
+    assert summary["pass_rate"] >= 0.95, "\n".join(failed)
