@@ -33,7 +33,30 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
-def run(rounds: int = 3, chroma_url: str | None = None) -> dict:
+def _synthetic_docs(folder: Path, passages: int) -> list[Path]:
+    """`passages` extra sections (10 per file) made of shuffled corpus sentences, seeded: a bigger
+    index with realistic vocabulary, for scale figures only."""
+    import random
+    import re
+
+    from tools.retrieval.corpus import load_guide
+    from tools.retrieval.paths import guide_dir
+
+    sentences = [s for p in load_guide(guide_dir()) for s in re.split(r"(?<=[。！？.!?])\s*", p.text) if len(s) > 20]
+    rng = random.Random(42)
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for f in range(max(1, passages // 10)):
+        parts = [f"# synthetic {f}"]
+        for sec in range(10):
+            parts.append(f"## section {sec}\n\n" + " ".join(rng.sample(sentences, 4)))
+        path = folder / f"synthetic-{f:05d}.md"
+        path.write_text("\n\n".join(parts), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def run(rounds: int = 3, chroma_url: str | None = None, synthetic: int = 0) -> dict:
     queries = [item["q"] for item in yaml.safe_load(
         (ROOT / "evals" / "retrieval" / "queries.yaml").read_text(encoding="utf-8"))["queries"]]
     with tempfile.TemporaryDirectory(prefix="gpu-advisor-bench-") as tmp:
@@ -49,6 +72,10 @@ def run(rounds: int = 3, chroma_url: str | None = None) -> dict:
         tokenize("显存")
         jieba_s = time.perf_counter() - t0
 
+        if synthetic:
+            from tools.retrieval.user_docs import UserDocs
+
+            UserDocs().add(_synthetic_docs(Path(tmp) / "synthetic", synthetic))
         name = f"bench_{int(time.time())}" if chroma_url else None
         t0 = time.perf_counter()
         cold = Retriever(chroma_url=chroma_url or "", collection_name=name)
@@ -91,8 +118,10 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--chroma-url", default=os.environ.get("CHROMA_URL"))
+    parser.add_argument("--synthetic", type=int, default=0,
+                        help="add about this many synthetic passages (as user documents) to measure scale")
     args = parser.parse_args()
-    report = run(args.rounds, args.chroma_url)
+    report = run(args.rounds, args.chroma_url, args.synthetic)
     if args.json:
         print(json.dumps(report))
         return 0

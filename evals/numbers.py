@@ -496,6 +496,19 @@ class NumberCheck:
         return f"expected {self.expected}; numbers of that kind in the answer: {same_dim}"
 
 
+def _is_near(text: str, q: Quantity, words: list[str], before: int = 40, after: int = 25) -> bool:
+    if q.end <= q.start:            # quantities read from tool results have no position
+        return True
+    line_start = text.rfind("\n", 0, q.start) + 1
+    line_end = text.find("\n", q.end)
+    line_end = len(text) if line_end < 0 else line_end
+    lo = max(line_start, q.start - before) if before else q.end
+    hi = min(line_end, q.end + after) if after else q.start
+    window = (text[lo:q.start] + " " + text[q.end:hi]) if before and after else text[min(lo, hi):max(lo, hi)]
+    window = window.lower()
+    return any(w.lower() in window for w in words)
+
+
 def _per_compatible(expected_per: str | None, got_per: str | None) -> bool:
     return expected_per is None or got_per is None or expected_per == got_per
 
@@ -504,25 +517,38 @@ def find_number(text: str, *, value: float | None = None, unit: str | None = Non
                 rel_tol: float | None = None, abs_tol: float | None = None,
                 or_values: list[float] | None = None, minimum: float | None = None,
                 maximum: float | None = None, mode: str = "value",
-                allow_unitless: bool = False, quantities: list[Quantity] | None = None) -> NumberCheck:
+                allow_unitless: bool = False, quantities: list[Quantity] | None = None,
+                near: list[str] | None = None, near_before: list[str] | None = None,
+                near_after: list[str] | None = None) -> NumberCheck:
     """Is the expected number (in `unit`) in `text`, within tolerance, with a compatible unit?
 
     mode "value": some quantity equals value (or one of or_values) within rel_tol/abs_tol, or
     lies in [minimum, maximum]. mode "in_range": a written range in the text contains the value.
     Tolerances are in the expected unit (abs_tol) or relative (rel_tol; default 2%).
+    `near`: only quantities with one of these words close by on the same line count (so a band
+    for "base weights" is not satisfied by an activation figure that happens to fall inside it).
     """
     dim, factor, per = unit_spec(unit)
     qs = quantities if quantities is not None else extract_quantities(text)
     candidates = [q for q in qs if (q.dim == dim or (allow_unitless and q.dim is None))
                   and _per_compatible(per, q.per)]
+    if near:
+        candidates = [q for q in candidates if _is_near(text, q, near)]
+    if near_before or near_after:
+        # tight windows: "显存 24 GB" or "24 GB of memory", but not the "24GB" in a card's name
+        candidates = [q for q in candidates
+                      if (near_before and _is_near(text, q, near_before, before=15, after=0))
+                      or (near_after and _is_near(text, q, near_after, before=0, after=15))]
     targets = [v for v in ([value] if value is not None else []) + list(or_values or [])]
     label_parts = []
+    near_words = list(near or []) + list(near_before or []) + list(near_after or [])
+    near_txt = f" near {'/'.join(near_words)}" if near_words else ""
     if targets:
         label_parts.append(" or ".join(f"{t:g}" for t in targets))
     if minimum is not None or maximum is not None:
         label_parts.append(f"in [{'' if minimum is None else f'{minimum:g}'}, {'' if maximum is None else f'{maximum:g}'}]")
     tol_txt = f" ±{abs_tol:g}" if abs_tol is not None else f" ±{(rel_tol if rel_tol is not None else 0.02):.0%}" if targets else ""
-    expected_label = f"{' '.join(label_parts)}{tol_txt} {unit or '(no unit)'}".strip()
+    expected_label = f"{' '.join(label_parts)}{tol_txt} {unit or '(no unit)'}{near_txt}".strip()
 
     def close(got: float, target: float) -> bool:
         got_u = got / factor

@@ -49,6 +49,9 @@ class NumberExpect(BaseModel):
     mode: Literal["value", "in_range"] = "value"
     where: Literal["answer", "tools", "any"] = "answer"
     allow_unitless: bool = False
+    near: list[str] = Field(default_factory=list, description="words that must appear close to the number on its line")
+    near_before: list[str] = Field(default_factory=list, description="words within 15 characters before the number")
+    near_after: list[str] = Field(default_factory=list, description="words within 15 characters after the number")
     why: str = Field(..., min_length=3, description="where this value comes from")
 
     @model_validator(mode="after")

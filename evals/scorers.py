@@ -90,13 +90,23 @@ def _alts(phrase: str | list[str]) -> list[str]:
     return [phrase] if isinstance(phrase, str) else list(phrase)
 
 
+def _phrase_pattern(phrase: str) -> re.Pattern[str]:
+    """Whitespace-flexible pattern; a phrase starting with a Latin letter or digit must start a word
+    there, so "rain" does not match "training" and "IB" does not match "distributed"."""
+    norm = normalize(phrase).strip()
+    body = r"\s*".join(re.escape(part) for part in norm.split(" "))
+    if re.match(r"[a-z]", norm):
+        body = r"(?<![a-z])" + body
+    elif re.match(r"[0-9]", norm):
+        body = r"(?<![0-9.])" + body
+    return re.compile(body)
+
+
 def contains_phrase(text: str, phrase: str | list[str]) -> str | None:
-    """The first alternative found in text (case/width-insensitive), else None."""
+    """The first alternative found in text (case/width-insensitive, word-start aware), else None."""
     norm = normalize(text)
-    squeezed = norm.replace(" ", "")
     for alt in _alts(phrase):
-        a = normalize(alt)
-        if a and (a in norm or a.replace(" ", "") in squeezed):
+        if normalize(alt).strip() and _phrase_pattern(alt).search(norm):
             return alt
     return None
 
@@ -123,7 +133,7 @@ def question_language(question: str) -> str:
 
 _NEUTRAL = re.compile(r"能不能|可不可以|行不行|够不够|能否|是否|can\s+\w+(?:\s+\w+)?\s+fit\?|does it fit\?|will it fit\?", re.I)
 _NEG = re.compile(
-    r"放不下|装不下|塞不下|跑不了|跑不起来|跑不动|训不了|训练不了|不能|不行|不够|不可以|不可行|无法|不足以|超出|超过了?(?:单卡)?显存|做不到|不太可能|"
+    r"找不到可行|没有可行|不可行|infeasible|no\s+feasible|not\s+feasible|could\s+not\s+find|no\s+configuration|放不下|装不下|塞不下|跑不了|跑不起来|跑不动|训不了|训练不了|不能|不行|不够|不可以|不可行|无法|不足以|超出|超过了?(?:单卡)?显存|做不到|不太可能|"
     r"does\s*n[o']t\s+fit|doesn't\s+fit|do\s+not\s+fit|won't\s+fit|will\s+not\s+fit|cannot|can't|can\s*not|not\s+enough|insufficient|"
     r"exceeds?|too\s+(?:large|big|small)|not\s+(?:possible|feasible)|out\s+of\s+memory|^\W*no\b", re.I)
 _POS = re.compile(
@@ -300,7 +310,8 @@ def check_number(n: NumberExpect, answer: str, calls: list[dict[str, Any]],
     for qs in pools:
         res = find_number(answer, value=n.value, unit=n.unit, rel_tol=n.rel_tol, abs_tol=n.abs_tol,
                           or_values=n.or_values, minimum=n.min, maximum=n.max, mode=n.mode,
-                          allow_unitless=n.allow_unitless, quantities=qs)
+                          allow_unitless=n.allow_unitless, quantities=qs, near=n.near or None,
+                          near_before=n.near_before or None, near_after=n.near_after or None)
         if res.ok:
             return Check("number", True, f"{res.expected} ({n.why[:80]})", res.matched.raw if res.matched else "")
         last = res

@@ -83,6 +83,23 @@ def _saved_activation_bytes(model, input_ids, vocab: int) -> tuple[int, int]:
     return other, logits
 
 
+def _peak_dynamic_bytes(model, input_ids) -> int:
+    """Peak of live CPU allocations during one forward + backward (torch profiler memory records),
+    measured from just before the forward: activations, logits, loss buffers and gradients."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        out = model(input_ids=input_ids, labels=input_ids)
+        out.loss.backward()
+    records = sorted((e.start_ns(), e.nbytes()) for e in prof.profiler.kineto_results.events()
+                     if e.name() == "[memory]")
+    live = peak = 0
+    for _, n in records:
+        live += n
+        peak = max(peak, live)
+    return peak
+
+
 def main() -> int:
     try:
         import torch
@@ -96,7 +113,7 @@ def main() -> int:
 
     torch.manual_seed(0)
     seq, batch = 256, 2
-    rows_states, rows_act, rows_ck = [], [], []
+    rows_states, rows_act, rows_ck, rows_peak = [], [], [], []
     ok = True
     for label, cfg in _configs():
         arch = _arch(cfg)
@@ -125,6 +142,12 @@ def main() -> int:
                 est_act = training_activation_bytes(arch, seq, batch, "none", flash_attention=True)
                 est_logit = logits_bytes(arch, seq, batch)
                 rows_act.append((label, act, int(est_act), act / est_act, logit, int(est_logit), logit / est_logit))
+                fresh = AutoModelForCausalLM.from_config(cfg, attn_implementation="sdpa").to(dtype)
+                fresh.train()
+                peak = _peak_dynamic_bytes(fresh, ids)
+                est_peak = est_act + est_logit + est.gradients
+                rows_peak.append((label, peak, int(est_peak), peak / est_peak))
+                del fresh
                 # full recomputation: what stays saved through the forward pass is each layer's input
                 ck = AutoModelForCausalLM.from_config(cfg, attn_implementation="sdpa").to(dtype)
                 ck.train()
@@ -152,6 +175,11 @@ def main() -> int:
     print("|---|---|---|---|---|---|---|")
     for r in rows_act:
         print(f"| {r[0]} | {r[1]:,} | {r[2]:,} | {r[3]:.3f} | {r[4]:,} | {r[5]:,} | {r[6]:.3f} |")
+    print("\n| model (bf16, SDPA, no recomputation) | peak live bytes in forward+backward (torch profiler) | "
+          "estimator activations + logits + gradients | ratio |")
+    print("|---|---|---|---|")
+    for r in rows_peak:
+        print(f"| {r[0]} | {r[1]:,} | {r[2]:,} | {r[3]:.3f} |")
     print("\n| model (bf16, gradient checkpointing) | saved through forward B (torch) | estimator b·s·(L·2h + 8h) | ratio | "
           "estimator peak incl. one recomputed layer |")
     print("|---|---|---|---|---|")

@@ -89,7 +89,7 @@ DOCS = {
         ## 单卡价格 / Per-card prices
         A100 80GB 单卡每小时大约五到六元，整台八卡包月更便宜，价格会变，以报价为准。
 
-        An A100 80GB rents for roughly five to six yuan per card-hour; a whole 8-card server by the month is cheaper. Prices move.
+        An A100 80GB rents for roughly five to six yuan per card-hour; a whole 8-card server by the month is cheaper. Prices move. For the network see `cluster-networking` (and `no-such-doc`).
         """,
 }
 

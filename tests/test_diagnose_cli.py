@@ -81,3 +81,11 @@ def test_registry_tools() -> None:
     assert "error" in bad and bad["error"]["zh"]
     c = run_tool("delivery_checklist", {"gpus": 4, "model": "H100 SXM"})
     assert c["expect"] == "4x H100 SXM" and "all_reduce_perf" in c["script"]
+
+
+def test_huge_file_fails_fast_with_the_limit(tmp_path: Path) -> None:
+    big = tmp_path / "huge.log"
+    big.write_bytes(b"NVRM: Xid (PCI:0000:3b:00): 13, pid=1, name=p, x\n" * 200_000)  # ~10 MB
+    out = run("diagnose", str(big))
+    err = out.stderr.decode()
+    assert out.returncode == 2 and "2 MB" in err and "20,000" in err and "Traceback" not in err

@@ -305,3 +305,31 @@ def test_ten_thousand_line_logs_parse_fast() -> None:
         start = time.perf_counter()
         diagnose_text(body)
         assert time.perf_counter() - start < 1.0
+
+
+# ------------------------------------------------------------------ nvidia-smi -L, fragments, quoted values
+
+def test_smi_list() -> None:
+    from tools.diagnosis.parsers import nvidia_smi_list
+    lst = nvidia_smi_list.parse(lines(sample("smi_L_seven_gpus_for_eight")))
+    assert [g[0] for g in lst.gpus] == list(range(7))
+    assert lst.gpus[6] == (6, "NVIDIA A100-SXM4-80GB", "GPU-1b2c3d4e-0000-0000-0000-000000000006")
+
+
+def test_query_fragments_without_gpu_line_or_headings() -> None:
+    frag = nvidia_smi_query.parse(lines(sample("q_fragment_temperature_throttle"))).gpus[0]
+    assert (frag.temp_c, frag.temp_slowdown_c, frag.temp_shutdown_c) == (89, 87, 92)
+    assert set(frag.throttle_active) == {"HW Slowdown", "HW Thermal Slowdown", "SW Thermal Slowdown"}
+    rr = nvidia_smi_query.parse(lines(sample("q_fragment_row_remapper_pending"))).gpus[0]
+    assert (rr.remap_uncorrectable, rr.remap_pending, rr.remap_failure) == (2, "Yes", "No")
+
+
+def test_rows_without_header_use_the_standard_columns() -> None:
+    run = nccl_tests.parse(lines(sample("nccl_tests_rows_only_wrong")))[0]
+    assert run.wrong_total == 12 + 12 + 24 + 24 and run.oob == 48  # the four #wrong cells; "Out of bounds values : 48"
+
+
+def test_versions_quoted_in_a_sentence() -> None:
+    t = nvidia_smi_table.parse(lines(sample("prose_nvcc_vs_smi_cuda")))
+    n = nvcc.parse(lines(sample("prose_nvcc_vs_smi_cuda")))
+    assert (t.cuda_version, t.header_style, n.release) == ("12.2", "quoted", "12.4")

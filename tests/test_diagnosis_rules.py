@@ -225,3 +225,16 @@ def test_severity_is_the_worst_finding_and_ok_when_clean() -> None:
     assert r.severity == "ok" and r.findings == []
     r = diagnose_text((SAMPLES / "dmesg_xid48_94_95_ecc.txt").read_text(encoding="utf-8"))
     assert r.severity == "critical" and r.findings[0].severity == "critical"
+
+
+def test_nvlink5_decode_sheet() -> None:
+    from tools.diagnosis.nvlink5 import decode
+    # 0x0409a0c2: bits 25–20 = 0, low 10 bits = 0b0011000010 → the RLW_RXPIPE pattern; status 0x8 → Non-fatal, IGNORE → CONTACT_SUPPORT
+    row = decode(145, "RLW_RXPIPE", "RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000008 0x00000000)")
+    assert (row["severity"], row["resolution"], row["investigatory"]) == ("Non-fatal", "IGNORE", "CONTACT_SUPPORT")
+    # 0x004505c6: bits 25–20 = 0b000100, low bits 0b0111000110 → NETIR_LINK_EVT, status 0 → Link Fatal, RESET_GPU
+    row = decode(149, "NETIR_LINK_EVT", "NETIR_LINK_EVT Fatal XC0 i0 Link 07 (0x004505c6 0x00000000 0x0)")
+    assert (row["severity"], row["resolution"]) == ("Link Fatal", "RESET_GPU")
+    assert decode(145, "RLW_RXPIPE", "RLW_RXPIPE (0x0409a0c2 0x00000400)") is None  # no such status in the sheet
+    r = diagnose_text("NVRM: Xid (PCI:0000:dc:00): 149, pid=1, name=p, NETIR_LINK_EVT Fatal XC0 i0 Link 07 (0x004505c6 0x00000000 0x0)\n")
+    assert r.severity == "critical" and any("XID 144-150 Decode" in c.en for c in r.findings[0].causes)

@@ -249,3 +249,33 @@ def test_score_expect_default_language_follows_question() -> None:
     checks = score_expect(Expect(), {"answer": "A100 has 80 GB.", "language": "en"}, question="A100显存多大")
     lang = [c for c in checks if c.name == "language"][0]
     assert not lang.ok and lang.expected == "zh"
+
+
+def test_phrases_start_at_a_word() -> None:
+    # "rain" is not in "training", "IB" is not in "distributed", "79" is not in "179"
+    assert contains_phrase("distributed training", ["rain", "IB"]) is None
+    assert contains_phrase("Xid 179", "79") is None
+    assert contains_phrase("Xid 79 fallen", "79") == "79"
+    assert contains_phrase("用 IB 网络", "IB") == "IB"
+    assert contains_phrase("8 GPUs", "GPU") == "GPU"
+
+
+def test_near_keeps_a_band_from_matching_an_unrelated_number() -> None:
+    answer = "每卡构成：权重 5.2 GB、激活值 3.6 GB、logits 2.6 GB"
+    # 3.6 GB is inside [3.3, 5.6] but it is the activation figure, not the base weights
+    assert find_number(answer, minimum=3.3, maximum=5.6, unit="GB", near=["权重"]).matched.raw == "5.2 GB"
+    assert not find_number("激活值 3.6 GB", minimum=3.3, maximum=5.6, unit="GB", near=["权重"]).ok
+
+
+def test_infeasible_plan_reads_as_does_not_fit() -> None:
+    assert verdict_from_text("在给定的预算/工期下找不到可行的配置。") == "does_not_fit"
+
+
+def test_capacity_is_not_read_from_a_card_name() -> None:
+    before, after = ["显存", "memory"], ["of memory", "GDDR", "HBM"]
+    # "RTX 4090 24GB" names the card; it does not state the capacity
+    assert not find_number("RTX 4090 24GB 的显存带宽是 1008 GB/s", value=24, unit="GB",
+                           near_before=before, near_after=after).ok
+    assert find_number("RTX 4090 24GB：显存 24 GB，带宽 1008 GB/s", value=24, unit="GB",
+                       near_before=before, near_after=after).ok
+    assert find_number("It has 24 GB of memory.", value=24, unit="GB", near_before=before, near_after=after).ok

@@ -173,7 +173,7 @@ def test_qwen_measured_finetuning_memory(size, mode):
     checkpoints rather than NF4, and we over-estimate at 8k (+17–24%) — the safe side for a fit check."""
     model = _model(f"Qwen-{size}", QWEN7B if size == "7B" else QWEN14B)
     tol = 0.08 if mode == "lora" else 0.25
-    for seq, measured in zip(SEQS, QWEN_MEASURED[(size, mode)]):
+    for seq, measured in zip(SEQS, QWEN_MEASURED[(size, mode)], strict=True):
         b = breakdown(MemoryJob(params=model.params, mode=mode, lora_rank=64, lora_targets="all", seq_len=seq,
                                 checkpointing="full"), model)
         assert b.total / GB == pytest.approx(measured, rel=tol), (size, mode, seq)
@@ -334,3 +334,12 @@ def test_registry_round_trip_and_errors():
     assert "error" in bad
     bad = run_tool("find_min_gpus", {"params": "7B", "gpu": "24GB", "mode": "full", "precision": "int4"})
     assert bad["error"]["zh"] and bad["error"]["en"]
+
+
+def test_forgiving_inputs_for_llm_callers():
+    """Nulls mean defaults; common spellings map onto canonical values (an LLM may send these)."""
+    out = run_tool("estimate_memory", {"params": "7B", "mode": "training", "precision": "bfloat16", "zero": None,
+                                       "optimizer": "paged_adamw_8bit", "checkpointing": True})
+    assert out["mode"] == "full" and out["optimizer"] == "adamw_8bit" and out["zero_stage"] == 0
+    assert out["optimizer_gb"] == pytest.approx(7e9 * 6 / GB, abs=1e-3)  # 4 B master + 2 B 8-bit states
+    assert "error" in run_tool("estimate_memory", {"params": "7B", "mode": "bogus"})

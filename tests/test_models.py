@@ -115,6 +115,7 @@ def test_local_config_json(tmp_path):
     path.write_text(json.dumps(cfg))
     m = resolve_model(str(path))
     assert m.kind == "config_file" and m.params == 6_738_415_616
+    assert resolve_model(str(tmp_path)).params == 6_738_415_616  # the model folder works too
 
 
 def test_chatglm_style_config_keys():

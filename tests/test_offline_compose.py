@@ -136,6 +136,30 @@ def test_compare_h100_a100_quotes_bandwidths() -> None:
     _grounded(a.text, q, results)
 
 
+@pytest.mark.parametrize("q,start,figure", [
+    ("RTX 4090 有 NVLink 吗", "没有", None),                              # GeForce Ada: no NVLink (Ada whitepaper)
+    ("4090的显存带宽是多少", "RTX 4090", "1008 GB/s"),                   # 1,008 GB/s GDDR6X (Ada whitepaper)
+    ("does the A100 support fp8", "No.", None),                           # FP8 arrived with Hopper/Ada
+])
+def test_spec_questions_answer_the_asked_attribute_first(q: str, start: str, figure: str | None) -> None:
+    a, results = answer(q)
+    first = a.text.split("\n")[0]
+    assert first.startswith(start), first
+    if figure:
+        assert figure in first
+    _grounded(a.text, q, results)
+
+
+def test_budget_plan_names_a_first_choice_and_the_lora_assumption() -> None:
+    q = "预算5万一周内微调llama3 8b怎么配"
+    a, results = answer(q)
+    p = _result(results, "plan_configurations")
+    assert p["budget_cny"] == 50000 and p["deadline_hours"] == 168      # 5万 = 50,000; 一周 = 168 h
+    assert a.text.startswith("首选")
+    assert "按 LoRA 算" in a.text
+    _grounded(a.text, q, results)
+
+
 def test_training_time_answer_has_days_and_cost() -> None:
     q = "8卡A100训练7B模型1万亿token要多久"
     a, results = answer(q)

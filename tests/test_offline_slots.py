@@ -286,6 +286,9 @@ FOLLOWUPS: list[tuple[list[str], str, dict, list[str]]] = [
     (["能用4090全量训练7B吗"], "QLoRA呢", dict(params_b=7, gpus=["RTX 4090"], mode="qlora"), ["estimate_memory"]),
     (["H100租一个月大概多少钱"], "一年呢", dict(gpus=["H100"], period_unit="year"), ["gpu_price"]),
     (["compare H100 and A100"], "what about the H800?", dict(gpus=["H800"]), ["gpu_specs"]),
+    (["70B全量训练需要几张A100"], "用H800呢", dict(gpus=["H800"], mode="full", params_b=70), ["find_min_gpus"]),
+    (["A100一个月多少钱"], "两张呢", dict(gpus=["A100"], gpu_count=2, period_unit="month"), ["gpu_price"]),
+    (["how much is an H100 per month"], "and for 8 of them?", dict(gpus=["H100"], gpu_count=8), ["gpu_price"]),
     (["7B模型全量微调需要多少显存"], "用4090的话呢", dict(params_b=7, mode="full", gpus=["RTX 4090"]),
      ["estimate_memory"]),
 ]

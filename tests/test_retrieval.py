@@ -13,7 +13,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import retrieval_cases as cases
+try:  # run from the project root (python -m pytest) or with tests/ on the path
+    from tests import retrieval_cases as cases
+except ImportError:  # pragma: no cover
+    import retrieval_cases as cases
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -322,3 +325,47 @@ def test_empty_corpus_returns_no_hits_flagged_low(home, tmp_path):
     (tmp_path / "empty").mkdir()
     result = make_embedded(tmp_path / "empty", home).search("显存怎么算", k=3)
     assert result.hits == [] and result.low_relevance
+
+
+def test_user_docs_folder_add_and_readd_replaces(tmp_path):
+    from tools.retrieval.user_docs import UserDocs
+
+    folder = tmp_path / "docs"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a.md").write_text("# 运维手册\n\n重启前先保存 checkpoint。\n", encoding="utf-8")
+    (folder / "sub" / "b.txt").write_text("price sheet: 4090 2.0 CNY/h\n", encoding="utf-8")
+    (folder / "scan.pdf").write_bytes(b"%PDF-1.7")  # not text: skipped inside a folder
+    docs = UserDocs(tmp_path / "store")
+    assert sorted(d.name for d in docs.add([folder])) == ["a.md", "b.txt"]
+    # the same file again: replaced, not duplicated; changed content gets a new id
+    (folder / "a.md").write_text("# 运维手册\n\n重启前先保存 checkpoint，并通知值班。\n", encoding="utf-8")
+    old_ids = {d.name: d.id for d in docs.list()}
+    docs.add([folder / "a.md"])
+    now = {d.name: d.id for d in docs.list()}
+    assert len(docs.list()) == 2 and now["a.md"] != old_ids["a.md"] and now["b.txt"] == old_ids["b.txt"]
+    assert sorted(p.name for p in (tmp_path / "store").iterdir()) == sorted(
+        ["manifest.json", f"{now['a.md']}.md", f"{now['b.txt']}.txt"])
+    # remove by file name works too
+    assert docs.remove("b.txt").id == now["b.txt"] and [d.name for d in docs.list()] == ["a.md"]
+
+
+def test_hash_embedding_is_finite_unit_length_for_any_text():
+    from hypothesis import given, settings, strategies as st
+
+    from tools.retrieval.embedding import hash_embed
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.text(max_size=200))
+    def check(text: str) -> None:
+        vec = hash_embed(text, dim=64)
+        assert np.all(np.isfinite(vec)) and math.isclose(float(np.linalg.norm(vec)), 1.0, rel_tol=1e-5)
+        assert np.array_equal(vec, hash_embed(text, dim=64))
+
+    check()
+
+
+def test_hits_list_the_documents_a_passage_points_to(home, tmp_path):
+    result = make_embedded(cases.write_corpus(tmp_path / "guide"), home).search("A100 rent per card-hour", k=1)
+    hit = result.hits[0]
+    # "see `cluster-networking` (and `no-such-doc`)": only ids that exist in the corpus are kept
+    assert hit.doc_id == "rental-prices" and hit.see_also == ["cluster-networking"]

@@ -14,7 +14,10 @@ from pathlib import Path
 
 import pytest
 
-import retrieval_cases as cases
+try:  # run from the project root (python -m pytest) or with tests/ on the path
+    from tests import retrieval_cases as cases
+except ImportError:  # pragma: no cover
+    import retrieval_cases as cases
 
 pytestmark = pytest.mark.server
 

@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
-import retrieval_cases as cases
+try:  # run from the project root (python -m pytest) or with tests/ on the path
+    from tests import retrieval_cases as cases
+except ImportError:  # pragma: no cover
+    import retrieval_cases as cases
 
 ROOT = Path(__file__).resolve().parent.parent
 HIT_FIELDS = {"doc_id", "title", "section", "text", "score", "source", "low_relevance"}
@@ -80,6 +83,7 @@ def test_unsupported_file_type_is_refused(env, capsys):
     assert code == 2 and "不支持的文件类型 .pdf" in err and "Unsupported file type .pdf" in err
 
 
+@pytest.mark.slow
 def test_index_add_list_remove_across_processes(env):
     """Each command is its own process: what `index add` stores must survive to the next one."""
     sheet = env / "济南报价.md"

@@ -112,3 +112,21 @@ def test_memory_chart_renders(page) -> None:
     chart.wait_for(timeout=30_000)
     assert float(chart.get_attribute("data-total-gb")) > float(chart.get_attribute("data-capacity-gb")) > 0
     page.screenshot(path=str(SHOTS / "memory_chart.png"), full_page=True)
+
+
+def test_plan_table_and_gpu_comparison(page) -> None:
+    page.get_by_role("tab", name=re.compile("方案")).click()
+    page.locator("#plan-btn").click()
+    page.wait_for_function("() => /NVIDIA/.test(document.querySelector('#plan-table').innerText)",
+                           timeout=60_000)
+    page.wait_for_timeout(800)   # let the table finish its update transition before the screenshot
+    page.screenshot(path=str(SHOTS / "plan_table.png"), full_page=True)
+    page.get_by_role("tab", name=re.compile("GPU 对比")).click()
+    page.locator("#compare-btn").click()
+    # Datasheet memory bandwidth: A100 SXM4 80GB 2,039 GB/s; H100 SXM5 3,350 GB/s; RTX 4090 1,008 GB/s.
+    page.wait_for_function("() => /3350/.test(document.querySelector('#compare-table').innerText)",
+                           timeout=30_000)
+    text = page.locator("#compare-table").inner_text()
+    page.wait_for_timeout(800)
+    assert "2039" in text and "1008" in text
+    page.screenshot(path=str(SHOTS / "gpu_compare.png"), full_page=True)

@@ -11,6 +11,10 @@ from tools.diagnosis.findings import DiagnosisReport
 from tools.registry import ToolSpec
 
 
+_CHECK_ZH = {"count": "卡数", "model": "型号", "memory": "显存", "nvlink": "NVLink 拓扑", "bandwidth": "通信带宽",
+             "driver_cuda": "驱动/CUDA", "health": "健康状态"}
+
+
 def diagnose_text(text: str | bytes | None, expect: str | None = None) -> DiagnosisReport:
     """Parse a paste (any mix of supported outputs) and run the decision tree.
 
@@ -43,8 +47,8 @@ def diagnose_text(text: str | bytes | None, expect: str | None = None) -> Diagno
             from tools.diagnosis.findings import Finding, Text
             report.findings.insert(0, Finding(
                 id="delivery_mismatch", severity="critical",
-                title=Text(zh="交付与合同不符：" + "、".join(r.check for r in failed),
-                           en="Delivery does not match what was rented: " + ", ".join(r.check for r in failed)),
+                title=Text(zh="交付与合同不符：" + "；".join(f"{_CHECK_ZH.get(r.check, r.check)} 期望 {r.expected}，实际 {r.observed}" for r in failed),
+                           en="Delivery does not match what was rented: " + "; ".join(f"{r.check} expected {r.expected}, observed {r.observed}" for r in failed)),
                 evidence=[f"{r.check}: expected {r.expected}, observed {r.observed}" for r in failed],
                 actions=[Text(zh="把这张验收表和原始输出发给服务商，要求更换或按实际配置退差价（防止以次充好）。",
                               en="Send this acceptance table and the raw output to the provider and ask for a replacement or a refund for the difference.")]))

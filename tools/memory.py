@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from tools.errors import ToolInputError
 
@@ -55,6 +55,25 @@ SOURCES = {
     "hf_anatomy": "Hugging Face transformers docs, model_memory_anatomy: 18 B/param mixed-precision AdamW incl. fp32 grads; 8-bit AdamW 2 B/param states",
     "accelerate": "Hugging Face accelerate estimate-memory: fp16 'Training using Adam' = 4× fp16 weights (peak of stages, not the sum)",
     "quant": "AWQ (arXiv:2306.00978) / GPTQ (arXiv:2210.17323): 4-bit weights with fp16 scale+zero per group of 128 ≈ 4.25 bits/param",
+}
+
+
+_SYNONYMS: dict[str, dict[str, str]] = {
+    "mode": {"train": "full", "training": "full", "pretrain": "full", "pretraining": "full", "sft": "full",
+             "full_ft": "full", "full_finetune": "full", "全量": "full", "全参": "full", "全量微调": "full",
+             "serve": "inference", "serving": "inference", "infer": "inference", "推理": "inference",
+             "部署": "inference"},
+    "precision": {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32", "float": "fp32",
+                  "fp4": "int4", "nf4": "int4", "4bit": "int4", "8bit": "int8", "w4a16": "int4", "w8a8": "int8"},
+    "optimizer": {"adam": "adamw", "adamw_torch": "adamw", "adamw_8bit": "adamw_8bit", "adam8bit": "adamw_8bit",
+                  "paged_adamw_8bit": "adamw_8bit", "adamw_bnb_8bit": "adamw_8bit", "pure_bf16": "adamw_bf16",
+                  "sgd_momentum": "sgd", "lion": "sgd"},
+    "checkpointing": {"true": "full", "yes": "full", "on": "full", "gradient_checkpointing": "full",
+                      "false": "none", "no": "none", "off": "none"},
+    "offload": {"cpu": "optimizer", "optimizer_cpu": "optimizer", "all": "optimizer_and_params",
+                "params": "optimizer_and_params", "full": "optimizer_and_params"},
+    "fsdp": {"true": "full_shard", "yes": "full_shard", "full": "full_shard", "false": "none", "no": "none"},
+    "kv_dtype": {"bfloat16": "bf16", "float16": "fp16", "fp8_e4m3": "fp8", "fp8_e5m2": "fp8"},
 }
 
 
@@ -102,6 +121,23 @@ class MemoryJob(BaseModel):
     kv_dtype: KvDtype | None = Field(None, description="KV-cache dtype (default 16-bit)")
     gpu_memory_utilization: float = Field(0.9, gt=0.1, le=1.0, description="inference: fraction of GPU memory the "
                                                                            "serving engine may use (vLLM default 0.9)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _forgive(cls, data: Any) -> Any:
+        """Nulls mean 'use the default'; common spellings map onto the canonical values
+        (an LLM or a form may send 'training', 'bfloat16', 'serving', 'deepspeed_zero3')."""
+        if not isinstance(data, dict):
+            return data
+        data = {k: v for k, v in data.items() if v is not None}
+        for key, table in _SYNONYMS.items():
+            v = data.get(key)
+            if isinstance(v, bool):
+                v = str(v)
+            if isinstance(v, str):
+                low = v.strip().lower().replace("-", "_").replace(" ", "_")
+                data[key] = table.get(low, low)
+        return data
 
     @field_validator("model", mode="before")
     @classmethod
@@ -214,7 +250,8 @@ def resolve_gpu_capacity(gpu: str) -> GpuCapacity:
 
     text = str(gpu).strip()
     bare = re.fullmatch(r"\d+(?:\.\d+)?", text)
-    if re.fullmatch(r"\d+(?:\.\d+)?\s*(?:g|gb|gib|t|tb)?", text.lower()) and not (bare and float(text) > 300):
+    sized = re.match(r"^\d+(?:\.\d+)?\s*(?:gb|gib|g|tb|t)?(?:\s*(?:显存|vram|memory|hbm\w*|gddr\w*))?$", text.lower())
+    if sized and not (bare and float(text) > 300):  # "4090" is a card, "24" / "24GB" / "24G显存" a size
         gb = parse_size_gb(text, field="gpu")
         return GpuCapacity(name=f"{gb:g} GB", memory_gb=gb)
     try:
@@ -332,7 +369,7 @@ def _training(job: MemoryJob, m) -> Breakdown:
 
     arch, P = m.arch, m.params
     N = job.shard_degree
-    zero = job.zero_stage if job.gpus > 1 else job.zero_stage  # stages are harmless at N = 1
+    zero = job.zero_stage  # with N = 1 sharding divides by one: harmless
     sixteen_bit = job.precision in ("bf16", "fp16", "fp8")
     A: list[dict[str, str]] = []
     S = [SOURCES["zero"], SOURCES["korthikanti"]]
@@ -393,10 +430,7 @@ def _training(job: MemoryJob, m) -> Breakdown:
     if zero >= 2:
         grads /= N
     if zero >= 3:
-        if job.mode == "full":
-            weights /= N
-        else:
-            weights /= N  # frozen base and adapters are both partitioned under ZeRO‑3/FSDP
+        weights /= N  # full weights, or the frozen base plus adapters, are partitioned under ZeRO‑3/FSDP
     if zero:
         name = {1: "ZeRO‑1（分片优化器状态）", 2: "ZeRO‑2（再分片梯度）", 3: "ZeRO‑3/FSDP（再分片权重）"}[zero]
         A.append(_a(f"{name}，分片到 {N} 张卡", f"ZeRO stage {zero} sharded over {N} GPUs"))
@@ -406,8 +440,7 @@ def _training(job: MemoryJob, m) -> Breakdown:
         S.append(SOURCES["deepspeed"])
         nodes = max(1, math.ceil(job.gpus / GPUS_PER_NODE))
         per_param_host = (16.0 if job.optimizer != "adamw_8bit" else 10.0)
-        moved = trainable * (master + state_b + 4.0)  # fp32 master, states, fp32 grads live on the CPU
-        opt = 0.0
+        opt = 0.0  # fp32 master, optimizer states and fp32 gradients live on the CPU
         grads = 0.0
         if job.offload == "optimizer_and_params":
             weights = 0.0
@@ -420,7 +453,6 @@ def _training(job: MemoryJob, m) -> Breakdown:
                     f"CPU offload ({job.offload}): optimizer states and fp32 gradients live in host RAM, about "
                     f"{host_ram / GB:.0f} GB per node (DeepSpeed: {per_param_host:g} B/param ×1.5); the optimizer "
                     f"step is PCIe-bound and usually several times slower"))
-        del moved
 
     # ---- activations
     acts = training_activation_bytes(arch, job.seq_len, job.batch, job.checkpointing, job.flash_attention)
@@ -530,10 +562,12 @@ def _inference(job: MemoryJob, m) -> Breakdown:
         S.append(SOURCES["mla"])
         A.append(_a(f"MLA：每层每 token 只缓存 {arch.kv_lora_rank}+{arch.qk_rope_head_dim} 维潜向量",
                     f"MLA: each layer caches a {arch.kv_lora_rank}+{arch.qk_rope_head_dim}-dim latent per token"))
+    heads_zh = "MLA 潜向量" if arch.is_mla else f"{arch.num_kv_heads} 个 KV 头"
+    heads_en = "MLA latent" if arch.is_mla else f"{arch.num_kv_heads} KV heads"
     A.append(_a(f"KV 缓存：{seqs} 条序列 × {ctx} token，{kv_dtype}，每 token {per_token / 1024:.1f} KiB"
-                f"（{arch.num_kv_heads} 个 KV 头）" + (f"；{arch.windowed_layers} 层滑动窗口 {arch.sliding_window}" if arch.windowed_layers else ""),
+                f"（{heads_zh}）" + (f"；{arch.windowed_layers} 层滑动窗口 {arch.sliding_window}" if arch.windowed_layers else ""),
                 f"KV cache: {seqs} sequences × {ctx} tokens, {kv_dtype}, {per_token / 1024:.1f} KiB per token "
-                f"({arch.num_kv_heads} KV heads)" + (f"; {arch.windowed_layers} layers use a {arch.sliding_window}-token window" if arch.windowed_layers else "")))
+                f"({heads_en})" + (f"; {arch.windowed_layers} layers use a {arch.sliding_window}-token window" if arch.windowed_layers else "")))
     chunk = min(ctx * seqs, 8192)
     acts = prefill_workspace_bytes(arch, chunk, seqs) / tp
     overhead = CUDA_CONTEXT_BYTES
@@ -777,7 +811,10 @@ def find_max_fit(inp: FindMaxFitInput) -> FindMaxFitOutput:
     if value is None:
         return FindMaxFitOutput(gpu=cap.name, gpu_memory_gb=cap.memory_gb, solve_for=field, max_value=None, estimate=None,
                                 summary=_a(f"{cap.name} 连 {zh_n}=1 都放不下", f"{cap.name} cannot fit even {en_n} = 1"),
-                                assumptions=[], sources=[SOURCES["zero"]])
+                                assumptions=[_a("其余设置按输入不变；可试 LoRA/QLoRA、量化、更多卡或更大显存的卡",
+                                                "Other settings as given; try LoRA/QLoRA, quantisation, more GPUs or "
+                                                "a larger GPU")],
+                                sources=[SOURCES["zero"], SOURCES["vllm"]])
     est = estimate_memory(EstimateMemoryInput.model_validate({**job.model_dump(), field: value, "gpu": inp.gpu}))
     capped = field in ("seq_len", "context") and value == model.arch.max_position_embeddings
     return FindMaxFitOutput(

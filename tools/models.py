@@ -364,7 +364,7 @@ def architecture_from_hf_config(cfg: dict) -> Architecture:
 
 
 def _looks_like_path(query: str) -> bool:
-    return query.endswith(".json") or os.sep in query and os.path.exists(query)
+    return query.endswith(".json") or (os.sep in query and os.path.exists(query))
 
 
 # ---------------------------------------------------------------- resolution
@@ -391,6 +391,8 @@ def resolve_model(query: str | None = None, params: str | int | float | None = N
                              "Give a model name or a parameter count (e.g. qwen2.5-7b or 7B)", field="model")
     if query is not None:
         q = str(query).strip()
+        if os.path.isdir(q) and os.path.isfile(os.path.join(q, "config.json")):
+            q = os.path.join(q, "config.json")  # a local Hugging Face model folder
         if _looks_like_path(q):
             if not os.path.exists(q):
                 raise ToolInputError(f"找不到文件 {q}", f"File not found: {q}", field="model")

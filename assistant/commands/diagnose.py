@@ -9,8 +9,25 @@ import sys
 
 import click
 
-from assistant.commands._common import EXIT_BAD_INPUT, emit_json, read_text_arg
+from assistant.commands._common import EXIT_BAD_INPUT, emit_json
 from tools.errors import ToolInputError
+
+# Read at most this many bytes per file: 2,000,000 characters of UTF-8 Chinese can take ~6 MB.
+MAX_READ_BYTES = 8_000_000
+
+
+def _read_limited(name: str) -> bytes:
+    """`-` = stdin. Stops reading past the limit so a huge file fails fast with the stated limit."""
+    if name == "-":
+        data = sys.stdin.buffer.read(MAX_READ_BYTES + 1)
+    else:
+        with open(name, "rb") as fh:
+            data = fh.read(MAX_READ_BYTES + 1)
+    if len(data) > MAX_READ_BYTES:
+        raise ToolInputError(f"文件 {name} 太大；上限为 2 MB / 20,000 行文本。请只贴出错前后的部分。",
+                             f"{name} is too large; the limit is 2 MB / 20,000 lines of text. Paste only the part around the error.",
+                             field="file")
+    return data
 
 COLOURS = {"critical": "bold red", "warning": "yellow", "info": "cyan", "ok": "green"}
 LABEL = {"critical": "严重 critical", "warning": "警告 warning", "info": "提示 info", "ok": "正常 ok"}
@@ -94,7 +111,7 @@ def command(files: tuple[str, ...], as_json: bool, expect: str | None) -> None:
     failed = False
     for i, name in enumerate(files):
         try:
-            report = diagnose_text(read_text_arg(name), expect)
+            report = diagnose_text(_read_limited(name), expect)
         except ToolInputError as exc:
             if single:
                 raise

@@ -10,6 +10,14 @@ from assistant.commands._common import emit_json
 _SNIPPET = 360  # characters of passage text shown to people (JSON carries the whole passage)
 
 
+def _side(text: str, zh: bool) -> str:
+    """'中文 / English' heading → the side in the reader's language."""
+    if " / " in text:
+        left, _, right = text.partition(" / ")
+        return (left if zh else right).strip()
+    return text
+
+
 def _snippet(text: str) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= _SNIPPET else flat[:_SNIPPET].rstrip() + "…"
@@ -42,7 +50,7 @@ def command(query: tuple[str, ...], k: int, as_json: bool, chroma_url: str | Non
     for rank, hit in enumerate(result.hits, start=1):
         title = hit.title.zh if zh else hit.title.en
         flag = ("  [相关度低]" if zh else "  [low relevance]") if hit.low_relevance else ""
-        click.secho(f"{rank}. {title} — {hit.section}{flag}", bold=True)
+        click.secho(f"{rank}. {title} — {_side(hit.section, zh)}{flag}", bold=True)
         click.echo(f"   {hit.doc_id} · score {hit.score:.3f} · relevance {hit.relevance:.2f} · {hit.source}")
         click.echo(textwrap.indent(textwrap.fill(_snippet(hit.text), width=96), "   "))
         click.echo("")

@@ -197,8 +197,8 @@ def _memory_kwargs(s: Slots) -> dict[str, Any]:
         kw.update(context=s.context, concurrency=s.concurrency)
     else:
         kw.update(seq_len=s.context)
-        if mode == "full" and (s.gpu_count or 1) > 1 and s.zero_stage is None:
-            kw["zero"] = 3   # several cards for one full fine-tune: shard with ZeRO-3/FSDP (said in the answer)
+        if (s.gpu_count or 1) > 1 and s.zero_stage is None:
+            kw["zero"] = 3   # several cards for one training job: shard with ZeRO-3/FSDP (said in the answer)
     if mode == "qlora":
         kw.pop("precision", None)
     return kw
@@ -342,6 +342,13 @@ def next_calls(question: str, history: list[dict] | None, language: str,
     for r in results:
         if r.name != "estimate_memory" or r.error:
             continue
+        total = r.result.get("total_gb")
+        if _fits(r.result) is None and isinstance(total, (int, float)) and total > 80 and "find_min_gpus" not in done:
+            # No card named and too big for any single 80 GB card: how many of the usual one?
+            kw = {k: v for k, v in r.args.items() if k not in ("gpus", "zero")}
+            calls.append(ToolCall("find_min_gpus", _fit_args("find_min_gpus", {**kw, "gpu": DEFAULT_GPU})))
+            done.add("find_min_gpus")
+            break
         if _fits(r.result) is False:
             args = dict(r.args)
             if "find_min_gpus" not in done:

@@ -150,6 +150,41 @@ _SPEC_FIELDS = (  # (field, zh label, en label, unit)
 )
 
 
+_ASKED = (  # (question pattern, field, zh, en, unit)
+    (r"带宽|bandwidth", "mem_bw_gbs", "显存带宽", "memory bandwidth", "GB/s"),
+    (r"多大显存|显存多大|显存是多少|多少显存|memory size|how much (?:memory|vram)|vram", "memory_gb", "显存", "memory", "GB"),
+    (r"fp8", "fp8_dense_tflops", "FP8 稠密算力", "dense FP8 throughput", "TFLOPS"),
+    (r"算力|tflops|flops|bf16", "bf16_dense_tflops", "BF16 稠密算力", "dense BF16 throughput", "TFLOPS"),
+    (r"功耗|power|tdp|瓦", "tdp_w", "功耗", "power", "W"),
+)
+
+
+def _direct_spec_answer(w: Writer, g: dict, name: str, question: str) -> None:
+    """Answer the asked attribute in the first sentence ("4090的显存带宽是多少" → 1008 GB/s)."""
+    if re.search(r"nvlink", question, re.I):
+        v = g.get("nvlink_gbs_bidir")
+        if v:
+            w.add("verdict", f"有。{name} 的 NVLink 带宽为 {num(v)} GB/s（双向合计）。",
+                  f"Yes. The {name} has NVLink at {num(v)} GB/s (bidirectional total).")
+        elif v is not None:
+            w.add("verdict", f"没有。{name} 不支持 NVLink，多卡之间只能走 PCIe。",
+                  f"No. The {name} has no NVLink; multi-GPU traffic goes over PCIe.")
+        return
+    if re.search(r"fp8", question, re.I) and g.get("fp8_supported") is False:
+        w.add("verdict", f"不支持。{name} 没有 FP8 张量核心，训练用 BF16/FP16（或 TF32）。",
+              f"No. The {name} has no FP8 tensor cores; train in BF16/FP16 (or TF32).")
+        return
+    for pattern, field, zh, en, unit in _ASKED:
+        if re.search(pattern, question, re.I):
+            v = g.get(field)
+            if v is None:
+                w.add("verdict", f"{name} 没有{zh}这一项（不支持）。", f"The {name} has no {en} figure (not supported).")
+            else:
+                w.add("verdict", f"{name} 的{' ' if zh[0].isascii() else ''}{zh}是 {num(v)} {unit}。",
+                      f"The {name}'s {en} is {num(v)} {unit}.")
+            return
+
+
 @renderer("gpu_specs")
 def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
     gpus = [g for g in r.result.get("gpus") or [] if isinstance(g, dict)]
@@ -158,6 +193,7 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
     names = [_short_gpu(g) for g in gpus]
     if len(gpus) == 1:
         g = gpus[0]
+        _direct_spec_answer(w, g, names[0], ctx.question)
         parts_zh, parts_en = [], []
         for field, zh, en, unit in _SPEC_FIELDS:
             v = g.get(field)
@@ -167,11 +203,10 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
                 parts_zh.append("没有 NVLink")
                 parts_en.append("no NVLink")
                 continue
-            parts_zh.append(f"{zh} {num(v)} {unit}")
-            parts_en.append(f"{en} {num(v)} {unit}")
-        mem_type = g.get("memory_type") or ""
-        w.add("verdict", f"{names[0]}：" + "，".join(parts_zh) + (f"（{mem_type}）" if mem_type else "") + "。",
-              f"{names[0]}: " + ", ".join(parts_en) + (f" ({mem_type})" if mem_type else "") + ".")
+            mem_type = g.get("memory_type") if field == "memory_gb" and g.get("memory_type") else ""
+            parts_zh.append(f"{zh}{'' if zh.endswith('）') else ' '}{num(v)} {unit}" + (f" {mem_type}" if mem_type else ""))
+            parts_en.append(f"{en} {num(v)} {unit}" + (f" {mem_type}" if mem_type else ""))
+        w.add("verdict", f"{names[0]}：" + "，".join(parts_zh) + "。", f"{names[0]}: " + ", ".join(parts_en) + ".")
         if g.get("china_availability") and w.lang == "en":
             w.add("numbers", "", g["china_availability"])
     else:
@@ -182,13 +217,15 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
             if not row:
                 continue
             values = row.get("values") or []
-            cells = [f"{names[i]} {num(v)} {unit}" if v is not None else f"{names[i]} —" for i, v in enumerate(values)]
+            none = w.t("无", "none")
+            cells = [f"{names[i]} {none}" if field == "nvlink_gbs_bidir" and v == 0 else
+                     f"{names[i]} {num(v)} {unit}" if v is not None else f"{names[i]} —" for i, v in enumerate(values)]
             w.add("numbers", f"{zh}：" + "；".join(cells), f"{en[0].upper() + en[1:]}: " + "; ".join(cells))
             best = row.get("best_index")
             if isinstance(best, int) and field != "tdp_w" and len(set(v for v in values if v is not None)) > 1:
                 leads.setdefault(best, []).append((zh, en))
         if leads:
-            zh_bits = [f"{names[i]} 的{'、'.join(z for z, _ in f)}更高" for i, f in leads.items()]
+            zh_bits = [f"{names[i]} " + _cat("的", "、".join(z for z, _ in f)) + "更高" for i, f in leads.items()]
             en_bits = [f"{names[i]} leads on {', '.join(e for _, e in f)}" for i, f in leads.items()]
             w.add("verdict", "纸面规格上，" + "；".join(zh_bits) + "。", "On paper, " + "; ".join(en_bits) + ".")
         mems = [g.get("memory_gb") for g in gpus]
@@ -224,6 +261,8 @@ def money(x: Any) -> str:
 
 
 def money_range(lo: Any, hi: Any) -> str:
+    if lo == hi:
+        return money(lo)
     return f"{money(lo)}–{money(hi).lstrip('¥')}"
 
 
@@ -347,8 +386,12 @@ def _model_label(w: Writer, est: dict) -> str:
 
 
 def _cat(a: str, b: str) -> str:
-    """Join Latin and Chinese with a space where a Chinese typesetter would put one."""
-    if a and b and a[-1].isascii() and a[-1].isalnum() and not b[0].isascii():
+    """Join with a space where Latin meets Chinese (or Latin meets Latin), as Chinese typesetting does."""
+    if not a or not b:
+        return a + b
+    left_latin = a[-1].isascii() and a[-1].isalnum()
+    right_latin = b[0].isascii() and b[0].isalnum()
+    if left_latin or (right_latin and not a[-1].isascii()):
         return f"{a} {b}"
     return a + b
 
@@ -384,8 +427,15 @@ def _fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
     need_en = f"{mode[0].upper() + mode[1:]} of {model} ({setup}) needs about {gb(total)} GB" + \
         (f" ({gb(gib)} GiB)" if gib else "") + " per GPU"
     fits, card, cap, room = est.get("fits"), _gpu_label(est), est.get("gpu_memory_gb"), est.get("headroom_gb")
-    has_zh = f"{gb(cap)} GB 的卡" if _bare_size(card) else f"{card} 有 {gb(cap)} GB"
-    has_en = f"a {gb(cap)} GB card" if _bare_size(card) else f"the {card} has {gb(cap)} GB"
+    usable = est.get("usable_gb")
+    reserve = isinstance(usable, (int, float)) and isinstance(cap, (int, float)) and usable < cap
+    if reserve:   # serving engines (vLLM) plan with a fraction of the card
+        cap_zh = f"{gb(cap)} GB（推理引擎预留一部分后可用约 {gb(usable)} GB）"
+        cap_en = f"{gb(cap)} GB (about {gb(usable)} GB usable after the serving engine's reserve)"
+    else:
+        cap_zh, cap_en = f"{gb(cap)} GB", f"{gb(cap)} GB"
+    has_zh = f"{cap_zh} 的卡" if _bare_size(card) else f"{card} 有 {cap_zh}"
+    has_en = f"a {cap_en} card" if _bare_size(card) else f"the {card} has {cap_en}"
     if fits is True:
         tight = isinstance(room, (int, float)) and isinstance(cap, (int, float)) and room < 0.1 * cap
         zh = (("能，但余量很小。" if tight else "能。") if lead else "") + \
@@ -395,8 +445,8 @@ def _fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
         return zh, en
     if fits is False:
         short = -room if isinstance(room, (int, float)) else None
-        only_zh = f"{gb(cap)} GB 的卡放不下" if _bare_size(card) else f"{card} 只有 {gb(cap)} GB"
-        only_en = f"a {gb(cap)} GB card cannot hold it" if _bare_size(card) else f"the {card} has only {gb(cap)} GB"
+        only_zh = f"{cap_zh} 的卡放不下" if _bare_size(card) else f"{card} 只有 {cap_zh}"
+        only_en = f"a {cap_en} card cannot hold it" if _bare_size(card) else f"the {card} has only {cap_en}"
         zh = ("不能。" if lead else "") + f"{need_zh}，{only_zh}" + \
             (f"，差约 {gb(short)} GB。" if short is not None else "。")
         en = ("No. " if lead else "") + f"{need_en}, but {only_en}" + \
@@ -470,7 +520,7 @@ def _alt_line(w: Writer, est: dict) -> None:
         w.add("alternatives", f"{mode}：每卡约 {gb(total)} GB。", f"{mode}: about {gb(total)} GB per GPU.")
 
 
-def _min_gpus_line(w: Writer, res: dict, as_alternative: bool) -> None:
+def _min_gpus_line(w: Writer, res: dict, as_alternative: bool, prefix: tuple[str, str] | None = None) -> None:
     n, nodes, per, room = res.get("min_gpus"), res.get("nodes"), res.get("per_gpu_total_gb"), res.get("headroom_gb")
     card = str(res.get("gpu") or "").replace("NVIDIA ", "").replace("GeForce ", "")
     est = res.get("estimate") if isinstance(res.get("estimate"), dict) else {}
@@ -490,8 +540,8 @@ def _min_gpus_line(w: Writer, res: dict, as_alternative: bool) -> None:
         f"用{how_zh}至少要 {num(n)} 张 {card}{node_zh}，每卡约 {gb(per)} GB，余量约 {gb(room)} GB。"
     en = f"{job_en}ith {how_en} you need at least {num(n)} × {card}{node_en}: about {gb(per)} GB per GPU, " \
         f"{gb(room)} GB to spare."
-    w.add("alternatives" if as_alternative else "verdict", ("多加卡：" if as_alternative else "") + zh,
-          ("More GPUs: " if as_alternative else "") + en)
+    pre_zh, pre_en = prefix or (("多加卡：", "More GPUs: ") if as_alternative else ("", ""))
+    w.add("alternatives" if as_alternative else "verdict", pre_zh + zh, pre_en + en)
 
 
 @renderer("estimate_memory")
@@ -527,11 +577,21 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
         if other is not primary:
             _alt_line(w, other.result)
     for mg in ctx.by_name("find_min_gpus"):
-        _min_gpus_line(w, mg.result, as_alternative=True)
+        unnamed = not ctx.slots.gpus and not ctx.slots.vram_gb
+        _min_gpus_line(w, mg.result, as_alternative=True,
+                       prefix=("单张卡放不下，", "No single card holds it; ") if unnamed else None)
+        if unnamed:
+            w.add("assumptions", f"没指定卡型；卡数按 {_gpu_label(mg.result)} 算，换别的卡可以接着问「用 H800 呢」。",
+                  f"No GPU was named; the GPU count uses the {_gpu_label(mg.result)}. Ask \"what about H800?\" "
+                  "for another card.")
     if (ctx.slots.gpu_count or 1) > 1 and est.get("zero_stage") == 3 and ctx.slots.zero_stage is None:
-        w.add("assumptions", "多卡全量训练按 ZeRO-3/FSDP 把权重、梯度和优化器状态分到各卡上计算。",
-              "Several GPUs for a full fine-tune are assumed to shard weights, gradients and optimizer states "
-              "with ZeRO-3/FSDP.")
+        w.add("assumptions", "多卡训练按 ZeRO-3/FSDP 把权重（以及梯度、优化器状态）切分到各卡上计算。",
+              "Training on several GPUs is assumed to shard weights (and gradients, optimizer states) with "
+              "ZeRO-3/FSDP.")
+    if ctx.slots.zero_stage and (est.get("gpus") or 1) == 1:
+        w.add("assumptions", "ZeRO/FSDP 是把状态切到多张卡上才省显存，单卡开 ZeRO-3 本身不省（除非再加 CPU offload）。",
+              "ZeRO/FSDP saves memory by splitting state across GPUs; on one GPU it saves nothing (unless you "
+              "add CPU offload).")
     _model_fallback_note(w, ctx, est)
     _tool_assumptions(w, est, limit=3)
     _memory_next_steps(w, ctx, est, ests)
@@ -545,10 +605,19 @@ def _model_fallback_note(w: Writer, ctx: Context, est: dict) -> None:
 
 
 def _memory_next_steps(w: Writer, ctx: Context, est: dict, ests: list[ToolResult]) -> None:
+    room, cap = est.get("headroom_gb"), est.get("gpu_memory_gb")
+    if est.get("fits") is False and isinstance(room, (int, float)) and isinstance(cap, (int, float)) \
+            and -room < 0.05 * cap:
+        w.add("next", "只差一点：缩短上下文/减小 batch、调高推理引擎的显存占用比例，或开更省显存的选项，就可能放下。",
+              "It is only just short: a shorter context or smaller batch, a higher serving-engine memory fraction, "
+              "or a leaner setting may make it fit.")
     if est.get("fits") is False and est.get("mode") == "full":
-        w.add("next", "先在这张卡上用 LoRA/QLoRA 把流程跑通，确实需要全量训练时再租多卡（或 A100/H100 这类大显存卡）。",
-              "Get the pipeline working with LoRA/QLoRA on this card first; rent several GPUs (or large-memory "
-              "cards such as A100/H100) only if you really need full fine-tuning.")
+        big = (cap or 0) >= 80
+        w.add("next", "先在这张卡上用 LoRA/QLoRA 把流程跑通，确实需要全量训练时再租多卡"
+              + ("用 ZeRO-3 切分。" if big else "（或 A100/H100 这类大显存卡）。"),
+              "Get the pipeline working with LoRA/QLoRA on this card first; rent several GPUs "
+              + ("with ZeRO-3 sharding " if big else "(or large-memory cards such as A100/H100) ")
+              + "only if you really need full fine-tuning.")
     elif est.get("fits") is False:
         w.add("next", "可以换更大显存的卡、加卡做并行，或者降低精度（int8/int4 量化）。",
               "Use a larger-memory card, add GPUs, or lower the precision (int8/int4 quantisation).")
@@ -579,9 +648,14 @@ def find_min_gpus(w: Writer, r: ToolResult, ctx: Context) -> None:
         w.add("alternatives", "改做 LoRA/QLoRA 微调，所需卡数会少得多；可以接着问「那 LoRA 呢」。",
               "LoRA/QLoRA fine-tuning needs far fewer GPUs; ask \"what about LoRA?\".")
     if (res.get("min_gpus") or 0) > 8:
-        w.add("next", "超过一台 8 卡机就是多机训练，需要 100G 以上的 IB/RoCE 网络（RDMA），租之前问清楚。",
-              "More than one 8-GPU server means multi-node training, which needs ≥100G IB/RoCE with RDMA; ask "
-              "the provider before renting.")
+        if est.get("mode") == "inference":
+            w.add("next", "超过一台 8 卡机就要跨机部署（张量并行最好留在机内，跨机用流水线并行），机间网络要 100G 以上的 IB/RoCE。",
+                  "More than one 8-GPU server means serving across nodes (keep tensor parallelism inside a node, "
+                  "pipeline across nodes) over ≥100G IB/RoCE.")
+        else:
+            w.add("next", "超过一台 8 卡机就是多机训练，需要 100G 以上的 IB/RoCE 网络（RDMA），租之前问清楚。",
+                  "More than one 8-GPU server means multi-node training, which needs ≥100G IB/RoCE with RDMA; ask "
+                  "the provider before renting.")
 
 
 @renderer("find_max_fit")
@@ -594,15 +668,24 @@ def find_max_fit(w: Writer, r: ToolResult, ctx: Context) -> None:
     card = str(res.get("gpu") or "").replace("NVIDIA ", "").replace("GeForce ", "")
     value = res.get("max_value")
     unit_zh = " tokens" if what in ("seq_len", "context") else ""
+    n = r.args.get("gpus") or 1
+    where_zh = f"{num(n)} 张 {card}" if n > 1 else card
+    where_en = f"{num(n)} × {card}" if n > 1 else f"the {card}"
     if value:
-        w.add("verdict", f"{card} 上{zh}约 {num(value)}{unit_zh}。", f"On the {card}, the {en} is about {num(value)}"
-              f"{unit_zh}.")
+        w.add("verdict", f"{where_zh} 上{zh}约 {num(value)}{unit_zh}。",
+              f"On {where_en}, the {en} is about {num(value)}{unit_zh}.")
     else:
-        w.add("verdict", f"单张 {card} 连最小的配置都放不下（权重本身就超了），要多卡或量化。",
-              f"A single {card} cannot hold even the smallest setting (the weights alone are too big); you need "
-              "more GPUs or quantisation.")
+        serving = (r.args.get("mode") or "") == "inference"
+        w.add("verdict", f"单张 {card} 上连最小的配置都放不下，" +
+              ("要多卡或量化。" if serving else "要多卡（ZeRO-3）或改用 LoRA/QLoRA。"),
+              f"A single {card} cannot hold even the smallest setting; you need " +
+              ("more GPUs or quantisation." if serving else "more GPUs (ZeRO-3) or LoRA/QLoRA."))
     for mg in ctx.by_name("find_min_gpus"):
         _min_gpus_line(w, mg.result, as_alternative=True)
+        n = mg.result.get("min_gpus")
+        if n:
+            w.add("next", f"想知道 {num(n)} 张时{zh}能到多少，可以接着问「{num(n)} 张呢」。",
+                  f"To see the {en} on {num(n)} GPUs, ask \"what about {num(n)} of them?\"")
     est = res.get("estimate") if isinstance(res.get("estimate"), dict) else {}
     if est:
         _breakdown(w, est)
@@ -627,6 +710,11 @@ def tokens_text(w: Writer, x: Any) -> str:
     return f"{x:,.0f}"
 
 
+def big(x: Any) -> str:
+    """A large count rounded to a whole number with thousands separators: 13413.51 → '13,414'."""
+    return f"{round(x):,}" if isinstance(x, (int, float)) else str(x)
+
+
 def _pct(x: Any) -> str:
     return f"{x * 100:g}%" if isinstance(x, (int, float)) else str(x)
 
@@ -638,9 +726,21 @@ def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
     cost, mfu = res.get("cost_cny") or {}, res.get("mfu") or {}
     n, card = res.get("n_gpus") or 1, str(res.get("gpu_name") or res.get("gpu") or "").replace("NVIDIA ", "")
     params = res.get("params")
-    size = f"{params / 1e9:g}B" if isinstance(params, (int, float)) else ""
+    size = f"{params / 1e9:.3g}B" if isinstance(params, (int, float)) else ""
     toks = tokens_text(w, res.get("tokens"))
-    if days.get("mid") is not None:
+    asks_gpu_hours = re.search(r"gpu[\s-]*hours?|卡时|机时|算力总量", ctx.question, re.I)
+    if (asks_gpu_hours or not ctx.slots.gpu_count) and gpu_h.get("mid") is not None:
+        # No GPU count given (or GPU-hours asked): the total work is the answer; days depend on the count.
+        w.add("verdict",
+              f"训练 {size} 模型、{toks} token 大约需要 {big(gpu_h['mid'])} 卡时（{card}，按 MFU {_pct(mfu.get('mid'))}；"
+              f"区间 {big(gpu_h.get('low'))}–{big(gpu_h.get('high'))}），平台价约 {money(cost.get('mid'))}。",
+              f"Training a {size} model on {toks} tokens takes about {big(gpu_h['mid'])} GPU-hours on {card} "
+              f"(at {_pct(mfu.get('mid'))} MFU; range {big(gpu_h.get('low'))}–{big(gpu_h.get('high'))}), about "
+              f"{money(cost.get('mid'))} at platform prices.")
+        if days.get("mid") is not None:
+            w.add("verdict", f"用 {num(n)} 张卡要约 {big(days['mid'])} 天；卡数翻倍，时间大致减半。",
+                  f"On {num(n)} GPU(s) that is about {big(days['mid'])} days; doubling the GPUs roughly halves it.")
+    elif days.get("mid") is not None:
         w.add("verdict",
               f"用 {num(n)} 张 {card} 训练 {size} 模型、{toks} token，大约要 {num(round(days['mid']))} 天"
               f"（按 MFU {_pct(mfu.get('mid'))} 估；顺利时 {num(round(days['low']))} 天，保守 {num(round(days['high']))} 天）。",
@@ -648,10 +748,10 @@ def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
               f"{num(round(days['mid']))} days (at {_pct(mfu.get('mid'))} MFU; {num(round(days['low']))} days if things go "
               f"well, {num(round(days['high']))} days conservatively).")
     if hours.get("mid") is not None:
-        w.add("numbers", f"墙钟时间约 {num(round(hours['mid']))} 小时，共 {num(round(gpu_h.get('mid', 0)))} 卡时"
-              f"（区间 {num(round(gpu_h.get('low', 0)))}–{num(round(gpu_h.get('high', 0)))} 卡时）",
-              f"Wall-clock about {num(round(hours['mid']))} hours; {num(round(gpu_h.get('mid', 0)))} GPU-hours "
-              f"(range {num(round(gpu_h.get('low', 0)))}–{num(round(gpu_h.get('high', 0)))})")
+        w.add("numbers", f"墙钟时间约 {big(hours['mid'])} 小时，共 {big(gpu_h.get('mid', 0))} 卡时"
+              f"（区间 {big(gpu_h.get('low', 0))}–{big(gpu_h.get('high', 0))} 卡时）",
+              f"Wall-clock about {big(hours['mid'])} hours; {big(gpu_h.get('mid', 0))} GPU-hours "
+              f"(range {big(gpu_h.get('low', 0))}–{big(gpu_h.get('high', 0))})")
     if res.get("flops") is not None:
         w.add("numbers", f"计算量 {res.get('flops_formula', '6·N·D')} ≈ {res['flops']:.2g} FLOPs，"
               f"单卡峰值 {num(res.get('peak_tflops_per_gpu'))} TFLOPS（{res.get('precision_used', 'bf16')} 稠密）",

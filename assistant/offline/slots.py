@@ -12,7 +12,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tools.errors import ToolInputError
-from tools.quantities import parse_chinese_number
+from tools.quantities import (parse_chinese_number, parse_duration_hours, parse_money_cny,
+                              parse_param_count, parse_token_count)
 
 # ---------------------------------------------------------------- numbers ----------------------
 _CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "四": 4, "五": 5,
@@ -32,18 +33,6 @@ def cn_to_number(text: str) -> float | None:
 
 
 _NUM = rf"(?:\d+(?:\.\d+)?|{_CN_NUM})"
-# 万 = 1e4, 亿 = 1e8, 万亿 = 1e12 (Chinese large-number units).
-_CN_BIG = {"万亿": 1e12, "千亿": 1e11, "百亿": 1e10, "十亿": 1e9, "亿": 1e8, "千万": 1e7, "百万": 1e6,
-           "十万": 1e5, "万": 1e4, "千": 1e3}
-_EN_BIG = {"t": 1e12, "trillion": 1e12, "b": 1e9, "billion": 1e9, "bn": 1e9, "m": 1e6, "million": 1e6,
-           "k": 1e3, "thousand": 1e3}
-
-
-def _big(num: str | None, unit: str) -> float:
-    base = cn_to_number(num) if num else 1.0
-    return (base if base is not None else 1.0) * (_CN_BIG.get(unit) or _EN_BIG.get(unit.lower(), 1.0))
-
-
 # ---------------------------------------------------------------- GPUs -------------------------
 # (pattern, canonical name). Order matters: longer / more specific names first.
 _GPU_PATTERNS: list[tuple[str, str]] = [
@@ -255,6 +244,14 @@ class Slots:
         return d
 
 
+def _parsed(parser: Any, text: str) -> float | None:
+    """tools/quantities.py reads the span ("5万", "1万亿", "一周"); None if it refuses."""
+    try:
+        return float(parser(text))
+    except ToolInputError:
+        return None
+
+
 def _first(patterns: list[tuple[str, str]], text: str) -> str | None:
     best: tuple[int, str] | None = None
     for pattern, value in patterns:
@@ -321,23 +318,22 @@ def extract(question: str) -> Slots:
                       rf"(?P<num2>\d+(?:\.\d+)?|{_CN_NUM})\s*(?P<unit2>万|千|k|w)?\s*(?:元|块钱|块|rmb|cny|yuan)",
                       work, re.I)
     if m:
-        num = m.group("num") if "num" in m.groupdict() and m.group("num") else m.groupdict().get("num2")
-        unit = (m.groupdict().get("unit") or m.groupdict().get("unit2") or "").lower()
-        value = cn_to_number(num or "")
-        if value is not None:
-            s.budget_cny = value * {"万": 1e4, "w": 1e4, "千": 1e3, "k": 1e3}.get(unit, 1)
+        groups = m.groupdict()
+        amount = (groups.get("num") or groups.get("num2") or "") + (groups.get("unit") or groups.get("unit2") or "")
+        s.budget_cny = _parsed(parse_money_cny, amount)
+        if s.budget_cny is not None:
             work = _blank(work, m)
 
     # --- training tokens: 1万亿token / 1T tokens / 300B tokens / 2T ----------------------------
     m = re.search(rf"(?P<num>\d+(?:\.\d+)?|{_CN_NUM})\s*(?P<unit>万亿|千亿|百亿|亿|万|t|b|m|trillion|billion|million)?"
                   r"\s*(?:个)?\s*(?:tokens?|词元|token数据|tok\b)", work, re.I)
     if m and (m.group("unit") or float(cn_to_number(m.group("num")) or 0) >= 1e6):
-        s.tokens = _big(m.group("num"), m.group("unit") or "")
+        s.tokens = _parsed(parse_token_count, m.group("num") + (m.group("unit") or ""))
         work = _blank(work, m)
     else:
-        m = re.search(r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*t(?![a-z0-9])", work, re.I)
+        m = re.search(r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*t(?![a-z0-9])", work, re.I)   # "2T" alone
         if m:
-            s.tokens = float(m.group("num")) * 1e12
+            s.tokens = _parsed(parse_token_count, m.group("num") + "T")
             work = _blank(work, m)
 
     # --- deadline: 一周内 / 3天内 / within a week / in 10 days ---------------------------------
@@ -348,8 +344,7 @@ def extract(question: str) -> Slots:
                       r"\s*(?P<unit>hours?|days?|weeks?|months?)", work, re.I)
     if m:
         n = _word_num(m.group("num")) or 1.0
-        unit = m.group("unit").lower()
-        s.deadline_hours = n * _PERIOD_UNITS.get(unit, _PERIOD_UNITS.get(unit.rstrip("s"), ("hour", 1)))[1]
+        s.deadline_hours = _parsed(parse_duration_hours, f"{n:g}{m.group('unit').lower()}")
         work = _blank(work, m)
 
     # --- GPUs and counts ---------------------------------------------------------------------
@@ -399,8 +394,6 @@ def extract(question: str) -> Slots:
         s.finetune = True
     s.training = bool(re.search(r"训练|训|train|微调|fine[\s\-]*tun|finetun|预训练", text, re.I))
     s.precision = _first(_PRECISION_PATTERNS, text)
-    if s.mode == "qlora" and s.precision is None:
-        s.precision = None  # QLoRA implies 4-bit weights; leave the tool's default
     s.optimizer = _first(_OPTIMIZER_PATTERNS, text)
     m = _ZERO_RE.search(text)
     if m:
@@ -431,7 +424,7 @@ def _extract_gpus(work: str, s: Slots) -> str:
             s.gpu_count = count
     # counts without a GPU name: "换成8卡", "用两张卡", "2 gpus", "单卡", "双卡"
     if s.gpu_count is None:
-        m = re.search(rf"(?P<num>\d+|{_CN_NUM})\s*(?:张|块|卡|个gpu|gpus?|cards?|x\s*gpu)(?![a-z])", work, re.I) or \
+        m = re.search(rf"(?P<num>\d+|{_CN_NUM})\s*(?:张|块|卡|个gpu|gpus?|cards?|x\s*gpu|of them)(?![a-z])", work, re.I) or \
             re.search(r"(?P<num>单|双)(?:卡|机)", work)
         if m:
             n = cn_to_number(m.group("num"))
@@ -493,7 +486,7 @@ def _extract_model(work: str, s: Slots) -> str:
         return _blank(work, m)
     m = _SIZE_CN_RE.search(work)
     if m:
-        val = _big(m.group("num"), m.group("unit")) / 1e9
+        val = (_parsed(parse_param_count, (m.group("num") or "") + m.group("unit")) or 0) / 1e9
         if s.params_b is None:
             s.params_b = val
             if s.model is None:
@@ -507,8 +500,7 @@ def _extract_period(work: str, s: Slots) -> None:
     for phrase, (unit, n) in _PERIOD_WORDS.items():
         if phrase in low and not re.search(rf"\d+\s*{re.escape(phrase)}", low):
             s.period_unit, s.period_count = unit, float(n)
-            s.period_hours = n * _PERIOD_UNITS[{"hour": "hour", "day": "day", "week": "week",
-                                                 "month": "month", "year": "year"}[unit]][1]
+            s.period_hours = n * _PERIOD_UNITS[unit][1]
             break
     for m in _PERIOD_RE.finditer(work):
         num = _word_num(m.group("num"))

@@ -20,7 +20,7 @@ import gradio as gr  # noqa: E402
 from assistant.web import forms  # noqa: E402
 from assistant.web.chat import LANG_CHOICES, chat_events_to_messages, flatten_history  # noqa: E402
 from assistant.web.render import (findings_html, gpu_compare_rows, memory_chart_html,  # noqa: E402
-                                  plan_rows, PLAN_COLUMNS)
+                                  plan_rows, PLAN_COLUMNS, PLAN_COLUMN_WIDTHS)
 
 MAX_QUESTION_CHARS = 200_000
 
@@ -49,16 +49,22 @@ CSS = """
 """
 
 
-def _lang(label: str | None, text: str = "") -> str:
+def _lang(label: str | None, text: str = "", request: gr.Request | None = None) -> str:
+    """Explicit choice wins; otherwise the text's language if it has Chinese, else the browser's."""
     choice = LANG_CHOICES.get(label or "", "auto")
     if choice != "auto":
         return choice
     from tools.lang import detect_language
-    return detect_language(text)
+    if detect_language(text) == "zh":
+        return "zh"
+    accept = ""
+    if request is not None:
+        accept = (request.headers.get("accept-language") or "").lower()
+    return "zh" if accept.startswith("zh") or (not accept and not text) else "en"
 
 
 def respond(message: str, history: list[Any], lang_label: str, backend: str, base_url: str,
-            model: str, api_key: str) -> Iterator[tuple[list[Any], str]]:
+            model: str, api_key: str, request: gr.Request = None) -> Iterator[tuple[list[Any], str]]:
     """Stream one reply. Yields (chat history, textbox value)."""
     from assistant.advisor import stream
 
@@ -80,34 +86,35 @@ def respond(message: str, history: list[Any], lang_label: str, backend: str, bas
     settings = forms.backend_settings(backend, base_url, model, api_key)
     events = stream(question, history=turns, language=language,
                     backend=settings.backend if settings else None, settings=settings)
-    for messages in chat_events_to_messages(events, _lang(lang_label, question)):
+    for messages in chat_events_to_messages(events, _lang(lang_label, question, request)):
         yield history + messages, ""
 
 
-def diagnose(text: str, upload: Any, expect: str, lang_label: str) -> str:
+def diagnose(text: str, upload: Any, expect: str, lang_label: str, request: gr.Request = None) -> str:
     content = forms.read_upload(upload) if upload else ""
     combined = "\n".join(part for part in (text or "", content) if part.strip())
-    lang = _lang(lang_label, text or "")
+    lang = _lang(lang_label, "", request)
     return findings_html(forms.run_diagnosis(combined, expect), lang)
 
 
 def estimate(model: str, mode: str, gpu: str, gpus: float, seq_len: float, batch: float,
-             lang_label: str) -> tuple[str, dict[str, Any]]:
+             lang_label: str, request: gr.Request = None) -> tuple[str, dict[str, Any]]:
     result = forms.run_estimate(model, mode, gpu, gpus, seq_len, batch)
-    return memory_chart_html(result, _lang(lang_label, model or "")), result
+    return memory_chart_html(result, _lang(lang_label, model or "", request)), result
 
 
-def plan(model: str, mode: str, tokens: str, deadline: str, budget: str, lang_label: str) -> Any:
-    lang = _lang(lang_label, model or "")
+def plan(model: str, mode: str, tokens: str, deadline: str, budget: str, lang_label: str,
+         request: gr.Request = None) -> Any:
+    lang = _lang(lang_label, model or "", request)
     result = forms.run_plan(model, mode, tokens, deadline, budget)
     if "error" in result:
-        return gr.update(value=[[result["error"].get(lang) or result["error"].get("en")] + [""] * 12],
+        return gr.update(value=[[result["error"].get(lang) or result["error"].get("en")] + [""] * 9],
                          headers=PLAN_COLUMNS[lang])
     return gr.update(value=plan_rows(result, lang), headers=PLAN_COLUMNS[lang])
 
 
-def compare(names: list[str], lang_label: str) -> Any:
-    lang = _lang(lang_label)
+def compare(names: list[str], lang_label: str, request: gr.Request = None) -> Any:
+    lang = _lang(lang_label, "", request)
     specs = forms.run_gpu_specs(names or [])
     headers, rows = gpu_compare_rows(specs, lang)
     return gr.update(value=rows, headers=headers)
@@ -166,6 +173,7 @@ def build_app() -> gr.Blocks:
                     p_budget = gr.Textbox(value="50000", label="预算（元）/ Budget (CNY)")
                 p_btn = gr.Button("出方案 Plan", variant="primary", elem_id="plan-btn")
                 p_table = gr.Dataframe(headers=PLAN_COLUMNS["zh"], interactive=False, wrap=True,
+                                       column_widths=PLAN_COLUMN_WIDTHS,
                                        elem_id="plan-table", label="可按列排序 / click a header to sort")
             with gr.Tab("GPU 对比 Compare", id="compare"):
                 names = forms.gpu_names()

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import html
 import json
-from typing import Any, Iterable
+import re
+from typing import Any
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 # Breakdown parts in the order people read them, with bilingual labels and colours.
 MEMORY_PARTS: list[tuple[str, str, str, str]] = [
@@ -36,10 +39,16 @@ def _t(lang: str, zh: str, en: str) -> str:
 
 
 def _text(value: Any, lang: str) -> str:
-    """A {zh, en} dict or a plain string, in the requested language."""
+    """A {zh, en} dict, a "中文 / English" string, or a plain string, in the requested language."""
     if isinstance(value, dict):
         return str(value.get(lang) or value.get("en") or value.get("zh") or "")
-    return "" if value is None else str(value)
+    if value is None:
+        return ""
+    text = str(value)
+    zh, sep, en = text.partition(" / ")
+    if sep and _CJK.search(zh) and not _CJK.search(en):
+        return zh if lang == "zh" else en
+    return text
 
 
 def _num(value: Any) -> float:
@@ -79,6 +88,8 @@ def memory_chart_html(estimate: dict[str, Any], lang: str = "zh") -> str:
         left = 100.0 * capacity / scale
         marker = (f'<div class="ga-cap" style="left:{left:.3f}%" '
                   f'title="{_t(lang, "显卡容量", "GPU capacity")}: {capacity:g} GB"></div>')
+        legend.append(f'<span class="ga-legend-item"><i style="background:#111;width:3px"></i>'
+                      f'{_t(lang, "显卡容量", "GPU capacity")} {capacity:g} GB</span>')
         fits = estimate.get("fits")
         headroom = _num(estimate.get("headroom_gb"))
         if fits is True:
@@ -143,11 +154,11 @@ def findings_html(report: dict[str, Any], lang: str = "zh") -> str:
 
 
 PLAN_COLUMNS = {
-    "zh": ["GPU", "卡数", "节点", "互联", "放得下", "每卡显存 GB", "天数(低)", "天数(中)", "天数(高)",
-           "费用元(低)", "费用元(中)", "费用元(高)", "说明"],
-    "en": ["GPU", "Count", "Nodes", "Interconnect", "Fits", "Per-GPU GB", "Days (low)", "Days (mid)",
-           "Days (high)", "Cost CNY (low)", "Cost CNY (mid)", "Cost CNY (high)", "Notes"],
+    "zh": ["GPU", "卡数", "节点", "互联", "每卡显存 GB", "天数（中）", "费用元（中）", "天数范围", "费用范围（元）", "说明"],
+    "en": ["GPU", "Count", "Nodes", "Interconnect", "Per-GPU GB", "Days (mid)", "Cost CNY (mid)", "Days range",
+           "Cost range (CNY)", "Notes"],
 }
+PLAN_COLUMN_WIDTHS = ["15%", "5%", "5%", "12%", "7%", "7%", "8%", "9%", "10%", "22%"]
 
 
 def _band(value: Any, key: str) -> Any:
@@ -158,19 +169,25 @@ def _round(value: Any, digits: int = 1) -> Any:
     return round(value, digits) if isinstance(value, (int, float)) else value
 
 
+def _range(value: Any, digits: int) -> str:
+    low, high = _band(value, "low"), _band(value, "high")
+    if not isinstance(low, (int, float)) or not isinstance(high, (int, float)):
+        return ""
+    return f"{low:,.{digits}f}–{high:,.{digits}f}"
+
+
 def plan_rows(plan: dict[str, Any], lang: str = "zh") -> list[list[Any]]:
-    """Planner options as table rows (numbers stay numbers so the table sorts numerically)."""
+    """Planner options as table rows; the mid figures stay numbers so the table sorts numerically."""
     rows = []
+    sep = "；" if lang == "zh" else "; "
     for opt in plan.get("options") or []:
-        notes = opt.get("notes") or []
-        note_text = "；".join(_text(n, lang) for n in notes) if lang == "zh" else "; ".join(_text(n, lang) for n in notes)
+        notes = [n for n in (opt.get("why"), opt.get("billing"), *(opt.get("notes") or [])) if n]
         rows.append([
-            opt.get("gpu"), opt.get("count"), opt.get("nodes"), opt.get("interconnect"),
-            _t(lang, "是", "yes") if opt.get("fits") else _t(lang, "否", "no"),
+            opt.get("gpu_name") or opt.get("gpu"), opt.get("count"), opt.get("nodes"), opt.get("interconnect"),
             _round(opt.get("per_gpu_gb")),
-            *(_round(_band(opt.get("days"), k), 2) for k in ("low", "mid", "high")),
-            *(_round(_band(opt.get("cost_cny"), k), 0) for k in ("low", "mid", "high")),
-            note_text,
+            _round(_band(opt.get("days"), "mid"), 2), _round(_band(opt.get("cost_cny"), "mid"), 0),
+            _range(opt.get("days"), 2), _range(opt.get("cost_cny"), 0),
+            sep.join(_text(n, lang) for n in notes),
         ])
     return rows
 

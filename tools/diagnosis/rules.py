@@ -63,16 +63,19 @@ class Ctx:
             return f"GPU {index}", f"GPU {index}"
         if bus:
             return f"PCI {bus} 上的 GPU", f"the GPU at PCI {bus}"
-        return "未知 GPU", "unknown GPU"
+        return "这块 GPU", "this GPU"
 
     def ticket(self, index: int | None, bus: str | None, what_zh: str, what_en: str) -> tuple[str, str]:
         """The provider ticket, with exactly what to include."""
         uuid = (self.index_to_uuid.get(index) if index is not None else None) or (self.bus_to_uuid.get(bus) if bus else None)
         node = self.host or "（主机名 hostname）"
         node_en = self.host or "(hostname)"
-        ident_zh = f"节点 {node}，GPU 序号 {index if index is not None else '?'}，UUID {uuid or '（nvidia-smi -L 查看）'}，PCI 总线号 {bus or '?'}"
-        ident_en = (f"node {node_en}, GPU index {index if index is not None else '?'}, UUID {uuid or '(see nvidia-smi -L)'}, "
-                    f"PCI bus id {bus or '?'}")
+        idx_zh = str(index) if index is not None else "（nvidia-smi 左列的编号）"
+        idx_en = str(index) if index is not None else "(the number in nvidia-smi's first column)"
+        bus_zh = bus or "（nvidia-smi 的 Bus-Id 列）"
+        bus_en = bus or "(nvidia-smi's Bus-Id column)"
+        ident_zh = f"节点 {node}，GPU 序号 {idx_zh}，UUID {uuid or '（nvidia-smi -L 查看）'}，PCI 总线号 {bus_zh}"
+        ident_en = f"node {node_en}, GPU index {idx_en}, UUID {uuid or '(see nvidia-smi -L)'}, PCI bus id {bus_en}"
         return (f"给服务商开工单：{what_zh}。写明{ident_zh}；附上相关 Xid/内核日志原文和 `sudo nvidia-bug-report.sh` 生成的 "
                 "nvidia-bug-report.log.gz（没有 root 权限就请服务商在宿主机上运行）。记下 UUID，避免以后又被分到同一块坏卡。",
                 f"Open a ticket with the provider: {what_en}. Include {ident_en}; attach the Xid/kernel-log lines and the "
@@ -116,6 +119,16 @@ def build_inventory(c: Ctx) -> None:
             if g.fb_total_mib is not None:
                 info.memory_total_mib = g.fb_total_mib
             info.uuid = g.uuid or info.uuid
+    smi_list = c.p.get("nvidia_smi_list")
+    if smi_list:
+        if by_bus:
+            by_index = {g.index: g for g in by_bus.values() if g.index is not None}
+            for idx, name, uuid in smi_list.gpus:
+                if idx in by_index:
+                    by_index[idx].uuid = by_index[idx].uuid or uuid
+        else:
+            for idx, name, uuid in smi_list.gpus:
+                by_bus[f"L{idx}"] = GpuInfo(index=idx, name=name, uuid=uuid)
     if not by_bus:
         runs = c.p.get("nccl_tests")
         if runs and runs[0].ranks:
@@ -146,6 +159,25 @@ def build_inventory(c: Ctx) -> None:
         k = c.p.get("kernel_log")
         inv.driver_version = (dcgm.driver_version if dcgm else None) or (k.driver_version if k else None)
     c.host = _find_host(c)
+
+
+_CONTEXT_GPU = re.compile(r"(?<![A-Za-z0-9])((?:RTX\s?)?(?:A100|A800|H100|H800|H200|H20|B200|L40S|L40|L20|A10|V100|4090D?|3090|5090)"
+                          r"(?:[\s-]?(?:SXM\d?|PCIe|NVL|80\s?G(?:B)?|40\s?G(?:B)?))*)(?![A-Za-z0-9])", re.IGNORECASE)
+
+
+def context_gpu(c: Ctx) -> str | None:
+    """A GPU model named in the user's own words around the log ("8 卡 A100 SXM 机器上…").
+
+    Used only as a fallback for reference values (expected busbw, NVLink expectations) when the
+    log itself does not name the GPU; it never becomes inventory.
+    """
+    for line in c.p.lines[:200]:
+        if len(line) > 400 or line.lstrip().startswith(("|", "#")) or "NCCL INFO" in line or "NVRM" in line:
+            continue
+        m = _CONTEXT_GPU.search(line)
+        if m:
+            return m.group(1).strip()
+    return None
 
 
 def _find_host(c: Ctx) -> str | None:
@@ -289,7 +321,7 @@ def rules_smi_query(c: Ctx) -> None:
     if not q:
         return
     for i, g in enumerate(q.gpus):
-        index = c.bus_to_index.get(g.bus_id or "", i)
+        index = c.bus_to_index.get(g.bus_id or "", i) if g.bus_id else (i if len(q.gpus) > 1 else None)
         label_zh, label_en = c.gpu_label(index, g.bus_id)
         hw = [r for r in g.throttle_active if r.startswith("HW")]
         if hw:
@@ -297,7 +329,9 @@ def rules_smi_query(c: Ctx) -> None:
                   [g.lines.get(f"throttle:{r}", r) for r in hw],
                   causes=[("温度过高", "Temperature too high"), ("电源触发外部功率刹车（Power Brake）", "The PSU asserted the external power brake"),
                           ("瞬时功耗过高触发保护（HW Slowdown 会把频率砍到一半以下，NVML/DCGM 文档）", "Power draw too high, fast-trigger protection engaged (HW Slowdown cuts clocks by 2x or more; NVML/DCGM docs)")],
-                  actions=[c.ticket(index, g.bus_id, f"GPU 持续硬件降频（{', '.join(hw)}）", f"persistent hardware slowdown ({', '.join(hw)})")],
+                  actions=[("先用 `nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER -l 5` 观察几分钟：温度接近 Slowdown 温度是散热问题，温度正常但 HW Power Brake 激活是供电问题；两种都要机房处理，训练会明显变慢。",
+                            "Watch `nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER -l 5` for a few minutes: near the slowdown temperature means cooling, normal temperature with HW Power Brake means power delivery; both need the data centre, and training slows down markedly."),
+                           c.ticket(index, g.bus_id, f"GPU 持续硬件降频（{', '.join(hw)}）", f"persistent hardware slowdown ({', '.join(hw)})")],
                   gpu_index=index, bus_id=g.bus_id)
         if "SW Thermal Slowdown" in g.throttle_active:
             c.add("clocks_sw_thermal", "warning", (f"{label_zh} 软件温控降频", f"{label_en} software thermal slowdown"),
@@ -412,6 +446,12 @@ def rules_kernel(c: Ctx) -> None:
               actions=[("重启机器（或请服务商重启）。", "Reboot the node (or ask the provider to).")])
 
 
+def _is_fatal(sheet_severity: str) -> bool:
+    """'Fatal' and 'Link Fatal' are fatal; 'Non-fatal' is not (NVLink5 decode sheet wording)."""
+    s = sheet_severity.lower()
+    return "fatal" in s and "non-fatal" not in s and "nonfatal" not in s
+
+
 def _xid_finding(c: Ctx, code: int, items: list[Any], codes_seen: set[int]) -> None:
     e = entry(code)
     buses = list(OrderedDict.fromkeys(x.bus_id for x in items))
@@ -458,15 +498,32 @@ def _xid_finding(c: Ctx, code: int, items: list[Any], codes_seen: set[int]) -> N
             title_en += f": {last}"
             actions.append(c.ticket(index, bus, f"Xid 154 要求 {last}", f"Xid 154 requests {last}"))
     if 144 <= code <= 150:
-        fat = [x.fatality for x in items if x.fatality]
-        sev = "critical" if "fatal" in fat else "warning"
+        from tools.diagnosis.nvlink5 import decode
+        decoded = [decode(code, x.unit, x.text) for x in items]
+        levels = []
+        for x, row in zip(items, decoded):
+            if row is not None:
+                fatal = _is_fatal(row["severity"])
+                quiet = row["resolution"] == "IGNORE" and row["investigatory"] == "IGNORE"
+                levels.append("critical" if fatal else ("info" if quiet else "warning"))
+            else:
+                levels.append("critical" if x.fatality == "fatal" else "warning")
+        sev = max(levels, key=lambda lv: SEVERITY_RANK[lv])
         units = sorted({x.unit for x in items if x.unit})
         links = sorted({x.link for x in items if x.link is not None})
         if units or links:
             title_zh += f"；单元 {','.join(units) or '?'}，链路 {','.join(map(str, links)) or '?'}"
             title_en += f"; unit {','.join(units) or '?'}, link {','.join(map(str, links)) or '?'}"
-        causes.append(("NVLink5 错误的严重程度取决于子代码（NVIDIA Xid 目录的 “XID 144-150 Decode” 表）；行中的 Fatal/Nonfatal 已用于判断。",
-                       "NVLink5 severity depends on the subcode (catalog sheet \"XID 144-150 Decode\"); the Fatal/Nonfatal word in the line was used."))
+        rows = [r for r in decoded if r is not None]
+        if rows:
+            r = max(rows, key=lambda r: _is_fatal(r["severity"]))
+            causes.append((f"NVIDIA “XID 144-150 Decode” 表：{r['unit']} 错误状态 {r['error_status']} → {r['severity']}，"
+                           f"立即动作 {r['resolution']}，调查动作 {r['investigatory']}，{r['hw_sw']}；影响：{r['local_remote']}",
+                           f"NVIDIA \"XID 144-150 Decode\": {r['unit']} status {r['error_status']} → {r['severity']}, immediate {r['resolution']}, "
+                           f"investigatory {r['investigatory']}, {r['hw_sw']}; effect: {r['local_remote']}"))
+        else:
+            causes.append(("这条 NVLink5 错误在解码表中没有匹配行，按行中的 Fatal/Nonfatal 判断。",
+                           "No row of the NVLink5 decode sheet matched; severity follows the Fatal/Nonfatal word in the line."))
     if code in (13, 31):
         pids = {x.pid for x in items if x.pid and x.pid != "<unknown>"}
         if len(pids) >= 3 and len(buses) == 1:
@@ -615,6 +672,17 @@ def rules_versions(c: Ctx) -> None:
             c.add("nvcc_newer_than_driver", "warning", (f"nvcc（CUDA {nvcc.release}）比驱动支持的 CUDA {c.inventory.cuda_version} 新", f"nvcc (CUDA {nvcc.release}) is newer than the driver's CUDA {c.inventory.cuda_version}"),
                   [nvcc.line, _header_line(c)], causes=[("本地编译的 CUDA 程序/扩展在这个驱动上跑不起来", "Locally compiled CUDA programs/extensions will not run on this driver")],
                   actions=[("pip/conda 装的 PyTorch 自带运行时，不受 nvcc 影响；只有编译扩展（如 flash-attn）时才需要匹配的 toolkit。", "pip/conda PyTorch bundles its own runtime and ignores nvcc; only compiling extensions (e.g. flash-attn) needs a matching toolkit.")])
+        elif max_cuda and nv and nv[0] == max_cuda[0] and nv > max_cuda:
+            c.add("nvcc_newer_minor_than_driver", "info",
+                  (f"nvcc（CUDA Toolkit {nvcc.release}）比驱动支持的最高 CUDA {c.inventory.cuda_version} 新，但主版本相同",
+                   f"nvcc (CUDA toolkit {nvcc.release}) is newer than the driver's maximum CUDA {c.inventory.cuda_version}, same major"),
+                  [nvcc.line, _header_line(c)],
+                  causes=[("nvidia-smi 右上角的 CUDA Version 是驱动支持的最高版本，nvcc 是另装的工具包，两者本来就可以不同",
+                           "The CUDA Version in nvidia-smi's header is the highest the driver supports; nvcc is a separately installed toolkit, so they may differ"),
+                          ("同一主版本内有次版本兼容：一般能编译运行，少数功能（PTX JIT）不可用（NVIDIA CUDA Compatibility）",
+                           "Minor-version compatibility within a major: compiling and running generally work, a few features (PTX JIT) do not (NVIDIA CUDA Compatibility)")],
+                  actions=[("不是装错了；pip/conda 装的 PyTorch 自带 CUDA 运行时，不受 nvcc 影响。编译扩展出错时再装与驱动匹配的 toolkit。",
+                            "Nothing is broken; pip/conda PyTorch bundles its own CUDA runtime. Match the toolkit to the driver only if extension builds fail.")])
         elif torch_cuda and nv and nv[0] != torch_cuda[0]:
             c.add("nvcc_torch_mismatch", "info", (f"nvcc CUDA {nvcc.release} 与 PyTorch 的 CUDA {torch.torch_cuda} 主版本不同", f"nvcc CUDA {nvcc.release} and PyTorch's CUDA {torch.torch_cuda} differ in major version"),
                   [nvcc.line], causes=[("只影响编译 CUDA 扩展", "Matters only when compiling CUDA extensions")],
@@ -694,6 +762,9 @@ def rules_nccl(c: Ctx) -> None:
         return
     topos = c.p.get("topo") or []
     has_nvlink = any(t.nvlink_counts() for t in topos if not t.is_p2p)
+    if not topos:
+        names = [g.name for g in c.inventory.gpus if g.name] or [context_gpu(c) or ""]
+        has_nvlink = any(re.search(r"sxm|hbm3|h100 80gb|h200|h800|b200|nvl", (nm or "").lower()) for nm in names)
     if n.transports.get("SHM") and not n.transports.get("P2P"):
         sev = "warning" if has_nvlink or n.env.get("NCCL_P2P_DISABLE") == "1" else "info"
         c.add("nccl_p2p_not_used", sev, ("NCCL 在 GPU 之间走 SHM（主机内存），没有用 P2P/NVLink", "NCCL uses SHM (host memory) between GPUs, not P2P/NVLink"),
@@ -786,7 +857,7 @@ def rules_nccl_tests(c: Ctx) -> None:
             continue
         n = run.n_ranks
         names = run.gpu_names or [g.name for g in c.inventory.gpus if g.name]
-        gpu_name = names[0] if names else None
+        gpu_name = names[0] if names else context_gpu(c)
         topos = c.p.get("topo") or []
         topo = "nvlink" if any(t.nvlink_counts() for t in topos if not t.is_p2p) else ("pcie" if topos else None)
         if topo is None and gpu_name and re.search(r"sxm|hbm3|h100 80gb|h200|h800", gpu_name.lower()):
@@ -837,8 +908,9 @@ def rules_iostat(c: Ctx) -> None:
         c.add("high_iowait", "warning", (f"CPU iowait 达到 {max(io.iowait[1:] or io.iowait):.1f}%", f"CPU iowait reaches {max(io.iowait[1:] or io.iowait):.1f}%"), [],
               causes=[("CPU 在等磁盘/网络存储", "CPUs are waiting on disk / network storage")],
               actions=[("同上：数据放本地盘或内存，增大读取并行度。", "As above: move data to local disk or RAM and read in parallel.")])
-    if not busy and c.has("input_bound_suspected"):
-        c.add("disk_not_bottleneck", "info", ("磁盘不忙：GPU 低利用率更可能是 CPU 预处理或 num_workers 太少", "Disks are not busy: low GPU utilisation is more likely CPU preprocessing or too few num_workers"),
+    if not busy and samples:
+        c.add("disk_not_bottleneck", "info", ("磁盘不忙：如果 GPU 利用率低，瓶颈更可能是 CPU 预处理或 DataLoader 的 num_workers 太少",
+                                              "Disks are not busy: if GPU utilisation is low, the bottleneck is more likely CPU preprocessing or too few DataLoader num_workers"),
               [s.line for s in samples[:3]], actions=[("增大 num_workers，把图像解码等预处理移到 GPU（如 DALI）或离线完成。", "Raise num_workers; move decoding/preprocessing to the GPU (e.g. DALI) or do it offline.")])
 
 

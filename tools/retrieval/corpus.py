@@ -28,6 +28,7 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[A-Za-z]")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
+_REFERENCE = re.compile(r"`([a-z0-9]+(?:-[a-z0-9]+)+)`")  # a backticked document id
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,10 @@ class Passage:
     def passage_id(self) -> str:
         """Stable while the text is unchanged; a changed section gets a new id."""
         return f"{self.doc_id}#{self.index}-{self.content_hash}"
+
+    def references(self) -> list[str]:
+        """Document ids this passage points to ("see `cluster-networking`"), in order, once each."""
+        return list(dict.fromkeys(_REFERENCE.findall(self.text)))
 
     def header_text(self) -> str:
         """Title, section heading and tags: the words that say what the passage is about."""

@@ -23,13 +23,17 @@ class Hit(BaseModel):
                                   "section, for an English query the English ones (whole section if one side is missing)")
     score: float = Field(description="fused rank score in 0–1 (reciprocal rank fusion of vector + BM25 + "
                                      "title match, divided by its maximum); compares hits of one query only")
-    relevance: float = Field(description="share (0–1) of the query's informative words, IDF-weighted, found in this passage")
-    low_relevance: bool = Field(description="true when the passage barely matches the query: say the sources "
-                                            "do not cover it instead of answering from this passage")
+    relevance: float = Field(description="share (0–1) of the query's words found in this passage, domain words "
+                                         "weighted up (see tools/retrieval/relevance.py); absolute, unlike score")
+    low_relevance: bool = Field(description="true when the passage shares no domain word with the query or "
+                                            "relevance < 0.34: say the sources do not cover it instead of "
+                                            "answering from this passage")
     source: str = Field(description="file the passage comes from, e.g. knowledge/guide/<id>.md or user_docs/<file>")
     kind: Literal["guide", "user"] = Field(description="'guide' = our reviewed corpus, 'user' = a document the user added")
     citations: list[str] = Field(default_factory=list, description="the document's own sources (papers, datasheets, docs)")
     as_of: str = Field(default="", description="date the document's facts were checked (ISO)")
+    see_also: list[str] = Field(default_factory=list, description="ids of other guide documents this passage "
+                                                                  "points to (search them for details)")
 
 
 class SearchResult(BaseModel):

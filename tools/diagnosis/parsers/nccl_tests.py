@@ -20,6 +20,13 @@ _AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*([0-9.]+)")
 _OOB = re.compile(r"#\s*Out of bounds values\s*:\s*(\d+)\s+(\w+)")
 _OP = re.compile(r"\b(all_reduce|all_gather|reduce_scatter|alltoall|broadcast|reduce|sendrecv|scatter|gather|hypercube)_perf\b")
 PLATEAU_MIN_BYTES = 256 * 2**20
+# column sets used when a paste starts below the header (current and pre-2.x nccl-tests)
+DEFAULT_COLUMNS = {
+    13: ["size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong"],
+    12: ["size", "count", "type", "redop", "time", "algbw", "busbw", "error", "time", "algbw", "busbw", "error"],
+}
+_TYPES = {"int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double", "bfloat16", "fp8_e4m3", "fp8_e5m2"}
+_REDOPS = {"sum", "prod", "max", "min", "avg", "none", "all", "mulsum"}
 
 
 @dataclass
@@ -111,7 +118,7 @@ def parse(lines: list[str]) -> list[NcclTestRun] | None:
                 cur = NcclTestRun(op=op_hint, n_gpus_per_proc=int(m.group(2)))
                 runs.append(cur)
                 continue
-            if cur is None and ("Rank" in line or "size" in line):
+            if cur is None and ("Rank" in line or "size" in line or "Out of bounds" in line):
                 cur = NcclTestRun(op=op_hint)
                 runs.append(cur)
             if cur is None:
@@ -132,10 +139,15 @@ def parse(lines: list[str]) -> list[NcclTestRun] | None:
             if m:
                 cur.oob, cur.oob_line = int(m.group(1)), line
             continue
-        if cur is None or not cur.columns:
-            continue
         toks = line.split()
         if len(toks) < 6 or not toks[0].isdigit():
+            continue
+        if (cur is None or not cur.columns) and len(toks) in DEFAULT_COLUMNS and toks[2] in _TYPES and toks[3] in _REDOPS:
+            if cur is None:
+                cur = NcclTestRun(op=op_hint)
+                runs.append(cur)
+            cur.columns = DEFAULT_COLUMNS[len(toks)]
+        if cur is None or not cur.columns:
             continue
         cols = cur.columns
         if len(toks) != len(cols):
@@ -146,5 +158,5 @@ def parse(lines: list[str]) -> list[NcclTestRun] | None:
         ip = _to_float(toks[busbw[1]]) if len(busbw) > 1 else None
         w = sum(_to_wrong(toks[i]) for i in wrong)
         cur.rows.append(Row(int(toks[0]), oop, ip, w, line))
-    runs = [r for r in runs if r.rows or r.avg_busbw is not None]
+    runs = [r for r in runs if r.rows or r.avg_busbw is not None or r.oob]
     return runs or None

@@ -14,6 +14,12 @@ from tools.diagnosis.text import norm_bus_id
 
 _GPU_BLOCK = re.compile(r"^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])\s*$")
 _NUM = re.compile(r"^-?\d+(?:\.\d+)?")
+TOP_LEVEL_KEYS = {"Timestamp", "Driver Version", "CUDA Version", "CUDA UMD Version", "KMD Version", "Attached GPUs"}
+# keys that only exist inside a GPU block: a fragment such as `nvidia-smi -q -d TEMPERATURE` pasted
+# without its "GPU 0000:..." line still belongs to one (unnamed) GPU
+GPU_ONLY_SECTIONS = {"Clocks Throttle Reasons", "Clocks Event Reasons", "FB Memory Usage", "Remapped Rows", "Retired Pages",
+                     "Temperature", "ECC Errors", "GPU Power Readings", "Power Readings", "PCI", "Utilization"}
+TEMP_KEYS = {"GPU Current Temp", "GPU Shutdown Temp", "GPU Slowdown Temp", "GPU Max Operating Temp"}
 THROTTLE_SECTIONS = ("Clocks Throttle Reasons", "Clocks Event Reasons", "Clocks Throttle Reasons Counters")
 
 
@@ -90,8 +96,13 @@ def parse(lines: list[str]) -> QueryLog | None:
         value = value.strip()
         while stack and stack[-1][0] >= indent:
             stack.pop()
+        if gpu is None and key not in TOP_LEVEL_KEYS and (key in GPU_ONLY_SECTIONS or key in TEMP_KEYS or key == "Product Name"):
+            gpu = QueryGpu(bus_id=None)
+            out.gpus.append(gpu)
         if not sep or (not value and key):
-            stack.append((indent, key))
+            # real -q output has no sections at column 0; a column-0 line without a value is prose
+            if indent > 0 or key in GPU_ONLY_SECTIONS:
+                stack.append((indent, key))
             continue
         path = [name for _, name in stack]
         if gpu is None:
@@ -111,6 +122,8 @@ def parse(lines: list[str]) -> QueryLog | None:
 
 
 def _apply(g: QueryGpu, path: list[str], key: str, value: str, line: str) -> None:
+    if key in TEMP_KEYS and (not path or path[0] != "Temperature"):
+        path = ["Temperature"]  # fragment pasted without its section heading
     top = path[0] if path else ""
     sect = path[-1] if path else ""
     if not path:

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 from tools.diagnosis.text import norm_bus_id
 
+_LOOSE_CUDA = re.compile(r"CUDA (?:UMD )?Version[:：]?\s*(\d{1,2}\.\d{1,2})\b")
+_LOOSE_DRIVER = re.compile(r"(?:Driver|KMD) Version[:：]?\s*(\d{3}(?:\.\d{1,3}){0,2})\b")
 _HEADER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+(?:Driver|KMD) Version:\s*(\S+)\s+CUDA (?:UMD )?Version:\s*(\S+)")
 _ROW1_CELL1 = re.compile(r"^\s*(\d{1,2})\s+(.*?)\s+(On|Off|ERR!|N/A)\s*$")
 _BUS = re.compile(r"([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])")
@@ -84,6 +86,8 @@ def _int(tok: str | None, suffix: str = "") -> int | None:
 
 def parse(lines: list[str]) -> SmiTable | None:
     out = SmiTable()
+    loose_cuda: str | None = None
+    loose_driver: str | None = None
     current: SmiGpu | None = None
     row = 0
     in_procs = False
@@ -102,6 +106,11 @@ def parse(lines: list[str]) -> SmiTable | None:
                     out.failures.append((kind, line.strip()))
                     break
             continue
+        if ("CUDA" in line or "Version" in line) and len(line) < 500 and out.driver_version is None:
+            mc = _LOOSE_CUDA.search(line)
+            md = _LOOSE_DRIVER.search(line)
+            loose_cuda = loose_cuda or (mc.group(1) if mc else None)
+            loose_driver = loose_driver or (md.group(1) if md else None)
         s = line.strip()
         if len(s) > 300:  # real table rows are < 100 chars; long lines cannot be rows
             continue
@@ -168,6 +177,10 @@ def parse(lines: list[str]) -> SmiTable | None:
             if mig in ("Disabled", "Enabled", "N/A"):
                 current.mig = mig
             row = 3
-    if not (out.gpus or out.driver_version or out.failures):
+    if out.driver_version is None and (loose_cuda or loose_driver):
+        # values quoted from the header in a sentence ("nvidia-smi 右上角写 CUDA Version 12.2")
+        out.cuda_version, out.driver_version = loose_cuda, loose_driver
+        out.header_style = "quoted"
+    if not (out.gpus or out.driver_version or out.cuda_version or out.failures):
         return None
     return out

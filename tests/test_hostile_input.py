@@ -1,0 +1,267 @@
+"""Hostile and oversized input, end to end: huge pastes, binary, invalid UTF-8, GBK, ANSI, CRLF.
+
+The limits (docs/reliability.md states them):
+
+| where | limit | enforced by |
+| --- | --- | --- |
+| a pasted log (diagnose CLI / tool / page tab) | 2,000,000 characters or 20,000 lines; lines cut at 4,000 characters | tools/diagnosis/text.py `normalize` |
+| the page's chat box | 200,000 characters | assistant/web/app.py `MAX_QUESTION_CHARS` |
+| the page's upload | first 2,000,000 bytes read | assistant/web/forms.py `MAX_UPLOAD_BYTES` |
+| `advisor.ask` / `gpu-advisor ask` | should match the page (200,000 characters) — see the xfail below | assistant/advisor.py (missing) |
+
+Bounds on time and memory are generous (two shared cores): a 10,000-line log must diagnose in
+< 5 s and < 200 MB of Python allocations (tracemalloc peak).
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from tests.test_fuzz_cli import check_outcome, invoke
+from tools.errors import ToolInputError
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "tests" / "diagnosis_samples"
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+DIAG_MAX_CHARS = 2_000_000
+DIAG_MAX_LINES = 20_000
+PAGE_MAX_CHARS = 200_000
+
+
+def _bilingual(exc: ToolInputError) -> None:
+    assert CJK.search(exc.zh) and re.search(r"[A-Za-z]{3,}", exc.en), (exc.zh, exc.en)
+
+
+def _sample(name: str) -> str:
+    return (SAMPLES / name).read_text(encoding="utf-8")
+
+
+def ten_thousand_line_log() -> str:
+    """A realistic long paste: nvidia-smi, dmesg with Xid/AER, NCCL and nccl-tests lines, repeated."""
+    parts = [_sample("smi_535_8xa100_idle.txt"), _sample("dmesg_xid79_after_aer_surprise_down.txt"),
+             _sample("nccl_socket_fallback_no_ib.txt"), _sample("nccl_tests_8xa100_good.txt"),
+             _sample("dmesg_aer_correctable_burst.txt")]
+    lines = "\n".join(parts).split("\n")
+    out: list[str] = []
+    while len(out) < 10_000:
+        out += lines
+    return "\n".join(out[:10_000])
+
+
+# ------------------------------------------------------------------ the stated limits agree
+
+def test_limits_are_stated_and_consistent():
+    from assistant.web import app, forms
+    from tools.diagnosis import text
+
+    assert (text.MAX_CHARS, text.MAX_LINES) == (DIAG_MAX_CHARS, DIAG_MAX_LINES)
+    assert app.MAX_QUESTION_CHARS == PAGE_MAX_CHARS
+    # Anything the chat box accepts, the diagnosis accepts: the page never forwards a paste the tool rejects.
+    assert app.MAX_QUESTION_CHARS <= text.MAX_CHARS
+    assert forms.MAX_UPLOAD_BYTES <= text.MAX_CHARS * 4  # at most 4 UTF-8 bytes per character
+
+
+def test_diagnosis_rejects_oversized_paste_fast_and_bilingually():
+    from tools.diagnose import diagnose_text
+
+    for bad in ("a" * (DIAG_MAX_CHARS + 1), "x\n" * (DIAG_MAX_LINES + 5)):
+        t0 = time.perf_counter()
+        with pytest.raises(ToolInputError) as err:
+            diagnose_text(bad)
+        assert time.perf_counter() - t0 < 2.0
+        _bilingual(err.value)
+        assert "20,000" in err.value.en and "2 MB" in err.value.en
+
+
+def test_diagnosis_at_the_limits_is_accepted():
+    from tools.diagnose import diagnose_text
+
+    assert diagnose_text("x\n" * (DIAG_MAX_LINES - 1)).severity == "info"
+    # one 4,000-character line is kept, longer lines are cut (never rejected)
+    report = diagnose_text("NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus. " + "z" * 50_000)
+    assert 79 in [x.code for x in report.xids]
+
+
+def test_oversized_file_through_the_cli_exits_2(tmp_path):
+    path = tmp_path / "huge.log"
+    path.write_text("dmesg line\n" * 200_000, encoding="utf-8")  # 2.2 MB, 200,000 lines
+    argv = ["diagnose", str(path)]
+    code, out, err = invoke(argv)
+    check_outcome(argv, code, out, err)
+    assert code == 2 and "2 MB" in err
+
+
+def test_page_chat_rejects_a_paste_over_its_limit_without_running_the_advisor(monkeypatch):
+    from assistant.web import app
+
+    def boom(*a, **k):  # the advisor must not even start on an oversized paste
+        raise AssertionError("advisor called for an oversized question")
+
+    monkeypatch.setattr("assistant.advisor.stream", boom)
+    replies = list(app.respond("能用4090训练7B吗 " + "x" * PAGE_MAX_CHARS, [], "自动 / Auto", "offline", "", "", ""))
+    text = replies[-1][0][-1]["content"]
+    assert "200,000" in text and CJK.search(text) and "too long" in text
+
+
+@pytest.mark.xfail(strict=False, reason="assistant/advisor.py enforces no question-length limit: a 1,000,000-"
+                   "character question is processed (~10 s on this machine) instead of getting a bilingual "
+                   "ToolInputError; route to the advisor owner (match the page's 200,000 characters)")
+def test_advisor_ask_enforces_a_length_limit():
+    from assistant.advisor import ask
+
+    t0 = time.perf_counter()
+    with pytest.raises(ToolInputError) as err:
+        ask("能用4090全量训练7B吗 " + "x" * (PAGE_MAX_CHARS * 5))
+    assert time.perf_counter() - t0 < 1.0
+    _bilingual(err.value)
+
+
+@pytest.mark.xfail(strict=False, reason="assistant/web/app.py api_ask (the page's `/ask` JSON API) skips the "
+                   "MAX_QUESTION_CHARS check that the chat box applies; route to the page owner")
+def test_page_json_api_enforces_the_same_limit():
+    from assistant.web import app
+
+    t0 = time.perf_counter()
+    try:
+        out = app.api_ask("能用4090全量训练7B吗 " + "x" * (PAGE_MAX_CHARS * 5))
+    except ToolInputError as exc:
+        _bilingual(exc)
+    else:
+        assert "error" in out, "an oversized question was answered"
+    assert time.perf_counter() - t0 < 1.0
+
+
+# ------------------------------------------------------------------ 10,000 lines: bounded time and memory
+
+def test_ten_thousand_line_log_bounded_time_and_memory():
+    from tools.diagnose import diagnose_text
+
+    log = ten_thousand_line_log()
+    assert log.count("\n") == 9_999
+    diagnose_text(log[:2000])  # imports and regex compilation are not part of the measurement
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    try:
+        report = diagnose_text(log)
+        took = time.perf_counter() - t0
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert took < 5.0, f"10,000 lines took {took:.2f} s"
+    assert peak < 200e6, f"peak Python allocations {peak / 1e6:.0f} MB"
+    # the content is still understood, not just survived
+    assert {"nvidia_smi_table", "kernel_log"} <= set(report.kinds)
+    assert 79 in [x.code for x in report.xids]
+    assert report.severity == "critical"
+    # evidence stays capped: a long paste cannot flood the report
+    assert len(report.model_dump_json()) < 200_000
+
+
+def test_ten_thousand_line_log_through_the_offline_advisor_is_bounded():
+    from assistant.advisor import ask
+
+    log = ten_thousand_line_log()
+    ask("能用4090全量训练7B吗")  # warm-up (imports, agent build)
+    t0 = time.perf_counter()
+    result = ask("帮我看看这个日志：\n" + log[:PAGE_MAX_CHARS - 100])
+    took = time.perf_counter() - t0
+    assert took < 15.0, f"{took:.1f} s"
+    assert "diagnose_logs" in [c.name for c in result.tool_calls]
+    assert result.language == "zh"
+
+
+# ------------------------------------------------------------------ ANSI colours and CRLF change nothing
+
+def _decorate(text: str) -> str:
+    """What a Windows terminal copy of a coloured log looks like."""
+    out = []
+    for i, line in enumerate(text.split("\n")):
+        if i % 3 == 0:
+            line = f"\x1b[1;31m{line}\x1b[0m"
+        elif i % 3 == 1:
+            line = f"\x1b[32m{line[:5]}\x1b[0m{line[5:]}"
+        out.append(line)
+    return "\ufeff" + "\r\n".join(out) + "\r\n"
+
+
+@pytest.mark.parametrize("name", ["smi_535_ecc_nonzero.txt", "dmesg_xid79_after_aer_surprise_down.txt",
+                                  "nccl_tests_8xa100_nvlink_not_used.txt", "q_550_remap_failure.txt",
+                                  "topo_8xa100_nv12_tabs.txt"])
+def test_ansi_and_crlf_do_not_change_the_diagnosis(name):
+    from tools.diagnose import diagnose_text
+
+    plain = diagnose_text(_sample(name))
+    noisy = diagnose_text(_decorate(_sample(name)))
+    assert plain.kinds == noisy.kinds
+    assert [f.id for f in plain.findings] == [f.id for f in noisy.findings]
+    assert plain.severity == noisy.severity
+    assert [x.code for x in plain.xids] == [x.code for x in noisy.xids]
+    assert "\x1b" not in noisy.model_dump_json() and "\r" not in json.dumps([f.evidence for f in noisy.findings])
+
+
+# ------------------------------------------------------------------ bytes: binary, invalid UTF-8, GBK
+
+def test_binary_file_through_the_cli_is_refused_bilingually(tmp_path):
+    path = tmp_path / "nvidia-bug-report.log.gz"
+    path.write_bytes(bytes(range(256)) * 40)
+    argv = ["diagnose", str(path)]
+    code, out, err = invoke(argv)
+    check_outcome(argv, code, out, err)
+    assert code == 2 and "binary" in err
+
+
+def test_gbk_encoded_log_is_read_as_chinese(tmp_path):
+    text = "服务器日志如下：\n" + _sample("dmesg_xid79_after_aer_surprise_down.txt")
+    path = tmp_path / "gbk.log"
+    path.write_bytes(text.encode("gbk"))
+    argv = ["diagnose", "--json", str(path)]
+    code, out, err = invoke(argv)
+    check_outcome(argv, code, out, err)
+    assert code == 0
+    report = json.loads(out.splitlines()[0])
+    assert 79 in [x["code"] for x in report["xids"]]
+
+
+def test_invalid_utf8_log_still_diagnoses(tmp_path):
+    good = _sample("dmesg_xid79_after_aer_surprise_down.txt").encode("utf-8")
+    # a few stray bytes that are neither UTF-8 nor GB18030 (\xff is invalid in both)
+    data = good.replace(b"\n", b"\n\xff\xfe", 3)
+    path = tmp_path / "mixed.log"
+    path.write_bytes(data)
+    argv = ["diagnose", "--json", str(path)]
+    code, out, err = invoke(argv)
+    check_outcome(argv, code, out, err)
+    assert code == 0
+    assert 79 in [x["code"] for x in json.loads(out.splitlines()[0])["xids"]]
+
+
+def _ask_lines(stdin: bytes) -> list[dict]:
+    argv = ["ask", "-"]
+    code, out, err = invoke(argv, stdin=stdin)
+    check_outcome(argv, code, out, err)
+    assert code == 0, err
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def test_ask_stdin_gbk_question_is_understood():
+    results = _ask_lines("能用4090全量训练7B吗\n".encode("gbk"))
+    assert len(results) == 1
+    assert results[0]["language"] == "zh"
+    assert "estimate_memory" in [c["name"] for c in results[0]["tool_calls"]]
+
+
+def test_ask_stdin_invalid_utf8_and_binary_never_traceback():
+    stdin = (b"how much is an A100 per month? \xff\xfe\n"
+             b"\x00\x01\x02\x03\x04 binary \x80\x81\n"
+             + "A100一个月多少钱\n".encode("gbk")
+             + b"\x1b[31mA100 price\x1b[0m\r\n")
+    results = _ask_lines(stdin)
+    assert len(results) == 4
+    assert all(r["answer"] for r in results)
+    assert "gpu_price" in [c["name"] for c in results[2]["tool_calls"]]
