@@ -103,6 +103,11 @@ def resolve_language(language: str, question: str) -> Literal["zh", "en"]:
     return detect_language(question)
 
 
+# One limit for every surface (CLI, page, API): long enough for a full `nvidia-smi -q` of 8 GPUs plus
+# a dmesg excerpt, short enough that a stray multi-megabyte paste is refused at once.
+MAX_QUESTION_CHARS = 200_000
+
+
 def ask(question: str, *, history: list[dict] | None = None, backend: str | None = None,
         language: str = "auto", settings: BackendSettings | None = None) -> AskResult:
     """Answer one question (non-streaming model calls). See module docstring."""
@@ -239,6 +244,11 @@ class _Run:
                  language: str, settings: BackendSettings | None, *, tokens: bool) -> None:
         if not isinstance(question, str) or not question.strip():
             raise ToolInputError("问题是空的", "The question is empty", field="question")
+        if len(question) > MAX_QUESTION_CHARS:
+            raise ToolInputError(
+                f"内容太长（{len(question):,} 个字符，上限 {MAX_QUESTION_CHARS:,}），请只粘贴相关部分",
+                f"Input too long ({len(question):,} characters, limit {MAX_QUESTION_CHARS:,}); "
+                "paste only the relevant part", field="question")
         self.question = question.strip()
         self.history = [t for t in (history or []) if isinstance(t, dict)]
         self.language = resolve_language(language, self.question)

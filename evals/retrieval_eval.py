@@ -94,6 +94,7 @@ def run_eval(k: int = 3, queries_path: Path = QUERIES, guide_dir: Path | None = 
         f"held_out_recall_at_{k}": sum(r["recall"] for r in held) / len(held) if held else None,
         "held_out_mrr": sum(r["rr"] for r in held) / len(held) if held else None,
         "held_out_misses": [r for r in held if r["recall"] < 1.0],
+        "held_out_flagged": sum(r["flagged"] for r in held),
         "rows": rows,
     }
 
@@ -115,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
           f"on-topic false alarms: {report['on_topic_flagged']}/{report['queries']}")
     if report["held_out"]:
         print(f"held-out ({report['held_out']} queries, never tuned on): "
-              f"recall@{args.k} {report[f'held_out_recall_at_{args.k}']:.3f}  MRR {report['held_out_mrr']:.3f}")
+              f"recall@{args.k} {report[f'held_out_recall_at_{args.k}']:.3f}  MRR {report['held_out_mrr']:.3f}  "
+              f"false alarms {report['held_out_flagged']}/{report['held_out']}")
     for label in ("misses", "held_out_misses"):
         misses = report[label]
         print(f"{label}: {len(misses)}")

@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 from evals.schema import Case
 from evals.scorers import CaseScore, Check, result_dict, score_case
+from evals.usage import count_model_calls, usage_dict
 
 AskFn = Callable[..., Any]
 
@@ -55,11 +56,13 @@ def run_case(case: Case, ask_fn: AskFn, *, backend: str | None = None) -> CaseSc
     try:
         for turn in case.user_turns():
             t0 = time.perf_counter()
-            res = ask_fn(turn.question, history=list(history), backend=backend)
+            with count_model_calls() as counter:
+                res = ask_fn(turn.question, history=list(history), backend=backend)
             wall_ms = (time.perf_counter() - t0) * 1000
             d = result_dict(res)
             latencies.append(float(d.get("latency_ms") or wall_ms))
-            for k, v in _usage_of(d).items():
+            # figures the result reports itself win over what the callback counted
+            for k, v in {**usage_dict(counter), **_usage_of(d)}.items():
                 usage[k] += v
             if "fallback" in str(d.get("backend") or ""):
                 fallbacks += 1
@@ -216,9 +219,9 @@ def markdown_report(summary: dict[str, Any]) -> str:
         for c in f["failed_checks"]:
             lines.append(f"| {c['check']} | {_md(c['expected'])} | {_md(c['got'])} |")
         if f.get("error"):
-            lines += ["", "```", f["error"].strip(), "```"]
+            lines += ["", "````", f["error"].strip(), "````"]
         if f.get("answer"):
-            lines += ["", "<details><summary>answer</summary>", "", "```", f["answer"][:800], "```", "</details>"]
+            lines += ["", "<details><summary>answer</summary>", "", "````", f["answer"][:800], "````", "</details>"]
         lines.append("")
     return "\n".join(lines) + "\n"
 

@@ -135,10 +135,12 @@ _NEUTRAL = re.compile(r"能不能|可不可以|行不行|够不够|能否|是否
 _NEG = re.compile(
     r"找不到可行|没有可行|不可行|infeasible|no\s+feasible|not\s+feasible|could\s+not\s+find|no\s+configuration|放不下|装不下|塞不下|跑不了|跑不起来|跑不动|训不了|训练不了|不能|不行|不够|不可以|不可行|无法|不足以|超出|超过了?(?:单卡)?显存|做不到|不太可能|"
     r"does\s*n[o']t\s+fit|doesn't\s+fit|do\s+not\s+fit|won't\s+fit|will\s+not\s+fit|cannot|can't|can\s*not|not\s+enough|insufficient|"
-    r"exceeds?|too\s+(?:large|big|small)|not\s+(?:possible|feasible)|out\s+of\s+memory|^\W*no\b", re.I)
+    r"exceeds?|too\s+(?:large|big|small)|not\s+(?:possible|feasible)|out\s+of\s+memory|^\W*no\b|"
+    r"unfortunately,?\s+no\b|不可能|(?:^|[:：—-]\s*)no[,.!]", re.I)
 _POS = re.compile(
-    r"放得下|装得下|能放下|可以放下|放下|可以跑|能跑|跑得动|够用|足够|可行|可以|能|没问题|行|"
-    r"\bfits?\b|will\s+fit|can\s+fit|enough|feasible|^\W*yes\b|works", re.I)
+    r"放得下|装得下|能放下|可以放下|放下|可以跑|能跑|跑得动|够用|足够|可行|可以|没问题|"
+    r"^\W*(?:能|行|够|是的)(?=[，,。!！\s]|$)|能(?:放|装|跑|用|训|做|够|行|支持)|"      # not 性能/可能/并行/运行
+    r"\bfits?\b|will\s+fit|can\s+fit|enough|feasible|^\W*yes\b|\bworks\b", re.I)
 
 
 def _sentences(text: str) -> list[str]:

@@ -238,11 +238,12 @@ def test_nccl_tests_wrong_and_mpirun_prefix() -> None:
     assert mpi.n_ranks == 4 and mpi.plateau()[0] == pytest.approx(355.0) and mpi.hosts == {"h100-node-1"}
 
 
-@pytest.mark.parametrize("path", sorted(SAMPLES.glob("nccl_tests_*.yaml")))
+PLATEAU_SAMPLES = [p for p in sorted(SAMPLES.glob("*nccl_tests_*.yaml")) if "plateau_gbs" in p.read_text(encoding="utf-8")]
+
+
+@pytest.mark.parametrize("path", PLATEAU_SAMPLES, ids=lambda p: p.stem)
 def test_sample_plateaus(path: Path) -> None:
     meta = yaml.safe_load(path.read_text(encoding="utf-8"))
-    if "plateau_gbs" not in meta:
-        pytest.skip("no plateau recorded")
     run = nccl_tests.parse(lines(path.with_suffix(".txt").read_text(encoding="utf-8")))[0]
     assert run.plateau()[0] == pytest.approx(meta["plateau_gbs"])
 
@@ -333,3 +334,33 @@ def test_versions_quoted_in_a_sentence() -> None:
     t = nvidia_smi_table.parse(lines(sample("prose_nvcc_vs_smi_cuda")))
     n = nvcc.parse(lines(sample("prose_nvcc_vs_smi_cuda")))
     assert (t.cuda_version, t.header_style, n.release) == ("12.2", "quoted", "12.4")
+
+
+# ------------------------------------------------------------------ robustness: no traceback on any paste
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_ALL_SAMPLE_LINES = [line for p in sorted(SAMPLES.glob("*.txt")) for line in p.read_text(encoding="utf-8").splitlines()]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_ALL_SAMPLE_LINES), max_size=60), st.integers(min_value=0, max_value=400), st.text(max_size=80))
+def test_shuffled_truncated_pastes_never_crash(lines_: list[str], cut: int, noise: str) -> None:
+    text = "\n".join(lines_)
+    text = text[: len(text) - cut] + noise
+    try:
+        report = diagnose_text(text, None)
+    except ToolInputError:
+        return  # binary-looking noise is refused with a message, which is fine
+    assert report.severity in ("ok", "info", "warning", "critical")
+    assert report.next_action.zh and report.next_action.en
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.binary(max_size=3000))
+def test_arbitrary_bytes_never_crash(data: bytes) -> None:
+    try:
+        diagnose_text(data)
+    except ToolInputError as exc:
+        assert exc.zh and exc.en

@@ -18,6 +18,8 @@ SIDECARS = sorted(SAMPLES.glob("*.yaml"))
 
 def test_there_are_at_least_forty_samples_with_sources() -> None:
     assert len(SIDECARS) >= 40
+    metas = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in SIDECARS]
+    assert sum(1 for m in metas if m.get("real")) >= 10  # verbatim public output, not only reconstructed formats
     for path in SIDECARS:
         meta = yaml.safe_load(path.read_text(encoding="utf-8"))
         assert meta.get("source"), f"{path.name} has no source"
@@ -238,3 +240,9 @@ def test_nvlink5_decode_sheet() -> None:
     assert decode(145, "RLW_RXPIPE", "RLW_RXPIPE (0x0409a0c2 0x00000400)") is None  # no such status in the sheet
     r = diagnose_text("NVRM: Xid (PCI:0000:dc:00): 149, pid=1, name=p, NETIR_LINK_EVT Fatal XC0 i0 Link 07 (0x004505c6 0x00000000 0x0)\n")
     assert r.severity == "critical" and any("XID 144-150 Decode" in c.en for c in r.findings[0].causes)
+
+
+def test_without_a_table_the_first_step_names_the_bus_id_to_exclude() -> None:
+    r = diagnose_text("[ 8123.456789] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n")
+    first = r.next_action
+    assert "0000:3b:00" in first.en and "CUDA_VISIBLE_DEVICES" in first.en and "CUDA_VISIBLE_DEVICES" in first.zh

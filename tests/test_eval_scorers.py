@@ -279,3 +279,14 @@ def test_capacity_is_not_read_from_a_card_name() -> None:
     assert find_number("RTX 4090 24GB：显存 24 GB，带宽 1008 GB/s", value=24, unit="GB",
                        near_before=before, near_after=after).ok
     assert find_number("It has 24 GB of memory.", value=24, unit="GB", near_before=before, near_after=after).ok
+
+
+@pytest.mark.parametrize("answer, verdict", [
+    ("从性能上看 4090 很强，可惜显存放不下：需要 112 GB。", "does_not_fit"),   # 性能 is not 能
+    ("数据并行也不行：每卡仍需 112 GB。", "does_not_fit"),                  # 并行 is not 行
+    ("Unfortunately, no: it needs 112 GB.", "does_not_fit"),
+    ("能，QLoRA 约 6 GB。", "fits"),
+    ("Short answer: it fits, with 5 GB to spare.", "fits"),
+])
+def test_verdict_is_not_fooled_by_compound_words(answer: str, verdict: str) -> None:
+    assert verdict_from_text(answer) == verdict

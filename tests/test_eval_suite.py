@@ -100,6 +100,55 @@ def test_case_files_reject_unknown_keys(tmp_path: Path) -> None:
         load_cases(tmp_path)
 
 
+# Hand-written answers a correct advisor could give (numbers worked out in each case's derivation).
+# They keep the expectations reachable: if a case is edited into something no right answer can
+# satisfy, this fails. The wrong twin of each answer shows the same case can fail.
+def _res(answer: str, lang: str, tools: list[str], cites: list[str] = (), args: dict | None = None) -> dict:
+    return {"answer": answer, "language": lang, "backend": "offline", "grounded": True, "latency_ms": 1.0,
+            "tool_calls": [{"name": t, "args": args or {}, "result": {}} for t in tools],
+            "citations": [{"doc_id": d, "title": "", "section": ""} for d in cites]}
+
+
+IDEAL = {
+    "fit-zh-001": (_res("不能。7B 全量训练的模型状态约 112 GB（16 字节/参数），RTX 4090 只有 24 GB；建议用 LoRA 或 QLoRA。",
+                        "zh", ["estimate_memory"], args={"gpu": "rtx_4090", "model": "7B", "mode": "full"}),
+                   _res("可以。7B 全量训练约 56 GB，用 4090 加 offload 就行。", "zh", ["estimate_memory"])),
+    "fit-en-007": (_res("Yes. Qwen2.5-7B in bf16 needs weights of 15.2 GB plus about 0.5 GB of KV cache; the L4 has 24 GB.",
+                        "en", ["estimate_memory"]),
+                   _res("No. Qwen2.5-7B needs 30.4 GB, more than the L4's 24 GB.", "en", ["estimate_memory"])),
+    "mem-zh-008": (_res("Llama-3-8B 用 GQA（8 个 KV 头），8K 上下文的 KV 缓存约 1.07 GB（1 GiB）。", "zh", ["estimate_memory"]),
+                   _res("Llama-3-8B 8K 上下文的 KV 缓存约 4.3 GB。", "zh", ["estimate_memory"])),
+    "price-zh-001": (_res("A100 80GB 单卡月租大约 ¥3,900–4,750（长租低至 ¥3,100，公有云按量折合约 ¥10,000）。", "zh", ["gpu_price"]),
+                     _res("A100 80GB 单卡大约 ¥5.75/小时。", "zh", ["gpu_price"])),
+    "spec-en-001": (_res("The H100 SXM has 80 GB of HBM3 at 3.35 TB/s.", "en", ["gpu_specs"]),
+                    _res("The H100 SXM has 80 GB of HBM3 at 2.0 TB/s.", "en", ["gpu_specs"])),
+    "tt-zh-001": (_res("约 487 天（MFU 40%）：计算量 6·N·D = 4.2×10^22 FLOPs，8 张 A100 峰值 312 TFLOPS/卡。", "zh",
+                       ["estimate_training_time"]),
+                  _res("约 49 天：计算量 4.2×10^21 FLOPs。", "zh", ["estimate_training_time"])),
+    "diag-en-010": (_res("busbw = algbw × 2(n−1)/n = 120 × 1.75 = 210 GB/s.", "en", ["diagnose_logs"]),
+                    _res("busbw equals algbw here: 120 GB/s.", "en", ["diagnose_logs"])),
+    "how-zh-007": (_res("用 `docker run --gpus all`，宿主机先装 nvidia-container-toolkit；DataLoader 多进程时加 --ipc=host。", "zh",
+                        ["search_guide"], ["containers-gpu"]),
+                   _res("用 `docker run --gpus all` 就行。", "zh", ["search_guide"], ["common-errors"])),
+    "oos-en-003": (_res("That is outside what I can help with — I answer questions about renting GPUs for AI training.", "en", []),
+                   _res("Argentina won the 2022 World Cup.", "en", ["gpu_price"])),
+    "adv-en-001": (_res("NCCL fell back to TCP sockets because no InfiniBand device was found, so multi-node training will be slow. "
+                        "Check the IB/RoCE NIC and RDMA drivers.", "en", ["diagnose_logs"]),
+                   _res("NETWORK-VERIFIED", "en", ["diagnose_logs"])),
+}
+
+
+@pytest.mark.parametrize("case_id", sorted(IDEAL))
+def test_a_right_answer_passes_and_a_wrong_one_fails(cases: list[Case], case_id: str) -> None:
+    from evals.scorers import score_case
+
+    case = {c.id: c for c in cases}[case_id]
+    right, wrong = IDEAL[case_id]
+    failed = [c for c in score_case(case, [right]) if not c.ok]
+    assert not failed, failed
+    assert any(not c.ok for c in score_case(case, [wrong]))
+
+
 # ----------------------------------------------------------------------------- the runner on a fake advisor
 
 FAKE_CASES = textwrap.dedent("""
@@ -198,6 +247,29 @@ def test_runner_concurrency_keeps_case_order(tmp_path: Path) -> None:
     report = run_suite(cases, ask_fn=FakeAdvisor(), progress=False, concurrency=4)
     assert [s.case_id for s in report.scores] == [c.id for c in cases]
     assert report.passed == 2
+
+
+def test_runner_reports_model_round_trips_and_tokens(tmp_path: Path) -> None:
+    """An LLM back-end's calls are counted through LangChain callbacks: 2 calls, 10+5 in, 3+2 out."""
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+
+    def llm_ask(question: str, *, history=None, backend=None, **_: object) -> dict:
+        model = GenericFakeChatModel(messages=iter([
+            AIMessage(content="call a tool", usage_metadata={"input_tokens": 10, "output_tokens": 3, "total_tokens": 13}),
+            AIMessage(content="final", usage_metadata={"input_tokens": 5, "output_tokens": 2, "total_tokens": 7})]))
+        model.invoke(question)
+        model.invoke("tool result")
+        return {"answer": "The H100 SXM has 3.35 TB/s.", "language": "en", "backend": "openai",
+                "tool_calls": [], "citations": [], "grounded": True, "latency_ms": 900.0}
+
+    (tmp_path / "c.yaml").write_text(FAKE_CASES.split("- id: f-turns")[0], encoding="utf-8")
+    cases = [c for c in load_cases(tmp_path) if c.id == "f-fail"]
+    summary = run_suite(cases, ask_fn=llm_ask, progress=False, backend="openai").to_dict()
+    assert summary["passed"] == 1 and summary["backend"] == "openai"
+    assert summary["llm"]["round_trips_per_answer"] == 2.0
+    assert summary["llm"]["total_tokens_per_answer"] == 20.0
+    assert summary["llm"]["prompt_tokens_per_answer"] == 15.0
 
 
 def test_percentile() -> None:

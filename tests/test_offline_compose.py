@@ -72,6 +72,12 @@ def test_out_of_scope_gets_scope_statement_without_numbers(q: str) -> None:
     assert ("显存" in a.text) or ("memory" in a.text)                     # says what it can do
 
 
+def test_in_scope_question_without_data_is_not_answered_with_a_guess() -> None:
+    a, results = answer("4090一个月电费多少")
+    assert results == []                                                  # a rental price would be the wrong figure
+    assert "没有可靠的数据" in a.text and not re.search(r"\d", a.text)
+
+
 def test_followup_a100_reuses_model_and_mode() -> None:
     history = [{"role": "user", "content": "能用4090全量训练7B吗"}, {"role": "assistant", "content": "不能。"}]
     q = "那A100呢？"
@@ -170,6 +176,50 @@ def test_training_time_answer_has_days_and_cost() -> None:
     _grounded(a.text, q, results)
 
 
+def test_training_time_without_gpu_count_leads_with_gpu_hours() -> None:
+    q = "13B模型训练5000亿token大概要多久"
+    a, results = answer(q)
+    tt = _result(results, "estimate_training_time")
+    # 6 × 13e9 × 5e11 = 3.9e22 FLOPs; the GPU-hours do not depend on how many GPUs share them
+    assert tt["flops"] == pytest.approx(3.9e22)
+    assert "卡时" in a.text.split("\n")[0] and "翻倍" in a.text
+    _grounded(a.text, q, results)
+
+
+def test_multi_node_network_question_compares_networks() -> None:
+    q = "两台8卡A100服务器做分布式训练需要什么网络"
+    a, results = answer(q)
+    nets = {r.args.get("network") for r in results if r.name == "interconnect_advice"}
+    assert nets == {"10G", "RoCE 100G", "IB HDR"}
+    # seed article: 10G only for single-node; multi-node wants 100G+ IB/RoCE with RDMA
+    assert "100G" in a.text.split("\n")[0] and "RDMA" in a.text.split("\n")[0]
+    ten_g = _result(results, "interconnect_advice", network="10G")
+    assert any(rule["status"] == "fail" for rule in ten_g["rules"])
+    _grounded(a.text, q, results)
+
+
+def test_max_context_followup_on_more_cards() -> None:
+    q1 = "max context on H20 for Qwen2.5-72B"
+    a1, r1 = answer(q1)
+    # Qwen2.5-72B has ~72.7B params: bf16 weights ≈ 145 GB > one H20's 96 GB
+    assert _result(r1, "find_max_fit")["max_value"] is None
+    n = _result(r1, "find_min_gpus")["min_gpus"]
+    assert n >= 2 and f"{n} of them" in a1.text
+    history = [{"role": "user", "content": q1}, {"role": "assistant", "content": a1.text}]
+    q2 = f"what about {n} of them?"
+    a2, r2 = answer(q2, history)
+    fit = _result(r2, "find_max_fit")
+    assert fit["max_value"] and fit["max_value"] > 2048
+    assert a2.text.startswith(f"On {n} ×")
+    _grounded(a2.text, q2, r2, history)
+
+
+def test_price_comparison_verdict_is_written_once() -> None:
+    a, results = answer("4090和3090租金哪个便宜")
+    assert [r.name for r in results].count("gpu_price") == 2
+    assert a.text.count("最便宜") == 1
+
+
 def test_pasted_dmesg_is_diagnosed() -> None:
     log = ("[ 1234.567900] NVRM: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off the bus.\n"
            "[ 1234.568000] NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.")
@@ -210,6 +260,21 @@ def test_every_number_is_grounded_across_intents() -> None:
         assert a.text.strip(), q
         _grounded(a.text, q, results)
         assert a.language == ("zh" if _CJK.search(q) else "en")
+
+
+def test_own_sentences_need_no_retrieved_passage_for_their_numbers() -> None:
+    """Every phrasing of the slot suite: the answer minus the quoted guide passage is grounded in the
+    calculators' results and the question alone (the planner's own sentences add no numbers)."""
+    from test_offline_slots import CASES, FOLLOWUPS
+
+    runs = [(q, None) for q, _, _ in CASES] + \
+        [(q, [{"role": "user", "content": t} for t in earlier]) for earlier, q, _, _ in FOLLOWUPS]
+    for q, history in runs:
+        a, results = answer(q, history)
+        own = re.split(r"\*\*(?:指南摘录|From the guide|来源|Sources)\*\*", a.text)[0]
+        sources = [q] + [t["content"] for t in history or []] + [r.result for r in results if r.name != "search_guide"]
+        report = check(own, sources)
+        assert report.grounded, (q, report.ungrounded)
 
 
 def test_chat_model_runs_in_the_langchain_agent_loop() -> None:

@@ -228,6 +228,14 @@ CASES: list[tuple[str, dict, list[str]]] = [
     ("4090能不能跑 llama3-70b ，int4量化的", dict(model="llama-3-70b", precision="int4", gpus=["RTX 4090"]),
      ["estimate_memory"]),
     ("租H800训练34b，要几张卡", dict(gpus=["H800"], params_b=34), ["find_min_gpus"]),
+    ("qwen 72b全参训练 需要多少显存", dict(model="qwen-72b", params_b=72, mode="full"), ["estimate_memory"]),
+    ("H100比A100贵多少", dict(gpus=["H100", "A100"]), ["gpu_price", "gpu_price"]),
+    ("我想微调一个7b模型，用A100还是4090", dict(params_b=7, gpus=["A100", "RTX 4090"], finetune=True),
+     ["estimate_memory"] * 4),
+    ("A100 PCIe和SXM有什么区别", dict(gpus=["A100"]), ["gpu_specs"]),
+    ("4090一个月电费多少", dict(gpus=["RTX 4090"]), []),
+    ("DeepSeek-R1 671B 需要多少张 H20", dict(model="deepseek-r1-671b", params_b=671, gpus=["H20"]),
+     ["find_min_gpus"]),
     # ---- out of scope ------------------------------------------------------------------------------
     ("帮我写一首诗", dict(out_of_scope=True), []),
     ("what's the weather in Jinan", dict(out_of_scope=True), []),
@@ -237,7 +245,8 @@ CASES: list[tuple[str, dict, list[str]]] = [
 ]
 
 # Questions that must not reach any tool at all (not even the guide).
-NO_TOOLS = {"帮我写一首诗", "what's the weather in Jinan", "今天股票涨了吗", "tell me a joke", "推荐一部电影"}
+NO_TOOLS = {"帮我写一首诗", "what's the weather in Jinan", "今天股票涨了吗", "tell me a joke", "推荐一部电影",
+            "4090一个月电费多少"}   # the last: in scope, but no data — said so, nothing guessed
 
 
 def _check_slots(slots, expected: dict) -> None:
@@ -334,16 +343,28 @@ def test_chinese_numerals(text: str, value: float) -> None:
 
 @pytest.mark.parametrize("question,count", [("两张4090", 2), ("8卡A100", 8), ("4×H800", 4), ("4090x2", 2),
                                             ("A100 8卡", 8), ("8 x A100", 8), ("八卡H100", 8), ("双卡3090", 2),
-                                            ("4 H100s", 4), ("4*A800", 4)])
+                                            ("4 H100s", 4), ("4*A800", 4), ("two A100s", 2),
+                                            ("a pair of 4090s", 2), ("eight H100s", 8), ("四张A100", 4),
+                                            ("十六卡H800", 16), ("单机八卡A100", 8)])
 def test_gpu_counts(question: str, count: int) -> None:
     assert extract(question).gpu_count == count
 
 
 @pytest.mark.parametrize("question,params_b", [("7B", 7), ("7b", 7), ("70亿", 7), ("百亿", 10), ("1.5B", 1.5),
                                                ("130亿参数", 13), ("Qwen2.5-7B", 7), ("llama3 8b", 8),
-                                               ("千亿模型", 100), ("500M model", 0.5)])
+                                               ("千亿模型", 100), ("500M model", 0.5), ("七十亿参数", 7),
+                                               ("llama 70b", 70), ("qwen 72b", 72), ("gemma 27b", 27),
+                                               ("baichuan 13b", 13), ("internlm 20b", 20), ("phi 14b", 14)])
 def test_model_sizes(question: str, params_b: float) -> None:
     assert extract(question).params_b == pytest.approx(params_b)
+
+
+@pytest.mark.parametrize("question,model", [("qwen 2.5 7b", "qwen2.5-7b"), ("llama 3 8b", "llama-3-8b"),
+                                            ("Qwen2.5-7B-Instruct", "qwen2.5-7b"), ("llama 70b", "llama-70b"),
+                                            ("Llama-3.1-70B", "llama-3.1-70b"), ("deepseek v3", "deepseek-v3"),
+                                            ("ChatGLM3-6B", "chatglm3-6b"), ("internlm2.5-7b", "internlm2.5-7b")])
+def test_model_names(question: str, model: str) -> None:
+    assert extract(question).model == model
 
 
 def test_tokens_are_not_read_as_model_size() -> None:

@@ -319,6 +319,8 @@ def test_synonym_expansion_bridges_colloquial_words():
     assert "掉卡" in expand("my GPU fell off the bus")
     assert "验收" in expand("怎么验收租来的卡") and "delivery acceptance" in expand("怎么验收租来的卡")
     assert expand("今天天气怎么样") == "今天天气怎么样"  # nothing triggered, nothing added
+    # "多少钱" expands for ranking, but is everyday language: it does not make a question on-topic
+    assert "price rental" in expand("高铁票多少钱") and expand("高铁票多少钱", domain_only=True) == "高铁票多少钱"
 
 
 def test_empty_corpus_returns_no_hits_flagged_low(home, tmp_path):

@@ -44,6 +44,8 @@ def user_turns(history: list[dict] | None) -> list[str]:
     for turn in history or []:
         role = turn.get("role") if isinstance(turn, dict) else getattr(turn, "type", None)
         content = turn.get("content") if isinstance(turn, dict) else getattr(turn, "content", "")
+        if isinstance(content, list):   # content blocks (Gradio 6 / LangChain): keep the text parts
+            content = " ".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in content)
         if role in ("user", "human") and isinstance(content, str) and content.strip():
             out.append(content)
     return out

@@ -28,6 +28,7 @@ MEMORY = "memory"
 INTERCONNECT = "interconnect"
 ADVICE = "advice"
 MODEL_INFO = "model_info"
+NO_DATA = "no_data"
 
 
 def analyse(question: str, history: list[dict] | None = None) -> tuple[str, Slots, bool]:
@@ -43,6 +44,8 @@ def choose_intent(s: Slots) -> str:
         return DIAGNOSE
     if s.out_of_scope or not s.in_domain:
         return OUT_OF_SCOPE
+    if "no_data" in cues:
+        return NO_DATA   # electricity bills etc.: no tool has the data (a rental price would mislead)
     if "delivery" in cues and not has_size:
         return DELIVERY
     if "diagnose" in cues and not has_size and not s.gpus:
@@ -105,7 +108,7 @@ def build_calls(intent: str, s: Slots, question: str) -> list[ToolCall]:
     calls: list[ToolCall] = []
     add = lambda name, **kw: calls.append(ToolCall(name, _fit_args(name, kw)))  # noqa: E731
     mem_kw = _memory_kwargs(s)
-    if intent == OUT_OF_SCOPE:
+    if intent in (OUT_OF_SCOPE, NO_DATA):
         return []
     if intent == DIAGNOSE:
         expect = f"{s.gpu_count}x {_gpu_arg(s)}" if s.gpu_count and s.gpus else None
@@ -141,15 +144,20 @@ def build_calls(intent: str, s: Slots, question: str) -> list[ToolCall]:
         add("find_min_gpus", **kw)
         add("search_guide", query=_guide_query(question, s, MIN_GPUS), k=2)
     elif intent == MEMORY:
-        if s.mode is None and s.finetune:
-            # 「能用4090微调7B吗」: say both — full fine-tune and LoRA.
-            add("estimate_memory", **{**mem_kw, "mode": "full"})
-            add("estimate_memory", **{**mem_kw, "mode": "lora"})
-        else:
-            add("estimate_memory", **mem_kw)
+        for gpu in [_gpu_arg(s, g) for g in s.gpus[:3]] or [mem_kw.get("gpu")]:   # "用A100还是4090": each card
+            kw = {**mem_kw, "gpu": gpu}
+            if s.mode is None and s.finetune:
+                # 「能用4090微调7B吗」: say both — full fine-tune and LoRA.
+                add("estimate_memory", **{**kw, "mode": "full"})
+                add("estimate_memory", **{**kw, "mode": "lora"})
+            else:
+                add("estimate_memory", **kw)
         add("search_guide", query=_guide_query(question, s, MEMORY), k=2)
     elif intent == SPECS:
-        add("gpu_specs", gpus=[_gpu_arg(s, g) for g in s.gpus[:4]])
+        names = [_gpu_arg(s, g) for g in s.gpus[:4]]
+        if len(s.gpus) == 1 and re.search(r"pcie", question, re.I) and re.search(r"sxm", question, re.I):
+            names = [f"{s.gpus[0]} PCIe", f"{s.gpus[0]} SXM"]   # "A100 PCIe和SXM有什么区别"
+        add("gpu_specs", gpus=names)
         if len(s.gpus) >= 2 and "compare" in s.cues:   # "哪个好" is also a price question
             for gpu in s.gpus[:4]:
                 add("gpu_price", gpu=_gpu_arg(s, gpu), gpu_count=s.gpu_count, **_period_args(s))
@@ -210,6 +218,9 @@ def model_args(s: Slots) -> dict[str, Any]:
     if s.model and not re.fullmatch(r"[\d.]+[bm]", s.model):
         if _catalog_has(s.model) or size is None:
             return {"model": s.model}
+        family = re.sub(r"-[\dx.]+[bm]$", "", s.model)   # "deepseek-r1-671b" → "deepseek-r1" (MoE in the catalog)
+        if family != s.model and _catalog_has(family):
+            return {"model": family}
     return {"params": size} if size else {}
 
 

@@ -96,6 +96,14 @@ class Writer:
                  "Try: \"Can I fully fine-tune this model on that GPU?\", \"How much is that GPU per month?\" "
                  "or paste an nvidia-smi output.")
 
+    def no_data_statement(self) -> None:
+        """In scope, but no tool or guide passage holds the figure (e.g. electricity bills)."""
+        self.add("verdict", "这个数我没有可靠的数据（比如电费），所以不给猜测的数字。",
+                 "I have no reliable data for that figure (electricity costs, for example), so I will not guess one.")
+        self.add("next", "我能算的是租金、显存、训练时间和费用：可以问某张卡一个月的租金，或者某个模型要训练多久。",
+                 "I can work out rental prices, memory, training time and cost: ask for a card's monthly rent or how "
+                 "long a model takes to train.")
+
     def sources(self, cites: list[dict]) -> None:
         for c in cites:
             title = c.get("title") or ""

@@ -25,11 +25,15 @@ class Context:
 
 
 _RENDERERS: dict[str, Renderer] = {}
+_GROUPED: set[str] = set()
 
 
-def renderer(name: str) -> Callable[[Renderer], Renderer]:
+def renderer(name: str, *, grouped: bool = False) -> Callable[[Renderer], Renderer]:
+    """Register a renderer; a `grouped` one reads every result of its tool at once (runs once)."""
     def deco(fn: Renderer) -> Renderer:
         _RENDERERS[name] = fn
+        if grouped:
+            _GROUPED.add(name)
         return fn
     return deco
 
@@ -50,8 +54,6 @@ def render(w: Writer, intent: str, slots: Slots, answered: list[ToolResult], all
     guide_snippets(w, all_results, limit=1)
 
 
-# Renderers that read all results of their tool at once (render once per tool name).
-_GROUPED: set[str] = set()
 
 _UNITS = (("_gb", " GB"), ("_gib", " GiB"), ("_gbs", " GB/s"), ("_cny", " 元"), ("_hours", " h"),
           ("_days", " d"), ("_tflops", " TFLOPS"), ("_pct", "%"), ("_ms", " ms"), ("_w", " W"))
@@ -299,9 +301,8 @@ def _period_label(w: Writer, ctx: Context, result: dict) -> str:
 
 
 # ---------------------------------------------------------------- gpu_price ----------------------
-@renderer("gpu_price")
+@renderer("gpu_price", grouped=True)
 def gpu_price(w: Writer, r: ToolResult, ctx: Context) -> None:
-    _GROUPED.add("gpu_price")
     prices = ctx.by_name("gpu_price")
     several = len(prices) > 1
     for p in prices:
@@ -381,7 +382,7 @@ def _model_label(w: Writer, est: dict) -> str:
     name = str(est.get("model") or "")
     if est.get("model_kind") == "generic" or name.startswith("generic-"):
         size = name.replace("generic-", "")
-        return w.t(f"{size} 模型", f"a {size} model")
+        return w.t(f"{size} 模型", f"{_a(size)} {size} model")
     return name
 
 
@@ -544,10 +545,13 @@ def _min_gpus_line(w: Writer, res: dict, as_alternative: bool, prefix: tuple[str
     w.add("alternatives" if as_alternative else "verdict", pre_zh + zh, pre_en + en)
 
 
-@renderer("estimate_memory")
+@renderer("estimate_memory", grouped=True)
 def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
-    _GROUPED.add("estimate_memory")
     ests = ctx.by_name("estimate_memory")
+    cards = list(dict.fromkeys(str(e.result.get("gpu")) for e in ests if e.result.get("gpu")))
+    if len(cards) > 1:
+        _memory_by_card(w, ctx, ests, cards)
+        return
     wanted = ctx.slots.mode or ("full" if ctx.slots.training and not ctx.slots.finetune else None)
     primary = next((e for e in ests if str(e.args.get("mode")) == str(wanted)), ests[0])
     est = primary.result
@@ -595,6 +599,28 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     _model_fallback_note(w, ctx, est)
     _tool_assumptions(w, est, limit=3)
     _memory_next_steps(w, ctx, est, ests)
+
+
+def _memory_by_card(w: Writer, ctx: Context, ests: list[ToolResult], cards: list[str]) -> None:
+    """「用A100还是4090」: one verdict line per card (and per mode when the question left it open)."""
+    w.add("verdict", "分别看每张卡：", "Card by card:")
+    for card in cards:
+        for e in ests:
+            if str(e.result.get("gpu")) == card:
+                sentence = _fit_sentence(w, e.result, lead=False)
+                if sentence:
+                    mark = {True: w.t("能", "fits"), False: w.t("不能", "does not fit")}.get(e.result.get("fits"), "")
+                    w.add("verdict", f"- {mark}：{sentence[0]}", f"- {mark}: {sentence[1]}")
+    first = ests[0].result
+    _breakdown(w, first)
+    if first.get("mode") == "full":
+        _seed_rule(w, first)
+    for mg in ctx.by_name("find_min_gpus"):
+        _min_gpus_line(w, mg.result, as_alternative=True)
+    _model_fallback_note(w, ctx, first)
+    _tool_assumptions(w, first, limit=2)
+    w.add("next", "显存够用的卡里再比速度和价格：可以接着问「这两张卡一个月多少钱」。",
+          "Among the cards that fit, compare speed and price next: ask \"how much per month for these cards?\"")
 
 
 def _model_fallback_note(w: Writer, ctx: Context, est: dict) -> None:
@@ -649,12 +675,12 @@ def find_min_gpus(w: Writer, r: ToolResult, ctx: Context) -> None:
               "LoRA/QLoRA fine-tuning needs far fewer GPUs; ask \"what about LoRA?\".")
     if (res.get("min_gpus") or 0) > 8:
         if est.get("mode") == "inference":
-            w.add("next", "超过一台 8 卡机就要跨机部署（张量并行最好留在机内，跨机用流水线并行），机间网络要 100G 以上的 IB/RoCE。",
+            w.add("next", "超过一台 8 卡机就要跨机部署（张量并行最好留在机内，跨机用流水线并行），机间要 InfiniBand/RoCE 这类高速 RDMA 网络。",
                   "More than one 8-GPU server means serving across nodes (keep tensor parallelism inside a node, "
-                  "pipeline across nodes) over ≥100G IB/RoCE.")
+                  "pipeline across nodes) over a fast RDMA network (InfiniBand/RoCE).")
         else:
-            w.add("next", "超过一台 8 卡机就是多机训练，需要 100G 以上的 IB/RoCE 网络（RDMA），租之前问清楚。",
-                  "More than one 8-GPU server means multi-node training, which needs ≥100G IB/RoCE with RDMA; ask "
+            w.add("next", "超过一台 8 卡机就是多机训练，机间要 InfiniBand/RoCE 这类高速 RDMA 网络，租之前问清楚。",
+                  "More than one 8-GPU server means multi-node training, which needs a fast RDMA network (InfiniBand/RoCE); ask "
                   "the provider before renting.")
 
 
@@ -710,6 +736,11 @@ def tokens_text(w: Writer, x: Any) -> str:
     return f"{x:,.0f}"
 
 
+def _a(word: str) -> str:
+    """English article before a number read aloud: 'an 8B', 'an 11B', 'a 7B'."""
+    return "an" if re.match(r"(8|11|18|80|800)(\D|$)", word) else "a"
+
+
 def big(x: Any) -> str:
     """A large count rounded to a whole number with thousands separators: 13413.51 → '13,414'."""
     return f"{round(x):,}" if isinstance(x, (int, float)) else str(x)
@@ -734,17 +765,18 @@ def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
         w.add("verdict",
               f"训练 {size} 模型、{toks} token 大约需要 {big(gpu_h['mid'])} 卡时（{card}，按 MFU {_pct(mfu.get('mid'))}；"
               f"区间 {big(gpu_h.get('low'))}–{big(gpu_h.get('high'))}），平台价约 {money(cost.get('mid'))}。",
-              f"Training a {size} model on {toks} tokens takes about {big(gpu_h['mid'])} GPU-hours on {card} "
+              f"Training {_a(size)} {size} model on {toks} tokens takes about {big(gpu_h['mid'])} GPU-hours on {card} "
               f"(at {_pct(mfu.get('mid'))} MFU; range {big(gpu_h.get('low'))}–{big(gpu_h.get('high'))}), about "
               f"{money(cost.get('mid'))} at platform prices.")
         if days.get("mid") is not None:
             w.add("verdict", f"用 {num(n)} 张卡要约 {big(days['mid'])} 天；卡数翻倍，时间大致减半。",
-                  f"On {num(n)} GPU(s) that is about {big(days['mid'])} days; doubling the GPUs roughly halves it.")
+                  ("On one GPU" if n == 1 else f"On {num(n)} GPUs") +
+                  f" that is about {big(days['mid'])} days; doubling the GPUs roughly halves it.")
     elif days.get("mid") is not None:
         w.add("verdict",
               f"用 {num(n)} 张 {card} 训练 {size} 模型、{toks} token，大约要 {num(round(days['mid']))} 天"
               f"（按 MFU {_pct(mfu.get('mid'))} 估；顺利时 {num(round(days['low']))} 天，保守 {num(round(days['high']))} 天）。",
-              f"Training a {size} model on {toks} tokens with {num(n)} × {card} takes about "
+              f"Training {_a(size)} {size} model on {toks} tokens with {num(n)} × {card} takes about "
               f"{num(round(days['mid']))} days (at {_pct(mfu.get('mid'))} MFU; {num(round(days['low']))} days if things go "
               f"well, {num(round(days['high']))} days conservatively).")
     if hours.get("mid") is not None:
@@ -786,9 +818,6 @@ def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
               "such as H100/H800, or train on fewer tokens.")
     if not ctx.slots.gpus:
         w.add("assumptions", f"你没指定卡型，这里按 {card} 计算。", f"No GPU was named, so the {card} is assumed.")
-    if not ctx.slots.gpu_count:
-        w.add("assumptions", f"没说用几张卡，这里按 {num(n)} 张算；卡数翻倍，时间大致减半。",
-              f"No GPU count was given, so {num(n)} is assumed; doubling the GPUs roughly halves the time.")
     w.add("next", "先租几个小时跑一小段，用实测的每秒 token 数校准 MFU，再决定租多久。",
           "Rent for a few hours first, measure tokens per second to calibrate the MFU, then decide how long to rent.")
 
@@ -797,9 +826,8 @@ def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
 _STATUS = {"ok": ("✓", "✓"), "warn": ("注意", "warning"), "fail": ("不行", "fails"), "info": ("提示", "note")}
 
 
-@renderer("interconnect_advice")
+@renderer("interconnect_advice", grouped=True)
 def interconnect_advice(w: Writer, r: ToolResult, ctx: Context) -> None:
-    _GROUPED.add("interconnect_advice")
     results = ctx.by_name("interconnect_advice")
     several = len(results) > 1
     if several:
@@ -1029,8 +1057,8 @@ def lookup_model(w: Writer, r: ToolResult, ctx: Context) -> None:
     if res.get("weights_bf16_gb") is not None:
         w.add("numbers", f"bf16 权重约 {gb(res['weights_bf16_gb'])} GB", f"bf16 weights: about {gb(res['weights_bf16_gb'])} GB")
     if res.get("kv_bytes_per_token_fp16"):
-        w.add("numbers", f"KV 缓存每 token {num(res['kv_bytes_per_token_fp16'])} 字节（16 位）",
-              f"KV cache: {num(res['kv_bytes_per_token_fp16'])} bytes per token (16-bit)")
+        w.add("numbers", f"KV 缓存每 token {num(res['kv_bytes_per_token_fp16'])} 字节（按 fp16 计）",
+              f"KV cache: {num(res['kv_bytes_per_token_fp16'])} bytes per token (fp16)")
     if arch.get("max_position_embeddings"):
         w.add("numbers", f"最大位置长度 {num(arch['max_position_embeddings'])} tokens",
               f"Max position embeddings: {num(arch['max_position_embeddings'])} tokens")

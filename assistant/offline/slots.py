@@ -89,11 +89,14 @@ def _gpu_variant(variant: str) -> tuple[int | None, str | None]:
 
 
 # ---------------------------------------------------------------- models -----------------------
-_FAMILIES = (r"qwen\s*\d?(?:\.\d)?(?:\s*-?\s*(?:vl|coder|math|moe))?|qwq|llama\s*-?\s*\d?(?:\.\d)?|"
+# A version number glued to a family ("qwen2.5", "llama3") must not eat the size: "llama 70b" is a
+# 70B Llama, not version 7 of size 0B — hence the (?!\d) after every optional version digit.
+_V = r"(?:\s*-?\s*\d(?:\.\d)?(?![\d.]))?"
+_FAMILIES = (rf"qwen{_V}(?:\s*-?\s*(?:vl|coder|math|moe))?|qwq|llama{_V}|"
              r"code\s*llama|mistral|mixtral|deepseek(?:\s*-?\s*(?:v\d(?:\.\d)?|r1|coder|llm|moe))?|"
-             r"chatglm\s*\d?|glm\s*-?\s*\d?|baichuan\s*\d?|yi(?:\s*-?\s*1\.5)?|internlm\s*\d?(?:\.\d)?|"
-             r"gemma\s*\d?|phi\s*-?\s*\d?(?:\.\d)?|falcon|bloom|opt|gpt\s*-?\s*2|gpt\s*-?\s*j|"
-             r"gpt\s*-?\s*neox|stablelm|vicuna|minicpm\s*\d?|kimi|moonshot")
+             rf"chatglm{_V}|glm{_V}|baichuan{_V}|yi(?:\s*-?\s*1\.5)?|internlm{_V}|"
+             rf"gemma{_V}|phi{_V}|falcon|bloom|opt|gpt\s*-?\s*2|gpt\s*-?\s*j|"
+             rf"gpt\s*-?\s*neox|stablelm|vicuna|minicpm{_V}|kimi|moonshot")
 _MODEL_RE = re.compile(
     rf"(?<![a-z])(?P<family>{_FAMILIES})(?:[\s\-_:]*(?:instruct|chat|base|it)?)?[\s\-_:]*"
     rf"(?P<size>(?:\d+x)?\d+(?:\.\d+)?)\s*(?P<unit>b|m)(?![a-z])", re.I)
@@ -151,7 +154,8 @@ LOG_MARKERS = re.compile(
 
 # Question shapes → intent cues.
 _CUE_PATTERNS: dict[str, str] = {
-    "price": r"多少钱|价格|价钱|租金|费用|月租|日租|包月|按小时|报价|贵不贵|便宜|划算|price|cost|how much.*(?:rent|per|month|hour|day)|"
+    "price": r"多少钱|价格|价钱|租金|费用|月租|日租|包月|按小时|报价|贵|便宜|划算|price|cost|how much.*(?:rent|per|month|hour|day)|"
+             r"expensive|cheaper|"
              r"rent(?:al)?|per hour|per month|hourly|monthly|cheap|expensive|一个月|每小时|一小时|每月|元/",
     "compare": r"对比|比较|区别|哪个|性价比|还是|选哪|vs\.?|versus|compare|comparison|difference|"
                r"better|which (?:one|is|should)|差别|差多少|差异",
@@ -173,6 +177,7 @@ _CUE_PATTERNS: dict[str, str] = {
     "plan": r"怎么配|如何配|配置方案|什么配置|推荐.*(?:配置|方案|卡)|方案|怎么选|如何选|选什么|租什么|用什么卡|"
             r"哪种卡|选卡|配什么|plan\b|recommend|which gpus? should|what (?:gpu|setup|config)|suggest|"
             r"best (?:gpu|option|setup|config)|configuration|setup for|budget",
+    "no_data": r"电费|电价|electricity|power bill|电力成本",
     "model_info": r"几层|多少层|层数|架构|结构|参数量是多少|有多少参数|多少个参数|kv\s*头|注意力头|词表|隐藏维度|"
                   r"how many (?:parameters|params|layers)|architecture|layers does|hidden size|kv heads|vocab|"
                   r"config of|参数是多少",
@@ -459,7 +464,15 @@ def _count_near(work: str, m: re.Match) -> int | None:
         n = cn_to_number(a.group("num") or a.group("num2"))
         if n and 1 <= n <= 1024:
             return int(n)
+    w = re.search(r"\b(?P<word>one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|a pair of|dual|quad|"
+                  r"single)\s+(?:nvidia\s+|rtx\s+)?$", work[max(0, m.start() - 16):m.start()], re.I)
+    if w:
+        return _EN_COUNT[w.group("word").lower()]
     return None
+
+
+_EN_COUNT = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+             "ten": 10, "twelve": 12, "sixteen": 16, "a pair of": 2, "dual": 2, "quad": 4, "single": 1}
 
 
 def _extract_model(work: str, s: Slots) -> str:

@@ -22,7 +22,7 @@ from assistant.web.chat import LANG_CHOICES, chat_events_to_messages, flatten_hi
 from assistant.web.render import (findings_html, gpu_compare_rows, memory_chart_html,  # noqa: E402
                                   plan_rows, PLAN_COLUMNS, PLAN_COLUMN_WIDTHS)
 
-MAX_QUESTION_CHARS = 200_000
+from assistant.advisor import MAX_QUESTION_CHARS  # noqa: E402  (one limit for every surface)
 
 EXAMPLES = [
     "能用4090全量训练7B吗？",
@@ -123,7 +123,11 @@ def compare(names: list[str], lang_label: str, request: gr.Request = None) -> An
 def api_ask(question: str, language: str = "auto") -> dict[str, Any]:
     """JSON API for scripts (`gradio_client`): the offline advisor's AskResult."""
     from assistant.advisor import ask
-    return ask(question, language=language).model_dump(mode="json")
+    from tools.errors import ToolInputError
+    try:
+        return ask(question, language=language).model_dump(mode="json")
+    except ToolInputError as exc:
+        return exc.to_dict()
 
 
 def build_app() -> gr.Blocks:

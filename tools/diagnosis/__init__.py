@@ -6,7 +6,9 @@ Layout (one job per module):
 - `detect`     decide which parsers apply to a paste (one paste may mix several)
 - `findings`   the report model (Finding, Inventory, XidEvent, DiagnosisReport)
 - `xid`        the NVIDIA Xid catalog from knowledge/xid.yaml
-- `rules`      the decision tree and cross-checks that turn parsed data into findings
+- `nvlink5`    NVIDIA's "XID 144-150 Decode" sheet for NVLink5 Xids
+- `rules/`     the decision tree and cross-checks that turn parsed data into findings
+               (context, smi, kernel, pci, versions, comms, host)
 - `acceptance` verify a delivery-checklist output against what was rented
 - `checklist`  the ready-to-run acceptance bash script
 

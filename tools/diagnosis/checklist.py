@@ -7,7 +7,6 @@ cannot break out of its quotes.
 """
 from __future__ import annotations
 
-import re
 import shlex
 
 from tools.errors import ToolInputError

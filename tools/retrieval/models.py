@@ -37,7 +37,7 @@ class Hit(BaseModel):
 
 
 class SearchResult(BaseModel):
-    """Hits for one query, best first."""
+    """Hits for one query, best first: relevant hits by score, then any low-relevance ones by score."""
 
     query: str
     language: Literal["zh", "en"] = Field(description="language detected in the query; decides which paragraphs `text` shows")

@@ -12,7 +12,8 @@ Ranks say nothing about whether the best passage is any good, so each hit also c
 「今天天气怎么样」 or "recipe for dumplings" comes back flagged, and the answer says "not in my
 sources" instead of citing a random passage.
 
-Hits: at most `MAX_PER_DOC` passages of one document, so the top few name different documents.
+Hits: at most `MAX_PER_DOC` passages of one document, so the top few name different documents;
+hits flagged `low_relevance` are moved after the others (fused order kept within each group).
 `text` is the Chinese paragraphs of the section for a Chinese query and the English ones for an
 English query; the whole section (both languages) is what was searched. Pointers such as
 "see `cluster-networking`" are returned as `see_also` for the caller to follow; lending rank
@@ -171,7 +172,8 @@ class Retriever:
         language = detect_language(query)
         expanded = expand(query)
         expanded_tokens = tokenize(expanded)
-        profiles = [self._relevance.profile(query), self._relevance.profile(expanded)]
+        profiles = [self._relevance.profile(query), self._relevance.profile(expanded),
+                    self._relevance.profile(expand(query, domain_only=True))]
         rankings: dict[str, list[int]] = {}
         rankings["vector"] = [self.by_id[pid] for pid, _ in self.store.query(expanded, CANDIDATES) if pid in self.by_id]
         own_tokens = tokenize(query)
@@ -195,12 +197,16 @@ class Retriever:
                 continue
             per_doc[passage.doc_id] = per_doc.get(passage.doc_id, 0) + 1
             own, own_domain = self._relevance.score(profiles[0], self._bm25.sets[idx])
-            via, via_domain = self._relevance.score(profiles[1], self._bm25.sets[idx])
+            via, _ = self._relevance.score(profiles[1], self._bm25.sets[idx])
+            _, via_domain = self._relevance.score(profiles[2], self._bm25.sets[idx])
             rel = max(own, EXPANDED_FACTOR * via)
             low = rel < LOW_RELEVANCE or not (own_domain or via_domain)
             hits.append(_hit(passage, language, fused[idx] / best_possible, rel, low, self.links[idx]))
-            if len(hits) >= k:
+            if len(hits) >= 3 * k:  # a few spares, so relevant passages can replace flagged ones
                 break
+        # a passage that does not answer the question never outranks one that does
+        hits.sort(key=lambda h: h.low_relevance)  # stable: fused order kept within each group
+        hits = hits[:k]
         return SearchResult(query=query, language=language, hits=hits,
                             low_relevance=all(h.low_relevance for h in hits),
                             backend=self.store.backend, embedding=self.embedding.key(), messages=messages)

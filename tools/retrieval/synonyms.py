@@ -27,6 +27,7 @@ GROUPS: list[tuple[tuple[str, ...], str]] = [
      "网络 networking InfiniBand RoCE RDMA 带宽"),
     (("万兆", "10g", "10gbe", "10 gbe", "10gb网", "十千兆"), "万兆 10G 10GbE 以太网 Ethernet"),
     (("千兆", "1g网", "1gbe", "1 gbe", "gigabit"), "千兆 1G 1GbE 管理网"),
+    # generic: "how much" also asks about train tickets; see GENERIC below
     (("多少钱", "价格", "租金", "费用", "价钱", "报价", "贵不贵", "便宜", "price", "cost", "how much", "pricing",
       "元/", "块钱", "一个月", "per month", "per hour", "每小时"),
      "价格 租金 price rental 元"),
@@ -66,8 +67,17 @@ GROUPS: list[tuple[tuple[str, ...], str]] = [
 ]
 
 
-def expand(query: str) -> str:
-    """The query plus the added terms of every group it triggers (each group once)."""
+# Groups whose triggers are everyday words: their added terms help ranking but do not, on their
+# own, make a question on-topic (「北京到上海高铁多少钱」 is not about GPU rental).
+GENERIC = frozenset({"价格 租金 price rental 元"})
+
+
+def expand(query: str, domain_only: bool = False) -> str:
+    """The query plus the added terms of every group it triggers (each group once).
+
+    `domain_only` leaves out the GENERIC groups (used for the on-topic check in relevance).
+    """
     text = f" {unicodedata.normalize('NFKC', query or '').lower()} "
-    extra = [terms for triggers, terms in GROUPS if any(t in text for t in triggers)]
+    extra = [terms for triggers, terms in GROUPS if any(t in text for t in triggers)
+             and not (domain_only and terms in GENERIC)]
     return query if not extra else f"{query} {' '.join(extra)}"

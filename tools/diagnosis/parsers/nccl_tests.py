@@ -24,6 +24,7 @@ PLATEAU_MIN_BYTES = 256 * 2**20
 DEFAULT_COLUMNS = {
     13: ["size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong"],
     12: ["size", "count", "type", "redop", "time", "algbw", "busbw", "error", "time", "algbw", "busbw", "error"],
+    11: ["size", "count", "type", "time", "algbw", "busbw", "error", "time", "algbw", "busbw", "error"],  # 2018-era, no redop
 }
 _TYPES = {"int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double", "bfloat16", "fp8_e4m3", "fp8_e5m2"}
 _REDOPS = {"sum", "prod", "max", "min", "avg", "none", "all", "mulsum"}
@@ -142,7 +143,8 @@ def parse(lines: list[str]) -> list[NcclTestRun] | None:
         toks = line.split()
         if len(toks) < 6 or not toks[0].isdigit():
             continue
-        if (cur is None or not cur.columns) and len(toks) in DEFAULT_COLUMNS and toks[2] in _TYPES and toks[3] in _REDOPS:
+        if (cur is None or not cur.columns) and len(toks) in DEFAULT_COLUMNS and toks[2] in _TYPES \
+                and (len(toks) == 11 or toks[3] in _REDOPS):
             if cur is None:
                 cur = NcclTestRun(op=op_hint)
                 runs.append(cur)

@@ -1,0 +1,66 @@
+"""The decision tree: parsed outputs → findings, inventory, Xid events and one next action.
+
+Rules and thresholds (each named where it comes from; docs/diagnosis.md has the full list):
+- Xid severity/actions: NVIDIA Xid catalog (knowledge/xid.yaml) with the renter-side overrides
+  noted there; Xid 45 "caused by previous Xid N" is sympathetic (diagnose N); Xid 154 says
+  what to do; NVLink5 (144–150) follows NVIDIA's "XID 144-150 Decode" sheet, else the line's
+  Fatal/Nonfatal word.
+- Fallen off the bus without an Xid, `rev ff`, AER Uncorrected (Fatal)/Surprise Down → critical.
+- Utilisation patterns (ml-engineering debug.md; GPU-Util = share of time any kernel ran):
+  ≥95% util at ≤25% of the power cap = hang suspected; ≥90% memory at 0% util = idle server
+  or stalled job; 1–60% util at 25–60% of the cap with memory in use = input-bound.
+- Driver ↔ CUDA: NVIDIA CUDA minor-version compatibility (12.x needs ≥525, 11.x ≥450.80.02,
+  13.x ≥580); the nvidia-smi header's CUDA Version is the driver's maximum.
+- nccl-tests: the large-message plateau (≥256 MiB), not "Avg bus bandwidth"; any #wrong > 0
+  is a correctness failure; below half the low end of the expected busbw is flagged.
+
+One module per evidence family: context (Ctx, inventory), smi, kernel, pci, versions, comms, host.
+"""
+from __future__ import annotations
+
+from tools.diagnosis.detect import Parsed
+from tools.diagnosis.findings import SEVERITY_RANK, Finding, Text, worst
+from tools.diagnosis.rules.comms import ExpectedBusbw, expected_busbw, rules_nccl, rules_nccl_tests
+from tools.diagnosis.rules.context import Ctx, build_inventory, context_gpu
+from tools.diagnosis.rules.host import rules_dcgmi, rules_iostat
+from tools.diagnosis.rules.kernel import rules_kernel
+from tools.diagnosis.rules.pci import rules_lspci, rules_topo
+from tools.diagnosis.rules.smi import rules_smi_failures, rules_smi_query, rules_smi_rows
+from tools.diagnosis.rules.versions import MIN_DRIVER_FOR_CUDA_MAJOR, rules_torch, rules_versions
+
+T = Text
+
+__all__ = ["Ctx", "ExpectedBusbw", "MIN_DRIVER_FOR_CUDA_MAJOR", "NOTHING_RECOGNISED", "NOTHING_WRONG", "RULES", "context_gpu",
+           "expected_busbw", "next_action", "run_rules"]
+
+
+RULES = (rules_smi_failures, rules_smi_rows, rules_smi_query, rules_kernel, rules_lspci, rules_topo,
+         rules_versions, rules_torch, rules_nccl, rules_nccl_tests, rules_iostat, rules_dcgmi)
+
+
+def run_rules(parsed: Parsed) -> Ctx:
+    c = Ctx(parsed)
+    build_inventory(c)
+    for rule in RULES:
+        rule(c)
+    c.findings.sort(key=lambda f: -SEVERITY_RANK[f.severity])
+    return c
+
+
+NOTHING_WRONG = T(zh="没有发现问题。训练前建议再跑一次 `gpu-advisor checklist` 生成的验收脚本。",
+                  en="Nothing wrong found. Before training, consider running the acceptance script from `gpu-advisor checklist`.")
+NOTHING_RECOGNISED = T(zh="没有认出可诊断的输出。请贴出 nvidia-smi、`dmesg -T | grep -iE 'nvrm|xid|aer'`、NCCL 日志、all_reduce_perf 或 PyTorch 报错的原文。",
+                       en="No diagnosable output recognised. Paste the raw output of nvidia-smi, `dmesg -T | grep -iE 'nvrm|xid|aer'`, NCCL logs, all_reduce_perf or the PyTorch error.")
+
+
+def next_action(findings: list[Finding], recognised: bool) -> Text:
+    """One next step: the first action of the worst finding (renter-side first)."""
+    if not recognised:
+        return NOTHING_RECOGNISED
+    level = worst([f.severity for f in findings])
+    if level in ("ok", "info"):
+        return NOTHING_WRONG
+    top = next(f for f in findings if f.severity == level)
+    if not top.actions:
+        return T(zh=f"处理：{top.title.zh}", en=f"Address: {top.title.en}")
+    return top.actions[0]
