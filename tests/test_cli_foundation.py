@@ -55,3 +55,11 @@ def test_ci_script_calls_the_readme_test_command() -> None:
     readme_head = (root / "README.md").read_text(encoding="utf-8").split("\n\n", 3)[:3]
     assert any("make test" in block for block in readme_head)
     assert "make test" in (root / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_pasted_bytes_decode_utf8_bom_and_gbk() -> None:
+    from tools.textcodec import decode_text
+    assert decode_text("显存".encode("utf-8")) == "显存"
+    assert decode_text("\ufeff显存".encode("utf-8")) == "显存"          # BOM dropped
+    assert decode_text("掉卡了".encode("gbk")) == "掉卡了"                # Chinese Windows terminals
+    assert decode_text(b"\xff\xfe\xfa") != ""                           # never raises

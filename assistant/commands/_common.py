@@ -40,13 +40,9 @@ def print_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]
 
 def read_text_arg(value: str) -> str:
     """`-` means standard input; otherwise a path. Bytes are decoded forgivingly."""
-    data = sys.stdin.buffer.read() if value == "-" else open(value, "rb").read()
-    for enc in ("utf-8", "gb18030"):
-        try:
-            return data.decode(enc)
-        except UnicodeDecodeError:
-            continue
-    return data.decode("utf-8", errors="replace")
+    from tools.textcodec import decode_text
+    with (sys.stdin.buffer if value == "-" else open(value, "rb")) as fh:
+        return decode_text(fh.read())
 
 
 def run_cli(group: click.Group, argv: list[str]) -> None:

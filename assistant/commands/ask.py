@@ -50,16 +50,9 @@ def format_footer(result: Any) -> str:
 
 
 def _stdin_lines() -> Iterator[str]:
+    from tools.textcodec import decode_text
     for raw in sys.stdin.buffer:
-        for enc in ("utf-8", "gb18030"):
-            try:
-                line = raw.decode(enc)
-                break
-            except UnicodeDecodeError:
-                continue
-        else:
-            line = raw.decode("utf-8", errors="replace")
-        line = line.strip().lstrip("\ufeff")
+        line = decode_text(raw).strip().lstrip("\ufeff")
         if line:
             yield line
 

@@ -27,12 +27,8 @@ def _read_line(interactive: bool) -> str | None:
     raw = sys.stdin.buffer.readline()
     if not raw:
         return None
-    for enc in ("utf-8", "gb18030"):
-        try:
-            return raw.decode(enc)
-        except UnicodeDecodeError:
-            continue
-    return raw.decode("utf-8", errors="replace")
+    from tools.textcodec import decode_text
+    return decode_text(raw)
 
 
 def _answer(question: str, history: list[dict[str, str]], language: str, settings: Any,

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.registry import run_tool
+from tools.textcodec import decode_text
 
 MAX_UPLOAD_BYTES = 2_000_000
 
@@ -54,13 +55,8 @@ def backend_settings(backend: str | None, base_url: str | None, model: str | Non
 
 def read_upload(upload: Any) -> str:
     path = Path(getattr(upload, "name", None) or str(upload))
-    data = path.read_bytes()[:MAX_UPLOAD_BYTES]
-    for enc in ("utf-8", "gb18030"):
-        try:
-            return data.decode(enc)
-        except UnicodeDecodeError:
-            continue
-    return data.decode("utf-8", errors="replace")
+    with path.open("rb") as fh:
+        return decode_text(fh.read(MAX_UPLOAD_BYTES))
 
 
 def run_diagnosis(text: str, expect: str | None) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from tools.errors import ToolInputError
+from tools.textcodec import decode_text
 
 # Stated limits (also in docs/diagnosis.md): 2 MB of text or 20,000 lines per paste;
 # a single line longer than 4,000 characters is cut (no real log line is that long).
@@ -39,14 +40,7 @@ def normalize(text: str | bytes | None) -> str:
     if text is None:
         text = ""
     if isinstance(text, bytes):
-        for enc in ("utf-8", "gb18030"):
-            try:
-                text = text.decode(enc)
-                break
-            except UnicodeDecodeError:
-                continue
-        else:
-            text = text.decode("utf-8", errors="replace")
+        text = decode_text(text)
     if len(text) > MAX_CHARS:
         raise ToolInputError(
             f"粘贴内容太大（{len(text):,} 个字符）；上限为 2 MB / 20,000 行。请只贴出错前后的部分，"

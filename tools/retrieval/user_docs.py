@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Iterable
 
 from tools.errors import ToolInputError
+from tools.textcodec import decode_text
 from tools.retrieval.corpus import Passage, parse_user_document
 from tools.retrieval.paths import user_docs_dir
 
@@ -45,12 +46,7 @@ def _decode(data: bytes, name: str) -> str:
     if b"\0" in data[:8192]:
         raise ToolInputError(f"{name} 看起来是二进制文件，只支持 Markdown 和纯文本",
                              f"{name} looks binary; only Markdown and plain text are supported", field="path")
-    for enc in ("utf-8-sig", "gb18030"):
-        try:
-            return data.decode(enc)
-        except UnicodeDecodeError:
-            continue
-    return data.decode("utf-8", errors="replace")
+    return decode_text(data)
 
 
 def _slug(stem: str) -> str:
