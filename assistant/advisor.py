@@ -93,13 +93,18 @@ def fallback_notice(code: str) -> str:
     return f"⚠️ {zh}，以下是离线规划器的答案。 / {en}; this is the offline planner's answer."
 
 
-def resolve_language(language: str, question: str) -> Literal["zh", "en"]:
+def resolve_language(language: str, question: str, history: list[dict] | None = None) -> Literal["zh", "en"]:
+    """An explicit choice, else the question's language; a bare pasted log (no words of its own) answers in
+    the language of the conversation so far (a Chinese user pasting `dmesg` wants a Chinese reply)."""
     if language in ("zh", "en"):
         return language  # type: ignore[return-value]
     if language not in ("auto", "", None):
         raise ToolInputError(f"不支持的语言 {language}（可选 auto、zh、en）",
                              f"Unsupported language {language} (choose auto, zh or en)",
                              field="language", suggestions=["auto", "zh", "en"])
+    if history:
+        from assistant.offline import resolve_language as follow_conversation
+        return follow_conversation("auto", question, history)  # type: ignore[return-value]
     return detect_language(question)
 
 
@@ -251,7 +256,7 @@ class _Run:
                 "paste only the relevant part", field="question")
         self.question = question.strip()
         self.history = [t for t in (history or []) if isinstance(t, dict)]
-        self.language = resolve_language(language, self.question)
+        self.language = resolve_language(language, self.question, self.history)
         base = settings or BackendSettings.from_env(backend)
         self.settings = base.with_backend(backend)
         self.tokens = tokens

@@ -19,11 +19,16 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+# `GPU_ADVISOR_FUZZ_SCALE=20 pytest tests/test_fuzz_*.py` runs 20× the examples (a nightly / pre-release run).
+FUZZ_SCALE = max(1, int(os.environ.get("GPU_ADVISOR_FUZZ_SCALE", "1")))
+# the default run is reproducible; a scaled run explores new examples each time
+DERANDOMIZE = FUZZ_SCALE == 1
+
 ROOT = Path(__file__).resolve().parent.parent
 CJK = re.compile(r"[\u4e00-\u9fff]")
 LATIN = re.compile(r"[A-Za-z]{3,}")
 
-CLI_FUZZ = settings(max_examples=30, deadline=timedelta(seconds=20), derandomize=True,
+CLI_FUZZ = settings(max_examples=30 * FUZZ_SCALE, deadline=timedelta(seconds=20), derandomize=DERANDOMIZE,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
                                            HealthCheck.data_too_large])
 
@@ -173,7 +178,7 @@ def test_diagnose_missing_file_and_directory(tmp_path):
         assert code == 2
 
 
-@settings(max_examples=15, deadline=timedelta(seconds=30), derandomize=True,
+@settings(max_examples=15 * FUZZ_SCALE, deadline=timedelta(seconds=30), derandomize=DERANDOMIZE,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(values, min_size=0, max_size=4), st.sampled_from([[], ["--k", "1"], ["--k", "0"], ["--k", "51"],
                                                                    ["--k", "x"], ["--json"]]))

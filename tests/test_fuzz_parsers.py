@@ -11,6 +11,7 @@ shuffled and spliced with noise, CRLF line ends and ANSI colour codes.
 from __future__ import annotations
 
 import importlib
+import os
 import math
 import pkgutil
 import time
@@ -21,6 +22,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+# `GPU_ADVISOR_FUZZ_SCALE=20 pytest tests/test_fuzz_*.py` runs 20× the examples (a nightly / pre-release run).
+FUZZ_SCALE = max(1, int(os.environ.get("GPU_ADVISOR_FUZZ_SCALE", "1")))
+# the default run is reproducible; a scaled run explores new examples each time
+DERANDOMIZE = FUZZ_SCALE == 1
+
 from tools.errors import ToolInputError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,8 +36,8 @@ SAMPLE_LINES = sorted({line for p in SAMPLES for line in p.read_text(encoding="u
 
 # Bounds are generous (2 shared cores, other helpers running); a regex blow-up takes far longer.
 PER_EXAMPLE_S = 3.0
-FUZZ = settings(max_examples=60, deadline=timedelta(seconds=PER_EXAMPLE_S),
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large], derandomize=True)
+FUZZ = settings(max_examples=60 * FUZZ_SCALE, deadline=timedelta(seconds=PER_EXAMPLE_S),
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large], derandomize=DERANDOMIZE)
 
 ANSI = ["\x1b[0m", "\x1b[1;31m", "\x1b[32m", "\x1b[2K", "\x1b[?25l", "\x1b]0;title\x07", "\x1b[38;5;196m", "\x1b"]
 NOISE = st.sampled_from(["\r\n", "\r", "\n", "\t", "\x00", "\ufeff", "｜", "|", "  ", "===", "+---+", "中文说明：",
@@ -126,8 +132,8 @@ def test_every_parser_was_found():
 
 
 @pytest.mark.parametrize("mod", PARSERS, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
-@settings(max_examples=25, deadline=timedelta(seconds=PER_EXAMPLE_S),
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large], derandomize=True)
+@settings(max_examples=25 * FUZZ_SCALE, deadline=timedelta(seconds=PER_EXAMPLE_S),
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large], derandomize=DERANDOMIZE)
 @given(st.one_of(log_fragments(), st.text(max_size=500), binaryish))
 def test_each_parser_on_raw_lines(mod, text):
     # The parsers get normalised text in production; fed raw lines (CR, ANSI, NUL) they must still not crash.
@@ -176,8 +182,8 @@ def test_slot_extractor_never_raises_unexpectedly(question):
         assert exc.zh and exc.en
 
 
-@settings(max_examples=40, deadline=timedelta(seconds=PER_EXAMPLE_S),
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large], derandomize=True)
+@settings(max_examples=40 * FUZZ_SCALE, deadline=timedelta(seconds=PER_EXAMPLE_S),
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large], derandomize=DERANDOMIZE)
 @given(questions)
 def test_offline_plan_never_raises_unexpectedly(question):
     # `plan` is the planner's entry: slots → intent → tool calls (no tools are run here).
@@ -211,7 +217,7 @@ quantity_values = st.one_of(quantity_text, st.integers(), st.floats(allow_nan=Tr
 
 
 @pytest.mark.parametrize("name", QUANTITY_PARSERS)
-@settings(max_examples=80, deadline=timedelta(seconds=1), derandomize=True)
+@settings(max_examples=80 * FUZZ_SCALE, deadline=timedelta(seconds=1), derandomize=DERANDOMIZE)
 @given(value=quantity_values)
 def test_quantity_parsers_only_raise_tool_input_error(name, value):
     import tools.quantities as q
@@ -225,7 +231,7 @@ def test_quantity_parsers_only_raise_tool_input_error(name, value):
     assert math.isfinite(out), f"{name}({value!r}) returned {out!r}: a non-finite number is not an answer"
 
 
-@settings(max_examples=80, deadline=timedelta(seconds=1), derandomize=True)
+@settings(max_examples=80 * FUZZ_SCALE, deadline=timedelta(seconds=1), derandomize=DERANDOMIZE)
 @given(quantity_text)
 def test_chinese_number_only_raises_tool_input_error(text):
     from tools.quantities import parse_chinese_number
@@ -237,7 +243,7 @@ def test_chinese_number_only_raises_tool_input_error(text):
     assert isinstance(value, float)
 
 
-@settings(max_examples=80, deadline=timedelta(seconds=1), derandomize=True)
+@settings(max_examples=80 * FUZZ_SCALE, deadline=timedelta(seconds=1), derandomize=DERANDOMIZE)
 @given(quantity_text)
 def test_split_number_unit_fails_only_in_its_documented_ways(text):
     # A low-level helper (exported in __all__): it signals "no leading number" with ValueError,

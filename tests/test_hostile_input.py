@@ -7,7 +7,7 @@ The limits (docs/reliability.md states them):
 | a pasted log (diagnose CLI / tool / page tab) | 2,000,000 characters or 20,000 lines; lines cut at 4,000 characters | tools/diagnosis/text.py `normalize` |
 | the page's chat box | 200,000 characters | assistant/web/app.py `MAX_QUESTION_CHARS` |
 | the page's upload | first 2,000,000 bytes read | assistant/web/forms.py `MAX_UPLOAD_BYTES` |
-| `advisor.ask` / `gpu-advisor ask` | should match the page (200,000 characters) — see the xfail below | assistant/advisor.py (missing) |
+| `advisor.ask` / `stream` (CLI `ask`, `chat`, the page's `/ask` API, evals) | 200,000 characters | assistant/advisor.py `MAX_QUESTION_CHARS` (the page imports it) |
 
 Bounds on time and memory are generous (two shared cores): a 10,000-line log must diagnose in
 < 5 s and < 200 MB of Python allocations (tracemalloc peak).
@@ -62,6 +62,8 @@ def test_limits_are_stated_and_consistent():
 
     assert (text.MAX_CHARS, text.MAX_LINES) == (DIAG_MAX_CHARS, DIAG_MAX_LINES)
     assert app.MAX_QUESTION_CHARS == PAGE_MAX_CHARS
+    from assistant import advisor
+    assert advisor.MAX_QUESTION_CHARS == app.MAX_QUESTION_CHARS, "one limit for every surface"
     # Anything the chat box accepts, the diagnosis accepts: the page never forwards a paste the tool rejects.
     assert app.MAX_QUESTION_CHARS <= text.MAX_CHARS
     assert forms.MAX_UPLOAD_BYTES <= text.MAX_CHARS * 4  # at most 4 UTF-8 bytes per character
@@ -109,11 +111,12 @@ def test_page_chat_rejects_a_paste_over_its_limit_without_running_the_advisor(mo
     assert "200,000" in text and CJK.search(text) and "too long" in text
 
 
-@pytest.mark.xfail(strict=False, reason="assistant/advisor.py enforces no question-length limit: a 1,000,000-"
-                   "character question is processed (~10 s on this machine) instead of getting a bilingual "
-                   "ToolInputError; route to the advisor owner (match the page's 200,000 characters)")
 def test_advisor_ask_enforces_a_length_limit():
-    from assistant.advisor import ask
+    from assistant.advisor import ask, stream
+
+    with pytest.raises(ToolInputError):
+        next(iter(stream("x" * (PAGE_MAX_CHARS + 1))))
+    ask("能用4090全量训练7B吗 " + "x" * (PAGE_MAX_CHARS - 100))  # just under the limit: answered
 
     t0 = time.perf_counter()
     with pytest.raises(ToolInputError) as err:
@@ -122,8 +125,6 @@ def test_advisor_ask_enforces_a_length_limit():
     _bilingual(err.value)
 
 
-@pytest.mark.xfail(strict=False, reason="assistant/web/app.py api_ask (the page's `/ask` JSON API) skips the "
-                   "MAX_QUESTION_CHARS check that the chat box applies; route to the page owner")
 def test_page_json_api_enforces_the_same_limit():
     from assistant.web import app
 
@@ -254,6 +255,13 @@ def test_ask_stdin_gbk_question_is_understood():
     assert len(results) == 1
     assert results[0]["language"] == "zh"
     assert "estimate_memory" in [c["name"] for c in results[0]["tool_calls"]]
+
+
+def test_ask_cli_oversized_question_exits_2_bilingually():
+    argv = ["ask", "能用4090全量训练7B吗 " + "x" * (PAGE_MAX_CHARS + 10)]
+    code, out, err = invoke(argv)
+    check_outcome(argv[:1], code, out, err)
+    assert code == 2 and "200,000" in err
 
 
 def test_ask_stdin_invalid_utf8_and_binary_never_traceback():

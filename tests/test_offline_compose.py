@@ -78,6 +78,36 @@ def test_in_scope_question_without_data_is_not_answered_with_a_guess() -> None:
     assert "没有可靠的数据" in a.text and not re.search(r"\d", a.text)
 
 
+@pytest.mark.parametrize("q,word", [("一个 -3B 的模型能用 4090 训练吗？", "负数"),
+                                    ("How long to train a 7B model on 0.5 GPUs?", "whole cards")])
+def test_impossible_input_is_refused_not_computed(q: str, word: str) -> None:
+    a, results = answer(q)
+    assert results == [] and word in a.text
+    assert "放得下" not in a.text and "fits" not in a.text
+
+
+def test_break_even_from_the_users_own_quotes() -> None:
+    q = "4090 按小时 2 元，包月 1200 元，每个月用多少小时以上包月更划算？"
+    a, results = answer(q)
+    # 1200 / 2 = 600 hours a month (of 720) before monthly billing wins
+    assert _result(results, "gpu_price")["break_even"]["hours_per_month_platform"] == pytest.approx(600)
+    assert "600 小时" in a.text.split("\n")[0]
+    _grounded(a.text, q, results)
+
+
+def test_allreduce_time_nvswitch_vs_pcie() -> None:
+    q = ("On 8× A100 SXM with NVSwitch, how long does one all-reduce of a 7B model's bf16 gradients take? "
+         "And on a PCIe-only 8-GPU box?")
+    a, results = answer(q)
+    fast = _result(results, "interconnect_advice", topology="nvswitch")["gradient_sync"]
+    slow = _result(results, "interconnect_advice", topology="pcie")["gradient_sync"]
+    # ring all-reduce moves 2(n−1)/n × 14 GB = 24.5 GB; at 200–240 GB/s busbw that is 0.10–0.12 s
+    assert 0.09 <= fast["seconds_low"] <= fast["seconds_high"] <= 0.13
+    assert slow["seconds_low"] > 5 * fast["seconds_high"]
+    assert "NVSwitch" in a.text.split("\n")[0] and "PCIe" in a.text.split("\n")[0]
+    _grounded(a.text, q, results)
+
+
 def test_followup_a100_reuses_model_and_mode() -> None:
     history = [{"role": "user", "content": "能用4090全量训练7B吗"}, {"role": "assistant", "content": "不能。"}]
     q = "那A100呢？"

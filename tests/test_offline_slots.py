@@ -191,7 +191,8 @@ CASES: list[tuple[str, dict, list[str]]] = [
      ["interconnect_advice"] * 3),
     ("4张4090用PCIe做数据并行会不会很慢", dict(gpu_count=4, gpus=["RTX 4090"]), ["interconnect_advice"]),
     ("Is 10G ethernet enough for multi-node training?", dict(), ["interconnect_advice"]),
-    ("NVLink和PCIe差多少", dict(gpus=[]), ["interconnect_advice"]),
+    # no card named: the same 8 GPUs compared over NVSwitch and over PCIe
+    ("NVLink和PCIe差多少", dict(gpus=[]), ["interconnect_advice"] * 2),
     # ---- advice → the guide -----------------------------------------------------------------------
     ("混合精度训练是什么", dict(precision="bf16"), []),
     ("LoRA和QLoRA有什么区别", dict(), []),
@@ -236,6 +237,26 @@ CASES: list[tuple[str, dict, list[str]]] = [
     ("4090一个月电费多少", dict(gpus=["RTX 4090"]), []),
     ("DeepSeek-R1 671B 需要多少张 H20", dict(model="deepseek-r1-671b", params_b=671, gpus=["H20"]),
      ["find_min_gpus"]),
+    # ---- impossible input: said so, nothing computed ---------------------------------------------
+    ("一个 -3B 的模型能用 4090 训练吗？", dict(gpus=["RTX 4090"]), []),
+    ("How long to train a 7B model on 0.5 GPUs?", dict(params_b=7), []),
+    # ---- questions about logs are not logs ------------------------------------------------------
+    ("Xid 是什么？常见的几个 Xid 分别什么意思？", dict(is_log=False), []),
+    ("CUDA out of memory 一般有哪些原因？", dict(is_log=False), []),
+    ("nvidia-smi 直接报错：\nUnable to determine the device handle for GPU0000:3B:00.0: Unknown Error\n",
+     dict(is_log=True, params_b=None), ["diagnose_logs"]),
+    ("合同写的是 8 卡 A100，nvidia-smi -L 输出如下，对吗？\nGPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-1b2c3d4e-0000)\n"
+     "GPU 1: NVIDIA A100-SXM4-80GB (UUID: GPU-1b2c3d4e-0001)", dict(is_log=True, gpus=["A100"], gpu_count=8),
+     ["diagnose_logs"]),
+    # ---- the user's own prices, all-reduce timing, two modes at once ----------------------------
+    ("4090 按小时 2 元，包月 1200 元，每个月用多少小时以上包月更划算？",
+     dict(hourly_quote_cny=2, monthly_quote_cny=1200, budget_cny=None), ["gpu_price"]),
+    ("On 8× A100 SXM with NVSwitch, how long does one all-reduce of a 7B model's bf16 gradients take? "
+     "And on a PCIe-only 8-GPU box?", dict(gpu_count=8, params_b=7), ["interconnect_advice"] * 2),
+    ("7B 模型做 QLoRA 大概要多少显存？bf16 LoRA 呢？", dict(modes=["qlora", "lora"]), ["estimate_memory"] * 2),
+    ("用 4090 全量训练 7B（ZeRO-3、不开 offload），最少几张？", dict(offload=None, zero_stage=3), ["find_min_gpus"]),
+    ("How much host RAM do I need for DeepSpeed ZeRO-2 with CPU optimizer offload for a 7B model on one GPU?",
+     dict(zero_stage=2, offload="optimizer", training=True), ["estimate_memory"]),
     # ---- out of scope ------------------------------------------------------------------------------
     ("帮我写一首诗", dict(out_of_scope=True), []),
     ("what's the weather in Jinan", dict(out_of_scope=True), []),
@@ -246,7 +267,8 @@ CASES: list[tuple[str, dict, list[str]]] = [
 
 # Questions that must not reach any tool at all (not even the guide).
 NO_TOOLS = {"帮我写一首诗", "what's the weather in Jinan", "今天股票涨了吗", "tell me a joke", "推荐一部电影",
-            "4090一个月电费多少"}   # the last: in scope, but no data — said so, nothing guessed
+            "4090一个月电费多少",   # in scope, but no data — said so, nothing guessed
+            "一个 -3B 的模型能用 4090 训练吗？", "How long to train a 7B model on 0.5 GPUs?"}   # invalid input
 
 
 def _check_slots(slots, expected: dict) -> None:

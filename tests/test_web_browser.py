@@ -65,8 +65,10 @@ def _bot_text(pg) -> str:
 def test_chinese_question_gets_numbers(page) -> None:
     _ask(page, "能用4090全量训练7B吗")
     # 7e9 params × 16 B (mixed-precision AdamW, ZeRO paper) = 112 GB of model states vs a 24 GB card.
+    # Wait for the answer itself ("每卡构成" opens its numbers), not the tool step, which shows 112 earlier.
     page.wait_for_function(
-        "() => /112/.test(document.querySelector('#chatbot').innerText)", timeout=60_000)
+        "() => /每卡构成/.test(document.querySelector('#chatbot').innerText)", timeout=60_000)
+    assert "112" in _bot_text(page)
     text = _bot_text(page)
     assert "24" in text
     assert re.search(r"不行|不能|放不下|装不下|不够", text)
@@ -98,9 +100,11 @@ def test_paste_log_gets_a_finding(page) -> None:
 def test_switch_language_to_english(page) -> None:
     page.locator("#lang").get_by_text("English").click()
     _ask(page, "能用4090全量训练7B吗")
+    # the answer's own numbers line ("Per GPU: …"), not the tool step that streams in first
     page.wait_for_function(
-        "() => /112/.test(document.querySelector('#chatbot').innerText)", timeout=60_000)
+        "() => /Per GPU:/.test(document.querySelector('#chatbot').innerText)", timeout=60_000)
     text = _bot_text(page)
+    assert "112" in text
     assert re.search(r"\b(not fit|does not fit|No\b|no\b)", text)
     page.screenshot(path=str(SHOTS / "chat_en.png"), full_page=True)
 

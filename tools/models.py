@@ -223,13 +223,21 @@ _FAMILY_ALIASES = {"千问": "qwen", "通义千问": "qwen", "通义": "qwen", "
                    "零一万物": "yi", "面壁": "minicpm", "米斯特拉尔": "mistral"}
 
 
+# Colloquial words around a model name that do not change which model is meant:
+# 「满血版」= the full model as released (e.g. DeepSeek-R1 671B, not a distill).
+_FILLER_RE = re.compile(r"满血版?|完整版|原版|官方版?|模型|的")
+
+
 def _norm(text: str) -> str:
     """Lower-case, drop org prefix, chat/instruct suffixes and punctuation: 'Qwen2.5-7B-Instruct' → 'qwen2.57b'."""
     s = text.strip().lower()
-    for zh, en in _FAMILY_ALIASES.items():
+    for zh, en in sorted(_FAMILY_ALIASES.items(), key=lambda kv: -len(kv[0])):  # 通义千问 before 千问
         s = s.replace(zh, en)
+    s = _FILLER_RE.sub(" ", s)
     s = s.split("/")[-1]
     parts = [p for p in re.split(r"[\s_\-]+", s) if p]
+    if len(parts) > 1 and parts[0] == "ds":  # "ds r1", "ds v3": the usual shorthand for DeepSeek
+        parts[0] = "deepseek"
     while len(parts) > 1 and parts[-1] in _STRIP_WORDS:
         parts.pop()
     s = "".join(parts)
@@ -247,8 +255,22 @@ def _index() -> dict[str, ModelEntry]:
 
 
 def find_entry(query: str) -> ModelEntry | None:
-    """Exact match on a normalised name, id, HF repo or alias; None if nothing matches."""
-    return _index().get(_norm(query))
+    """Exact match on a normalised name, id, HF repo or alias; None if nothing matches.
+
+    A trailing size that agrees with the model ("DeepSeek-R1 671B", "qwen3 30b a3b" is already a name)
+    is accepted when dropping it leaves a catalog name whose parameter count is within 10% of it.
+    """
+    hit = _index().get(_norm(query))
+    if hit is not None:
+        return hit
+    m = re.match(r"^(.*?)[\s_\-]*(\d+(?:\.\d+)?)\s*([bt])\s*$", query.strip(), flags=re.I)
+    if m and m.group(1).strip():
+        entry = _index().get(_norm(m.group(1)))
+        if entry is not None:
+            size = float(m.group(2)) * (1e12 if m.group(3).lower() == "t" else 1e9)
+            if abs(count_params(entry.arch).total - size) <= 0.1 * size:
+                return entry
+    return None
 
 
 def suggestions(query: str, n: int = 6) -> list[str]:

@@ -300,14 +300,15 @@ def plan_configurations(inp: PlanInput) -> PlanOutput:
         else:
             infeasible.append(opt)
 
-    def key(o: PlanOption) -> tuple[float, float]:
+    def key(o: PlanOption) -> tuple[bool, float, float]:
         cost = o.cost_cny.mid if o.cost_cny else float("inf")
         days = o.days.mid if o.days else 0.0
-        return (cost, days)
+        # serving: one server before several (cross-node serving is slower and harder to run, see _serving)
+        return (inp.mode == "inference" and o.nodes > 1, cost, days)
 
     options.sort(key=key)
     _rank_reasons(options)
-    infeasible.sort(key=lambda o: (not o.fits, key(o)))
+    infeasible.sort(key=lambda o: (not o.fits, *key(o)))
     summary = _summary(model.name, inp, options, infeasible)
     return PlanOutput(model=model.name, params=total, active_params=active, mode=inp.mode, tokens=tokens,
                       deadline_hours=deadline_h, budget_cny=budget, options=options[: inp.top],
@@ -329,7 +330,7 @@ def _explain_interconnect(opt: PlanOption, spec: GpuSpec, inp: PlanInput) -> Non
 
 def _serving(opt: PlanOption, spec: GpuSpec, at: MemFit, inp: PlanInput) -> None:
     """Decode speed ≈ η·BW / bytes read per step (weights + KV) — memory-bound decoding
-    (../shared/reference/estimators.md §5.5, η_bw 0.6–0.9); cost per month for the configuration."""
+    (achieved bandwidth η_bw 0.6–0.9 of the datasheet figure); cost per month for the configuration."""
     from tools.prices import PriceInput, gpu_price
     if spec.mem_bw_gbs:
         per_gpu_bytes = (at.weights_gb + at.kv_cache_gb) * 1e9
@@ -337,8 +338,19 @@ def _serving(opt: PlanOption, spec: GpuSpec, at: MemFit, inp: PlanInput) -> None
             step_fast = per_gpu_bytes / (0.9 * spec.mem_bw_gbs * 1e9)
             step_slow = per_gpu_bytes / (0.6 * spec.mem_bw_gbs * 1e9)
             conc = inp.concurrency
-            opt.decode_tokens_per_s = Band3(low=round(conc / step_slow, 1), mid=round(conc / ((step_fast + step_slow) / 2), 1),
-                                            high=round(conc / step_fast, 1))
+            # across servers, tensor parallelism stays inside a node and the nodes form a pipeline: a token
+            # passes every stage in turn, so without micro-batch overlap each step takes `nodes` times longer
+            stages = max(1, opt.nodes)
+            opt.decode_tokens_per_s = Band3(low=round(conc / (step_slow * stages), 1),
+                                            mid=round(conc / ((step_fast + step_slow) / 2 * stages), 1),
+                                            high=round(conc / (step_fast * stages), 1))
+    if opt.nodes > 1:
+        opt.notes.append(
+            f"跨 {opt.nodes} 台机器部署：张量并行只能留在机内，机间走流水线并行，吞吐按不重叠保守估算（÷{opt.nodes}），首字延迟更高，"
+            "运维也更复杂；通常更划算的是用 int8/int4（AWQ/GPTQ）量化把模型放进一台机器。 / Serving across "
+            f"{opt.nodes} servers: tensor parallelism stays inside a node and the nodes form a pipeline; throughput is "
+            f"estimated without overlap (÷{opt.nodes}), latency is higher and operations harder — int8/int4 (AWQ/GPTQ) "
+            "quantisation to fit one server is usually the better deal.")
     try:
         p = gpu_price(PriceInput(gpu=spec.id, count=opt.count, months=1, quotes_file=inp.quotes_file))
         t = p.total_cny
@@ -396,6 +408,14 @@ def _rank_reasons(options: list[PlanOption]) -> None:
             elif s < 0.95:
                 parts_zh.append(f"且慢 {1 / s:.1f} 倍")
                 parts_en.append(f"and is {1 / s:.1f}× slower")
+        if o.decode_tokens_per_s and best.decode_tokens_per_s and best.decode_tokens_per_s.mid:
+            t = o.decode_tokens_per_s.mid / best.decode_tokens_per_s.mid
+            if t > 1.05 or t < 0.95:  # "吞吐低 1.1 倍" is not how a reduction is said in Chinese: give the ratio
+                parts_zh.append(f"{'但' if t > 1 else '且'}吞吐约为第 1 名的 {t:.1f} 倍")
+                parts_en.append(f"{'but' if t > 1 else 'and'} decodes at {t:.1f}× option #1's rate")
+        if o.decode_tokens_per_s is not None and o.nodes > 1:
+            parts_zh.append(f"要跨 {o.nodes} 台机器部署")
+            parts_en.append(f"needs {o.nodes} servers")
         o.why = ("，".join(parts_zh) + "。 / " + ", ".join(parts_en) + ".") if parts_zh else "同等条件下排在后面。 / Ranked lower on cost."
 
 

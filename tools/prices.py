@@ -220,14 +220,24 @@ def _quote_for(gpu: GpuSpec, inp: PriceInput) -> Quote | None:
     return quote
 
 
+def _yuan(value: float) -> str:
+    """¥ amounts as people read them: whole yuan from ¥100 up, cents below (¥6.5 per hour must not read ¥6)."""
+    if value >= 100:
+        return f"{value:,.0f}"
+    return f"{value:,.2f}".rstrip("0").rstrip(".")
+
+
 def _break_even_advice(u_lease: float, u_plat: float) -> str:
     parts_zh, parts_en = [], []
-    for u, zh, en in ((u_plat, "平台包月", "platform monthly"), (u_lease, "长租/整机", "long-term lease")):
+    pairs = ((u_plat, "平台包月", "platform monthly"), (u_lease, "长租/整机", "long-term lease"))
+    if abs(u_plat - u_lease) < 1e-9:  # one monthly price (e.g. the user's own quote): say it once
+        pairs = ((u_plat, "包月", "monthly"),)
+    for u, zh, en in pairs:
         if u < 1:
             parts_zh.append(f"{zh}在每月使用超过约 {u:.0%}（{u * HOURS_PER_MONTH:.0f} 小时）时比按小时便宜")
             parts_en.append(f"{en} beats hourly above ~{u:.0%} utilisation ({u * HOURS_PER_MONTH:.0f} h/month)")
         else:
-            parts_zh.append(f"{zh}按表中价格不比按小时便宜（主要买的是稳定占卡），可以要长租折扣")
+            parts_zh.append(f"{zh}按这个价格不比按小时便宜（主要买的是稳定占卡），可以要长租折扣")
             parts_en.append(f"{en} is not cheaper than hourly at these prices (it buys guaranteed capacity); ask for a long-term discount")
     return ("；".join(parts_zh) + "。短期测试按小时，长期项目包月/包年。 / " + "; ".join(parts_en)
             + ". Hourly for short tests, monthly/yearly for long projects.")
@@ -271,6 +281,8 @@ def gpu_price(inp: PriceInput) -> PriceOutput:
         advice.append(f"已用你的报价（{who}{'，' + quote.date if quote.date else ''}）覆盖默认价格。 / "
                       f"Your quote ({who}{', ' + quote.date if quote.date else ''}) overrides the default ranges.")
         source = f"user quote ({who}); defaults: {source}"
+        if quote.date:
+            as_of = quote.date  # the figures shown are the quote's
     if proxy:
         advice.append(f"表中没有 {gpu.name} 的价格，暂用 {row.key} 的价格作参照，请向服务商询价。 / "  # type: ignore[union-attr]
                       f"No price for {gpu.name}; showing {row.key} as a stand-in — ask the provider.")  # type: ignore[union-attr]
@@ -302,16 +314,21 @@ def gpu_price(inp: PriceInput) -> PriceOutput:
         else:
             billing, total, alt = "hourly", by_hour, by_month
         cheaper = "hourly" if by_hour.typical <= by_month.typical else "monthly"
+        h_txt, m_txt = _yuan(by_hour.typical), _yuan(by_month.typical)
         if cheaper == "hourly":
-            advice.append(f"这段时长按小时计费更省（典型 ¥{by_hour.typical:,.0f} 对包月 ¥{by_month.typical:,.0f}）。 / "
-                          f"Hourly billing is cheaper for this period (typical ¥{by_hour.typical:,.0f} vs monthly ¥{by_month.typical:,.0f}).")
+            advice.append(f"这段时长按小时计费更省（典型 ¥{h_txt} 对包月 ¥{m_txt}）。 / "
+                          f"Hourly billing is cheaper for this period (typical ¥{h_txt} vs monthly ¥{m_txt}).")
         else:
-            advice.append(f"这段时长包月更省（典型 ¥{by_month.typical:,.0f} 对按小时 ¥{by_hour.typical:,.0f}）。 / "
-                          f"A monthly plan is cheaper for this period (typical ¥{by_month.typical:,.0f} vs hourly ¥{by_hour.typical:,.0f}).")
+            advice.append(f"这段时长包月更省（典型 ¥{m_txt} 对按小时 ¥{h_txt}）。 / "
+                          f"A monthly plan is cheaper for this period (typical ¥{m_txt} vs hourly ¥{h_txt}).")
     advice.append(_break_even_advice(u_lease, u_plat))
     if inp.count >= 8 or gpu.is_sxm:
-        advice.append(f"整台 8 卡服务器月租约 ¥{server.low:,.0f}–{server.high:,.0f}（典型 ¥{server.typical:,.0f}）。 / "
-                      f"A whole 8-card server is about ¥{server.low:,.0f}–{server.high:,.0f}/month (typical ¥{server.typical:,.0f}).")
+        if round(server.low) == round(server.high):
+            advice.append(f"整台 8 卡服务器月租约 ¥{server.typical:,.0f}。 / A whole 8-card server is about "
+                          f"¥{server.typical:,.0f}/month.")
+        else:
+            advice.append(f"整台 8 卡服务器月租约 ¥{server.low:,.0f}–{server.high:,.0f}（典型 ¥{server.typical:,.0f}）。 / "
+                          f"A whole 8-card server is about ¥{server.low:,.0f}–{server.high:,.0f}/month (typical ¥{server.typical:,.0f}).")
     advice.append(f"{meta['hidden_costs_zh']} / {meta['hidden_costs_en']}")
     if confidence in ("low", "estimate"):
         advice.append(f"该价格可信度低（{confidence}）。 / This price has low confidence ({confidence}).")

@@ -175,10 +175,28 @@ def parse_param_count(value: object, *, field: str | None = "params",
     A bare small number ("7", "70") means billions when `bare_is_billions` (how people name
     model sizes); a bare number ≥ 10,000 is taken literally.
     """
-    return _count(value, field=field, noun_words=("parameters", "params", "param", "参数量", "参数",
-                                                   "个参数", "的模型", "模型", "model"),
-                  what_zh="参数量", what_en="parameter count", examples="7B、1.5b、70亿、百亿",
-                  bare_multiplier=1e9 if bare_is_billions else 1.0)
+    n = _count(value, field=field, noun_words=("parameters", "params", "param", "参数量", "参数",
+                                                "个参数", "的模型", "模型", "model"),
+               what_zh="参数量", what_en="parameter count", examples="7B、1.5b、70亿、百亿",
+               bare_multiplier=1e9 if bare_is_billions else 1.0)
+    if n > MAX_PARAMS:
+        raise ToolInputError(f"参数量「{value}」= {n:.3g} 个，超出合理范围（上限 {MAX_PARAMS / 1e12:g}T）；"
+                             f"是不是单位写错了？例如 7B、70亿",
+                             f"Parameter count {value!r} = {n:.3g} is beyond any real model (limit "
+                             f"{MAX_PARAMS / 1e12:g}T); check the unit, e.g. 7B", field=field)
+    if n < MIN_PARAMS:
+        raise ToolInputError(f"参数量「{value}」= {n:,} 个，太小了，不像一个语言模型（下限 {MIN_PARAMS / 1e6:g}M）；"
+                             f"是不是漏了单位？例如 7B、500M",
+                             f"Parameter count {value!r} = {n:,} is too small for a language model (limit "
+                             f"{MIN_PARAMS / 1e6:g}M); missing a unit? e.g. 7B, 500M", field=field)
+    return n
+
+
+# Plausibility bounds, so a typo ("1e20", "50000") is refused instead of answered with nonsense:
+# the largest open models published are ~1T parameters (DeepSeek-V3 671B, Kimi K2 ~1.04T), so 10T
+# leaves room; the smallest LMs people fine-tune are tens of millions (GPT-2 small 124M).
+MAX_PARAMS = 10**13
+MIN_PARAMS = 10**6
 
 
 def parse_token_count(value: object, *, field: str | None = "tokens") -> int:

@@ -187,8 +187,11 @@ def estimate_time(*, gpu: str | GpuSpec, n_gpus: int, active_params: float, toke
                            mid=compute_s.mid + 0.5 * steps * comm.sync_s_per_step.mid,
                            high=compute_s.high + steps * comm.sync_s_per_step.high)
             if comm.comm_share_mid > 0.25:
-                warnings.append(f"通信占每步约 {comm.comm_share_mid:.0%}：互联偏弱，加卡收益有限。 / Gradient sync is ~{comm.comm_share_mid:.0%} "
-                                "of each step: the interconnect is weak, so more GPUs help less.")
+                warnings.append(
+                    f"梯度同步约占每步 {comm.comm_share_mid:.0%}（全局 batch 每步 {comm.tokens_per_step:,} token，按不与计算重叠估算）："
+                    "加卡的收益会打折扣；用梯度累积加大全局 batch，或换更快的互联，能降低这个比例。 / Gradient sync is "
+                    f"~{comm.comm_share_mid:.0%} of each step (global batch {comm.tokens_per_step:,} tokens per step, no overlap): "
+                    "more GPUs help less; a larger global batch (gradient accumulation) or a faster interconnect lowers it.")
     wall_h = Band3(low=wall_s.low / 3600, mid=wall_s.mid / 3600, high=wall_s.high / 3600)
     gpu_h = Band3(low=wall_h.low * n_gpus, mid=wall_h.mid * n_gpus, high=wall_h.high * n_gpus)
     days = Band3(low=wall_h.low / 24, mid=wall_h.mid / 24, high=wall_h.high / 24)
@@ -215,7 +218,9 @@ def _comm(spec: GpuSpec, n_gpus: int, grad_params: float, tokens: float, compute
 
     if mode in ("lora", "qlora"):
         return None  # adapters are tiny (≈0.1–1% of N): sync is negligible
-    tps = tokens_per_step or 262_144  # default: global batch 128 × 2,048 tokens
+    # default global batch: 128 × 2,048 tokens, or 16,384 tokens per GPU on bigger jobs (e.g. 4 × 4,096) — people
+    # grow the global batch with the GPU count; Llama 2 used 4M tokens per step on 2,048 A100s (Touvron et al. 2023, §2.2)
+    tps = tokens_per_step or max(262_144, 16_384 * n_gpus)
     if nodes > 1 and network is None:
         return None
     try:

@@ -6,6 +6,7 @@ Kept light to import: the advisor (and with it langchain) loads only when a ques
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any, Iterator
 
@@ -57,8 +58,21 @@ def _stdin_lines() -> Iterator[str]:
             yield line
 
 
+_TEXT_MARK = "\x00"
+
+
+class _QuestionCommand(click.Command):
+    """A word like "-3B" or "-1" is part of the question ("-3B 模型能训练吗"), not an unknown option;
+    mistyped options (`--jsn`) still get click's usage error."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        args = [_TEXT_MARK + a if re.match(r"^-[\d.]", a) else a for a in args]
+        return super().parse_args(ctx, args)
+
+
 @click.command(help="提问 / Ask one question. QUESTION 为 `-` 时从标准输入逐行读取问题，逐行输出 JSON。\n\n"
-                    "With `-`, reads one question per line from stdin and prints one JSON object per line.")
+                    "With `-`, reads one question per line from stdin and prints one JSON object per line.",
+               cls=_QuestionCommand)
 @click.argument("question", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="输出 JSON / print AskResult as JSON")
 @click.option("--backend", type=BACKEND_CHOICE, default=None,
@@ -70,7 +84,7 @@ def command(question: tuple[str, ...], as_json: bool, backend: str | None, langu
     from assistant.settings import BackendSettings
 
     settings = BackendSettings.from_env(backend)
-    text = " ".join(question).strip()
+    text = " ".join(q.removeprefix(_TEXT_MARK) for q in question).strip()
     if text == "-":
         for line in _stdin_lines():
             emit_json(ask(line, language=language, settings=settings))

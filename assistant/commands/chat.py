@@ -14,7 +14,9 @@ import click
 from assistant.commands.ask import BACKEND_CHOICE, LANG_CHOICE, format_footer, tool_call_line
 
 HELP_TEXT = ("命令 / commands: /exit 退出 · /reset 清空对话 / forget the conversation · "
-             "/lang zh|en|auto 回答语言 / answer language · /help")
+             "/lang zh|en|auto 回答语言 / answer language · /help · "
+             '粘贴多行日志：单独一行 """ 开始、再一行 """ 结束 / paste a multi-line log between two lines of """')
+BLOCK_FENCES = ('"""', "```")  # a whole line of either opens and closes a multi-line message
 MAX_HISTORY_TURNS = 20  # user+assistant messages kept; older turns rarely matter for slots
 
 
@@ -29,6 +31,26 @@ def _read_line(interactive: bool) -> str | None:
         return None
     from tools.textcodec import decode_text
     return decode_text(raw)
+
+
+def _read_message(interactive: bool) -> str | None:
+    """One user turn: a line, or every line between two fence lines (a pasted nvidia-smi / dmesg)."""
+    line = _read_line(interactive)
+    if line is None or line.strip() not in BLOCK_FENCES:
+        return line
+    fence, lines = line.strip(), []
+    while True:
+        nxt = _read_line(interactive) if not interactive else _read_block_line()
+        if nxt is None or nxt.strip() == fence:
+            return "\n".join(lines)
+        lines.append(nxt.rstrip("\r\n"))
+
+
+def _read_block_line() -> str | None:
+    try:
+        return input("... ")
+    except EOFError:
+        return None
 
 
 def _answer(question: str, history: list[dict[str, str]], language: str, settings: Any,
@@ -70,7 +92,7 @@ def command(backend: str | None, language: str) -> None:
     if interactive:
         click.echo(f"GPU Advisor · 算力顾问 ({settings.describe()})  {HELP_TEXT}")
     while True:
-        line = _read_line(interactive)
+        line = _read_message(interactive)
         if line is None:
             break
         text = line.strip().lstrip("\ufeff")
@@ -93,7 +115,8 @@ def command(backend: str | None, language: str) -> None:
                 click.echo(HELP_TEXT)
             continue
         if not interactive:
-            click.echo(f"> {text}")
+            first, _, rest = text.partition("\n")
+            click.echo(f"> {first}" + (f"  (+{rest.count(chr(10)) + 1} 行 / lines)" if rest else ""))
         result = _answer(text, history, language, settings, interactive)
         if result is not None:
             history += [{"role": "user", "content": text}, {"role": "assistant", "content": result.answer}]

@@ -16,6 +16,11 @@ def _fmt(v: object) -> str:
     return str(v)
 
 
+def _nvlink(v: object) -> str:
+    """0 GB/s of NVLink means the card has none (GeForce/PCIe cards): say so instead of printing 0."""
+    return "无 none" if v == 0 else _fmt(v)
+
+
 def gpu_json(spec) -> dict:  # type: ignore[no-untyped-def]
     """The CLI contract fields first, then everything else from the table."""
     data = spec.model_dump(mode="json")
@@ -57,7 +62,7 @@ def command(names: tuple[str, ...], as_json: bool) -> None:
             emit_json({"gpus": [gpu_json(s) for s in specs]})
             return
         rows = [(s.name.replace("NVIDIA ", "").replace("GeForce ", ""), _fmt(s.memory_gb), s.memory_type, _fmt(s.mem_bw_gbs), _fmt(s.bf16_dense_tflops or s.fp16_dense_tflops),
-                 _fmt(s.fp8_dense_tflops), _fmt(s.nvlink_gbs_bidir), _fmt(s.pcie_gen), _fmt(s.tdp_w), s.confidence)
+                 _fmt(s.fp8_dense_tflops), _nvlink(s.nvlink_gbs_bidir), _fmt(s.pcie_gen), _fmt(s.tdp_w), s.confidence)
                 for s in specs]
         print_table("GPU 规格表 / GPU table (dense TFLOPS; NVLink = bidirectional GB/s)",
                     ["GPU", "GB", "type", "BW GB/s", "BF16", "FP8", "NVLink", "PCIe", "W", "confidence"], rows,
@@ -76,12 +81,13 @@ def command(names: tuple[str, ...], as_json: bool) -> None:
         cols = ["", *[s.name for s in out.gpus]]
         rows = []
         for r in out.comparison:
-            vals = [_fmt(v) + (" ★" if i == r.best_index else "") for i, v in enumerate(r.values)]
+            show = _nvlink if r.field == "nvlink_gbs_bidir" else _fmt
+            vals = [show(v) + (" ★" if i == r.best_index else "") for i, v in enumerate(r.values)]
             rows.append((f"{r.label_zh} / {r.label_en}", *vals))
         print_table("GPU 对比 / side by side (dense)", cols, rows)
     else:
         s = out.gpus[0]
-        rows = [(f"{zh} / {en}", _fmt(getattr(s, f))) for f, zh, en in [
+        rows = [(f"{zh} / {en}", (_nvlink if f == "nvlink_gbs_bidir" else _fmt)(getattr(s, f))) for f, zh, en in [
             ("memory_gb", "显存 GB", "Memory GB"), ("memory_type", "类型", "Type"), ("mem_bw_gbs", "带宽 GB/s", "BW GB/s"),
             ("fp32_tflops", "FP32", "FP32"), ("tf32_dense_tflops", "TF32 稠密", "TF32 dense"),
             ("bf16_dense_tflops", "BF16 稠密", "BF16 dense"), ("fp16_dense_tflops", "FP16 稠密", "FP16 dense"),

@@ -4,6 +4,15 @@ from __future__ import annotations
 import click
 
 
+def _norm(name: str) -> str:
+    return name.lower().replace(" ", "").replace("-", "")
+
+
+def _is_family(query: str, catalog) -> bool:  # type: ignore[no-untyped-def]
+    """True when QUERY names a whole family ("qwen", "DeepSeek"), not one model."""
+    return _norm(query) in {_norm(e.family) for e in catalog}
+
+
 @click.command("models", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("query", required=False)
 @click.option("--family", default=None, help="只列出某个系列 / only one family (Qwen, Llama, DeepSeek …)")
@@ -15,6 +24,8 @@ def command(query, family, as_json) -> None:
     """
     from tools.models import LookupModelInput, count_params, load_catalog, lookup_model
 
+    if query and not family and _is_family(query, load_catalog()):
+        family, query = query, None  # "models qwen" lists the family instead of failing the lookup
     if query:
         out = lookup_model(LookupModelInput(query=query))
         if as_json:
@@ -47,7 +58,7 @@ def command(query, family, as_json) -> None:
 
     rows = []
     for e in load_catalog():
-        if family and e.family.lower() != family.lower():
+        if family and _norm(e.family) != _norm(family):
             continue
         pc = count_params(e.arch)
         rows.append({"id": e.id, "family": e.family, "hf_repo": e.hf_repo, "params": pc.total,

@@ -15,7 +15,7 @@ def option_json(o) -> dict:  # type: ignore[no-untyped-def]
 
 @click.command(name="plan")
 @click.option("--model", default=None, help="模型名或大小 / model name or size ('qwen2.5-7b', '7B', '70亿')")
-@click.option("--params", "params_b", type=float, default=None, help="参数量（十亿）/ parameters in billions")
+@click.option("--params", "params_b", default=None, help="参数量 / parameters ('7B', '70亿'; a bare number is billions)")
 @click.option("--mode", type=click.Choice(["full", "lora", "qlora", "inference"]), default="full", show_default=True)
 @click.option("--tokens", default=None, help="训练 token 数 / training tokens ('1B', '1万亿')")
 @click.option("--samples", type=float, default=None, help="样本数（× --seq-len × --epochs）/ samples")
@@ -42,7 +42,10 @@ def command(model, params_b, mode, tokens, samples, epochs, seq_len, deadline, b
                gpu-advisor plan --model qwen2.5-7b --mode inference --concurrency 32 --context 8192
     """
     from tools.planner import PlanInput, plan_configurations
+    from tools.quantities import parse_param_count
 
+    # "7", "7B", "70亿" all mean 7 billion, as in `gpu-advisor estimate --params`
+    params_b = parse_param_count(params_b, field="params") / 1e9 if params_b is not None else None
     def _num(v: str | None) -> str | float | None:
         if v is None:
             return None

@@ -56,7 +56,8 @@ def command(gpu: str, hours: float | None, days: float | None, months: float | N
         rows.append((f"合计 {out.count} 卡 × {out.period_hours:g} h（{label}）/ total", _money(t.low), _money(t.typical), _money(t.high)))
         if out.alternative_total_cny:
             a = out.alternative_total_cny
-            rows.append(("另一种计费 / other billing", _money(a.low), _money(a.typical), _money(a.high)))
+            other = "按小时 / if hourly" if out.billing == "monthly" else "包月 / if monthly"
+            rows.append((f"若改{other}", _money(a.low), _money(a.typical), _money(a.high)))
     print_table(f"{out.gpu_name} 租用价格 / rental price (CNY)", ["", "低 low", "典型 typical", "高 high"], rows,
                 caption=f"as_of {out.as_of} · confidence {out.confidence} · 低=长租/批发 典型=租用平台 高=公有云按量")
     for line in out.advice:

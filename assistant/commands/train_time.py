@@ -8,8 +8,8 @@ from assistant.commands._common import emit_json, print_table
 
 @click.command(name="train-time")
 @click.option("--model", default=None, help="模型名 / model name ('qwen2.5-7b')")
-@click.option("--params", "params_b", type=float, default=None, help="参数量（十亿）/ parameters in billions")
-@click.option("--active-params", "active_params_b", type=float, default=None, help="MoE 激活参数（十亿）/ MoE active params, billions")
+@click.option("--params", "params_b", default=None, help="参数量 / parameters ('7B', '70亿'; a bare number is billions)")
+@click.option("--active-params", "active_params_b", default=None, help="MoE 激活参数 / MoE active params ('37B'; bare = billions)")
 @click.option("--tokens", default=None, help="训练 token 数 / training tokens ('1B', '2e12', '1万亿')")
 @click.option("--samples", type=float, default=None, help="样本数 / samples (with --seq-len)")
 @click.option("--seq-len", type=int, default=None, help="每条样本 token 数 / tokens per sample")
@@ -37,8 +37,13 @@ def command(model, params_b, active_params_b, tokens, samples, seq_len, epochs, 
     例 / e.g.  gpu-advisor train-time --model qwen2.5-7b --tokens 1B --gpu "A100 80G" --gpus 8
                gpu-advisor train-time --params 7 --tokens 2e12 --gpu A100 --gpus 1024 --mode pretrain --json
     """
+    from tools.quantities import parse_param_count
     from tools.train_time import TrainTimeInput, estimate_training_time
 
+    # "7", "7B", "70亿" all mean 7 billion, as in `gpu-advisor estimate --params`
+    params_b = parse_param_count(params_b, field="params") / 1e9 if params_b is not None else None
+    active_params_b = (parse_param_count(active_params_b, field="active_params") / 1e9
+                       if active_params_b is not None else None)
     try:
         tok: str | float | None = float(tokens) if tokens is not None else None
     except ValueError:

@@ -1,8 +1,13 @@
 """The offline planner: a deterministic, bilingual "model" that plans tool calls and writes answers.
 
-`plan()` turns a question (plus earlier turns) into tool calls; `compose()` turns the tool results
-into the final answer. Both are plain functions (no LangChain); `chat_model.OfflinePlannerChatModel`
-wraps them as a LangChain chat model for `create_agent`. LangChain is imported only there.
+`plan()` turns a question (plus earlier turns) into tool calls; `next_calls()` is the one allowed
+second round; `compose()` turns the tool results into the final answer; `answer()` runs the whole
+loop without LangChain. `chat_model.OfflinePlannerChatModel` wraps the same functions as a
+LangChain chat model for `create_agent` — LangChain is imported only there.
+
+Modules: `slots` (question → Slots), `followups` (carry slots from earlier turns), `intents`
+(intent → tool calls, arguments fitted to each tool's input model), `compose` + `render` (answer
+skeleton, scope/no-data/invalid statements, citations) and `render_*` (one renderer per tool).
 """
 from __future__ import annotations
 
@@ -12,8 +17,8 @@ from assistant.offline.types import ComposedAnswer, ToolCall, ToolResult
 # Imported eagerly: the function `compose` must shadow the submodule of the same name.
 from assistant.offline.compose import compose
 
-__all__ = ["plan", "next_calls", "compose", "answer", "ToolCall", "ToolResult", "ComposedAnswer",
-           "OfflinePlannerChatModel"]
+__all__ = ["plan", "next_calls", "compose", "answer", "resolve_language", "ToolCall", "ToolResult",
+           "ComposedAnswer", "OfflinePlannerChatModel"]
 
 
 def plan(question: str, history: list[dict] | None = None, language: str = "auto") -> list[ToolCall]:

@@ -7,7 +7,7 @@ languages side by side in `render.py` (natural Chinese, not a translation of the
 """
 from __future__ import annotations
 
-from assistant.offline.intents import NO_DATA, OUT_OF_SCOPE, analyse
+from assistant.offline.intents import INVALID, NO_DATA, OUT_OF_SCOPE, analyse
 from assistant.offline.types import ComposedAnswer, ToolResult
 from tools.lang import detect_language
 
@@ -25,6 +25,8 @@ def compose(question: str, history: list[dict] | None, language: str,
         writer.scope_statement()
     elif intent == NO_DATA and not results:
         writer.no_data_statement()
+    elif intent == INVALID and not results:
+        writer.invalid_input(slots.invalid)
     else:
         render.write_answer(writer, intent, slots, results, question, carried)
     citations = render.citations(results, lang)

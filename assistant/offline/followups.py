@@ -36,7 +36,13 @@ def is_followup(question: str, slots: Slots) -> bool:
     # "QLoRA" / "8卡" / "H800" alone
     said_something = bool(slots.gpus or slots.model or slots.mode or slots.gpu_count or slots.context
                           or slots.precision or slots.period_hours or slots.tokens or slots.budget_cny)
-    return short and said_something and not (slots.cues & _SHAPE_CUES) and not slots.out_of_scope
+    if short and said_something and not (slots.cues & _SHAPE_CUES) and not slots.out_of_scope:
+        return True
+    # "一张 4090 够不够？" / "how many servers is that?": a sizing question with no model of its own
+    needs_model = slots.cues & {"fit", "how_many", "max_fit", "time"}
+    shortish = len(q) <= 60 or len(q.split()) <= 12
+    return bool(shortish and needs_model and not (slots.model or slots.params_b) and not slots.out_of_scope
+                and (said_something or re.search(r"那|这|that|it\b|those|these|them", q, re.I)))
 
 
 def user_turns(history: list[dict] | None) -> list[str]:

@@ -29,6 +29,7 @@ INTERCONNECT = "interconnect"
 ADVICE = "advice"
 MODEL_INFO = "model_info"
 NO_DATA = "no_data"
+INVALID = "invalid"
 
 
 def analyse(question: str, history: list[dict] | None = None) -> tuple[str, Slots, bool]:
@@ -44,12 +45,16 @@ def choose_intent(s: Slots) -> str:
         return DIAGNOSE
     if s.out_of_scope or not s.in_domain:
         return OUT_OF_SCOPE
+    if s.invalid:
+        return INVALID   # say what cannot be right instead of computing with it
     if "no_data" in cues:
         return NO_DATA   # electricity bills etc.: no tool has the data (a rental price would mislead)
     if "delivery" in cues and not has_size:
         return DELIVERY
     if "diagnose" in cues and not has_size and not s.gpus:
         return ADVICE   # a symptom described in words (no log): the guide explains causes and checks
+    if "allreduce" in cues and (has_size or s.gpus):
+        return INTERCONNECT   # "how long does one all-reduce of 7B gradients take"
     if ("time" in cues or s.tokens) and has_size and ("time" in cues or "price" in cues or s.tokens):
         if not ("plan" in cues and (s.budget_cny or s.deadline_hours)):
             return TRAIN_TIME
@@ -60,6 +65,8 @@ def choose_intent(s: Slots) -> str:
         return PRICE
     if "model_info" in cues and s.model and not s.gpus and not s.mode:
         return MODEL_INFO
+    if "trainable" in cues and has_size:
+        return MEMORY   # "how many trainable parameters does LoRA add": the estimate counts them
     if "max_fit" in cues and has_size:
         return MAX_FIT
     if "how_many" in cues and has_size:
@@ -68,8 +75,8 @@ def choose_intent(s: Slots) -> str:
         return MEMORY
     if s.gpus and (cues & {"compare", "specs"} or len(s.gpus) >= 2):
         return SPECS
-    if "interconnect" in cues:
-        return INTERCONNECT
+    if "interconnect" in cues and not ("howto" in cues and not (s.gpus or s.gpu_count or s.nodes)):
+        return INTERCONNECT   # "how do I set up NCCL across nodes" is a how-to: the guide answers it
     if "price" in cues:
         return PRICE if s.gpus else ADVICE
     if s.gpus and not (cues & {"howto"}):
@@ -108,18 +115,24 @@ def build_calls(intent: str, s: Slots, question: str) -> list[ToolCall]:
     calls: list[ToolCall] = []
     add = lambda name, **kw: calls.append(ToolCall(name, _fit_args(name, kw)))  # noqa: E731
     mem_kw = _memory_kwargs(s)
-    if intent in (OUT_OF_SCOPE, NO_DATA):
+    if intent in (OUT_OF_SCOPE, NO_DATA, INVALID):
         return []
     if intent == DIAGNOSE:
-        expect = f"{s.gpu_count}x {_gpu_arg(s)}" if s.gpu_count and s.gpus else None
+        # What was rented, from the user's own words ("合同写的是 8 卡 A100") → an acceptance check.
+        expect = (f"{s.gpu_count}x {_gpu_arg(s)}" if s.gpu_count else _gpu_arg(s)) if s.gpus else None
         add("diagnose_logs", text=question, expect=expect)
         add("search_guide", query=_guide_query(question, s, DIAGNOSE), k=3)
     elif intent == DELIVERY:
         add("delivery_checklist", gpus=s.gpu_count, model=_gpu_arg(s))
         add("search_guide", query=_guide_query(question, s, DELIVERY), k=2)
     elif intent == PRICE:
+        # Both quotes → the tool's break-even on them; a single quote is compared with the market instead
+        # (passing it would replace the market ranges).
+        both = bool(s.hourly_quote_cny and s.monthly_quote_cny)
         for gpu in s.gpus[:4]:
-            add("gpu_price", gpu=_gpu_arg(s, gpu), gpu_count=s.gpu_count, **_period_args(s))
+            add("gpu_price", gpu=_gpu_arg(s, gpu), gpu_count=s.gpu_count,
+                hourly_quote_cny=s.hourly_quote_cny if both else None,
+                monthly_quote_cny=s.monthly_quote_cny if both else None, **_period_args(s))
         add("search_guide", query=_guide_query(question, s, PRICE), k=2)
     elif intent == TRAIN_TIME:
         add("estimate_training_time", **_train_model_args(s), tokens=s.tokens, gpu=_gpu_arg(s) or DEFAULT_GPU,
@@ -129,7 +142,7 @@ def build_calls(intent: str, s: Slots, question: str) -> list[ToolCall]:
     elif intent == PLAN:
         mode = plan_mode(s)
         add("plan_configurations", **_train_model_args(s), mode=mode, tokens=s.tokens, budget=s.budget_cny,
-            deadline=s.deadline_hours, precision=s.precision,
+            deadline=s.deadline_hours, precision=s.precision, max_gpus=s.gpu_count,
             gpus=[_gpu_arg(s, g) for g in s.gpus[:4]] or None,
             **({"context": s.context, "concurrency": s.concurrency} if mode == "inference"
                else {"seq_len": s.context, "micro_batch": s.batch}))
@@ -146,12 +159,21 @@ def build_calls(intent: str, s: Slots, question: str) -> list[ToolCall]:
     elif intent == MEMORY:
         for gpu in [_gpu_arg(s, g) for g in s.gpus[:3]] or [mem_kw.get("gpu")]:   # "用A100还是4090": each card
             kw = {**mem_kw, "gpu": gpu}
-            if s.mode is None and s.finetune:
+            if len(s.modes) > 1 and "inference" not in s.modes:   # "QLoRA 要多少？bf16 LoRA 呢？"
+                for mode in s.modes[:3]:
+                    add("estimate_memory", **{**kw, "mode": "full" if mode == "pretrain" else mode})
+            elif s.mode is None and s.finetune:
                 # 「能用4090微调7B吗」: say both — full fine-tune and LoRA.
                 add("estimate_memory", **{**kw, "mode": "full"})
                 add("estimate_memory", **{**kw, "mode": "lora"})
             else:
                 add("estimate_memory", **kw)
+        if "interconnect" in s.cues and (s.gpu_count or 0) > 1:   # "两张卡…PCIe 版够用吗": the link too
+            topology = "pcie" if re.search(r"pcie", question, re.I) else \
+                "nvlink" if re.search(r"nvlink|sxm", question, re.I) else None
+            # gradient-sync time only for full training on a named card (LoRA syncs only the adapters)
+            sync = {"params_b": s.params_b} if s.params_b and s.gpus and mem_kw.get("mode") == "full" else {}
+            add("interconnect_advice", gpu=_gpu_arg(s), n_gpus=s.gpu_count, topology=topology, **sync)
         add("search_guide", query=_guide_query(question, s, MEMORY), k=2)
     elif intent == SPECS:
         names = [_gpu_arg(s, g) for g in s.gpus[:4]]
@@ -167,7 +189,12 @@ def build_calls(intent: str, s: Slots, question: str) -> list[ToolCall]:
         nodes = s.nodes or (2 if re.search(r"多机|跨机|multi[\s-]*node|two nodes|两台|多台", question, re.I) else None)
         gpus = s.gpu_count or ((nodes or 1) * 8 if nodes and nodes > 1 else None)
         size = {"params_b": s.params_b} if s.params_b else {}
-        if nodes and nodes > 1 and not network:
+        both = re.search(r"pcie", question, re.I) and re.search(r"nvswitch|nvlink|sxm", question, re.I)
+        if both and not (nodes and nodes > 1):
+            # "on 8× A100 SXM with NVSwitch … and on a PCIe-only box": one call per topology
+            for topo in ("nvswitch", "pcie"):   # an 8-GPU server unless a count was given
+                add("interconnect_advice", gpu=_gpu_arg(s) or DEFAULT_GPU, n_gpus=gpus or 8, topology=topo, **size)
+        elif nodes and nodes > 1 and not network:
             # "需要什么网络": compare the three usual answers side by side.
             for net in ("10G", "RoCE 100G", "IB HDR"):
                 add("interconnect_advice", gpu=_gpu_arg(s) or DEFAULT_GPU, n_gpus=gpus, nodes=nodes, network=net, **size)
@@ -199,7 +226,8 @@ def _memory_kwargs(s: Slots) -> dict[str, Any]:
         mode = "full"
     inference = mode == "inference"
     kw: dict[str, Any] = dict(model_args(s), mode=mode, precision=s.precision, optimizer=s.optimizer,
-                              gpus=s.gpu_count, zero=s.zero_stage, batch=s.batch,
+                              gpus=s.gpu_count, zero=s.zero_stage, batch=s.batch, checkpointing=s.checkpointing,
+                              offload=s.offload, lora_rank=s.lora_rank, lora_targets=s.lora_targets,
                               gpu=_gpu_arg(s) if s.gpus else (f"{s.vram_gb:g}GB" if s.vram_gb else None))
     if inference:
         kw.update(context=s.context, concurrency=s.concurrency)
@@ -380,6 +408,16 @@ def next_calls(question: str, history: list[dict] | None, language: str,
                 for alt in ("int8", "int4"):   # quantised weights are the usual way to serve on a smaller card
                     calls.append(ToolCall("estimate_memory", _fit_args("estimate_memory", {**args, "precision": alt})))
             break
+    for r in results:   # no feasible plan under the user's constraints → show why, with the memory estimate
+        if r.name == "plan_configurations" and not r.error and not any(
+                o.get("feasible", True) for o in r.result.get("options") or [] if isinstance(o, dict)):
+            mem = {k: v for k, v in _memory_kwargs(s).items() if k != "gpu"}
+            if s.gpus:
+                mem["gpu"] = _gpu_arg(s)
+            elif s.vram_gb:
+                mem["gpu"] = f"{s.vram_gb:g}GB"
+            mem["mode"] = r.result.get("mode") or mem.get("mode")
+            calls.append(ToolCall("estimate_memory", _fit_args("estimate_memory", mem)))
     for r in results:   # "最长上下文" on one card that cannot even hold the weights → how many cards
         if r.name == "find_max_fit" and not r.error and not r.result.get("max_value") and "find_min_gpus" not in done:
             kw = {k: v for k, v in r.args.items() if k not in ("solve_for", "gpus")}

@@ -96,6 +96,14 @@ class Writer:
                  "Try: \"Can I fully fine-tune this model on that GPU?\", \"How much is that GPU per month?\" "
                  "or paste an nvidia-smi output.")
 
+    def invalid_input(self, problems: list[tuple[str, str]]) -> None:
+        """Input that cannot be right (a negative size, half a GPU): say so, compute nothing."""
+        self.add("verdict", "这个输入无效，我没法按它计算：", "That input is invalid, so I cannot compute with it:")
+        for zh, en in problems:
+            self.add("verdict", f"- {zh}", f"- {en}")
+        self.add("next", "改正后再问一次，我会给出显存、卡数或时间的估算。",
+                 "Ask again with the corrected figure and I will estimate memory, GPU count or time.")
+
     def no_data_statement(self) -> None:
         """In scope, but no tool or guide passage holds the figure (e.g. electricity bills)."""
         self.add("verdict", "这个数我没有可靠的数据（比如电费），所以不给猜测的数字。",

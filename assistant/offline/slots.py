@@ -143,23 +143,38 @@ _OPTIMIZER_PATTERNS: list[tuple[str, str]] = [
 ]
 _ZERO_RE = re.compile(r"zero[\s\-_]*(?:stage[\s\-_]*)?([0-3])|fsdp|deepspeed", re.I)
 
+# Weak markers: words a log contains but a question about logs may contain too ("Xid 是什么").
 LOG_MARKERS = re.compile(
-    r"nvidia-smi\s+\d|\|\s*nvidia-smi|driver version:|cuda version:|\bxid\b|nvrm:|"
+    r"nvidia-smi\s+\d|\|\s*nvidia-smi|driver version:|cuda version:|nvrm:|"
     r"nccl (?:info|warn|error)|ncclinternalerror|ncclsystemerror|ncclunhandled|watchdog caught|"
     r"all_reduce_perf|#\s+size\s+count|out-of-place|busbw|avg bus bandwidth|"
     r"cuda out of memory|outofmemoryerror|cuda error|cudaerror|runtimeerror|traceback \(most recent|"
     r"fell off the bus|gpu has fallen|pcie bus error|aer:|device:\s*\S+\s+r/s|avg-cpu:|%util|"
-    r"iowait|kernel:|\[\s*\d+\.\d+\]\s|ecc error|uncorrectable|throttle|hw slowdown|"
-    r"tried to allocate|torch\.cuda\.is_available\(\)\s*(?:false|→|->)", re.I)
+    r"iowait|kernel:|\[\s*\d+\.\d+\]\s|ecc error|uncorrectable|hw slowdown|"
+    r"tried to allocate|is_available\(\)", re.I)
+# Strong markers: text only a machine prints; one is enough.
+STRONG_LOG_MARKERS = re.compile(
+    r"nvrm: xid|xid \(pci|tried to allocate \d|gpu has fallen off the bus|watchdog caught collective|"
+    r"avg bus bandwidth\s*:|#\s+size\s+count\s+type|\d+\s*mib\s*/\s*\d+\s*mib|\|\s*nvidia-smi\s+\d|"
+    r"gpu\s+name\s+.*persistence|^\s*gpu \d+: nvidia .*\(uuid|unable to determine the device handle|"
+    r"driver on your system is too old|found version \d{4,}|is_available\(\)\)?\S*\s*(?:输出|prints?|returns?|->|→|=)?"
+    r"\s*false|ncclinternalerror|ncclsystemerror|ncclunhandledcudaerror|traceback \(most recent call last\)|"
+    r"^\s*\[\s*\d+\.\d+\]\s|device\s+r/s\s+|avg-cpu:\s+%user|nccl (?:info|warn) |#\s*nthread\s+\d|"
+    r"#\s*using devices|^\s*\d{3,}\s+\d+\s+(?:float|half|bfloat16|double|int8|uint8|int32)\s+(?:sum|prod|max|min|avg)\b|"
+    r"^\s*(?:gpu current temp|clocks (?:event|throttle) reasons|remapped rows|product name|fb memory usage|"
+    r"gpu shutdown temp|hw slowdown|sw thermal slowdown|correctable error|uncorrectable error)\s*:?", re.I | re.M)
 
 # Question shapes → intent cues.
 _CUE_PATTERNS: dict[str, str] = {
     "price": r"多少钱|价格|价钱|租金|费用|月租|日租|包月|按小时|报价|贵|便宜|划算|price|cost|how much.*(?:rent|per|month|hour|day)|"
              r"expensive|cheaper|"
-             r"rent(?:al)?|per hour|per month|hourly|monthly|cheap|expensive|一个月|每小时|一小时|每月|元/",
+             r"rental|rent (?:an?|one|two|\d+)\b.*\b(?:for|per)\b|per hour|per month|hourly|monthly|cheap|"
+             r"一个月|每小时|一小时|每月|元/",
     "compare": r"对比|比较|区别|哪个|性价比|还是|选哪|vs\.?|versus|compare|comparison|difference|"
                r"better|which (?:one|is|should)|差别|差多少|差异",
-    "specs": r"规格|参数表|多大显存|显存多大|带宽多少|算力多少|tflops|specs?\b|specifications?|"
+    "specs": r"规格|参数表|多大显存|显存多大|带宽|算力|功耗|tflops|tops\b|throughput|bandwidth|\btdp\b|power draw|"
+             r"memory capacity|how much memory|\bfp8\b|\bbf16\b|\btf32\b|\bfp16\b|\bfp32\b|\bint8\b|nvlink|"
+             r"specs?\b|specifications?|"
              r"how much (?:memory|vram) does|memory bandwidth|(?:有|支持)\s*nvlink\s*吗|nvlink\s*吗|有没有\s*nvlink|"
              r"支持\s*fp8|does (?:the |an? )?\S+ (?:have|support)|tell me about|介绍一下",
     "how_many": r"几张|几块|几卡|多少张|多少块|多少卡|几台|多少台|最少.*(?:卡|张|gpu)|至少.*(?:卡|张)|"
@@ -167,7 +182,8 @@ _CUE_PATTERNS: dict[str, str] = {
     "fit": r"能不能|能否|可不可以|可以.*吗|能.*吗|行不行|够不够|够吗|够用|跑得动|跑不跑得动|装得下|放得下|塞得下|"
            r"显存|爆显存|oom|\bfit\b|fits|enough|can (?:i|we|it|a|an|one|two|\w+)|could (?:i|we)|"
            r"is it possible|possible to|vram|memory (?:do i need|needed|required|usage)|how much memory|"
-           r"多少显存|要多大|需要多大|占多少|占用",
+           r"多少显存|要多大|需要多大|占多少|占用|kv\s*cache|kv\s*缓存|activation memory|激活(?:值)?|"
+           r"optimizer states?|优化器状态|host ram|主机内存|trainable param|可训练参数",
     "max_fit": r"最大.*(?:上下文|batch|批|长度|序列|context|并发)|最长|最多.*(?:上下文|并发|batch|token)|"
                r"(?:开|支持|撑)多少(?:并发|路|上下文|batch)|多少并发|how many concurrent|max(?:imum)? concurrency|"
                r"max(?:imum)?\s*(?:context|batch|sequence|seq|micro|ctx|length)|longest|largest batch|"
@@ -177,6 +193,8 @@ _CUE_PATTERNS: dict[str, str] = {
     "plan": r"怎么配|如何配|配置方案|什么配置|推荐.*(?:配置|方案|卡)|方案|怎么选|如何选|选什么|租什么|用什么卡|"
             r"哪种卡|选卡|配什么|plan\b|recommend|which gpus? should|what (?:gpu|setup|config)|suggest|"
             r"best (?:gpu|option|setup|config)|configuration|setup for|budget",
+    "allreduce": r"all[\s_-]*reduce\b(?!_perf)|梯度同步|gradient sync|同步一次梯度",
+    "trainable": r"trainable param|可训练参数|可训练的参数",
     "no_data": r"电费|电价|electricity|power bill|电力成本",
     "model_info": r"几层|多少层|层数|架构|结构|参数量是多少|有多少参数|多少个参数|kv\s*头|注意力头|词表|隐藏维度|"
                   r"how many (?:parameters|params|layers)|architecture|layers does|hidden size|kv heads|vocab|"
@@ -184,7 +202,8 @@ _CUE_PATTERNS: dict[str, str] = {
     "interconnect": r"nvlink|nvswitch|pcie|sxm|infiniband|\bib\b|roce|rdma|互联|多卡通信|卡间通信|通信带宽|"
                     r"all[\s\-_]*reduce|网络|带宽瓶颈|interconnect|network|多机|two nodes|multi[\s\-]*node|两台",
     "delivery": r"验收|交付|以次充好|验机|检查服务器|拿到机器|新机器|刚租|检查清单|checklist|acceptance|verify (?:the )?"
-                r"(?:server|machine|gpus?)|just rented|delivery|what should i check",
+                r"(?:server|machine|gpus?)|just rented|delivery|what should i check|really has|paid for|"
+                r"(?:check|verify) (?:that )?(?:a |the |my )?rented|货不对板|是不是真的",
     "diagnose": r"掉卡|报错|错误|日志|xid|排查|诊断|怎么回事|利用率低|利用率.*(?:低|上不去)|卡住|hang|timeout|超时|"
                 r"diagnos|error|what does this (?:mean|log)|why is .*(?:slow|low)|utili[sz]ation (?:is )?low",
     "howto": r"怎么|如何|为什么|为啥|是什么|什么是|啥是|区别|原理|建议|注意|要点|经验|教程|讲讲|介绍|解释|"
@@ -200,7 +219,9 @@ _DOMAIN_RE = re.compile(
     r"fsdp|deepspeed|带宽|bandwidth|tflops|flops|精度|precision|bf16|fp16|fp8|量化|quant|oom|掉卡|"
     r"济南|青岛|山东|jinan|qingdao|shandong|延迟|latency|存储|storage|iostat|io瓶颈|网络|infiniband|roce|rdma|"
     r"pytorch|torch|vllm|kv\s*cache|利用率|utili[sz]|以次充好|验收|服务商|云厂商|数据加载|dataloader|"
-    r"num_workers|掉卡|nvme|ssd|分布式|distributed", re.I)
+    r"num_workers|掉卡|nvme|ssd|分布式|distributed|adam|收敛|converge|lora|量化|checkpoint|检查点|nccl|"
+    r"dmesg|驱动|cuda|flash\s*attention|vllm|sglang|tensor\s*core|张量并行|流水线并行|数据并行|"
+    r"机器|server|节点|node|all[\s_-]*reduce|busbw|algbw|nccl-tests", re.I)
 _OUT_OF_SCOPE_RE = re.compile(
     r"天气|weather|诗|poem|poetry|笑话|joke|股票|stock price|菜谱|recipe|翻译一下|translate|小说|novel|"
     r"歌词|lyrics|足球|football|soccer|电影|movie|星座|horoscope|彩票|lottery|写一篇|写一首|write (?:a|me a) "
@@ -220,6 +241,7 @@ class Slots:
     vram_gb: float | None = None        # "24G显存" / "a 48GB card" with no GPU named
     nodes: int | None = None
     mode: str | None = None             # full | lora | qlora | pretrain | inference
+    modes: list[str] = field(default_factory=list)   # every mode named, in order ("QLoRA…？bf16 LoRA 呢？")
     precision: str | None = None
     optimizer: str | None = None
     zero_stage: int | None = None
@@ -227,12 +249,19 @@ class Slots:
     batch: int | None = None            # micro-batch per GPU
     tokens: float | None = None         # training tokens
     budget_cny: float | None = None
+    hourly_quote_cny: float | None = None    # "按小时 2 元" / "¥5 per hour" — the user's own quote
+    monthly_quote_cny: float | None = None   # "包月 1200 元" / "¥3,000 per month"
     deadline_hours: float | None = None
     period_hours: float | None = None   # rental period for a price question
     period_unit: str | None = None      # hour | day | week | month | year
     period_count: float | None = None
     concurrency: int | None = None
+    checkpointing: str | None = None    # none | selective | full
+    offload: str | None = None          # optimizer | optimizer_and_params
+    lora_rank: int | None = None
+    lora_targets: str | None = None     # "q,v" …
     is_log: bool = False
+    invalid: list[tuple[str, str]] = field(default_factory=list)   # (zh, en) input a person must fix
     out_of_scope: bool = False
     in_domain: bool = False
     cues: set[str] = field(default_factory=set)
@@ -264,6 +293,19 @@ def _first(patterns: list[tuple[str, str]], text: str) -> str | None:
         if m and (best is None or m.start() < best[0]):
             best = (m.start(), value)
     return best[1] if best else None
+
+
+def _all_modes(text: str) -> list[str]:
+    """Every mode mentioned, in order of first mention; "qlora" is not also counted as "lora"."""
+    found: list[tuple[int, str]] = []
+    taken: list[tuple[int, int]] = []
+    for pattern, value in _MODE_PATTERNS:
+        for m in re.finditer(pattern, text, re.I):
+            if any(a <= m.start() < b for a, b in taken):
+                continue
+            taken.append((m.start(), m.end()))
+            found.append((m.start(), value))
+    return list(dict.fromkeys(v for _, v in sorted(found)))
 
 
 def _blank(text: str, m: re.Match) -> str:
@@ -310,9 +352,14 @@ def extract(question: str) -> Slots:
     text = re.sub(r"[\u3000\s]+", " ", text)
 
     s.is_log = _looks_like_log(raw)
+    if s.is_log:   # read the question's own words, not GPU names or "3B" inside a bus id
+        text = re.sub(r"[\u3000\s]+", " ", user_words(raw).lower().replace("×", "x").replace("，", ","))
     s.out_of_scope = bool(_OUT_OF_SCOPE_RE.search(text))
     s.in_domain = bool(_DOMAIN_RE.search(text)) or s.is_log
     work = text
+
+    # --- the user's own price quotes: 按小时 2 元 / 2元/小时 / ¥5 per hour / 包月 1200 元 / ¥3,000 per month --
+    work = _extract_quotes(work, s)
 
     # --- budget: 预算5万 / 5万块 / budget 50k / ¥30000 / 3万元 ------------------------------
     m = re.search(rf"(?:预算|budget(?: of| is)?|经费|不超过|最多花|花)\s*(?:[:：是为]|大概|约|只有|in)?\s*"
@@ -368,7 +415,7 @@ def extract(question: str) -> Slots:
     else:
         m = re.search(r"(?:上下文|context(?: length)?|ctx|seq(?:uence)?[\s_]*(?:len(?:gth)?)?|序列长度|长度)\s*"
                       r"(?:[:=：是为]|of)?\s*(?P<num>\d{3,7})", work, re.I) or \
-            re.search(r"(?P<num>\d{3,7})\s*(?:的)?\s*(?:上下文|context|ctx|序列长度|seq)", work, re.I)
+            re.search(r"(?P<num>\d{3,7})[\s-]*(?:的)?\s*(?:上下文|context|ctx|序列长度|seq|tokens?\b|token 的)", work, re.I)
         if m:
             s.context = int(m.group("num"))
             work = _blank(work, m)
@@ -395,14 +442,45 @@ def extract(question: str) -> Slots:
 
     # --- modes, precision, optimizer, ZeRO ------------------------------------------------------
     s.mode = _first(_MODE_PATTERNS, text)
+    s.modes = _all_modes(text)
     if s.mode is None and re.search(r"微调|fine[\s\-]*tun|finetun|\bft\b|sft|精调", text, re.I):
         s.finetune = True
-    s.training = bool(re.search(r"训练|训|train|微调|fine[\s\-]*tun|finetun|预训练", text, re.I))
+    s.training = bool(re.search(r"训练|训|train|微调|fine[\s\-]*tun|finetun|预训练|adam|优化器|optimizer|梯度|"
+                                r"gradient|activation|激活|offload|zero|fsdp|deepspeed|lora|trainable", text, re.I))
+    if re.search(r"no (?:activation )?recomputation|without (?:activation |gradient )?checkpointing|"
+                 r"no (?:gradient |activation )?checkpointing|不开(?:梯度)?检查点|不重算|关闭重计算|不做重计算", text, re.I):
+        s.checkpointing = "none"
+    elif re.search(r"selective (?:activation )?recomputation|选择性重计算", text, re.I):
+        s.checkpointing = "selective"
+    if re.search(r"offload|卸载", text, re.I) and \
+            not re.search(r"(?:不许|不要|不用|不能|不开|不做|关闭|禁用|no|without|not|don't)\s*(?:cpu\s*)?(?:offload|卸载)",
+                          text, re.I):
+        s.offload = "optimizer_and_params" if re.search(r"param|参数", text, re.I) and \
+            re.search(r"zero[\s-]*3|fsdp", text, re.I) else "optimizer"
+    m = re.search(r"(?:rank|秩|\br)\s*[=:]?\s*(\d{1,3})\b", text, re.I)
+    if m and re.search(r"lora", text, re.I):
+        s.lora_rank = int(m.group(1))
+    targets = re.findall(r"\b([qkvo]|gate|up|down)_proj\b", text, re.I)
+    if targets:
+        s.lora_targets = ",".join(dict.fromkeys(t.lower() for t in targets))
     s.precision = _first(_PRECISION_PATTERNS, text)
     s.optimizer = _first(_OPTIMIZER_PATTERNS, text)
-    m = _ZERO_RE.search(text)
+    stage = re.search(r"zero[\s\-_]*(?:stage[\s\-_]*)?([0-3])", text, re.I)
+    if stage:
+        s.zero_stage = int(stage.group(1))
+    elif _ZERO_RE.search(text):
+        s.zero_stage = 3   # "FSDP" / "DeepSpeed" without a stage: full sharding
+
+    # --- impossible inputs: a negative model size, a fraction of a GPU, zero GPUs --------------------
+    m = re.search(r"(?:(?<![\w.])-|负)\s*(\d+(?:\.\d+)?)\s*([bm]|亿)(?![a-z])", text, re.I)
     if m:
-        s.zero_stage = int(m.group(1)) if m.group(1) else 3
+        s.invalid.append((f"模型大小不能是负数（「{m.group(0).strip()}」）。请给出正的参数量。",
+                          f"A model size cannot be negative ('{m.group(0).strip()}'); give a positive parameter count."))
+    m = re.search(r"(?<![\d.])(\d*\.\d+|0)\s*(?:张|块|个)?\s*(?:gpus?|cards?|卡|张|块)", text, re.I)
+    if m and not float(m.group(1)).is_integer() or (m and float(m.group(1)) == 0):
+        s.invalid.append((f"GPU 只能按整张租用，「{m.group(0).strip()}」不是有效的卡数（至少 1 张）。",
+                          f"GPUs are rented as whole cards; '{m.group(0).strip()}' is not a valid GPU count "
+                          "(at least 1)."))
 
     # --- intent cues ------------------------------------------------------------------------------
     for cue, rx in _CUE_RE.items():
@@ -416,6 +494,33 @@ def extract(question: str) -> Slots:
     return s
 
 
+_MONEY = r"(?:¥|￥|rmb\s*|cny\s*)?(?<![a-z0-9.])(?P<amt>\d[\d,]*(?:\.\d+)?)\s*(?P<mul>万|千|k|w)?\s*(?:元|块钱|块|rmb|cny|yuan)?"
+# A suffix-form quote ("1200元/月", "¥5 per hour") must say it is money, or "A100一个月" would read as ¥100/month.
+_MONEY_MARKED = (r"(?:(?:¥|￥|rmb\s*|cny\s*)(?P<amt>\d[\d,]*(?:\.\d+)?)\s*(?P<mul>万|千|k|w)?|"
+                 r"(?<![a-z0-9.])(?P<amt2>\d[\d,]*(?:\.\d+)?)\s*(?P<mul2>万|千|k|w)?\s*(?:元|块钱|块|rmb|cny|yuan))")
+_QUOTE_RES = {  # (prefix form "包月 1200 元", suffix form "1200元/月") per billing unit
+    "hourly_quote_cny": (re.compile(rf"(?:按小时|每小时|一小时|小时价|时租)\s*(?:是|要|收)?\s*{_MONEY}", re.I),
+                         re.compile(rf"{_MONEY_MARKED}\s*(?:/|每|一|per|an?)\s*(?:小时|h\b|hr\b|hour)", re.I)),
+    "monthly_quote_cny": (re.compile(rf"(?:包月|月租|每月|一个月|按月)\s*(?:是|要|收)?\s*{_MONEY}", re.I),
+                          re.compile(rf"{_MONEY_MARKED}\s*(?:/|每|一|per|an?)\s*(?:个?月|month)", re.I)),
+}
+
+
+def _extract_quotes(work: str, s: Slots) -> str:
+    for attr, patterns in _QUOTE_RES.items():
+        for rx in patterns:
+            m = rx.search(work)
+            groups = m.groupdict() if m else {}
+            amount = groups.get("amt") or groups.get("amt2")
+            if amount:
+                value = _parsed(parse_money_cny, amount.replace(",", "") + (groups.get("mul") or groups.get("mul2") or ""))
+                if value:
+                    setattr(s, attr, value)
+                    work = _blank(work, m)
+                    break
+    return work
+
+
 def _extract_gpus(work: str, s: Slots) -> str:
     for m in list(_GPU_RE.finditer(work)):
         name = _canonical_gpu(re.sub(r"\s+", " ", m.group("name").strip()))
@@ -427,7 +532,9 @@ def _extract_gpus(work: str, s: Slots) -> str:
         count = _count_near(work, m)
         if count is not None and s.gpu_count is None:
             s.gpu_count = count
-    # counts without a GPU name: "换成8卡", "用两张卡", "2 gpus", "单卡", "双卡"
+    # counts without a GPU name: "换成8卡", "用两张卡", "2 gpus", "单卡", "双卡", "a single 24 GB GPU"
+    if s.gpu_count is None and re.search(r"\b(?:a single|single|one)\s+(?:\d+\s*gb\s+)?(?:gpu|card)\b", work, re.I):
+        s.gpu_count = 1
     if s.gpu_count is None:
         m = re.search(rf"(?P<num>\d+|{_CN_NUM})\s*(?:张|块|卡|个gpu|gpus?|cards?|x\s*gpu|of them)(?![a-z])", work, re.I) or \
             re.search(r"(?P<num>单|双)(?:卡|机)", work)
@@ -531,16 +638,21 @@ def _extract_period(work: str, s: Slots) -> None:
 
 
 def _looks_like_log(text: str) -> bool:
-    """A pasted log: several lines with log markers, or one unmistakable log line."""
-    hits = len(LOG_MARKERS.findall(text))
-    lines = text.count("\n") + 1
-    if hits >= 2:
+    """A pasted log: one line only a machine prints, or several weak markers over several lines."""
+    if STRONG_LOG_MARKERS.search(text):
         return True
-    if hits == 1 and (lines >= 3 or re.search(r"nvrm: xid|cuda out of memory|tried to allocate|"
-                                               r"fell off the bus|watchdog caught|avg bus bandwidth", text, re.I)):
-        return True
-    # the nvidia-smi table header
-    return bool(re.search(r"\|\s*NVIDIA-SMI\s+\d|GPU\s+Name\s+.*Persistence", text, re.I))
+    return len(LOG_MARKERS.findall(text)) >= 2 and text.count("\n") >= 2
+
+
+def user_words(text: str) -> str:
+    """The user's own lines around a pasted log ("合同写的是 8 卡 A100，输出如下" / "is this normal?")."""
+    keep = []
+    for line in (text or "").splitlines():
+        if STRONG_LOG_MARKERS.search(line) or LOG_MARKERS.search(line) or re.match(r"\s*[|+#=\-]", line):
+            continue
+        if re.search(r"[\u4e00-\u9fff]", line) or re.search(r"\?\s*$", line) or len(line.split()) >= 4:
+            keep.append(line)
+    return "\n".join(keep)
 
 
 def _fmt(x: float) -> str:

@@ -1,0 +1,336 @@
+"""Renderers for GPU facts and money: `gpu_specs`, `gpu_price`, `interconnect_advice`."""
+from __future__ import annotations
+
+import re
+
+from assistant.offline.render import Writer, num
+from assistant.offline.render_tools import (Context, bi, cat_words, gb, generic, money, money_range, pct,
+                                            renderer)
+from assistant.offline.types import ToolResult
+
+
+def _short_gpu(g: dict) -> str:
+    name = g.get("name") or g.get("id") or "?"
+    return name.replace("NVIDIA ", "").replace("GeForce ", "")
+
+
+# ---------------------------------------------------------------- gpu_specs ----------------------
+_SPEC_FIELDS = (  # (field, zh label, en label, unit)
+    ("memory_gb", "显存", "memory", "GB"),
+    ("mem_bw_gbs", "显存带宽", "memory bandwidth", "GB/s"),
+    ("bf16_dense_tflops", "BF16 稠密算力", "BF16 dense", "TFLOPS"),
+    ("fp8_dense_tflops", "FP8 稠密算力", "FP8 dense", "TFLOPS"),
+    ("nvlink_gbs_bidir", "NVLink（双向合计）", "NVLink (bidirectional total)", "GB/s"),
+    ("tdp_w", "功耗", "power", "W"),
+)
+
+
+_ASKED = (  # (question pattern, field, sparse field, zh, en, unit)
+    (r"带宽|bandwidth", "mem_bw_gbs", None, "显存带宽", "memory bandwidth", "GB/s"),
+    (r"多大显存|显存多大|显存是多少|多少显存|显存容量|memory capacity|memory size|how much (?:memory|vram)|\bvram\b|"
+     r"memory and", "memory_gb", None, "显存", "memory", "GB"),
+    (r"fp8", "fp8_dense_tflops", "fp8_sparse_tflops", "FP8 稠密算力", "dense FP8 throughput", "TFLOPS"),
+    (r"tf32", "tf32_dense_tflops", "tf32_sparse_tflops", "TF32 稠密算力", "dense TF32 throughput", "TFLOPS"),
+    (r"fp32|单精度", "fp32_tflops", None, "FP32 算力", "FP32 throughput", "TFLOPS"),
+    (r"int8", "int8_dense_tops", "int8_sparse_tops", "INT8 稠密算力", "dense INT8 throughput", "TOPS"),
+    (r"算力|tflops|flops|bf16|fp16|throughput|半精度", "bf16_dense_tflops", "bf16_fp16_sparse_tflops",
+     "BF16 稠密算力", "dense BF16 throughput", "TFLOPS"),
+    (r"功耗|power|tdp|瓦", "tdp_w", None, "功耗", "power (TDP)", "W"),
+)
+
+
+def _direct_spec_answer(w: Writer, g: dict, name: str, question: str) -> None:
+    """Answer the asked attribute(s) in the first sentence ("4090的显存带宽是多少" → 1008 GB/s)."""
+    if re.search(r"nvlink", question, re.I) and not re.search(r"带宽|bandwidth", question, re.I):
+        v = g.get("nvlink_gbs_bidir")
+        if v:
+            w.add("verdict", f"有。{name} 的 NVLink 带宽为 {num(v)} GB/s（双向合计）。",
+                  f"Yes. The {name} has NVLink at {num(v)} GB/s (bidirectional total).")
+        elif v is not None:
+            w.add("verdict", f"没有。{name} 不支持 NVLink，多卡之间只能走 PCIe。",
+                  f"No. The {name} has no NVLink; multi-GPU traffic goes over PCIe.")
+        return
+    if re.search(r"nvlink", question, re.I) and g.get("nvlink_gbs_bidir") is not None:
+        v = g["nvlink_gbs_bidir"]
+        w.add("verdict", f"{name} 的 NVLink 带宽为 {num(v)} GB/s（双向合计，单向减半）。" if v else
+              f"{name} 没有 NVLink。", f"The {name}'s NVLink bandwidth is {num(v)} GB/s (bidirectional total; "
+              "half each way)." if v else f"The {name} has no NVLink.")
+        return
+    if re.search(r"fp8", question, re.I) and g.get("fp8_supported") is False:
+        w.add("verdict", f"不支持。{name} 没有 FP8 张量核心，训练用 BF16/FP16（或 TF32）。",
+              f"No. The {name} has no FP8 tensor cores; train in BF16/FP16 (or TF32).")
+        return
+    q = re.sub(r"fp32[\s-]*(?:accumulat\w*|累加)", "", question, flags=re.I)   # "BF16 (FP32 accumulate)"
+    shown, precision_named = 0, False
+    for pattern, field, sparse, zh, en, unit in _ASKED:
+        if shown >= 2 or not re.search(pattern, q, re.I):
+            continue
+        if field == "bf16_dense_tflops" and precision_named and not re.search(r"bf16|fp16|半精度", q, re.I):
+            continue   # "TF32 算力" asked for TF32 only
+        precision_named = precision_named or field.endswith(("tflops", "tops"))
+        v = g.get(field)
+        if v is None:
+            w.add("verdict", f"{name} 没有{zh}这一项（不支持）。", f"The {name} has no {en} figure (not supported).")
+        else:
+            sv = g.get(sparse) if sparse else None
+            extra_zh = f"（带 2:4 稀疏的标称值是 {num(sv)}，宣传页常写这个）" if sv else ""
+            extra_en = f" ({num(sv)} with 2:4 sparsity, the figure datasheets headline)" if sv else ""
+            w.add("verdict", f"{name} 的{' ' if zh[0].isascii() else ''}{zh}是 {num(v)} {unit}{extra_zh}。",
+                  f"The {name}'s {en} is {num(v)} {unit}{extra_en}.")
+        shown += 1
+
+
+_NOTE_TOPICS = {  # seed-note id → words in a question that make it relevant (0 = generally useful)
+    "tf32_opt_in": r"tf32|改代码|code change",
+    "fp8_also_on_ada": r"fp8|transformer engine",
+    "pcie_vs_nvlink_bidirectional": r"pcie|nvlink|sxm|互联|64|600",
+    "h100_pcie_not_3_35": r"3\.35|pcie|带宽|bandwidth",
+    "a100_form_factor_bandwidth": r"2\.0|pcie|sxm|带宽|bandwidth",
+    "rtx4090_pcie_gen_p2p": r"p2p|pcie|多卡|nvlink|带宽|bandwidth",
+    "dense_vs_sparse": r"稀疏|sparse|1979|624|tflops|算力",
+}
+
+
+def _note_relevance(note: dict, question: str) -> int:
+    pattern = _NOTE_TOPICS.get(str(note.get("id")))
+    if pattern is None:
+        return -1
+    return 2 if re.search(pattern, question, re.I) else 0
+
+
+@renderer("gpu_specs")
+def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
+    gpus = [g for g in r.result.get("gpus") or [] if isinstance(g, dict)]
+    if not gpus:
+        return generic(w, r, ctx)
+    names = [_short_gpu(g) for g in gpus]
+    if len(gpus) == 1:
+        g = gpus[0]
+        _direct_spec_answer(w, g, names[0], ctx.question)
+        parts_zh, parts_en = [], []
+        for field, zh, en, unit in _SPEC_FIELDS:
+            v = g.get(field)
+            if v is None:
+                continue
+            if field == "nvlink_gbs_bidir" and not v:
+                parts_zh.append("没有 NVLink")
+                parts_en.append("no NVLink")
+                continue
+            mem_type = g.get("memory_type") if field == "memory_gb" and g.get("memory_type") else ""
+            parts_zh.append(f"{zh}{'' if zh.endswith('）') else ' '}{num(v)} {unit}" + (f" {mem_type}" if mem_type else ""))
+            parts_en.append(f"{en} {num(v)} {unit}" + (f" {mem_type}" if mem_type else ""))
+        w.add("verdict", f"{names[0]}：" + "，".join(parts_zh) + "。", f"{names[0]}: " + ", ".join(parts_en) + ".")
+        if g.get("china_availability") and w.lang == "en":
+            w.add("numbers", "", g["china_availability"])
+    else:
+        rows = {row.get("field"): row for row in r.result.get("comparison") or [] if isinstance(row, dict)}
+        leads: dict[int, list[tuple[str, str]]] = {}
+        for field, zh, en, unit in _SPEC_FIELDS:
+            row = rows.get(field)
+            if not row:
+                continue
+            values = row.get("values") or []
+            none = w.t("无", "none")
+            cells = [f"{names[i]} {none}" if field == "nvlink_gbs_bidir" and v == 0 else
+                     f"{names[i]} {num(v)} {unit}" if v is not None else f"{names[i]} —" for i, v in enumerate(values)]
+            w.add("numbers", f"{zh}：" + "；".join(cells), f"{en[0].upper() + en[1:]}: " + "; ".join(cells))
+            best = row.get("best_index")
+            if isinstance(best, int) and field != "tdp_w" and len(set(v for v in values if v is not None)) > 1:
+                leads.setdefault(best, []).append((zh, en))
+        if leads:
+            zh_bits = [f"{names[i]} " + cat_words("的", "、".join(z for z, _ in f)) + "更高" for i, f in leads.items()]
+            en_bits = [f"{names[i]} leads on {', '.join(e for _, e in f)}" for i, f in leads.items()]
+            w.add("verdict", "纸面规格上，" + "；".join(zh_bits) + "。", "On paper, " + "; ".join(en_bits) + ".")
+        mems = [g.get("memory_gb") for g in gpus]
+        if len(set(mems)) == 1 and mems[0]:
+            w.add("verdict", f"显存一样大（都是 {num(mems[0])} GB），能装下的模型规模相同，差别在速度和多卡互联。",
+                  f"Memory is the same ({num(mems[0])} GB each), so they fit the same models; they differ in "
+                  "speed and multi-GPU links.")
+        w.add("next", "先按模型大小定显存下限，再比代际和互联，最后看价格；可以接着问「这几张卡一个月多少钱」。",
+              "Choose by memory floor first, then generation and interconnect, then price; ask next "
+              "\"how much per month for these cards\".")
+    for g in gpus:
+        if g.get("lookup_note"):
+            w.add("assumptions", bi(g["lookup_note"], "zh"), bi(g["lookup_note"], "en"))
+    for note in (r.result.get("notes") or [])[:1]:
+        w.add("assumptions", bi(note, "zh"), bi(note, "en"))
+    notes = [n for n in r.result.get("seed_notes") or [] if isinstance(n, dict)]
+    notes.sort(key=lambda n: -_note_relevance(n, ctx.question))
+    shown = 0
+    for note in notes:
+        if _note_relevance(note, ctx.question) >= 0 and shown < 2:
+            w.add("assumptions", "原文章的简化：" + (note.get("zh") or ""), "Where the seed article simplifies: "
+                  + (note.get("en") or ""))
+            shown += 1
+
+
+def _cheapest(w: Writer, prices: list[ToolResult]) -> None:
+    rows = []
+    for p in prices:
+        hourly = (p.result.get("hourly_cny") or {}).get("typical")
+        if isinstance(hourly, (int, float)):
+            rows.append((hourly, (p.result.get("gpu_name") or "?").replace("NVIDIA ", "").replace("GeForce ", "")))
+    if len(rows) < 2:
+        return
+    rows.sort()
+    (lo, lo_name), (hi, hi_name) = rows[0], rows[-1]
+    w.add("verdict", f"按典型租金，{lo_name} 最便宜（{money(lo)}/卡时），{hi_name} 最贵（{money(hi)}/卡时）；"
+                     "便宜不等于划算，还要看显存够不够、跑得多快。",
+          f"By typical rental price, the {lo_name} is cheapest ({money(lo)}/card-hour) and the {hi_name} the "
+          "most expensive ({money(hi)}/card-hour); cheaper is not better value unless the memory suffices "
+          "and the speed is acceptable.".replace("{money(hi)}", money(hi)))
+
+
+_ONE_PERIOD = {"hour": ("一小时", "an hour"), "day": ("一天", "a day"), "week": ("一周", "a week"),
+               "month": ("一个月", "a month"), "year": ("一年", "a year")}
+
+
+def _period_label(w: Writer, ctx: Context, result: dict) -> str:
+    s = ctx.slots
+    if s.period_unit and s.period_count == 1:
+        zh, en = _ONE_PERIOD[s.period_unit]
+        return w.t(zh, en)
+    hours = result.get("period_hours")
+    if hours:
+        return w.t(f"{num(hours)} 小时", f"{num(hours)} hours")
+    return ""
+
+
+# ---------------------------------------------------------------- gpu_price ----------------------
+@renderer("gpu_price", grouped=True)
+def gpu_price(w: Writer, r: ToolResult, ctx: Context) -> None:
+    prices = ctx.by_name("gpu_price")
+    several = len(prices) > 1
+    for p in prices:
+        res = p.result
+        name = (res.get("gpu_name") or res.get("gpu") or "?").replace("NVIDIA ", "").replace("GeForce ", "")
+        hourly, monthly = res.get("hourly_cny") or {}, res.get("monthly_cny") or {}
+        total = res.get("total_cny") or {}
+        count = res.get("count") or 1
+        period = _period_label(w, ctx, res) if res.get("period_hours") else ""
+        cards_zh = f"{count} 张 " if count and count > 1 else ""
+        cards_en = f"{count}× " if count and count > 1 else ""
+        quote, be = res.get("user_quote") or {}, res.get("break_even") or {}
+        if not several and quote.get("hourly_cny") and quote.get("monthly_cny") and be.get("hours_per_month_platform"):
+            hours = be["hours_per_month_platform"]
+            w.add("verdict", f"按你的报价（每小时 {money(quote['hourly_cny'])}、包月 {money(quote['monthly_cny'])}），"
+                             f"每月用满约 {num(hours)} 小时以上包月更划算（约合 {pct(be.get('vs_platform_monthly'))} 的开机时间）。",
+                  f"At your quotes ({money(quote['hourly_cny'])}/hour, {money(quote['monthly_cny'])}/month), monthly "
+                  f"billing wins above about {num(hours)} hours a month ({pct(be.get('vs_platform_monthly'))} utilisation).")
+            continue
+        lone = ctx.slots.hourly_quote_cny if not ctx.slots.monthly_quote_cny else None
+        if not several and lone and hourly.get("typical") is not None:
+            lo, hi = (hourly.get("typical_range") or [hourly.get("low"), hourly.get("high")])[:2]
+            where_zh = "偏贵" if hi is not None and lone > hi else "偏便宜" if lo is not None and lone < lo else "在常见区间内"
+            where_en = ("on the expensive side" if hi is not None and lone > hi else
+                        "on the cheap side" if lo is not None and lone < lo else "within the usual range")
+            w.add("verdict", f"你的报价 {money(lone)}/卡时{where_zh}：{name} 市场典型 {money(hourly['typical'])}/卡时"
+                             f"（常见 {money_range(lo, hi)}）。",
+                  f"Your quote of {money(lone)}/card-hour is {where_en}: the {name} typically rents for "
+                  f"{money(hourly['typical'])}/card-hour (usual {money_range(lo, hi)}).")
+        if total and period and not several:
+            rng = total.get("typical_range") or [total.get("low"), total.get("high")]
+            w.add("verdict",
+                  f"租 {cards_zh}{name} {period}，典型价约 {money(total.get('typical'))}"
+                  f"（常见区间 {money_range(*rng)}；最便宜的长租约 {money(total.get('low'))}，"
+                  f"公有云按量最高约 {money(total.get('high'))}）。",
+                  f"Renting {cards_en}{name} for {period} costs about {money(total.get('typical'))} typically "
+                  f"(usual range {money_range(*rng)}; long-term lease from {money(total.get('low'))}, "
+                  f"public-cloud on-demand up to {money(total.get('high'))}).")
+        elif hourly or monthly:
+            h_rng = hourly.get("typical_range") or [hourly.get("low"), hourly.get("high")]
+            m_rng = monthly.get("typical_range") or [monthly.get("low"), monthly.get("high")]
+            w.add("verdict" if not several else "numbers",
+                  f"{name}：按小时典型 {money(hourly.get('typical'))}/卡时（{money_range(*h_rng)}），"
+                  f"包月典型 {money(monthly.get('typical'))}/卡月（{money_range(*m_rng)}）。",
+                  f"{name}: typically {money(hourly.get('typical'))} per card-hour ({money_range(*h_rng)}), "
+                  f"{money(monthly.get('typical'))} per card-month ({money_range(*m_rng)}).")
+        if several:
+            continue
+        for market in res.get("by_market") or []:
+            w.add("numbers", f"{market.get('zh')}：{money(market.get('hourly_cny'))}/卡时，"
+                             f"{money(market.get('monthly_cny'))}/卡月",
+                  f"{market.get('en')}: {money(market.get('hourly_cny'))}/card-hour, "
+                  f"{money(market.get('monthly_cny'))}/card-month")
+        server = res.get("server_8card_monthly_cny") or {}
+        if server and (count >= 8 or ctx.slots.gpu_count):
+            w.add("numbers", f"整台 8 卡服务器月租典型 {money(server.get('typical'))}",
+                  f"A whole 8-card server: typically {money(server.get('typical'))} per month")
+        for advice in (res.get("advice") or [])[:2]:
+            w.add("alternatives", bi(advice, "zh"), bi(advice, "en"))
+        if res.get("proxy"):
+            w.add("assumptions", "这张卡没有直接的报价数据，用的是相近型号的价格作参考。",
+                  "There is no direct price data for this card; a similar card's price is used as a proxy.")
+    first = prices[0].result if prices else {}
+    if several:
+        _cheapest(w, prices)
+    if first.get("as_of"):
+        w.add("assumptions", f"价格数据截至 {first['as_of']}，可信度 {first.get('confidence', '')}；人民币、不含存储和带宽。",
+              f"Price data as of {first['as_of']}, confidence {first.get('confidence', '')}; CNY, excluding "
+              "storage and bandwidth.")
+    if first.get("warning"):
+        w.add("next", bi(first["warning"], "zh"), bi(first["warning"], "en"))
+
+
+# ---------------------------------------------------------------- interconnect -----------------
+_STATUS = {"ok": ("✓", "✓"), "warn": ("注意", "warning"), "fail": ("不行", "fails"), "info": ("提示", "note")}
+
+
+@renderer("interconnect_advice", grouped=True)
+def interconnect_advice(w: Writer, r: ToolResult, ctx: Context) -> None:
+    results = ctx.by_name("interconnect_advice")
+    several = len(results) > 1
+    by_topology = several and all(x.args.get("topology") for x in results)
+    if by_topology:
+        parts_zh, parts_en = [], []
+        for x in results:
+            bw, sync = x.result.get("expected_busbw") or {}, x.result.get("gradient_sync") or {}
+            topo = str(x.args.get("topology")).replace("pcie", "PCIe").replace("nvswitch", "NVSwitch")
+            t_zh = f"，同步一次梯度约 {num(sync['seconds_low'])}–{num(sync.get('seconds_high'))} 秒" \
+                if sync.get("seconds_low") is not None else ""
+            t_en = f", one gradient all-reduce about {num(sync['seconds_low'])}–{num(sync.get('seconds_high'))} s" \
+                if sync.get("seconds_low") is not None else ""
+            if bw.get("low_gbs") is None:
+                continue
+            parts_zh.append(f"{topo} 预期 busbw 约 {num(bw.get('low_gbs'))}–{num(bw.get('high_gbs'))} GB/s{t_zh}")
+            parts_en.append(f"{topo}: expected busbw about {num(bw.get('low_gbs'))}–{num(bw.get('high_gbs'))} GB/s{t_en}")
+        n = (results[0].result.get("expected_busbw") or {}).get("n_gpus") or results[0].args.get("n_gpus")
+        if parts_zh:
+            w.add("verdict", (f"同样 {num(n)} 张卡：" if n else "") + "；".join(parts_zh) + "。",
+                  (f"Same {num(n)} GPUs — " if n else "") + "; ".join(parts_en) + ".")
+    elif several:
+        ok = [x for x in results if all(rule.get("status") != "fail" for rule in x.result.get("rules") or [])]
+        nets = [str(x.args.get("network")) for x in ok]
+        w.add("verdict", "多机训练，机间网络至少要 100G 且支持 RDMA（IB 或 RoCE）；10G 以太网只够单机。"
+              + (f"下面三种里能用的是：{'、'.join(nets)}。" if nets else ""),
+              "Multi-node training needs at least 100G with RDMA (InfiniBand or RoCE) between servers; 10G "
+              "Ethernet is for single-node only." + (f" Of the three below, usable: {', '.join(nets)}." if nets else ""))
+    for x in results:
+        res = x.result
+        bw = res.get("expected_busbw") or {}
+        label = str(x.args.get("network") or res.get("topology") or "").replace("pcie", "PCIe")
+        if bw.get("mid_gbs") is not None and not by_topology:
+            w.add("numbers", f"{label}：预期 all-reduce busbw 约 {num(bw.get('low_gbs'))}–{num(bw.get('high_gbs'))} GB/s"
+                  f"（单向口径；拓扑 {res.get('topology')}）",
+                  f"{label}: expected all-reduce busbw about {num(bw.get('low_gbs'))}–{num(bw.get('high_gbs'))} GB/s "
+                  f"(per direction; topology {res.get('topology')})")
+        for rule in res.get("rules") or []:
+            status = rule.get("status")
+            target = "verdict" if not several and status in ("fail", "warn") else "findings"
+            mark_zh, mark_en = _STATUS.get(str(status), ("", ""))
+            w.add(target, f"{mark_zh}：{rule.get('zh')}" if target == "findings" else rule.get("zh") or "",
+                  f"{mark_en}: {rule.get('en')}" if target == "findings" else rule.get("en") or "")
+        sync = res.get("gradient_sync") or {}
+        if sync.get("seconds_low") is not None and not by_topology:
+            w.add("numbers", f"每步同步 {gb(sync.get('gb'))} GB 梯度约需 {num(sync['seconds_low'])}–{num(sync.get('seconds_high'))} 秒"
+                  f"（{sync.get('formula', '')}）",
+                  f"Each step's {gb(sync.get('gb'))} GB gradient sync takes about {num(sync['seconds_low'])}–"
+                  f"{num(sync.get('seconds_high'))} s ({sync.get('formula', '')})")
+        if not several and bw.get("note"):
+            w.add("assumptions", bi(bw["note"], "zh"), bi(bw["note"], "en"))
+    if not w.parts["verdict"] and results:
+        w.add("verdict", "这个配置的互联没有明显短板。", "No obvious interconnect bottleneck for this setup.")
+    for note in (results[0].result.get("notes") or [])[:1] if results else []:
+        w.add("assumptions", bi(note, "zh"), bi(note, "en"))
+    w.add("next", "租到后跑 nccl-tests 的 all_reduce_perf，把输出贴给我，我对照预期 busbw 帮你判断。",
+          "Once rented, run nccl-tests all_reduce_perf and paste the output; I will compare it with the expected busbw.")

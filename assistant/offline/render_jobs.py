@@ -1,0 +1,159 @@
+"""Renderers for whole jobs: `estimate_training_time` and `plan_configurations`."""
+from __future__ import annotations
+
+import re
+
+from assistant.offline.render import Writer, num
+from assistant.offline.render_memory import fit_sentence, seed_rule_line
+from assistant.offline.render_tools import (Context, article, bi, big, gb, money, money_range, pct, renderer,
+                                            tokens_text, zh_en)
+from assistant.offline.types import ToolResult
+
+
+@renderer("estimate_training_time")
+def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
+    res = r.result
+    days, hours, gpu_h = res.get("days") or {}, res.get("wall_hours") or {}, res.get("gpu_hours") or {}
+    cost, mfu = res.get("cost_cny") or {}, res.get("mfu") or {}
+    n, card = res.get("n_gpus") or 1, str(res.get("gpu_name") or res.get("gpu") or "").replace("NVIDIA ", "")
+    params = res.get("params")
+    size = f"{params / 1e9:.3g}B" if isinstance(params, (int, float)) else ""
+    toks = tokens_text(w, res.get("tokens"))
+    asks_gpu_hours = re.search(r"gpu[\s-]*hours?|卡时|机时|算力总量", ctx.question, re.I)
+    if (asks_gpu_hours or not ctx.slots.gpu_count) and gpu_h.get("mid") is not None:
+        # No GPU count given (or GPU-hours asked): the total work is the answer; days depend on the count.
+        w.add("verdict",
+              f"训练 {size} 模型、{toks} token 大约需要 {big(gpu_h['mid'])} 卡时（{card}，按 MFU {pct(mfu.get('mid'))}；"
+              f"区间 {big(gpu_h.get('low'))}–{big(gpu_h.get('high'))}），平台价约 {money(cost.get('mid'))}。",
+              f"Training {article(size)} {size} model on {toks} tokens takes about {big(gpu_h['mid'])} GPU-hours on {card} "
+              f"(at {pct(mfu.get('mid'))} MFU; range {big(gpu_h.get('low'))}–{big(gpu_h.get('high'))}), about "
+              f"{money(cost.get('mid'))} at platform prices.")
+        if days.get("mid") is not None:
+            w.add("verdict", f"用 {num(n)} 张卡要约 {big(days['mid'])} 天；卡数翻倍，时间大致减半。",
+                  ("On one GPU" if n == 1 else f"On {num(n)} GPUs") +
+                  f" that is about {big(days['mid'])} days; doubling the GPUs roughly halves it.")
+    elif days.get("mid") is not None:
+        w.add("verdict",
+              f"用 {num(n)} 张 {card} 训练 {size} 模型、{toks} token，大约要 {num(round(days['mid']))} 天"
+              f"（按 MFU {pct(mfu.get('mid'))} 估；顺利时 {num(round(days['low']))} 天，保守 {num(round(days['high']))} 天）。",
+              f"Training {article(size)} {size} model on {toks} tokens with {num(n)} × {card} takes about "
+              f"{num(round(days['mid']))} days (at {pct(mfu.get('mid'))} MFU; {num(round(days['low']))} days if things go "
+              f"well, {num(round(days['high']))} days conservatively).")
+    if hours.get("mid") is not None:
+        w.add("numbers", f"墙钟时间约 {big(hours['mid'])} 小时，共 {big(gpu_h.get('mid', 0))} 卡时"
+              f"（区间 {big(gpu_h.get('low', 0))}–{big(gpu_h.get('high', 0))} 卡时）",
+              f"Wall-clock about {big(hours['mid'])} hours; {big(gpu_h.get('mid', 0))} GPU-hours "
+              f"(range {big(gpu_h.get('low', 0))}–{big(gpu_h.get('high', 0))})")
+    if res.get("flops") is not None:
+        w.add("numbers", f"计算量 {res.get('flops_formula', '6·N·D')} ≈ {res['flops']:.2g} FLOPs，"
+              f"单卡峰值 {num(res.get('peak_tflops_per_gpu'))} TFLOPS（{res.get('precision_used', 'bf16')} 稠密）",
+              f"Compute {res.get('flops_formula', '6·N·D')} ≈ {res['flops']:.2g} FLOPs; peak "
+              f"{num(res.get('peak_tflops_per_gpu'))} TFLOPS per GPU ({res.get('precision_used', 'bf16')} dense)")
+    if cost.get("mid") is not None:
+        w.add("numbers", f"费用约 {money(cost['mid'])}（{money_range(cost.get('low'), cost.get('high'))}，"
+              f"按每卡时 {money((res.get('price_per_gpu_hour_cny') or {}).get('mid'))} 的平台价）",
+              f"Cost about {money(cost['mid'])} ({money_range(cost.get('low'), cost.get('high'))}, at the platform "
+              f"price of {money((res.get('price_per_gpu_hour_cny') or {}).get('mid'))} per GPU-hour)")
+    by_market = res.get("cost_cny_by_market") or {}
+    if by_market.get("long_term_lease") and by_market.get("public_cloud_on_demand"):
+        w.add("numbers", f"长租整机约 {money(by_market['long_term_lease'])}，公有云按量约 "
+              f"{money(by_market['public_cloud_on_demand'])}",
+              f"Long-term lease about {money(by_market['long_term_lease'])}; public-cloud on-demand about "
+              f"{money(by_market['public_cloud_on_demand'])}")
+    comm = res.get("comm") or {}
+    if comm.get("note"):
+        w.add("assumptions", bi(comm["note"], "zh"), bi(comm["note"], "en"))
+    if res.get("mfu_source"):
+        w.add("assumptions", "MFU（实际算力利用率）取经验区间，真实值取决于代码、batch 和通信。",
+              "MFU (model FLOPs utilisation) is a typical band; the real figure depends on code, batch and communication.")
+    for note in res.get("notes") or []:
+        if isinstance(note, str) and not note.startswith("模型 / model"):
+            w.add("assumptions", bi(note, "zh"), bi(note, "en"))
+    for warn in res.get("warnings") or []:
+        if isinstance(warn, str):
+            w.add("assumptions", bi(warn, "zh"), bi(warn, "en"))
+    if days.get("mid") and days["mid"] > 60:
+        w.add("alternatives", "时间太长：加卡（时间大致和卡数成反比，但多机要 IB/RoCE 网络）、换 H100/H800 这类更快的卡，或减少训练 token。",
+              "Too long: add GPUs (time scales roughly inversely, but multi-node needs IB/RoCE), use faster cards "
+              "such as H100/H800, or train on fewer tokens.")
+    if not ctx.slots.gpus:
+        w.add("assumptions", f"你没指定卡型，这里按 {card} 计算。", f"No GPU was named, so the {card} is assumed.")
+    w.add("next", "先租几个小时跑一小段，用实测的每秒 token 数校准 MFU，再决定租多久。",
+          "Rent for a few hours first, measure tokens per second to calibrate the MFU, then decide how long to rent.")
+
+
+# ---------------------------------------------------------------- plans -------------------------
+def _option_line(w: Writer, o: dict) -> tuple[str, str]:
+    card = str(o.get("gpu_name") or o.get("gpu") or "").replace("NVIDIA ", "").replace("GeForce ", "")
+    nodes = o.get("nodes") or 1
+    where_zh = f"，{num(nodes)} 台" if nodes > 1 else ""
+    where_en = f", {num(nodes)} servers" if nodes > 1 else ""
+    cost, days = o.get("cost_cny") or {}, o.get("days") or {}
+    per_hour = "hour" in str(o.get("cost_basis") or "") and "whole run" not in str(o.get("cost_basis") or "")
+    per_month = "month" in str(o.get("cost_basis") or "")
+    if per_hour:
+        cost_zh, cost_en = f"整套约 {money(cost.get('mid'))}/小时", f"about {money(cost.get('mid'))}/hour for the set"
+    elif per_month:
+        cost_zh, cost_en = f"约 {money(cost.get('mid'))}/月", f"about {money(cost.get('mid'))}/month"
+    else:
+        cost_zh = f"总费用约 {money(cost.get('mid'))}（{money_range(cost.get('low'), cost.get('high'))}）"
+        cost_en = f"total about {money(cost.get('mid'))} ({money_range(cost.get('low'), cost.get('high'))})"
+    time_zh = f"，约 {gb(days.get('low'))}–{gb(days.get('high'))} 天" if days.get("mid") is not None else ""
+    time_en = f", about {gb(days.get('low'))}–{gb(days.get('high'))} days" if days.get("mid") is not None else ""
+    head = f"{num(o.get('count'))} × {card}"
+    link_zh, link_en = bi(str(o.get("interconnect") or ""), "zh"), bi(str(o.get("interconnect") or ""), "en")
+    return (f"{head}（{link_zh}{where_zh}）：每卡约 {gb(o.get('per_gpu_gb'))} GB{time_zh}，{cost_zh}",
+            f"{head} ({link_en}{where_en}): about {gb(o.get('per_gpu_gb'))} GB per GPU{time_en}, {cost_en}")
+
+
+@renderer("plan_configurations")
+def plan_configurations(w: Writer, r: ToolResult, ctx: Context) -> None:
+    res = r.result
+    options = [o for o in res.get("options") or [] if isinstance(o, dict)]
+    feasible = [o for o in options if o.get("feasible", True)]
+    if feasible:
+        zh, en = _option_line(w, feasible[0])
+        w.add("verdict", "首选：" + zh + "。", "Best option: " + en + ".")
+        why = feasible[0].get("why")
+        if why:
+            w.add("verdict", bi(why, "zh"), bi(why, "en"))
+    else:
+        w.add("verdict", "在你给的条件下找不到可行的配置。", "No configuration meets the constraints you gave.")
+        for e in ctx.by_name("estimate_memory"):   # why: the job's memory against the card asked for
+            sentence = fit_sentence(w, e.result, lead=False)
+            if sentence:
+                w.add("verdict", *sentence)
+            if e.result.get("mode") == "full":
+                seed_rule_line(w, e.result)
+    if ctx.slots.finetune and not ctx.slots.mode and res.get("mode") == "lora":
+        w.add("assumptions", "你说的是「微调」，没说全量还是 LoRA，这里按 LoRA 算；要全量微调可以接着问「全量呢」。",
+              "You said fine-tune without saying full or LoRA, so LoRA is assumed; ask \"what about full fine-tuning?\" "
+              "for the other.")
+    budget, deadline = res.get("budget_cny"), res.get("deadline_hours")
+    if budget or deadline:
+        w.add("assumptions", "约束：" + "，".join(x for x in (
+            f"预算 {money(budget)}" if budget else "", f"工期 {num(deadline)} 小时内" if deadline else "") if x),
+              "Constraints: " + ", ".join(x for x in (
+            f"budget {money(budget)}" if budget else "", f"finish within {num(deadline)} hours" if deadline else "") if x))
+    for o in feasible[1:5]:
+        zh, en = _option_line(w, o)
+        note = bi(o.get("why") or "", w.lang)
+        w.add("alternatives", f"#{num(o.get('rank'))} {zh}" + (f"（{note}）" if note else ""),
+              f"#{num(o.get('rank'))} {en}" + (f" ({note})" if note else ""))
+    for o in feasible[:1]:
+        if o.get("billing"):
+            w.add("next", bi(o["billing"], "zh"), bi(o["billing"], "en"))
+        for note in o.get("notes") or []:
+            w.add("assumptions", bi(note, "zh"), bi(note, "en"))
+    for bad in (res.get("infeasible") or [])[:3]:
+        if isinstance(bad, dict):
+            card = str(bad.get("gpu_name") or bad.get("gpu") or "")
+            reason = bad.get("why") or bad.get("reason") or ""
+            w.add("findings", f"不可行：{card} — {bi(str(reason), 'zh')}", f"Not feasible: {card} — {bi(str(reason), 'en')}")
+    for a in (res.get("assumptions") or [])[:4]:
+        w.add("assumptions", *zh_en(a))
+    if res.get("tokens") is None and res.get("mode") != "inference":
+        w.add("next", "告诉我训练数据量（token 数，或样本数 × 序列长度 × 轮数），就能算出要跑几天、总共花多少钱。",
+              "Tell me the training data size (tokens, or samples × sequence length × epochs) to get days and total cost.")
+    if res.get("warning"):
+        w.add("next", *zh_en(res["warning"]))

@@ -1,0 +1,399 @@
+"""Renderers for memory sizing: `estimate_memory`, `find_min_gpus`, `find_max_fit`, `lookup_model`."""
+from __future__ import annotations
+
+import re
+
+from assistant.offline.render import Writer, num
+from assistant.offline.render_tools import (Context, article, bi, big, cat_words, gb, generic, mode_label,
+                                            renderer)
+from assistant.offline.types import ToolResult
+
+
+def _model_label(w: Writer, est: dict) -> str:
+    name = str(est.get("model") or "")
+    if est.get("model_kind") == "generic" or name.startswith("generic-"):
+        size = name.replace("generic-", "")
+        return w.t(f"{size} 模型", f"{article(size)} {size} model")
+    return name
+
+
+def _gpu_label(est: dict) -> str:
+    return str(est.get("gpu") or "").replace("NVIDIA ", "").replace("GeForce ", "")
+
+
+def _bare_size(card: str) -> bool:
+    """'24 GB' (the user gave a memory size, not a GPU name)."""
+    return bool(re.fullmatch(r"[\d.]+\s*GB", card.strip()))
+
+
+def _setup(w: Writer, est: dict) -> str:
+    n = est.get("gpus") or 1
+    if n <= 1:
+        return w.t("单卡", "on one GPU")
+    zero = est.get("zero_stage")
+    if est.get("mode") == "inference":
+        return w.t(f"{n} 卡张量并行", f"{n}-way tensor parallel")
+    if zero:
+        return w.t(f"{n} 卡 ZeRO-{zero}", f"{n} GPUs with ZeRO-{zero}")
+    return w.t(f"{n} 卡数据并行（每卡一份完整模型）", f"{n} GPUs data-parallel (a full copy per GPU)")
+
+
+def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
+    """(zh, en) verdict for one estimate; `lead` starts with 能/不能."""
+    total, gib = est.get("total_gb"), est.get("total_gib")
+    if not isinstance(total, (int, float)):
+        return None
+    model, mode, setup = _model_label(w, est), mode_label(w, est.get("mode")), _setup(w, est)
+    need_zh = f"{cat_words(model, mode)}（{setup}）每卡约需 {gb(total)} GB" + (f"（{gb(gib)} GiB）" if gib else "")
+    need_en = f"{mode[0].upper() + mode[1:]} of {model} ({setup}) needs about {gb(total)} GB" + \
+        (f" ({gb(gib)} GiB)" if gib else "") + " per GPU"
+    fits, card, cap, room = est.get("fits"), _gpu_label(est), est.get("gpu_memory_gb"), est.get("headroom_gb")
+    usable = est.get("usable_gb")
+    reserve = isinstance(usable, (int, float)) and isinstance(cap, (int, float)) and usable < cap
+    if reserve:   # serving engines (vLLM) plan with a fraction of the card
+        cap_zh = f"{gb(cap)} GB（推理引擎预留一部分后可用约 {gb(usable)} GB）"
+        cap_en = f"{gb(cap)} GB (about {gb(usable)} GB usable after the serving engine's reserve)"
+    else:
+        cap_zh, cap_en = f"{gb(cap)} GB", f"{gb(cap)} GB"
+    has_zh = f"{cap_zh} 的卡" if _bare_size(card) else f"{card} 有 {cap_zh}"
+    has_en = f"a {cap_en} card" if _bare_size(card) else f"the {card} has {cap_en}"
+    if fits is True:
+        tight = isinstance(room, (int, float)) and isinstance(cap, (int, float)) and room < 0.1 * cap
+        zh = (("能，但余量很小。" if tight else "能。") if lead else "") + \
+            f"{need_zh}，{has_zh}，还剩约 {gb(room)} GB。"
+        en = (("Yes, but with little room. " if tight else "Yes. ") if lead else "") + \
+            f"{need_en}; {has_en}, leaving about {gb(room)} GB."
+        return zh, en
+    if fits is False:
+        short = -room if isinstance(room, (int, float)) else None
+        only_zh = f"{cap_zh} 的卡放不下" if _bare_size(card) else f"{card} 只有 {cap_zh}"
+        only_en = f"a {cap_en} card cannot hold it" if _bare_size(card) else f"the {card} has only {cap_en}"
+        zh = ("不能。" if lead else "") + f"{need_zh}，{only_zh}" + \
+            (f"，差约 {gb(short)} GB。" if short is not None else "。")
+        en = ("No. " if lead else "") + f"{need_en}, but {only_en}" + \
+            (f" — about {gb(short)} GB short." if short is not None else ".")
+        return zh, en
+    return need_zh + "。", need_en + "."
+
+
+def _breakdown(w: Writer, est: dict) -> None:
+    parts = (("weights_gb", "权重", "weights"), ("gradients_gb", "梯度", "gradients"),
+             ("optimizer_gb", "优化器状态", "optimizer states"), ("activations_gb", "激活值", "activations"),
+             ("logits_gb", "logits 缓冲", "logits buffer"), ("kv_cache_gb", "KV 缓存", "KV cache"),
+             ("overhead_gb", "框架开销", "framework overhead"))
+    zh, en = [], []
+    for key, z, e in parts:
+        v = est.get(key)
+        if isinstance(v, (int, float)) and v > 0.05:
+            zh.append(f"{z} {gb(v)} GB")
+            en.append(f"{e} {gb(v)} GB")
+    if zh:
+        w.add("numbers", "每卡构成：" + "、".join(zh) + f"，合计 {gb(est.get('total_gb'))} GB",
+              "Per GPU: " + ", ".join(en) + f"; total {gb(est.get('total_gb'))} GB")
+    host = est.get("host_ram_gb")
+    if isinstance(host, (int, float)) and host > 0:
+        w.add("numbers", f"CPU offload 需要主机内存约 {gb(host)} GB", f"CPU offload needs about {gb(host)} GB of host RAM")
+
+
+def seed_rule_line(w: Writer, est: dict, section: str = "assumptions") -> None:
+    seed = est.get("seed_rule")
+    if not isinstance(seed, dict) or not seed.get("model_states_gb"):
+        return
+    w.add(section,
+          f"种子文章的经验算法（优化器≈权重的 4 倍，{num(seed.get('bytes_per_param'))} B/参数）得到模型状态 "
+          f"{gb(seed.get('model_states_gb'))} GB；主流混合精度 AdamW 还要存 fp32 主权重和 fp32 的一阶、二阶矩，"
+          f"实际是 {num(seed.get('precise_bytes_per_param'))} B/参数，即 {gb(seed.get('precise_model_states_gb'))} GB"
+          "（ZeRO 论文）。两种算法都还没算激活值。",
+          f"The seed article's rule of thumb (optimizer ≈ 4× the weights, {num(seed.get('bytes_per_param'))} B/param) "
+          f"gives {gb(seed.get('model_states_gb'))} GB of model states; standard mixed-precision AdamW also keeps an "
+          f"fp32 master copy and fp32 moments, {num(seed.get('precise_bytes_per_param'))} B/param = "
+          f"{gb(seed.get('precise_model_states_gb'))} GB (ZeRO paper). Neither includes activations.")
+
+
+def _tool_assumptions(w: Writer, res: dict, limit: int = 4) -> None:
+    shown = 0
+    for a in res.get("assumptions") or []:
+        if shown >= limit:
+            break
+        if isinstance(a, dict):
+            w.add("assumptions", a.get("zh") or "", a.get("en") or "")
+            shown += 1
+        elif isinstance(a, str):
+            w.add("assumptions", bi(a, "zh"), bi(a, "en"))
+            shown += 1
+
+
+def _alt_line(w: Writer, est: dict) -> None:
+    total, fits, room = est.get("total_gb"), est.get("fits"), est.get("headroom_gb")
+    mode = mode_label(w, est.get("mode"))
+    if est.get("mode") == "inference" and est.get("precision") in ("int8", "int4"):
+        mode = w.t(f"{est['precision']} 量化推理", f"{est['precision']}-quantised inference")
+    card = _gpu_label(est)
+    if _bare_size(card):
+        card = w.t(f"{card} 的卡", f"a {card} card")
+    weights = est.get("weights_gb")
+    if fits is None and isinstance(weights, (int, float)):   # no card to compare with: say what dominates
+        w.add("alternatives", f"{mode}：每卡约 {gb(total)} GB（其中权重 {gb(weights)} GB）。",
+              f"{mode}: about {gb(total)} GB per GPU (weights {gb(weights)} GB).")
+        return
+    if fits is True:
+        w.add("alternatives", f"{mode}：每卡约 {gb(total)} GB，{cat_words(card, '放得下')}（余量约 {gb(room)} GB）。",
+              f"{mode}: about {gb(total)} GB per GPU — fits the {card} ({gb(room)} GB to spare).")
+    elif fits is False:
+        w.add("alternatives", f"{mode}：每卡约 {gb(total)} GB，{cat_words(card, '也放不下')}（差约 {gb(-room)} GB）。",
+              f"{mode}: about {gb(total)} GB per GPU — still does not fit the {card} ({gb(-room)} GB short).")
+    else:
+        w.add("alternatives", f"{mode}：每卡约 {gb(total)} GB。", f"{mode}: about {gb(total)} GB per GPU.")
+
+
+def _min_gpus_line(w: Writer, res: dict, as_alternative: bool, prefix: tuple[str, str] | None = None) -> None:
+    n, nodes, per, room = res.get("min_gpus"), res.get("nodes"), res.get("per_gpu_total_gb"), res.get("headroom_gb")
+    card = str(res.get("gpu") or "").replace("NVIDIA ", "").replace("GeForce ", "")
+    est = res.get("estimate") if isinstance(res.get("estimate"), dict) else {}
+    inference = est.get("mode") == "inference"
+    how_zh = "张量并行" if inference else " ZeRO-3/FSDP 分片"
+    how_en = "tensor parallelism" if inference else "ZeRO-3/FSDP sharding"
+    if not n:
+        summary = res.get("summary") or {}
+        w.add("alternatives" if as_alternative else "verdict", summary.get("zh") or "在搜索范围内找不到能放下的卡数。",
+              summary.get("en") or "No GPU count within the search range fits.")
+        return
+    node_zh = f"（{num(nodes)} 台 8 卡机）" if nodes and n > 8 else ""
+    node_en = f" ({num(nodes)} servers of 8 GPUs)" if nodes and n > 8 else ""
+    job_zh = cat_words(_model_label(w, est), mode_label(w, est.get('mode'))) if est and not as_alternative else ""
+    job_en = f"For {mode_label(w, est.get('mode'))} of {_model_label(w, est)}, w" if est and not as_alternative else "W"
+    zh = (f"{job_zh}：" if job_zh else "") + \
+        f"用{how_zh}至少要 {num(n)} 张 {card}{node_zh}，每卡约 {gb(per)} GB，余量约 {gb(room)} GB。"
+    en = f"{job_en}ith {how_en} you need at least {num(n)} × {card}{node_en}: about {gb(per)} GB per GPU, " \
+        f"{gb(room)} GB to spare."
+    pre_zh, pre_en = prefix or (("多加卡：", "More GPUs: ") if as_alternative else ("", ""))
+    w.add("alternatives" if as_alternative else "verdict", pre_zh + zh, pre_en + en)
+
+
+@renderer("estimate_memory", grouped=True)
+def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
+    if ctx.by_name("plan_configurations"):
+        return   # a follow-up estimate explaining an infeasible plan; the plan renderer quotes it
+    ests = ctx.by_name("estimate_memory")
+    cards = list(dict.fromkeys(str(e.result.get("gpu")) for e in ests if e.result.get("gpu")))
+    if len(cards) > 1:
+        _memory_by_card(w, ctx, ests, cards)
+        return
+    wanted = ctx.slots.mode or ("full" if ctx.slots.training and not ctx.slots.finetune else None)
+    primary = next((e for e in ests if str(e.args.get("mode")) == str(wanted)), ests[0])
+    est = primary.result
+    _asked_memory_part(w, est, ctx.question)
+    lora = next((e.result for e in ests if e is not primary and e.args.get("mode") in ("lora", "qlora")
+                 and e.result.get("fits") is True), None)
+    if ctx.slots.finetune and not ctx.slots.mode and est.get("fits") is False and lora:
+        w.add("verdict", f"可以微调，但只能用 {mode_label(w, lora.get('mode'))}，全量微调放不下。",
+              f"Yes, but only with {mode_label(w, lora.get('mode'))}; full fine-tuning does not fit.")
+        sentence = fit_sentence(w, est, lead=False)
+    else:
+        sentence = fit_sentence(w, est, lead=True)
+    if sentence:
+        w.add("verdict", *sentence)
+    _breakdown(w, est)
+    if est.get("mode") == "full":
+        asks_rule = re.search(r"4\s*倍|4\s*[x×]|文章|seed|article|rule of thumb|经验公式", ctx.question, re.I)
+        seed_rule_line(w, est, "verdict" if asks_rule else "assumptions")
+    if est.get("fits") is True and est.get("max_batch"):
+        serving = est.get("mode") == "inference"
+        w.add("numbers", (f"这张卡上最多约 {num(est['max_batch'])} 条并发序列" if serving else
+                          f"这张卡上最大微批约 {num(est['max_batch'])}")
+              + (f"，最长{'上下文' if serving else '序列'}约 {num(est['max_seq_len'])} tokens" if est.get("max_seq_len") else ""),
+              (f"Up to about {num(est['max_batch'])} concurrent sequences on this card" if serving else
+               f"Largest micro-batch on this card: about {num(est['max_batch'])}")
+              + (f"; longest {'context' if serving else 'sequence'} about {num(est['max_seq_len'])} tokens"
+                 if est.get("max_seq_len") else ""))
+    for other in ests:
+        if other is not primary:
+            _alt_line(w, other.result)
+    for mg in ctx.by_name("find_min_gpus"):
+        unnamed = not ctx.slots.gpus and not ctx.slots.vram_gb
+        _min_gpus_line(w, mg.result, as_alternative=True,
+                       prefix=("单张卡放不下，", "No single card holds it; ") if unnamed else None)
+        if unnamed:
+            w.add("assumptions", f"没指定卡型；卡数按 {_gpu_label(mg.result)} 算，换别的卡可以接着问「用 H800 呢」。",
+                  f"No GPU was named; the GPU count uses the {_gpu_label(mg.result)}. Ask \"what about H800?\" "
+                  "for another card.")
+    if (ctx.slots.gpu_count or 1) > 1 and est.get("zero_stage") == 3 and ctx.slots.zero_stage is None:
+        w.add("assumptions", "多卡训练按 ZeRO-3/FSDP 把权重（以及梯度、优化器状态）切分到各卡上计算。",
+              "Training on several GPUs is assumed to shard weights (and gradients, optimizer states) with "
+              "ZeRO-3/FSDP.")
+    if ctx.slots.zero_stage and (est.get("gpus") or 1) == 1:
+        w.add("assumptions", "ZeRO/FSDP 是把状态切到多张卡上才省显存，单卡开 ZeRO-3 本身不省（除非再加 CPU offload）。",
+              "ZeRO/FSDP saves memory by splitting state across GPUs; on one GPU it saves nothing (unless you "
+              "add CPU offload).")
+    _model_fallback_note(w, ctx, est)
+    _tool_assumptions(w, est, limit=3)
+    _memory_next_steps(w, ctx, est, ests)
+
+
+_ASKED_PART = (  # (question pattern, result key, zh, en)
+    (r"kv\s*cache|kv\s*缓存", "kv_cache_gb", "KV 缓存", "the KV cache"),
+    (r"activation|激活", "activations_gb", "激活值", "activation memory"),
+    (r"optimizer|优化器|adam", "optimizer_gb", "优化器状态（含 fp32 主权重）", "optimizer states (incl. the fp32 master copy)"),
+    (r"host ram|主机内存|offload|卸载", "host_ram_gb", "需要的主机内存（CPU offload）", "host RAM needed (CPU offload)"),
+)
+
+
+def _asked_memory_part(w: Writer, est: dict, question: str) -> None:
+    """Answer the asked component first ("KV cache at 8192 tokens" → the KV figure), then the total."""
+    for pattern, key, zh, en in _ASKED_PART:
+        v = est.get(key)
+        if re.search(pattern, question, re.I) and isinstance(v, (int, float)) and v > 0:
+            gib = est.get("gib", {}).get(key.removesuffix("_gb")) if isinstance(est.get("gib"), dict) else None
+            w.add("verdict", f"{zh}约 {gb(v)} GB" + (f"（{gb(gib)} GiB）" if gib else "") + "。",
+                  f"{en[0].upper() + en[1:]} is about {gb(v)} GB" + (f" ({gb(gib)} GiB)" if gib else "") + ".")
+    tp = est.get("trainable_params")
+    if re.search(r"trainable|可训练", question, re.I) and isinstance(tp, (int, float)) and est.get("mode") in ("lora", "qlora"):
+        w.add("verdict", f"LoRA 可训练参数约 {big(tp)} 个。", f"LoRA adds about {big(tp)} trainable parameters.")
+
+
+def _memory_by_card(w: Writer, ctx: Context, ests: list[ToolResult], cards: list[str]) -> None:
+    """「用A100还是4090」: one verdict line per card (and per mode when the question left it open)."""
+    w.add("verdict", "分别看每张卡：", "Card by card:")
+    for card in cards:
+        for e in ests:
+            if str(e.result.get("gpu")) == card:
+                sentence = fit_sentence(w, e.result, lead=False)
+                if sentence:
+                    mark = {True: w.t("能", "fits"), False: w.t("不能", "does not fit")}.get(e.result.get("fits"), "")
+                    w.add("verdict", f"- {mark}：{sentence[0]}", f"- {mark}: {sentence[1]}")
+    first = ests[0].result
+    _breakdown(w, first)
+    if first.get("mode") == "full":
+        seed_rule_line(w, first)
+    for mg in ctx.by_name("find_min_gpus"):
+        _min_gpus_line(w, mg.result, as_alternative=True)
+    _model_fallback_note(w, ctx, first)
+    _tool_assumptions(w, first, limit=2)
+    w.add("next", "显存够用的卡里再比速度和价格：可以接着问「这两张卡一个月多少钱」。",
+          "Among the cards that fit, compare speed and price next: ask \"how much per month for these cards?\"")
+
+
+def _model_fallback_note(w: Writer, ctx: Context, est: dict) -> None:
+    s = ctx.slots
+    if s.model and est.get("model_kind") == "generic" and not re.fullmatch(r"[\d.]+[bm]", s.model):
+        w.add("assumptions", f"模型目录里还没有「{s.model}」，这里按同样参数量的通用架构估算。",
+              f"'{s.model}' is not in the model catalog yet, so a generic architecture of the same size is used.")
+
+
+def _memory_next_steps(w: Writer, ctx: Context, est: dict, ests: list[ToolResult]) -> None:
+    room, cap = est.get("headroom_gb"), est.get("gpu_memory_gb")
+    if est.get("fits") is False and isinstance(room, (int, float)) and isinstance(cap, (int, float)) \
+            and -room < 0.05 * cap:
+        w.add("next", "只差一点：缩短上下文/减小 batch、调高推理引擎的显存占用比例，或开更省显存的选项，就可能放下。",
+              "It is only just short: a shorter context or smaller batch, a higher serving-engine memory fraction, "
+              "or a leaner setting may make it fit.")
+    if est.get("fits") is False and est.get("mode") == "full":
+        big = (cap or 0) >= 80
+        w.add("next", "先在这张卡上用 LoRA/QLoRA 把流程跑通，确实需要全量训练时再租多卡"
+              + ("用 ZeRO-3 切分。" if big else "（或 A100/H100 这类大显存卡）。"),
+              "Get the pipeline working with LoRA/QLoRA on this card first; rent several GPUs "
+              + ("with ZeRO-3 sharding " if big else "(or large-memory cards such as A100/H100) ")
+              + "only if you really need full fine-tuning.")
+    elif est.get("fits") is False:
+        w.add("next", "可以换更大显存的卡、加卡做并行，或者降低精度（int8/int4 量化）。",
+              "Use a larger-memory card, add GPUs, or lower the precision (int8/int4 quantisation).")
+    if est.get("model_kind") == "generic":
+        w.add("next", "告诉我具体模型名（如 Qwen2.5-7B、Llama-3-8B）、序列长度和 batch，能估得更准。",
+              "Name the exact model (e.g. Qwen2.5-7B, Llama-3-8B), sequence length and batch for a tighter figure.")
+    w.add("next", "租到机器后先跑几步，用 torch.cuda.max_memory_allocated() 对照实际峰值。",
+          "Once rented, run a few steps and check the real peak with torch.cuda.max_memory_allocated().")
+
+
+@renderer("find_min_gpus")
+def find_min_gpus(w: Writer, r: ToolResult, ctx: Context) -> None:
+    if ctx.by_name("estimate_memory") or ctx.by_name("find_max_fit"):
+        return  # shown as an alternative by the estimate_memory renderer
+    res = r.result
+    _min_gpus_line(w, res, as_alternative=False)
+    est = res.get("estimate") if isinstance(res.get("estimate"), dict) else {}
+    if est:
+        _breakdown(w, est)
+        if est.get("mode") == "full":
+            seed_rule_line(w, est)
+    if not ctx.slots.gpus and not ctx.slots.vram_gb:
+        w.add("assumptions", f"你没指定卡型，这里按 {_gpu_label(res) or 'A100 80GB'} 计算；换成别的卡可以直接问「那 H800 呢」。",
+              f"No GPU was named, so {_gpu_label(res) or 'A100 80GB'} is assumed; ask \"what about H800?\" for another card.")
+    _model_fallback_note(w, ctx, est)
+    _tool_assumptions(w, res, limit=3)
+    if est.get("mode") == "full":
+        w.add("alternatives", "改做 LoRA/QLoRA 微调，所需卡数会少得多；可以接着问「那 LoRA 呢」。",
+              "LoRA/QLoRA fine-tuning needs far fewer GPUs; ask \"what about LoRA?\".")
+    if (res.get("min_gpus") or 0) > 8:
+        if est.get("mode") == "inference":
+            w.add("next", "超过一台 8 卡机就要跨机部署（张量并行最好留在机内，跨机用流水线并行），机间要 InfiniBand/RoCE 这类高速 RDMA 网络。",
+                  "More than one 8-GPU server means serving across nodes (keep tensor parallelism inside a node, "
+                  "pipeline across nodes) over a fast RDMA network (InfiniBand/RoCE).")
+        else:
+            w.add("next", "超过一台 8 卡机就是多机训练，机间要 InfiniBand/RoCE 这类高速 RDMA 网络，租之前问清楚。",
+                  "More than one 8-GPU server means multi-node training, which needs a fast RDMA network (InfiniBand/RoCE); ask "
+                  "the provider before renting.")
+
+
+@renderer("find_max_fit")
+def find_max_fit(w: Writer, r: ToolResult, ctx: Context) -> None:
+    res = r.result
+    what = res.get("solve_for")
+    label = {"batch": ("最大微批", "largest micro-batch"), "seq_len": ("最长训练序列", "longest training sequence"),
+             "context": ("最长上下文", "longest context"), "concurrency": ("最大并发序列数", "most concurrent sequences")}
+    zh, en = label.get(str(what), (str(what), str(what)))
+    card = str(res.get("gpu") or "").replace("NVIDIA ", "").replace("GeForce ", "")
+    value = res.get("max_value")
+    unit_zh = " tokens" if what in ("seq_len", "context") else ""
+    n = r.args.get("gpus") or 1
+    where_zh = f"{num(n)} 张 {card}" if n > 1 else card
+    where_en = f"{num(n)} × {card}" if n > 1 else f"the {card}"
+    if value:
+        w.add("verdict", f"{where_zh} 上{zh}约 {num(value)}{unit_zh}。",
+              f"On {where_en}, the {en} is about {num(value)}{unit_zh}.")
+    else:
+        serving = (r.args.get("mode") or "") == "inference"
+        w.add("verdict", f"单张 {card} 上连最小的配置都放不下，" +
+              ("要多卡或量化。" if serving else "要多卡（ZeRO-3）或改用 LoRA/QLoRA。"),
+              f"A single {card} cannot hold even the smallest setting; you need " +
+              ("more GPUs or quantisation." if serving else "more GPUs (ZeRO-3) or LoRA/QLoRA."))
+    for mg in ctx.by_name("find_min_gpus"):
+        _min_gpus_line(w, mg.result, as_alternative=True)
+        n = mg.result.get("min_gpus")
+        if n:
+            w.add("next", f"想知道 {num(n)} 张时{zh}能到多少，可以接着问「{num(n)} 张呢」。",
+                  f"To see the {en} on {num(n)} GPUs, ask \"what about {num(n)} of them?\"")
+    est = res.get("estimate") if isinstance(res.get("estimate"), dict) else {}
+    if est:
+        _breakdown(w, est)
+    _tool_assumptions(w, res, limit=3)
+
+
+# ---------------------------------------------------------------- lookup_model -----------------
+@renderer("lookup_model")
+def lookup_model(w: Writer, r: ToolResult, ctx: Context) -> None:
+    res = r.result
+    arch = res.get("architecture") or {}
+    name = res.get("name") or "?"
+    pub = res.get("params_published")
+    w.add("verdict", f"{name}：约 {num(res.get('params_b'))}B 参数" + (f"（官方写作 {pub}）" if pub else "")
+          + (f"，{num(arch.get('num_layers'))} 层，隐藏维度 {num(arch.get('hidden_size'))}，{num(arch.get('num_heads'))} 个注意力头、"
+             f"{num(arch.get('num_kv_heads'))} 个 KV 头" if arch else "") + "。",
+          f"{name}: about {num(res.get('params_b'))}B parameters" + (f" (published as {pub})" if pub else "")
+          + (f", {num(arch.get('num_layers'))} layers, hidden size {num(arch.get('hidden_size'))}, "
+             f"{num(arch.get('num_heads'))} attention heads, {num(arch.get('num_kv_heads'))} KV heads" if arch else "") + ".")
+    if res.get("weights_bf16_gb") is not None:
+        w.add("numbers", f"bf16 权重约 {gb(res['weights_bf16_gb'])} GB", f"bf16 weights: about {gb(res['weights_bf16_gb'])} GB")
+    if res.get("kv_bytes_per_token_fp16"):
+        w.add("numbers", f"KV 缓存每 token {num(res['kv_bytes_per_token_fp16'])} 字节（按 fp16 计）",
+              f"KV cache: {num(res['kv_bytes_per_token_fp16'])} bytes per token (fp16)")
+    if arch.get("max_position_embeddings"):
+        w.add("numbers", f"最大位置长度 {num(arch['max_position_embeddings'])} tokens",
+              f"Max position embeddings: {num(arch['max_position_embeddings'])} tokens")
+    if res.get("is_moe"):
+        w.add("numbers", f"MoE：每个 token 激活约 {num(res.get('active_params'))} 个参数",
+              f"MoE: about {num(res.get('active_params'))} parameters active per token")
+    if res.get("source"):
+        w.add("assumptions", f"架构数据来自 {res['source']}（截至 {res.get('as_of', '')}）",
+              f"Architecture from {res['source']} (as of {res.get('as_of', '')})")
+    w.add("next", "想知道它要多少显存，可以问「这个模型全量训练/LoRA/推理要多少显存」。",
+          "To size it, ask \"how much memory for full fine-tuning / LoRA / inference of this model?\"")
