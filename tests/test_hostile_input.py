@@ -138,6 +138,23 @@ def test_page_json_api_enforces_the_same_limit():
     assert time.perf_counter() - t0 < 1.0
 
 
+@pytest.mark.xfail(strict=False, reason=(
+    "assistant/web/forms.py read_upload cuts the upload at MAX_UPLOAD_BYTES on a byte boundary, which splits a "
+    "UTF-8 character, so the UTF-8 decode fails and the whole text is decoded as GB18030: mojibake "
+    "('服务器日志' → '鏈嶅姟鍣ㄦ棩蹇'). Fix: decode with the cut trimmed to a character boundary (or "
+    "errors='ignore' on the last 3 bytes) and tell the user the file was truncated; route to the page owner"))
+def test_page_upload_over_the_limit_is_not_mojibake(tmp_path):
+    from assistant.web.forms import MAX_UPLOAD_BYTES, read_upload
+
+    line = "服务器日志：NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.\n"
+    path = tmp_path / "big.log"
+    data = (line * (MAX_UPLOAD_BYTES // len(line.encode()) + 10)).encode("utf-8")
+    path.write_bytes(data)
+    assert len(data) > MAX_UPLOAD_BYTES
+    text = read_upload(str(path))
+    assert text.startswith("服务器日志")
+
+
 # ------------------------------------------------------------------ 10,000 lines: bounded time and memory
 
 def test_ten_thousand_line_log_bounded_time_and_memory():

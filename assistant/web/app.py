@@ -208,8 +208,20 @@ def build_app() -> gr.Blocks:
     return demo
 
 
+def _warm_up() -> None:
+    """Open the retrieval index and run one offline answer, so the first visitor does not pay
+    for jieba's dictionary, Chroma and the agent graph being built."""
+    try:
+        from assistant.advisor import ask
+        ask("能用4090全量训练7B吗")
+    except Exception:  # warm-up is best effort; a real request reports its own error
+        pass
+
+
 def launch(host: str = "127.0.0.1", port: int = 7860, auth: tuple[str, str] | None = None,
            prevent_thread_lock: bool = False) -> Any:
+    import threading
+    threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
     demo = build_app()
     demo.queue(default_concurrency_limit=8)
     return demo.launch(server_name=host, server_port=port, auth=auth, share=False, css=CSS,
