@@ -5,8 +5,9 @@ This file adds what it does not: the *total wall time* of every failure mode is 
 streaming path the page uses, too), the notice is visible in the stream before the answer,
 endpoints that answer with garbage (HTML, JSON without `choices`, a connection dropped mid-
 stream) still fall back instead of raising, and the vector store is rebuilt end to end through
-the CLI in fresh processes (a restart) after it is deleted, filled with garbage or truncated —
-without losing the user's documents.
+the CLI in fresh processes (a restart) after it is deleted, filled with garbage, truncated or
+stripped of its segment folders — without losing the user's documents. Last, concurrent page
+sessions (load) produce zero errors and no cross-talk.
 """
 from __future__ import annotations
 
@@ -302,3 +303,40 @@ def test_offline_ask_survives_a_corrupt_store(tmp_path, monkeypatch):
     finally:
         reset_retrievers()
         SharedSystemClient.clear_system_cache()
+
+
+# ------------------------------------------------------------------ load: many sessions at once is not a fault
+
+@pytest.mark.slow
+@pytest.mark.server
+def test_page_serves_concurrent_sessions_without_errors():
+    """20 gradio_client sessions at once on loopback (the 50-session figures are in `make bench`):
+    every reply is a real answer, none errors, and no session gets another session's answer."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from gradio_client import Client
+
+    from tests.web_server import running_page
+
+    questions = ["能用4090全量训练7B吗", "How many A100 80GB for a 70B full fine-tune?", "A100一个月多少钱",
+                 "两台8卡服务器用什么网络"]
+    with running_page() as url:
+        def session(i: int) -> list[tuple[str, dict]]:
+            client = Client(url, verbose=False)
+            out = []
+            for j in range(2):
+                q = questions[(i + j) % len(questions)]
+                out.append((q, client.predict(question=q, language="auto", api_name="/ask")))
+            return out
+
+        with ThreadPoolExecutor(max_workers=20) as pool:
+            futures = [pool.submit(session, i) for i in range(20)]
+            replies = [r for f in futures for r in f.result(timeout=300)]
+    assert len(replies) == 40
+    assert all(r.get("answer") and r.get("backend") == "offline" for _, r in replies)
+    # the offline planner is deterministic: one question, one answer, whichever session asked it
+    answers: dict[str, set[str]] = {}
+    for q, r in replies:
+        answers.setdefault(q, set()).add(r["answer"])
+        assert r["language"] == ("en" if q.startswith("How") else "zh")
+    assert all(len(a) == 1 for a in answers.values()), {q: len(a) for q, a in answers.items()}

@@ -198,8 +198,11 @@ def test_offline_plan_never_raises_unexpectedly(question):
 
 def test_slot_extractor_on_a_huge_question_is_bounded():
     from assistant.offline.slots import extract
-    big = ("能用4090全量训练7B吗 " * 10_000)[:200_000]  # the page's MAX_QUESTION_CHARS
-    _bounded(extract, big, limit=10.0)
+    # The advisor's MAX_QUESTION_CHARS. Measured 2026-11-30: 25k chars 0.19 s, 50k 0.58 s, 100k 1.6 s,
+    # 200k 3–6 s — super-linear (each consumed span re-copies the working string), but bounded by the
+    # 200,000-character limit. The bound is generous for two shared cores.
+    big = ("能用4090全量训练7B吗 " * 20_000)[:200_000]
+    _bounded(extract, big, limit=20.0)
 
 
 # ------------------------------------------------------------------ tools.quantities
@@ -229,6 +232,16 @@ def test_quantity_parsers_only_raise_tool_input_error(name, value):
     assert isinstance(out, (int, float))
     assert not isinstance(out, bool)
     assert math.isfinite(out), f"{name}({value!r}) returned {out!r}: a non-finite number is not an answer"
+
+
+@pytest.mark.xfail(strict=False, reason=(
+    "tools/quantities.py parse_number: a numeric value inf/nan is rejected, but the string '1e400' is parsed by "
+    "float() to inf and returned (found by GPU_ADVISOR_FUZZ_SCALE=40); route to the quantities owner"))
+@pytest.mark.parametrize("text", ["1e400", "1E400"])
+def test_parse_number_rejects_overflowing_scientific_notation(text):
+    from tools.quantities import parse_number
+    with pytest.raises(ToolInputError):
+        parse_number(text)
 
 
 @settings(max_examples=80 * FUZZ_SCALE, deadline=timedelta(seconds=1), derandomize=DERANDOMIZE)

@@ -232,3 +232,39 @@ def test_page_chat_never_shows_the_key(model, caplog):
     shown = json.dumps([u[0] for u in updates], ensure_ascii=False, default=str)
     _assert_no_leak(shown)
     assert SECRET not in caplog.text
+
+
+@pytest.mark.slow
+@pytest.mark.server
+def test_key_typed_on_the_real_page_is_never_echoed_or_logged():
+    """End to end through `gpu-advisor serve`: a key sent with the chat never comes back in the reply,
+    the page's config, or the server's own log — also when the endpoint fails and the page falls back."""
+    import urllib.request
+
+    from gradio_client import Client
+
+    from tests.web_server import ROOT as WEB_ROOT, running_page
+
+    with StubOpenAI(plan=[("gpu_specs", {"names": ["A100"]})]) as stub:
+        with running_page() as url:
+            client = Client(url, verbose=False)
+            outputs = []
+            for model in ("tool_then_answer", "server_error"):
+                outputs.append(client.predict("A100 有多少显存？\n" + INJECTIONS[0], [], "自动 / Auto", "openai",
+                                              stub.base_url, model, SECRET, api_name="/chat"))
+            with urllib.request.urlopen(url + "config", timeout=10) as resp:
+                config = resp.read().decode("utf-8", "replace")
+            port = url.rstrip("/").rsplit(":", 1)[1]
+        assert any(_header_value(r, "authorization") == f"Bearer {SECRET}" for r in stub.chat_requests()), \
+            "the page did not use the key it was given (the test would prove nothing)"
+    shown = json.dumps(outputs, ensure_ascii=False, default=str)
+    assert "A100" in shown
+    _assert_no_leak(shown)
+    assert SECRET not in config
+    log = WEB_ROOT / "artifacts" / f"serve-{port}.log"
+    if log.exists():
+        assert SECRET not in log.read_text(encoding="utf-8", errors="replace")
+
+
+def _header_value(rec, name: str) -> str:
+    return next((v for k, v in rec.headers.items() if k.lower() == name), "")

@@ -50,7 +50,7 @@ def warm_up(chroma_url: str | None = None) -> None:
     get_retriever(chroma_url).refresh()
 
 
-def search(query: str, k: int = 5, chroma_url: str | None = None) -> SearchResult:
+def search(query: str, k: int = 5, chroma_url: str | None = None, doc_id: str | None = None) -> SearchResult:
     """Best `k` passages for `query`, best first; see `Hit` for the fields.
 
     If `result.low_relevance` is true, nothing in the sources answers the question: say so.
@@ -60,7 +60,9 @@ def search(query: str, k: int = 5, chroma_url: str | None = None) -> SearchResul
         raise ToolInputError("查询不能为空", "The query must not be empty", field="query")
     if not 1 <= k <= 50:
         raise ToolInputError("k 必须在 1 到 50 之间", "k must be between 1 and 50", field="k")
-    return get_retriever(chroma_url).search(query, k)
+    if doc_id is None:
+        return get_retriever(chroma_url).search(query, k)
+    return get_retriever(chroma_url).search(query, k, doc_id=doc_id)
 
 
 class SearchGuideInput(BaseModel):
@@ -68,6 +70,10 @@ class SearchGuideInput(BaseModel):
                        description="the question or keywords, Chinese or English (e.g. 'GPU利用率低怎么排查', "
                                    "'what network for two 8-card servers')")
     k: int = Field(default=4, ge=1, le=20, description="number of passages to return (1–20)")
+    doc_id: str | None = Field(None, max_length=200,
+                               description="optional: search only this document's sections (an id from an earlier "
+                                           "hit, e.g. 'zero-fsdp-offload') — every section competes, not just the "
+                                           "best two of a document")
 
     @field_validator("query")
     @classmethod
@@ -78,7 +84,7 @@ class SearchGuideInput(BaseModel):
 
 
 def _run(inp: SearchGuideInput) -> SearchResult:
-    return search(inp.query, inp.k)
+    return search(inp.query, inp.k, doc_id=inp.doc_id)
 
 
 TOOLS = [

@@ -29,7 +29,7 @@ def compose(question: str, history: list[dict] | None, language: str,
         writer.invalid_input(slots.invalid)
     else:
         render.write_answer(writer, intent, slots, results, question, carried)
-    citations = render.citations(results, lang)
+    citations = render.citations(results, lang, first=writer.cited)
     writer.sources(citations)
     return ComposedAnswer(text=writer.text(), citations=citations, language=lang)
 

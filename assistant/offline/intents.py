@@ -30,6 +30,9 @@ ADVICE = "advice"
 MODEL_INFO = "model_info"
 NO_DATA = "no_data"
 INVALID = "invalid"
+CONVERT = "convert"            # "80GB 等于多少 GiB"
+BUSBW = "busbw"                # "algbw 120 GB/s on 8 GPUs: what busbw?"
+IMPLIED_MFU = "implied_mfu"    # "1,720,320 A100 GPU-hours on 2T tokens: what MFU?"
 
 
 def analyse(question: str, history: list[dict] | None = None) -> tuple[str, Slots, bool]:
@@ -49,6 +52,12 @@ def choose_intent(s: Slots) -> str:
         return INVALID   # say what cannot be right instead of computing with it
     if "no_data" in cues:
         return NO_DATA   # electricity bills etc.: no tool has the data (a rental price would mislead)
+    if s.convert and not has_size:
+        return CONVERT
+    if s.algbw_gbs and (s.gpu_count or 0) >= 1:
+        return BUSBW
+    if s.gpu_hours and s.tokens and has_size and s.gpus and ("mfu" in cues or "time" not in cues):
+        return IMPLIED_MFU
     if "delivery" in cues and not has_size:
         return DELIVERY
     if "diagnose" in cues and not has_size and not s.gpus:
@@ -117,6 +126,19 @@ def build_calls(intent: str, s: Slots, question: str) -> list[ToolCall]:
     mem_kw = _memory_kwargs(s)
     if intent in (OUT_OF_SCOPE, NO_DATA, INVALID):
         return []
+    if intent == CONVERT:
+        value, src, dst = s.convert  # type: ignore[misc]
+        add("convert_units", value=value, from_unit=src, to_unit=dst)
+        return calls
+    if intent == BUSBW:
+        add("busbw_from_algbw", algbw_gbs=s.algbw_gbs, n_gpus=s.gpu_count, op=s.collective or "all_reduce")
+        add("search_guide", query=_guide_query(question, s, BUSBW), k=2)
+        return calls
+    if intent == IMPLIED_MFU:
+        add("implied_mfu", **_train_model_args(s), tokens=s.tokens, gpu_hours=s.gpu_hours, gpu=_gpu_arg(s),
+            precision=s.precision if s.precision in ("bf16", "fp16", "fp8", "tf32") else None)
+        add("search_guide", query=_guide_query(question, s, IMPLIED_MFU), k=2)
+        return calls
     if intent == DIAGNOSE:
         # What was rented, from the user's own words ("合同写的是 8 卡 A100") → an acceptance check.
         expect = (f"{s.gpu_count}x {_gpu_arg(s)}" if s.gpu_count else _gpu_arg(s)) if s.gpus else None
@@ -334,6 +356,8 @@ _GUIDE_TOPICS = {
     SPECS: ("A100 H100 4090 对比", "A100 H100 4090 comparison"),
     INTERCONNECT: ("NVLink PCIe 多卡通信 网络", "NVLink PCIe interconnect network"),
     MODEL_INFO: ("模型 参数量 KV cache", "model parameters KV cache"),
+    BUSBW: ("all_reduce_perf busbw 期望值", "all_reduce_perf busbw expected values"),
+    IMPLIED_MFU: ("MFU 训练时间 6ND", "MFU training time 6ND"),
 }
 
 
@@ -378,6 +402,8 @@ def next_calls(question: str, history: list[dict] | None, language: str,
     done = {r.name for r in results}
     intent, s, _ = analyse(question, history)
     calls: list[ToolCall] = []
+    if intent == ADVICE:
+        return _within_best_document(results)
     for r in results:
         if r.name != "estimate_memory" or r.error:
             continue
@@ -426,6 +452,21 @@ def next_calls(question: str, history: list[dict] | None, language: str,
     return [c for c in calls if c.args is not None]
 
 
+def _within_best_document(results: list[ToolResult]) -> list[ToolCall]:
+    """A how-to question: retrieval shows at most two sections per document, so look inside the best
+    document once more — the section that answers may be its third (passages.rank picks)."""
+    for r in results:
+        if r.name != "search_guide" or r.error or r.args.get("doc_id"):
+            continue
+        hits = [h for h in r.result.get("hits") or [] if isinstance(h, dict) and not h.get("low_relevance")]
+        if hits and hits[0].get("kind", "guide") == "guide" and hits[0].get("doc_id"):
+            args = _fit_args("search_guide", {"query": r.args.get("query"), "k": 6, "doc_id": hits[0]["doc_id"]})
+            if "doc_id" in args:
+                return [ToolCall("search_guide", args)]
+        break
+    return []
+
+
 def _fits(result: dict) -> bool | None:
     for key in ("fits", "fits_on_gpu", "fit"):
         if isinstance(result.get(key), bool):
@@ -441,6 +482,7 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "gpu": ("gpu", "gpu_name", "gpu_type", "card", "name"),
     "gpus": ("gpus", "names", "gpu_names", "gpu"),
     "gpu_count": ("gpu_count", "num_gpus", "n_gpus", "count", "gpus_count", "cards"),
+    "n_gpus": ("n_gpus", "gpu_count", "num_gpus"),
     "mode": ("mode", "method", "training_mode", "task", "workload", "kind"),
     "precision": ("precision", "dtype", "weight_precision", "quantization"),
     "optimizer": ("optimizer", "optim"),

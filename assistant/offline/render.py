@@ -35,6 +35,7 @@ class Writer:
     def __init__(self, lang: str):
         self.lang = lang
         self.parts: dict[str, list[str]] = {k: [] for k in self.ORDER}
+        self.cited: list[tuple[str, str]] = []   # (doc_id, section) of the passages quoted, in order
 
     def t(self, zh: str, en: str) -> str:
         return zh if self.lang == "zh" else en
@@ -130,27 +131,29 @@ def _one_side(text: str, lang: str) -> str:
     return text
 
 
-def citations(results: list[ToolResult], lang: str = "zh") -> list[dict]:
-    """doc id + title + section from search_guide hits (deduplicated, in rank order)."""
+def citations(results: list[ToolResult], lang: str = "zh", first: list[tuple[str, str]] | None = None) -> list[dict]:
+    """doc id + title + section from search_guide hits (deduplicated): the passages the answer quotes
+    (`first`) come first, then the rest in rank order."""
     out: list[dict] = []
     seen = set()
-    for r in results:
-        if r.name != "search_guide" or r.error:
+    hits = [h for r in results if r.name == "search_guide" and not r.error
+            for h in (r.result.get("hits") or r.result.get("results") or []) if isinstance(h, dict)]
+    order = {key: i for i, key in enumerate(first or [])}
+    hits.sort(key=lambda h: order.get((str(h.get("doc_id") or h.get("id")), str(h.get("section") or "")), len(order)))
+    for hit in hits:
+        doc = hit.get("doc_id") or hit.get("id")
+        if not doc:
             continue
-        for hit in r.result.get("hits") or r.result.get("results") or []:
-            doc = hit.get("doc_id") or hit.get("id")
-            if not doc:
-                continue
-            key = (doc, hit.get("section"))
-            if key in seen:
-                continue
-            seen.add(key)
-            title = hit.get("title")
-            if isinstance(title, dict):
-                title = title.get(lang) or title.get("zh") or title.get("en")
-            out.append({"doc_id": doc, "title": title or "", "section": _one_side(hit.get("section") or "", lang)})
-            if len(out) >= 3:
-                return out
+        key = (doc, hit.get("section"))
+        if key in seen:
+            continue
+        seen.add(key)
+        title = hit.get("title")
+        if isinstance(title, dict):
+            title = title.get(lang) or title.get("zh") or title.get("en")
+        out.append({"doc_id": doc, "title": title or "", "section": _one_side(hit.get("section") or "", lang)})
+        if len(out) >= 3:
+            return out
     return out
 
 

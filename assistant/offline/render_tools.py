@@ -84,6 +84,7 @@ def input_error(w: Writer, r: ToolResult) -> None:
 
 
 def guide_only(w: Writer, results: list[ToolResult], question: str) -> None:
+    """A how-to answer: the two best sections (see passages.rank), each quoted at some length."""
     hits = _hits(results)
     if not hits:
         w.add("verdict", "指南里没有找到能回答这个问题的段落，我不凭空作答。",
@@ -91,35 +92,33 @@ def guide_only(w: Writer, results: list[ToolResult], question: str) -> None:
         return
     w.add("verdict", "这是指南里的说法（没有需要计算的数字，所以没调用估算工具）：",
           "Here is what the guide says (nothing to calculate, so no estimator was called):")
-    guide_snippets(w, results, limit=3, section="guide", max_chars=600)
+    guide_snippets(w, results, limit=2, section="guide", max_chars=700 if w.lang == "zh" else 1100,
+                   question=question)
 
 
 def guide_snippets(w: Writer, results: list[ToolResult], limit: int = 1, section: str = "guide",
-                   max_chars: int = 200) -> None:
-    for hit in _hits(results)[:limit]:
-        text = (hit.get("text") or hit.get("snippet") or hit.get("excerpt") or "").strip()
+                   max_chars: int = 200, question: str = "") -> None:
+    from assistant.offline.passages import excerpt, rank, readable
+    hits = rank(_hits(results), question) if question else _hits(results)
+    shown = 0
+    for hit in hits:
+        if shown >= limit:
+            break
+        text = readable(hit.get("text") or hit.get("snippet") or hit.get("excerpt") or "", w.lang)
         if not text:
             continue
-        text = _first_sentences(" ".join(text.split()), max_chars)
+        text = excerpt(text, max_chars)
         doc = hit.get("doc_id") or hit.get("id")
+        before = len(w.parts[section])
         w.add(section, f"{text}（见 `{doc}`）", f"{text} (see `{doc}`)")
+        if len(w.parts[section]) > before:
+            shown += 1
+            w.cited.append((str(doc), str(hit.get("section") or "")))
 
 
 def _first_sentences(text: str, limit: int) -> str:
-    """Whole sentences up to about `limit` characters (a cut mid-number would misquote it)."""
-    import re
-    if len(text) <= limit:
-        return text
-    out = ""
-    for sentence in re.findall(r".+?(?:[。！？]|[.!?](?=\s)|$)", text):
-        if out and len(out) + len(sentence) > limit:
-            break
-        out += sentence
-    if len(out) <= limit * 1.6:
-        return out.strip()
-    cut = out[:limit]
-    cut = re.sub(r"[\w.,，、%‰-]*$", "", cut) or cut   # never end inside a number or word
-    return cut.rstrip() + "…"
+    from assistant.offline.passages import excerpt
+    return excerpt(text, limit)
 
 
 def _hits(results: list[ToolResult]) -> list[dict[str, Any]]:
@@ -249,4 +248,4 @@ def carried_note(w: Writer, s: Slots) -> None:
 
 
 # The per-topic renderers register themselves on import (kept last: they import the helpers above).
-from assistant.offline import render_gpus, render_jobs, render_memory, render_ops  # noqa: E402,F401
+from assistant.offline import render_conversions, render_gpus, render_jobs, render_memory, render_ops  # noqa: E402,F401

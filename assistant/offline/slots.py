@@ -195,6 +195,7 @@ _CUE_PATTERNS: dict[str, str] = {
             r"best (?:gpu|option|setup|config)|configuration|setup for|budget",
     "allreduce": r"all[\s_-]*reduce\b(?!_perf)|梯度同步|gradient sync|同步一次梯度",
     "trainable": r"trainable param|可训练参数|可训练的参数",
+    "mfu": r"\bmfu\b|算力利用率|flops utili[sz]ation|model flops",
     "no_data": r"电费|电价|electricity|power bill|电力成本",
     "model_info": r"几层|多少层|层数|架构|结构|参数量是多少|有多少参数|多少个参数|kv\s*头|注意力头|词表|隐藏维度|"
                   r"how many (?:parameters|params|layers)|architecture|layers does|hidden size|kv heads|vocab|"
@@ -260,6 +261,10 @@ class Slots:
     offload: str | None = None          # optimizer | optimizer_and_params
     lora_rank: int | None = None
     lora_targets: str | None = None     # "q,v" …
+    convert: tuple[float, str, str] | None = None   # "80GB 等于多少 GiB" → (80, "GB", "GiB")
+    algbw_gbs: float | None = None      # "algbw 120 GB/s" (nccl-tests) → busbw question
+    collective: str | None = None       # all_reduce | all_gather | reduce_scatter | alltoall | broadcast | reduce
+    gpu_hours: float | None = None      # "1,720,320 A100 GPU-hours" (a published run → implied MFU)
     is_log: bool = False
     invalid: list[tuple[str, str]] = field(default_factory=list)   # (zh, en) input a person must fix
     out_of_scope: bool = False
@@ -400,7 +405,11 @@ def extract(question: str) -> Slots:
         work = _blank(work, m)
 
     # --- GPUs and counts ---------------------------------------------------------------------
+    work = _extract_gpu_hours(work, s)
     work = _extract_gpus(work, s)
+    if not s.is_log:
+        work = _extract_conversion(work, s)
+        work = _extract_algbw(work, s)
     m = re.search(r"(?P<num>\d{1,3})\s*(?:g|gb|gib)\s*(?:的)?\s*(?:显存|的卡|的显卡|显卡|卡|vram|memory|card|gpu)", work, re.I)
     if m and not s.gpus:
         s.vram_gb = float(m.group("num"))
@@ -488,6 +497,8 @@ def extract(question: str) -> Slots:
             s.cues.add(cue)
     if s.is_log:
         s.cues.add("diagnose")
+    if s.convert or s.algbw_gbs:
+        s.in_domain = True
     s.in_domain = s.in_domain or bool(s.gpus or s.model or s.params_b)
     if s.out_of_scope and (s.gpus or s.model or s.params_b or s.is_log):
         s.out_of_scope = False   # "写一首关于4090的诗" is still odd, but a GPU question is in scope
@@ -536,7 +547,9 @@ def _extract_gpus(work: str, s: Slots) -> str:
     if s.gpu_count is None and re.search(r"\b(?:a single|single|one)\s+(?:\d+\s*gb\s+)?(?:gpu|card)\b", work, re.I):
         s.gpu_count = 1
     if s.gpu_count is None:
-        m = re.search(rf"(?P<num>\d+|{_CN_NUM})\s*(?:张|块|卡|个gpu|gpus?|cards?|x\s*gpu|of them)(?![a-z])", work, re.I) or \
+        # not "A100 GPU-hours" (the 100 of a name) nor "1,720,320 GPU-hours" (a run's size, not a count)
+        m = re.search(rf"(?<![a-z0-9.,])(?P<num>\d+|{_CN_NUM})\s*(?:张|块|卡|个gpu|gpus?|cards?|x\s*gpu|of them)"
+                      r"(?![a-z])(?!\s*-?\s*(?:hours?|hrs?|小时|时))", work, re.I) or \
             re.search(r"(?P<num>单|双)(?:卡|机)", work)
         if m:
             n = cn_to_number(m.group("num"))
@@ -580,6 +593,84 @@ def _count_near(work: str, m: re.Match) -> int | None:
 
 _EN_COUNT = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
              "ten": 10, "twelve": 12, "sixteen": 16, "a pair of": 2, "dual": 2, "quad": 4, "single": 1}
+
+
+# ---------------------------------------------------------------- unit conversions, busbw, GPU-hours
+_BYTE_UNIT = r"(?:tib|gib|mib|kib|tb|gb|mb|kb|t|g)(?:\s*/\s*s|ps)?"
+_QTY_RE = re.compile(rf"(?<![\w.])(?P<num>\d[\d,]*(?:\.\d+)?)\s*(?P<unit>{_BYTE_UNIT})(?![a-z])", re.I)
+_TARGET_RE = re.compile(r"(?<![\w.])(?P<unit>tib|gib|mib|kib|tb|gb|mb|kb)(?:\s*/\s*s|ps)?(?![a-z])", re.I)
+_CONVERT_CUE = re.compile(r"等于|是多少|多少|换算|折合|合多少|相当于|how many|how much|convert|in (?:gib|gb|mib|mb|tb|tib)|"
+                          r"\bto (?:gib|gb|mib|mb|tb|tib)|into|几", re.I)
+_CANON = {"tib": "TiB", "gib": "GiB", "mib": "MiB", "kib": "KiB", "tb": "TB", "gb": "GB", "mb": "MB", "kb": "KB",
+          "t": "TB", "g": "GB"}
+
+
+def _unit_name(raw: str) -> str:
+    u = re.sub(r"\s+", "", raw.lower())
+    rate = u.endswith("/s") or u.endswith("ps")
+    base = _CANON[re.sub(r"(/s|ps)$", "", u)]
+    return base + "/s" if rate else base
+
+
+def _extract_conversion(work: str, s: Slots) -> str:
+    """「80GB 等于多少 GiB」/ "How many GiB is 80 GB?" / 「24564MiB 换算成 GB」: one quantity with a byte or
+    bandwidth unit, and a different unit asked for (written without a number)."""
+    if not _CONVERT_CUE.search(work):
+        return work
+    qty = _QTY_RE.search(work)
+    if not qty:
+        return work
+    rest = _blank(work, qty)
+    target = _TARGET_RE.search(rest)
+    if not target:
+        return work
+    src, dst = _unit_name(qty.group("unit")), _unit_name(target.group(0))
+    if src == dst or src.endswith("/s") != dst.endswith("/s"):
+        return work
+    s.convert = (float(qty.group("num").replace(",", "")), src, dst)
+    return _blank(rest, target)
+
+
+_ALGBW_RE = re.compile(r"algbw\s*(?:of|is|=|:|was|at|reported)?\s*(?:about|around|~|≈)?\s*(?P<num>\d+(?:\.\d+)?)\s*gb\s*/\s*s|"
+                       r"(?P<num2>\d+(?:\.\d+)?)\s*gb\s*/\s*s\s*(?:的)?\s*(?:algbw|算法带宽)|"
+                       r"算法带宽\s*(?:是|为|有)?\s*(?P<num3>\d+(?:\.\d+)?)\s*gb\s*/\s*s", re.I)
+_COLLECTIVES = (("all_reduce", r"all[\s_-]*reduce"), ("reduce_scatter", r"reduce[\s_-]*scatter"),
+                ("all_gather", r"all[\s_-]*gather"), ("alltoall", r"all[\s_-]*to[\s_-]*all"),
+                ("broadcast", r"broadcast"), ("reduce", r"(?<![a-z_])reduce(?:_perf)?(?![a-z_])"))
+
+
+def _extract_algbw(work: str, s: Slots) -> str:
+    """nccl-tests' algorithm bandwidth quoted in words ("reports algbw 120 GB/s") and which collective."""
+    m = _ALGBW_RE.search(work)
+    if not m:
+        return work
+    s.algbw_gbs = float(m.group("num") or m.group("num2") or m.group("num3"))
+    for name, pattern in _COLLECTIVES:
+        if re.search(pattern, work, re.I):
+            s.collective = name
+            break
+    return _blank(work, m)
+
+
+_GPU_HOURS_RE = re.compile(
+    r"(?<![\w.])(?P<num>\d[\d,]*(?:\.\d+)?)\s*(?P<mul>万|百万|亿|k|m|million|thousand)?\s*(?:个)?\s*"
+    r"(?P<gpu>(?:nvidia\s*)?(?:rtx\s*)?[a-z]{1,2}\d{2,4}[a-z]?(?:\s*\d{2,3}\s*g[b]?)?(?:\s*(?:sxm\d?|pcie))?\s*)?"
+    r"(?P<unit>gpu[\s\-]*hours?|gpu[\s\-]*hrs?|gpu\s*小时|卡时|卡·时|卡小时|gpu时)", re.I)
+
+
+def _extract_gpu_hours(work: str, s: Slots) -> str:
+    """A run's published compute: "1,720,320 A100 GPU-hours", 「172 万 A100 卡时」. The number and the
+    GPU-hours word are consumed; the GPU name between them is left for `_extract_gpus`."""
+    m = _GPU_HOURS_RE.search(work)
+    if not m:
+        return work
+    n = float(m.group("num").replace(",", ""))
+    mul = {"万": 1e4, "百万": 1e6, "亿": 1e8, "k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6}.get(
+        (m.group("mul") or "").lower(), 1.0)
+    s.gpu_hours = n * mul
+    gpu_start, gpu_end = m.span("gpu") if m.group("gpu") else (m.start("unit"), m.start("unit"))
+    return (work[:m.start()] + " " * (gpu_start - m.start()) + work[gpu_start:gpu_end] +
+            " " * (m.end() - gpu_end) + work[m.end():])
 
 
 def _extract_model(work: str, s: Slots) -> str:

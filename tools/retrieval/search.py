@@ -158,12 +158,13 @@ class Retriever:
         return body, titles
 
     # ------------------------------------------------------------------ search
-    def search(self, query: str, k: int = 5) -> SearchResult:
-        """Best `k` passages for `query` (see `Hit`)."""
+    def search(self, query: str, k: int = 5, doc_id: str | None = None) -> SearchResult:
+        """Best `k` passages for `query` (see `Hit`); with `doc_id`, only that document's sections
+        (all of them compete: the per-document cap does not apply)."""
         with self._lock:  # a concurrent refresh must not swap the index mid-query
-            return self._search(query, k)
+            return self._search(query, k, doc_id)
 
-    def _search(self, query: str, k: int) -> SearchResult:
+    def _search(self, query: str, k: int, doc_id: str | None = None) -> SearchResult:
         from tools.retrieval.bm25 import tokenize
 
         self.refresh()
@@ -193,7 +194,9 @@ class Retriever:
         per_doc: dict[str, int] = {}
         for idx in sorted(fused, key=lambda i: (-fused[i], i)):
             passage = self.passages[idx]
-            if per_doc.get(passage.doc_id, 0) >= MAX_PER_DOC:
+            if doc_id is not None and passage.doc_id != doc_id:
+                continue
+            if doc_id is None and per_doc.get(passage.doc_id, 0) >= MAX_PER_DOC:
                 continue
             per_doc[passage.doc_id] = per_doc.get(passage.doc_id, 0) + 1
             own, own_domain = self._relevance.score(profiles[0], self._bm25.sets[idx])

@@ -1,0 +1,159 @@
+"""Which guide passages a how-to answer shows, and how a passage reads in an answer.
+
+Retrieval (tools/retrieval) ranks whole sections and caps each document at two hits; the planner
+therefore asks a second time within the best document (`search_guide(doc_id=…)`) and this module
+re-ranks the candidates the way a reader would:
+- the retrieval score and the share of the question's words the passage holds;
+- a section whose heading says what the question asks ("Hidden costs" for "what hidden costs…",
+  「显存不足报错（CUDA OOM）」 for "CUDA out of memory…") comes first;
+- a "what is / what's the difference" question prefers the section that introduces the terms —
+  in our guide documents that is the earlier section (definitions first, advice later);
+- otherwise the retrieval score decides.
+
+Display: code blocks become inline code (a comment in the other language is dropped, so an
+English answer never loses a passage to a Chinese comment), table rows become "a | b" lines, and
+prose is quoted in whole sentences.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_EN_STOP = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "by", "how", "what", "when", "is",
+            "are", "do", "does", "i", "my", "it", "at", "vs", "versus", "from", "as", "that", "this", "which",
+            "should", "can", "you", "your", "we", "our", "be", "all", "not"}
+_DEFINITIONAL = re.compile(r"区别|不同|差别|是什么|什么是|啥是|啥意思|什么意思|含义|原理|difference|differ|what (?:is|are)|"
+                           r"what's|explain|meaning|compare", re.I)
+
+
+def _en_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z][a-z0-9_\-]*|\d+", text.lower()) if w not in _EN_STOP and len(w) > 1}
+
+
+def _zh_bigrams(text: str) -> set[str]:
+    out: set[str] = set()
+    for run in re.findall(r"[\u4e00-\u9fff]+", text):
+        out |= {run[i:i + 2] for i in range(len(run) - 1)}
+    return out
+
+
+def heading_match(question: str, section: str) -> float:
+    """Share (0–1) of a heading's words that the question uses, on the better of its two sides."""
+    best = 0.0
+    for side in (section.split(" / ") if " / " in section else [section]):
+        words = _en_words(side) | _zh_bigrams(side)
+        if not words:
+            continue
+        q = _en_words(question) | _zh_bigrams(question)
+        best = max(best, len(words & q) / len(words))
+    return best
+
+
+@lru_cache(maxsize=64)
+def _section_order(source: str) -> tuple[str, ...]:
+    """Headings of a guide document in file order (read once; empty when the file is not ours)."""
+    path = Path(source)
+    if not path.is_absolute():
+        path = Path(__file__).resolve().parents[2] / source
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return ()
+    return tuple(m.group(1).strip() for m in re.finditer(r"^##\s+(.+?)\s*$", text, re.M))
+
+
+def section_position(hit: dict[str, Any]) -> float | None:
+    """0 for a document's first section … 1 for its last; None if unknown."""
+    order = _section_order(str(hit.get("source") or ""))
+    section = str(hit.get("section") or "")
+    if section not in order or len(order) < 2:
+        return None
+    return order.index(section) / (len(order) - 1)
+
+
+def rank(hits: list[dict[str, Any]], question: str) -> list[dict[str, Any]]:
+    """Unique (doc, section) candidates, best first (see the module docstring)."""
+    seen: dict[tuple[str, str], dict[str, Any]] = {}
+    for h in hits:
+        key = (str(h.get("doc_id")), str(h.get("section")))
+        if key not in seen or float(h.get("score") or 0) > float(seen[key].get("score") or 0):
+            seen[key] = h
+    if not seen:
+        return []
+    top_doc = str(hits[0].get("doc_id"))
+    definitional = bool(_DEFINITIONAL.search(question))
+
+    def value(h: dict[str, Any]) -> float:
+        # fused rank score (relative) + share of the question's words in the passage (absolute) +
+        # heading match, squared so one shared word ("memory") does not outweigh the text +
+        # a little for the best document, so two sections of it read as one answer
+        v = float(h.get("score") or 0) + 0.3 * float(h.get("relevance") or 0)
+        v += 0.5 * heading_match(question, str(h.get("section") or "")) ** 2
+        if str(h.get("doc_id")) == top_doc:
+            v += 0.1
+            pos = section_position(h)
+            if definitional and pos is not None:
+                v += 0.3 * (1 - pos)
+        return v
+
+    return sorted(seen.values(), key=lambda h: -value(h))
+
+
+# ---------------------------------------------------------------- display ------------------------
+def readable(text: str, lang: str) -> str:
+    """One line for an answer bullet: prose as is, code as inline `code` (comments in the answer's
+    language kept as a gloss), table rows as "a | b"."""
+    parts: list[str] = []
+    in_code = False
+    for raw in (text or "").splitlines():
+        line = raw.strip()
+        if line.startswith("```"):
+            in_code = not in_code
+            continue
+        if not line:
+            continue
+        if in_code:
+            code, _, comment = line.partition("#") if not line.startswith("#") else ("", "", line[1:])
+            code, comment = code.strip().rstrip("\\").strip(), comment.strip()
+            keep_comment = comment and (bool(_CJK.search(comment)) == (lang == "zh"))
+            if code and keep_comment:
+                parts.append(f"`{code}`（{comment}）" if lang == "zh" else f"`{code}` ({comment})")
+            elif code:
+                parts.append(f"`{code}`")
+            elif keep_comment:
+                parts.append(comment + ("；" if lang == "zh" else ";"))
+            continue
+        if line.startswith("|"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
+                continue
+            cells = [c for c in cells if c]
+            if lang == "zh":
+                cells = [c.partition(" / ")[0] for c in cells]
+            else:
+                cells = [c.partition(" / ")[2] or c for c in cells]
+            parts.append(" | ".join(cells) + ("；" if lang == "zh" else ";"))
+            continue
+        parts.append(line)
+    return " ".join(" ".join(parts).split())
+
+
+def excerpt(text: str, limit: int) -> str:
+    """Whole sentences up to about `limit` characters (a cut mid-number would misquote it)."""
+    if len(text) <= limit:
+        return text
+    out = ""
+    for sentence in re.findall(r".+?(?:[。！？；]|[.!?;](?=\s)|$)", text):
+        if out and len(out) + len(sentence) > limit:
+            break
+        out += sentence
+    if len(out) <= limit * 1.6:
+        return out.strip()
+    cut = out[:limit]
+    cut = re.sub(r"[\w.,，、%‰`-]*$", "", cut) or cut   # never end inside a number, word or code span
+    if cut.count("`") % 2:
+        cut = cut[:cut.rfind("`")]
+    return cut.rstrip() + "…"
