@@ -100,3 +100,18 @@ def test_more_gpus_never_raise_per_gpu_memory(n: int, extra: int, gpu: str, mode
     few = _memory_at(spec, inp, "qwen2.5-7b", None, n).total_gb
     many = _memory_at(spec, inp, "qwen2.5-7b", None, n + extra).total_gb
     assert many <= few + 1e-9
+
+
+def test_full_training_on_four_plus_pcie_cards_ranks_after_every_nvlink_option() -> None:
+    """The seed's rule (four or more cards for data/tensor parallel want SXM/NVLink): a 70B full
+    fine-tune must not recommend 16× RTX PRO 6000 or 64× RTX 5090 over PCIe ahead of SXM servers."""
+    from tools.gpus import resolve_gpu
+    from tools.planner import PlanInput, plan_configurations
+
+    out = plan_configurations(PlanInput(model="Llama-3.1-70B", mode="full", tokens="10B", top=12))
+    sxm = [resolve_gpu(o.gpu).is_sxm for o in out.options]
+    assert sxm[0] is True
+    first_pcie = sxm.index(False) if False in sxm else len(sxm)
+    assert all(sxm[:first_pcie]) and not any(sxm[first_pcie:])
+    for o in out.options[first_pcie:]:
+        assert "SXM/NVLink" in (o.why or "")

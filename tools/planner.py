@@ -300,19 +300,34 @@ def plan_configurations(inp: PlanInput) -> PlanOutput:
         else:
             infeasible.append(opt)
 
-    def key(o: PlanOption) -> tuple[bool, float, float]:
+    def key(o: PlanOption) -> tuple[bool, bool, float, float]:
         cost = o.cost_cny.mid if o.cost_cny else float("inf")
         days = o.days.mid if o.days else 0.0
-        # serving: one server before several (cross-node serving is slower and harder to run, see _serving)
-        return (inp.mode == "inference" and o.nodes > 1, cost, days)
+        # serving: one server before several (cross-node serving is slower and harder to run, see _serving);
+        # full training: options that break the seed's NVLink rule come after those that keep it, whatever
+        # their modelled cost — the time model cannot see PCIe contention, P2P-off copies or flaky multi-node
+        # consumer rigs, which is why the rule exists.
+        return (inp.mode == "inference" and o.nodes > 1, _breaks_nvlink_rule(o, inp), cost, days)
 
     options.sort(key=key)
     _rank_reasons(options)
+    for o in options:
+        if _breaks_nvlink_rule(o, inp):
+            o.why = (o.why or "") + (" 排在 NVLink 机型之后：4 卡及以上的全量训练按经验应选 SXM/NVLink。"
+                                     " / Ranked after NVLink options: full training on 4+ cards wants SXM/NVLink.")
     infeasible.sort(key=lambda o: (not o.fits, *key(o)))
     summary = _summary(model.name, inp, options, infeasible)
     return PlanOutput(model=model.name, params=total, active_params=active, mode=inp.mode, tokens=tokens,
                       deadline_hours=deadline_h, budget_cny=budget, options=options[: inp.top],
                       infeasible=_notable(infeasible), summary=summary, assumptions=assumptions, warning=warning_text())
+
+
+def _breaks_nvlink_rule(opt: PlanOption, inp: PlanInput) -> bool:
+    """The seed's rule, checked: full training with 4 or more cards in a server wants SXM/NVLink
+    (PCIe all-reduce is ~10–25 GB/s against 200+ GB/s on NVSwitch; see knowledge/interconnect.yaml)."""
+    if inp.mode != "full" or min(opt.count, GPUS_PER_NODE) < 4:
+        return False
+    return not resolve_gpu(opt.gpu).is_sxm
 
 
 def _explain_interconnect(opt: PlanOption, spec: GpuSpec, inp: PlanInput) -> None:

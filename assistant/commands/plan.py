@@ -70,11 +70,17 @@ def command(model, params_b, mode, tokens, samples, epochs, seq_len, deadline, b
         days = f"{o.days.low:.1f}–{o.days.high:.1f}" if o.days else "–"
         cost = f"¥{o.cost_cny.low:,.0f}–{o.cost_cny.high:,.0f}" if o.cost_cny else "–"
         extra = f"{o.decode_tokens_per_s.mid:,.0f} tok/s" if o.decode_tokens_per_s else days
-        rows.append((o.rank, f"{o.count}× {o.gpu_name.replace('NVIDIA ', '')}", o.nodes, o.interconnect,
-                     f"{o.per_gpu_gb:.1f}/{o.gpu_memory_gb:g}", extra, cost, o.why))
+        rows.append((o.rank, f"{o.count}× {o.gpu_name.replace('NVIDIA ', '')}", o.nodes,
+                     f"{o.per_gpu_gb:.1f}/{o.gpu_memory_gb:g}", extra, cost))
+    # Long bilingual text (interconnect, why) goes below the table, one line per option, so the
+    # table stays readable in an 80-column terminal.
     print_table(f"{out.model} · {mode} 配置方案 / ranked configurations",
-                ["#", "GPU", "nodes", "interconnect", "GB/GPU", "tok/s" if serving else "days", "CNY/month" if serving else "CNY", "why"],
+                ["#", "GPU", "节点 nodes", "GB/卡 GPU", "tok/s" if serving else "天 days",
+                 "元/月 CNY/month" if serving else "元 CNY"],
                 rows)
+    for o in out.options:
+        click.echo(f"  #{o.rank} {o.interconnect}")
+        click.echo(f"      {o.why}")
     click.echo(f"• {out.summary['zh']}\n  {out.summary['en']}")
     if out.infeasible:
         click.echo("不可行或受限的选项 / infeasible or constrained:")

@@ -164,6 +164,11 @@ STRONG_LOG_MARKERS = re.compile(
     r"^\s*(?:gpu current temp|clocks (?:event|throttle) reasons|remapped rows|product name|fb memory usage|"
     r"gpu shutdown temp|hw slowdown|sw thermal slowdown|correctable error|uncorrectable error)\s*:?", re.I | re.M)
 
+# Device identifiers quoted in words: PCI bus ids (00000000:3B:00.0, 3b:00.0) and GPU/MIG UUIDs
+# (GPU-1b2c3d4e-…). Blanked before reading sizes, so "3B" / "1b" inside them is not a 3B / 1B model.
+_IDS_RE = re.compile(r"(?<![\w:])(?:[0-9a-f]{4,8}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7](?![\w])|"
+                     r"\b(?:gpu|mig)-[0-9a-f]{4,}(?:-[0-9a-f]{1,12})*(?:…|\.\.\.)?", re.I)
+
 # Question shapes → intent cues.
 _CUE_PATTERNS: dict[str, str] = {
     "price": r"多少钱|价格|价钱|租金|费用|月租|日租|包月|按小时|报价|贵|便宜|划算|price|cost|how much.*(?:rent|per|month|hour|day)|"
@@ -359,6 +364,7 @@ def extract(question: str) -> Slots:
     s.is_log = _looks_like_log(raw)
     if s.is_log:   # read the question's own words, not GPU names or "3B" inside a bus id
         text = re.sub(r"[\u3000\s]+", " ", user_words(raw).lower().replace("×", "x").replace("，", ","))
+    text = _IDS_RE.sub(" ", text)   # "3B:00.0", "GPU-1b2c…" are device ids, never model sizes
     s.out_of_scope = bool(_OUT_OF_SCOPE_RE.search(text))
     s.in_domain = bool(_DOMAIN_RE.search(text)) or s.is_log
     work = text
