@@ -311,3 +311,33 @@ def test_search_cli_huge_query_is_bounded(tmp_path):
     except subprocess.TimeoutExpired:
         pytest.fail("`gpu-advisor search` with a 300,000-character query ran past 15 s")
     check_outcome(["search", "…"], proc.returncode, proc.stdout, proc.stderr)
+
+
+# ------------------------------------------------------------------ the page's Diagnose tab
+
+def test_page_diagnose_tab_escapes_html_from_the_paste():
+    """Evidence lines are quoted from the paste: markup in them must arrive as text, not as HTML."""
+    from assistant.web import app
+
+    evil = ("[Tue Mar  3 11:02:15 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid='<script>alert(1)</script>', "
+            "name=<img src=x onerror=alert(2)>, GPU has fallen off the bus.")
+    out = app.diagnose(evil, None, "", "English")
+    assert "79" in out
+    assert "<script" not in out.lower() and "<img" not in out.lower()
+    assert "&lt;script&gt;" in out or "&lt;img" in out, "the evidence line should still be shown, escaped"
+
+
+@pytest.mark.parametrize("paste,needle", [
+    ("\x00\x01\x02\x03\x04\x05\x06" * 2000, "binary"),
+    ("dmesg line\n" * (DIAG_MAX_LINES + 1), "20,000"),
+])
+def test_page_diagnose_tab_shows_a_bilingual_error(paste, needle):
+    from assistant.web import app
+
+    for label in ("中文", "English"):
+        out = app.diagnose(paste, None, "", label)
+        assert "ga-error" in out and "Traceback" not in out
+        if label == "English":
+            assert needle in out
+        else:
+            assert CJK.search(out)

@@ -376,3 +376,88 @@ def test_plan_alone_needs_no_tools_module_state() -> None:
     calls = plan("能用4090全量训练7B吗")
     assert calls[0].name == "estimate_memory"
     assert calls[0].args == {"params": "7B", "mode": "full", "gpu": "RTX 4090"}
+
+
+# ---------------------------------------------------------------- conversions, busbw, implied MFU --
+@pytest.mark.parametrize("question,expected,lang", [
+    ("80GB 等于多少 GiB？", "74.51 GiB", "zh"),                                # 80e9 / 2^30 = 74.506
+    ("How many GiB is 80 GB?", "74.51 GiB", "en"),
+    ("nvidia-smi 显示 4090 总显存 24564MiB，换算成 GB 是多少？", "25.76 GB", "zh"),  # 24,564 × 2^20 B
+    ("A100 80G 的 nvidia-smi 显示 81920MiB，这是多少 GB？", "85.9 GB", "zh"),      # 81,920 × 2^20 B = 80 GiB
+])
+def test_unit_conversions_answer_with_the_definitions(question: str, expected: str, lang: str) -> None:
+    a, results = answer(question)
+    assert a.language == lang
+    assert expected in a.text.split("\n")[0], a.text        # the result first
+    assert "2^30" in a.text and "10^9" in a.text            # GB vs GiB, said
+    if lang == "en":
+        assert not _CJK.search(a.text)
+    _grounded(a.text, question, results)
+
+
+def test_busbw_from_algbw_answer() -> None:
+    q = "all_reduce_perf on 8 GPUs reports algbw 120 GB/s for 1 GB messages. What is the bus bandwidth?"
+    a, results = answer(q)
+    assert "210 GB/s" in a.text.split("\n")[0]             # 120 × 2(8−1)/8 = 210 (nccl-tests PERFORMANCE.md)
+    assert "2(n−1)/n" in a.text
+    _grounded(a.text, q, results)
+
+
+def test_implied_mfu_answer() -> None:
+    q = "Llama-2-70B used 1,720,320 A100 GPU-hours on 2T tokens. What MFU does that imply?"
+    a, results = answer(q)
+    # 6 × 68.98e9 × 2e12 / (1,720,320 × 3600 × 312e12) = 0.428
+    assert "42.8%" in a.text.split("\n")[0]
+    assert "312 TFLOPS" in a.text
+    _grounded(a.text, q, results)
+
+
+# ---------------------------------------------------------------- how-to passages ---------------
+@pytest.mark.parametrize("question,must", [
+    # the section that defines the stages: ZeRO-1 shards optimizer states, ZeRO-2 gradients, ZeRO-3 weights
+    ("ZeRO 1、2、3 有什么区别？", ["优化器", "梯度"]),
+    # common-errors: another process holding memory, fragmentation → expandable_segments, then batch/sequence
+    ("CUDA out of memory 一般有哪些原因？", ["expandable_segments", "别的进程", "batch"]),
+    # multi-node-training: NCCL_SOCKET_IFNAME / NCCL_IB_HCA even though the code comments are Chinese
+    ("How do I set up NCCL for training across two nodes?", ["NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "torchrun"]),
+    # billing-hourly-monthly § Hidden costs (its heading is the question)
+    ("What hidden costs should I watch for when renting GPU servers?", ["storage", "bandwidth", "idle"]),
+])
+def test_howto_shows_the_passage_that_answers(question: str, must: list[str]) -> None:
+    a, results = answer(question)
+    for word in must:
+        assert word in a.text, (word, a.text)
+    if a.language == "en":
+        assert not _CJK.search(a.text), a.text
+    # the passages quoted are cited first
+    quoted = re.findall(r"[（(]见 `([\w-]+)`|\(see `([\w-]+)`", a.text)
+    first_doc = next(x for pair in quoted for x in pair if x)
+    assert a.citations[0]["doc_id"] == first_doc
+
+
+def test_howto_looks_inside_the_best_document_once() -> None:
+    calls = [(r.name, r.args.get("doc_id")) for r in answer("ZeRO 1、2、3 有什么区别？")[1]]
+    assert calls == [("search_guide", None), ("search_guide", "zero-fsdp-offload")]
+
+
+def test_search_within_one_document_returns_more_than_two_of_its_sections() -> None:
+    from tools.registry import run_tool
+    res = run_tool("search_guide", {"query": "ZeRO 1、2、3 有什么区别？", "k": 6, "doc_id": "zero-fsdp-offload"})
+    docs = {h["doc_id"] for h in res["hits"]}
+    assert docs == {"zero-fsdp-offload"} and len(res["hits"]) >= 4   # the document has 5 sections
+    assert run_tool("search_guide", {"query": "ZeRO", "doc_id": "no-such-doc"})["hits"] == []
+
+
+def test_readable_code_and_tables() -> None:
+    from assistant.offline.passages import excerpt, heading_match, readable
+    text = ("```bash\nexport NCCL_DEBUG=INFO   # 打印拓扑\nexport NCCL_IB_HCA=mlx5_0   # pick NICs\n"
+            "# RoCE 网络常需要 NCCL_IB_GID_INDEX\n```\n\n| 模型 / Model | 显存 / memory |\n|---|---|\n| 7B | 14 GB |\n\nProse.")
+    en = readable(text, "en")
+    assert "`export NCCL_DEBUG=INFO`" in en and "(pick NICs)" in en and not _CJK.search(en)
+    assert "Model | memory;" in en and "7B | 14 GB;" in en and "---" not in en
+    zh = readable(text, "zh")
+    assert "（打印拓扑）" in zh and "RoCE 网络常需要" in zh and "模型 | 显存；" in zh
+    assert heading_match("What hidden costs should I watch for?", "隐藏成本 / Hidden costs") == 1.0
+    assert heading_match("ZeRO 1、2、3 有什么区别？", "通信代价 / The communication cost") == 0.0
+    cut = excerpt("第一句话。" + "很长的一句" * 100 + "。", 20)
+    assert cut == "第一句话。"

@@ -46,6 +46,19 @@ def _report_json(report, name: str | None) -> dict:
     return out
 
 
+def _inventory_line(inv) -> str:
+    """What the paste showed about the machine; parts it did not show are left out, not '?'."""
+    parts = []
+    if inv.gpus:
+        names = sorted({g.name for g in inv.gpus if g.name})
+        parts.append(f"GPU: {len(inv.gpus)} × {', '.join(names)}" if names else f"GPU: {len(inv.gpus)}")
+    if inv.driver_version:
+        parts.append(f"驱动 / driver {inv.driver_version}")
+    if inv.cuda_version:
+        parts.append(f"CUDA ≤ {inv.cuda_version}")
+    return "   ".join(parts)
+
+
 def _print_human(report, name: str | None) -> None:
     from rich.console import Console
     from rich.markup import escape
@@ -58,11 +71,9 @@ def _print_human(report, name: str | None) -> None:
         head = f"{escape(name)} · " + head
     kinds = ", ".join(report.kinds) or "—"
     con.print(f"{head}   检测到 / detected: {escape(kinds)}")
-    inv = report.inventory
-    if inv.gpus or inv.driver_version:
-        names = sorted({g.name for g in inv.gpus if g.name})
-        con.print(f"GPU: {len(inv.gpus)} × {escape(', '.join(names) or '?')}   驱动 / driver {escape(inv.driver_version or '?')}"
-                  f"   CUDA ≤ {escape(inv.cuda_version or '?')}")
+    line = _inventory_line(report.inventory)
+    if line:
+        con.print(escape(line))
     if report.findings:
         table = Table(show_lines=True, title_justify="left")
         table.add_column("级别 / level", no_wrap=True)

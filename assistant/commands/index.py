@@ -72,7 +72,7 @@ def list_docs(as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="输出 JSON / machine-readable output")
 @_URL
 def remove(doc_id: str, as_json: bool, chroma_url: str | None) -> None:
-    """删除一个文档（id、id 前缀或文件名）/ Remove a document (id, id prefix or file name)."""
+    """删除一个文档（添加时的路径、id、id 前缀或文件名）/ Remove a document (the path it was added with, id, id prefix or file name)."""
     from tools.retrieval.user_docs import UserDocs
 
     doc = UserDocs().remove(doc_id)

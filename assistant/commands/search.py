@@ -8,6 +8,7 @@ import click
 from assistant.commands._common import emit_json
 
 _SNIPPET = 360  # characters of passage text shown to people (JSON carries the whole passage)
+_CODE_LINES = 14  # a longer code block is shown with its middle elided
 
 
 def _side(text: str, zh: bool) -> str:
@@ -19,8 +20,33 @@ def _side(text: str, zh: bool) -> str:
 
 
 def _snippet(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= _SNIPPET else flat[:_SNIPPET].rstrip() + "…"
+    """The start of a passage for people: prose re-wrapped, fenced code blocks kept line by line.
+
+    Commands must stay copyable, so a ``` block is never flattened or cut in the middle; it is
+    shown whole (up to `_CODE_LINES` lines) when it starts within the first `_SNIPPET` characters.
+    """
+    from tools.retrieval.corpus import split_paragraphs
+
+    out: list[str] = []
+    used = 0
+    for block in split_paragraphs(text):
+        if used >= _SNIPPET:
+            out.append("…")
+            break
+        if block.lstrip().startswith(("```", "~~~")):
+            lines = block.splitlines()
+            if len(lines) > _CODE_LINES:
+                lines = lines[:_CODE_LINES - 1] + ["…", lines[-1]]
+            out.append("\n".join(lines))
+            used += sum(len(line) for line in lines)
+            continue
+        flat = " ".join(block.split())
+        room = _SNIPPET - used
+        if len(flat) > room:
+            flat = flat[:room].rstrip() + "…"
+        out.append(textwrap.fill(flat, width=96))
+        used += len(flat)
+    return "\n".join(out)
 
 
 @click.command(name="search")
@@ -52,5 +78,5 @@ def command(query: tuple[str, ...], k: int, as_json: bool, chroma_url: str | Non
         flag = ("  [相关度低]" if zh else "  [low relevance]") if hit.low_relevance else ""
         click.secho(f"{rank}. {title} — {_side(hit.section, zh)}{flag}", bold=True)
         click.echo(f"   {hit.doc_id} · score {hit.score:.3f} · relevance {hit.relevance:.2f} · {hit.source}")
-        click.echo(textwrap.indent(textwrap.fill(_snippet(hit.text), width=96), "   "))
+        click.echo(textwrap.indent(_snippet(hit.text), "   "))
         click.echo("")

@@ -373,7 +373,8 @@ def _guide_query(question: str, s: Slots, intent: str) -> str:
     q = question.strip()
     if intent == DIAGNOSE or s.is_log:
         # A pasted log: the user's own words (if any) plus the topics the log shows, not the raw table.
-        words = [ln.strip() for ln in q.splitlines() if re.search(r"[\u4e00-\u9fff]", ln) and len(ln) < 120][:2]
+        from assistant.offline.slots import user_words   # the user's framing, not lines inside the paste
+        words = [ln.strip() for ln in user_words(q).splitlines() if re.search(r"[\u4e00-\u9fff]", ln) and len(ln) < 120][:2]
         topics = [t for rx, t in _LOG_TOPICS if rx.search(q)]
         zh_q = bool(words) or topic == zh
         q = " ".join(words + [t[0] if zh_q else t[1] for t in topics[:3]]) or q[:120]
@@ -458,9 +459,11 @@ def _within_best_document(results: list[ToolResult]) -> list[ToolCall]:
     for r in results:
         if r.name != "search_guide" or r.error or r.args.get("doc_id"):
             continue
+        from assistant.offline.passages import rank
         hits = [h for h in r.result.get("hits") or [] if isinstance(h, dict) and not h.get("low_relevance")]
-        if hits and hits[0].get("kind", "guide") == "guide" and hits[0].get("doc_id"):
-            args = _fit_args("search_guide", {"query": r.args.get("query"), "k": 6, "doc_id": hits[0]["doc_id"]})
+        best = rank(hits, str(r.args.get("query") or ""))[:1]
+        if best and best[0].get("kind", "guide") == "guide" and best[0].get("doc_id"):
+            args = _fit_args("search_guide", {"query": r.args.get("query"), "k": 6, "doc_id": best[0]["doc_id"]})
             if "doc_id" in args:
                 return [ToolCall("search_guide", args)]
         break

@@ -4,7 +4,7 @@ Retrieval (tools/retrieval) ranks whole sections and caps each document at two h
 therefore asks a second time within the best document (`search_guide(doc_id=…)`) and this module
 re-ranks the candidates the way a reader would:
 - the retrieval score and the share of the question's words the passage holds;
-- a section whose heading says what the question asks ("Hidden costs" for "what hidden costs…",
+- a section whose heading says what the question asks, or names its technical term (NCCL, CUDA…) ("Hidden costs" for "what hidden costs…",
   「显存不足报错（CUDA OOM）」 for "CUDA out of memory…") comes first;
 - a "what is / what's the difference" question prefers the section that introduces the terms —
   in our guide documents that is the earlier section (definitions first, advice later);
@@ -52,6 +52,16 @@ def heading_match(question: str, section: str) -> float:
     return best
 
 
+_GENERIC_ACRONYMS = {"gpu", "gpus", "gb", "gib", "mb", "mib", "tb", "cpu", "ai", "ok"}
+
+
+def names_topic(question: str, section: str) -> bool:
+    """The heading names a technical term the question names (NCCL, CUDA, ZeRO, KV …): a strong
+    sign the section is about what was asked, whatever else both say."""
+    terms = {t.lower() for t in re.findall(r"\b\w*[A-Z]\w*[A-Z]\w*\b", question)} - _GENERIC_ACRONYMS
+    return any(re.search(rf"(?<![a-z0-9]){re.escape(t)}(?![a-z0-9])", section, re.I) for t in terms)
+
+
 @lru_cache(maxsize=64)
 def _section_order(source: str) -> tuple[str, ...]:
     """Headings of a guide document in file order (read once; empty when the file is not ours)."""
@@ -83,15 +93,22 @@ def rank(hits: list[dict[str, Any]], question: str) -> list[dict[str, Any]]:
             seen[key] = h
     if not seen:
         return []
-    top_doc = str(hits[0].get("doc_id"))
     definitional = bool(_DEFINITIONAL.search(question))
 
-    def value(h: dict[str, Any]) -> float:
+    def base(h: dict[str, Any]) -> float:
         # fused rank score (relative) + share of the question's words in the passage (absolute) +
-        # heading match, squared so one shared word ("memory") does not outweigh the text +
-        # a little for the best document, so two sections of it read as one answer
+        # heading match, squared so one shared word ("memory") does not outweigh the text
         v = float(h.get("score") or 0) + 0.3 * float(h.get("relevance") or 0)
         v += 0.5 * heading_match(question, str(h.get("section") or "")) ** 2
+        if names_topic(question, str(h.get("section") or "")):
+            v += 0.15
+        return v
+
+    top_doc = str(max(seen.values(), key=base).get("doc_id"))
+
+    def value(h: dict[str, Any]) -> float:
+        # + a little for the best document, so its sections read as one answer
+        v = base(h)
         if str(h.get("doc_id")) == top_doc:
             v += 0.1
             pos = section_position(h)

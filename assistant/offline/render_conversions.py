@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from assistant.offline.render import Writer
-from assistant.offline.render_tools import Context, big, bi, renderer
+from assistant.offline.render_tools import Context, big, bi, renderer, tokens_text
 from assistant.offline.types import ToolResult
 
 
@@ -43,8 +43,10 @@ def convert_units(w: Writer, r: ToolResult, ctx: Context) -> None:
               "明显偏少说明卡的型号或显存版本不对。",
               "nvidia-smi's Memory-Usage is in MiB (binary): convert the Total to GB before comparing it with the "
               "advertised size; much less means a different model or memory variant.")
-    if res.get("source"):
-        w.add("assumptions", f"单位定义：{res['source']}", f"Unit definitions: {res['source']}")
+    if res.get("source") and res.get("n_bytes") is not None:
+        w.add("assumptions", "单位定义：十进制用 SI 前缀（kB/MB/GB），二进制用 IEC 80000-13 前缀（KiB/MiB/GiB）；"
+              "nvidia-smi 以 MiB 显示显存",
+              f"Unit definitions: {res['source']}")
 
 
 _OP_LABEL = {"all_reduce": "all_reduce", "all_gather": "all_gather", "reduce_scatter": "reduce_scatter",
@@ -79,7 +81,7 @@ def implied_mfu(w: Writer, r: ToolResult, ctx: Context) -> None:
     model, gpu = res.get("model"), res.get("gpu_name")
     w.add("verdict", f"按 6·N·D 算，{model} 这次训练的 MFU 约为 {pct}%。",
           f"By the 6·N·D count, that run implies an MFU of about {pct}% for {model}.")
-    w.add("numbers", f"训练计算量：6 × {figure(res.get('params'))} 参数 × {figure(res.get('tokens'))} token = "
+    w.add("numbers", f"训练计算量：6 × {figure(res.get('params'))} 参数 × {tokens_text(w, res.get('tokens'))} token = "
           f"{res.get('flops'):.3g} FLOPs", f"Training compute: 6 × {figure(res.get('params'))} params × "
           f"{figure(res.get('tokens'))} tokens = {res.get('flops'):.3g} FLOPs")
     w.add("numbers", f"{big(res.get('gpu_hours'))} GPU 小时 = {res.get('gpu_seconds'):.4g} GPU 秒，平均每卡有效算力 "

@@ -84,7 +84,8 @@ def input_error(w: Writer, r: ToolResult) -> None:
 
 
 def guide_only(w: Writer, results: list[ToolResult], question: str) -> None:
-    """A how-to answer: the two best sections (see passages.rank), each quoted at some length."""
+    """A how-to answer: the two best sections (see passages.rank) quoted at some length, and a third,
+    shorter, when the guide has one."""
     hits = _hits(results)
     if not hits:
         w.add("verdict", "指南里没有找到能回答这个问题的段落，我不凭空作答。",
@@ -92,12 +93,14 @@ def guide_only(w: Writer, results: list[ToolResult], question: str) -> None:
         return
     w.add("verdict", "这是指南里的说法（没有需要计算的数字，所以没调用估算工具）：",
           "Here is what the guide says (nothing to calculate, so no estimator was called):")
-    guide_snippets(w, results, limit=2, section="guide", max_chars=700 if w.lang == "zh" else 1100,
-                   question=question)
+    guide_snippets(w, results, limit=3, section="guide", max_chars=700 if w.lang == "zh" else 1100,
+                   question=question, shorter_after=2)
 
 
 def guide_snippets(w: Writer, results: list[ToolResult], limit: int = 1, section: str = "guide",
-                   max_chars: int = 200, question: str = "") -> None:
+                   max_chars: int = 200, question: str = "", shorter_after: int | None = None) -> None:
+    """Quote up to `limit` passages (best first when `question` is given); passages after the
+    first `shorter_after` are cut to half the length (a pointer, not a second essay)."""
     from assistant.offline.passages import excerpt, rank, readable
     hits = rank(_hits(results), question) if question else _hits(results)
     shown = 0
@@ -107,7 +110,7 @@ def guide_snippets(w: Writer, results: list[ToolResult], limit: int = 1, section
         text = readable(hit.get("text") or hit.get("snippet") or hit.get("excerpt") or "", w.lang)
         if not text:
             continue
-        text = excerpt(text, max_chars)
+        text = excerpt(text, max_chars // 2 if shorter_after is not None and shown >= shorter_after else max_chars)
         doc = hit.get("doc_id") or hit.get("id")
         before = len(w.parts[section])
         w.add(section, f"{text}（见 `{doc}`）", f"{text} (see `{doc}`)")

@@ -71,7 +71,7 @@ _GPU_PATTERNS: list[tuple[str, str]] = [
 ]
 _GPU_RE = re.compile(
     r"(?:(?<=\dx)|(?<=\d\*)|(?<![a-z0-9]))(?P<name>" + "|".join(f"(?:{p})" for p, _ in _GPU_PATTERNS) + r")"
-    r"(?P<variant>(?:[\s\-_/]*(?:\d{2,3}\s*g(?:b|i?b)?|sxm\d?|pcie|nvl))*)"
+    r"(?P<variant>(?:[\s\-_/]*(?:\d{2,3}\s*g(?:b|i?b)?|sxm\d?|pcie|nvl(?!ink)))*)"
     r"(?:\s*(?:显卡|gpus?|cards?|卡|s\b))?", re.I)
 
 
@@ -84,7 +84,7 @@ def _canonical_gpu(raw: str) -> str:
 
 def _gpu_variant(variant: str) -> tuple[int | None, str | None]:
     mem = re.search(r"(\d{2,3})\s*g", variant, re.I)
-    form = re.search(r"sxm|pcie|nvl", variant, re.I)
+    form = re.search(r"sxm|pcie|nvl(?!ink)", variant, re.I)
     return (int(mem.group(1)) if mem else None, form.group(0).upper() if form else None)
 
 
@@ -741,11 +741,22 @@ def _looks_like_log(text: str) -> bool:
     return len(LOG_MARKERS.findall(text)) >= 2 and text.count("\n") >= 2
 
 
+def _is_log_line(line: str) -> bool:
+    return bool(STRONG_LOG_MARKERS.search(line) or LOG_MARKERS.search(line) or re.match(r"\s*[|+#=\-]", line))
+
+
 def user_words(text: str) -> str:
-    """The user's own lines around a pasted log ("合同写的是 8 卡 A100，输出如下" / "is this normal?")."""
+    """The user's own lines around a pasted log ("合同写的是 8 卡 A100，输出如下" / "is this normal?").
+
+    Only lines before the first and after the last log line count: a line in the middle of a paste
+    is part of what was pasted (possibly planted there), not the user speaking, so it must not set a
+    tool argument such as the expected GPU."""
+    lines = (text or "").splitlines()
+    log_rows = [i for i, line in enumerate(lines) if _is_log_line(line)]
+    first, last = (log_rows[0], log_rows[-1]) if log_rows else (len(lines), -1)
     keep = []
-    for line in (text or "").splitlines():
-        if STRONG_LOG_MARKERS.search(line) or LOG_MARKERS.search(line) or re.match(r"\s*[|+#=\-]", line):
+    for i, line in enumerate(lines):
+        if _is_log_line(line) or first < i < last:
             continue
         if re.search(r"[\u4e00-\u9fff]", line) or re.search(r"\?\s*$", line) or len(line.split()) >= 4:
             keep.append(line)

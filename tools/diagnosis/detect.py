@@ -23,7 +23,7 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
                      "is_available", "torch_check:", "CUDA error", "device-side assert", "no kernel image",
                      "Found no NVIDIA driver", "CUDA initialization"),
     "nccl_log": ("NCCL", "Watchdog caught collective"),
-    "nccl_tests": ("busbw", "nThread", "Avg bus bandwidth", "Out of bounds values", "#wrong"),
+    "nccl_tests": ("busbw", "nThread", "Avg bus bandwidth", "Out of bounds values", "#wrong", "_perf"),
     "iostat": ("%util",),
     "dcgmi_diag": ("Diagnostic",),
 }

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+import re
+
+from pydantic import BaseModel, Field, field_validator
 
 Severity = Literal["ok", "info", "warning", "critical"]
 SEVERITY_RANK: dict[str, int] = {"ok": 0, "info": 1, "warning": 2, "critical": 3}
@@ -26,11 +28,27 @@ def worst(levels: list[str]) -> Severity:
     return best
 
 
+# Chinese typography: no space on either side of full-width punctuation (「节点 （主机名）」 → 「节点（主机名）」)
+_FULLWIDTH = "（）【】「」『』《》，。；：！？、"
+_SPACE_BEFORE = re.compile(f"[ \t]+(?=[{_FULLWIDTH}])")
+_SPACE_AFTER = re.compile(f"(?<=[{_FULLWIDTH}])[ \t]+")
+
+
+def zh_typography(text: str) -> str:
+    """Drop spaces next to full-width punctuation; templates that glue optional parts leave them."""
+    return _SPACE_AFTER.sub("", _SPACE_BEFORE.sub("", text))
+
+
 class Text(BaseModel):
     """One message in both languages."""
 
     zh: str
     en: str
+
+    @field_validator("zh")
+    @classmethod
+    def _tidy_zh(cls, value: str) -> str:
+        return zh_typography(value)
 
 
 class Finding(BaseModel):
@@ -86,11 +104,14 @@ class DiagnosisReport(BaseModel):
 
 
 def quote(lines: list[str]) -> list[str]:
-    """Evidence as pasted, de-duplicated, capped so one noisy log cannot flood the report."""
+    """Evidence as pasted (the log part only, not the user's sentence in front of it),
+    de-duplicated, capped so one noisy log cannot flood the report."""
+    from tools.diagnosis.text import log_part
+
     seen: set[str] = set()
     out: list[str] = []
     for line in lines:
-        line = line.strip()
+        line = log_part(line.strip())
         if not line or line in seen:
             continue
         seen.add(line)

@@ -111,3 +111,34 @@ def to_float(s: str | None) -> float | None:
         return float(s)
     except ValueError:
         return None
+
+
+# Where a log line starts when a user typed a sentence in front of it on the same line
+# (「帮我看看这个报错 [Tue Nov 25 10:02:11 2025] NVRM: Xid …」). Each alternative is anchored on a
+# literal, bounded and free of nested quantifiers.
+_LOG_START = re.compile(
+    r"\[\s{0,12}\d{1,10}\.\d{1,9}\]"                                     # dmesg [  123.456789]
+    r"|\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} {1,2}\d{1,2} "          # dmesg -T [Tue Nov 25 …
+    r"|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}\d{1,2} \d\d:\d\d:\d\d"  # journalctl/syslog
+    r"|\d{1,2}月 {1,2}\d{1,2} \d\d:\d\d:\d\d"                              # journalctl in a zh_CN locale
+    r"|\b\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d"                               # ISO timestamps
+    r"|\bNVRM: |\bpcieport \w|\bnvidia \d{4}:|\bkernel: "
+    r"|\b(?:RuntimeError|torch\.\w{1,40}Error|[A-Z]\w{0,40}Error|CUDA error|NCCL (?:WARN|INFO|error)|Watchdog caught)\b"
+    r"|\b[\w.-]{1,64}:\d{1,9}:\d{1,9} \[\d{1,4}\] NCCL "                     # host:pid:tid [rank] NCCL
+)
+_CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
+
+
+def log_part(line: str) -> str:
+    """The log part of a line that starts with the user's own words; other lines unchanged.
+
+    Only a prefix holding Chinese text (or full-width punctuation) is dropped, so a plain log
+    line — even one whose timestamp is not in the list above — is quoted whole.
+    """
+    m = _LOG_START.search(line)
+    if not m or m.start() == 0:
+        return line
+    prefix = line[:m.start()]
+    if not _CJK.search(prefix):
+        return line
+    return line[m.start():].strip()

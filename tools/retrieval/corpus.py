@@ -85,14 +85,21 @@ def is_chinese_paragraph(paragraph: str) -> bool:
 
 
 def split_paragraphs(body: str) -> list[str]:
-    """Blank-line separated blocks; a fenced code block stays one block."""
+    """Blank-line separated blocks; a fenced code block is always one block of its own, line
+    breaks kept (commands must stay copyable), even without blank lines around it."""
     blocks: list[str] = []
     current: list[str] = []
     in_fence = False
     for line in body.splitlines():
         if _FENCE.match(line):
+            if not in_fence and current:  # "运行：" directly above a fence: the code is its own block
+                blocks.append("\n".join(current).strip())
+                current = []
             in_fence = not in_fence
             current.append(line)
+            if not in_fence:  # closing fence: text right below it starts a new block
+                blocks.append("\n".join(current).strip())
+                current = []
             continue
         if not in_fence and not line.strip():
             if current:

@@ -22,6 +22,7 @@ credit along them was tried and lowered recall on the eval (0.98 → 0.92 at 0.5
 from __future__ import annotations
 
 import json
+import re
 import threading
 from pathlib import Path
 from typing import Any, Sequence
@@ -35,6 +36,9 @@ from tools.retrieval.paths import cache_dir, chroma_url_from_env, guide_dir as d
 from tools.retrieval.synonyms import expand
 
 RRF_K = 60
+NEAR_VERBATIM_COVERAGE = 0.8  # share of the query's words a near-verbatim passage contains …
+NEAR_VERBATIM_PAIRS = 0.6  # … and share of the query's adjacent word pairs it has side by side
+NEAR_VERBATIM_MIN_PAIRS = 3  # only for queries of 4+ words: short queries match many passages verbatim
 WEIGHTS = {"vector": 1.0, "bm25": 1.0, "title": 0.6}
 CANDIDATES = 40  # depth each ranker contributes to the fusion
 MAX_PER_DOC = 2  # at most this many passages of one document in the hits
@@ -51,6 +55,25 @@ def reciprocal_rank_fusion(rankings: dict[str, Sequence[int]], weights: dict[str
         for rank, item in enumerate(order, start=1):
             fused[item] = fused.get(item, 0.0) + weight / (k + rank)
     return fused
+
+
+def word_pairs(query: str) -> list[tuple[str, str]]:
+    """Adjacent pairs of the query's words (stopwords dropped): 济南 机房 A100 → (济南, 机房), (机房, a100)."""
+    from tools.retrieval.bm25 import plain_words
+
+    words = plain_words(query)
+    return list(zip(words, words[1:]))
+
+
+def pair_share(pairs: Sequence[tuple[str, str]], text: str) -> float:
+    """Share of `pairs` that occur side by side in `text` (at most a few spaces or punctuation between)."""
+    from tools.retrieval.bm25 import normalise
+
+    if not pairs:
+        return 0.0
+    text = normalise(text)
+    found = sum(1 for a, b in pairs if re.search(re.escape(a) + r"[\s\W_]{0,3}" + re.escape(b), text))
+    return found / len(pairs)
 
 
 class Retriever:
@@ -189,8 +212,17 @@ class Retriever:
             order = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: -scores[i])
             rankings[name] = order[:CANDIDATES]
         fused = reciprocal_rank_fusion(rankings, WEIGHTS)
+        judged: dict[int, tuple[float, bool]] = {}
+        for idx in fused:
+            own, own_domain = self._relevance.score(profiles[0], self._bm25.sets[idx])
+            via, _ = self._relevance.score(profiles[1], self._bm25.sets[idx])
+            _, via_domain = self._relevance.score(profiles[2], self._bm25.sets[idx])
+            rel = max(own, EXPANDED_FACTOR * via)
+            judged[idx] = (rel, own, rel < LOW_RELEVANCE or not (own_domain or via_domain))
+        pairs = word_pairs(query)
         best_possible = sum(WEIGHTS.values()) / (RRF_K + 1)
         hits: list[Hit] = []
+        verbatim: dict[int, bool] = {}
         per_doc: dict[str, int] = {}
         for idx in sorted(fused, key=lambda i: (-fused[i], i)):
             passage = self.passages[idx]
@@ -199,16 +231,16 @@ class Retriever:
             if doc_id is None and per_doc.get(passage.doc_id, 0) >= MAX_PER_DOC:
                 continue
             per_doc[passage.doc_id] = per_doc.get(passage.doc_id, 0) + 1
-            own, own_domain = self._relevance.score(profiles[0], self._bm25.sets[idx])
-            via, _ = self._relevance.score(profiles[1], self._bm25.sets[idx])
-            _, via_domain = self._relevance.score(profiles[2], self._bm25.sets[idx])
-            rel = max(own, EXPANDED_FACTOR * via)
-            low = rel < LOW_RELEVANCE or not (own_domain or via_domain)
-            hits.append(_hit(passage, language, fused[idx] / best_possible, rel, low, self.links[idx]))
+            rel, own, low = judged[idx]
+            hit = _hit(passage, language, fused[idx] / best_possible, rel, low, self.links[idx])
+            hits.append(hit)
+            verbatim[id(hit)] = (len(pairs) >= NEAR_VERBATIM_MIN_PAIRS and own >= NEAR_VERBATIM_COVERAGE
+                                 and pair_share(pairs, passage.index_text()) >= NEAR_VERBATIM_PAIRS)
             if len(hits) >= 3 * k:  # a few spares, so relevant passages can replace flagged ones
                 break
-        # a passage that does not answer the question never outranks one that does
-        hits.sort(key=lambda h: h.low_relevance)  # stable: fused order kept within each group
+        # a passage that does not answer the question never outranks one that does, and one that
+        # repeats the question nearly word for word (a user's price sheet line) comes first
+        hits.sort(key=lambda h: (h.low_relevance, not verbatim[id(h)]))  # stable: fused order within groups
         hits = hits[:k]
         return SearchResult(query=query, language=language, hits=hits,
                             low_relevance=all(h.low_relevance for h in hits),

@@ -55,6 +55,8 @@ GROUPS: list[tuple[tuple[str, ...], str]] = [
     (("zero", "fsdp", "offload", "卸载", "deepspeed", "zero3", "zero-3"),
      "ZeRO FSDP offload 卸载"),
     (("xid",), "Xid 错误 error"),
+    (("timeout", "timed out", "time out", "超时", "watchdog", "卡住不动", "hang"),
+     "超时 timeout timeouts watchdog NCCL_DEBUG"),
     (("nccl", "all_reduce", "allreduce", "busbw", "algbw", "nccl-tests"),
      "NCCL all_reduce busbw"),
     (("docker", "容器", "container", "shm", "ipc=host", "--gpus"),

@@ -143,17 +143,31 @@ class UserDocs:
         return added
 
     def resolve(self, key: str) -> UserDoc:
-        """A document by id, unique id prefix, or file name."""
+        """A document by id, the path it was added with (relative, `~` or absolute), file name,
+        or unique id prefix — in that order of precedence."""
         docs = self.list()
-        exact = [d for d in docs if d.id == key] or [d for d in docs if d.name == key]
-        matches = exact or [d for d in docs if d.id.startswith(key)]
+        key = key.strip()
+        try:
+            as_path = str(Path(key).expanduser().resolve()) if key else ""
+        except (OSError, RuntimeError, ValueError):
+            as_path = ""
+        matches = ([d for d in docs if d.id == key]
+                   or [d for d in docs if key and d.original_path in (key, as_path)]
+                   or [d for d in docs if d.name == key]
+                   or [d for d in docs if key and d.id.startswith(key)])
         if len(matches) == 1:
             return matches[0]
         if not matches:
-            raise ToolInputError(f"没有 id 为 {key} 的文档", f"No document with id {key}",
-                                 field="id", suggestions=[d.id for d in docs])
+            known = "、".join(d.id for d in docs) or "（还没有添加文档）"
+            known_en = ", ".join(d.id for d in docs) or "(no documents added yet)"
+            raise ToolInputError(
+                f"找不到文档 {key}：它既不是已添加文档的 id，也不是添加时用的路径或文件名。"
+                f"已有文档：{known}（用 gpu-advisor index list 查看）",
+                f"No document matches {key}: it is neither the id of an added document nor the path "
+                f"or file name it was added with. Documents: {known_en} (see gpu-advisor index list)",
+                field="doc", suggestions=[d.id for d in docs])
         raise ToolInputError(f"{key} 对应多个文档，请写完整 id", f"{key} matches several documents; use the full id",
-                             field="id", suggestions=[d.id for d in matches])
+                             field="doc", suggestions=[d.id for d in matches])
 
     def remove(self, key: str) -> UserDoc:
         doc = self.resolve(key)

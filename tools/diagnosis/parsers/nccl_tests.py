@@ -2,7 +2,8 @@
 
 Columns come from the header line (`size count type redop root time algbw busbw #wrong`,
 out-of-place then in-place); old versions have no `root` and say `error` instead of
-`#wrong`. mpirun may prefix lines with `[1,0]<stdout>:`. Per NVIDIA/nccl-tests
+`#wrong`; `-c 0` prints `N/A` there, and some wrappers drop the column (then the rows are
+parsed but marked unchecked). mpirun may prefix lines with `[1,0]<stdout>:`. Per NVIDIA/nccl-tests
 doc/PERFORMANCE.md, busbw = algbw × 2(n−1)/n for AllReduce and reflects the hardware
 bottleneck; "Avg bus bandwidth" averages tiny messages too, so we report the large-message
 plateau instead.
@@ -26,6 +27,12 @@ DEFAULT_COLUMNS = {
     12: ["size", "count", "type", "redop", "time", "algbw", "busbw", "error", "time", "algbw", "busbw", "error"],
     11: ["size", "count", "type", "time", "algbw", "busbw", "error", "time", "algbw", "busbw", "error"],  # 2018-era, no redop
 }
+# layouts without a correctness column (a fork or wrapper that drops `#wrong`, or a paste cut at
+# the right edge), recognised by the reduction op in column 4
+NO_CHECK_COLUMNS = {
+    11: ["size", "count", "type", "redop", "root", "time", "algbw", "busbw", "time", "algbw", "busbw"],
+    10: ["size", "count", "type", "redop", "time", "algbw", "busbw", "time", "algbw", "busbw"],
+}
 _TYPES = {"int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double", "bfloat16", "fp8_e4m3", "fp8_e5m2"}
 _REDOPS = {"sum", "prod", "max", "min", "avg", "none", "all", "mulsum"}
 
@@ -37,6 +44,8 @@ class Row:
     busbw_ip: float | None
     wrong: int
     line: str
+    checked: bool = True  # False when the row has no numeric #wrong/error value (column absent, or N/A with -c 0)
+    algbw_oop: float | None = None
 
     @property
     def busbw(self) -> float | None:
@@ -67,6 +76,23 @@ class NcclTestRun:
     @property
     def gpu_names(self) -> list[str]:
         return [r[4] for r in self.ranks]
+
+    def ranks_from_bandwidth(self) -> int | None:
+        """For all_reduce, n from busbw = algbw × 2(n−1)/n (PERFORMANCE.md) ⇒ n = 2 / (2 − busbw/algbw),
+        on the largest message; None unless the ratio lands within 2% of a whole number of ranks."""
+        if (self.op or "all_reduce") != "all_reduce" or not self.rows:
+            return None
+        row = max(self.rows, key=lambda r: r.size)
+        if not row.algbw_oop or not row.busbw_oop or row.busbw_oop >= 2 * row.algbw_oop:
+            return None
+        n = 2 / (2 - row.busbw_oop / row.algbw_oop)
+        whole = round(n)
+        return whole if whole >= 2 and abs(n - whole) <= 0.02 * whole else None
+
+    @property
+    def validated(self) -> bool:
+        """Whether nccl-tests checked the results (`-c 1`, the default): a numeric #wrong on the rows."""
+        return any(r.checked for r in self.rows)
 
     @property
     def wrong_total(self) -> int:
@@ -143,12 +169,18 @@ def parse(lines: list[str]) -> list[NcclTestRun] | None:
         toks = line.split()
         if len(toks) < 6 or not toks[0].isdigit():
             continue
-        if (cur is None or not cur.columns) and len(toks) in DEFAULT_COLUMNS and toks[2] in _TYPES \
-                and (len(toks) == 11 or toks[3] in _REDOPS):
-            if cur is None:
-                cur = NcclTestRun(op=op_hint)
-                runs.append(cur)
-            cur.columns = DEFAULT_COLUMNS[len(toks)]
+        if (cur is None or not cur.columns) and len(toks) >= 10 and toks[2] in _TYPES:
+            if toks[3] in _REDOPS and len(toks) in NO_CHECK_COLUMNS and len(toks) not in (12, 13):
+                layout = NO_CHECK_COLUMNS[len(toks)]
+            elif len(toks) in DEFAULT_COLUMNS and (len(toks) == 11 or toks[3] in _REDOPS):
+                layout = DEFAULT_COLUMNS[len(toks)]
+            else:
+                layout = None
+            if layout:
+                if cur is None:
+                    cur = NcclTestRun(op=op_hint)
+                    runs.append(cur)
+                cur.columns = layout
         if cur is None or not cur.columns:
             continue
         cols = cur.columns
@@ -159,6 +191,9 @@ def parse(lines: list[str]) -> list[NcclTestRun] | None:
         oop = _to_float(toks[busbw[0]]) if busbw else None
         ip = _to_float(toks[busbw[1]]) if len(busbw) > 1 else None
         w = sum(_to_wrong(toks[i]) for i in wrong)
-        cur.rows.append(Row(int(toks[0]), oop, ip, w, line))
+        checked = any(_to_float(toks[i]) is not None for i in wrong)
+        algbw = [i for i, c in enumerate(cols) if c == "algbw"]
+        alg = _to_float(toks[algbw[0]]) if algbw else None
+        cur.rows.append(Row(int(toks[0]), oop, ip, w, line, checked, alg))
     runs = [r for r in runs if r.rows or r.avg_busbw is not None or r.oob]
     return runs or None

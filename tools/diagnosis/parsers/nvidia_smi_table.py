@@ -60,6 +60,7 @@ class SmiProcess:
     type: str
     name: str
     memory_mib: int | None
+    line: str = ""  # the row as pasted, for evidence
 
 
 @dataclass
@@ -130,7 +131,7 @@ def parse(lines: list[str]) -> SmiTable | None:
             if m:
                 mem = m.group(7)
                 out.processes.append(SmiProcess(int(m.group(1)), int(m.group(4)), m.group(5), m.group(6).strip(),
-                                                _int(mem, "MiB")))
+                                                _int(mem, "MiB"), s.strip()))
             continue
         if in_mig:
             if re.match(r"^\|\s+\d+\s+\d+\s+\d+\s+\d+\s+\|", s):

@@ -6,6 +6,9 @@ Rules and thresholds (each named where it comes from; docs/diagnosis.md has the 
   what to do; NVLink5 (144–150) follows NVIDIA's "XID 144-150 Decode" sheet, else the line's
   Fatal/Nonfatal word.
 - Fallen off the bus without an Xid, `rev ff`, AER Uncorrected (Fatal)/Surprise Down → critical.
+- GPU count: a count servers do not ship with (3, 5, 6, 7 …; they come with 1/2/4/8, some 10 or
+  16) or nvidia-smi views that disagree (`-L` vs table vs `-q`) → warning; more GPUs on PCIe
+  than in nvidia-smi → critical (gpu_count_mismatch).
 - Utilisation patterns (ml-engineering debug.md; GPU-Util = share of time any kernel ran):
   ≥95% util at ≤25% of the power cap = hang suspected; ≥90% memory at 0% util = idle server
   or stalled job; 1–60% util at 25–60% of the cap with memory in use = input-bound.
@@ -24,7 +27,7 @@ from tools.diagnosis.rules.comms import ExpectedBusbw, expected_busbw, rules_ncc
 from tools.diagnosis.rules.context import Ctx, build_inventory, context_gpu
 from tools.diagnosis.rules.host import rules_dcgmi, rules_iostat
 from tools.diagnosis.rules.kernel import rules_kernel
-from tools.diagnosis.rules.pci import rules_lspci, rules_topo
+from tools.diagnosis.rules.pci import rules_gpu_count, rules_lspci, rules_topo
 from tools.diagnosis.rules.smi import rules_smi_failures, rules_smi_query, rules_smi_rows
 from tools.diagnosis.rules.versions import MIN_DRIVER_FOR_CUDA_MAJOR, rules_torch, rules_versions
 
@@ -34,7 +37,7 @@ __all__ = ["Ctx", "ExpectedBusbw", "MIN_DRIVER_FOR_CUDA_MAJOR", "NOTHING_RECOGNI
            "expected_busbw", "next_action", "run_rules"]
 
 
-RULES = (rules_smi_failures, rules_smi_rows, rules_smi_query, rules_kernel, rules_lspci, rules_topo,
+RULES = (rules_smi_failures, rules_smi_rows, rules_smi_query, rules_kernel, rules_lspci, rules_gpu_count, rules_topo,
          rules_versions, rules_torch, rules_nccl, rules_nccl_tests, rules_iostat, rules_dcgmi)
 
 

@@ -106,10 +106,21 @@ def rules_nccl_tests(c: Ctx) -> None:
                   causes=[("数据在传输中被破坏：GPU、NVLink/NVSwitch 或 PCIe 硬件故障", "Data corrupted in flight: GPU, NVLink/NVSwitch or PCIe hardware fault")],
                   actions=[("不要在这台机器上训练；逐对 GPU 重跑（-g 2，CUDA_VISIBLE_DEVICES 选两块）找出坏卡。", "Do not train on this node; rerun pairwise (-g 2 with CUDA_VISIBLE_DEVICES) to find the bad GPU."),
                            c.ticket(None, None, "nccl-tests 出现 #wrong > 0（数据校验错误）", "nccl-tests shows #wrong > 0 (data corruption)")])
+        if run.rows and not run.validated and (run.oob or 0) == 0:
+            na = any("N/A" in r.line.split() for r in run.rows)
+            why_zh = "#wrong 列是 N/A（用了 -c 0）" if na else "输出里没有 #wrong 列"
+            why_en = "#wrong is N/A (run with -c 0)" if na else "the output has no #wrong column"
+            c.add("nccl_tests_not_validated", "info",
+                  (f"nccl-tests 没有校验数据正确性：{why_zh}", f"nccl-tests did not check data correctness: {why_en}"),
+                  [r.line for r in run.rows[-2:]],
+                  causes=[("带宽数字仍然有效，但看不出传输中有没有数据被破坏", "The bandwidth figures still count, but silent data corruption would go unnoticed")],
+                  actions=[("验收时用官方 nccl-tests 默认校验重跑一次：`./build/all_reduce_perf -b 8 -e 1G -f 2 -g <卡数> -c 1`，确认每行 #wrong 都是 0。",
+                            "For acceptance, rerun the official nccl-tests with checking on: `./build/all_reduce_perf -b 8 -e 1G -f 2 -g <GPUs> -c 1` "
+                            "and confirm #wrong is 0 on every row.")])
         plateau, big = run.plateau()
         if plateau is None:
             continue
-        n = run.n_ranks
+        n = run.n_ranks or run.ranks_from_bandwidth() or 0
         names = run.gpu_names or [g.name for g in c.inventory.gpus if g.name]
         gpu_name = names[0] if names else context_gpu(c)
         topos = c.p.get("topo") or []
@@ -139,6 +150,7 @@ def rules_nccl_tests(c: Ctx) -> None:
         else:
             exp_zh = f"，预期 {ref.low_gbs:.0f}–{ref.high_gbs:.0f} GB/s（{src}）" if ref else ""
             exp_en = f", expected {ref.low_gbs:.0f}–{ref.high_gbs:.0f} GB/s ({src})" if ref else ""
-            c.add("nccl_tests_plateau", "info", (f"{op} 大消息 busbw 平台 {plateau:.1f} GB/s（{n} 个 rank）{exp_zh}{avg}", f"{op} large-message busbw plateau {plateau:.1f} GB/s ({n} ranks){exp_en}{avg_en}"),
+            ranks_zh, ranks_en = (f"（{n} 个 rank）", f" ({n} ranks)") if n else ("", "")
+            c.add("nccl_tests_plateau", "info", (f"{op} 大消息 busbw 平台 {plateau:.1f} GB/s{ranks_zh}{exp_zh}{avg}", f"{op} large-message busbw plateau {plateau:.1f} GB/s{ranks_en}{exp_en}{avg_en}"),
                   evidence, causes=[("busbw = algbw × 2(n−1)/n（nccl-tests PERFORMANCE.md），反映瓶颈链路的速度", "busbw = algbw × 2(n−1)/n (nccl-tests PERFORMANCE.md) and reflects the bottleneck link")],
                   actions=[("结果合理，无需处理。" if exp else "没有这台机型的参考值；与同型号机器或服务商给的验收报告对比。", "Plausible; nothing to do." if exp else "No reference for this hardware; compare with a similar node or the provider's acceptance report.")])

@@ -7,6 +7,7 @@ from typing import Any
 
 from tools.diagnosis.findings import SEVERITY_RANK, Text, XidEvent
 from tools.diagnosis.rules.context import Ctx
+from tools.diagnosis.text import log_part
 from tools.diagnosis.xid import APPLICATION_XIDS, entry
 
 T = Text
@@ -24,7 +25,7 @@ def rules_kernel(c: Ctx) -> None:
     for (code, bus), items in groups.items():
         e = entry(code)
         name = T(zh=e["name"]["zh"], en=e["name"]["en"]) if e else None
-        c.xids.append(XidEvent(code=code, bus_id=bus, count=len(items), text=items[0].line,
+        c.xids.append(XidEvent(code=code, bus_id=bus, count=len(items), text=log_part(items[0].line),
                                gpu_index=c.bus_to_index.get(bus or ""), name=name))
     by_code: "OrderedDict[int, list[Any]]" = OrderedDict()
     for x in k.xids:

@@ -1,4 +1,5 @@
-"""Rules on `lspci` (rev ff, downgraded links, GPUs missing from nvidia-smi) and `nvidia-smi topo` (NVLink, P2P)."""
+"""Rules on `lspci` (rev ff, downgraded links, GPUs missing from nvidia-smi), the GPU count
+(odd counts, `nvidia-smi -L` vs the table) and `nvidia-smi topo` (NVLink, P2P)."""
 from __future__ import annotations
 
 from tools.diagnosis.rules.context import Ctx
@@ -24,16 +25,75 @@ def rules_lspci(c: Ctx) -> None:
               causes=[("空闲时 GPU 会主动降低 PCIe 速率省电；满载时仍降级才是问题", "Idle GPUs lower the PCIe speed to save power; it matters only if it stays downgraded under load")],
               actions=[("在跑任务时用 `nvidia-smi -q -d PCI` 复查 Link Width/Generation。", "Recheck Link Width/Generation with `nvidia-smi -q -d PCI` while a job runs.")])
     table = c.p.get("nvidia_smi_table")
-    if table and table.gpus:
-        n_pci = len(lp.gpus)
-        if n_pci > len(table.gpus):
-            missing = sorted({d.bus_id for d in lp.gpus} - {g.bus_id for g in table.gpus} - {None})
+    counts = _smi_counts(c)
+    if counts:
+        n_pci, n_smi = len(lp.gpus), max(counts.values())
+        if n_pci > n_smi:
+            seen = {g.bus_id for g in table.gpus} if table and table.gpus else set()
+            missing = sorted({d.bus_id for d in lp.gpus} - seen - {None}) if seen else []
             c.add("gpu_count_mismatch", "critical",
-                  (f"PCIe 上有 {n_pci} 块 NVIDIA GPU，但 nvidia-smi 只看到 {len(table.gpus)} 块", f"{n_pci} NVIDIA GPUs on PCIe but nvidia-smi sees {len(table.gpus)}"),
+                  (f"PCIe 上有 {n_pci} 块 NVIDIA GPU，但 nvidia-smi 只看到 {n_smi} 块", f"{n_pci} NVIDIA GPUs on PCIe but nvidia-smi sees {n_smi}"),
                   [d.line for d in lp.gpus if d.bus_id in missing] or [d.line for d in lp.gpus],
                   causes=[("有卡初始化失败或掉卡", "A GPU failed to initialise or fell off the bus"),
                           ("容器只分配了部分 GPU（这种情况可以忽略）", "The container was given only some GPUs (fine if intended)")],
                   actions=[c.ticket(None, missing[0] if missing else None, "部分 GPU 对驱动不可见", "some GPUs are invisible to the driver")])
+
+
+# GPU servers are built with 1, 2, 4 or 8 GPUs per node (HGX/DGX baseboards carry 4 or 8 SXM
+# modules; PCIe servers 1/2/4/8, some 4U PCIe chassis 10); 16 is the DGX-2/HGX-2 class.
+SHIPPED_GPU_COUNTS = (1, 2, 4, 8, 10, 16)
+
+
+def _smi_counts(c: Ctx) -> dict[str, int]:
+    """How many GPUs each nvidia-smi view in the paste lists."""
+    counts = {}
+    for kind, label in (("nvidia_smi_table", "nvidia-smi"), ("nvidia_smi_list", "nvidia-smi -L"),
+                        ("nvidia_smi_query", "nvidia-smi -q")):
+        parsed = c.p.get(kind)
+        if parsed is not None and getattr(parsed, "gpus", None):
+            counts[label] = len(parsed.gpus)
+    return counts
+
+
+def rules_gpu_count(c: Ctx) -> None:
+    """A card missing from what the driver lists: views that disagree, or a count no server ships with."""
+    if c.has("gpu_count_mismatch") or c.has("gpu_lost"):
+        return  # already explained by a more specific finding
+    counts = _smi_counts(c)
+    if not counts:
+        return
+    check = ("在宿主机上对照 `nvidia-smi -L`、`lspci | grep -i nvidia` 和 `dmesg -T | grep -iE 'xid|fallen off'`："
+             "lspci 比 nvidia-smi 多说明有卡掉了或初始化失败；lspci 也少就是没装上或没分配给你。"
+             "如果合同是整机（例如 8 卡），请服务商补齐或换机，并按实际卡数计费。",
+             "On the host compare `nvidia-smi -L`, `lspci | grep -i nvidia` and `dmesg -T | grep -iE 'xid|fallen off'`: "
+             "more GPUs in lspci than in nvidia-smi means a card dropped or failed to initialise; fewer in lspci too means "
+             "it is not installed or not passed to you. If you rented a whole server (e.g. 8 GPUs), ask the provider to "
+             "restore the missing card or move you, and to bill for the cards actually delivered.")
+    subset = ("容器或虚拟机只分配了部分 GPU（`--gpus`、`CUDA_VISIBLE_DEVICES`），这种情况如果是你要的就可以忽略",
+              "The container or VM was given only some GPUs (`--gpus`, `CUDA_VISIBLE_DEVICES`); fine if that is what you asked for")
+    if len(set(counts.values())) > 1:
+        desc = "，".join(f"{k} {v} 块" for k, v in counts.items())
+        desc_en = ", ".join(f"{k} {v}" for k, v in counts.items())
+        c.add("gpu_count_inconsistent", "warning",
+              (f"同一次输出里 GPU 数量对不上：{desc}", f"GPU counts disagree within one paste: {desc_en}"),
+              [f"{k}: {v} GPUs" for k, v in counts.items()],
+              causes=[("两条命令之间有卡掉了（查 dmesg 的 Xid 79）", "A card dropped between the two commands (look for Xid 79 in dmesg)"),
+                      ("输出来自不同的机器或不同的容器", "The outputs come from different machines or containers")],
+              actions=[check])
+        return
+    n = next(iter(counts.values()))
+    lp = c.p.get("lspci")
+    n_pci = len(lp.gpus) if lp and lp.gpus else None
+    if n in SHIPPED_GPU_COUNTS or n_pci is not None and n_pci < n:
+        return
+    c.add("gpu_count_unusual", "warning",
+          (f"GPU 数量为 {n}：服务器出厂一般是 1/2/4/8 卡，可能少了一块或掉了一块",
+           f"GPU count {n} — servers ship with 1/2/4/8; a card may be missing or dropped"),
+          [f"{k}: {v} GPUs" for k, v in counts.items()] + ([f"lspci: {n_pci} NVIDIA GPUs"] if n_pci is not None else []),
+          causes=[("有一块卡掉卡或没被驱动识别", "One GPU fell off the bus or was not initialised by the driver"),
+                  ("交付的机器本来就少装了一块（以次充好）", "The server was delivered one card short"),
+                  subset],
+          actions=[check])
 
 
 def rules_topo(c: Ctx) -> None:

@@ -7,6 +7,9 @@ import re
 
 from tools.diagnosis.rules.context import Ctx
 
+# process names of inference servers, which pre-allocate most of the memory and sit at 0% between requests
+_INFERENCE_SERVER = re.compile(r"vllm|sglang|tritonserver|text-generation|ollama|lmdeploy|\btgi\b|llama[-_.]?server|trtllm", re.I)
+
 
 # --------------------------------------------------------------------------- nvidia-smi
 
@@ -101,6 +104,29 @@ def rules_smi_rows(c: Ctx) -> None:
                       ("死锁或某个 rank 出错退出", "A deadlock, or one rank died")],
               actions=[("用 `py-spy dump --pid <PID>` 看各进程卡在哪；用 NCCL_DEBUG=INFO 和 TORCH_NCCL_ASYNC_ERROR_HANDLING=1 重跑，设置合理的超时。", "Use `py-spy dump --pid <PID>` to see where each rank is stuck; rerun with NCCL_DEBUG=INFO and TORCH_NCCL_ASYNC_ERROR_HANDLING=1 and a sensible timeout."),
                        ("检查 dmesg 有没有 Xid；没有硬件报错就重启任务。", "Check dmesg for Xids; with no hardware errors, restart the job.")])
+    # memory full at 0% with a compute process of ours listed on the card: a job that holds its
+    # memory but runs no kernels is stalled (waiting on a dead rank, a lock, data) — unless the
+    # process is an inference server, which pre-allocates memory and idles between requests
+    held = {p.gpu for p in table.processes if "C" in p.type and not _INFERENCE_SERVER.search(p.name)}
+    stalled = [g for g in idle_full if g.index in held]
+    idle_full = [g for g in idle_full if g.index not in held]
+    if stalled:
+        procs = [p for p in table.processes if p.gpu in {g.index for g in stalled}]
+        pids = " ".join(str(p.pid) for p in procs[:8])
+        c.add("stalled_job_suspected", "warning",
+              (f"GPU {idx(stalled)} 显存占满、利用率 0%，但进程表里有进程占着：任务疑似卡住",
+               f"GPU {idx(stalled)} memory full at 0% utilisation while processes hold it: the job looks stalled"),
+              ev(stalled) + [p.line for p in procs if p.line],
+              causes=[("某个 rank 挂了或很慢，其余进程在等集合通信（NCCL 超时默认 10 分钟后才报错）",
+                       "One rank died or is slow and the others wait in a collective (the NCCL watchdog only fires after 10 minutes by default)"),
+                      ("进程在等数据、等锁或卡在 CPU 上的步骤（保存 checkpoint、评估、预处理）",
+                       "The process waits for data or a lock, or is in a CPU-side step (saving a checkpoint, evaluation, preprocessing)"),
+                      ("训练已结束或出错，但进程没有退出，显存没释放", "Training finished or failed but the process did not exit and still holds the memory")],
+              actions=[(f"先隔 10–30 秒再看一次（`nvidia-smi dmon -s u` 或 `watch -n 2 nvidia-smi`），确认一直是 0%；再用 `py-spy dump --pid <PID>` 看进程卡在哪（进程号：{pids}）。"
+                        "确认卡住就结束它（`kill <PID>`）并从最近的 checkpoint 重启；同时查 `dmesg -T | grep -i xid` 排除硬件问题。",
+                        f"Look again after 10–30 s (`nvidia-smi dmon -s u` or `watch -n 2 nvidia-smi`) to confirm it stays at 0%; then `py-spy dump --pid <PID>` "
+                        f"to see where it is stuck (PIDs: {pids}). If it is stuck, kill it (`kill <PID>`) and restart from the latest checkpoint; "
+                        "also check `dmesg -T | grep -i xid` to rule out hardware.")])
     if idle_full:
         c.add("memory_full_idle", "info",
               (f"GPU {idx(idle_full)} 显存几乎占满但利用率为 0%", f"GPU {idx(idle_full)} memory nearly full at 0% utilisation"), ev(idle_full),
