@@ -79,6 +79,7 @@ _REASONS: dict[str, tuple[str, str]] = {
     "server_error": ("大模型接口服务端出错，重试后仍失败", "The LLM endpoint returned server errors after retries"),
     "http_error": ("大模型接口返回了错误", "The LLM endpoint returned an error"),
     "malformed_tool_call": ("大模型给出的工具调用格式有误", "The LLM sent a malformed tool call"),
+    "malformed_response": ("大模型接口返回的不是正常的对话结果", "The LLM endpoint's reply was not a chat completion"),
     "step_limit": ("大模型反复调用工具，超过了步数上限", "The LLM kept calling tools past the step limit"),
     "ungrounded": ("大模型的回答里有查不到出处的数字", "The LLM's answer had numbers with no source"),
     "missing_api_key": ("没有配置大模型的 API Key", "No API key is configured for the LLM"),
@@ -239,7 +240,27 @@ def _classify(exc: BaseException) -> LLMFailure | None:
     if isinstance(exc, ValidationError) and exc.title in ("ToolMessage", "AIMessage", "AIMessageChunk"):
         # e.g. streamed tool-call deltas without `index` lose the call id (stack.md §5)
         return LLMFailure("malformed_tool_call", detail)
+    if isinstance(exc, (ValueError, TypeError, KeyError, IndexError, AttributeError)) and _raised_by_client(exc):
+        # a 200 reply that is not a chat completion (an HTML error page, JSON without `choices`,
+        # truncated JSON): the client library fails while parsing it — the endpoint's fault, not ours
+        return LLMFailure("malformed_response", detail)
     return None
+
+
+# Where the chat model receives and parses replies; tools run in langchain_core.tools / langgraph.
+_CLIENT_MODULES = ("openai", "langchain_openai", "langchain_core.language_models")
+
+
+def _raised_by_client(exc: BaseException) -> bool:
+    """True when the exception passed through the OpenAI client or its LangChain wrapper while
+    parsing a response (our tools run elsewhere, so their bugs still raise)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        module = tb.tb_frame.f_globals.get("__name__", "")
+        if any(module == m or module.startswith(m + ".") for m in _CLIENT_MODULES):
+            return True
+        tb = tb.tb_next
+    return False
 
 
 class _Run:

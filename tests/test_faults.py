@@ -175,12 +175,7 @@ class _Garbage:
         return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
 
 
-_UNCLASSIFIED = pytest.mark.xfail(strict=False, reason=(
-    "assistant/advisor.py `_classify` returns None for the ValueError/TypeError/IndexError/JSONDecodeError "
-    "that langchain_openai raises on a 200 response that is not a chat completion, so ask()/stream() "
-    "re-raise instead of answering offline with a notice; route to the advisor owner"))
-GARBAGE_MODES = [pytest.param(m, marks=_UNCLASSIFIED) for m in ("html", "no_choices", "empty_choices",
-                                                                 "truncated_json")] + ["drop"]
+GARBAGE_MODES = ["html", "no_choices", "empty_choices", "truncated_json", "drop"]
 
 
 def _garbage_outcome(mode: str, streaming: bool) -> tuple[AskResult, list[dict], float]:

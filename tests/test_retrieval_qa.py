@@ -28,6 +28,13 @@ PRICE_SHEET = """\
 """
 
 
+ENGLISH_SHEET = """\
+Provider quote, Nov 2026
+Jinan site: 8x A100 80GB SXM whole server, 28,000 CNY per month, 100G RoCE included.
+Qingdao site: 4090 24GB single card, 1.9 CNY per hour.
+"""
+
+
 @pytest.fixture(scope="module")
 def real(tmp_path_factory):
     """A Retriever over the real guide plus the price sheet, in a throw-away home."""
@@ -39,8 +46,10 @@ def real(tmp_path_factory):
     home = tmp_path_factory.mktemp("qa-home")
     sheet = home / "NOTE.md"
     sheet.write_text(PRICE_SHEET, encoding="utf-8")
+    english = home / "quote.txt"
+    english.write_text(ENGLISH_SHEET, encoding="utf-8")
     docs = UserDocs(home / "user_docs")
-    doc = docs.add([sheet])[0]
+    doc = docs.add([sheet, english])[0]
     retriever = Retriever(guide_dir=GUIDE, chroma_url="", user_docs=docs, chroma_path=home / "chroma")
     return retriever, doc
 
@@ -53,6 +62,13 @@ def test_users_near_verbatim_price_line_ranks_first(real):
         hit = retriever.search(query, k=5).hits[0]
         assert hit.doc_id == doc.id, query
         assert hit.kind == "user" and "2.8万" in hit.text and not hit.low_relevance
+
+
+def test_plain_text_english_sheet_ranks_first_even_at_k_3(real):
+    # with k = 3 only the first nine fused candidates used to be considered; this line was 10th
+    retriever, _ = real
+    hit = retriever.search("jinan 8x a100 whole server 28,000 CNY per month", k=3).hits[0]
+    assert hit.doc_id.startswith("u-quote-") and "28,000 CNY per month" in hit.text
 
 
 def test_user_passages_are_in_the_bm25_index_with_their_words(real):
@@ -181,3 +197,19 @@ def test_nccl_timeout_questions_rank_the_common_errors_section_first(real, query
     hit = retriever.search(query, k=3).hits[0]
     # knowledge/guide/common-errors.md: "## NCCL 超时 / NCCL watchdog timeouts"
     assert (hit.doc_id, hit.section) == ("common-errors", "NCCL 超时 / NCCL watchdog timeouts")
+
+
+# ------------------------------------------------------------------ long queries (tests/test_hostile_input.py xfail)
+
+def test_overlong_query_is_cut_to_the_tool_limit_with_a_notice(small_env):
+    import time
+
+    from tools.search_guide import MAX_QUERY_CHARS, SearchGuideInput, search
+
+    assert SearchGuideInput.model_fields["query"].metadata[-1].max_length == MAX_QUERY_CHARS == 2000
+    start = time.perf_counter()
+    result = search("掉卡 " * 20_000, k=1)  # 20,000 × 3 = 60,000 characters, 59,999 once the last space is stripped
+    assert time.perf_counter() - start < 10
+    assert len(result.query) == 2000
+    assert result.messages[0].startswith("查询太长（59,999 个字符）") and "first 2,000" in result.messages[0]
+    assert result.hits[0].doc_id == "dropped-gpu"

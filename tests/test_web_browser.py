@@ -66,10 +66,12 @@ def test_chinese_question_gets_numbers(page) -> None:
     _ask(page, "能用4090全量训练7B吗")
     # 7e9 params × 16 B (mixed-precision AdamW, ZeRO paper) = 112 GB of model states vs a 24 GB card.
     # Wait for the answer itself ("每卡构成" opens its numbers), not the tool step, which shows 112 earlier.
+    # The answer streams: wait until its closing sources line is there, then read it whole.
     page.wait_for_function(
-        "() => /每卡构成/.test(document.querySelector('#chatbot').innerText)", timeout=60_000)
-    assert "112" in _bot_text(page)
+        "() => /每卡构成/.test(document.querySelector('#chatbot').innerText)"
+        " && /来源 Source/.test(document.querySelector('#chatbot').innerText)", timeout=60_000)
     text = _bot_text(page)
+    assert "112" in text
     assert "24" in text
     assert re.search(r"不行|不能|放不下|装不下|不够", text)
     page.screenshot(path=str(SHOTS / "chat_zh.png"), full_page=True)

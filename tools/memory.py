@@ -570,7 +570,7 @@ def _inference(job: MemoryJob, m) -> Breakdown:
     heads_en = "MLA latent" if arch.is_mla else f"{arch.num_kv_heads} KV heads"
     A.append(_a(f"KV 缓存：{seqs} 条序列 × {ctx} token，{kv_dtype}，每 token {per_token / 1024:.1f} KiB"
                 f"（{heads_zh}）" + (f"；{arch.windowed_layers} 层滑动窗口 {arch.sliding_window}" if arch.windowed_layers else ""),
-                f"KV cache: {seqs} sequences × {ctx} tokens, {kv_dtype}, {per_token / 1024:.1f} KiB per token "
+                f"KV cache: {seqs} sequence{'s' if seqs != 1 else ''} × {ctx} tokens, {kv_dtype}, {per_token / 1024:.1f} KiB per token "
                 f"({heads_en})" + (f"; {arch.windowed_layers} layers use a {arch.sliding_window}-token window" if arch.windowed_layers else "")))
     chunk = min(ctx * seqs, 8192)
     acts = prefill_workspace_bytes(arch, chunk, seqs) / tp

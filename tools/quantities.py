@@ -120,7 +120,7 @@ def parse_number(value: object, *, field: str | None = None) -> float:
     except (ValueError, ToolInputError):
         raise _bad("数字", "a number", value, field, "7、1.5、3k、两千") from None
     mult = _LATIN_MULT.get(unit.rstrip("."))
-    if mult is None:
+    if mult is None or not math.isfinite(number * mult):  # "1e400" overflows to inf
         raise _bad("数字", "a number", value, field, "7、1.5、3k、两千")
     return number * mult
 

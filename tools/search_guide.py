@@ -19,6 +19,7 @@ from tools.retrieval.models import Hit, SearchResult, Title
 
 __all__ = ["search", "warm_up", "get_retriever", "reset_retrievers", "SearchGuideInput", "SearchResult", "Hit", "Title", "TOOLS"]
 
+MAX_QUERY_CHARS = 2000  # same limit as SearchGuideInput.query
 _LOCK = threading.Lock()
 _RETRIEVERS: dict[tuple, Any] = {}
 
@@ -60,13 +61,21 @@ def search(query: str, k: int = 5, chroma_url: str | None = None, doc_id: str | 
         raise ToolInputError("查询不能为空", "The query must not be empty", field="query")
     if not 1 <= k <= 50:
         raise ToolInputError("k 必须在 1 到 50 之间", "k must be between 1 and 50", field="k")
-    if doc_id is None:
-        return get_retriever(chroma_url).search(query, k)
-    return get_retriever(chroma_url).search(query, k, doc_id=doc_id)
+    note = None
+    if len(query) > MAX_QUERY_CHARS:
+        # tokenising and scoring grow faster than linearly with the query; a question is never this long
+        note = (f"查询太长（{len(query):,} 个字符），只用了前 {MAX_QUERY_CHARS:,} 个字符 / "
+                f"The query is too long ({len(query):,} characters); only the first {MAX_QUERY_CHARS:,} were used")
+        query = query[:MAX_QUERY_CHARS]
+    retriever = get_retriever(chroma_url)
+    result = retriever.search(query, k) if doc_id is None else retriever.search(query, k, doc_id=doc_id)
+    if note:
+        result.messages.insert(0, note)
+    return result
 
 
 class SearchGuideInput(BaseModel):
-    query: str = Field(min_length=1, max_length=2000,
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS,
                        description="the question or keywords, Chinese or English (e.g. 'GPU利用率低怎么排查', "
                                    "'what network for two 8-card servers')")
     k: int = Field(default=4, ge=1, le=20, description="number of passages to return (1–20)")

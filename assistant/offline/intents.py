@@ -176,6 +176,9 @@ def build_calls(intent: str, s: Slots, question: str) -> list[ToolCall]:
         kw = dict(mem_kw)
         kw.pop("gpus", None)
         kw["gpu"] = kw.get("gpu") or DEFAULT_GPU
+        if kw.get("mode") == "inference" and not kw.get("precision") and _native_fp8(kw.get("model")):
+            # DeepSeek-V3/R1 ship FP8 weights ("满血版" = the released checkpoint): size that first, bf16 beside it
+            add("find_min_gpus", **{**kw, "precision": "fp8"})
         add("find_min_gpus", **kw)
         add("search_guide", query=_guide_query(question, s, MIN_GPUS), k=2)
     elif intent == MEMORY:
@@ -229,6 +232,11 @@ def build_calls(intent: str, s: Slots, question: str) -> list[ToolCall]:
     else:  # ADVICE
         add("search_guide", query=question.strip()[:300], k=3)
     return [c for c in calls if c.args is not None]
+
+
+def _native_fp8(model: Any) -> bool:
+    """Models whose official checkpoint is FP8 (DeepSeek-V3/R1 family)."""
+    return bool(model) and bool(re.match(r"deepseek-(?:v3|r1)(?:$|-)", str(model), re.I))
 
 
 def _period_args(s: Slots) -> dict[str, float]:
@@ -415,6 +423,12 @@ def next_calls(question: str, history: list[dict] | None, language: str,
             calls.append(ToolCall("find_min_gpus", _fit_args("find_min_gpus", {**kw, "gpu": DEFAULT_GPU})))
             done.add("find_min_gpus")
             break
+        if _fits(r.result) is False and r.result.get("borderline"):
+            # A close call: the same job on the next memory sizes up (32 GB, 48 GB cards) shows the way out.
+            cap = r.result.get("gpu_memory_gb") or 0
+            for size in (32, 48):
+                if size > cap and not any(str(x.args.get("gpu")) == f"{size}GB" for x in results):
+                    calls.append(ToolCall("estimate_memory", _fit_args("estimate_memory", {**r.args, "gpu": f"{size}GB"})))
         if _fits(r.result) is False:
             args = dict(r.args)
             if "find_min_gpus" not in done:
@@ -435,6 +449,13 @@ def next_calls(question: str, history: list[dict] | None, language: str,
                 for alt in ("int8", "int4"):   # quantised weights are the usual way to serve on a smaller card
                     calls.append(ToolCall("estimate_memory", _fit_args("estimate_memory", {**args, "precision": alt})))
             break
+    if intent == MEMORY and len(s.gpus) > 1:   # "H100 vs H200 for serving": quantised weights on every card
+        for r in results:
+            if r.name == "estimate_memory" and not r.error and _fits(r.result) is False \
+                    and r.args.get("mode") == "inference" and r.args.get("precision") not in ("int8", "int4") \
+                    and not any(c.name == "estimate_memory" and c.args.get("gpu") == r.args.get("gpu") for c in calls):
+                for alt in ("int8", "int4"):
+                    calls.append(ToolCall("estimate_memory", _fit_args("estimate_memory", {**r.args, "precision": alt})))
     for r in results:   # no feasible plan under the user's constraints → show why, with the memory estimate
         if r.name == "plan_configurations" and not r.error and not any(
                 o.get("feasible", True) for o in r.result.get("options") or [] if isinstance(o, dict)):
@@ -445,6 +466,14 @@ def next_calls(question: str, history: list[dict] | None, language: str,
                 mem["gpu"] = f"{s.vram_gb:g}GB"
             mem["mode"] = r.result.get("mode") or mem.get("mode")
             calls.append(ToolCall("estimate_memory", _fit_args("estimate_memory", mem)))
+    for r in results:   # "要几张卡" for training: the links of the count actually rented (4+ cards want NVLink)
+        if intent == MIN_GPUS and r.name == "find_min_gpus" and not r.error and "interconnect_advice" not in done \
+                and str(r.args.get("mode")) != "inference" and (r.result.get("rent_gpus") or 0) >= 4:
+            rent = int(r.result["rent_gpus"])
+            nodes = -(-rent // 8)
+            calls.append(ToolCall("interconnect_advice", _fit_args("interconnect_advice", {
+                "gpu": r.args.get("gpu"), "n_gpus": rent, "nodes": nodes if nodes > 1 else None})))
+            done.add("interconnect_advice")
     for r in results:   # "最长上下文" on one card that cannot even hold the weights → how many cards
         if r.name == "find_max_fit" and not r.error and not r.result.get("max_value") and "find_min_gpus" not in done:
             kw = {k: v for k, v in r.args.items() if k not in ("solve_for", "gpus")}

@@ -5,7 +5,7 @@ import re
 
 from assistant.offline.render import Writer, num
 from assistant.offline.render_tools import (Context, bi, cat_words, gb, generic, money, money_range, pct,
-                                            renderer)
+                                            plural, renderer)
 from assistant.offline.types import ToolResult
 
 
@@ -174,11 +174,19 @@ def _cheapest(w: Writer, prices: list[ToolResult]) -> None:
         return
     rows.sort()
     (lo, lo_name), (hi, hi_name) = rows[0], rows[-1]
-    w.add("verdict", f"按典型租金，{lo_name} 最便宜（{money(lo)}/卡时），{hi_name} 最贵（{money(hi)}/卡时）；"
+    if lo == hi:   # one price for every card: neither is "cheapest" nor "most expensive"
+        w.add("verdict", f"按典型租金，{'、'.join(n for _, n in rows)} 价格相同（都是 {money(lo)}/卡时），"
+                         "选哪张看性能和能不能租到。",
+              f"By typical rental price they cost the same ({money(lo)}/card-hour each: "
+              f"{', '.join(n for _, n in rows)}), so choose on performance and availability.")
+        return
+    cheap = [n for p, n in rows if p == lo]
+    dear = [n for p, n in rows if p == hi]
+    w.add("verdict", f"按典型租金，{'、'.join(cheap)} 最便宜（{money(lo)}/卡时），{'、'.join(dear)} 最贵（{money(hi)}/卡时）；"
                      "便宜不等于划算，还要看显存够不够、跑得多快。",
-          f"By typical rental price, the {lo_name} is cheapest ({money(lo)}/card-hour) and the {hi_name} the "
-          "most expensive ({money(hi)}/card-hour); cheaper is not better value unless the memory suffices "
-          "and the speed is acceptable.".replace("{money(hi)}", money(hi)))
+          f"By typical rental price, the {' and the '.join(cheap)} {'is' if len(cheap) == 1 else 'are'} cheapest "
+          f"({money(lo)}/card-hour) and the {' and the '.join(dear)} the most expensive ({money(hi)}/card-hour); "
+          "cheaper is not better value unless the memory suffices and the speed is acceptable.")
 
 
 _ONE_PERIOD = {"hour": ("一小时", "an hour"), "day": ("一天", "a day"), "week": ("一周", "a week"),
@@ -192,7 +200,7 @@ def _period_label(w: Writer, ctx: Context, result: dict) -> str:
         return w.t(zh, en)
     hours = result.get("period_hours")
     if hours:
-        return w.t(f"{num(hours)} 小时", f"{num(hours)} hours")
+        return w.t(f"{num(hours)} 小时", plural(hours, "hour"))
     return ""
 
 
@@ -216,7 +224,7 @@ def gpu_price(w: Writer, r: ToolResult, ctx: Context) -> None:
             w.add("verdict", f"按你的报价（每小时 {money(quote['hourly_cny'])}、包月 {money(quote['monthly_cny'])}），"
                              f"每月用满约 {num(hours)} 小时以上包月更划算（约合 {pct(be.get('vs_platform_monthly'))} 的开机时间）。",
                   f"At your quotes ({money(quote['hourly_cny'])}/hour, {money(quote['monthly_cny'])}/month), monthly "
-                  f"billing wins above about {num(hours)} hours a month ({pct(be.get('vs_platform_monthly'))} utilisation).")
+                  f"billing wins above about {plural(hours, 'hour')} a month ({pct(be.get('vs_platform_monthly'))} utilisation).")
             continue
         lone = ctx.slots.hourly_quote_cny if not ctx.slots.monthly_quote_cny else None
         if not several and lone and hourly.get("typical") is not None:
@@ -278,6 +286,8 @@ _STATUS = {"ok": ("✓", "✓"), "warn": ("注意", "warning"), "fail": ("不行
 
 @renderer("interconnect_advice", grouped=True)
 def interconnect_advice(w: Writer, r: ToolResult, ctx: Context) -> None:
+    if ctx.intent == "min_gpus" and ctx.by_name("find_min_gpus"):
+        return   # the links of the rented GPU count: quoted by the find_min_gpus renderer
     results = ctx.by_name("interconnect_advice")
     several = len(results) > 1
     by_topology = several and all(x.args.get("topology") for x in results)
@@ -297,7 +307,7 @@ def interconnect_advice(w: Writer, r: ToolResult, ctx: Context) -> None:
         n = (results[0].result.get("expected_busbw") or {}).get("n_gpus") or results[0].args.get("n_gpus")
         if parts_zh:
             w.add("verdict", (f"同样 {num(n)} 张卡：" if n else "") + "；".join(parts_zh) + "。",
-                  (f"Same {num(n)} GPUs — " if n else "") + "; ".join(parts_en) + ".")
+                  (f"Same {plural(n, 'GPU')} — " if n else "") + "; ".join(parts_en) + ".")
     elif several:
         ok = [x for x in results if all(rule.get("status") != "fail" for rule in x.result.get("rules") or [])]
         nets = [str(x.args.get("network")) for x in ok]

@@ -5,8 +5,8 @@ import re
 
 from assistant.offline.render import Writer, num
 from assistant.offline.render_memory import fit_sentence, seed_rule_line
-from assistant.offline.render_tools import (Context, article, bi, big, gb, money, money_range, pct, renderer,
-                                            tokens_text, zh_en)
+from assistant.offline.render_tools import (Context, article, bi, big, gb, money, money_range, pct, plural,
+                                            renderer, tokens_text, zh_en)
 from assistant.offline.types import ToolResult
 
 
@@ -31,18 +31,18 @@ def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
         if days.get("mid") is not None:
             w.add("verdict", f"用 {num(n)} 张卡要约 {big(days['mid'])} 天；卡数翻倍，时间大致减半。",
                   ("On one GPU" if n == 1 else f"On {num(n)} GPUs") +
-                  f" that is about {big(days['mid'])} days; doubling the GPUs roughly halves it.")
+                  f" that is about {plural(big(days['mid']), 'day')}; doubling the GPUs roughly halves it.")
     elif days.get("mid") is not None:
         w.add("verdict",
               f"用 {num(n)} 张 {card} 训练 {size} 模型、{toks} token，大约要 {num(round(days['mid']))} 天"
               f"（按 MFU {pct(mfu.get('mid'))} 估；顺利时 {num(round(days['low']))} 天，保守 {num(round(days['high']))} 天）。",
               f"Training {article(size)} {size} model on {toks} tokens with {num(n)} × {card} takes about "
-              f"{num(round(days['mid']))} days (at {pct(mfu.get('mid'))} MFU; {num(round(days['low']))} days if things go "
-              f"well, {num(round(days['high']))} days conservatively).")
+              f"{plural(round(days['mid']), 'day')} (at {pct(mfu.get('mid'))} MFU; {plural(round(days['low']), 'day')} "
+              f"if things go well, {plural(round(days['high']), 'day')} conservatively).")
     if hours.get("mid") is not None:
         w.add("numbers", f"墙钟时间约 {big(hours['mid'])} 小时，共 {big(gpu_h.get('mid', 0))} 卡时"
               f"（区间 {big(gpu_h.get('low', 0))}–{big(gpu_h.get('high', 0))} 卡时）",
-              f"Wall-clock about {big(hours['mid'])} hours; {big(gpu_h.get('mid', 0))} GPU-hours "
+              f"Wall-clock about {plural(big(hours['mid']), 'hour')}; {big(gpu_h.get('mid', 0))} GPU-hours "
               f"(range {big(gpu_h.get('low', 0))}–{big(gpu_h.get('high', 0))})")
     if res.get("flops") is not None:
         w.add("numbers", f"计算量 {res.get('flops_formula', '6·N·D')} ≈ {res['flops']:.2g} FLOPs，"
@@ -134,7 +134,7 @@ def plan_configurations(w: Writer, r: ToolResult, ctx: Context) -> None:
         w.add("assumptions", "约束：" + "，".join(x for x in (
             f"预算 {money(budget)}" if budget else "", f"工期 {num(deadline)} 小时内" if deadline else "") if x),
               "Constraints: " + ", ".join(x for x in (
-            f"budget {money(budget)}" if budget else "", f"finish within {num(deadline)} hours" if deadline else "") if x))
+            f"budget {money(budget)}" if budget else "", f"finish within {plural(deadline, 'hour')}" if deadline else "") if x))
     for o in feasible[1:5]:
         zh, en = _option_line(w, o)
         note = bi(o.get("why") or "", w.lang)

@@ -5,7 +5,7 @@ import re
 
 from assistant.offline.render import Writer, num
 from assistant.offline.render_tools import (Context, article, bi, big, cat_words, gb, generic, mode_label,
-                                            renderer)
+                                            plural, renderer)
 from assistant.offline.types import ToolResult
 
 
@@ -44,6 +44,8 @@ def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
     if not isinstance(total, (int, float)):
         return None
     model, mode, setup = _model_label(w, est), mode_label(w, est.get("mode")), _setup(w, est)
+    if est.get("mode") == "inference" and est.get("precision"):   # "bf16 inference" / "int4 推理": which weights
+        mode = w.t(f"{est['precision']} 推理", f"{est['precision']} inference")
     need_zh = f"{cat_words(model, mode)}（{setup}）每卡约需 {gb(total)} GB" + (f"（{gb(gib)} GiB）" if gib else "")
     need_en = f"{mode[0].upper() + mode[1:]} of {model} ({setup}) needs about {gb(total)} GB" + \
         (f" ({gb(gib)} GiB)" if gib else "") + " per GPU"
@@ -68,11 +70,16 @@ def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
         short = -room if isinstance(room, (int, float)) else None
         only_zh = f"{cap_zh} 的卡放不下" if _bare_size(card) else f"{card} 只有 {cap_zh}"
         only_en = f"a {cap_en} card cannot hold it" if _bare_size(card) else f"the {card} has only {cap_en}"
-        zh = ("不能。" if lead else "") + f"{need_zh}，{only_zh}" + \
-            (f"，差约 {gb(short)} GB。" if short is not None else "。")
-        en = ("No. " if lead else "") + f"{need_en}, but {only_en}" + \
-            (f" — about {gb(short)} GB short." if short is not None else ".")
-        return zh, en
+        close = bool(est.get("borderline"))   # within 5% of nominal memory: the verdict can flip
+        if short is None:
+            short_zh, short_en = "。", "."
+        elif short < 0.05:
+            short_zh, short_en = "，差不到 0.1 GB。", " — under 0.1 GB short."
+        else:
+            short_zh, short_en = f"，差约 {gb(short)} GB。", f" — about {gb(short)} GB short."
+        lead_zh = ("临界，按标称显存算差一点点放不下。" if close else "不能。") if lead else ""
+        lead_en = ("A close call: on nominal memory it is just short. " if close else "No. ") if lead else ""
+        return lead_zh + f"{need_zh}，{only_zh}" + short_zh, lead_en + f"{need_en}, but {only_en}" + short_en
     return need_zh + "。", need_en + "."
 
 
@@ -123,14 +130,17 @@ def _tool_assumptions(w: Writer, res: dict, limit: int = 4) -> None:
             shown += 1
 
 
-def _alt_line(w: Writer, est: dict) -> None:
+def _alt_line(w: Writer, est: dict, label: str | None = None) -> None:
     total, fits, room = est.get("total_gb"), est.get("fits"), est.get("headroom_gb")
     mode = mode_label(w, est.get("mode"))
     if est.get("mode") == "inference" and est.get("precision") in ("int8", "int4"):
         mode = w.t(f"{est['precision']} 量化推理", f"{est['precision']}-quantised inference")
+    mode = label or mode
     card = _gpu_label(est)
     if _bare_size(card):
         card = w.t(f"{card} 的卡", f"a {card} card")
+    elif w.lang == "en":
+        card = f"the {card}"
     weights = est.get("weights_gb")
     if fits is None and isinstance(weights, (int, float)):   # no card to compare with: say what dominates
         w.add("alternatives", f"{mode}：每卡约 {gb(total)} GB（其中权重 {gb(weights)} GB）。",
@@ -138,10 +148,10 @@ def _alt_line(w: Writer, est: dict) -> None:
         return
     if fits is True:
         w.add("alternatives", f"{mode}：每卡约 {gb(total)} GB，{cat_words(card, '放得下')}（余量约 {gb(room)} GB）。",
-              f"{mode}: about {gb(total)} GB per GPU — fits the {card} ({gb(room)} GB to spare).")
+              f"{mode}: about {gb(total)} GB per GPU — fits {card} ({gb(room)} GB to spare).")
     elif fits is False:
         w.add("alternatives", f"{mode}：每卡约 {gb(total)} GB，{cat_words(card, '也放不下')}（差约 {gb(-room)} GB）。",
-              f"{mode}: about {gb(total)} GB per GPU — still does not fit the {card} ({gb(-room)} GB short).")
+              f"{mode}: about {gb(total)} GB per GPU — still does not fit {card} ({gb(-room)} GB short).")
     else:
         w.add("alternatives", f"{mode}：每卡约 {gb(total)} GB。", f"{mode}: about {gb(total)} GB per GPU.")
 
@@ -160,8 +170,11 @@ def _min_gpus_line(w: Writer, res: dict, as_alternative: bool, prefix: tuple[str
         return
     node_zh = f"（{num(nodes)} 台 8 卡机）" if nodes and n > 8 else ""
     node_en = f" ({num(nodes)} servers of 8 GPUs)" if nodes and n > 8 else ""
-    job_zh = cat_words(_model_label(w, est), mode_label(w, est.get('mode'))) if est and not as_alternative else ""
-    job_en = f"For {mode_label(w, est.get('mode'))} of {_model_label(w, est)}, w" if est and not as_alternative else "W"
+    mode = mode_label(w, est.get("mode"))
+    if inference and est.get("precision"):
+        mode = w.t(f"{est['precision']} 推理", f"{est['precision']} inference")
+    job_zh = cat_words(_model_label(w, est), mode) if est and not as_alternative else ""
+    job_en = f"For {mode} of {_model_label(w, est)}, w" if est and not as_alternative else "W"
     zh = (f"{job_zh}：" if job_zh else "") + \
         f"用{how_zh}至少要 {num(n)} 张 {card}{node_zh}，每卡约 {gb(per)} GB，余量约 {gb(room)} GB。"
     en = f"{job_en}ith {how_en} you need at least {num(n)} × {card}{node_en}: about {gb(per)} GB per GPU, " \
@@ -170,11 +183,48 @@ def _min_gpus_line(w: Writer, res: dict, as_alternative: bool, prefix: tuple[str
     w.add("alternatives" if as_alternative else "verdict", pre_zh + zh, pre_en + en)
 
 
+def _borderline_lines(w: Writer, est: dict, bigger: list[ToolResult]) -> None:
+    """A verdict within 5% of nominal memory: why it is a close call and how to tip it."""
+    nominal = next((a for a in est.get("assumptions") or [] if isinstance(a, dict) and "nvidia-smi" in str(a.get("en"))),
+                   None)
+    if nominal:
+        w.add("verdict", "这是临界情况：" + str(nominal.get("zh") or "") + "。",
+              "This is a close call: " + str(nominal.get("en") or "") + ".")
+    fits = est.get("fits")
+    w.add("next", ("想稳妥放下：" if fits is False else "想留足余量：")
+          + "缩短上下文或减小并发/batch、KV 缓存改用 fp8，或者换显存更大的卡。",
+          ("To make it fit with margin: " if fits is False else "For more margin: ")
+          + "shorten the context or lower concurrency/batch, store the KV cache in fp8, or use a larger card.")
+    for e in bigger:
+        _alt_line(w, e.result, w.t("换大显存卡", "A larger card"))
+
+
+def rent_notes(w: Writer, res: dict, section: str) -> None:
+    """find_min_gpus' own notes: the whole-server count with its per-GPU memory, thin headroom."""
+    n, rent = res.get("min_gpus"), res.get("rent_gpus")
+    if n and rent and rent != n:
+        servers = -(-int(rent) // 8)
+        where_zh = f"{num(servers)} 台 8 卡机" if rent >= 8 else f"一台 {num(rent)} 卡机"
+        where_en = (f"{num(servers)} whole 8-GPU server{'s' if servers > 1 else ''}" if rent >= 8
+                    else f"one {num(rent)}-GPU server")
+        w.add(section, f"{num(n)} 张是理论最少；按整机租实际是 {num(rent)} 张（{where_zh}），分片到 {num(rent)} 张时"
+                       f"每卡约 {gb(res.get('rent_per_gpu_total_gb'))} GB，余量约 {gb(res.get('rent_headroom_gb'))} GB。",
+              f"{num(n)} is the bare minimum; rented as {where_en} that is {num(rent)} GPUs, about "
+              f"{gb(res.get('rent_per_gpu_total_gb'))} GB per GPU with {gb(res.get('rent_headroom_gb'))} GB to spare.")
+    for note in res.get("notes") or []:
+        if isinstance(note, dict) and not (rent != n and "bare minimum" in str(note.get("en"))):
+            w.add(section, (note.get("zh") or "").rstrip("。") + "。", (note.get("en") or "").rstrip(".") + ".")
+
+
 @renderer("estimate_memory", grouped=True)
 def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     if ctx.by_name("plan_configurations"):
         return   # a follow-up estimate explaining an infeasible plan; the plan renderer quotes it
     ests = ctx.by_name("estimate_memory")
+    first_gpu = str(ests[0].args.get("gpu") or "")
+    bigger = [e for e in ests if _bare_size(str(e.args.get("gpu") or "")) and str(e.args.get("gpu")) != first_gpu
+              and ests[0].result.get("borderline")]   # "a 32 GB / 48 GB card" asked after a close call
+    ests = [e for e in ests if e not in bigger]
     cards = list(dict.fromkeys(str(e.result.get("gpu")) for e in ests if e.result.get("gpu")))
     if len(cards) > 1:
         _memory_by_card(w, ctx, ests, cards)
@@ -193,6 +243,8 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
         sentence = fit_sentence(w, est, lead=True)
     if sentence:
         w.add("verdict", *sentence)
+    if est.get("borderline"):
+        _borderline_lines(w, est, bigger)
     _breakdown(w, est)
     if est.get("mode") == "full":
         asks_rule = re.search(r"4\s*倍|4\s*[x×]|文章|seed|article|rule of thumb|经验公式", ctx.question, re.I)
@@ -202,7 +254,7 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
         w.add("numbers", (f"这张卡上最多约 {num(est['max_batch'])} 条并发序列" if serving else
                           f"这张卡上最大微批约 {num(est['max_batch'])}")
               + (f"，最长{'上下文' if serving else '序列'}约 {num(est['max_seq_len'])} tokens" if est.get("max_seq_len") else ""),
-              (f"Up to about {num(est['max_batch'])} concurrent sequences on this card" if serving else
+              (f"Up to about {plural(est['max_batch'], 'concurrent sequence')} on this card" if serving else
                f"Largest micro-batch on this card: about {num(est['max_batch'])}")
               + (f"; longest {'context' if serving else 'sequence'} about {num(est['max_seq_len'])} tokens"
                  if est.get("max_seq_len") else ""))
@@ -213,6 +265,7 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
         unnamed = not ctx.slots.gpus and not ctx.slots.vram_gb
         _min_gpus_line(w, mg.result, as_alternative=True,
                        prefix=("单张卡放不下，", "No single card holds it; ") if unnamed else None)
+        rent_notes(w, mg.result, "alternatives")
         if unnamed:
             w.add("assumptions", f"没指定卡型；卡数按 {_gpu_label(mg.result)} 算，换别的卡可以接着问「用 H800 呢」。",
                   f"No GPU was named; the GPU count uses the {_gpu_label(mg.result)}. Ask \"what about H800?\" "
@@ -251,8 +304,33 @@ def _asked_memory_part(w: Writer, est: dict, question: str) -> None:
         w.add("verdict", f"LoRA 可训练参数约 {big(tp)} 个。", f"LoRA adds about {big(tp)} trainable parameters.")
 
 
+_PRECISION_ORDER = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+
+
+def _best_precision_per_card(w: Writer, ests: list[ToolResult], cards: list[str]) -> None:
+    """Serving on several cards: per card, the highest-precision weights that fit on one GPU."""
+    if not all(e.result.get("mode") == "inference" for e in ests):
+        return
+    zh, en = [], []
+    for card in cards:
+        fitting = [e.result for e in ests if str(e.result.get("gpu")) == card and e.result.get("fits") is True]
+        fitting.sort(key=lambda r: _PRECISION_ORDER.index(r["precision"]) if r.get("precision") in _PRECISION_ORDER else 9)
+        label = _gpu_label({"gpu": card})
+        if fitting:
+            p = fitting[0].get("precision")
+            zh.append(f"{label} 单卡用 {p} 能放下")
+            en.append(f"the {label} holds it on one card at {p}")
+        else:
+            tried = "/".join(str(e.result.get("precision")) for e in ests if str(e.result.get("gpu")) == card)
+            zh.append(f"{label} 单卡（{tried}）都放不下")
+            en.append(f"the {label} cannot hold it on one card ({tried})")
+    if zh:
+        w.add("verdict", "结论：" + "；".join(zh) + "。", "Verdict: " + "; ".join(en) + ".")
+
+
 def _memory_by_card(w: Writer, ctx: Context, ests: list[ToolResult], cards: list[str]) -> None:
     """「用A100还是4090」: one verdict line per card (and per mode when the question left it open)."""
+    _best_precision_per_card(w, ests, cards)
     w.add("verdict", "分别看每张卡：", "Card by card:")
     for card in cards:
         for e in ests:
@@ -283,7 +361,7 @@ def _model_fallback_note(w: Writer, ctx: Context, est: dict) -> None:
 def _memory_next_steps(w: Writer, ctx: Context, est: dict, ests: list[ToolResult]) -> None:
     room, cap = est.get("headroom_gb"), est.get("gpu_memory_gb")
     if est.get("fits") is False and isinstance(room, (int, float)) and isinstance(cap, (int, float)) \
-            and -room < 0.05 * cap:
+            and -room < 0.05 * cap and not est.get("borderline"):   # a close call has its own next step
         w.add("next", "只差一点：缩短上下文/减小 batch、调高推理引擎的显存占用比例，或开更省显存的选项，就可能放下。",
               "It is only just short: a shorter context or smaller batch, a higher serving-engine memory fraction, "
               "or a leaner setting may make it fit.")
@@ -310,6 +388,16 @@ def find_min_gpus(w: Writer, r: ToolResult, ctx: Context) -> None:
         return  # shown as an alternative by the estimate_memory renderer
     res = r.result
     _min_gpus_line(w, res, as_alternative=False)
+    rent_notes(w, res, "verdict")
+    if r.args.get("precision") == "fp8" and not ctx.slots.precision and r.args.get("mode") == "inference":
+        w.add("assumptions", f"{_model_label(w, res.get('estimate') or {})} 官方发布的就是 FP8 权重（「满血版」），所以先按 FP8 算；"
+              "换成 bf16 权重，显存和卡数大约翻倍（见下一条）。",
+              f"{_model_label(w, res.get('estimate') or {})} is released with FP8 weights (the full model), so FP8 comes "
+              "first; bf16 weights roughly double the memory and the GPU count (next line).")
+    for ic in ctx.by_name("interconnect_advice"):   # the rented count's links (consumer cards: no P2P/NVLink)
+        for rule in ic.result.get("rules") or []:
+            if isinstance(rule, dict) and rule.get("status") in ("warn", "fail"):
+                w.add("verdict", "互联：" + str(rule.get("zh") or ""), "Interconnect: " + str(rule.get("en") or ""))
     est = res.get("estimate") if isinstance(res.get("estimate"), dict) else {}
     if est:
         _breakdown(w, est)
@@ -345,23 +433,24 @@ def find_max_fit(w: Writer, r: ToolResult, ctx: Context) -> None:
     value = res.get("max_value")
     unit_zh = " tokens" if what in ("seq_len", "context") else ""
     n = r.args.get("gpus") or 1
-    where_zh = f"{num(n)} 张 {card}" if n > 1 else card
-    where_en = f"{num(n)} × {card}" if n > 1 else f"the {card}"
+    bare = _bare_size(card)   # the user gave a memory size ("24GB"), not a GPU name
+    where_zh = f"{num(n)} 张 {card}{' 的卡' if bare else ''}" if n > 1 else (f"{card} 的卡" if bare else card)
+    where_en = f"{num(n)} × {card}{' cards' if bare else ''}" if n > 1 else (f"a {card} card" if bare else f"the {card}")
     if value:
-        w.add("verdict", f"{where_zh} 上{zh}约 {num(value)}{unit_zh}。",
+        w.add("verdict", f"{cat_words(where_zh, '上')}{zh}约 {num(value)}{unit_zh}。",
               f"On {where_en}, the {en} is about {num(value)}{unit_zh}.")
     else:
         serving = (r.args.get("mode") or "") == "inference"
-        w.add("verdict", f"单张 {card} 上连最小的配置都放不下，" +
+        w.add("verdict", f"单张 {card}{' 的卡' if bare else ' '}上连最小的配置都放不下，" +
               ("要多卡或量化。" if serving else "要多卡（ZeRO-3）或改用 LoRA/QLoRA。"),
-              f"A single {card} cannot hold even the smallest setting; you need " +
+              f"A single {card}{' card' if bare else ''} cannot hold even the smallest setting; you need " +
               ("more GPUs or quantisation." if serving else "more GPUs (ZeRO-3) or LoRA/QLoRA."))
     for mg in ctx.by_name("find_min_gpus"):
         _min_gpus_line(w, mg.result, as_alternative=True)
         n = mg.result.get("min_gpus")
         if n:
             w.add("next", f"想知道 {num(n)} 张时{zh}能到多少，可以接着问「{num(n)} 张呢」。",
-                  f"To see the {en} on {num(n)} GPUs, ask \"what about {num(n)} of them?\"")
+                  f"To see the {en} on {plural(n, 'GPU')}, ask \"what about {num(n)} of them?\"")
     est = res.get("estimate") if isinstance(res.get("estimate"), dict) else {}
     if est:
         _breakdown(w, est)

@@ -173,6 +173,12 @@ _MODE_LABEL = {"full": ("全量训练", "full fine-tuning"), "lora": ("LoRA 微�
                "pretrain": ("预训练", "pre-training")}
 
 
+def plural(n: Any, word: str, words: str | None = None) -> str:
+    """'1 sequence', '2 sequences', '1.5 hours' — English count + noun with the right number."""
+    one = (isinstance(n, (int, float)) and not isinstance(n, bool) and float(n) == 1) or n in ("1", "1.0")
+    return f"{num(n)} {word if one else (words or word + 's')}"
+
+
 def mode_label(w: Writer, mode: Any) -> str:
     zh, en = _MODE_LABEL.get(str(mode), (str(mode), str(mode)))
     return w.t(zh, en)
@@ -242,7 +248,7 @@ def carried_note(w: Writer, s: Slots) -> None:
         en.append("GPU " + ", ".join(s.gpus))
     if s.gpu_count:
         zh.append(f"{s.gpu_count} 张卡")
-        en.append(f"{s.gpu_count} GPUs")
+        en.append(plural(s.gpu_count, "GPU"))
     if s.context:
         zh.append(f"上下文 {s.context} tokens")
         en.append(f"context {s.context} tokens")

@@ -100,7 +100,7 @@ _FAMILIES = (rf"qwen{_V}(?:\s*-?\s*(?:vl|coder|math|moe))?|qwq|llama{_V}|"
 _MODEL_RE = re.compile(
     rf"(?<![a-z])(?P<family>{_FAMILIES})(?:[\s\-_:]*(?:instruct|chat|base|it)?)?[\s\-_:]*"
     rf"(?P<size>(?:\d+x)?\d+(?:\.\d+)?)\s*(?P<unit>b|m)(?![a-z])", re.I)
-_FAMILY_ONLY_RE = re.compile(rf"(?<![a-z])(?P<family>deepseek\s*-?\s*(?:v3|r1)|kimi\s*k2)(?![a-z0-9])",
+_FAMILY_ONLY_RE = re.compile(rf"(?<![a-z])(?P<family>(?:deepseek|ds)\s*-?\s*(?:v3|r1)|kimi\s*k2)(?![a-z0-9])",
                              re.I)
 _SIZE_EN_RE = re.compile(r"(?<![a-z0-9.])(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>b|m)(?![a-z])"
                          r"(?!\s*(?:tokens?|词元|token))", re.I)
@@ -198,6 +198,9 @@ _CUE_PATTERNS: dict[str, str] = {
     "plan": r"怎么配|如何配|配置方案|什么配置|推荐.*(?:配置|方案|卡)|方案|怎么选|如何选|选什么|租什么|用什么卡|"
             r"哪种卡|选卡|配什么|plan\b|recommend|which gpus? should|what (?:gpu|setup|config)|suggest|"
             r"best (?:gpu|option|setup|config)|configuration|setup for|budget",
+    "suitability": r"(?:适合|适不适合|合适|适用于?|能不能用来|好不好用来?|行不行)\s*(?:做|用来|拿来)?\s*(?:训练|推理|部署|微调)|"
+                   r"(?:训练|推理|部署|微调)\s*(?:合适|适合|行不行)|"
+                   r"(?:good|suitable|ok|fit|worth it|any good) for (?:training|inference|serving|fine[\s-]*tuning)",
     "allreduce": r"all[\s_-]*reduce\b(?!_perf)|梯度同步|gradient sync|同步一次梯度",
     "trainable": r"trainable param|可训练参数|可训练的参数",
     "mfu": r"\bmfu\b|算力利用率|flops utili[sz]ation|model flops",
@@ -417,7 +420,10 @@ def extract(question: str) -> Slots:
         work = _extract_conversion(work, s)
         work = _extract_algbw(work, s)
     m = re.search(r"(?P<num>\d{1,3})\s*(?:g|gb|gib)\s*(?:的)?\s*(?:显存|的卡|的显卡|显卡|卡|vram|memory|card|gpu)", work, re.I)
-    if m and not s.gpus:
+    # "on 24GB", "用24G跑", "24GB能跑多长上下文": a memory size standing for the card
+    m = m or re.search(r"(?:\bon|\bwith|用|在)\s*(?:an?\s+|one\s+)?(?P<num>\d{1,3})\s*(?:g|gb)(?![a-z0-9])", work, re.I) \
+        or re.search(r"^\s*(?P<num>\d{1,3})\s*(?:g|gb)\s*(?=能|可以|上|跑)", work, re.I)
+    if m and not s.gpus and 4 <= float(m.group("num")) <= 288:
         s.vram_gb = float(m.group("num"))
         work = _blank(work, m)
 
@@ -691,7 +697,7 @@ def _extract_model(work: str, s: Slots) -> str:
         return _blank(work, m)
     m = _FAMILY_ONLY_RE.search(work)
     if m:
-        s.model = _family_name(m.group("family"))
+        s.model = _family_name(re.sub(r"^ds(?=\s*-?\s*[rv]\d)", "deepseek", m.group("family"), flags=re.I))  # "ds r1"
         work = _blank(work, m)
     m = _SIZE_EN_RE.search(work)
     if m:

@@ -94,7 +94,13 @@ def diagnose(text: str, upload: Any, expect: str, lang_label: str, request: gr.R
     content = forms.read_upload(upload) if upload else ""
     combined = "\n".join(part for part in (text or "", content) if part.strip())
     lang = _lang(lang_label, "", request)
-    return findings_html(forms.run_diagnosis(combined, expect), lang)
+    html = findings_html(forms.run_diagnosis(combined, expect), lang)
+    if upload and forms.upload_truncated(upload):
+        limit_mb = forms.MAX_UPLOAD_BYTES / 1e6
+        html = (f'<div class="ga-error">{"文件超过" if lang == "zh" else "The file is over"} {limit_mb:g} MB'
+                f'{"，只诊断了前面部分；请只上传出错前后的日志。" if lang == "zh" else "; only its beginning was diagnosed — upload the part around the error."}'
+                "</div>" + html)
+    return html
 
 
 def estimate(model: str, mode: str, gpu: str, gpus: float, seq_len: float, batch: float,

@@ -53,10 +53,23 @@ def backend_settings(backend: str | None, base_url: str | None, model: str | Non
     return BackendSettings.model_validate({**base.model_dump(), **update})
 
 
+def upload_path(upload: Any) -> Path:
+    return Path(getattr(upload, "name", None) or str(upload))
+
+
 def read_upload(upload: Any) -> str:
-    path = Path(getattr(upload, "name", None) or str(upload))
-    with path.open("rb") as fh:
-        return decode_text(fh.read(MAX_UPLOAD_BYTES))
+    """The upload's text, at most MAX_UPLOAD_BYTES; a longer file is cut at the last whole line
+    before the limit (never inside a multi-byte character, which would garble the decode)."""
+    with upload_path(upload).open("rb") as fh:
+        data = fh.read(MAX_UPLOAD_BYTES + 1)
+    if len(data) > MAX_UPLOAD_BYTES:
+        data = data[:MAX_UPLOAD_BYTES]
+        data = data[: data.rfind(b"\n") + 1] or data
+    return decode_text(data)
+
+
+def upload_truncated(upload: Any) -> bool:
+    return upload_path(upload).stat().st_size > MAX_UPLOAD_BYTES
 
 
 def run_diagnosis(text: str, expect: str | None) -> dict[str, Any]:

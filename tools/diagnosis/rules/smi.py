@@ -116,7 +116,8 @@ def rules_smi_rows(c: Ctx) -> None:
         c.add("stalled_job_suspected", "warning",
               (f"GPU {idx(stalled)} 显存占满、利用率 0%，但进程表里有进程占着：任务疑似卡住",
                f"GPU {idx(stalled)} memory full at 0% utilisation while processes hold it: the job looks stalled"),
-              ev(stalled) + [p.line for p in procs if p.line],
+              # the memory/util line of each GPU, then the process rows that hold it
+              [line for g in stalled for line in g.lines if "MiB" in line][:4] + [p.line for p in procs if p.line],
               causes=[("某个 rank 挂了或很慢，其余进程在等集合通信（NCCL 超时默认 10 分钟后才报错）",
                        "One rank died or is slow and the others wait in a collective (the NCCL watchdog only fires after 10 minutes by default)"),
                       ("进程在等数据、等锁或卡在 CPU 上的步骤（保存 checkpoint、评估、预处理）",
