@@ -72,15 +72,21 @@ def list_docs(as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="输出 JSON / machine-readable output")
 @_URL
 def remove(doc_id: str, as_json: bool, chroma_url: str | None) -> None:
-    """删除一个文档（添加时的路径、id、id 前缀或文件名）/ Remove a document (the path it was added with, id, id prefix or file name)."""
+    """删除文档：添加时的路径（文件夹则删除其下全部）、id、id 前缀或文件名 /
+    Remove a document: the path it was added with (a folder removes everything added from it), id, id prefix or file name."""
     from tools.retrieval.user_docs import UserDocs
 
-    doc = UserDocs().remove(doc_id)
+    docs = UserDocs().remove_path_or_id(doc_id)
     _, stats = _sync(chroma_url)
     if as_json:
-        emit_json({"removed": doc.id, "name": doc.name, "index_removed": stats.removed})
+        if len(docs) == 1:
+            emit_json({"removed": docs[0].id, "name": docs[0].name, "index_removed": stats.removed})
+        else:
+            emit_json({"removed": [d.id for d in docs], "names": [d.name for d in docs],
+                       "index_removed": stats.removed})
         return
-    click.echo(f"已删除 / removed  {doc.id}  ({doc.name})")
+    for doc in docs:
+        click.echo(f"已删除 / removed  {doc.id}  ({doc.name})")
 
 
 @command.command(name="rebuild")

@@ -391,9 +391,9 @@ def find_min_gpus(w: Writer, r: ToolResult, ctx: Context) -> None:
     rent_notes(w, res, "verdict")
     if r.args.get("precision") == "fp8" and not ctx.slots.precision and r.args.get("mode") == "inference":
         w.add("assumptions", f"{_model_label(w, res.get('estimate') or {})} 官方发布的就是 FP8 权重（「满血版」），所以先按 FP8 算；"
-              "换成 bf16 权重，显存和卡数大约翻倍（见下一条）。",
+              "换成 bf16 权重，显存和卡数大约翻倍。",
               f"{_model_label(w, res.get('estimate') or {})} is released with FP8 weights (the full model), so FP8 comes "
-              "first; bf16 weights roughly double the memory and the GPU count (next line).")
+              "first; bf16 weights roughly double the memory and the GPU count.")
     for ic in ctx.by_name("interconnect_advice"):   # the rented count's links (consumer cards: no P2P/NVLink)
         for rule in ic.result.get("rules") or []:
             if isinstance(rule, dict) and rule.get("status") in ("warn", "fail"):

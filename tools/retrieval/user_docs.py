@@ -169,6 +169,23 @@ class UserDocs:
         raise ToolInputError(f"{key} 对应多个文档，请写完整 id", f"{key} matches several documents; use the full id",
                              field="doc", suggestions=[d.id for d in matches])
 
+    def remove_path_or_id(self, key: str) -> list[UserDoc]:
+        """What `index remove` does: a folder that was added removes every document added from
+        under it; anything else is one document (see `resolve`)."""
+        try:
+            folder = Path(key).expanduser().resolve()
+        except (OSError, RuntimeError, ValueError):
+            folder = None
+        if folder is not None and folder.is_dir():
+            under = [d for d in self.list() if Path(d.original_path).is_relative_to(folder)]
+            if under:
+                gone = {d.id for d in under}
+                self._write([d for d in self.list() if d.id not in gone])
+                for d in under:
+                    (self.folder / d.file).unlink(missing_ok=True)
+                return under
+        return [self.remove(key)]
+
     def remove(self, key: str) -> UserDoc:
         doc = self.resolve(key)
         self._write([d for d in self.list() if d.id != doc.id])
