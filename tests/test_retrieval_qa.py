@@ -213,3 +213,27 @@ def test_overlong_query_is_cut_to_the_tool_limit_with_a_notice(small_env):
     assert len(result.query) == 2000
     assert result.messages[0].startswith("查询太长（59,999 个字符）") and "first 2,000" in result.messages[0]
     assert result.hits[0].doc_id == "dropped-gpu"
+
+
+def test_remove_a_folder_that_was_added_removes_what_came_from_it(tmp_path):
+    from tools.retrieval.user_docs import UserDocs
+
+    folder = tmp_path / "runbooks"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "a.md").write_text("# 运维\n\n重启前先保存 checkpoint。\n", encoding="utf-8")
+    (folder / "sub" / "b.txt").write_text("4090 2.0 CNY/h\n", encoding="utf-8")
+    other = tmp_path / "quote.md"
+    other.write_text("# 报价\n\nA100 月租 2.8 万\n", encoding="utf-8")
+    docs = UserDocs(tmp_path / "store")
+    docs.add([folder, other])
+    removed = docs.remove_path_or_id(str(folder))
+    assert sorted(d.name for d in removed) == ["a.md", "b.txt"]
+    assert [d.name for d in docs.list()] == ["quote.md"]  # a document from elsewhere stays
+    assert [d.name for d in docs.remove_path_or_id(str(other))] == ["quote.md"] and docs.list() == []
+
+
+def test_near_verbatim_hit_reports_the_top_score(real):
+    retriever, doc = real
+    hits = retriever.search("济南机房 A100 8卡整机 月租 2.8万", k=3).hits
+    assert hits[0].doc_id == doc.id and hits[0].score == 1.0
+    assert all(h.score <= 1.0 for h in hits[1:])

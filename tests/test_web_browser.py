@@ -82,8 +82,10 @@ def test_tool_step_opens(page) -> None:
     step = page.get_by_text(re.compile(r"Tool · estimate_memory")).first
     step.wait_for(timeout=60_000)
     step.click()
-    page.get_by_text(re.compile(r"total_gb")).first.wait_for(timeout=10_000)
-    page.screenshot(path=str(SHOTS / "tool_step.png"), full_page=True)
+    detail = page.get_by_text(re.compile(r"total_gb")).first
+    detail.wait_for(timeout=10_000)
+    step.scroll_into_view_if_needed()
+    page.locator("#chatbot").screenshot(path=str(SHOTS / "tool_step.png"))
 
 
 def test_paste_log_gets_a_finding(page) -> None:

@@ -79,11 +79,10 @@ def remove(doc_id: str, as_json: bool, chroma_url: str | None) -> None:
     docs = UserDocs().remove_path_or_id(doc_id)
     _, stats = _sync(chroma_url)
     if as_json:
-        if len(docs) == 1:
-            emit_json({"removed": docs[0].id, "name": docs[0].name, "index_removed": stats.removed})
-        else:
-            emit_json({"removed": [d.id for d in docs], "names": [d.name for d in docs],
-                       "index_removed": stats.removed})
+        payload = {"removed_ids": [d.id for d in docs], "names": [d.name for d in docs], "index_removed": stats.removed}
+        if len(docs) == 1:  # the single-document keys `index remove` always had
+            payload = {"removed": docs[0].id, "name": docs[0].name, **payload}
+        emit_json(payload)
         return
     for doc in docs:
         click.echo(f"已删除 / removed  {doc.id}  ({doc.name})")

@@ -204,7 +204,17 @@ def build_calls(intent: str, s: Slots, question: str) -> list[ToolCall]:
         names = [_gpu_arg(s, g) for g in s.gpus[:4]]
         if len(s.gpus) == 1 and re.search(r"pcie", question, re.I) and re.search(r"sxm", question, re.I):
             names = [f"{s.gpus[0]} PCIe", f"{s.gpus[0]} SXM"]   # "A100 PCIe和SXM有什么区别"
+        sizes = memory_variants(question)
+        if len(s.gpus) == 1 and len(sizes) >= 2:   # "A100 40G 和 80G 选哪个": both variants, side by side
+            names = [f"{s.gpus[0]} {size}GB" for size in sizes[:4]]
+        if len(s.gpus) == 1 and "suitability" in s.cues and len(names) == 1:
+            # "H20 适合训练吗": measured against the usual training card (H100; the A100 for an H100/H200)
+            ref = "A100 80GB" if re.match(r"h(100|200|800)", s.gpus[0], re.I) else "H100"
+            names = [names[0], ref]
         add("gpu_specs", gpus=names)
+        if len(sizes) >= 2 and len(s.gpus) == 1:
+            for name in names:
+                add("gpu_price", gpu=name, gpu_count=s.gpu_count, **_period_args(s))
         if len(s.gpus) >= 2 and "compare" in s.cues:   # "哪个好" is also a price question
             for gpu in s.gpus[:4]:
                 add("gpu_price", gpu=_gpu_arg(s, gpu), gpu_count=s.gpu_count, **_period_args(s))
@@ -232,6 +242,12 @@ def build_calls(intent: str, s: Slots, question: str) -> list[ToolCall]:
     else:  # ADVICE
         add("search_guide", query=question.strip()[:300], k=3)
     return [c for c in calls if c.args is not None]
+
+
+def memory_variants(question: str) -> list[int]:
+    """'A100 40G 和 80G' → [40, 80]: two or more memory sizes named for one card."""
+    sizes = [int(m) for m in re.findall(r"(?<![\d.])(\d{2,3})\s*(?:g|gb|gib)(?![a-z])", question, re.I)]
+    return list(dict.fromkeys(sizes)) if len(set(sizes)) >= 2 else []
 
 
 def _native_fp8(model: Any) -> bool:
@@ -466,6 +482,17 @@ def next_calls(question: str, history: list[dict] | None, language: str,
                 mem["gpu"] = f"{s.vram_gb:g}GB"
             mem["mode"] = r.result.get("mode") or mem.get("mode")
             calls.append(ToolCall("estimate_memory", _fit_args("estimate_memory", mem)))
+    for r in results:   # "预算2千块 能微调吗": how many hours the budget rents of the best option (gpu_price checks it)
+        if r.name == "plan_configurations" and not r.error and s.budget_cny and not s.tokens \
+                and "gpu_price" not in done:
+            best = next((o for o in r.result.get("options") or [] if isinstance(o, dict) and o.get("feasible", True)), None)
+            rate = ((best or {}).get("cost_cny") or {}).get("mid")
+            if best and isinstance(rate, (int, float)) and rate > 0 and "hour" in str(best.get("cost_basis") or ""):
+                hours = int(s.budget_cny // rate)
+                if hours >= 1:
+                    calls.append(ToolCall("gpu_price", _fit_args("gpu_price", {
+                        "gpu": best.get("gpu") or best.get("gpu_name"), "gpu_count": best.get("count"), "hours": hours})))
+                    done.add("gpu_price")
     for r in results:   # "要几张卡" for training: the links of the count actually rented (4+ cards want NVLink)
         if intent == MIN_GPUS and r.name == "find_min_gpus" and not r.error and "interconnect_advice" not in done \
                 and str(r.args.get("mode")) != "inference" and (r.result.get("rent_gpus") or 0) >= 4:

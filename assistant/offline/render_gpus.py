@@ -104,6 +104,11 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
     if not gpus:
         return generic(w, r, ctx)
     names = [_short_gpu(g) for g in gpus]
+    if "suitability" in ctx.slots.cues and len(gpus) == 2 and len(ctx.slots.gpus) == 1:
+        _suitability(w, gpus, names, ctx)
+    elif len(gpus) == 2 and len(ctx.slots.gpus) == 1 and gpus[0].get("family") == gpus[1].get("family") \
+            and gpus[0].get("memory_gb") != gpus[1].get("memory_gb"):
+        _memory_variant_verdict(w, gpus, names)
     if len(gpus) == 1:
         g = gpus[0]
         _direct_spec_answer(w, g, names[0], ctx.question)
@@ -164,6 +169,71 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
             shown += 1
 
 
+def _memory_variant_verdict(w: Writer, gpus: list[dict], names: list[str]) -> None:
+    """'A100 40G 和 80G 选哪个': same chip, two memory sizes — the job's memory decides."""
+    small, large = sorted(range(2), key=lambda i: gpus[i].get("memory_gb") or 0)
+    gs, gl = gpus[small], gpus[large]
+    same_compute = gs.get("bf16_dense_tflops") == gl.get("bf16_dense_tflops")
+    w.add("verdict",
+          f"看任务放不放得进 {num(gs.get('memory_gb'))} GB：放得下就选 {names[small]}，更便宜；要训练更大的模型、"
+          f"开长上下文或大并发推理，选 {names[large]}（{num(gl.get('memory_gb'))} GB，显存带宽 {num(gl.get('mem_bw_gbs'))} "
+          f"GB/s，对 {num(gs.get('mem_bw_gbs'))} GB/s）。"
+          + (f"两者算力相同（BF16 稠密都是 {num(gs.get('bf16_dense_tflops'))} TFLOPS），放得下时速度差别主要来自带宽。"
+             if same_compute else ""),
+          f"It depends on whether the job fits in {num(gs.get('memory_gb'))} GB: if it does, take the {names[small]}, "
+          f"which is cheaper; for larger models, long context or high-concurrency serving, take the {names[large]} "
+          f"({num(gl.get('memory_gb'))} GB, {num(gl.get('mem_bw_gbs'))} GB/s memory bandwidth vs "
+          f"{num(gs.get('mem_bw_gbs'))} GB/s)."
+          + (f" Compute is the same ({num(gs.get('bf16_dense_tflops'))} TFLOPS BF16 dense each), so when both fit "
+             "the difference is bandwidth." if same_compute else ""))
+    w.add("next", f"告诉我模型和用途（如「7B 全量训练」「32B 推理」），我按 {num(gs.get('memory_gb'))} GB 和 "
+                  f"{num(gl.get('memory_gb'))} GB 分别算能不能放下。",
+          f"Tell me the model and job (e.g. \"full fine-tune of a 7B\", \"serve a 32B\") and I will check it against "
+          f"{num(gs.get('memory_gb'))} GB and {num(gl.get('memory_gb'))} GB.")
+
+
+def _suitability(w: Writer, gpus: list[dict], names: list[str], ctx: Context) -> None:
+    """'H20 适合训练吗': a verdict from compute against the usual training card, memory and bandwidth."""
+    g, ref = gpus
+    tf, ref_tf = g.get("bf16_dense_tflops"), ref.get("bf16_dense_tflops")
+    mem, bw, link = g.get("memory_gb"), g.get("mem_bw_gbs"), g.get("nvlink_gbs_bidir")
+    if not isinstance(tf, (int, float)) or not isinstance(ref_tf, (int, float)):
+        return
+    q = ctx.question
+    asks_training = bool(re.search(r"训练|微调|train|fine[\s-]*tun", q, re.I)) or ctx.slots.training
+    name, ref_name = names
+    facts_zh = f"{name} 的 BF16 稠密算力 {num(tf)} TFLOPS（{ref_name} 是 {num(ref_tf)}），显存 {num(mem)} GB、带宽 {num(bw)} GB/s"
+    facts_en = (f"the {name} has {num(tf)} TFLOPS BF16 dense (the {ref_name}: {num(ref_tf)}), {num(mem)} GB of memory "
+                f"and {num(bw)} GB/s")
+    slow = tf < 0.3 * ref_tf      # well under a third of the usual training card's compute
+    consumer = not link and (mem or 0) <= 48
+    if asks_training:
+        if slow and (mem or 0) >= 48:
+            w.add("verdict", f"不适合拿来做大规模训练，它是偏推理的卡：{facts_zh}。推理和 LoRA 微调没问题，"
+                             "大模型全量训练/预训练会慢很多、性价比低。",
+                  f"Not for large-scale training — it is an inference-oriented card: {facts_en}. Inference and LoRA "
+                  "are fine; full training or pre-training of large models is much slower and poor value.")
+        elif consumer:
+            w.add("verdict", f"单卡 LoRA/QLoRA 和小模型训练可以；多卡全量训练不合适（没有 NVLink）：{facts_zh}。",
+                  f"Fine for single-card LoRA/QLoRA and small models; not for multi-GPU full training (no NVLink): "
+                  f"{facts_en}.")
+        elif slow:
+            w.add("verdict", f"算力偏低，训练会慢：{facts_zh}。", f"Low compute, so training is slow: {facts_en}.")
+        else:
+            w.add("verdict", f"适合训练：{facts_zh}。", f"Yes, it is a training card: {facts_en}.")
+    else:
+        good = (mem or 0) >= 48 and (bw or 0) >= 1500
+        facts_zh = (f"{name} 显存 {num(mem)} GB、显存带宽 {num(bw)} GB/s（{ref_name} 是 {num(ref.get('memory_gb'))} GB、"
+                    f"{num(ref.get('mem_bw_gbs'))} GB/s）；BF16 稠密算力 {num(tf)} TFLOPS，对 {num(ref_tf)}")
+        facts_en = (f"the {name} has {num(mem)} GB and {num(bw)} GB/s of memory bandwidth (the {ref_name}: "
+                    f"{num(ref.get('memory_gb'))} GB, {num(ref.get('mem_bw_gbs'))} GB/s); BF16 dense {num(tf)} TFLOPS vs "
+                    f"{num(ref_tf)}")
+        w.add("verdict", (f"适合推理，显存和带宽是推理的关键：{facts_zh}。" if good else
+                          f"能做中小模型推理，受显存限制：{facts_zh}。"),
+              (f"Yes for inference — memory and bandwidth are what serving needs: {facts_en}." if good else
+               f"It can serve small and medium models, limited by memory: {facts_en}."))
+
+
 def _cheapest(w: Writer, prices: list[ToolResult]) -> None:
     rows = []
     for p in prices:
@@ -182,6 +252,12 @@ def _cheapest(w: Writer, prices: list[ToolResult]) -> None:
         return
     cheap = [n for p, n in rows if p == lo]
     dear = [n for p, n in rows if p == hi]
+    if len(rows) == 2:
+        w.add("verdict", f"按典型租金，{lo_name} 更便宜（{money(lo)}/卡时），{hi_name} 贵一些（{money(hi)}/卡时）；"
+                         "便宜不等于划算，还要看显存够不够、跑得多快。",
+              f"By typical rental price, the {lo_name} is cheaper ({money(lo)}/card-hour) than the {hi_name} "
+              f"({money(hi)}/card-hour); cheaper is not better value unless the memory suffices and the speed is acceptable.")
+        return
     w.add("verdict", f"按典型租金，{'、'.join(cheap)} 最便宜（{money(lo)}/卡时），{'、'.join(dear)} 最贵（{money(hi)}/卡时）；"
                      "便宜不等于划算，还要看显存够不够、跑得多快。",
           f"By typical rental price, the {' and the '.join(cheap)} {'is' if len(cheap) == 1 else 'are'} cheapest "
@@ -207,6 +283,8 @@ def _period_label(w: Writer, ctx: Context, result: dict) -> str:
 # ---------------------------------------------------------------- gpu_price ----------------------
 @renderer("gpu_price", grouped=True)
 def gpu_price(w: Writer, r: ToolResult, ctx: Context) -> None:
+    if ctx.by_name("plan_configurations"):
+        return   # the budget check of a plan: quoted by the plan renderer
     prices = ctx.by_name("gpu_price")
     several = len(prices) > 1
     for p in prices:
@@ -226,6 +304,21 @@ def gpu_price(w: Writer, r: ToolResult, ctx: Context) -> None:
                   f"At your quotes ({money(quote['hourly_cny'])}/hour, {money(quote['monthly_cny'])}/month), monthly "
                   f"billing wins above about {plural(hours, 'hour')} a month ({pct(be.get('vs_platform_monthly'))} utilisation).")
             continue
+        if not several and "billing" in ctx.slots.cues and be.get("hours_per_month_platform") and monthly.get("typical"):
+            # "按小时还是包月": the break-even decides
+            hours = be["hours_per_month_platform"]
+            w.add("verdict",
+                  f"看每月用多少小时：{name} 每月用满约 {num(hours)} 小时以上（约 {pct(be.get('vs_platform_monthly'))} 的开机时间）"
+                  f"包月更划算，低于这个就按小时。按小时典型 {money(hourly.get('typical'))}/卡时，包月典型 "
+                  f"{money(monthly.get('typical'))}/卡月。",
+                  f"It depends on the hours you use: for the {name}, monthly pays off above about {plural(hours, 'hour')} a "
+                  f"month ({pct(be.get('vs_platform_monthly'))} utilisation); below that, pay hourly. Typical prices: "
+                  f"{money(hourly.get('typical'))}/card-hour, {money(monthly.get('typical'))}/card-month.")
+            if be.get("hours_per_month_lease"):
+                w.add("verdict", f"长租/整机的门槛更低：每月超过约 {num(be['hours_per_month_lease'])} 小时"
+                                 f"（约 {pct(be.get('vs_long_term_lease'))}）就比按小时便宜。",
+                      f"A long-term lease breaks even sooner: above about {plural(be['hours_per_month_lease'], 'hour')} a "
+                      f"month ({pct(be.get('vs_long_term_lease'))}).")
         lone = ctx.slots.hourly_quote_cny if not ctx.slots.monthly_quote_cny else None
         if not several and lone and hourly.get("typical") is not None:
             lo, hi = (hourly.get("typical_range") or [hourly.get("low"), hourly.get("high")])[:2]

@@ -106,11 +106,42 @@ def _option_line(w: Writer, o: dict) -> tuple[str, str]:
             f"{head} ({link_en}{where_en}): about {gb(o.get('per_gpu_gb'))} GB per GPU{time_en}, {cost_en}")
 
 
+def _budget_verdict(w: Writer, res: dict, feasible: list[dict], ctx: Context) -> None:
+    """"预算2千块能微调吗": yes/no first — how many hours the budget rents of the cheapest option that fits."""
+    budget = res.get("budget_cny")
+    if not budget or res.get("tokens"):
+        return
+    if not feasible:
+        w.add("verdict", f"按 {money(budget)} 的预算不行：没有能放下这个任务的配置。",
+              f"Not within {money(budget)}: no configuration fits the job.")
+        return
+    price = next((p.result for p in ctx.by_name("gpu_price") if p.result.get("period_hours")), None)
+    if not price:
+        return
+    best = feasible[0]
+    card = str(best.get("gpu_name") or "").replace("NVIDIA ", "").replace("GeForce ", "")
+    hours, hourly = price.get("period_hours"), (price.get("hourly_cny") or {}).get("typical")
+    total = (price.get("total_cny") or {}).get("typical")
+    mode = {"lora": ("LoRA 微调", "LoRA fine-tuning"), "qlora": ("QLoRA 微调", "QLoRA fine-tuning"),
+            "full": ("全量训练", "full fine-tuning"), "inference": ("推理", "serving")}.get(str(res.get("mode")), ("", ""))
+    w.add("verdict",
+          f"能，{money(budget)} 够用：{mode[0]}放得进 {num(best.get('count'))} 张 {card}（每卡约 {gb(best.get('per_gpu_gb'))} GB），"
+          f"按典型价 {money(hourly)}/卡时，{money(budget)} 能租约 {big(hours)} 小时（{big(hours)} 小时约 {money(total)}）。"
+          "只要训练在这个时长内跑完，就在预算内。",
+          f"Yes, {money(budget)} is enough: {mode[1]} fits {num(best.get('count'))} × {card} (about "
+          f"{gb(best.get('per_gpu_gb'))} GB per GPU); at the typical {money(hourly)}/card-hour, {money(budget)} rents about "
+          f"{big(hours)} hours ({big(hours)} hours ≈ {money(total)}). As long as training finishes within that, it is "
+          "within budget.")
+    w.add("next", "告诉我数据量（样本数 × 序列长度 × 轮数），我算出要跑多少小时，看看离预算还有多远。",
+          "Tell me the data size (samples × sequence length × epochs) and I will work out the hours needed against the budget.")
+
+
 @renderer("plan_configurations")
 def plan_configurations(w: Writer, r: ToolResult, ctx: Context) -> None:
     res = r.result
     options = [o for o in res.get("options") or [] if isinstance(o, dict)]
     feasible = [o for o in options if o.get("feasible", True)]
+    _budget_verdict(w, res, feasible, ctx)
     if feasible:
         zh, en = _option_line(w, feasible[0])
         w.add("verdict", "首选：" + zh + "。", "Best option: " + en + ".")

@@ -91,14 +91,16 @@ def guide_only(w: Writer, results: list[ToolResult], question: str) -> None:
         w.add("verdict", "指南里没有找到能回答这个问题的段落，我不凭空作答。",
               "I found no passage in the guide that answers this, so I will not make one up.")
         return
-    w.add("verdict", "这是指南里的说法（没有需要计算的数字，所以没调用估算工具）：",
-          "Here is what the guide says (nothing to calculate, so no estimator was called):")
-    guide_snippets(w, results, limit=3, section="guide", max_chars=700 if w.lang == "zh" else 1100,
-                   question=question, shorter_after=2)
+    # The substance first: the best passage is the answer (no meta preamble), the next ones follow.
+    size = 700 if w.lang == "zh" else 1100
+    guide_snippets(w, results, limit=1, section="verdict", max_chars=size, question=question)
+    guide_snippets(w, results, limit=2, section="guide", max_chars=size, question=question, shorter_after=1,
+                   skip=len(w.cited))
 
 
 def guide_snippets(w: Writer, results: list[ToolResult], limit: int = 1, section: str = "guide",
-                   max_chars: int = 200, question: str = "", shorter_after: int | None = None) -> None:
+                   max_chars: int = 200, question: str = "", shorter_after: int | None = None,
+                   skip: int = 0) -> None:
     """Quote up to `limit` passages (best first when `question` is given); passages after the
     first `shorter_after` are cut to half the length (a pointer, not a second essay)."""
     from assistant.offline.passages import excerpt, rank, readable
@@ -109,6 +111,9 @@ def guide_snippets(w: Writer, results: list[ToolResult], limit: int = 1, section
             break
         text = readable(hit.get("text") or hit.get("snippet") or hit.get("excerpt") or "", w.lang)
         if not text:
+            continue
+        if skip:   # already quoted above (the verdict)
+            skip -= 1
             continue
         text = excerpt(text, max_chars // 2 if shorter_after is not None and shown >= shorter_after else max_chars)
         doc = hit.get("doc_id") or hit.get("id")

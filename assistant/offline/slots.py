@@ -196,7 +196,8 @@ _CUE_PATTERNS: dict[str, str] = {
     "time": r"多久|多长时间|几天|几个小时|多少小时|多少天|要训多久|训练时间|耗时|时长|how long|how many (?:days|hours)|"
             r"training time|time to train|wall[\s\-]*clock|gpu[\s\-]*hours|卡时|机时",
     "plan": r"怎么配|如何配|配置方案|什么配置|推荐.*(?:配置|方案|卡)|方案|怎么选|如何选|选什么|租什么|用什么卡|"
-            r"哪种卡|选卡|配什么|plan\b|recommend|which gpus? should|what (?:gpu|setup|config)|suggest|"
+            r"哪种卡|选卡|配什么|用啥卡|啥卡|什么卡|哪张卡|哪款卡|最便宜的卡|which (?:card|gpu) is cheapest|cheapest (?:card|gpu)|"
+            r"plan\b|recommend|which gpus? should|what (?:gpu|setup|config)|suggest|"
             r"best (?:gpu|option|setup|config)|configuration|setup for|budget",
     "suitability": r"(?:适合|适不适合|合适|适用于?|能不能用来|好不好用来?|行不行)\s*(?:做|用来|拿来)?\s*(?:训练|推理|部署|微调)|"
                    r"(?:训练|推理|部署|微调)\s*(?:合适|适合|行不行)|"
@@ -576,6 +577,18 @@ def _extract_gpus(work: str, s: Slots) -> str:
             s.nodes = int(nodes)
             if per:
                 s.gpu_count = int(nodes * per)
+    # English: "two 8-GPU servers", "2 x 8-GPU nodes", "two servers with 8 GPUs each", "2 nodes of 8 GPUs"
+    words = r"\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|a pair of"
+    m = re.search(rf"\b(?P<nodes>{words})\s*(?:x|×)?\s*(?P<per>\d+)\s*[-\s]?\s*(?:gpu|card|卡)s?\s*"
+                  r"(?:servers?|nodes?|machines?|boxes|hosts?)\b", work, re.I) or \
+        re.search(rf"\b(?P<nodes>{words})\s+(?:servers?|nodes?|machines?|boxes|hosts?)\s+(?:with|of|each with)\s+"
+                  r"(?P<per>\d+)\s*(?:gpus?|cards?)", work, re.I)
+    if m:
+        raw = m.group("nodes").lower()
+        nodes = _EN_COUNT.get(raw) if raw in _EN_COUNT else (int(raw) if raw.isdigit() else None)
+        per = int(m.group("per"))
+        if nodes and 1 <= nodes <= 1024 and 1 <= per <= 16 and s.nodes in (None, nodes):
+            s.nodes, s.gpu_count = nodes, nodes * per
     work = _GPU_RE.sub(lambda mm: " " * (mm.end() - mm.start()), work)
     return work
 
@@ -718,8 +731,17 @@ def _extract_model(work: str, s: Slots) -> str:
     return work
 
 
+_BILLING_CHOICE = re.compile(r"(?:按小时|按时|按量|小时计费|hourly|per hour|by the hour|pay[\s-]*as[\s-]*you[\s-]*go).*"
+                             r"(?:包月|按月|月租|monthly|per month|by the month)|"
+                             r"(?:包月|按月|月租|monthly|per month|by the month).*"
+                             r"(?:按小时|按时|按量|小时计费|hourly|per hour|by the hour|pay[\s-]*as[\s-]*you[\s-]*go)", re.I)
+
+
 def _extract_period(work: str, s: Slots) -> None:
     low = work.lower()
+    if _BILLING_CHOICE.search(low):   # "hourly or monthly?" asks which billing, not the price of one period
+        s.cues.add("billing")
+        return
     for phrase, (unit, n) in _PERIOD_WORDS.items():
         if phrase in low and not re.search(rf"\d+\s*{re.escape(phrase)}", low):
             s.period_unit, s.period_count = unit, float(n)

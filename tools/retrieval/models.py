@@ -22,7 +22,8 @@ class Hit(BaseModel):
     text: str = Field(description="passage text; for a Chinese query the Chinese paragraphs of the "
                                   "section, for an English query the English ones (whole section if one side is missing)")
     score: float = Field(description="fused rank score in 0–1 (reciprocal rank fusion of vector + BM25 + "
-                                     "title match, divided by its maximum); compares hits of one query only")
+                                     "title match, divided by its maximum; 1.0 for a passage that repeats the "
+                                     "query nearly word for word); compares hits of one query only")
     relevance: float = Field(description="share (0–1) of the query's words found in this passage, domain words "
                                          "weighted up (see tools/retrieval/relevance.py); absolute, unlike score")
     low_relevance: bool = Field(description="true when the passage shares no domain word with the query or "
