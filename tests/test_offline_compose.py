@@ -247,7 +247,7 @@ def test_max_context_followup_on_more_cards() -> None:
 def test_price_comparison_verdict_is_written_once() -> None:
     a, results = answer("4090和3090租金哪个便宜")
     assert [r.name for r in results].count("gpu_price") == 2
-    assert a.text.count("最便宜") == 1
+    assert a.text.count("更便宜") == 1   # two cards: "更便宜 … 贵一些", once
 
 
 def test_pasted_dmesg_is_diagnosed() -> None:
@@ -302,6 +302,8 @@ def test_own_sentences_need_no_retrieved_passage_for_their_numbers() -> None:
     for q, history in runs:
         a, results = answer(q, history)
         own = re.split(r"\*\*(?:指南摘录|From the guide|来源|Sources)\*\*", a.text)[0]
+        # a how-to answer leads with the best passage itself (marked 见 `doc` / see `doc`): that is quoted, not own text
+        own = "\n".join(ln for ln in own.splitlines() if not re.search(r"[（(](?:见|see) `[^`]+`[）)]\s*$", ln))
         sources = [q] + [t["content"] for t in history or []] + [r.result for r in results if r.name != "search_guide"]
         report = check(own, sources)
         assert report.grounded, (q, report.ungrounded)
@@ -461,3 +463,213 @@ def test_readable_code_and_tables() -> None:
     assert heading_match("ZeRO 1、2、3 有什么区别？", "通信代价 / The communication cost") == 0.0
     cut = excerpt("第一句话。" + "很长的一句" * 100 + "。", 20)
     assert cut == "第一句话。"
+
+
+# ---------------------------------------------------------------- new-user QA pass (issue 6) ------
+def _breakdown_parts(text: str) -> tuple[list[float], float]:
+    line = next(ln for ln in text.splitlines() if "每卡构成" in ln or "Per GPU:" in ln)
+    head, _, total = re.split(r"合计|total", line)[0], None, re.split(r"合计|total", line)[1]
+    head = re.sub(r"[（(](?:含|incl\.)[^）)]*[）)]", "", head)        # "(含 logits 缓冲 x GB)" is inside activations
+    parts = [float(x) for x in re.findall(r"([\d.]+) GB", head)]
+    return parts, float(re.search(r"([\d.]+) GB", total).group(1))
+
+
+def test_equal_prices_are_called_the_same_not_cheapest_and_dearest() -> None:
+    for q, same in (("4090D 和 4090 区别", "价格相同"), ("4090D vs 4090 difference?", "cost the same")):
+        a, results = answer(q)
+        typ = [p.result["hourly_cny"]["typical"] for p in results if p.name == "gpu_price"]
+        assert len(typ) == 2 and typ[0] == typ[1]          # both ¥2.1/card-hour in the price table
+        assert same in a.text
+        assert "最便宜" not in a.text and "最贵" not in a.text and "cheapest" not in a.text
+        _grounded(a.text, q, results)
+
+
+def test_70b_full_on_a100_rents_whole_servers() -> None:
+    # 70B × 16 B/param = 1,120 GB of model states; /80 GB ≥ 14 cards before activations; the tool's minimum is 17,
+    # which is 3 servers when rented whole: ceil(17 / 8) = 3 → 24 GPUs. Sharded over 24: states 1,120/24 = 46.7 GB.
+    for q in ("70B全参要几张A100", "how many A100s for a 70B full fine-tune?"):
+        a, results = answer(q)
+        mg = _result(results, "find_min_gpus")
+        assert mg["min_gpus"] == 17 and mg["rent_gpus"] == 24
+        assert 46.7 < mg["rent_per_gpu_total_gb"] < 80
+        rent_gb = f"{mg['rent_per_gpu_total_gb']:.1f} GB"
+        verdict = a.text.split("\n\n")[0]
+        if a.language == "zh":
+            assert "24 张" in verdict and "3 台 8 卡机" in verdict and rent_gb in verdict
+            assert "不到显存的 5%" in verdict            # 2.0 GB left of 80 GB at 17 cards: under 4 GB
+        else:
+            assert "24 GPUs" in verdict and "3 whole 8-GPU servers" in verdict and rent_gb in verdict
+            assert "under 5% of memory" in verdict
+        assert "100G" in verdict                          # 3 servers: multi-node wants ≥100G IB / RoCE with RDMA
+        _grounded(a.text, q, results)
+
+
+def test_llama3_8b_full_on_4090s_warns_about_consumer_links() -> None:
+    # 8.03B × 16 B = 128.5 GB of states: at 7 cards 18.4 GB each + activations/logits/overhead (~9.7 GB) > 24 GB,
+    # at 8 cards 16.1 + 9.7 < 24 → 8 cards, one whole 8-GPU server, with under 1 GB (< 5% of 24 GB) to spare.
+    q = "llama3 8b 全参微调 要几张4090"
+    a, results = answer(q)
+    mg = _result(results, "find_min_gpus")
+    assert mg["min_gpus"] == 8 and mg["rent_gpus"] == 8
+    verdict = a.text.split("\n\n")[0]
+    assert "8 张" in verdict and "不到显存的 5%" in verdict
+    assert "P2P" in verdict and "NVLink" in verdict    # GeForce: no NVLink, P2P off; 4+ cards want SXM/NVLink
+    assert "No obvious" not in a.text and "没有明显短板" not in a.text
+    _grounded(a.text, q, results)
+
+
+def test_borderline_fit_is_a_close_call_not_a_flat_no() -> None:
+    q = "4090能跑 qwen2.5 32b 推理吗 用4bit"
+    a, results = answer(q)
+    est = _result(results, "estimate_memory", gpu="RTX 4090")
+    assert est["borderline"] is True
+    assert a.text.startswith("临界") and not a.text.startswith("不能")
+    assert "0.0 GB" not in a.text
+    assert "24564 MiB" in a.text and "25.8 GB" in a.text   # 24 GiB card: 24 × 2^30 B = 25.77 GB (nvidia-smi 24564 MiB)
+    # the way out: a 32 GB or a 48 GB card holds ~21.6 GB (int4 32.8B ≈ 17–20 GB of weights)
+    assert "32 GB 的卡放得下" in a.text and "48 GB 的卡放得下" in a.text
+    assert "KV" in a.text and "上下文" in a.text
+    _grounded(a.text, q, results)
+
+
+def test_english_wording_card_article_and_plurals() -> None:
+    a, results = answer("longest context for qwen2.5 7b inference on 24GB?")
+    assert _result(results, "find_max_fit")["gpu_memory_gb"] == 24
+    assert a.text.startswith("On a 24 GB card,"), a.text
+    for q in ("can a 4090 serve qwen2.5 32b in 4-bit?", "H100 vs H200 for serving a 70B",
+              "longest context for qwen2.5 7b inference on 24GB?", "hourly or monthly for 4090?"):
+        a, _ = answer(q)
+        assert not re.search(r"(?<![\d.,])1 (?:sequences|GPUs|hours|days|servers)\b", a.text), (q, a.text)
+        assert "On the 24 GB" not in a.text and "the a " not in a.text
+
+
+def test_serving_comparison_names_the_precision_per_card() -> None:
+    # 70B bf16 = 140 GB of weights: over 72 GB (H100 80 GB × 0.9) and 126.9 GB (H200 141 GB × 0.9);
+    # int8 = 70 GB (+ KV/overhead ≈ 74 GB): over 72, under 126.9; int4 ≈ 35–42 GB fits both.
+    q = "H100 vs H200 for serving a 70B"
+    a, results = answer(q)
+    lines = [ln for ln in a.text.splitlines() if ln.startswith(("- fits", "- does not fit"))]
+    assert len(lines) == 6
+    assert all(re.search(r"\b(?:bf16|int8|int4)\b", ln) for ln in lines), lines
+    first = a.text.splitlines()[0]
+    assert "H100" in first and "int4" in first and "H200" in first and "int8" in first
+    _grounded(a.text, q, results)
+
+
+def test_negative_model_size_is_refused_in_both_languages() -> None:
+    for q in ("-3B 模型能用4090训练吗", "can a -3B model be trained on a 4090?"):
+        calls = plan(q)
+        assert calls == []                          # nothing computed with a flipped sign
+        a, results = answer(q)
+        assert results == []
+        assert "负数" in a.text and "negative" in a.text
+        assert "3B" not in a.text.replace("-3B", "").replace("-3b", "")
+
+
+def test_h20_training_verdict_first_from_specs() -> None:
+    # H20 datasheet: 96 GB HBM3, 4.0 TB/s, 148 TFLOPS BF16 dense; H100 SXM: 989 TFLOPS BF16 dense.
+    for q, lead in (("H20 适合训练吗", "不适合"), ("Is the H20 good for training?", "Not for large-scale training")):
+        a, results = answer(q)
+        names = [r.args.get("names") for r in results if r.name == "gpu_specs"][0]
+        assert names[0] == "H20" and names[1].startswith("H100")
+        first = a.text.splitlines()[0]
+        assert first.startswith(lead)
+        assert "148" in first and "989" in first and "96 GB" in first and "4000 GB/s" in first
+        assert ("推理" in first and "LoRA" in first) if a.language == "zh" else ("Inference" in first and "LoRA" in first)
+        _grounded(a.text, q, results)
+
+
+def test_cheapest_card_to_fine_tune_is_a_lora_plan() -> None:
+    q = "微调 glm4 9b 用啥卡便宜"
+    a, results = answer(q)
+    names = [r.name for r in results]
+    assert "plan_configurations" in names
+    assert not any(r.name == "estimate_memory" and r.args.get("mode") == "full" for r in results)
+    p = _result(results, "plan_configurations")
+    assert p["mode"] == "lora"
+    best = p["options"][0]
+    assert best["per_gpu_gb"] <= best["gpu_memory_gb"]
+    assert a.text.startswith("首选")
+    assert "LoRA" in a.text and "全量训练（单卡）每卡约需" not in a.text
+    _grounded(a.text, q, results)
+
+
+def test_a100_40_vs_80_compares_both_variants() -> None:
+    # A100 datasheet: 40GB HBM2 1,555 GB/s; 80GB HBM2e 2,039 GB/s (SXM); both 312 TFLOPS BF16 dense.
+    q = "A100 40G 和 80G 选哪个"
+    a, results = answer(q)
+    names = [r.args.get("names") for r in results if r.name == "gpu_specs"][0]
+    assert names == ["A100 40GB", "A100 80GB"]
+    first = a.text.splitlines()[0]
+    assert "40 GB" in first and "80GB" in first and "2039" in first and "1555" in first and "312" in first
+    assert "放得下就选" in first
+    assert sum(r.name == "gpu_price" for r in results) == 2
+    _grounded(a.text, q, results)
+
+
+def test_deepseek_r1_on_h20_counts_cards_for_inference() -> None:
+    # 671B: FP8 weights ≈ 671 GB (released form) → 4 × 96 = 384 GB is short, 8 × 96 = 768 GB holds it (TP = 8);
+    # bf16 ≈ 1,342 GB → more than one 8-card server: 16 (TP over powers of two).
+    q = "ds r1 满血版部署要几张H20"
+    a, results = answer(q)
+    mgs = {r.args.get("precision", "bf16"): r.result for r in results if r.name == "find_min_gpus"}
+    assert mgs["fp8"]["min_gpus"] == 8 and mgs["bf16"]["min_gpus"] == 16
+    assert mgs["bf16"]["rent_gpus"] == 16
+    verdict = a.text.split("\n\n")[0]
+    assert verdict.startswith("DeepSeek-R1 fp8 推理") and "8 张 H20" in verdict and "16 张 H20" in verdict
+    assert "FP8 权重" in a.text
+    _grounded(a.text, q, results)
+
+
+def test_budget_question_gets_a_yes_with_the_hours_it_buys() -> None:
+    q = "预算2千块 能微调qwen2.5 7b吗"
+    a, results = answer(q)
+    price = _result(results, "gpu_price")
+    hourly = price["hourly_cny"]["typical"]
+    hours = int(2000 // hourly)                     # e.g. ¥2,000 / ¥1.5 per card-hour = 1,333 h
+    assert price["period_hours"] == hours
+    assert abs(price["total_cny"]["typical"] - 2000) <= hourly    # the tool confirms: that many hours ≈ the budget
+    assert a.text.startswith("能，¥2,000 够用")
+    assert f"{hours:,} 小时" in a.text.splitlines()[0] and "LoRA" in a.text.splitlines()[0]
+    assert "24GB" in a.text.splitlines()[0]          # a 24 GB card holds a 7B LoRA (QLoRA paper: 65B on 48 GB)
+    _grounded(a.text, q, results)
+
+
+def test_how_to_answer_starts_with_substance() -> None:
+    for q in ("怎么设置NCCL多机训练", "how do I set up NCCL for multi-node training?", "混合精度训练是什么"):
+        a, _ = answer(q)
+        assert not a.text.startswith(("这是指南里的说法", "Here is what the guide says")), a.text[:80]
+        assert "没有需要计算的数字" not in a.text and "nothing to calculate" not in a.text
+
+
+def test_two_8_gpu_servers_need_rdma_network() -> None:
+    for q in ("What network do I need for two 8-GPU servers?", "两台8卡服务器用什么网络",
+              "network for 2 nodes with 8 GPUs each?"):
+        a, results = answer(q)
+        ic = [r for r in results if r.name == "interconnect_advice"]
+        assert ic and all(r.args.get("nodes") == 2 and r.args.get("n_gpus") == 16 for r in ic)   # 2 × 8 = 16
+        first = a.text.splitlines()[0]
+        assert "100G" in first and "RDMA" in first
+        assert "No obvious" not in a.text and "没有明显短板" not in a.text
+        _grounded(a.text, q, results)
+
+
+def test_hourly_or_monthly_leads_with_the_break_even() -> None:
+    # RTX 4090: ¥1,350 per card-month / ¥2.1 per card-hour = 642.9 → monthly pays off above ~643 h a month.
+    for q in ("hourly or monthly for 4090?", "4090按小时还是包月划算"):
+        a, results = answer(q)
+        assert all("hours" not in r.args for r in results if r.name == "gpu_price")   # not "the price of 1 hour"
+        first = a.text.splitlines()[0]
+        assert "643" in first
+        assert first.startswith(("Pay hourly unless", "一般按小时更划算"))
+        _grounded(a.text, q, results)
+
+
+def test_memory_breakdown_adds_up_with_logits_inside_activations() -> None:
+    for q in ("能用4090全量训练7B吗", "70B全参要几张A100", "Can I fully fine-tune a 7B model on an RTX 4090?"):
+        a, results = answer(q)
+        parts, total = _breakdown_parts(a.text)
+        assert abs(sum(parts) - total) <= 0.05 * len(parts) + 0.01, (q, parts, total)
+        line = next(ln for ln in a.text.splitlines() if "每卡构成" in ln or "Per GPU:" in ln)
+        assert ("含 logits" in line) if a.language == "zh" else ("incl. the" in line)
+        assert not re.search(r"[、,] (?:logits 缓冲|logits buffer) [\d.]+ GB", line)

@@ -112,7 +112,9 @@ CASES: list[tuple[str, dict, list[str]]] = [
     ("训练一个百亿模型至少要几张4090", dict(params_b=10, gpus=["RTX 4090"]), ["find_min_gpus"]),
     ("a100 80g 跑 llama3 70b 推理 需要几张", dict(gpus=["A100"], gpu_memory_gb=80, model="llama-3-70b",
                                             mode="inference"), ["find_min_gpus"]),
-    ("部署deepseek v3要几张H20", dict(model="deepseek-v3", gpus=["H20"], mode="inference"), ["find_min_gpus"]),
+    # DeepSeek-V3 ships FP8 weights: sized at FP8 (its released form) and at bf16 beside it
+    ("部署deepseek v3要几张H20", dict(model="deepseek-v3", gpus=["H20"], mode="inference"),
+     ["find_min_gpus", "find_min_gpus"]),
     ("千亿参数的模型全量训练要多少张H100", dict(params_b=100, gpus=["H100"], mode="full"), ["find_min_gpus"]),
     # ---- largest fit ----------------------------------------------------------------------------
     ("max context on H20 for Qwen2.5-72B", dict(model="qwen2.5-72b", gpus=["H20"]), ["find_max_fit"]),
@@ -236,7 +238,7 @@ CASES: list[tuple[str, dict, list[str]]] = [
     ("A100 PCIe和SXM有什么区别", dict(gpus=["A100"]), ["gpu_specs"]),
     ("4090一个月电费多少", dict(gpus=["RTX 4090"]), []),
     ("DeepSeek-R1 671B 需要多少张 H20", dict(model="deepseek-r1-671b", params_b=671, gpus=["H20"]),
-     ["find_min_gpus"]),
+     ["find_min_gpus", "find_min_gpus"]),   # FP8 (the released weights) and bf16
     # ---- impossible input: said so, nothing computed ---------------------------------------------
     ("一个 -3B 的模型能用 4090 训练吗？", dict(gpus=["RTX 4090"]), []),
     ("How long to train a 7B model on 0.5 GPUs?", dict(params_b=7), []),
@@ -263,6 +265,29 @@ CASES: list[tuple[str, dict, list[str]]] = [
     ("今天股票涨了吗", dict(out_of_scope=True), []),
     ("tell me a joke", dict(out_of_scope=True), []),
     ("推荐一部电影", dict(out_of_scope=True), []),
+    # ---- new-user QA pass (issue 6) ----------------------------------------------------------------
+    # "4090 difference": the "d" of "difference" is not the 4090D suffix
+    ("4090D vs 4090 difference?", dict(gpus=["RTX 4090D", "RTX 4090"]), ["gpu_specs", "gpu_price", "gpu_price"]),
+    # two 8-GPU servers = 2 nodes × 8 = 16 GPUs; no network named → the three usual ones compared
+    ("What network do I need for two 8-GPU servers?", dict(nodes=2, gpu_count=16), ["interconnect_advice"] * 3),
+    ("network for 2 nodes with 8 GPUs each?", dict(nodes=2, gpu_count=16), ["interconnect_advice"] * 3),
+    ("两台8卡服务器用什么网络", dict(nodes=2, gpu_count=16), ["interconnect_advice"] * 3),
+    # "ds r1" = DeepSeek-R1; 部署 = inference; 几张 = fewest GPUs (FP8 as released, and bf16)
+    ("ds r1 满血版部署要几张H20", dict(model="deepseek-r1", gpus=["H20"], mode="inference"),
+     ["find_min_gpus", "find_min_gpus"]),
+    # a memory size standing for the card
+    ("longest context for qwen2.5 7b inference on 24GB?", dict(vram_gb=24, model="qwen2.5-7b", gpus=[]),
+     ["find_max_fit"]),
+    ("24GB能跑多长上下文 qwen2.5 7b 推理", dict(vram_gb=24, model="qwen2.5-7b"), ["find_max_fit"]),
+    # "hourly or monthly" asks which billing, not the price of one hour
+    ("hourly or monthly for 4090?", dict(gpus=["RTX 4090"], period_unit=None, period_hours=None), ["gpu_price"]),
+    ("4090按小时还是包月划算", dict(gpus=["RTX 4090"], period_unit=None), ["gpu_price"]),
+    # suitability → specs measured against the H100
+    ("H20 适合训练吗", dict(gpus=["H20"]), ["gpu_specs"]),
+    ("A100 40G 和 80G 选哪个", dict(gpus=["A100"], gpu_memory_gb=40), ["gpu_specs", "gpu_price", "gpu_price"]),
+    # "用啥卡便宜" with a model: a ranked plan (LoRA for a bare 微调)
+    ("微调 glm4 9b 用啥卡便宜", dict(model="glm4-9b", finetune=True), ["plan_configurations"]),
+    ("预算2千块 能微调qwen2.5 7b吗", dict(model="qwen2.5-7b", budget_cny=2000, finetune=True), ["plan_configurations"]),
 ]
 
 # Questions that must not reach any tool at all (not even the guide).
@@ -504,3 +529,17 @@ def test_lines_inside_a_paste_are_not_the_users_words() -> None:
     assert "A100" not in plan("帮我看看这个日志：\n" + log)[1].args["query"]
     # the same sentence as the user's own framing does set it
     assert plan("服务商说给我的是 A100：\n" + log)[0].args.get("expect") == "A100"
+
+
+def test_qa_pass_slot_details() -> None:
+    """Arguments the QA pass depends on (hand-written expectations)."""
+    calls = {c.name: c.args for c in plan("H20 适合训练吗")}
+    assert calls["gpu_specs"]["names"] == ["H20", "H100"]           # measured against the usual training card
+    calls = {c.name: c.args for c in plan("A100 40G 和 80G 选哪个")}
+    assert calls["gpu_specs"]["names"] == ["A100 40GB", "A100 80GB"]
+    fmg = [c.args for c in plan("ds r1 满血版部署要几张H20") if c.name == "find_min_gpus"]
+    assert fmg[0]["precision"] == "fp8" and "precision" not in fmg[1] and fmg[0]["model"] == "deepseek-r1"
+    assert plan("微调 glm4 9b 用啥卡便宜")[0].args["mode"] == "lora"
+    # the "D" suffix needs a standalone D: 4090D / 4090 D, not "4090 difference" or "4090 dual"
+    assert analyse("4090 D 多少钱")[1].gpus == ["RTX 4090D"]
+    assert analyse("4090 dual setup?")[1].gpus == ["RTX 4090"]

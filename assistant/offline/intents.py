@@ -483,7 +483,7 @@ def next_calls(question: str, history: list[dict] | None, language: str,
             mem["mode"] = r.result.get("mode") or mem.get("mode")
             calls.append(ToolCall("estimate_memory", _fit_args("estimate_memory", mem)))
     for r in results:   # "预算2千块 能微调吗": how many hours the budget rents of the best option (gpu_price checks it)
-        if r.name == "plan_configurations" and not r.error and s.budget_cny and not s.tokens \
+        if r.name == "plan_configurations" and not r.error and s.budget_cny and not s.tokens and not s.deadline_hours \
                 and "gpu_price" not in done:
             best = next((o for o in r.result.get("options") or [] if isinstance(o, dict) and o.get("feasible", True)), None)
             rate = ((best or {}).get("cost_cny") or {}).get("mid")

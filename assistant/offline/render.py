@@ -99,9 +99,10 @@ class Writer:
 
     def invalid_input(self, problems: list[tuple[str, str]]) -> None:
         """Input that cannot be right (a negative size, half a GPU): say so, compute nothing."""
-        self.add("verdict", "这个输入无效，我没法按它计算：", "That input is invalid, so I cannot compute with it:")
-        for zh, en in problems:
-            self.add("verdict", f"- {zh}", f"- {en}")
+        self.add("verdict", "这个输入无效，我没法按它计算（不会替你改成别的数再算）：",
+                 "That input is invalid, so I cannot compute with it (and will not silently change it):")
+        for zh, en in problems:   # both languages, as every input error is reported (错误 / Error)
+            self.parts["verdict"].append(f"- {zh} / {en}" if self.lang == "zh" else f"- {en} / {zh}")
         self.add("next", "改正后再问一次，我会给出显存、卡数或时间的估算。",
                  "Ask again with the corrected figure and I will estimate memory, GPU count or time.")
 

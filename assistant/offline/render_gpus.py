@@ -307,12 +307,13 @@ def gpu_price(w: Writer, r: ToolResult, ctx: Context) -> None:
         if not several and "billing" in ctx.slots.cues and be.get("hours_per_month_platform") and monthly.get("typical"):
             # "按小时还是包月": the break-even decides
             hours = be["hours_per_month_platform"]
+            lead_zh = "一般按小时更划算" if (be.get("vs_platform_monthly") or 0) >= 0.5 else "用得多就包月"
             w.add("verdict",
-                  f"看每月用多少小时：{name} 每月用满约 {num(hours)} 小时以上（约 {pct(be.get('vs_platform_monthly'))} 的开机时间）"
-                  f"包月更划算，低于这个就按小时。按小时典型 {money(hourly.get('typical'))}/卡时，包月典型 "
+                  f"{lead_zh}：{name} 只有每月用满约 {num(hours)} 小时以上（约 {pct(be.get('vs_platform_monthly'))} "
+                  f"的开机时间）包月才更省。按小时典型 {money(hourly.get('typical'))}/卡时，包月典型 "
                   f"{money(monthly.get('typical'))}/卡月。",
-                  f"It depends on the hours you use: for the {name}, monthly pays off above about {plural(hours, 'hour')} a "
-                  f"month ({pct(be.get('vs_platform_monthly'))} utilisation); below that, pay hourly. Typical prices: "
+                  f"Pay hourly unless you use the {name} more than about {plural(hours, 'hour')} a month "
+                  f"({pct(be.get('vs_platform_monthly'))} utilisation) — above that, monthly is cheaper. Typical prices: "
                   f"{money(hourly.get('typical'))}/card-hour, {money(monthly.get('typical'))}/card-month.")
             if be.get("hours_per_month_lease"):
                 w.add("verdict", f"长租/整机的门槛更低：每月超过约 {num(be['hours_per_month_lease'])} 小时"

@@ -109,8 +109,9 @@ def _option_line(w: Writer, o: dict) -> tuple[str, str]:
 def _budget_verdict(w: Writer, res: dict, feasible: list[dict], ctx: Context) -> None:
     """"预算2千块能微调吗": yes/no first — how many hours the budget rents of the cheapest option that fits."""
     budget = res.get("budget_cny")
-    if not budget or res.get("tokens"):
-        return
+    asks = re.search(r"能|可以|够|行不行|吗|can\b|enough|afford|possible", ctx.question, re.I)
+    if not budget or res.get("tokens") or res.get("deadline_hours") or not asks:
+        return   # with a deadline or data size, the plan's own cost figures answer it
     if not feasible:
         w.add("verdict", f"按 {money(budget)} 的预算不行：没有能放下这个任务的配置。",
               f"Not within {money(budget)}: no configuration fits the job.")

@@ -47,7 +47,8 @@ def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
     if est.get("mode") == "inference" and est.get("precision"):   # "bf16 inference" / "int4 推理": which weights
         mode = w.t(f"{est['precision']} 推理", f"{est['precision']} inference")
     need_zh = f"{cat_words(model, mode)}（{setup}）每卡约需 {gb(total)} GB" + (f"（{gb(gib)} GiB）" if gib else "")
-    need_en = f"{mode[0].upper() + mode[1:]} of {model} ({setup}) needs about {gb(total)} GB" + \
+    cap_mode = mode if re.match(r"(?:bf|fp|int)[0-9]", mode) else mode[0].upper() + mode[1:]   # "bf16 inference"
+    need_en = f"{cap_mode} of {model} ({setup}) needs about {gb(total)} GB" + \
         (f" ({gb(gib)} GiB)" if gib else "") + " per GPU"
     fits, card, cap, room = est.get("fits"), _gpu_label(est), est.get("gpu_memory_gb"), est.get("headroom_gb")
     usable = est.get("usable_gb")
@@ -89,9 +90,20 @@ def _breakdown(w: Writer, est: dict) -> None:
              ("logits_gb", "logits 缓冲", "logits buffer"), ("kv_cache_gb", "KV 缓存", "KV cache"),
              ("overhead_gb", "框架开销", "framework overhead"))
     zh, en = [], []
+    logits = est.get("logits_gb")
+    # The tool's activations already include the logits buffer (training): say so instead of listing it twice,
+    # so the parts add up to the total.
+    inside = est.get("mode") != "inference" and isinstance(logits, (int, float)) and logits > 0.05 \
+        and isinstance(est.get("activations_gb"), (int, float)) and est["activations_gb"] >= logits
     for key, z, e in parts:
         v = est.get(key)
+        if key == "logits_gb" and inside:
+            continue
         if isinstance(v, (int, float)) and v > 0.05:
+            if key == "activations_gb" and inside:
+                zh.append(f"{z} {gb(v)} GB（含 logits 缓冲 {gb(logits)} GB）")
+                en.append(f"{e} {gb(v)} GB (incl. the {gb(logits)} GB logits buffer)")
+                continue
             zh.append(f"{z} {gb(v)} GB")
             en.append(f"{e} {gb(v)} GB")
     if zh:
