@@ -104,9 +104,11 @@ def test_paste_log_gets_a_finding(page) -> None:
 def test_switch_language_to_english(page) -> None:
     page.locator("#lang").get_by_text("English").click()
     _ask(page, "能用4090全量训练7B吗")
-    # the answer's own numbers line ("Per GPU: …"), not the tool step that streams in first
+    # The answer streams; the cited-source steps are added only with the final result, so wait for
+    # them before reading the whole answer.
     page.wait_for_function(
-        "() => /Per GPU:/.test(document.querySelector('#chatbot').innerText)", timeout=60_000)
+        "() => /Per GPU:/.test(document.querySelector('#chatbot').innerText)"
+        " && /来源 Source/.test(document.querySelector('#chatbot').innerText)", timeout=60_000)
     text = _bot_text(page)
     assert "112" in text
     assert re.search(r"\b(not fit|does not fit|No\b|no\b)", text)
