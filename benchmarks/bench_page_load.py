@@ -14,25 +14,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.web_server import running_page  # noqa: E402
+from tests.web_server import running_page, server_pid, status_mb  # noqa: E402
 
 QUESTIONS = ["能用4090全量训练7B吗", "How many A100 80GB for a 70B full fine-tune?", "A100一个月多少钱",
              "两台8卡服务器用什么网络", "GPU utilisation below 50%, why?"]
-
-
-def _peak_rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def _server_pid(port: int) -> int | None:
-    import subprocess
-    out = subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True).stdout
-    import re
-    m = re.search(r"pid=(\d+)", out)
-    return int(m.group(1)) if m else None
 
 
 def main() -> None:
@@ -68,13 +53,13 @@ def main() -> None:
                     errors += 1
                     print("error:", type(exc).__name__, exc, file=sys.stderr)
         wall = time.perf_counter() - t0
-        pid = _server_pid(port)
+        pid = server_pid(port)
         latencies.sort()
         p95 = latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))] if latencies else float("nan")
         print(f"sessions={args.sessions} questions={len(latencies)} errors={errors} wall={wall:.1f}s")
         print(f"reply latency p50={statistics.median(latencies) * 1000:.0f} ms  p95={p95 * 1000:.0f} ms")
         if pid:
-            print(f"server peak RSS={_peak_rss_mb(pid):.0f} MB")
+            print(f"server peak RSS={status_mb(pid, 'VmHWM'):.0f} MB")
 
 
 if __name__ == "__main__":

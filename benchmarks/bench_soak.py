@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.web_server import running_page  # noqa: E402
+from tests.web_server import running_page, server_pid, status_mb  # noqa: E402
 
 QUESTIONS = ["能用4090全量训练7B吗", "How many A100 80GB for a 70B full fine-tune?", "A100一个月多少钱",
              "两台8卡服务器用什么网络", "GPU utilisation below 50%, why?", "QLoRA 70B on one A100 80G?",
@@ -39,33 +39,16 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))] if ordered else float("nan")
 
 
-def _status_mb(pid: int, key: str) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(key + ":"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def _server_pid(port: int) -> int | None:
-    """The process listening on the page's port (the `serve` child of running_page)."""
-    import re
-    import subprocess
-
-    out = subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True).stdout
-    m = re.search(r"pid=(\d+)", out)
-    return int(m.group(1)) if m else None
-
-
 def run(sessions: int, load_questions: int, questions: int, workers: int, sample_every: int,
         flat_ratio: float) -> dict:
     from gradio_client import Client
 
     with running_page() as url:
         port = int(url.rstrip("/").rsplit(":", 1)[1])
-        pid = _server_pid(port)
+        pid = server_pid(port)
         if pid is None:
             raise RuntimeError("could not find the server process (is `ss` installed?)")
-        rss_start = _status_mb(pid, "VmRSS")
+        rss_start = status_mb(pid, "VmRSS")
 
         def ask(client: Client, i: int) -> float:
             t0 = time.perf_counter()
@@ -90,7 +73,7 @@ def run(sessions: int, load_questions: int, questions: int, workers: int, sample
                 except Exception as exc:  # counted, not hidden
                     load_errors.append(f"{type(exc).__name__}: {exc}")
         load_wall = time.perf_counter() - t0
-        rss_after_load = _status_mb(pid, "VmRSS")
+        rss_after_load = status_mb(pid, "VmRSS")
 
         # -------- phase 2: soak with RSS samples
         clients = [Client(url, verbose=False) for _ in range(workers)]
@@ -118,7 +101,7 @@ def run(sessions: int, load_questions: int, questions: int, workers: int, sample
                 with lock:
                     finished = len(soak_lat) + len(soak_errors)
                     if finished % sample_every == 0 and (not samples or samples[-1][0] != finished):
-                        samples.append((finished, _status_mb(pid, "VmRSS")))
+                        samples.append((finished, status_mb(pid, "VmRSS")))
 
         t1 = time.perf_counter()
         threads = [threading.Thread(target=worker, args=(w,)) for w in range(workers)]
@@ -127,7 +110,7 @@ def run(sessions: int, load_questions: int, questions: int, workers: int, sample
         for t in threads:
             t.join()
         soak_wall = time.perf_counter() - t1
-        peak = _status_mb(pid, "VmHWM")
+        peak = status_mb(pid, "VmHWM")
 
     first = samples[1][1] if len(samples) > 1 else samples[0][1]  # first sample after warm-up
     last = samples[-1][1]

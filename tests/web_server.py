@@ -52,3 +52,19 @@ def running_page(extra_args: list[str] | None = None, env: dict[str, str] | None
             proc.kill()
         if log is not subprocess.DEVNULL:
             log.close()
+
+
+def server_pid(port: int) -> int | None:
+    """The process listening on the page's port (the `serve` child of running_page)."""
+    import re
+    out = subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True).stdout
+    m = re.search(r"pid=(\d+)", out)
+    return int(m.group(1)) if m else None
+
+
+def status_mb(pid: int, key: str) -> float:
+    """A /proc/PID/status memory figure (VmRSS, VmHWM) in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
