@@ -12,7 +12,7 @@ import pytest
 
 from assistant.offline.followups import resolve
 from assistant.offline.intents import analyse, plan
-from assistant.offline.slots import cn_to_number, extract
+from assistant.offline.slots import _extract_cached, cn_to_number, extract
 
 LOG_NVIDIA_SMI = """Mon Nov 30 10:00:00 2026
 +-----------------------------------------------------------------------------------------+
@@ -432,12 +432,74 @@ def test_planning_is_fast() -> None:
         plan(q)
     samples = []
     for q in questions:
+        _extract_cached.cache_clear()   # time the reading, not the cache
         t = time.perf_counter()
         plan(q)
         samples.append(time.perf_counter() - t)
     samples.sort()
     p95 = samples[int(0.95 * (len(samples) - 1))]
     assert p95 < 0.02, f"p95 planning {p95 * 1000:.1f} ms"
+
+
+# ---------------------------------------------------------------- long questions stay linear ------
+_LONG_UNIT = "能用4090全量训练7B吗 "   # 15 characters, one GPU, one size, one mode per repeat
+_DMESG_LINES = ("[ 1234.567890] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, GPU has fallen off the bus.\n"
+                "[ 1234.567891] pcieport 0000:3a:00.0: AER: Corrected error received: 0000:3a:00.0\n") * 1200
+
+
+def _plan_seconds(question: str) -> float:
+    """Best of three uncached runs (each run a distinct string, so the extract cache cannot help)."""
+    best = float("inf")
+    for k in range(3):
+        q = f"{k} {question}"
+        _extract_cached.cache_clear()
+        t = time.perf_counter()
+        plan(q)
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def _prose(n: int) -> str:
+    return (_LONG_UNIT * (n // len(_LONG_UNIT) + 1))[:n]
+
+
+def _pasted_dmesg(n: int) -> str:
+    body = (_DMESG_LINES * (n // len(_DMESG_LINES) + 1))[:n]
+    return "我的8卡A100训练7B时掉卡了，dmesg 如下：\n" + body + "\n这是什么问题？要换机器吗？"
+
+
+@pytest.mark.parametrize("make", [_prose, _pasted_dmesg], ids=["prose", "dmesg"])
+def test_doubling_a_long_question_at_most_doubles_the_time(make) -> None:
+    """Before the fix a 100k→200k question took 1.6 s → 3–6 s (×2–4: a scan per match). Linear means
+    ×2 at most; 2.5 leaves room for noise on a shared machine."""
+    plan("warm-up 4090 7B")
+    t100, t200 = _plan_seconds(make(100_000)), _plan_seconds(make(200_000))
+    assert t200 <= 2.5 * t100 + 0.005, f"100k {t100 * 1000:.0f} ms → 200k {t200 * 1000:.0f} ms"
+
+
+def test_200k_question_costs_far_less_than_eight_times_25k() -> None:
+    """Old figures: 25k 0.19 s, 200k 3–6 s (×16–30). Linear would be ×8; the bounded reading window
+    keeps it well under that."""
+    plan("warm-up 4090 7B")
+    t25, t200 = _plan_seconds(_prose(25_000)), _plan_seconds(_prose(200_000))
+    assert t200 <= 5 * t25 + 0.005, f"25k {t25 * 1000:.0f} ms → 200k {t200 * 1000:.0f} ms"
+
+
+def test_long_paste_still_reads_the_question_at_either_end() -> None:
+    filler = "训练日志里的一段普通文字，没有提到任何型号。" * 8000   # ~176k characters of material
+    head = extract("两张A100 80G全量训练qwen2.5-7b够吗？下面是背景材料：" + filler)
+    assert (head.gpus, head.gpu_count, head.gpu_memory_gb, head.model, head.mode) == \
+        (["A100"], 2, 80, "qwen2.5-7b", "full")
+    tail = extract(filler + "看完上面的材料：8卡H100预训练1B模型、100B tokens 要多久？")
+    assert (tail.gpus, tail.gpu_count, tail.params_b, tail.tokens, tail.mode) == (["H100"], 8, 1.0, 100e9, "pretrain")
+
+
+def test_extract_returns_a_private_copy() -> None:
+    a = extract("两张4090能LoRA微调7B吗")
+    a.gpus.append("H100")
+    a.cues.add("price")
+    b = extract("两张4090能LoRA微调7B吗")
+    assert b.gpus == ["RTX 4090"] and "price" not in b.cues
 
 
 # ---------------------------------------------------------------- conversions, busbw, implied MFU --

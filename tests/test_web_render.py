@@ -55,9 +55,11 @@ def test_plan_rows_keep_numbers_numeric_for_sorting() -> None:
 
 
 def test_gpu_compare_is_one_column_per_card() -> None:
-    headers, rows = gpu_compare_rows([{"name": "A", "memory_gb": 80}, {"name": "B", "memory_gb": 24}], "zh")
+    headers, rows = gpu_compare_rows([{"name": "NVIDIA A", "memory_gb": 80, "nvlink_gbs_bidir": 600},
+                                      {"name": "B", "memory_gb": 24, "nvlink_gbs_bidir": 0}], "zh")
     assert headers == ["指标", "A", "B"]
     assert rows[0] == ["显存 GB", 80, 24]
+    assert rows[1] == ["NVLink GB/s（双向合计）", 600, "无"]       # 0 GB/s means no NVLink, said in words
 
 
 def test_history_flattening_drops_tool_steps_and_reads_content_blocks() -> None:
@@ -90,3 +92,12 @@ def test_bilingual_strings_are_split_by_language() -> None:
     assert _text("按小时计费更省 / Hourly billing is cheaper", "en") == "Hourly billing is cheaper"
     assert _text("按小时计费更省 / Hourly billing is cheaper", "zh") == "按小时计费更省"
     assert _text("NVLink / NVSwitch", "zh") == "NVLink / NVSwitch"     # no Chinese: left whole
+
+
+def test_pasted_log_is_shown_in_a_code_block_and_given_back_unchanged() -> None:
+    from assistant.web.chat import display_user_text
+    log = "帮我看看\n| 0 NVIDIA A100-SXM4-80GB  On |\n|  N/A   34C    P0  61W / 400W |"
+    shown = display_user_text(log)
+    assert shown.startswith("```text\n") and shown.endswith("\n```")
+    assert flatten_history([{"role": "user", "content": shown}]) == [{"role": "user", "content": log}]
+    assert display_user_text("能用4090全量训练7B吗") == "能用4090全量训练7B吗"   # a question stays as typed

@@ -7,6 +7,8 @@ working copy, so "1万亿token" is read as training tokens and not also as a mod
 """
 from __future__ import annotations
 
+import copy
+import functools
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -126,6 +128,7 @@ _MODE_PATTERNS: list[tuple[str, str]] = [
     (r"推理|部署|上线|serving|\bserve\b|inference|infer\b|vllm|sglang|跑起来|对外提供服务|api服务|聊天服务",
      "inference"),
 ]
+_MODE_RES = [(re.compile(p, re.I), v) for p, v in _MODE_PATTERNS]
 _PRECISION_PATTERNS: list[tuple[str, str]] = [
     (r"fp8|float8", "fp8"),
     (r"bf16|bfloat16", "bf16"),
@@ -311,15 +314,15 @@ def _first(patterns: list[tuple[str, str]], text: str) -> str | None:
 
 def _all_modes(text: str) -> list[str]:
     """Every mode mentioned, in order of first mention; "qlora" is not also counted as "lora"."""
-    found: list[tuple[int, str]] = []
-    taken: list[tuple[int, int]] = []
-    for pattern, value in _MODE_PATTERNS:
-        for m in re.finditer(pattern, text, re.I):
-            if any(a <= m.start() < b for a, b in taken):
+    found: dict[str, int] = {}
+    taken = bytearray(len(text) + 1)   # 1 where an earlier (more specific) pattern matched: linear, not a scan per match
+    for rx, value in _MODE_RES:
+        for m in rx.finditer(text):
+            if taken[m.start()]:
                 continue
-            taken.append((m.start(), m.end()))
-            found.append((m.start(), value))
-    return list(dict.fromkeys(v for _, v in sorted(found)))
+            taken[m.start():m.end()] = b"\x01" * (m.end() - m.start())
+            found.setdefault(value, m.start())
+    return sorted(found, key=found.__getitem__)
 
 
 def _blank(text: str, m: re.Match) -> str:
@@ -358,16 +361,42 @@ def _word_num(s: str | None) -> float | None:
     return cn_to_number(s)
 
 
+# A question is capped at 200,000 characters, but what a person asks sits at the start and the end of
+# a long paste (the question before it, "is this normal?" after it); the middle is material. The
+# slot regexes read a bounded window, so the cost per question does not grow with a pasted wall of
+# text (log detection still reads everything, in one linear pass).
+_READ_HEAD = 6000
+_READ_TAIL = 2000
+
+
+def _reading_window(text: str) -> str:
+    if len(text) <= _READ_HEAD + _READ_TAIL:
+        return text
+    return text[:_READ_HEAD] + " ; " + text[-_READ_TAIL:]
+
+
 def extract(question: str) -> Slots:
-    """Read one question into `Slots` (no history; see followups.merge for that)."""
+    """Read one question into `Slots` (no history; see followups.merge for that).
+
+    The planner reads the same question up to three times per answer (plan, second round,
+    compose); the result is cached and each caller gets its own copy to change."""
+    return copy.deepcopy(_extract_cached(question or ""))
+
+
+@functools.lru_cache(maxsize=128)
+def _extract_cached(question: str) -> Slots:
+    return _extract(question)
+
+
+def _extract(question: str) -> Slots:
     s = Slots()
     raw = question or ""
-    text = raw.lower().replace("×", "x").replace("＊", "*").replace("，", ",").replace("？", "?")
-    text = re.sub(r"[\u3000\s]+", " ", text)
-
     s.is_log = _looks_like_log(raw)
     if s.is_log:   # read the question's own words, not GPU names or "3B" inside a bus id
-        text = re.sub(r"[\u3000\s]+", " ", user_words(raw).lower().replace("×", "x").replace("，", ","))
+        text = _reading_window(user_words(raw)).lower().replace("×", "x").replace("，", ",")
+    else:
+        text = _reading_window(raw).lower().replace("×", "x").replace("＊", "*").replace("，", ",").replace("？", "?")
+    text = re.sub(r"[\u3000\s]+", " ", text)
     text = _IDS_RE.sub(" ", text)   # "3B:00.0", "GPU-1b2c…" are device ids, never model sizes
     s.out_of_scope = bool(_OUT_OF_SCOPE_RE.search(text))
     s.in_domain = bool(_DOMAIN_RE.search(text)) or s.is_log
@@ -766,7 +795,14 @@ def _looks_like_log(text: str) -> bool:
     """A pasted log: one line only a machine prints, or several weak markers over several lines."""
     if STRONG_LOG_MARKERS.search(text):
         return True
-    return len(LOG_MARKERS.findall(text)) >= 2 and text.count("\n") >= 2
+    if text.count("\n") < 2:
+        return False
+    hits = 0
+    for _ in LOG_MARKERS.finditer(text):   # stop at the second marker instead of listing them all
+        hits += 1
+        if hits >= 2:
+            return True
+    return False
 
 
 def _is_log_line(line: str) -> bool:

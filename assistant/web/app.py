@@ -18,8 +18,10 @@ from typing import Any, Iterator  # noqa: E402
 import gradio as gr  # noqa: E402
 
 from assistant.web import forms  # noqa: E402
-from assistant.web.chat import LANG_CHOICES, chat_events_to_messages, flatten_history  # noqa: E402
-from assistant.web.render import (findings_html, gpu_compare_rows, memory_chart_html,  # noqa: E402
+from assistant.web.chat import (LANG_CHOICES, chat_events_to_messages, display_user_text,  # noqa: E402
+                                flatten_history)
+from assistant.web.render import (findings_html, gpu_compare_rows, gpu_sources_markdown,  # noqa: E402
+                                  memory_chart_html,
                                   plan_rows, PLAN_COLUMNS, PLAN_COLUMN_WIDTHS)
 
 from assistant.advisor import MAX_QUESTION_CHARS  # noqa: E402  (one limit for every surface)
@@ -81,7 +83,7 @@ def respond(message: str, history: list[Any], lang_label: str, backend: str, bas
         return
     language = LANG_CHOICES.get(lang_label, "auto")
     turns = flatten_history(history)
-    history.append({"role": "user", "content": question})
+    history.append({"role": "user", "content": display_user_text(question)})
     yield history, ""
     settings = forms.backend_settings(backend, base_url, model, api_key)
     events = stream(question, history=turns, language=language,
@@ -119,11 +121,11 @@ def plan(model: str, mode: str, tokens: str, deadline: str, budget: str, lang_la
     return gr.update(value=plan_rows(result, lang), headers=PLAN_COLUMNS[lang])
 
 
-def compare(names: list[str], lang_label: str, request: gr.Request = None) -> Any:
+def compare(names: list[str], lang_label: str, request: gr.Request = None) -> tuple[Any, str]:
     lang = _lang(lang_label, "", request)
     specs = forms.run_gpu_specs(names or [])
     headers, rows = gpu_compare_rows(specs, lang)
-    return gr.update(value=rows, headers=headers)
+    return gr.update(value=rows, headers=headers), gpu_sources_markdown(specs, lang) if specs else ""
 
 
 def api_ask(question: str, language: str = "auto") -> dict[str, Any]:
@@ -191,6 +193,7 @@ def build_app() -> gr.Blocks:
                                       max_choices=4, label="选 2–4 张卡 / Pick 2–4 cards", elem_id="compare-names")
                 c_btn = gr.Button("对比 Compare", variant="primary", elem_id="compare-btn")
                 c_table = gr.Dataframe(interactive=False, wrap=True, elem_id="compare-table")
+                c_sources = gr.Markdown(elem_id="compare-sources")
             with gr.Tab("设置 Settings", id="settings"):
                 gr.Markdown("默认离线运行，不需要密钥。/ Offline by default; no key needed. "
                             "接入任何 OpenAI 兼容接口（DeepSeek、通义千问、vLLM、Ollama…）/ "
@@ -209,7 +212,7 @@ def build_app() -> gr.Blocks:
         m_btn.click(estimate, [m_model, m_mode, m_gpu, m_gpus, m_seq, m_batch, lang], [m_chart, m_json],
                     api_name="estimate")
         p_btn.click(plan, [p_model, p_mode, p_tokens, p_deadline, p_budget, lang], p_table, api_name="plan")
-        c_btn.click(compare, [c_names, lang], c_table, api_name="compare")
+        c_btn.click(compare, [c_names, lang], [c_table, c_sources], api_name="compare")
         gr.api(api_ask, api_name="ask")
     return demo
 

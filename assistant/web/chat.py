@@ -11,6 +11,23 @@ from assistant.web.render import tool_step_markdown
 
 LANG_CHOICES = {"自动 / Auto": "auto", "中文": "zh", "English": "en"}
 
+# A pasted multi-line log is shown in a code block so its columns survive Markdown rendering;
+# the fence is removed again before the text goes back to the advisor as history.
+_FENCE_OPEN, _FENCE_CLOSE = "```text\n", "\n```"
+
+
+def display_user_text(text: str) -> str:
+    lines = text.splitlines()
+    if len(lines) < 3 or "```" in text:
+        return text
+    return f"{_FENCE_OPEN}{text}{_FENCE_CLOSE}"
+
+
+def _unfence(text: str) -> str:
+    if text.startswith(_FENCE_OPEN) and text.endswith(_FENCE_CLOSE):
+        return text[len(_FENCE_OPEN):-len(_FENCE_CLOSE)]
+    return text
+
 
 def flatten_history(history: list[Any] | None) -> list[dict[str, str]]:
     """Gradio 6 history (content blocks, tool steps) → plain user/assistant turns."""
@@ -27,7 +44,7 @@ def flatten_history(history: list[Any] | None) -> list[dict[str, str]]:
         elif isinstance(content, dict):
             content = content.get("text", "")
         if msg.get("role") in ("user", "assistant") and content:
-            turns.append({"role": msg["role"], "content": str(content)})
+            turns.append({"role": msg["role"], "content": _unfence(str(content))})
     return turns
 
 

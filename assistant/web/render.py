@@ -200,25 +200,43 @@ GPU_FIELDS: list[tuple[str, str, str]] = [
     ("fp8_dense_tflops", "FP8 稠密 TFLOPS", "FP8 dense TFLOPS"),
     ("tf32_dense_tflops", "TF32 稠密 TFLOPS", "TF32 dense TFLOPS"),
     ("fp32_tflops", "FP32 TFLOPS", "FP32 TFLOPS"),
-    ("nvlink_gbs", "NVLink GB/s（双向）", "NVLink GB/s (bidirectional)"),
+    ("int8_dense_tops", "INT8 稠密 TOPS", "INT8 dense TOPS"),
+    ("nvlink_gbs_bidir", "NVLink GB/s（双向合计）", "NVLink GB/s (bidirectional)"),
     ("pcie_gen", "PCIe 代", "PCIe gen"),
     ("tdp_w", "功耗 W", "TDP W"),
     ("architecture", "架构", "Architecture"),
     ("form_factor", "形态", "Form factor"),
-    ("source", "来源", "Source"),
-    ("as_of", "日期", "As of"),
+    ("release_year", "年份", "Year"),
+    ("confidence", "数据可信度", "Confidence"),
+    ("as_of", "数据日期", "As of"),
 ]
 
 
 def gpu_compare_rows(specs: list[dict[str, Any]], lang: str = "zh") -> tuple[list[str], list[list[Any]]]:
-    """Side-by-side GPU table: one row per field, one column per card."""
-    headers = [_t(lang, "指标", "Field")] + [str(s.get("name", "?")) for s in specs]
+    """Side-by-side GPU table: one row per field, one column per card (sources go below the table)."""
+    headers = [_t(lang, "指标", "Field")] + [str(s.get("name", "?")).replace("NVIDIA ", "") for s in specs]
     rows = []
     for key, zh, en in GPU_FIELDS:
         if not any(key in s for s in specs):
             continue
-        rows.append([_t(lang, zh, en)] + ["—" if s.get(key) is None else s.get(key) for s in specs])
+        values = []
+        for spec in specs:
+            value = spec.get(key)
+            if key == "nvlink_gbs_bidir" and value == 0:
+                value = _t(lang, "无", "none")
+            values.append("—" if value is None else value)
+        rows.append([_t(lang, zh, en)] + values)
     return headers, rows
+
+
+def gpu_sources_markdown(specs: list[dict[str, Any]], lang: str = "zh") -> str:
+    """Where each card's figures come from, listed under the comparison table."""
+    lines = [f"**{_t(lang, '来源', 'Sources')}**"]
+    for spec in specs:
+        lines.append(f"- {str(spec.get('name', '?')).replace('NVIDIA ', '')}: {spec.get('source', '—')}"
+                     f"（{spec.get('as_of', '')}）" if lang == "zh" else
+                     f"- {str(spec.get('name', '?')).replace('NVIDIA ', '')}: {spec.get('source', '—')} ({spec.get('as_of', '')})")
+    return "\n".join(lines)
 
 
 def tool_step_markdown(args: dict[str, Any], result: dict[str, Any] | None, lang: str) -> str:
