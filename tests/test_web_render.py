@@ -101,3 +101,12 @@ def test_pasted_log_is_shown_in_a_code_block_and_given_back_unchanged() -> None:
     assert shown.startswith("```text\n") and shown.endswith("\n```")
     assert flatten_history([{"role": "user", "content": shown}]) == [{"role": "user", "content": log}]
     assert display_user_text("能用4090全量训练7B吗") == "能用4090全量训练7B吗"   # a question stays as typed
+
+
+def test_chart_states_the_seed_rule_beside_the_precise_figure() -> None:
+    # 7e9 params: seed rule 8 B/param → 56 GB; mixed-precision AdamW 16 B/param → 112 GB (ZeRO paper).
+    est = {"weights_gb": 14.0, "total_gb": 112.0, "gpu_memory_gb": 24.0, "fits": False, "headroom_gb": -88.0,
+           "seed_rule": {"bytes_per_param": 8.0, "model_states_gb": 56.0, "precise_bytes_per_param": 16.0,
+                         "precise_model_states_gb": 112.0, "reason": {"zh": "没有 fp32 主权重", "en": "no fp32 master"}}}
+    html = memory_chart_html(est, "en")
+    assert "8 B/param → 56.0 GB" in html and "16 B/param → 112.0 GB" in html and "no fp32 master" in html

@@ -47,6 +47,7 @@ CSS = """
 .ga-finding{border-radius:4px;padding:8px;margin:6px 0}
 .ga-badge{color:#fff;border-radius:3px;padding:1px 6px;font-size:12px}
 .ga-evidence code{font-size:12px;white-space:pre-wrap}
+.ga-note{margin-top:6px;color:#333}
 .ga-error{color:#b42318;border:1px solid #b42318;border-radius:4px;padding:8px}
 """
 

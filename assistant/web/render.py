@@ -98,6 +98,16 @@ def memory_chart_html(estimate: dict[str, Any], lang: str = "zh") -> str:
         elif fits is False:
             verdict = (f'<div class="ga-verdict ga-bad">{_t(lang, "放不下", "Does not fit")} — '
                        f'{_t(lang, "超出", "over by")} {abs(headroom):.2f} GB</div>')
+    notes = []
+    if estimate.get("summary"):
+        notes.append(f'<div class="ga-note">{html.escape(_text(estimate["summary"], lang))}</div>')
+    seed = estimate.get("seed_rule") or {}
+    if seed.get("model_states_gb") is not None and seed.get("precise_model_states_gb") is not None:
+        notes.append(
+            f'<div class="ga-note">{_t(lang, "经验法则", "Seed rule of thumb")} '
+            f'{seed.get("bytes_per_param", 0):g} B/{_t(lang, "参数", "param")} → {seed["model_states_gb"]:.1f} GB；'
+            f'{_t(lang, "精确", "precise")} {seed.get("precise_bytes_per_param", 0):g} B/{_t(lang, "参数", "param")} → '
+            f'{seed["precise_model_states_gb"]:.1f} GB<br><small>{html.escape(_text(seed.get("reason"), lang))}</small></div>')
     gpu_name = html.escape(str(estimate.get("gpu") or estimate.get("gpu_name") or ""))
     cap_text = f" / {capacity:g} GB {gpu_name}" if capacity > 0 else ""
     title = _t(lang, "每张卡的显存", "Memory per GPU")
@@ -105,7 +115,7 @@ def memory_chart_html(estimate: dict[str, Any], lang: str = "zh") -> str:
         f'<div class="ga-mem" data-total-gb="{total:.3f}" data-capacity-gb="{capacity:.3f}">'
         f'<div class="ga-mem-title">{title}: <b>{total:.2f} GB</b>{cap_text}</div>'
         f'<div class="ga-bar">{"".join(segments)}{marker}</div>'
-        f'<div class="ga-legend">{"".join(legend)}</div>{verdict}</div>'
+        f'<div class="ga-legend">{"".join(legend)}</div>{verdict}{"".join(notes)}</div>'
     )
 
 
