@@ -10,9 +10,9 @@ re-ranks the candidates the way a reader would:
   in our guide documents that is the earlier section (definitions first, advice later);
 - otherwise the retrieval score decides.
 
-Display: code blocks become inline code (a comment in the other language is dropped, so an
-English answer never loses a passage to a Chinese comment), table rows become "a | b" lines, and
-prose is quoted in whole sentences.
+Display: code blocks stay fenced Markdown blocks, one command per line (a comment in the other
+language is dropped, so an English answer never loses a passage to a Chinese comment), table rows
+become "a | b" lines, and prose is quoted in whole sentences; a code block is never cut.
 """
 from __future__ import annotations
 
@@ -120,28 +120,58 @@ def rank(hits: list[dict[str, Any]], question: str) -> list[dict[str, Any]]:
 
 
 # ---------------------------------------------------------------- display ------------------------
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+\-.]*)")
+_SHELL_COMMENT = re.compile(r"(?:^|(?<=\s))#(?!!)")   # "# note" / "cmd   # note"; not "#wrong" inside a word
+
+
+def _code_line(line: str, lang: str) -> str | None:
+    """A code line for an answer in `lang`: a comment in the other language is dropped (an English
+    answer never shows a Chinese comment), the command itself is kept exactly; None = drop the line."""
+    m = _SHELL_COMMENT.search(line)
+    if not m:
+        return line.rstrip()
+    code, comment = line[:m.start()].rstrip(), line[m.end():].strip()
+    if not comment or bool(_CJK.search(comment)) == (lang == "zh"):
+        return line.rstrip()
+    return code or None
+
+
 def readable(text: str, lang: str) -> str:
-    """One line for an answer bullet: prose as is, code as inline `code` (comments in the answer's
-    language kept as a gloss), table rows as "a | b"."""
-    parts: list[str] = []
-    in_code = False
+    """A passage as answer Markdown: prose joined into one paragraph per run, table rows as
+    "a | b" lines, and code kept as a fenced block — a command such as
+    `all_reduce_perf -b 8 -e 8G -f 2 -g 8` must stay one line a reader can copy. Inside a block a
+    comment in the other language is dropped (comments in the answer's language stay)."""
+    blocks: list[str] = []
+    prose: list[str] = []
+    code: list[str] | None = None
+    fence, info = "```", ""
+
+    def flush_prose() -> None:
+        if prose:
+            blocks.append(" ".join(" ".join(prose).split()))
+            prose.clear()
+
     for raw in (text or "").splitlines():
+        opening = _FENCE.match(raw)
+        if code is None and opening:
+            flush_prose()
+            code, fence, info = [], opening.group(1)[0] * 3, opening.group(2)
+            continue
+        if code is not None:
+            if raw.strip().startswith(fence):
+                body = "\n".join(code).strip("\n")
+                if body.strip():
+                    indent = min(len(ln) - len(ln.lstrip()) for ln in code if ln.strip())
+                    body = "\n".join(ln[indent:] for ln in code).strip("\n")
+                    blocks.append(f"```{info}\n{body}\n```")
+                code = None
+                continue
+            kept = _code_line(raw, lang)
+            if kept is not None:
+                code.append(kept)
+            continue
         line = raw.strip()
-        if line.startswith("```"):
-            in_code = not in_code
-            continue
         if not line:
-            continue
-        if in_code:
-            code, _, comment = line.partition("#") if not line.startswith("#") else ("", "", line[1:])
-            code, comment = code.strip().rstrip("\\").strip(), comment.strip()
-            keep_comment = comment and (bool(_CJK.search(comment)) == (lang == "zh"))
-            if code and keep_comment:
-                parts.append(f"`{code}`（{comment}）" if lang == "zh" else f"`{code}` ({comment})")
-            elif code:
-                parts.append(f"`{code}`")
-            elif keep_comment:
-                parts.append(comment + ("；" if lang == "zh" else ";"))
             continue
         if line.startswith("|"):
             cells = [c.strip() for c in line.strip("|").split("|")]
@@ -152,14 +182,65 @@ def readable(text: str, lang: str) -> str:
                 cells = [c.partition(" / ")[0] for c in cells]
             else:
                 cells = [c.partition(" / ")[2] or c for c in cells]
-            parts.append(" | ".join(cells) + ("；" if lang == "zh" else ";"))
+            prose.append(" | ".join(cells) + ("；" if lang == "zh" else ";"))
             continue
-        parts.append(line)
-    return " ".join(" ".join(parts).split())
+        prose.append(line)
+    if code:   # an unclosed fence in the source: still a block
+        blocks.append(f"```{info}\n" + "\n".join(code).strip("\n") + "\n```")
+    flush_prose()
+    return "\n".join(b for b in blocks if b)
+
+
+def _is_code(block: str) -> bool:
+    return block.startswith("```")
 
 
 def excerpt(text: str, limit: int) -> str:
-    """Whole sentences up to about `limit` characters (a cut mid-number would misquote it)."""
+    """Whole sentences up to about `limit` characters (a cut mid-number would misquote it); a code
+    block is kept whole or left out, never cut (a half command is worse than none)."""
+    if len(text) <= limit:
+        return text
+    out: list[str] = []
+    used = 0
+    for block in text.split("\n```")[0:1] and _blocks(text):
+        if _is_code(block):
+            if out and used + len(block) > limit:
+                break
+            out.append(block)
+            used += len(block)
+            continue
+        room = limit - used
+        if out and room < min(80, limit // 4):
+            break
+        cut = _excerpt_prose(block, max(room, limit // 4) if out else limit)
+        if cut:
+            out.append(cut)
+            used += len(cut)
+        if cut != block:
+            break
+    return "\n".join(out)
+
+
+def _blocks(text: str) -> list[str]:
+    """`readable` output split back into prose paragraphs and whole fenced blocks."""
+    out: list[str] = []
+    code: list[str] | None = None
+    for line in text.split("\n"):
+        if code is None and line.startswith("```"):
+            code = [line]
+        elif code is not None:
+            code.append(line)
+            if line == "```":
+                out.append("\n".join(code))
+                code = None
+        else:
+            out.append(line)
+    if code:
+        out.append("\n".join(code))
+    return out
+
+
+def _excerpt_prose(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     out = ""
