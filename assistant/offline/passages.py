@@ -202,7 +202,7 @@ def excerpt(text: str, limit: int) -> str:
         return text
     out: list[str] = []
     used = 0
-    for block in text.split("\n```")[0:1] and _blocks(text):
+    for block in _blocks(text):
         if _is_code(block):
             if out and used + len(block) > limit:
                 break

@@ -76,7 +76,10 @@ class Writer:
             elif section == "script":
                 blocks.append(self.heading(section) + "\n" + "\n".join(lines))
             else:
-                blocks.append(self.heading(section) + "\n" + "\n".join(f"- {ln}" for ln in lines))
+                # a multi-line item (a quoted passage with a fenced command block) stays inside its
+                # bullet: continuation lines are indented, as Markdown list items require
+                blocks.append(self.heading(section) + "\n" + "\n".join(
+                    "- " + ln.replace("\n", "\n  ") for ln in lines))
         return "\n\n".join(blocks).strip()
 
     def scope_statement(self) -> None:
