@@ -77,10 +77,14 @@ def run_cli(group: click.Group, argv: list[str]) -> None:
 def _click_message_zh(exc: click.ClickException) -> str:
     if isinstance(exc, click.NoSuchOption):
         return f"没有这个选项 {exc.option_name}"
+    name = ""
+    param = getattr(exc, "param", None)
+    if param is not None:
+        name = (getattr(param, "opts", None) or [getattr(param, "name", "")])[0]
     if isinstance(exc, click.MissingParameter):  # a subclass of BadParameter: test it first
-        return "缺少必需的参数"
+        return f"缺少必需的参数 {name}".rstrip()
     if isinstance(exc, click.BadParameter):
-        return "参数取值无效"
+        return f"参数 {name} 的取值无效".replace("参数  ", "参数")
     if isinstance(exc, click.UsageError):
         return "命令用法有误"
     return "命令失败"
