@@ -455,14 +455,43 @@ def test_readable_code_and_tables() -> None:
     text = ("```bash\nexport NCCL_DEBUG=INFO   # 打印拓扑\nexport NCCL_IB_HCA=mlx5_0   # pick NICs\n"
             "# RoCE 网络常需要 NCCL_IB_GID_INDEX\n```\n\n| 模型 / Model | 显存 / memory |\n|---|---|\n| 7B | 14 GB |\n\nProse.")
     en = readable(text, "en")
-    assert "`export NCCL_DEBUG=INFO`" in en and "(pick NICs)" in en and not _CJK.search(en)
+    # the block stays a fenced block, one command per line; the Chinese comments are gone
+    assert en.startswith("```bash\nexport NCCL_DEBUG=INFO\nexport NCCL_IB_HCA=mlx5_0   # pick NICs\n```\n")
+    assert not _CJK.search(en)
     assert "Model | memory;" in en and "7B | 14 GB;" in en and "---" not in en
     zh = readable(text, "zh")
-    assert "（打印拓扑）" in zh and "RoCE 网络常需要" in zh and "模型 | 显存；" in zh
+    assert "export NCCL_DEBUG=INFO   # 打印拓扑\nexport NCCL_IB_HCA=mlx5_0\n# RoCE 网络常需要 NCCL_IB_GID_INDEX\n```" in zh
+    assert "模型 | 显存；" in zh
     assert heading_match("What hidden costs should I watch for?", "隐藏成本 / Hidden costs") == 1.0
     assert heading_match("ZeRO 1、2、3 有什么区别？", "通信代价 / The communication cost") == 0.0
     cut = excerpt("第一句话。" + "很长的一句" * 100 + "。", 20)
     assert cut == "第一句话。"
+
+
+def test_code_blocks_stay_fenced_and_are_never_cut() -> None:
+    from assistant.offline.passages import excerpt, readable
+    text = ("```bash\ngit clone https://github.com/NVIDIA/nccl-tests && cd nccl-tests && make\n"
+            "./build/all_reduce_perf -b 8 -e 8G -f 2 -g 8   # 8 卡单进程\n```\n\n" + "Read the busbw plateau. " * 60)
+    en = readable(text, "en")
+    lines = en.splitlines()
+    assert lines[:4] == ["```bash", "git clone https://github.com/NVIDIA/nccl-tests && cd nccl-tests && make",
+                         "./build/all_reduce_perf -b 8 -e 8G -f 2 -g 8", "```"]
+    cut = excerpt(en, 300)   # the block (~120 chars) whole, then whole sentences of prose
+    assert cut.startswith("\n".join(lines[:4]) + "\nRead the busbw plateau.") and len(cut) <= 300
+    assert excerpt(en, 50).count("```") == 2   # a block longer than the limit is still whole, not half a command
+    # "#wrong" is a column name, not a comment: kept
+    assert readable("```\ngrep '#wrong' out.txt\n```", "en") == "```\ngrep '#wrong' out.txt\n```"
+
+
+def test_howto_answer_shows_commands_as_a_block() -> None:
+    from assistant.offline import answer
+    composed, _ = answer("How do I run nccl-tests all_reduce_perf to check the busbw of a new 8-GPU server?",
+                         language="en")
+    text = composed.text
+    assert "all_reduce_perf -b 8 -e 8G -f 2 -g 8\n" in text, text
+    fence_lines = [ln for ln in text.splitlines() if ln.strip().startswith("```")]
+    assert len(fence_lines) >= 2 and len(fence_lines) % 2 == 0, text   # opened and closed
+    assert not _CJK.search(text)
 
 
 # ---------------------------------------------------------------- new-user QA pass (issue 6) ------
@@ -673,3 +702,219 @@ def test_memory_breakdown_adds_up_with_logits_inside_activations() -> None:
         line = next(ln for ln in a.text.splitlines() if "每卡构成" in ln or "Per GPU:" in ln)
         assert ("含 logits" in line) if a.language == "zh" else ("incl. the" in line)
         assert not re.search(r"[、,] (?:logits 缓冲|logits buffer) [\d.]+ GB", line)
+
+
+# ---------------------------------------------------------------- English / mixed new-user pass ----
+def test_measured_busbw_far_below_expected_says_no() -> None:
+    # 8×A100 SXM4 + NVSwitch: expected busbw 200–240 GB/s (nccl-tests #149/#178 user reports); the tool
+    # flags anything under 50% of the low end = 100 GB/s. 18 GB/s is 18/200 = 9%: under a tenth of the low end.
+    q = "my nccl all_reduce busbw is 18 GB/s on 8x A100 SXM, normal?"
+    a, results = answer(q)
+    first = a.text.splitlines()[0]
+    assert first.startswith("No") and "18 GB/s" in first and "200–240 GB/s" in first and "under a tenth" in first
+    assert "100 GB/s" in first and "No obvious" not in a.text
+    assert "nvidia-smi topo -m" in a.text and "paste the output" not in a.text
+    _grounded(a.text, q, results)
+    # 8×H100 SXM with NVSwitch: 360–480 GB/s expected; 380 is inside → normal
+    a, _ = answer("8卡H100 SXM 跑 all_reduce_perf busbw 只有 380 GB/s 正常吗")
+    assert a.text.startswith("正常。380 GB/s") and "360–480 GB/s" in a.text.splitlines()[0]
+    # 150 GB/s on 8×A100: under 200 but above the 100 GB/s flag → low, not broken
+    a, _ = answer("busbw 150 GB/s on 8x A100 SXM — ok?")
+    assert a.text.startswith("Somewhat low") and "under 100 GB/s" in a.text.splitlines()[0]   # 100 < 150 < 200
+
+
+def test_ten_gbe_for_two_nodes_leads_with_the_failing_rule() -> None:
+    q = "is 10GbE ok for 2 nodes"
+    a, results = answer(q)
+    ic = [r for r in results if r.name == "interconnect_advice"]
+    assert ic and ic[0].args.get("network") == "10G" and ic[0].args.get("nodes") == 2
+    assert a.text.splitlines()[0].startswith("10 GbE (TCP) is single-node only")
+    _grounded(a.text, q, results)
+
+
+def test_rent_for_a_week_how_much_is_a_price_question() -> None:
+    # 8 cards × 7 days × 24 h = 1,344 card-hours × ¥14.5 (H100 platform rate) = ¥19,488
+    q = "rent 8x H100 for a week how much"
+    a, results = answer(q)
+    price = [r for r in results if r.name == "gpu_price"]
+    assert price and price[0].args.get("count") == 8 and price[0].args.get("days") == 7
+    assert not [r for r in results if r.name == "gpu_specs"]
+    assert a.text.startswith("Renting 8× H100")
+
+
+def test_full_deployment_is_serving_not_full_training() -> None:
+    from assistant.offline.slots import extract
+    assert extract("deepseek r1 671b full deployment how many h20").mode == "inference"
+    assert extract("how many H20 to deploy deepseek r1").mode == "inference"
+    assert extract("full precision llama 3 8b on a 4090").mode is None
+    assert extract("can i full finetune llama 3 8b on 2x4090").mode == "full"
+    assert extract("full sft of qwen2.5 7b").mode == "full"
+    assert extract("can I do full on a 4090 for 7b").mode == "full"
+
+
+def test_price_followup_with_a_pronoun_keeps_the_gpu() -> None:
+    history = [{"role": "user", "content": "can i full finetune llama 3 8b on 2x4090"},
+               {"role": "assistant", "content": "No. ..."}]
+    q = "how much would 4 of them cost per month?"
+    a, results = answer(q, history)
+    price = [r for r in results if r.name == "gpu_price"]
+    assert price and price[0].args.get("gpu") == "RTX 4090" and price[0].args.get("count") == 4
+    # RTX 4090 platform rate ¥1,350 per card-month × 4 cards = ¥5,400
+    assert "5,400" in a.text.splitlines()[0], a.text[:300]
+    assert "outside what I can answer" not in a.text
+
+
+def test_a800_same_as_a100_names_the_one_difference() -> None:
+    # NVIDIA A800 datasheet: same GA100 as the A100 80GB SXM4 (80 GB, 2,039 GB/s, 312 TFLOPS BF16 dense,
+    # 400 W); NVLink capped at 400 GB/s bidirectional vs the A100's 600 GB/s.
+    for q, start in (("is the A800 the same as the A100", "Almost:"), ("A800和A100有什么区别", "几乎一样")):
+        a, results = answer(q)
+        first = a.text.splitlines()[0]
+        assert first.startswith(start), first
+        assert "80 GB" in first and "2039 GB/s" in first and "312 TFLOPS" in first
+        assert "400" in first and "600" in first and "NVLink" in first
+        assert "On paper" not in a.text and "纸面规格上" not in a.text
+        _grounded(a.text, q, results)
+
+
+def test_better_value_for_training_compares_compute_per_yuan() -> None:
+    # H100 SXM: 989.4 TFLOPS BF16 dense at ¥14.5/card-hour → 68.2 TFLOPS per ¥/h;
+    # A100 80GB SXM: 312 TFLOPS at ¥5.75 → 54.3. The H100 buys more compute per yuan and is faster.
+    q = "H100 vs A100 which is better value for training"
+    a, results = answer(q)
+    first = a.text.splitlines()[0]
+    assert first.startswith("Per yuan of rent the H100") and "989.4 TFLOPS" in first and "312 TFLOPS" in first
+    assert "¥14.5" in first and "¥5.75" in first
+    _grounded(a.text, q, results)
+    # RTX 4090: 165.2 TFLOPS at ¥2.1 (78.7 per ¥/h) vs RTX 3090: 71 at ¥1.5 (47.3): the 4090 for LoRA
+    a, _ = answer("4090 vs 3090 for LoRA")
+    line = next(ln for ln in a.text.splitlines() if ln.startswith("Per yuan"))
+    assert "RTX 4090" in line.split("buys")[0] and "165.2 TFLOPS" in line and "71 TFLOPS" in line
+
+
+def test_xid_question_quotes_the_passage_naming_that_xid_first() -> None:
+    for q in ("what does Xid 79 mean", "Xid 74 是什么意思", "what is xid 119"):
+        a, results = answer(q)
+        code = re.search(r"\d+", q).group(0)
+        first = a.text.splitlines()[0]
+        assert re.search(rf"Xid (?:\d+ (?:\(and |和|and )?)*{code}", first), (q, first[:200])
+
+
+def test_lora_held_back_by_activations_suggests_micro_batch_not_more_cards() -> None:
+    # Qwen2.5-7B LoRA, seq 4096 × micro-batch 4 = 16,384 tokens per step; the logits alone are
+    # 16,384 × 152,064 vocab ≈ 2.49e9 values, so activations (not the 15 GB of bf16 weights) overflow
+    # 24 GB. ZeRO-3 does not shard activations, so more cards cannot help; micro-batch 1 × 4
+    # accumulation steps keeps the effective batch of 4.
+    q = "用4090做qwen2.5-7b的LoRA, seq 4096 batch 4 够吗"
+    a, results = answer(q)
+    assert a.text.startswith("不能")
+    assert "加卡解决不了" in a.text and "1024" not in a.text and "考虑 LoRA/QLoRA" not in a.text
+    assert "每卡微批降到 1、梯度累积 4 步" in a.text and "int8/int4" not in a.text
+    _grounded(a.text, q, results)
+
+
+def test_training_time_on_cards_that_cannot_hold_the_job_says_so_first() -> None:
+    # 13B full fine-tuning, mixed-precision AdamW: 16 B/param × 13e9 = 208 GB of model states;
+    # ZeRO-3 over 8 cards = 26 GB per card before activations — already more than a 24 GB RTX 4090.
+    q = "8张4090训练13B full finetune 要多久 with 10B tokens"
+    a, results = answer(q)
+    est = next(r for r in results if r.name == "estimate_memory").result
+    assert est["fits"] is False and est["gpus"] == 8 and est["total_gb"] > 26
+    lines = a.text.splitlines()
+    assert lines[0].startswith("先说明：按这个配置放不下") and "24 GB" in lines[0]
+    assert lines[1].startswith("用 8 张") and "天" in lines[1]          # the time still follows
+    _grounded(a.text, q, results)
+    # 1B on 8 H100s fits easily: no warning
+    a, results = answer("how long to pretrain a 1B model on 100B tokens with 8 H100")
+    assert a.text.startswith("Training a 1B model")
+
+
+def test_short_training_runs_are_given_in_hours() -> None:
+    # 6 × 7e9 × 1e9 = 4.2e19 FLOPs; 8 × 312e12 × 0.35 (A100 BF16 dense, 35% MFU) = 8.736e14 FLOP/s
+    # → 48,077 s ≈ 13 hours (0.56 days: "about 1 day, 0 days if things go well" said nothing).
+    q = "how long would it take to fine-tune a 7B model on 1B tokens with 8 A100"
+    a, results = answer(q)
+    first = a.text.splitlines()[0]
+    assert "about 13 hours" in first and "0 days" not in first
+    _grounded(a.text, q, results)
+
+
+def test_inference_next_step_reads_the_serving_engine_not_a_training_peak() -> None:
+    q = "fits? mistral 7b inference 8k context batch 16 on L4"
+    a, results = answer(q)
+    # Mistral-7B bf16 weights 7.24e9 × 2 B = 14.5 GB; KV 16 × 4096 (sliding window) × 128 KiB = 8.6 GB
+    assert a.text.startswith("No.") and "14.5 GB" in a.text and "8.6 GB" in a.text
+    assert "--max-model-len" in a.text and "max_memory_allocated" not in a.text
+    a, _ = answer("can i full finetune llama 3 8b on 2x4090")
+    assert "max_memory_allocated" in a.text and "--max-model-len" not in a.text
+
+
+def test_mfu_questions_are_in_scope() -> None:
+    for q in ("what's mfu", "MFU是什么"):
+        a, results = answer(q)
+        assert "outside what I can answer" not in a.text and "超出了我的范围" not in a.text, q
+        assert "MFU" in a.text.splitlines()[0] and any(r.name == "search_guide" for r in results)
+
+
+def test_cheapest_way_to_serve_is_a_ranked_plan_with_concurrency() -> None:
+    # Qwen2.5-72B bf16 weights 72.7e9 × 2 B = 145.4 GB; KV cache 80 layers × 8 KV heads × 128 dim × 2 (K,V)
+    # × 2 B = 320 KiB per token × 32,768 tokens × 20 users = 214.7 GB. 360 GB ÷ 80 GB cards > 4, so
+    # tensor parallel over 8 (powers of two) × 80 GB cards is the smallest option: ~45 GB each + overhead.
+    for q in ("cheapest way to serve qwen2.5 72b at 32k ctx for 20 users",
+              "部署qwen2.5-72b，32k上下文，20个并发，最省钱的方案是什么"):
+        a, results = answer(q)
+        plan_call = next(r for r in results if r.name == "plan_configurations")
+        assert plan_call.args.get("mode") == "inference" and plan_call.args.get("context") == 32768
+        assert plan_call.args.get("concurrency") == 20, q
+        best = plan_call.result["options"][0]
+        assert best["count"] == 8 and best["gpu_memory_gb"] == 80 and 44 < best["per_gpu_gb"] < 48
+        assert a.text.startswith(("Best option: 8 ×", "首选：8 ×")), a.text[:80]
+
+
+def test_one_card_two_memory_sizes_estimates_both() -> None:
+    # 13B LoRA: bf16 frozen base 13e9 × 2 B = 26 GB (+ adapters, activations, overhead ≈ 32 GB):
+    # fits the A100 40GB and the 80GB alike.
+    from assistant.offline.slots import extract
+    s = extract("a100 40g vs 80g for 13b lora")
+    assert (s.gpus, s.gpu_memory_gb, s.gpu_alt_memory_gb, s.vram_gb) == (["A100"], 40, 80, None)
+    a, results = answer("a100 40g vs 80g for 13b lora")
+    cards = [r.result.get("gpu_memory_gb") for r in results if r.name == "estimate_memory"]
+    assert sorted(cards) == [40, 80]
+    assert "A100 40GB SXM4 has 40 GB" in a.text and "A100 80GB SXM4 has 80 GB" in a.text
+
+
+def test_pretraining_from_scratch_never_suggests_lora() -> None:
+    # 1.5B from scratch, mixed-precision AdamW: 16 B/param = 24 GB of model states > a 24 GB RTX 3090.
+    # 8-bit AdamW keeps m and v in 1 B each: 2 (w) + 2 (g) + 4 (fp32 master) + 2 = 10 B/param = 15 GB.
+    for q in ("can i train a 1.5b model from scratch on one 3090", "单张3090能从头预训练1.5B模型吗"):
+        a, results = answer(q)
+        assert a.text.startswith(("No.", "不能")), a.text[:60]
+        alts = [r for r in results if r.name == "estimate_memory" and r.args.get("mode") in ("lora", "qlora")]
+        assert not alts and "LoRA fine-tuning:" not in a.text and "LoRA 微调：" not in a.text
+        eight = next(r for r in results if r.name == "estimate_memory" and r.args.get("optimizer") == "adamw_8bit")
+        plain = next(r for r in results if r.name == "estimate_memory" and r.args.get("optimizer") != "adamw_8bit")
+        # optimizer incl. fp32 master: 12 B/param × 1.5e9 = 18 GB; 8-bit: (4 + 1 + 1) B × 1.5e9 = 9 GB
+        assert plain.result["optimizer_gb"] == pytest.approx(18.0, abs=0.1)
+        assert eight.result["optimizer_gb"] == pytest.approx(9.0, abs=0.1)
+        assert "8-bit AdamW" in a.text
+    a, _ = answer("can i train a 1.5b model from scratch on one 3090")
+    assert a.text.startswith("No. Full training from scratch") and "cannot use LoRA/QLoRA" in a.text
+
+
+def test_rental_period_is_said_the_way_the_user_said_it() -> None:
+    # RTX 4090 platform ¥1,350 per card-month × 3 = ¥4,050; A100 80GB ¥4,325 × 3 months × 2 cards = ¥25,950;
+    # 10 days = 240 h × ¥2.1 = ¥504.
+    for q, start, money_ in (("how much to rent a 4090 for 3 months", "Renting RTX 4090 24GB for 3 months", "¥4,050"),
+                             ("租两张A100三个月多少钱", "租 2 张 A100 80GB SXM4 3 个月", "¥25,950"),
+                             ("4090租10天多少钱", "租 RTX 4090 24GB 10 天", "¥504")):
+        a, results = answer(q)
+        first = a.text.splitlines()[0]
+        assert first.startswith(start) and money_ in first and "2160" not in first, first
+        _grounded(a.text, q, results)
+
+
+def test_h100_h800_diff_names_nvlink() -> None:
+    # H800 SXM5: the H100 SXM5 with NVLink cut from 900 to 400 GB/s (NVIDIA China SKU); the rest equal.
+    a, _ = answer("whats the diff between h100 and h800")
+    first = a.text.splitlines()[0]
+    assert first.startswith("Almost:") and "900 vs 400 GB/s" in first and "989.4 TFLOPS" in first

@@ -41,6 +41,10 @@ def is_followup(question: str, slots: Slots) -> bool:
     # "一张 4090 够不够？" / "how many servers is that?": a sizing question with no model of its own
     needs_model = slots.cues & {"fit", "how_many", "max_fit", "time"}
     shortish = len(q) <= 60 or len(q.split()) <= 12
+    # "how much would 4 of them cost per month?" / 「这个配置一个月多少钱」: a price of the GPU named before
+    if shortish and "price" in slots.cues and not slots.gpus and not slots.out_of_scope and \
+            re.search(r"那|这|\bthat\b|\bit\b|\bthose\b|\bthese\b|\bthem\b|\bthey\b", q, re.I):
+        return True
     return bool(shortish and needs_model and not (slots.model or slots.params_b) and not slots.out_of_scope
                 and (said_something or re.search(r"那|这|that|it\b|those|these|them", q, re.I)))
 

@@ -182,7 +182,10 @@ def build_calls(intent: str, s: Slots, question: str) -> list[ToolCall]:
         add("find_min_gpus", **kw)
         add("search_guide", query=_guide_query(question, s, MIN_GPUS), k=2)
     elif intent == MEMORY:
-        for gpu in [_gpu_arg(s, g) for g in s.gpus[:3]] or [mem_kw.get("gpu")]:   # "用A100还是4090": each card
+        cards = [_gpu_arg(s, g) for g in s.gpus[:3]] or [mem_kw.get("gpu")]   # "用A100还是4090": each card
+        if s.gpu_alt_memory_gb and len(s.gpus) == 1:   # "A100 40G vs 80G": both sizes of the one card
+            cards.append(f"{s.gpu} {s.gpu_alt_memory_gb}GB" + (f" {s.gpu_form}" if s.gpu_form else ""))
+        for gpu in cards:
             kw = {**mem_kw, "gpu": gpu}
             if len(s.modes) > 1 and "inference" not in s.modes:   # "QLoRA 要多少？bf16 LoRA 呢？"
                 for mode in s.modes[:3]:
@@ -328,8 +331,8 @@ def _train_model_args(s: Slots) -> dict[str, Any]:
 
 def _network(question: str) -> str | None:
     """'10G以太网' → '10G', 'IB HDR' → 'IB HDR', '100G RoCE' → '100G RoCE' (only when a network is named)."""
-    m = re.search(r"(\d+)\s*g(?:b|bps)?\s*(ib|roce|infiniband)?(?![a-z0-9])", question, re.I)
-    if m and re.search(r"网|ethernet|network|ib|roce|infiniband|nic", question, re.I):
+    m = re.search(r"(\d+)\s*g(?:be|b|bps)?\s*(ib|roce|infiniband)?(?![a-z0-9])", question, re.I)
+    if m and re.search(r"网|ethernet|network|ib|roce|infiniband|nic|\d\s*gbe\b", question, re.I):
         return f"{m.group(1)}G" + (f" {m.group(2).upper().replace('INFINIBAND', 'IB')}" if m.group(2) else "")
     m = re.search(r"(ib|infiniband)\s*(ndr|hdr|edr)|roce", question, re.I)
     if m:
@@ -429,6 +432,11 @@ def next_calls(question: str, history: list[dict] | None, language: str,
     calls: list[ToolCall] = []
     if intent == ADVICE:
         return _within_best_document(results)
+    if intent == TRAIN_TIME and s.gpus and (s.model or s.params_b) and "estimate_memory" not in done:
+        # "8张4090训练13B要多久": the time is moot if the job does not fit the named cards
+        mode = _train_mode(s)
+        kw = dict(_memory_kwargs(s), mode="full" if mode == "pretrain" else mode)
+        return [ToolCall("estimate_memory", _fit_args("estimate_memory", kw))]
     for r in results:
         if r.name != "estimate_memory" or r.error:
             continue
@@ -453,7 +461,14 @@ def next_calls(question: str, history: list[dict] | None, language: str,
                     calls.append(ToolCall("find_min_gpus", _fit_args("find_min_gpus", kw)))
                 done.add("find_min_gpus")
             mode = str(args.get("mode") or "")
-            if mode in ("full", "pretrain") and not any(x.name == "estimate_memory" and
+            if s.mode == "pretrain" and mode == "full":
+                # from scratch there is no base model for LoRA to adapt: the memory levers are the
+                # optimizer (8-bit AdamW states) and sharding (find_min_gpus above)
+                if args.get("optimizer") != "adamw_8bit" and not any(
+                        x.name == "estimate_memory" and x.args.get("optimizer") == "adamw_8bit" for x in results):
+                    calls.append(ToolCall("estimate_memory", _fit_args("estimate_memory",
+                                                                       {**args, "optimizer": "adamw_8bit"})))
+            elif mode in ("full", "pretrain") and not any(x.name == "estimate_memory" and
                                                        str(x.args.get("mode")) in ("lora", "qlora")
                                                        for x in results):
                 for alt in ("lora", "qlora"):

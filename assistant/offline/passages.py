@@ -29,6 +29,9 @@ _DEFINITIONAL = re.compile(r"区别|不同|差别|是什么|什么是|啥是|啥
                            r"what's|explain|meaning|compare", re.I)
 
 
+_CODE_Q = re.compile(r"\bxid\s*[:#]?\s*(\d{1,3})(?!\d)", re.I)
+
+
 def _en_words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z][a-z0-9_\-]*|\d+", text.lower()) if w not in _EN_STOP and len(w) > 1}
 
@@ -104,6 +107,13 @@ def rank(hits: list[dict[str, Any]], question: str) -> list[dict[str, Any]]:
             v += 0.15
         return v
 
+    codes = [m.group(1) for m in _CODE_Q.finditer(question)]
+
+    def names_code(h: dict[str, Any]) -> bool:
+        # "what does Xid 79 mean": the passage that names Xid 79 answers it, not the general intro
+        text = str(h.get("text") or "")
+        return any(re.search(rf"xid\s*(?:\d+\s*[,、/和and]+\s*)*{c}(?!\d)", text, re.I) for c in codes)
+
     top_doc = str(max(seen.values(), key=base).get("doc_id"))
 
     def value(h: dict[str, Any]) -> float:
@@ -114,6 +124,8 @@ def rank(hits: list[dict[str, Any]], question: str) -> list[dict[str, Any]]:
             pos = section_position(h)
             if definitional and pos is not None:
                 v += 0.3 * (1 - pos)
+        if codes and names_code(h):
+            v += 0.6
         return v
 
     return sorted(seen.values(), key=lambda h: -value(h))

@@ -25,6 +25,31 @@ _SPEC_FIELDS = (  # (field, zh label, en label, unit)
 )
 
 
+_SAME_Q = re.compile(r"\bsame\b|identical|一样|相同|一回事|区别|差别|不同|difference|differ|\bdiff\b", re.I)
+
+
+def _same_or_not(w: Writer, rows: dict, names: list[str], question: str) -> bool:
+    """「A800 和 A100 一样吗」/ "is the A800 the same as the A100": say which specs are equal and
+    which differ, when they differ in only one or two."""
+    if len(names) != 2 or not _SAME_Q.search(question):
+        return False
+    same, diff = [], []
+    for field, zh, en, unit in _SPEC_FIELDS:
+        values = (rows.get(field) or {}).get("values") or []
+        if len(values) != 2 or values[0] is None and values[1] is None:
+            continue
+        (same if values[0] == values[1] else diff).append((zh, en, unit, values))
+    if not diff or len(diff) > 2 or not same:
+        return False
+    same_zh = "、".join(f"{zh} {num(v[0])} {unit}" for zh, _, unit, v in same)
+    same_en = ", ".join(f"{en} {num(v[0])} {unit}" for _, en, unit, v in same)
+    diff_zh = "；".join(f"{zh}：{names[0]} {num(v[0])} {unit}，{names[1]} {num(v[1])} {unit}" for zh, _, unit, v in diff)
+    diff_en = "; ".join(f"{en}: {num(v[0])} vs {num(v[1])} {unit}" for _, en, unit, v in diff)
+    w.add("verdict", f"几乎一样：{names[0]} 和 {names[1]} 的{same_zh} 都相同，只差在 {diff_zh}。",
+          f"Almost: the {names[0]} and the {names[1]} have the same {same_en}; they differ only in {diff_en}.")
+    return True
+
+
 _ASKED = (  # (question pattern, field, sparse field, zh, en, unit)
     (r"带宽|bandwidth", "mem_bw_gbs", None, "显存带宽", "memory bandwidth", "GB/s"),
     (r"多大显存|显存多大|显存是多少|多少显存|显存容量|memory capacity|memory size|how much (?:memory|vram)|\bvram\b|"
@@ -142,12 +167,13 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
             best = row.get("best_index")
             if isinstance(best, int) and field != "tdp_w" and len(set(v for v in values if v is not None)) > 1:
                 leads.setdefault(best, []).append((zh, en))
-        if leads:
+        same = _same_or_not(w, rows, names, ctx.question)
+        if leads and not same:
             zh_bits = [f"{names[i]} " + cat_words("的", "、".join(z for z, _ in f)) + "更高" for i, f in leads.items()]
             en_bits = [f"{names[i]} leads on {', '.join(e for _, e in f)}" for i, f in leads.items()]
             w.add("verdict", "纸面规格上，" + "；".join(zh_bits) + "。", "On paper, " + "; ".join(en_bits) + ".")
         mems = [g.get("memory_gb") for g in gpus]
-        if len(set(mems)) == 1 and mems[0]:
+        if len(set(mems)) == 1 and mems[0] and not same:
             w.add("verdict", f"显存一样大（都是 {num(mems[0])} GB），能装下的模型规模相同，差别在速度和多卡互联。",
                   f"Memory is the same ({num(mems[0])} GB each), so they fit the same models; they differ in "
                   "speed and multi-GPU links.")
@@ -234,6 +260,39 @@ def _suitability(w: Writer, gpus: list[dict], names: list[str], ctx: Context) ->
                f"It can serve small and medium models, limited by memory: {facts_en}."))
 
 
+_VALUE_Q = re.compile(r"性价比|划算|值不值|value|worth|bang for|cost[\s-]*effective|per (?:yuan|dollar)", re.I)
+
+
+def _compute_per_yuan(w: Writer, prices: list[ToolResult], ctx: Context) -> None:
+    """Two cards compared for training (or "which is better value"): which buys more BF16 dense
+    compute per yuan of rent. Said with the tool's own figures (TFLOPS, ¥/card-hour), no new ratio."""
+    if len(prices) != 2 or not (ctx.slots.training or _VALUE_Q.search(ctx.question)):
+        return
+    specs = {str(g.get("name") or ""): g for r in ctx.by_name("gpu_specs") for g in r.result.get("gpus") or []
+             if isinstance(g, dict)}
+    rows = []
+    for p in prices:
+        name = str(p.result.get("gpu_name") or "")
+        hourly = (p.result.get("hourly_cny") or {}).get("typical")
+        tflops = (specs.get(name) or {}).get("bf16_dense_tflops")
+        if not isinstance(hourly, (int, float)) or not isinstance(tflops, (int, float)) or hourly <= 0:
+            return
+        rows.append((tflops / hourly, tflops, hourly, name.replace("NVIDIA ", "").replace("GeForce ", "")))
+    rows.sort(reverse=True)
+    (_, t_hi, p_hi, best), (_, t_lo, p_lo, other) = rows
+    faster = best if t_hi >= t_lo else other
+    zh_tail = "单卡也更快，算力受限的训练选它。" if faster == best else f"但单卡更快的是 {other}，赶时间或多卡通信受限时再考虑它。"
+    en_tail = "and it is also the faster card, so take it for compute-bound training." if faster == best else \
+        f"though the {other} is faster per card — worth it when time or the number of cards is the constraint."
+    w.add("verdict",
+          f"按每元租金买到的 BF16 稠密算力，{best} 更划算（{num(t_hi)} TFLOPS、{money(p_hi)}/卡时，对比 {other} 的 "
+          f"{num(t_lo)} TFLOPS、{money(p_lo)}/卡时），" + zh_tail,
+          f"Per yuan of rent the {best} buys more BF16 dense compute ({num(t_hi)} TFLOPS at {money(p_hi)}/card-hour vs "
+          f"{num(t_lo)} TFLOPS at {money(p_lo)} for the {other}), " + en_tail)
+    if _VALUE_Q.search(ctx.question) and w.parts["verdict"]:   # "which is better value?": this is the answer
+        w.parts["verdict"].insert(0, w.parts["verdict"].pop())
+
+
 def _cheapest(w: Writer, prices: list[ToolResult]) -> None:
     rows = []
     for p in prices:
@@ -274,6 +333,10 @@ def _period_label(w: Writer, ctx: Context, result: dict) -> str:
     if s.period_unit and s.period_count == 1:
         zh, en = _ONE_PERIOD[s.period_unit]
         return w.t(zh, en)
+    if s.period_unit in _ONE_PERIOD and s.period_count and float(s.period_count).is_integer() and s.period_unit != "hour":
+        # "for 3 months" as the user said it, not "for 2160 hours" (the tool's hours back it)
+        zh_unit = {"day": "天", "week": "周", "month": "个月", "year": "年"}[s.period_unit]
+        return w.t(f"{num(s.period_count)} {zh_unit}", plural(s.period_count, s.period_unit))
     hours = result.get("period_hours")
     if hours:
         return w.t(f"{num(hours)} 小时", plural(hours, "hour"))
@@ -366,6 +429,7 @@ def gpu_price(w: Writer, r: ToolResult, ctx: Context) -> None:
     first = prices[0].result if prices else {}
     if several:
         _cheapest(w, prices)
+        _compute_per_yuan(w, prices, ctx)
     if first.get("as_of"):
         w.add("assumptions", f"价格数据截至 {first['as_of']}，可信度 {first.get('confidence', '')}；人民币、不含存储和带宽。",
               f"Price data as of {first['as_of']}, confidence {first.get('confidence', '')}; CNY, excluding "
@@ -375,6 +439,50 @@ def gpu_price(w: Writer, r: ToolResult, ctx: Context) -> None:
 
 
 # ---------------------------------------------------------------- interconnect -----------------
+def _measured_busbw_verdict(w: Writer, r: ToolResult, measured: float) -> None:
+    """The user's own all_reduce_perf busbw against the tool's expected range for that setup: the
+    tool says what is normal (`low_gbs`–`high_gbs`) and where a problem starts (`flag_below_gbs`)."""
+    bw = r.result.get("expected_busbw") or {}
+    low, high, flag = bw.get("low_gbs"), bw.get("high_gbs"), bw.get("flag_below_gbs")
+    if low is None or high is None:
+        return
+    n, topo = bw.get("n_gpus") or r.args.get("n_gpus"), str(bw.get("topology") or "")
+    shown = {"nvswitch": "NVSwitch", "nvlink": "NVLink", "nvlink_bridge": "NVLink bridge", "pcie": "PCIe"}.get(topo, topo)
+    setup_zh = f" {num(n)} 卡 {r.args.get('gpu') or 'GPU'}（{shown}）"
+    setup_en = f"{num(n)} × {r.args.get('gpu') or 'GPU'} ({shown})"
+    tenth = measured < low / 10   # said in words: a derived percentage would be a number no tool gave
+    if flag is not None and measured < flag:
+        w.add("verdict",
+              f"不正常。你测到的 busbw {num(measured)} GB/s 远低于{setup_zh}的预期 {num(low)}–{num(high)} GB/s，"
+              f"{'不到下限的十分之一' if tenth else '不到下限的一半'}（低于 {num(flag)} GB/s 就说明有问题）。",
+              f"No — {num(measured)} GB/s is far below the {num(low)}–{num(high)} GB/s expected on {setup_en}: "
+              f"{'under a tenth' if tenth else 'under half'} of the low end, and anything under {num(flag)} GB/s "
+              "points to a problem.")
+        if topo in ("nvswitch", "nvlink"):
+            w.add("next", "先看 `nvidia-smi topo -m`：GPU 之间应显示 NV#（如 NV12/NV18），只看到 PIX/PXB/PHB/SYS 说明没走 NVLink；"
+                  "SXM/NVSwitch 机器还要确认 `nvidia-fabricmanager` 服务在运行。",
+                  "Check `nvidia-smi topo -m` first: GPU pairs should show NV# (e.g. NV12/NV18); PIX/PXB/PHB/SYS means "
+                  "traffic is not on NVLink. On SXM/NVSwitch servers also confirm the `nvidia-fabricmanager` service is running.")
+            w.add("next", "用 `NCCL_DEBUG=INFO` 重跑：日志里应是 `via P2P/IPC`，出现 `via SHM` 表示绕主机内存；确认没有设置 `NCCL_P2P_DISABLE=1`。",
+                  "Re-run with `NCCL_DEBUG=INFO`: the log should say `via P2P/IPC`; `via SHM` means traffic detours through "
+                  "host memory. Make sure `NCCL_P2P_DISABLE=1` is not set.")
+        w.add("next", "读最大几档消息时的 busbw 平台值，不是最后一行的平均值；复测仍低就带着输出找服务商。",
+              "Read the busbw plateau at the largest message sizes, not the average on the last line; if it is "
+              "still low, take the output to the provider.")
+    elif measured < low:
+        w.add("verdict",
+              f"偏低。{num(measured)} GB/s 低于{setup_zh}的预期 {num(low)}–{num(high)} GB/s，"
+              f"但还没低到说明硬件有问题（{num(flag)} GB/s）；先确认读的是大消息的平台值，再看 NCCL 版本和设置。",
+              f"Somewhat low — {num(measured)} GB/s is under the {num(low)}–{num(high)} GB/s expected on {setup_en} "
+              f"but not low enough to point to broken hardware (under {num(flag)} GB/s); check you "
+              "read the large-message plateau, then the NCCL version and settings.")
+    else:
+        w.add("verdict",
+              f"正常。{num(measured)} GB/s 在{setup_zh}的预期 {num(low)}–{num(high)} GB/s 之内或更高。",
+              f"Yes, that is normal: {num(measured)} GB/s is within (or above) the {num(low)}–{num(high)} GB/s "
+              f"expected on {setup_en}.")
+
+
 _STATUS = {"ok": ("✓", "✓"), "warn": ("注意", "warning"), "fail": ("不行", "fails"), "info": ("提示", "note")}
 
 
@@ -385,6 +493,8 @@ def interconnect_advice(w: Writer, r: ToolResult, ctx: Context) -> None:
     results = ctx.by_name("interconnect_advice")
     several = len(results) > 1
     by_topology = several and all(x.args.get("topology") for x in results)
+    if not several and results and ctx.slots.measured_busbw_gbs:
+        _measured_busbw_verdict(w, results[0], ctx.slots.measured_busbw_gbs)
     if by_topology:
         parts_zh, parts_en = [], []
         for x in results:
@@ -418,7 +528,8 @@ def interconnect_advice(w: Writer, r: ToolResult, ctx: Context) -> None:
                   f"（单向口径；拓扑 {res.get('topology')}）",
                   f"{label}: expected all-reduce busbw about {num(bw.get('low_gbs'))}–{num(bw.get('high_gbs'))} GB/s "
                   f"(per direction; topology {res.get('topology')})")
-        for rule in res.get("rules") or []:
+        # a failing rule is the answer ("10 GbE is single-node only"); warnings follow it
+        for rule in sorted(res.get("rules") or [], key=lambda rl: {"fail": 0, "warn": 1}.get(str(rl.get("status")), 2)):
             status = rule.get("status")
             target = "verdict" if not several and status in ("fail", "warn") else "findings"
             mark_zh, mark_en = _STATUS.get(str(status), ("", ""))
@@ -436,5 +547,6 @@ def interconnect_advice(w: Writer, r: ToolResult, ctx: Context) -> None:
         w.add("verdict", "这个配置的互联没有明显短板。", "No obvious interconnect bottleneck for this setup.")
     for note in (results[0].result.get("notes") or [])[:1] if results else []:
         w.add("assumptions", bi(note, "zh"), bi(note, "en"))
-    w.add("next", "租到后跑 nccl-tests 的 all_reduce_perf，把输出贴给我，我对照预期 busbw 帮你判断。",
-          "Once rented, run nccl-tests all_reduce_perf and paste the output; I will compare it with the expected busbw.")
+    if not ctx.slots.measured_busbw_gbs:   # a measured figure was just compared above
+        w.add("next", "租到后跑 nccl-tests 的 all_reduce_perf，把输出贴给我，我对照预期 busbw 帮你判断。",
+              "Once rented, run nccl-tests all_reduce_perf and paste the output; I will compare it with the expected busbw.")

@@ -32,13 +32,22 @@ def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
             w.add("verdict", f"用 {num(n)} 张卡要约 {big(days['mid'])} 天；卡数翻倍，时间大致减半。",
                   ("On one GPU" if n == 1 else f"On {num(n)} GPUs") +
                   f" that is about {plural(big(days['mid']), 'day')}; doubling the GPUs roughly halves it.")
+    elif days.get("mid") is not None and hours.get("mid") is not None and days["mid"] < 2:
+        # under two days: "about 1 day (0 days if things go well)" hides the figure — say hours
+        lo_h, hi_h = hours.get("low", hours["mid"]), hours.get("high", hours["mid"])
+        w.add("verdict",
+              f"用 {num(n)} 张 {card} 训练 {size} 模型、{toks} token，大约要 {big(hours['mid'])} 小时"
+              f"（按 MFU {pct(mfu.get('mid'))} 估；区间 {big(lo_h)}–{big(hi_h)} 小时）。",
+              f"Training {article(size)} {size} model on {toks} tokens with {num(n)} × {card} takes about "
+              f"{plural(big(hours['mid']), 'hour')} (at {pct(mfu.get('mid'))} MFU; range {big(lo_h)}–{big(hi_h)} hours).")
     elif days.get("mid") is not None:
+        lo_d, hi_d = round(days.get("low", days["mid"])), round(days.get("high", days["mid"]))
         w.add("verdict",
               f"用 {num(n)} 张 {card} 训练 {size} 模型、{toks} token，大约要 {num(round(days['mid']))} 天"
-              f"（按 MFU {pct(mfu.get('mid'))} 估；顺利时 {num(round(days['low']))} 天，保守 {num(round(days['high']))} 天）。",
+              f"（按 MFU {pct(mfu.get('mid'))} 估；顺利时 {num(lo_d)} 天，保守 {num(hi_d)} 天）。",
               f"Training {article(size)} {size} model on {toks} tokens with {num(n)} × {card} takes about "
-              f"{plural(round(days['mid']), 'day')} (at {pct(mfu.get('mid'))} MFU; {plural(round(days['low']), 'day')} "
-              f"if things go well, {plural(round(days['high']), 'day')} conservatively).")
+              f"{plural(round(days['mid']), 'day')} (at {pct(mfu.get('mid'))} MFU; range {num(lo_d)}–"
+              f"{plural(hi_d, 'day')}).")
     if hours.get("mid") is not None:
         w.add("numbers", f"墙钟时间约 {big(hours['mid'])} 小时，共 {big(gpu_h.get('mid', 0))} 卡时"
               f"（区间 {big(gpu_h.get('low', 0))}–{big(gpu_h.get('high', 0))} 卡时）",

@@ -147,6 +147,8 @@ def _alt_line(w: Writer, est: dict, label: str | None = None) -> None:
     mode = mode_label(w, est.get("mode"))
     if est.get("mode") == "inference" and est.get("precision") in ("int8", "int4"):
         mode = w.t(f"{est['precision']} 量化推理", f"{est['precision']}-quantised inference")
+    if est.get("optimizer") == "adamw_8bit" and est.get("mode") == "full":
+        mode = w.t(f"{mode}、8-bit AdamW（优化器状态按 8-bit 存）", f"{mode} with 8-bit AdamW (optimizer states in 8-bit)")
     mode = label or mode
     card = _gpu_label(est)
     if _bare_size(card):
@@ -166,6 +168,12 @@ def _alt_line(w: Writer, est: dict, label: str | None = None) -> None:
               f"{mode}: about {gb(total)} GB per GPU — still does not fit {card} ({gb(-room)} GB short).")
     else:
         w.add("alternatives", f"{mode}：每卡约 {gb(total)} GB。", f"{mode}: about {gb(total)} GB per GPU.")
+
+
+def _activations_bound_adapter(est: dict) -> bool:
+    """LoRA/QLoRA that does not fit because of activations (per GPU, not sharded by ZeRO-3)."""
+    return est.get("fits") is False and est.get("mode") in ("lora", "qlora") and \
+        (est.get("activations_gb") or 0) > (est.get("model_states_gb") or 0)
 
 
 def _min_gpus_line(w: Writer, res: dict, as_alternative: bool, prefix: tuple[str, str] | None = None) -> None:
@@ -228,10 +236,31 @@ def rent_notes(w: Writer, res: dict, section: str) -> None:
             w.add(section, (note.get("zh") or "").rstrip("。") + "。", (note.get("en") or "").rstrip(".") + ".")
 
 
+def _time_needs_memory(w: Writer, est: dict) -> None:
+    """A training-time answer on named cards: say first when the job does not fit them at all."""
+    if est.get("fits") is not False:
+        return
+    card = str(est.get("gpu") or "").replace("NVIDIA ", "").replace("GeForce ", "")
+    mode = mode_label(w, est.get("mode"))
+    n = est.get("gpus") or 1
+    how_zh = f"、{num(n)} 张卡 ZeRO-3 切分后" if n > 1 and est.get("zero_stage") == 3 else ""
+    how_en = f" on {num(n)} GPUs with ZeRO-3" if n > 1 and est.get("zero_stage") == 3 else ""
+    w.add("verdict",
+          f"先说明：按这个配置放不下——{mode}{how_zh}每卡约需 {gb(est.get('total_gb'))} GB，{card} 只有 "
+          f"{gb(est.get('gpu_memory_gb'))} GB；下面的时间只在换成放得下的方案（LoRA/QLoRA、更多卡或更大显存的卡）后才有意义。",
+          f"First, this does not fit: {mode}{how_en} needs about {gb(est.get('total_gb'))} GB per GPU, and the {card} "
+          f"has {gb(est.get('gpu_memory_gb'))} GB; the time below only applies once the job fits (LoRA/QLoRA, more "
+          "GPUs or larger cards).")
+    w.parts["verdict"].insert(0, w.parts["verdict"].pop())   # before the time it qualifies
+
+
 @renderer("estimate_memory", grouped=True)
 def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     if ctx.by_name("plan_configurations"):
         return   # a follow-up estimate explaining an infeasible plan; the plan renderer quotes it
+    if ctx.intent == "train_time":
+        _time_needs_memory(w, ctx.by_name("estimate_memory")[0].result)
+        return
     ests = ctx.by_name("estimate_memory")
     first_gpu = str(ests[0].args.get("gpu") or "")
     bigger = [e for e in ests if _bare_size(str(e.args.get("gpu") or "")) and str(e.args.get("gpu")) != first_gpu
@@ -275,6 +304,14 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
             _alt_line(w, other.result)
     for mg in ctx.by_name("find_min_gpus"):
         unnamed = not ctx.slots.gpus and not ctx.slots.vram_gb
+        if not mg.result.get("min_gpus") and _activations_bound_adapter(est):
+            # the search found no count because adapters' activations are per GPU: say why, not "try LoRA"
+            w.add("alternatives",
+                  f"加卡解决不了：ZeRO-3 只切分权重、梯度和优化器状态，激活值（{gb(est['activations_gb'])} GB，含 logits 缓冲 "
+                  f"{gb(est.get('logits_gb'))} GB）每张卡都要各存一份。",
+                  f"More GPUs do not help: ZeRO-3 shards weights, gradients and optimizer states, but every GPU keeps "
+                  f"its own activations ({gb(est['activations_gb'])} GB, incl. the {gb(est.get('logits_gb'))} GB logits buffer).")
+            continue
         _min_gpus_line(w, mg.result, as_alternative=True,
                        prefix=("单张卡放不下，", "No single card holds it; ") if unnamed else None)
         rent_notes(w, mg.result, "alternatives")
@@ -377,19 +414,42 @@ def _memory_next_steps(w: Writer, ctx: Context, est: dict, ests: list[ToolResult
         w.add("next", "只差一点：缩短上下文/减小 batch、调高推理引擎的显存占用比例，或开更省显存的选项，就可能放下。",
               "It is only just short: a shorter context or smaller batch, a higher serving-engine memory fraction, "
               "or a leaner setting may make it fit.")
-    if est.get("fits") is False and est.get("mode") == "full":
+    if est.get("fits") is False and est.get("mode") == "full" and ctx.slots.mode == "pretrain":
+        w.add("next", "从头预训练用不了 LoRA/QLoRA（没有可以冻结的底座）：省显存靠 8-bit 优化器、加卡用 ZeRO-3/FSDP 切分，"
+              "或者换更大显存的卡。",
+              "Pre-training from scratch cannot use LoRA/QLoRA (there is no base model to freeze): save memory with an "
+              "8-bit optimizer, shard over more GPUs with ZeRO-3/FSDP, or rent larger cards.")
+    elif est.get("fits") is False and est.get("mode") == "full":
         big = (cap or 0) >= 80
         w.add("next", "先在这张卡上用 LoRA/QLoRA 把流程跑通，确实需要全量训练时再租多卡"
               + ("用 ZeRO-3 切分。" if big else "（或 A100/H100 这类大显存卡）。"),
               "Get the pipeline working with LoRA/QLoRA on this card first; rent several GPUs "
               + ("with ZeRO-3 sharding " if big else "(or large-memory cards such as A100/H100) ")
               + "only if you really need full fine-tuning.")
+    elif est.get("fits") is False and est.get("mode") in ("lora", "qlora") and \
+            (est.get("activations_gb") or 0) > (est.get("model_states_gb") or 0):
+        batch = est.get("batch") or 1
+        accum_zh = f"每卡微批降到 1、梯度累积 {num(batch)} 步（等效 batch 不变），" if batch > 1 else ""
+        accum_en = f"micro-batch 1 with {num(batch)} gradient-accumulation steps (same effective batch), " if batch > 1 else ""
+        w.add("next", f"显存主要花在激活值上：{accum_zh}或缩短序列；logits 缓冲可以用分块交叉熵（如 Liger Kernel）压下来。",
+              f"Activations are what does not fit: use {accum_en}or a shorter sequence; a chunked cross-entropy "
+              "(e.g. Liger Kernel) shrinks the logits buffer.")
+    elif est.get("fits") is False and est.get("mode") != "inference":
+        w.add("next", "可以换更大显存的卡，或者加卡用 ZeRO-3/FSDP 切分。",
+              "Use a larger-memory card, or add GPUs and shard with ZeRO-3/FSDP.")
     elif est.get("fits") is False:
         w.add("next", "可以换更大显存的卡、加卡做并行，或者降低精度（int8/int4 量化）。",
               "Use a larger-memory card, add GPUs, or lower the precision (int8/int4 quantisation).")
     if est.get("model_kind") == "generic":
         w.add("next", "告诉我具体模型名（如 Qwen2.5-7B、Llama-3-8B）、序列长度和 batch，能估得更准。",
               "Name the exact model (e.g. Qwen2.5-7B, Llama-3-8B), sequence length and batch for a tighter figure.")
+    if est.get("mode") == "inference":
+        # a serving engine preallocates: its startup log, not a training-style peak, says what is left for KV
+        w.add("next", "租到后按实际的最长上下文和并发启动推理服务（如 vLLM 的 --max-model-len、--max-num-seqs），"
+              "看启动日志里给 KV cache 留了多少显存、能同时放下多少请求。",
+              "Once rented, start the server with your real maximum context and concurrency (vLLM: --max-model-len, "
+              "--max-num-seqs) and read the KV-cache memory and maximum concurrency it reports at startup.")
+        return
     w.add("next", "租到机器后先跑几步，用 torch.cuda.max_memory_allocated() 对照实际峰值。",
           "Once rented, run a few steps and check the real peak with torch.cuda.max_memory_allocated().")
 

@@ -41,6 +41,7 @@ def renderer(name: str, *, grouped: bool = False) -> Callable[[Renderer], Render
 def render(w: Writer, intent: str, slots: Slots, answered: list[ToolResult], all_results: list[ToolResult],
            question: str, carried: bool) -> None:
     ctx = Context(intent, slots, all_results, question, carried)
+    w.pretrain = slots.mode == "pretrain"   # type: ignore[attr-defined]
     if carried:
         carried_note(w, slots)
     done: set[str] = set()
@@ -186,6 +187,8 @@ def plural(n: Any, word: str, words: str | None = None) -> str:
 
 def mode_label(w: Writer, mode: Any) -> str:
     zh, en = _MODE_LABEL.get(str(mode), (str(mode), str(mode)))
+    if mode == "full" and getattr(w, "pretrain", False):
+        en = "full training from scratch"   # the memory tools size pre-training as full training
     return w.t(zh, en)
 
 

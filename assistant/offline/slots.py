@@ -124,8 +124,12 @@ _MODE_PATTERNS: list[tuple[str, str]] = [
     (r"lora|peft|adapter", "lora"),
     (r"预训练|从头训|从零训|pre-?train(?:ing)?|from scratch", "pretrain"),
     (r"全量|全参|全部参数|full[\s\-]*(?:param(?:eter)?s?[\s\-]*)?(?:fine[\s\-]*tun\w*|ft|train\w*|sft)|"
-     r"fully[\s\-]*(?:fine[\s\-]*tun\w*|train\w*)|\bfull\b|\bsft\b", "full"),
-    (r"推理|部署|上线|serving|\bserve\b|inference|infer\b|vllm|sglang|跑起来|对外提供服务|api服务|聊天服务",
+     r"fully[\s\-]*(?:fine[\s\-]*tun\w*|train\w*)|\bsft\b|"
+     # "full" alone is full training, but not "full deployment" (满血部署: the whole model served),
+     # "full precision", "full model", "full context", "full node" …
+     r"\bfull\b(?![\s\-]*(?:deploy|inference|infer|serv|precision|model|version|context|node|server|machine|"
+     r"blood|load|speed|power|price|month|week|day|year|time|list|size|bandwidth|nvlink|mesh))", "full"),
+    (r"推理|部署|上线|serving|\bserve\b|deploy\w*|inference|infer\b|vllm|sglang|跑起来|对外提供服务|api服务|聊天服务",
      "inference"),
 ]
 _MODE_RES = [(re.compile(p, re.I), v) for p, v in _MODE_PATTERNS]
@@ -177,6 +181,7 @@ _CUE_PATTERNS: dict[str, str] = {
     "price": r"多少钱|价格|价钱|租金|费用|月租|日租|包月|按小时|报价|贵|便宜|划算|price|cost|how much.*(?:rent|per|month|hour|day)|"
              r"expensive|cheaper|"
              r"rental|rent (?:an?|one|two|\d+)\b.*\b(?:for|per)\b|per hour|per month|hourly|monthly|cheap|"
+             r"\brent\b.*\bhow much|how much\b.*\brent\b|"
              r"一个月|每小时|一小时|每月|元/",
     "compare": r"对比|比较|区别|哪个|性价比|还是|选哪|vs\.?|versus|compare|comparison|difference|"
                r"better|which (?:one|is|should)|差别|差多少|差异",
@@ -200,6 +205,8 @@ _CUE_PATTERNS: dict[str, str] = {
             r"training time|time to train|wall[\s\-]*clock|gpu[\s\-]*hours|卡时|机时",
     "plan": r"怎么配|如何配|配置方案|什么配置|推荐.*(?:配置|方案|卡)|方案|怎么选|如何选|选什么|租什么|用什么卡|"
             r"哪种卡|选卡|配什么|用啥卡|啥卡|什么卡|哪张卡|哪款卡|最便宜的卡|which (?:card|gpu) is cheapest|cheapest (?:card|gpu)|"
+            r"cheapest (?:way|setup|option|config\w*|plan|hardware)|most cost[\s-]*effective (?:way|setup|option)|"
+            r"最便宜的(?:方案|配置|办法|做法)|最省钱的|"
             r"plan\b|recommend|which gpus? should|what (?:gpu|setup|config)|suggest|"
             r"best (?:gpu|option|setup|config)|configuration|setup for|budget",
     "suitability": r"(?:适合|适不适合|合适|适用于?|能不能用来|好不好用来?|行不行)\s*(?:做|用来|拿来)?\s*(?:训练|推理|部署|微调)|"
@@ -213,7 +220,8 @@ _CUE_PATTERNS: dict[str, str] = {
                   r"how many (?:parameters|params|layers)|architecture|layers does|hidden size|kv heads|vocab|"
                   r"config of|参数是多少",
     "interconnect": r"nvlink|nvswitch|pcie|sxm|infiniband|\bib\b|roce|rdma|互联|多卡通信|卡间通信|通信带宽|"
-                    r"all[\s\-_]*reduce|网络|带宽瓶颈|interconnect|network|多机|two nodes|multi[\s\-]*node|两台",
+                    r"all[\s\-_]*reduce|网络|带宽瓶颈|interconnect|network|多机|two nodes|multi[\s\-]*node|两台|"
+                    r"\d+\s*gbe\b|\bgbe\b|ethernet|以太网|\b(?:\d+|two|three|four|several|multiple)\s+nodes\b",
     "delivery": r"验收|交付|以次充好|验机|检查服务器|拿到机器|新机器|刚租|检查清单|checklist|acceptance|verify (?:the )?"
                 r"(?:server|machine|gpus?)|just rented|delivery|what should i check|really has|paid for|"
                 r"(?:check|verify) (?:that )?(?:a |the |my )?rented|货不对板|是不是真的",
@@ -234,7 +242,7 @@ _DOMAIN_RE = re.compile(
     r"pytorch|torch|vllm|kv\s*cache|利用率|utili[sz]|以次充好|验收|服务商|云厂商|数据加载|dataloader|"
     r"num_workers|掉卡|nvme|ssd|分布式|distributed|adam|收敛|converge|lora|量化|checkpoint|检查点|nccl|"
     r"dmesg|驱动|cuda|flash\s*attention|vllm|sglang|tensor\s*core|张量并行|流水线并行|数据并行|"
-    r"机器|server|节点|node|all[\s_-]*reduce|busbw|algbw|nccl-tests", re.I)
+    r"机器|server|节点|node|all[\s_-]*reduce|busbw|algbw|nccl-tests|(?<![a-z])[mh]fu(?![a-z])|算力利用率|gpu[\s-]*hours?|卡时", re.I)
 _OUT_OF_SCOPE_RE = re.compile(
     r"天气|weather|诗|poem|poetry|笑话|joke|股票|stock price|菜谱|recipe|翻译一下|translate|小说|novel|"
     r"歌词|lyrics|足球|football|soccer|电影|movie|星座|horoscope|彩票|lottery|写一篇|写一首|write (?:a|me a) "
@@ -250,6 +258,7 @@ class Slots:
     gpus: list[str] = field(default_factory=list)   # canonical names, in order of mention
     gpu_memory_gb: int | None = None    # "A100 80G" → 80
     gpu_form: str | None = None         # SXM / PCIE / NVL
+    gpu_alt_memory_gb: int | None = None   # "A100 40G vs 80G": the other memory size of the same card
     gpu_count: int | None = None
     vram_gb: float | None = None        # "24G显存" / "a 48GB card" with no GPU named
     nodes: int | None = None
@@ -277,6 +286,7 @@ class Slots:
     algbw_gbs: float | None = None      # "algbw 120 GB/s" (nccl-tests) → busbw question
     collective: str | None = None       # all_reduce | all_gather | reduce_scatter | alltoall | broadcast | reduce
     gpu_hours: float | None = None      # "1,720,320 A100 GPU-hours" (a published run → implied MFU)
+    measured_busbw_gbs: float | None = None   # "my all_reduce busbw is 18 GB/s" — the user's own measurement
     is_log: bool = False
     invalid: list[tuple[str, str]] = field(default_factory=list)   # (zh, en) input a person must fix
     out_of_scope: bool = False
@@ -383,7 +393,7 @@ def extract(question: str) -> Slots:
     return copy.deepcopy(_extract_cached(question or ""))
 
 
-@functools.lru_cache(maxsize=128)
+@functools.lru_cache(maxsize=32)   # a chat re-reads its recent turns; 32 × 200k chars at most
 def _extract_cached(question: str) -> Slots:
     return _extract(question)
 
@@ -449,6 +459,7 @@ def _extract(question: str) -> Slots:
     if not s.is_log:
         work = _extract_conversion(work, s)
         work = _extract_algbw(work, s)
+        work = _extract_measured_busbw(work, s)
     m = re.search(r"(?P<num>\d{1,3})\s*(?:g|gb|gib)\s*(?:的)?\s*(?:显存|的卡|的显卡|显卡|卡|vram|memory|card|gpu)", work, re.I)
     # "on 24GB", "用24G跑", "24GB能跑多长上下文": a memory size standing for the card
     m = m or re.search(r"(?:\bon|\bwith|用|在)\s*(?:an?\s+|one\s+)?(?P<num>\d{1,3})\s*(?:g|gb)(?![a-z0-9])", work, re.I) \
@@ -480,7 +491,7 @@ def _extract(question: str) -> Slots:
 
     # --- concurrency: 并发 32 / 32 concurrent users -------------------------------------------
     m = re.search(r"(?:并发|concurrency|concurrent(?: users| requests)?)\s*(?:[:=：是为]|of)?\s*(?P<num>\d+)|"
-                  r"(?P<num2>\d+)\s*(?:路)?\s*(?:并发|concurrent|users|个用户|路)", work, re.I)
+                  r"(?P<num2>\d+)\s*(?:路|个)?\s*(?:并发|concurrent|users|个用户|用户|路)", work, re.I)
     if m:
         s.concurrency = int(m.group("num") or m.group("num2"))
         work = _blank(work, m)
@@ -618,6 +629,13 @@ def _extract_gpus(work: str, s: Slots) -> str:
         per = int(m.group("per"))
         if nodes and 1 <= nodes <= 1024 and 1 <= per <= 16 and s.nodes in (None, nodes):
             s.nodes, s.gpu_count = nodes, nodes * per
+    if len(s.gpus) == 1 and s.gpu_memory_gb:
+        # "a100 40g vs 80g" / 「A100 40G 还是 80G」: one card, two memory sizes to weigh
+        m = re.search(rf"{s.gpu_memory_gb}\s*g(?:b|ib)?\s*(?:vs\.?|versus|or|还是|和|与|对比|/)\s*(?:the\s+)?"
+                      r"(?P<alt>\d{2,3})\s*g(?:b|ib)?(?![a-z0-9])", work, re.I)
+        if m and int(m.group("alt")) != s.gpu_memory_gb:
+            s.gpu_alt_memory_gb = int(m.group("alt"))
+            work = _blank(work, m)
     work = _GPU_RE.sub(lambda mm: " " * (mm.end() - mm.start()), work)
     return work
 
@@ -703,6 +721,20 @@ def _extract_algbw(work: str, s: Slots) -> str:
         if re.search(pattern, work, re.I):
             s.collective = name
             break
+    return _blank(work, m)
+
+
+_BUSBW_RE = re.compile(r"(?:busbw|bus bandwidth|总线带宽)\s*(?:(?:is|was|=|:|of|only|just|at|reads?|shows?|reported|"
+                       r"about|around|~|≈|只有|才|是|为|约|大概|大约|仅)\s*)*(?P<num>\d+(?:\.\d+)?)\s*gb\s*/\s*s|"
+                       r"(?P<num2>\d+(?:\.\d+)?)\s*gb\s*/\s*s\s*(?:的)?\s*(?:busbw|bus bandwidth|总线带宽)", re.I)
+
+
+def _extract_measured_busbw(work: str, s: Slots) -> str:
+    """The user's own nccl-tests result quoted in words ("busbw is 18 GB/s on 8x A100 SXM, normal?")."""
+    m = _BUSBW_RE.search(work)
+    if not m:
+        return work
+    s.measured_busbw_gbs = float(m.group("num") or m.group("num2"))
     return _blank(work, m)
 
 
