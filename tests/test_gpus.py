@@ -174,3 +174,53 @@ def test_known_family_at_an_unknown_memory_size_says_what_exists() -> None:
     with pytest.raises(ToolInputError) as err:
         resolve_gpu("4090 48G")
     assert "24GB" in err.value.en and "24GB" in err.value.zh
+
+
+# ---------------------------------------------------------------- nvidia-smi memory totals -------
+# Totals as printed by nvidia-smi on genuine cards, read from public logs (each row's nvidia_smi_total_source):
+# RTX 4090 24564 MiB (vllm-project/vllm#7553), RTX 3090 24576 MiB (noonghunna/club-3090#390),
+# H100 80GB HBM3 81559 MiB (NVIDIA/nccl#1264), A100 80GB 81920 MiB and A100 40GB 40960 MiB, L40S 46068 MiB
+# (modal-labs/modal-client PR #2797), A800-SXM4-80GB 81920 MiB (dexmal/dexbotic#41). H20: none found → null.
+@pytest.mark.parametrize(("name", "mib"), [("RTX 4090", 24564), ("RTX 3090", 24576), ("H100 SXM", 81559),
+                                           ("A100 80GB SXM", 81920), ("A100 40GB SXM", 40960), ("L40S", 46068),
+                                           ("A800 80GB SXM", 81920)])
+def test_nvidia_smi_totals_are_the_cited_ones(name: str, mib: int) -> None:
+    spec = resolve_gpu(name)
+    assert spec.nvidia_smi_total_mib == mib
+    assert spec.nvidia_smi_total_source and "#" in spec.nvidia_smi_total_source
+
+
+def test_uncited_nvidia_smi_total_stays_null() -> None:
+    assert resolve_gpu("H20").nvidia_smi_total_mib is None
+    for g in all_gpus():
+        assert (g.nvidia_smi_total_mib is None) == (g.nvidia_smi_total_source is None), g.id
+
+
+def _check(gpu: str, value: float, unit: str = "auto") -> dict:
+    return run_tool("check_reported_memory", {"gpu": gpu, "seen_value": value, "seen_unit": unit})
+
+
+def test_4090_showing_23gb_is_normal() -> None:
+    # 24564 MiB / 1024 = 23.988 GiB: truncated it reads "23GB", rounded "24GB" — both a genuine card.
+    for value in (23, 24, 23.99):
+        out = _check("4090", value)
+        assert out["verdict"] == "normal", value
+        assert out["expected_mib"] == 24564 and out["expected_gib"] == 23.99
+    assert _check("4090", 24564)["verdict"] == "normal"          # the raw MiB figure
+    assert _check("4090", 24564, "MiB")["seen_mib_low"] == 24564
+    # the datasheet 24 GB in MiB: 24e9 / 2^20 = 22,888.2
+    assert _check("4090", 23)["datasheet_mib"] == pytest.approx(22888.2, abs=0.1)
+
+
+def test_short_or_oversized_memory_is_flagged() -> None:
+    assert _check("4090", 20)["verdict"] == "suspicious"          # 20 GiB ≈ 20,480 MiB ≪ 24,564
+    assert _check("4090", 16384, "MiB")["verdict"] == "suspicious"
+    assert _check("4090", 48)["verdict"] == "more_than_spec"      # memory-modded 48 GB cards
+    assert _check("H100", 81559, "MiB")["verdict"] == "normal"
+    assert _check("A100 80G", 80, "GB")["verdict"] == "normal"     # 80 GiB read = 81,920 MiB exactly
+
+
+def test_uncited_card_gets_unknown_not_a_guess() -> None:
+    out = _check("H20", 95)
+    assert out["verdict"] == "unknown" and out["expected_mib"] is None
+    assert "gpu-advisor checklist" in out["commands"] and "nvidia-smi -q -d MEMORY" in out["commands"]

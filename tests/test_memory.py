@@ -343,3 +343,31 @@ def test_forgiving_inputs_for_llm_callers():
     assert out["mode"] == "full" and out["optimizer"] == "adamw_8bit" and out["zero_stage"] == 0
     assert out["optimizer_gb"] == pytest.approx(7e9 * 6 / GB, abs=1e-3)  # 4 B master + 2 B 8-bit states
     assert "error" in run_tool("estimate_memory", {"params": "7B", "mode": "bogus"})
+
+
+# ---------------------------------------------------------------- native window vs YaRN ---------
+# Qwen/Qwen2.5-7B-Instruct config.json: max_position_embeddings 32768; its model card ("Processing Long Texts")
+# adds rope_scaling {type: yarn, factor: 4.0, original_max_position_embeddings: 32768} for 32768 × 4 = 131,072.
+def test_qwen25_7b_catalog_records_native_window_and_yarn() -> None:
+    arch = resolve_model("qwen2.5-7b").arch
+    assert arch.native_context == 32768 and arch.context_limit == 32768
+    assert arch.rope_scaled_context == 32768 * 4 == 131072
+    assert "YaRN" in (arch.rope_scaling or "") and "4.0" in arch.rope_scaling
+
+
+def test_qwen25_7b_longest_context_caps_at_native_window_and_mentions_yarn() -> None:
+    out = run_tool("find_max_fit", {"model": "qwen2.5-7b", "gpu": "RTX 4090", "mode": "inference",
+                                    "solve_for": "context"})
+    assert out["max_value"] == 32768 and out["capped_by_model"] is True
+    assert out["native_context"] == 32768 and out["rope_scaled_context"] == 131072
+    # memory alone stops short of 131,072 on a 24 GB card (bf16 KV: 2 × 28 layers × 4 heads × 128 × 2 B
+    # = 56 KiB/token → 131,072 tokens = 7.5 GB of KV on top of 15.2 GB of weights), yet beyond the native window
+    assert 32768 < out["max_with_rope_scaling"] < 131072
+    assert "YaRN" in out["assumptions"][0]["en"] and "32,768" in out["assumptions"][0]["en"]
+
+
+def test_model_without_native_window_still_caps_at_max_position_embeddings() -> None:
+    out = run_tool("find_max_fit", {"model": "qwen2.5-0.5b", "gpu": "A100 80GB", "mode": "inference",
+                                    "solve_for": "context"})
+    assert out["max_value"] == 32768 and out["capped_by_model"] is True   # Qwen2.5-0.5B config.json: 32768
+    assert out["rope_scaled_context"] is None and out["max_with_rope_scaling"] is None

@@ -918,3 +918,51 @@ def test_h100_h800_diff_names_nvlink() -> None:
     a, _ = answer("whats the diff between h100 and h800")
     first = a.text.splitlines()[0]
     assert first.startswith("Almost:") and "900 vs 400 GB/s" in first and "989.4 TFLOPS" in first
+
+
+@pytest.mark.parametrize("q", ["my 4090 shows only 23GB in nvidia-smi, is it fake?",
+                               "我的4090在nvidia-smi里只显示23GB，是不是假卡"])
+def test_4090_23gb_in_nvidia_smi_is_normal_verdict_first(q: str) -> None:
+    # A genuine RTX 4090 prints 24564 MiB in nvidia-smi (vllm-project/vllm#7553); 24564 / 1024 = 23.99 GiB.
+    a, results = answer(q)
+    out = _result(results, "check_reported_memory")
+    assert out["verdict"] == "normal" and out["expected_mib"] == 24564
+    assert a.text.startswith("**正常" if _CJK.search(q) else "**Normal")
+    assert "24,564 MiB" in a.text and "23.99 GiB" in a.text
+    assert "nvidia-smi -q -d MEMORY" in a.text and "gpu-advisor checklist" in a.text
+    _grounded(a.text, q, results)
+
+
+def test_4090_showing_20gb_is_suspicious() -> None:
+    q = "4090 nvidia-smi only shows 20GB, is it fake?"
+    a, results = answer(q)
+    assert _result(results, "check_reported_memory")["verdict"] == "suspicious"
+    assert a.text.startswith("**Suspicious")
+    _grounded(a.text, q, results)
+
+
+def test_qwen25_7b_longest_context_is_native_32k_with_yarn_note() -> None:
+    # Qwen2.5-7B-Instruct config.json: max_position_embeddings 32768; 131,072 only with YaRN (factor 4).
+    q = "Qwen2.5-7B 在 4090 上推理最长能开多长上下文"
+    a, results = answer(q)
+    assert a.text.startswith("RTX 4090") and "32,768 tokens" in a.text.split("\n")[0]
+    assert "YaRN" in a.text and "131,072" in a.text
+    assert "77,406" not in a.text.split("\n")[0]
+    _grounded(a.text, q, results)
+
+
+@pytest.mark.parametrize(("q", "model"), [("how many tokens/s can Llama-3-8B decode on a 4090", "Llama-3-8B"),
+                                          ("4090 跑 qwen2.5-7b 推理每秒多少 token", "Qwen2.5-7B")])
+def test_tokens_per_second_question_gets_decode_band(q: str, model: str) -> None:
+    a, results = answer(q)
+    out = _result(results, "decode_speed")
+    assert out["model"] == model and out["mem_bw_gbs"] == 1008          # RTX 4090 datasheet 1,008 GB/s
+    first = a.text.split("\n")[0]
+    assert "tokens/s" in first and f"{out['tokens_per_s_low']}" in first and f"{out['tokens_per_s_high']}" in first
+    assert "batch 1" in first.lower()
+    assert not _result_names(results) - {"decode_speed"}                # not a memory answer
+    _grounded(a.text, q, results)
+
+
+def _result_names(results: list[ToolResult]) -> set[str]:
+    return {r.name for r in results}

@@ -605,3 +605,29 @@ def test_qa_pass_slot_details() -> None:
     # the "D" suffix needs a standalone D: 4090D / 4090 D, not "4090 difference" or "4090 dual"
     assert analyse("4090 D 多少钱")[1].gpus == ["RTX 4090D"]
     assert analyse("4090 dual setup?")[1].gpus == ["RTX 4090"]
+
+
+# ---------------------------------------------------------------- "nvidia-smi shows only 23GB" / tokens/s ---
+@pytest.mark.parametrize(("q", "seen"), [
+    ("my 4090 shows only 23GB in nvidia-smi, is it fake?", (23.0, "auto")),
+    ("我的4090在nvidia-smi里只显示23GB，是不是假卡", (23.0, "auto")),
+    ("租的A100 80G nvidia-smi 显示 81920MiB 正常吗", (81920.0, "MiB")),   # "80G" is the card's name, not the reading
+])
+def test_reported_memory_question_is_read(q: str, seen: tuple[float, str]) -> None:
+    intent, s, _ = analyse(q)
+    assert intent == "reported_memory" and s.reported_memory == seen
+
+
+@pytest.mark.parametrize("q", ["4090只有24G显存，能全量训练7B吗", "A100 80G 多少钱一个月", "4090 显存多大"])
+def test_plain_memory_questions_are_not_reported_memory(q: str) -> None:
+    assert analyse(q)[0] != "reported_memory"
+
+
+@pytest.mark.parametrize("q", ["how many tokens/s can Llama-3-8B decode on a 4090", "4090 跑 qwen2.5-7b 推理每秒多少 token",
+                               "qwen2.5-7b 在 A100 上的生成速度"])
+def test_tokens_per_second_question_routes_to_decode_speed(q: str) -> None:
+    assert analyse(q)[0] == "decode_speed"
+
+
+def test_training_throughput_is_not_decode_speed() -> None:
+    assert analyse("用8张A100训练7B，吞吐多少 tokens/s，要训多久 1T token")[0] != "decode_speed"

@@ -67,6 +67,9 @@ class GpuSpec(BaseModel):
     price_key: str | None = Field(None, description="row in knowledge/prices.yaml, None = no price data")
     aliases: list[str] = Field(default_factory=list)
     nvidia_smi_names: list[str] = Field(default_factory=list)
+    nvidia_smi_total_mib: int | None = Field(None, description="memory total nvidia-smi prints, MiB (2^20 bytes); "
+                                             "None = no public log cited")
+    nvidia_smi_total_source: str | None = None
     lookup_rank: int = 0
     source: str
     as_of: str
@@ -400,7 +403,96 @@ def gpu_specs(inp: GpuSpecsInput) -> GpuSpecsOutput:
                           ratios=comp.ratios, seed_notes=seed, notes=notes)
 
 
+# ---------------------------------------------------------------- "nvidia-smi shows only 23GB — fake?"
+
+MIB = 2**20
+SeenUnit = Literal["auto", "MiB", "GiB", "GB", "MB"]
+
+
+class ReportedMemoryInput(BaseModel):
+    gpu: str = Field(..., description="the card the user rented, forgiving name: '4090', 'A100 80G', 'H100'")
+    seen_value: float = Field(..., gt=0, description="the memory total the user saw, e.g. 23 (from '23GB') or 24564")
+    seen_unit: SeenUnit = Field("auto", description="unit the user wrote; 'auto' = 'G/GB' as people read nvidia-smi "
+                                "(MiB ÷ 1024, i.e. GiB, often truncated or rounded); values ≥ 1000 are taken as MiB")
+
+
+class ReportedMemoryOutput(BaseModel):
+    gpu: str
+    verdict: Literal["normal", "suspicious", "more_than_spec", "unknown"]
+    expected_mib: int | None = Field(None, description="nvidia-smi total for a genuine card, MiB; None = not cited")
+    expected_gib: float | None = Field(None, description="expected_mib / 1024, GiB")
+    memory_gb: float = Field(description="datasheet memory, decimal GB")
+    datasheet_mib: float = Field(description="memory_gb × 1e9 / 2^20, MiB")
+    seen_mib_low: float = Field(description="lowest MiB the user's figure can stand for")
+    seen_mib_high: float = Field(description="highest MiB the user's figure can stand for")
+    interpretation: Literal["mib", "gb", "gib", "gib_rounded", "gb_or_gib"] = Field(
+        description="how the user's figure was read: MiB, decimal GB, GiB, GiB rounded/truncated, or either GB or GiB")
+    mib_per_gib: int = Field(1024, description="GiB = 1024 MiB (the conversion the answer uses)")
+    source: str | None = None
+    commands: list[str] = Field(default_factory=list, description="what to run to check")
+    notes: list[str] = Field(default_factory=list)
+
+
+def _seen_range_mib(value: float, unit: str) -> tuple[float, float, str]:
+    """MiB interval a displayed figure can mean. "23GB" read off nvidia-smi is 24564 MiB ÷ 1024 = 23.99 GiB,
+    truncated or rounded: an integer GiB figure v covers [v − 0.5, v + 1) GiB."""
+    if unit == "auto":
+        unit = "MiB" if value >= 1000 else "GiB"
+    if unit == "MiB":
+        return value, value, "mib"
+    if unit == "MB":   # nvidia-smi's "MB" before driver 5xx was MiB
+        return value, value, "mib"
+    if unit == "GB":
+        v = value * 1e9 / MIB
+        return v, v, "gb"
+    if float(value).is_integer():
+        return (value - 0.5) * 1024, (value + 1) * 1024, "gib_rounded"
+    return value * 1024 - 5.12, value * 1024 + 10.24, "gib"
+
+
+def check_reported_memory(inp: ReportedMemoryInput) -> ReportedMemoryOutput:
+    """Is the memory total a user saw normal for this card? Compares in MiB with the cited nvidia-smi total."""
+    spec = resolve_gpu(inp.gpu)
+    lo, hi, how = _seen_range_mib(inp.seen_value, inp.seen_unit)
+    # When the user wrote "GB" it may be decimal GB or (far more often) nvidia-smi MiB ÷ 1024: accept both readings.
+    if inp.seen_unit == "GB" and inp.seen_value < 1000:
+        glo, ghi, _ = _seen_range_mib(inp.seen_value, "GiB")
+        lo, hi, how = min(lo, glo), max(hi, ghi), "gb_or_gib"
+    expected = spec.nvidia_smi_total_mib
+    datasheet_mib = spec.memory_gb * 1e9 / MIB
+    tol = 0.01   # 1 %: driver versions differ by a few MiB in reservations
+    commands = ["nvidia-smi -q -d MEMORY", "nvidia-smi --query-gpu=name,memory.total --format=csv",
+                "gpu-advisor checklist"]
+    notes = ["MiB = 2^20 字节，GiB = 2^30，GB = 10^9；nvidia-smi 显示的是 MiB。 / "
+             "MiB = 2^20 bytes, GiB = 2^30, GB = 10^9; nvidia-smi prints MiB."]
+    if expected is None:
+        verdict = "unknown"
+        notes.append(f"没有可引用的 {spec.name} nvidia-smi 显存总数；规格 {spec.memory_gb:g} GB = {datasheet_mib:,.0f} MiB。 / "
+                     f"No cited nvidia-smi total for the {spec.name}; the datasheet {spec.memory_gb:g} GB = "
+                     f"{datasheet_mib:,.0f} MiB.")
+    elif lo <= expected * (1 + tol) and hi >= expected * (1 - tol):
+        verdict = "normal"
+    elif hi < expected * (1 - tol):
+        verdict = "suspicious"
+    else:
+        verdict = "more_than_spec"
+    return ReportedMemoryOutput(
+        gpu=spec.name, verdict=verdict, expected_mib=expected,
+        expected_gib=round(expected / 1024, 2) if expected else None, memory_gb=spec.memory_gb,
+        datasheet_mib=round(datasheet_mib, 1), seen_mib_low=round(lo, 1), seen_mib_high=round(hi, 1),
+        interpretation=how, source=spec.nvidia_smi_total_source, commands=commands, notes=notes)
+
+
 TOOLS = [
+    ToolSpec(
+        name="check_reported_memory",
+        description=("Judge whether the GPU memory total a user saw (e.g. '4090 shows only 23GB in nvidia-smi') is normal: "
+                     "converts the figure (GB/GiB/MiB) to MiB and compares with the cited nvidia-smi total for a genuine "
+                     "card (MiB). Returns verdict normal | suspicious | more_than_spec | unknown, expected_mib, "
+                     "the MiB range the figure stands for, source, and commands to verify."),
+        input_model=ReportedMemoryInput,
+        func=check_reported_memory,
+    ),
     ToolSpec(
         name="gpu_specs",
         description=("Look up 1–4 GPUs (forgiving names, incl. nvidia-smi names and 昇腾910B) and return datasheet specs: "

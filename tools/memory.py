@@ -603,16 +603,33 @@ def _fits(job: MemoryJob, cap: GpuCapacity, model) -> bool:
 
 
 def _length_limit(model, field: str, default: int) -> int:
-    """Sequence/context searches stop at the model's max_position_embeddings when the config gives one."""
-    if field in ("seq_len", "context") and model.arch.max_position_embeddings:
-        return min(default, model.arch.max_position_embeddings)
+    """Sequence/context searches stop at the model's context limit: its native window when the publisher gives
+    one (longer needs rope scaling such as YaRN), else max_position_embeddings."""
+    if field in ("seq_len", "context") and model.arch.context_limit:
+        return min(default, model.arch.context_limit)
     return default
 
 
-def _max_value(job: MemoryJob, cap: GpuCapacity, model, field: str, hi_limit: int) -> int | None:
+def _context_cap_note(arch, limit: int) -> dict:
+    """Why the length stops at `limit`, and whether rope scaling (YaRN) allows more."""
+    if arch.native_context and arch.rope_scaled_context:
+        src = f"（{arch.context_source}）" if arch.context_source else ""
+        src_en = f" ({arch.context_source})" if arch.context_source else ""
+        return _a(f"最长长度封顶于模型的原生上下文 {limit:,} tokens；要到 {arch.rope_scaled_context:,} 需开启 rope scaling："
+                  f"{arch.rope_scaling}{src}",
+                  f"The longest length is capped at the model's native context of {limit:,} tokens; reaching "
+                  f"{arch.rope_scaled_context:,} needs rope scaling: {arch.rope_scaling}{src_en}")
+    return _a(f"最长长度封顶于模型的上下文上限 {limit:,}（max_position_embeddings），显存本身还能容纳更长",
+              f"The longest length is capped at the model's context limit {limit:,} "
+              f"(max_position_embeddings); memory alone would allow more")
+
+
+def _max_value(job: MemoryJob, cap: GpuCapacity, model, field: str, hi_limit: int,
+               model_limit: bool = True) -> int | None:
     """Largest value of `field` that fits (total memory is monotone in it); None if even 1 does not.
-    For lengths the search stops at the model's context limit (max_position_embeddings)."""
-    hi_limit = _length_limit(model, field, hi_limit)
+    For lengths the search stops at the model's context limit unless `model_limit` is False."""
+    if model_limit:
+        hi_limit = _length_limit(model, field, hi_limit)
     def ok(v: int) -> bool:
         return _fits(job.model_copy(update={field: v}), cap, model)
     if not ok(1):
@@ -693,11 +710,9 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         else:
             max_batch = _max_value(inp, cap, model, "batch", 1 << 16)
             max_seq = _max_value(inp, cap, model, "seq_len", 1 << 24)
-        limit = model.arch.max_position_embeddings
+        limit = model.arch.context_limit
         if limit and max_seq == limit:
-            assumptions.append(_a(f"最长长度封顶于模型的上下文上限 {limit:,}（max_position_embeddings），显存本身还能容纳更长",
-                                  f"The longest length is capped at the model's context limit {limit:,} "
-                                  f"(max_position_embeddings); memory alone would allow more"))
+            assumptions.append(_context_cap_note(model.arch, limit))
     assumptions.append(_a("单位：GB = 10^9 字节，GiB = 2^30 字节；真实运行与估算通常相差 ±10–20%",
                           "Units: GB = 10^9 bytes, GiB = 2^30 bytes; real runs typically differ by ±10–20%"))
     gib = {k: _round(v / GiB) for k, v in {
@@ -848,8 +863,13 @@ class FindMaxFitOutput(BaseModel):
     gpu_memory_gb: float
     solve_for: str
     max_value: int | None = Field(description="largest value that fits; null if even 1 does not")
-    capped_by_model: bool = Field(False, description="true when the model's max_position_embeddings, not memory, "
-                                                     "set the limit")
+    capped_by_model: bool = Field(False, description="true when the model's context limit (native window, else "
+                                                     "max_position_embeddings), not memory, set the limit")
+    native_context: int | None = Field(None, description="the model's native window when capped by it (tokens)")
+    rope_scaled_context: int | None = Field(None, description="longest context with the publisher's rope scaling "
+                                            "(e.g. YaRN), tokens")
+    max_with_rope_scaling: int | None = Field(None, description="longest length memory allows up to "
+                                              "rope_scaled_context, tokens (same settings)")
     estimate: EstimateMemoryOutput | None
     summary: dict[str, str]
     assumptions: list[dict[str, str]]
@@ -881,15 +901,23 @@ def find_max_fit(inp: FindMaxFitInput) -> FindMaxFitOutput:
                                                 "a larger GPU")],
                                 sources=[SOURCES["zero"], SOURCES["vllm"]])
     est = estimate_memory(EstimateMemoryInput.model_validate({**job.model_dump(), field: value, "gpu": inp.gpu}))
-    capped = field in ("seq_len", "context") and value == model.arch.max_position_embeddings
+    capped = field in ("seq_len", "context") and value == model.arch.context_limit
+    assumptions = list(est.assumptions)
+    if capped:
+        note = _context_cap_note(model.arch, value)
+        assumptions = [note] + [a for a in assumptions if a != note]
+    arch = model.arch
+    scaled = arch.rope_scaled_context if capped and arch.native_context == value else None
+    with_scaling = _max_value(job, cap, model, field, scaled, model_limit=False) if scaled else None
     return FindMaxFitOutput(
         gpu=cap.name, gpu_memory_gb=cap.memory_gb, solve_for=field, max_value=value, estimate=est,
-        capped_by_model=capped,
+        capped_by_model=capped, native_context=arch.native_context if scaled else None,
+        rope_scaled_context=scaled, max_with_rope_scaling=with_scaling,
         summary=_a(f"{cap.name} 上最大{zh_n}约 {value:,}（每卡 {est.total_gb:.1f} GB）"
                    + ("，已到模型的上下文上限" if capped else ""),
                    f"Largest {en_n} on {cap.name}: about {value:,} ({est.total_gb:.1f} GB per GPU)"
                    + ("; this is the model's context limit" if capped else "")),
-        assumptions=est.assumptions, sources=est.sources)
+        assumptions=assumptions, sources=est.sources)
 
 
 def _tools():

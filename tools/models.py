@@ -45,6 +45,12 @@ class Architecture(BaseModel):
     norm_bias: bool = False
     qk_norm: bool = False
     max_position_embeddings: int | None = None
+    # Native window when the publisher says longer contexts need rope scaling (Qwen2.5: 32,768 native,
+    # 131,072 only with YaRN factor 4) — the limit a plain deployment has; None = max_position_embeddings.
+    native_context: int | None = None
+    rope_scaled_context: int | None = Field(None, description="longest context the publisher supports with rope scaling")
+    rope_scaling: str | None = Field(None, description="how, e.g. 'YaRN factor 4.0 (original_max_position_embeddings 32768)'")
+    context_source: str | None = None
     # Mixture of experts
     num_experts: int = 0
     experts_per_token: int = 0
@@ -66,6 +72,11 @@ class Architecture(BaseModel):
     # Parameters outside the text decoder (vision tower, MTP module) that the published total includes
     extra_params: int = 0
     extra_params_note: str | None = None
+
+    @property
+    def context_limit(self) -> int | None:
+        """Longest context without rope scaling: the native window when published, else max_position_embeddings."""
+        return self.native_context or self.max_position_embeddings
 
     @property
     def is_moe(self) -> bool:

@@ -32,6 +32,8 @@ NO_DATA = "no_data"
 INVALID = "invalid"
 CONVERT = "convert"            # "80GB 等于多少 GiB"
 BUSBW = "busbw"                # "algbw 120 GB/s on 8 GPUs: what busbw?"
+DECODE_SPEED = "decode_speed"   # "how many tokens/s can Llama-3-8B decode on a 4090"
+REPORTED_MEMORY = "reported_memory"   # "my 4090 shows only 23GB in nvidia-smi, is it fake?"
 IMPLIED_MFU = "implied_mfu"    # "1,720,320 A100 GPU-hours on 2T tokens: what MFU?"
 
 
@@ -52,12 +54,17 @@ def choose_intent(s: Slots) -> str:
         return INVALID   # say what cannot be right instead of computing with it
     if "no_data" in cues:
         return NO_DATA   # electricity bills etc.: no tool has the data (a rental price would mislead)
+    if s.reported_memory and s.gpus and not has_size:
+        return REPORTED_MEMORY
     if s.convert and not has_size:
         return CONVERT
     if s.algbw_gbs and (s.gpu_count or 0) >= 1:
         return BUSBW
     if s.gpu_hours and s.tokens and has_size and s.gpus and ("mfu" in cues or "time" not in cues):
         return IMPLIED_MFU
+    if "decode_speed" in cues and has_size and not s.training and s.mode in (None, "inference") \
+            and not s.concurrency and "plan" not in cues:
+        return DECODE_SPEED
     if "delivery" in cues and not has_size:
         return DELIVERY
     if "diagnose" in cues and not has_size and not s.gpus:
@@ -129,6 +136,16 @@ def build_calls(intent: str, s: Slots, question: str) -> list[ToolCall]:
     if intent == CONVERT:
         value, src, dst = s.convert  # type: ignore[misc]
         add("convert_units", value=value, from_unit=src, to_unit=dst)
+        return calls
+    if intent == DECODE_SPEED:
+        for gpu in (s.gpus or [DEFAULT_GPU])[:2]:
+            add("decode_speed", **model_args(s), gpu=_gpu_arg(s, gpu) if s.gpus else gpu,
+                precision=s.precision if s.precision in ("bf16", "fp16", "fp8", "int8", "int4") else "bf16",
+                context=s.context or 4096, gpus=s.gpu_count or 1)
+        return calls
+    if intent == REPORTED_MEMORY:
+        value, unit = s.reported_memory  # type: ignore[misc]
+        add("check_reported_memory", gpu=_gpu_arg(s), seen_value=value, seen_unit=unit)
         return calls
     if intent == BUSBW:
         add("busbw_from_algbw", algbw_gbs=s.algbw_gbs, n_gpus=s.gpu_count, op=s.collective or "all_reduce")

@@ -550,3 +550,61 @@ def interconnect_advice(w: Writer, r: ToolResult, ctx: Context) -> None:
     if not ctx.slots.measured_busbw_gbs:   # a measured figure was just compared above
         w.add("next", "租到后跑 nccl-tests 的 all_reduce_perf，把输出贴给我，我对照预期 busbw 帮你判断。",
               "Once rented, run nccl-tests all_reduce_perf and paste the output; I will compare it with the expected busbw.")
+
+
+# ---------------------------------------------------------------- check_reported_memory ---------
+_READ_AS = {
+    "gib_rounded": ("按 nvidia-smi 的 MiB ÷ 1024（GiB，四舍五入或截断）理解——人们常这样把 MiB 说成「G」",
+                    "was read as nvidia-smi MiB ÷ 1024 (GiB, rounded or truncated) — how people usually turn the "
+                    "MiB figure into 'GB'"),
+    "gib": ("按 GiB 理解", "was read as GiB"),
+    "gb": ("按十进制 GB 理解", "was read as decimal GB"),
+    "gb_or_gib": ("按十进制 GB 或 GiB 两种读法都算了", "was read both as decimal GB and as GiB"),
+    "mib": ("就是 MiB，可以直接比", "is already in MiB and compares directly"),
+}
+
+
+@renderer("check_reported_memory")
+def check_reported_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
+    """Verdict first: is the memory total the user saw what a genuine card shows in nvidia-smi?"""
+    res = r.result
+    name = _short_gpu({"name": res.get("gpu")})
+    exp, lo, hi = res.get("expected_mib"), res.get("seen_mib_low") or 0, res.get("seen_mib_high") or 0
+    seen = f"{num(round(lo))} MiB" if abs(hi - lo) < 1 else f"{num(round(lo))}–{num(round(hi))} MiB"
+    verdict = res.get("verdict")
+    if verdict == "normal":
+        w.add("verdict", f"**正常，不是假卡的迹象。** 正品 {name} 在 nvidia-smi 里显示 {num(exp)} MiB（= {res['expected_gib']} GiB），"
+                         f"你看到的数字约合 {seen}，对得上。",
+              f"**Normal — not a sign of a fake card.** A genuine {name} shows {num(exp)} MiB in nvidia-smi "
+              f"(= {res['expected_gib']} GiB); your figure is about {seen}, which matches.")
+    elif verdict == "suspicious":
+        w.add("verdict", f"**可疑：比正品少。** 正品 {name} 在 nvidia-smi 里显示 {num(exp)} MiB（= {res['expected_gib']} GiB），"
+                         f"你看到的约 {seen}，明显偏少，可能不是这张卡或显存被改过。请按下面的命令核对并截图给服务商。",
+              f"**Suspicious: less than a genuine card.** A genuine {name} shows {num(exp)} MiB in nvidia-smi "
+              f"(= {res['expected_gib']} GiB); yours is about {seen}, clearly short — it may be another card or a "
+              f"modified one. Check with the commands below and send the output to the provider.")
+    elif verdict == "more_than_spec":
+        w.add("verdict", f"**比正品多，和规格不符。** 正品 {name} 显示 {num(exp)} MiB，你看到的约 {seen}：可能是改装扩容卡"
+                         "（如 48GB 改版 4090）或别的型号，驱动兼容和保修要问清楚。",
+              f"**More than a genuine card — does not match the spec.** A genuine {name} shows {num(exp)} MiB; yours "
+              f"is about {seen}: possibly a memory-modded card (e.g. a 48 GB 4090) or another model; ask about "
+              "driver support and warranty.")
+    else:
+        w.add("verdict", f"**无法判断：** 我没有 {name} 在 nvidia-smi 里的显存总数的可引用数据（规格 {num(res.get('memory_gb'))} GB "
+                         f"= {num(round(res.get('datasheet_mib') or 0))} MiB），不编数字。你看到的约 {seen}。",
+              f"**Can't tell:** I have no cited nvidia-smi memory total for the {name} (datasheet "
+              f"{num(res.get('memory_gb'))} GB = {num(round(res.get('datasheet_mib') or 0))} MiB), and I won't guess. "
+              f"Your figure is about {seen}.")
+    read_as = _READ_AS.get(res.get("interpretation") or "", ("", ""))
+    w.add("numbers", f"单位：GB = 10^9 字节，GiB = 2^30，MiB = 2^20；nvidia-smi 打印的是 MiB。规格上的 {num(res.get('memory_gb'))} GB "
+                     f"= {num(round(res.get('datasheet_mib') or 0))} MiB；你的数字{read_as[0]}。",
+          f"Units: GB = 10^9 bytes, GiB = 2^30, MiB = 2^20; nvidia-smi prints MiB. The datasheet's "
+          f"{num(res.get('memory_gb'))} GB = {num(round(res.get('datasheet_mib') or 0))} MiB; your figure {read_as[1]}.")
+    w.add("next", "运行 `nvidia-smi -q -d MEMORY`，看 FB Memory Usage 下的 Total（MiB），和上面正品的 MiB 数逐位比较；"
+                  "`nvidia-smi --query-gpu=name,memory.total --format=csv` 一次列出每张卡。",
+          "Run `nvidia-smi -q -d MEMORY` and compare FB Memory Usage → Total (MiB) with the genuine figure above; "
+          "`nvidia-smi --query-gpu=name,memory.total --format=csv` lists every card at once.")
+    w.add("next", "运行 `gpu-advisor checklist`，生成完整的验机脚本（型号、显存、带宽、互联、跑一遍压力测试）。",
+          "Run `gpu-advisor checklist` for a full acceptance script (model, memory, bandwidth, links, a burn-in run).")
+    if res.get("source"):
+        w.add("assumptions", f"正品显存总数来源：{res['source']}", f"Genuine-card total from: {res['source']}")

@@ -511,6 +511,14 @@ def find_max_fit(w: Writer, r: ToolResult, ctx: Context) -> None:
     if value:
         w.add("verdict", f"{cat_words(where_zh, '上')}{zh}约 {num(value)}{unit_zh}。",
               f"On {where_en}, the {en} is about {num(value)}{unit_zh}.")
+        if res.get("capped_by_model"):
+            w.add("verdict", "这是模型本身的上下文上限，不是显存不够。", "That is the model's own context limit, not memory.")
+            scaled, more = res.get("rope_scaled_context"), res.get("max_with_rope_scaling")
+            if scaled and more:
+                w.add("verdict", f"开启 YaRN rope scaling 后模型最长可到 {num(scaled)} tokens；同样设置下显存能放下约 "
+                                 f"{num(more)} tokens。",
+                      f"With YaRN rope scaling the model goes up to {num(scaled)} tokens; with the same settings memory "
+                      f"holds about {num(more)} tokens.")
     else:
         serving = (r.args.get("mode") or "") == "inference"
         w.add("verdict", f"单张 {card}{' 的卡' if bare else ' '}上连最小的配置都放不下，" +
@@ -558,3 +566,31 @@ def lookup_model(w: Writer, r: ToolResult, ctx: Context) -> None:
               f"Architecture from {res['source']} (as of {res.get('as_of', '')})")
     w.add("next", "想知道它要多少显存，可以问「这个模型全量训练/LoRA/推理要多少显存」。",
           "To size it, ask \"how much memory for full fine-tuning / LoRA / inference of this model?\"")
+
+
+# ---------------------------------------------------------------- decode_speed -----------------
+@renderer("decode_speed")
+def decode_speed(w: Writer, r: ToolResult, ctx: Context) -> None:
+    """Band first, then what it rests on: batch 1, memory-bound, η_bw range."""
+    res = r.result
+    card = str(res.get("gpu") or "").replace("NVIDIA ", "").replace("GeForce ", "")
+    lo, mid, hi = res.get("tokens_per_s_low"), res.get("tokens_per_s_mid"), res.get("tokens_per_s_high")
+    model = res.get("model")
+    w.add("verdict", f"{model} 在 {card} 上单条序列（batch 1）解码约 **{num(lo)}–{num(hi)} tokens/s**（中值 {num(mid)}），"
+                     f"即每个 token {num(res.get('ms_per_token_low'))}–{num(res.get('ms_per_token_high'))} ms。",
+          f"{model} on the {card} decodes about **{num(lo)}–{num(hi)} tokens/s** for a single sequence (batch 1; "
+          f"mid {num(mid)}), i.e. {num(res.get('ms_per_token_low'))}–{num(res.get('ms_per_token_high'))} ms per token.")
+    w.add("numbers", f"每个 token 读取 {num(res.get('bytes_per_step_gb'))} GB（权重 {num(res.get('weights_read_gb'))} GB + "
+                     f"KV 缓存 {num(res.get('kv_read_gb'))} GB，上下文 {num(res.get('context'))} token）；显存带宽 "
+                     f"{num(res.get('mem_bw_gbs'))} GB/s × η {num(res.get('eta_low'))}–{num(res.get('eta_high'))} ÷ "
+                     f"{num(res.get('bytes_per_step_gb'))} GB = {num(lo)}–{num(hi)} tokens/s",
+          f"Each token reads {num(res.get('bytes_per_step_gb'))} GB (weights {num(res.get('weights_read_gb'))} GB + "
+          f"KV cache {num(res.get('kv_read_gb'))} GB at a {num(res.get('context'))}-token context); bandwidth "
+          f"{num(res.get('mem_bw_gbs'))} GB/s × η {num(res.get('eta_low'))}–{num(res.get('eta_high'))} ÷ "
+          f"{num(res.get('bytes_per_step_gb'))} GB = {num(lo)}–{num(hi)} tokens/s")
+    for a in (res.get("assumptions") or [])[:5]:
+        if isinstance(a, dict):
+            w.add("assumptions", a.get("zh", ""), a.get("en", ""))
+    w.add("next", "int8/int4 量化（AWQ/GPTQ）读的字节更少，单条速度近似按比例提高；多条并发的总吞吐问「并发 N 路怎么配」。",
+          "int8/int4 quantisation (AWQ/GPTQ) reads fewer bytes, so single-stream speed rises roughly in proportion; "
+          "for total throughput with N concurrent users ask how to serve N concurrent requests.")

@@ -214,6 +214,9 @@ _CUE_PATTERNS: dict[str, str] = {
                    r"(?:good|suitable|ok|fit|worth it|any good) for (?:training|inference|serving|fine[\s-]*tuning)",
     "allreduce": r"all[\s_-]*reduce\b(?!_perf)|梯度同步|gradient sync|同步一次梯度",
     "trainable": r"trainable param|可训练参数|可训练的参数",
+    "decode_speed": r"tokens?\s*/\s*s\b|tok\s*/\s*s\b|tokens? per second|tokens? a second|tps\b|"
+                    r"每秒(?:能|可以)?(?:生成|输出|吐|出)?\s*(?:多少|几个?)\s*(?:个)?\s*(?:token|词元|字)|"
+                    r"(?:解码|生成|推理|输出)速度|decode speed|decoding speed|generation speed|how fast .*(?:decode|generate)",
     "mfu": r"\bmfu\b|算力利用率|flops utili[sz]ation|model flops",
     "no_data": r"电费|电价|electricity|power bill|电力成本",
     "model_info": r"几层|多少层|层数|架构|结构|参数量是多少|有多少参数|多少个参数|kv\s*头|注意力头|词表|隐藏维度|"
@@ -287,6 +290,7 @@ class Slots:
     collective: str | None = None       # all_reduce | all_gather | reduce_scatter | alltoall | broadcast | reduce
     gpu_hours: float | None = None      # "1,720,320 A100 GPU-hours" (a published run → implied MFU)
     measured_busbw_gbs: float | None = None   # "my all_reduce busbw is 18 GB/s" — the user's own measurement
+    reported_memory: tuple[float, str] | None = None   # "nvidia-smi 只显示 23GB，是假卡吗" → (23, "auto")
     is_log: bool = False
     invalid: list[tuple[str, str]] = field(default_factory=list)   # (zh, en) input a person must fix
     out_of_scope: bool = False
@@ -411,6 +415,7 @@ def _extract(question: str) -> Slots:
     s.out_of_scope = bool(_OUT_OF_SCOPE_RE.search(text))
     s.in_domain = bool(_DOMAIN_RE.search(text)) or s.is_log
     work = text
+    work = _extract_reported_memory(work, s)
 
     # --- the user's own price quotes: 按小时 2 元 / 2元/小时 / ¥5 per hour / 包月 1200 元 / ¥3,000 per month --
     work = _extract_quotes(work, s)
@@ -568,6 +573,30 @@ _QUOTE_RES = {  # (prefix form "包月 1200 元", suffix form "1200元/月") per
     "monthly_quote_cny": (re.compile(rf"(?:包月|月租|每月|一个月|按月)\s*(?:是|要|收)?\s*{_MONEY}", re.I),
                           re.compile(rf"{_MONEY_MARKED}\s*(?:/|每|一|per|an?)\s*(?:个?月|month)", re.I)),
 }
+
+
+_SHOWN_RE = re.compile(r"nvidia[\s-]*smi|\bsmi\b|显示|识别|看到|查到|shows?\b|showing|reports?\b|reporting|"
+                       r"displays?\b|says\b|\bsee\b|torch\.cuda", re.I)
+_DOUBT_RE = re.compile(r"假|fake|正常|normal|少了|缩水|missing|less than|\bonly\b|只|才|为什么|\bwhy\b|是不是|"
+                       r"genuine|legit|scam|骗|以次充好|real\b", re.I)
+_SHOWN_MEM_RE = re.compile(r"(?<![0-9a-z.])(\d+(?:\.\d+)?)\s*(mib|gib|gb|mb|g)(?![a-z0-9])", re.I)
+
+
+def _extract_reported_memory(work: str, s: Slots) -> str:
+    """"my 4090 shows only 23GB in nvidia-smi, is it fake?": the figure the user saw, read after the word
+    that says it was displayed (so "A100 80G" before it stays the card's name)."""
+    shown = _SHOWN_RE.search(work)
+    if not shown or not _DOUBT_RE.search(work):
+        return work
+    m = _SHOWN_MEM_RE.search(work, shown.start()) or None
+    if not m:
+        before = list(_SHOWN_MEM_RE.finditer(work[:shown.start()]))
+        m = before[-1] if before and re.search(r"(?:只|才|only)\s*(?:有|显示)?\s*$", work[:before[-1].start()]) else None
+    if not m:
+        return work
+    unit = {"mib": "MiB", "mb": "MB", "gib": "GiB", "gb": "auto", "g": "auto"}[m.group(2).lower()]
+    s.reported_memory = (float(m.group(1)), unit)
+    return _blank(work, m)
 
 
 def _extract_quotes(work: str, s: Slots) -> str:
