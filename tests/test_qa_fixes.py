@@ -10,20 +10,12 @@ import math
 
 import pytest
 
-from assistant.cli import cli
-from assistant.commands._common import run_cli
+from tests.cli_inprocess import run_cli_inprocess
+
 from tools.errors import ToolInputError
 
 
-def _cli(capsys, *args: str) -> tuple[int, str, str]:
-    """Run the CLI in-process the way the console entry point does (bilingual errors, exit 2)."""
-    try:
-        run_cli(cli, list(args))
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out = capsys.readouterr()
-    return code, out.out, out.err
+_cli = run_cli_inprocess
 
 
 # ---------------------------------------------------------------- nonsense sizes are refused

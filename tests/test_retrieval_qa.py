@@ -8,10 +8,11 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.cli_inprocess import run_cli_inprocess
 
 ROOT = Path(__file__).resolve().parent.parent
 GUIDE = ROOT / "knowledge" / "guide"
@@ -121,19 +122,7 @@ def test_remove_accepts_the_added_path_the_id_and_a_relative_path(tmp_path, monk
     assert "找不到文档" in err.value.zh and "neither the id" in err.value.en
 
 
-def _cli(capsys, *args: str) -> tuple[int, str, str]:
-    from assistant.cli import main
-
-    old, sys.argv = sys.argv, ["gpu-advisor", *args]
-    code = 0
-    try:
-        main()
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    finally:
-        sys.argv = old
-    out = capsys.readouterr()
-    return code, out.out, out.err
+_cli = run_cli_inprocess
 
 
 @pytest.fixture()

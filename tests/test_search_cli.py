@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_inprocess import run_cli_inprocess
+
 try:  # run from the project root (python -m pytest) or with tests/ on the path
     from tests import retrieval_cases as cases
 except ImportError:  # pragma: no cover
@@ -30,21 +32,7 @@ def env(tmp_path, monkeypatch):
     reset_retrievers()
 
 
-def run(capsys, *args: str) -> tuple[int, str, str]:
-    """Call the console entry point in-process; returns (exit code, stdout, stderr)."""
-    from assistant.cli import main
-
-    old = sys.argv
-    sys.argv = ["gpu-advisor", *args]
-    code = 0
-    try:
-        main()
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    finally:
-        sys.argv = old
-    out = capsys.readouterr()
-    return code, out.out, out.err
+run = run_cli_inprocess
 
 
 def test_search_json_contract(env, capsys):
