@@ -13,6 +13,7 @@ from typing import Any
 from assistant.offline.followups import resolve
 from assistant.offline.slots import Slots
 from assistant.offline.types import ToolCall, ToolResult
+from tools.lang import has_cjk
 
 # Intent names (also used by compose to order the answer).
 OUT_OF_SCOPE = "out_of_scope"
@@ -113,7 +114,7 @@ def plan(question: str, history: list[dict] | None = None, language: str = "auto
 
 def restate(s: Slots, question: str) -> str:
     """A follow-up ("那A100呢？") spelled out from its merged slots, for retrieval and log text."""
-    zh = bool(re.search(r"[\u4e00-\u9fff]", question))
+    zh = has_cjk(question)
     words = []
     if s.gpu_count:
         words.append(f"{s.gpu_count}卡" if zh else f"{s.gpu_count}x")
@@ -413,12 +414,12 @@ def _guide_query(question: str, s: Slots, intent: str) -> str:
         extra.append("LoRA QLoRA")
     if intent in (MEMORY, MIN_GPUS, MAX_FIT) and s.mode == "inference":
         extra.append("推理 KV cache inference")
-    topic = zh if re.search(r"[\u4e00-\u9fff]", question) else en
+    topic = zh if has_cjk(question) else en
     q = question.strip()
     if intent == DIAGNOSE or s.is_log:
         # A pasted log: the user's own words (if any) plus the topics the log shows, not the raw table.
         from assistant.offline.slots import user_words   # the user's framing, not lines inside the paste
-        words = [ln.strip() for ln in user_words(q).splitlines() if re.search(r"[\u4e00-\u9fff]", ln) and len(ln) < 120][:2]
+        words = [ln.strip() for ln in user_words(q).splitlines() if has_cjk(ln) and len(ln) < 120][:2]
         topics = [t for rx, t in _LOG_TOPICS if rx.search(q)]
         zh_q = bool(words) or topic == zh
         q = " ".join(words + [t[0] if zh_q else t[1] for t in topics[:3]]) or q[:120]

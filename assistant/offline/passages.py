@@ -21,7 +21,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
+from tools.lang import has_cjk
+
 _EN_STOP = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "by", "how", "what", "when", "is",
             "are", "do", "does", "i", "my", "it", "at", "vs", "versus", "from", "as", "that", "this", "which",
             "should", "can", "you", "your", "we", "our", "be", "all", "not"}
@@ -143,7 +144,7 @@ def _code_line(line: str, lang: str) -> str | None:
     if not m:
         return line.rstrip()
     code, comment = line[:m.start()].rstrip(), line[m.end():].strip()
-    if not comment or bool(_CJK.search(comment)) == (lang == "zh"):
+    if not comment or has_cjk(comment) == (lang == "zh"):
         return line.rstrip()
     return code or None
 

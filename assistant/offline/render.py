@@ -5,11 +5,11 @@ so the grounding guard finds each one in a result).
 """
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from assistant.offline.slots import Slots
 from assistant.offline.types import ToolResult
+from tools.lang import has_cjk
 
 
 def num(x: Any) -> str:
@@ -23,7 +23,6 @@ def num(x: Any) -> str:
     return str(x)
 
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 class Writer:
@@ -42,9 +41,9 @@ class Writer:
 
     def add(self, section: str, zh: str, en: str) -> None:
         line = self.t(zh, en)
-        if self.lang == "zh" and len(line) > 40 and not _CJK.search(line):
+        if self.lang == "zh" and len(line) > 40 and not has_cjk(line):
             return   # an English-only note from a tool does not belong in a Chinese answer
-        if self.lang == "en" and _CJK.search(line):
+        if self.lang == "en" and has_cjk(line):
             return   # nor a Chinese passage in an English one
         if line and line not in self.parts[section]:
             self.parts[section].append(line)

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tools.errors import ToolInputError
+from tools.lang import has_cjk
 from tools.quantities import (parse_chinese_number, parse_duration_hours, parse_money_cny,
                               parse_param_count, parse_token_count)
 
@@ -883,7 +884,7 @@ def user_words(text: str) -> str:
     for i, line in enumerate(lines):
         if _is_log_line(line) or first < i < last:
             continue
-        if re.search(r"[\u4e00-\u9fff]", line) or re.search(r"\?\s*$", line) or len(line.split()) >= 4:
+        if has_cjk(line) or re.search(r"\?\s*$", line) or len(line.split()) >= 4:
             keep.append(line)
     return "\n".join(keep)
 

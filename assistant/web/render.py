@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import html
 import json
-import re
 from typing import Any
+from tools.lang import has_cjk
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 # Breakdown parts in the order people read them, with bilingual labels and colours.
 MEMORY_PARTS: list[tuple[str, str, str, str]] = [
@@ -46,7 +45,7 @@ def _text(value: Any, lang: str) -> str:
         return ""
     text = str(value)
     zh, sep, en = text.partition(" / ")
-    if sep and _CJK.search(zh) and not _CJK.search(en):
+    if sep and has_cjk(zh) and not has_cjk(en):
         return zh if lang == "zh" else en
     return text
 
