@@ -108,11 +108,8 @@ def run_gpu_specs(names: list[str]) -> list[dict[str, Any]]:
 
 
 def gpu_names() -> list[str]:
-    try:
-        from tools import gpus
-        return [g.name for g in gpus.all_gpus()]
-    except Exception:  # the GPU table is optional for the page to start
-        return []
+    from tools.gpus import all_gpus
+    return [g.name for g in all_gpus()]
 
 
 def default_comparison(names: list[str]) -> list[str]:
