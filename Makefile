@@ -9,7 +9,7 @@ export HF_HUB_OFFLINE := 1
 export HF_HUB_DISABLE_TELEMETRY := 1
 export ANONYMIZED_TELEMETRY := False
 
-.PHONY: setup run test eval bench clean
+.PHONY: setup run test test-fast lint format typecheck eval bench clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PY) >/dev/null 2>&1 || { echo "需要 Python 3.11 / Python 3.11 is required ($(PY) not found)"; exit 1; }
@@ -28,6 +28,24 @@ run: setup
 ## Run the whole test suite.
 test: setup
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+
+## The quick loop: everything but the browser, server and slow tests.
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not browser and not server and not slow" $(PYTEST_ARGS)
+
+## ruff: pyflakes, bugbear, bandit-style security rules, import order, and the formatter's check.
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+## Apply the formatter and the safe automatic lint fixes.
+format: setup
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+## mypy with the pydantic plugin over assistant/, tools/ and evals/.
+typecheck: setup
+	$(BIN)/mypy
 
 ## Run the offline eval suite (fails below 95%).
 eval: setup

@@ -14,6 +14,7 @@ Streaming: `stream()` yields tool_call / tool_result / token / notice events and
 `final`. The token texts concatenate to exactly `AskResult.answer`; for the LLM back-end the
 answer is released only after the grounding guard passed, so no unchecked number is shown.
 """
+
 from __future__ import annotations
 
 import json
@@ -100,11 +101,15 @@ def resolve_language(language: str, question: str, history: list[dict] | None = 
     if language in ("zh", "en"):
         return language  # type: ignore[return-value]
     if language not in ("auto", "", None):
-        raise ToolInputError(f"不支持的语言 {language}（可选 auto、zh、en）",
-                             f"Unsupported language {language} (choose auto, zh or en)",
-                             field="language", suggestions=["auto", "zh", "en"])
+        raise ToolInputError(
+            f"不支持的语言 {language}（可选 auto、zh、en）",
+            f"Unsupported language {language} (choose auto, zh or en)",
+            field="language",
+            suggestions=["auto", "zh", "en"],
+        )
     if history:
         from assistant.offline import resolve_language as follow_conversation
+
         return follow_conversation("auto", question, history)  # type: ignore[return-value]
     return detect_language(question)
 
@@ -114,8 +119,14 @@ def resolve_language(language: str, question: str, history: list[dict] | None = 
 MAX_QUESTION_CHARS = 200_000
 
 
-def ask(question: str, *, history: list[dict] | None = None, backend: str | None = None,
-        language: str = "auto", settings: BackendSettings | None = None) -> AskResult:
+def ask(
+    question: str,
+    *,
+    history: list[dict] | None = None,
+    backend: str | None = None,
+    language: str = "auto",
+    settings: BackendSettings | None = None,
+) -> AskResult:
     """Answer one question (non-streaming model calls). See module docstring."""
     for event in _Run(question, history, backend, language, settings, tokens=False).events():
         if event["type"] == "final":
@@ -123,13 +134,20 @@ def ask(question: str, *, history: list[dict] | None = None, backend: str | None
     raise RuntimeError("advisor run ended without a final result")  # pragma: no cover
 
 
-def stream(question: str, *, history: list[dict] | None = None, backend: str | None = None,
-           language: str = "auto", settings: BackendSettings | None = None) -> Iterator[dict]:
+def stream(
+    question: str,
+    *,
+    history: list[dict] | None = None,
+    backend: str | None = None,
+    language: str = "auto",
+    settings: BackendSettings | None = None,
+) -> Iterator[dict]:
     """Answer one question as events: tool_call, tool_result, token, notice, then final."""
     yield from _Run(question, history, backend, language, settings, tokens=True).events()
 
 
 # --------------------------------------------------------------------------------------------
+
 
 @dataclass
 class _Attempt:
@@ -161,8 +179,9 @@ def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(b if isinstance(b, str) else str(b.get("text", "")) for b in content
-                       if isinstance(b, (str, dict)))
+        return "".join(
+            b if isinstance(b, str) else str(b.get("text", "")) for b in content if isinstance(b, (str, dict))
+        )
     return str(content or "")
 
 
@@ -175,8 +194,11 @@ def _tool_result(message: Any) -> dict[str, Any]:
         parsed = json.loads(text)
         return parsed if isinstance(parsed, dict) else {"value": parsed}
     except (json.JSONDecodeError, TypeError):
-        return {"error": {"zh": text, "en": text, "field": None, "suggestions": []}} \
-            if getattr(message, "status", "") == "error" else {"text": text}
+        return (
+            {"error": {"zh": text, "en": text, "field": None, "suggestions": []}}
+            if getattr(message, "status", "") == "error"
+            else {"text": text}
+        )
 
 
 def _as_text(value: Any, language: str) -> str:
@@ -188,8 +210,10 @@ def _as_text(value: Any, language: str) -> str:
 def _citations(records: list[ToolCallRecord], final_message: Any, language: str) -> list[Citation]:
     """Sources the answer used: the planner's own list if it gave one, else the search_guide hits."""
     raw: list[dict[str, Any]] = []
-    for holder in (getattr(final_message, "additional_kwargs", None) or {},
-                   getattr(final_message, "response_metadata", None) or {}):
+    for holder in (
+        getattr(final_message, "additional_kwargs", None) or {},
+        getattr(final_message, "response_metadata", None) or {},
+    ):
         if isinstance(holder.get("citations"), list):
             raw = [c for c in holder["citations"] if isinstance(c, dict)]
             break
@@ -198,14 +222,21 @@ def _citations(records: list[ToolCallRecord], final_message: Any, language: str)
             if rec.name != "search_guide" or "error" in rec.result or rec.result.get("low_relevance"):
                 continue
             for hit in rec.result.get("hits") or rec.result.get("results") or []:
-                if (isinstance(hit, dict) and hit.get("doc_id") and not hit.get("low_relevance")
-                        and hit.get("relevant", True) is not False):
+                if (
+                    isinstance(hit, dict)
+                    and hit.get("doc_id")
+                    and not hit.get("low_relevance")
+                    and hit.get("relevant", True) is not False
+                ):
                     raw.append(hit)
     seen: set[tuple[str, str]] = set()
     out: list[Citation] = []
     for c in raw:
-        cit = Citation(doc_id=str(c.get("doc_id", "")), title=_as_text(c.get("title"), language),
-                       section=_as_text(c.get("section"), language))
+        cit = Citation(
+            doc_id=str(c.get("doc_id", "")),
+            title=_as_text(c.get("title"), language),
+            section=_as_text(c.get("section"), language),
+        )
         if cit.doc_id and (cit.doc_id, cit.section) not in seen:
             seen.add((cit.doc_id, cit.section))
             out.append(cit)
@@ -266,15 +297,25 @@ def _raised_by_client(exc: BaseException) -> bool:
 class _Run:
     """One answer: pick the back-end, run the loop, guard the numbers, fall back if needed."""
 
-    def __init__(self, question: str, history: list[dict] | None, backend: str | None,
-                 language: str, settings: BackendSettings | None, *, tokens: bool) -> None:
+    def __init__(
+        self,
+        question: str,
+        history: list[dict] | None,
+        backend: str | None,
+        language: str,
+        settings: BackendSettings | None,
+        *,
+        tokens: bool,
+    ) -> None:
         if not isinstance(question, str) or not question.strip():
             raise ToolInputError("问题是空的", "The question is empty", field="question")
         if len(question) > MAX_QUESTION_CHARS:
             raise ToolInputError(
                 f"内容太长（{len(question):,} 个字符，上限 {MAX_QUESTION_CHARS:,}），请只粘贴相关部分",
                 f"Input too long ({len(question):,} characters, limit {MAX_QUESTION_CHARS:,}); "
-                "paste only the relevant part", field="question")
+                "paste only the relevant part",
+                field="question",
+            )
         self.question = question.strip()
         self.history = [t for t in (history or []) if isinstance(t, dict)]
         self.language = resolve_language(language, self.question, self.history)
@@ -295,8 +336,7 @@ class _Run:
             failure = _classify(exc)
             if failure is None:
                 raise
-            reason = scrub(f"{failure.code}: {failure.detail}" if failure.detail else failure.code,
-                           self.settings)
+            reason = scrub(f"{failure.code}: {failure.detail}" if failure.detail else failure.code, self.settings)
             log.info("LLM back-end failed, answering offline: %s", reason)
             notice = fallback_notice(failure.code)
             yield {"type": "notice", "text": notice}
@@ -309,19 +349,21 @@ class _Run:
     def _final(self, attempt: _Attempt, backend: str, reason: str | None, prefix: str) -> dict:
         report = check_grounding(attempt.answer, self._sources(attempt.records))
         result = AskResult(
-            answer=prefix + attempt.answer, language=self.language, backend=backend,
+            answer=prefix + attempt.answer,
+            language=self.language,
+            backend=backend,
             tool_calls=attempt.records,
             citations=_citations(attempt.records, attempt.final_message, self.language),
             grounded=report.grounded,
             latency_ms=round((time.perf_counter() - self.t0) * 1000, 1),
-            fallback_reason=reason)
+            fallback_reason=reason,
+        )
         return {"type": "final", "result": result}
 
     def _sources(self, records: list[ToolCallRecord]) -> list[Any]:
         # Tool *arguments* are deliberately not sources: a model could put an invented figure
         # into a call and then quote it back. Tools echo the inputs they actually used.
-        return [self.question, _UNIT_FACTS, *(t.get("content", "") for t in self.history),
-                *(r.result for r in records)]
+        return [self.question, _UNIT_FACTS, *(t.get("content", "") for t in self.history), *(r.result for r in records)]
 
     def _input_messages(self) -> list[Any]:
         from langchain_core.messages import HumanMessage
@@ -352,14 +394,19 @@ class _Run:
         self._check_well_formed(attempt)
         report = check_grounding(attempt.answer, self._sources(attempt.records))
         if not report.grounded:
-            log.info("grounding guard: %d ungrounded number(s); asking the model to repair",
-                     len(report.ungrounded))
-            yield {"type": "notice", "text": "核对数字：有数字找不到出处，已请模型修正。"
-                                             " / Checking numbers: some had no source; asked the model to fix them."}
+            log.info("grounding guard: %d ungrounded number(s); asking the model to repair", len(report.ungrounded))
+            yield {
+                "type": "notice",
+                "text": "核对数字：有数字找不到出处，已请模型修正。"
+                " / Checking numbers: some had no source; asked the model to fix them.",
+            }
             from langchain_core.messages import HumanMessage
 
-            retry_messages = [*messages, *attempt.new_messages,
-                              HumanMessage(repair_prompt(report.ungrounded, self.language))]
+            retry_messages = [
+                *messages,
+                *attempt.new_messages,
+                HumanMessage(repair_prompt(report.ungrounded, self.language)),
+            ]
             second = yield from self._loop(agent, retry_messages, config, live_tokens=False)
             self._check_well_formed(second)
             second.records = attempt.records + second.records
@@ -422,8 +469,7 @@ class _Run:
                             if call["name"] not in known:
                                 raise LLMFailure("malformed_tool_call", f"unknown tool {call['name']!r}")
                             pending[call["id"]] = (call["name"], call["args"])
-                            yield {"type": "tool_call", "id": call["id"], "name": call["name"],
-                                   "args": call["args"]}
+                            yield {"type": "tool_call", "id": call["id"], "name": call["name"], "args": call["args"]}
                     elif isinstance(msg, ToolMessage):
                         name, args = pending.pop(msg.tool_call_id, (msg.name or "", {}))
                         result = _tool_result(msg)

@@ -8,6 +8,7 @@ imported only on that path (it costs ~1.3 s to import).
 Steps are bounded: `run_config(settings)` sets LangGraph's `recursion_limit` so a model that
 keeps calling tools stops after `settings.max_steps` model turns (GraphRecursionError).
 """
+
 from __future__ import annotations
 
 import inspect
@@ -71,9 +72,13 @@ def run_config(settings: BackendSettings) -> dict[str, Any]:
     return {"recursion_limit": recursion_limit(settings)}
 
 
-def build_agent(backend_settings: BackendSettings | None = None, language: str = "zh", *,
-                model: "BaseChatModel | None" = None,
-                tool_specs: Iterable["ToolSpec"] | None = None) -> Any:
+def build_agent(
+    backend_settings: BackendSettings | None = None,
+    language: str = "zh",
+    *,
+    model: "BaseChatModel | None" = None,
+    tool_specs: Iterable["ToolSpec"] | None = None,
+) -> Any:
     """A compiled LangGraph agent for one back-end and answer language.
 
     `model` and `tool_specs` exist for tests (a scripted model, a small tool set); normally the
@@ -95,8 +100,12 @@ def build_agent(backend_settings: BackendSettings | None = None, language: str =
     tools = registry_tools(tool_specs)
     if model is None:
         model = offline_chat_model(language) if settings.backend == "offline" else openai_chat_model(settings)
-    agent = create_agent(model, tools=tools, system_prompt=system_prompt(language, (t.name for t in tools)),
-                         name=f"gpu_advisor_{settings.backend}")
+    agent = create_agent(
+        model,
+        tools=tools,
+        system_prompt=system_prompt(language, (t.name for t in tools)),
+        name=f"gpu_advisor_{settings.backend}",
+    )
     if cacheable:
         with _LOCK:
             _OFFLINE_CACHE[language] = agent

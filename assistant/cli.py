@@ -3,6 +3,7 @@
 Sub-commands live one per module in `assistant/commands/` and are imported only when
 invoked, so `gpu-advisor estimate …` never pays for langchain, chromadb or gradio.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -83,6 +84,7 @@ def cli() -> None:
 def main() -> None:
     """Console entry point: bilingual message and exit 2 on bad input, never a traceback."""
     from assistant.commands._common import run_cli
+
     run_cli(cli, sys.argv[1:])
 
 

@@ -13,6 +13,7 @@ A number in the answer is *grounded* when some source number equals it after nor
 Numbers that are part of names (A100, H800, Qwen2.5, ZeRO-3, fp16, 4-bit) and list markers
 ("1. ", "2) ", "第3") are not quantities and are not checked; 0 and 1 are always allowed.
 """
+
 from __future__ import annotations
 
 import math
@@ -20,9 +21,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-GB = 1e9          # tools/units.py: decimal gigabyte
-GIB = 2 ** 30     # binary gibibyte
-MIB = 2 ** 20
+GB = 1e9  # tools/units.py: decimal gigabyte
+GIB = 2**30  # binary gibibyte
+MIB = 2**20
 
 _FULLWIDTH = str.maketrans("０１２３４５６７８９．，", "0123456789.,")
 
@@ -33,9 +34,23 @@ _NUMBER = re.compile(
     r"(?P<suffix>万亿|千亿|百亿|十亿|千万|百万|亿|万|千|%|％|[kKMBbT](?![A-Za-z])|)"
 )
 
-_MAGNITUDE = {"万亿": 1e12, "千亿": 1e11, "百亿": 1e10, "十亿": 1e9, "千万": 1e7, "百万": 1e6,
-              "亿": 1e8, "万": 1e4, "千": 1e3, "k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "b": 1e9,
-              "T": 1e12}
+_MAGNITUDE = {
+    "万亿": 1e12,
+    "千亿": 1e11,
+    "百亿": 1e10,
+    "十亿": 1e9,
+    "千万": 1e7,
+    "百万": 1e6,
+    "亿": 1e8,
+    "万": 1e4,
+    "千": 1e3,
+    "k": 1e3,
+    "K": 1e3,
+    "M": 1e6,
+    "B": 1e9,
+    "b": 1e9,
+    "T": 1e12,
+}
 # A number glued to these words is a name or a format, not a quantity (4bit, 8-bit, 3rd).
 _NAME_TAILS = re.compile(r"(?i)(?:-?bits?\b|st\b|nd\b|rd\b|th\b|d\b|ti\b|super\b)")
 _LIST_MARKER = re.compile(r"(?m)^\s*(?:[-*]\s*)?(\d{1,2})[.)、）]\s")
@@ -48,7 +63,7 @@ class Mention:
     """One number as written, with the values it may stand for and the rounding it allows."""
 
     text: str
-    candidates: tuple[tuple[float, float], ...]   # (value, tolerance)
+    candidates: tuple[tuple[float, float], ...]  # (value, tolerance)
 
 
 @dataclass
@@ -72,7 +87,7 @@ def _tolerance(num: str, value: float) -> float:
     if d == 0 and value >= 1000:
         digits = num.replace(",", "")
         zeros = len(digits) - len(digits.rstrip("0"))
-        return 0.5 * 10 ** zeros
+        return 0.5 * 10**zeros
     return 0.5 * 10 ** (-d)
 
 
@@ -86,7 +101,7 @@ def _is_name_part(text: str, start: int, end: int) -> bool:
         word = _WORD_BEFORE.search(text, max(0, start - 41), start - 1)
         if word and any(c.isascii() and c.isalpha() for c in word.group(0)):
             return True
-    after = text[end:end + 6]
+    after = text[end : end + 6]
     return bool(_NAME_TAILS.match(after))
 
 

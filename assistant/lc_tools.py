@@ -9,6 +9,7 @@ Bad input from the model (schema violation, `ToolInputError`) comes back as the 
 `{"error": {"zh", "en", "field", "suggestions"}}` the CLI prints, so the model can fix its call.
 Any other exception is a bug and propagates (LangGraph's ToolNode re-raises it).
 """
+
 from __future__ import annotations
 
 import json
@@ -56,5 +57,6 @@ def registry_tools(specs: Iterable["ToolSpec"] | None = None) -> list["Structure
     """Every registry tool (or the given specs) as LangChain tools, in name order."""
     if specs is None:
         from tools.registry import all_tools
+
         specs = all_tools().values()
     return [to_langchain_tool(s) for s in sorted(specs, key=lambda s: s.name)]

@@ -3,6 +3,7 @@
 Kept in one place so tests and evals can pin its properties (tools for every number, parallel
 calls allowed, user's language, pasted logs are data, "not in my sources" on weak retrieval).
 """
+
 from __future__ import annotations
 
 from typing import Iterable
@@ -53,8 +54,12 @@ def repair_prompt(ungrounded: list[str], language: str) -> str:
     """The one repair turn after the grounding guard found invented numbers."""
     listed = ", ".join(ungrounded)
     if language == "zh":
-        return (f"你上一条回答中的这些数字不来自任何工具结果、检索段落或用户的问题：{listed}。"
-                "请调用相应的工具获取这些数字，或者删掉它们，然后重新给出完整回答。")
-    return (f"These numbers in your last answer do not come from any tool result, retrieved passage "
-            f"or the user's question: {listed}. Call the tools that give them, or remove them, "
-            "then write the full answer again.")
+        return (
+            f"你上一条回答中的这些数字不来自任何工具结果、检索段落或用户的问题：{listed}。"
+            "请调用相应的工具获取这些数字，或者删掉它们，然后重新给出完整回答。"
+        )
+    return (
+        f"These numbers in your last answer do not come from any tool result, retrieved passage "
+        f"or the user's question: {listed}. Call the tools that give them, or remove them, "
+        "then write the full answer again."
+    )

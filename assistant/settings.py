@@ -4,6 +4,7 @@
 OpenAI-compatible endpoint (OpenAI, DeepSeek, Qwen/DashScope, Moonshot, vLLM, Ollama).
 The API key is a `SecretStr`: it never shows up in `repr`, logs, JSON or answers.
 """
+
 from __future__ import annotations
 
 import os
@@ -26,9 +27,12 @@ def check_backend(value: str) -> str:
     """`offline` | `openai` (case-insensitive, blank = offline); anything else is a bilingual input error."""
     value = (value or "").strip().lower() or "offline"
     if value not in BACKENDS:
-        raise ToolInputError(f"未知的后端 {value}（可选 offline 或 openai）",
-                             f"Unknown backend {value} (choose offline or openai)",
-                             field="backend", suggestions=list(BACKENDS))
+        raise ToolInputError(
+            f"未知的后端 {value}（可选 offline 或 openai）",
+            f"Unknown backend {value} (choose offline or openai)",
+            field="backend",
+            suggestions=list(BACKENDS),
+        )
     return value
 
 
@@ -37,7 +41,9 @@ class BackendSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    backend: Backend = Field("offline", description="offline (deterministic planner) | openai (any compatible endpoint)")
+    backend: Backend = Field(
+        "offline", description="offline (deterministic planner) | openai (any compatible endpoint)"
+    )
     base_url: str | None = Field(None, description="OpenAI-compatible base URL, e.g. https://api.deepseek.com/v1")
     api_key: SecretStr | None = Field(None, description="API key; never logged or echoed", repr=False)
     model: str = Field("gpt-4o-mini", description="model name at the endpoint")
@@ -65,9 +71,14 @@ class BackendSettings(BaseModel):
         `GPU_ADVISOR_MAX_STEPS`."""
         env = os.environ
         values: dict[str, object] = {"backend": check_backend(backend or env.get("GPU_ADVISOR_BACKEND") or "")}
-        for field, var in (("base_url", "OPENAI_BASE_URL"), ("api_key", "OPENAI_API_KEY"),
-                           ("model", "GPU_ADVISOR_MODEL"), ("timeout_s", "GPU_ADVISOR_TIMEOUT"),
-                           ("max_retries", "GPU_ADVISOR_MAX_RETRIES"), ("max_steps", "GPU_ADVISOR_MAX_STEPS")):
+        for field, var in (
+            ("base_url", "OPENAI_BASE_URL"),
+            ("api_key", "OPENAI_API_KEY"),
+            ("model", "GPU_ADVISOR_MODEL"),
+            ("timeout_s", "GPU_ADVISOR_TIMEOUT"),
+            ("max_retries", "GPU_ADVISOR_MAX_RETRIES"),
+            ("max_steps", "GPU_ADVISOR_MAX_STEPS"),
+        ):
             if env.get(var):
                 values[field] = env[var]
         values.update({k: v for k, v in overrides.items() if v is not None})
@@ -106,6 +117,6 @@ class BackendSettings(BaseModel):
 
 def scrub(text: str, settings: BackendSettings | None) -> str:
     """Remove the API key (and anything that looks like a bearer token) from a message."""
-    for secret in (settings.secrets() if settings else []):
+    for secret in settings.secrets() if settings else []:
         text = text.replace(secret, "***")
     return re.sub(r"(?i)(bearer\s+)\S+", r"\1***", text)

@@ -3,6 +3,7 @@
 Each run is a fresh Python process, so it measures imports + one estimate, the way a shell user or
 the evals see it. Usage: .venv/bin/python benchmarks/bench_cold_start.py [--runs 10]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,9 +42,11 @@ def main() -> int:
             return 1
         json.loads(proc.stdout)
     median = statistics.median(times)
-    print(f"gpu-advisor estimate cold start: median {median * 1000:.0f} ms over {args.runs} runs "
-          f"(min {min(times) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms); target < {TARGET_S * 1000:.0f} ms "
-          f"→ {'OK' if median < TARGET_S else 'SLOW'}")
+    print(
+        f"gpu-advisor estimate cold start: median {median * 1000:.0f} ms over {args.runs} runs "
+        f"(min {min(times) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms); target < {TARGET_S * 1000:.0f} ms "
+        f"→ {'OK' if median < TARGET_S else 'SLOW'}"
+    )
     return 0 if median < TARGET_S else 1
 
 

@@ -3,6 +3,7 @@
 Prints p50/p95 reply latency, errors and the server's peak memory (VmHWM). Figures are printed,
 not asserted. Usage: .venv/bin/python benchmarks/bench_page_load.py [--sessions 20] [--questions 3]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -16,8 +17,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.web_server import running_page, server_pid, status_mb  # noqa: E402
 
-QUESTIONS = ["能用4090全量训练7B吗", "How many A100 80GB for a 70B full fine-tune?", "A100一个月多少钱",
-             "两台8卡服务器用什么网络", "GPU utilisation below 50%, why?"]
+QUESTIONS = [
+    "能用4090全量训练7B吗",
+    "How many A100 80GB for a 70B full fine-tune?",
+    "A100一个月多少钱",
+    "两台8卡服务器用什么网络",
+    "GPU utilisation below 50%, why?",
+]
 
 
 def main() -> None:
@@ -35,8 +41,7 @@ def main() -> None:
             times = []
             for j in range(args.questions):
                 t0 = time.perf_counter()
-                result = client.predict(question=QUESTIONS[(i + j) % len(QUESTIONS)], language="auto",
-                                        api_name="/ask")
+                result = client.predict(question=QUESTIONS[(i + j) % len(QUESTIONS)], language="auto", api_name="/ask")
                 if not result.get("answer"):
                     raise RuntimeError("empty answer")
                 times.append(time.perf_counter() - t0)

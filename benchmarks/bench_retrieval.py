@@ -7,6 +7,7 @@ embedded and added), warm open (same corpus, a new Retriever: hash matches, noth
 jieba initialisation, and per-query latency of `Retriever.search` (vector + BM25 + fusion) over
 the eval queries.
 """
+
 from __future__ import annotations
 
 import sys
@@ -57,8 +58,12 @@ def _synthetic_docs(folder: Path, passages: int) -> list[Path]:
 
 
 def run(rounds: int = 3, chroma_url: str | None = None, synthetic: int = 0) -> dict:
-    queries = [item["q"] for item in yaml.safe_load(
-        (ROOT / "evals" / "retrieval" / "queries.yaml").read_text(encoding="utf-8"))["queries"]]
+    queries = [
+        item["q"]
+        for item in yaml.safe_load((ROOT / "evals" / "retrieval" / "queries.yaml").read_text(encoding="utf-8"))[
+            "queries"
+        ]
+    ]
     with tempfile.TemporaryDirectory(prefix="gpu-advisor-bench-") as tmp:
         os.environ["GPU_ADVISOR_HOME"] = tmp
         t0 = time.perf_counter()
@@ -66,6 +71,7 @@ def run(rounds: int = 3, chroma_url: str | None = None, synthetic: int = 0) -> d
 
         from tools.retrieval.bm25 import tokenize
         from tools.retrieval.search import Retriever
+
         import_s = time.perf_counter() - t0
 
         t0 = time.perf_counter()
@@ -118,23 +124,32 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--chroma-url", default=os.environ.get("CHROMA_URL"))
-    parser.add_argument("--synthetic", type=int, default=0,
-                        help="add about this many synthetic passages (as user documents) to measure scale")
+    parser.add_argument(
+        "--synthetic",
+        type=int,
+        default=0,
+        help="add about this many synthetic passages (as user documents) to measure scale",
+    )
     args = parser.parse_args()
     report = run(args.rounds, args.chroma_url, args.synthetic)
     if args.json:
         print(json.dumps(report))
         return 0
-    print(f"retrieval benchmark ({report['backend']}, {report['documents']} documents, "
-          f"{report['passages']} passages)")
+    print(f"retrieval benchmark ({report['backend']}, {report['documents']} documents, {report['passages']} passages)")
     print(f"  import chromadb + retrieval   {report['import_chromadb_s'] * 1000:8.0f} ms")
     print(f"  jieba init                    {report['jieba_init_s'] * 1000:8.0f} ms")
-    print(f"  index build (cold)            {report['index_build_cold_s'] * 1000:8.0f} ms "
-          f"({report['index_build_added']} passages embedded)")
-    print(f"  index open (warm, unchanged)  {report['index_open_warm_s'] * 1000:8.0f} ms "
-          f"({report['index_open_warm_reembedded']} re-embedded)")
-    print(f"  query p50 / p95 / max         {report['query_p50_ms']:.2f} / {report['query_p95_ms']:.2f} / "
-          f"{report['query_max_ms']:.2f} ms over {report['queries']} queries")
+    print(
+        f"  index build (cold)            {report['index_build_cold_s'] * 1000:8.0f} ms "
+        f"({report['index_build_added']} passages embedded)"
+    )
+    print(
+        f"  index open (warm, unchanged)  {report['index_open_warm_s'] * 1000:8.0f} ms "
+        f"({report['index_open_warm_reembedded']} re-embedded)"
+    )
+    print(
+        f"  query p50 / p95 / max         {report['query_p50_ms']:.2f} / {report['query_p95_ms']:.2f} / "
+        f"{report['query_max_ms']:.2f} ms over {report['queries']} queries"
+    )
     return 0
 
 

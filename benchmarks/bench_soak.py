@@ -12,6 +12,7 @@ a leak of even 10 kB per question would add ~10 MB over 1,000 questions and is v
 Figures are printed, never asserted in unit tests. `--json` prints one JSON object instead.
 Usage: .venv/bin/python benchmarks/bench_soak.py [--sessions 50] [--questions 1000] [--json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,10 +29,18 @@ sys.path.insert(0, str(ROOT))
 
 from tests.web_server import running_page, server_pid, status_mb  # noqa: E402
 
-QUESTIONS = ["能用4090全量训练7B吗", "How many A100 80GB for a 70B full fine-tune?", "A100一个月多少钱",
-             "两台8卡服务器用什么网络", "GPU utilisation below 50%, why?", "QLoRA 70B on one A100 80G?",
-             "4090和A100有什么区别", "what does Xid 48 mean", "预算5万，一周内训练7B，租什么卡",
-             "how much is an H100 per hour?"]
+QUESTIONS = [
+    "能用4090全量训练7B吗",
+    "How many A100 80GB for a 70B full fine-tune?",
+    "A100一个月多少钱",
+    "两台8卡服务器用什么网络",
+    "GPU utilisation below 50%, why?",
+    "QLoRA 70B on one A100 80G?",
+    "4090和A100有什么区别",
+    "what does Xid 48 mean",
+    "预算5万，一周内训练7B，租什么卡",
+    "how much is an H100 per hour?",
+]
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -39,8 +48,7 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))] if ordered else float("nan")
 
 
-def run(sessions: int, load_questions: int, questions: int, workers: int, sample_every: int,
-        flat_ratio: float) -> dict:
+def run(sessions: int, load_questions: int, questions: int, workers: int, sample_every: int, flat_ratio: float) -> dict:
     from gradio_client import Client
 
     with running_page() as url:
@@ -116,15 +124,24 @@ def run(sessions: int, load_questions: int, questions: int, workers: int, sample
     last = samples[-1][1]
     ratio = last / first if first else float("nan")
     return {
-        "sessions": sessions, "load_questions": len(load_lat), "load_errors": len(load_errors),
-        "load_wall_s": round(load_wall, 1), "load_p50_ms": round(statistics.median(load_lat) * 1000, 1) if load_lat else None,
+        "sessions": sessions,
+        "load_questions": len(load_lat),
+        "load_errors": len(load_errors),
+        "load_wall_s": round(load_wall, 1),
+        "load_p50_ms": round(statistics.median(load_lat) * 1000, 1) if load_lat else None,
         "load_p95_ms": round(_pct(load_lat, 0.95) * 1000, 1) if load_lat else None,
-        "soak_questions": len(soak_lat), "soak_errors": len(soak_errors), "soak_wall_s": round(soak_wall, 1),
+        "soak_questions": len(soak_lat),
+        "soak_errors": len(soak_errors),
+        "soak_wall_s": round(soak_wall, 1),
         "soak_p50_ms": round(statistics.median(soak_lat) * 1000, 1) if soak_lat else None,
         "soak_p95_ms": round(_pct(soak_lat, 0.95) * 1000, 1) if soak_lat else None,
-        "rss_start_mb": round(rss_start, 1), "rss_after_load_mb": round(rss_after_load, 1),
-        "rss_curve_mb": [[n, round(mb, 1)] for n, mb in samples], "rss_peak_mb": round(peak, 1),
-        "rss_last_over_first": round(ratio, 3), "flat": bool(ratio < flat_ratio), "flat_ratio_bound": flat_ratio,
+        "rss_start_mb": round(rss_start, 1),
+        "rss_after_load_mb": round(rss_after_load, 1),
+        "rss_curve_mb": [[n, round(mb, 1)] for n, mb in samples],
+        "rss_peak_mb": round(peak, 1),
+        "rss_last_over_first": round(ratio, 3),
+        "flat": bool(ratio < flat_ratio),
+        "flat_ratio_bound": flat_ratio,
         "errors_sample": (load_errors + soak_errors)[:5],
     }
 
@@ -139,20 +156,27 @@ def main() -> int:
     ap.add_argument("--flat-ratio", type=float, default=1.15)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    report = run(args.sessions, args.load_questions, args.questions, args.workers, args.sample_every,
-                 args.flat_ratio)
+    report = run(args.sessions, args.load_questions, args.questions, args.workers, args.sample_every, args.flat_ratio)
     if args.json:
         print(json.dumps(report))
         return 0
-    print(f"load: {report['sessions']} sessions, {report['load_questions']} replies, errors={report['load_errors']}, "
-          f"wall {report['load_wall_s']} s, p50 {report['load_p50_ms']} ms, p95 {report['load_p95_ms']} ms")
-    print(f"soak: {report['soak_questions']} replies, errors={report['soak_errors']}, wall {report['soak_wall_s']} s, "
-          f"p50 {report['soak_p50_ms']} ms, p95 {report['soak_p95_ms']} ms")
-    print(f"server RSS: start {report['rss_start_mb']} MB, after load {report['rss_after_load_mb']} MB, "
-          f"peak {report['rss_peak_mb']} MB")
+    print(
+        f"load: {report['sessions']} sessions, {report['load_questions']} replies, errors={report['load_errors']}, "
+        f"wall {report['load_wall_s']} s, p50 {report['load_p50_ms']} ms, p95 {report['load_p95_ms']} ms"
+    )
+    print(
+        f"soak: {report['soak_questions']} replies, errors={report['soak_errors']}, wall {report['soak_wall_s']} s, "
+        f"p50 {report['soak_p50_ms']} ms, p95 {report['soak_p95_ms']} ms"
+    )
+    print(
+        f"server RSS: start {report['rss_start_mb']} MB, after load {report['rss_after_load_mb']} MB, "
+        f"peak {report['rss_peak_mb']} MB"
+    )
     print("RSS curve (questions → MB): " + ", ".join(f"{n}→{mb}" for n, mb in report["rss_curve_mb"]))
-    print(f"last / first-after-warm-up = {report['rss_last_over_first']} → "
-          f"{'flat' if report['flat'] else 'GROWING'} (bound {report['flat_ratio_bound']})")
+    print(
+        f"last / first-after-warm-up = {report['rss_last_over_first']} → "
+        f"{'flat' if report['flat'] else 'GROWING'} (bound {report['flat_ratio_bound']})"
+    )
     for err in report["errors_sample"]:
         print("error:", err, file=sys.stderr)
     return 0

@@ -16,6 +16,7 @@ absolute numbers depend on the machine and on whatever else shares its cores.
 
 Usage: .venv/bin/python benchmarks/run_all.py [--quick] [--no-soak] [--only NAME ...] [--json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -100,6 +101,7 @@ def _num(pattern: str, text: str, cast: Callable[[str], Any] = float) -> Any:
 
 # ------------------------------------------------------------------ parsers, one per script
 
+
 def parse_cold_start(text: str) -> list[tuple[str, str, str]]:
     median = _num(r"median (\d+) ms", text, int)
     lo, hi = _num(r"min (\d+) ms", text, int), _num(r"max (\d+) ms", text, int)
@@ -111,24 +113,40 @@ def parse_advisor(text: str) -> list[tuple[str, str, str]]:
     p95 = _num(r"p95 ([\d.]+) ·", text)
     n = _num(r"offline: (\d+) questions", text, int)
     grounded = re.search(r"grounded: (\d+)/(\d+)", text)
-    rows = [("offline answer p50 / p95", f"{p50:.1f} / {p95:.1f} ms",
-             f"{n} questions in-process after warm-up; target p95 < 100 ms"
-             + (f"; grounded {grounded.group(1)}/{grounded.group(2)}" if grounded else ""))]
+    rows = [
+        (
+            "offline answer p50 / p95",
+            f"{p50:.1f} / {p95:.1f} ms",
+            f"{n} questions in-process after warm-up; target p95 < 100 ms"
+            + (f"; grounded {grounded.group(1)}/{grounded.group(2)}" if grounded else ""),
+        )
+    ]
     trips = re.findall(r"stub (\S+)\s+(\S+)\s*: round trips/question mean ([\d.]+) max (\d+)", text)
     if trips:
         worst = max(float(t[2]) for t in trips)
-        rows.append(("LLM round trips / question (stub)", f"≤ {worst:.2f} mean",
-                     ", ".join(f"{m}/{mode} {mean}" for m, mode, mean, _ in trips)))
+        rows.append(
+            (
+                "LLM round trips / question (stub)",
+                f"≤ {worst:.2f} mean",
+                ", ".join(f"{m}/{mode} {mean}" for m, mode, mean, _ in trips),
+            )
+        )
     return rows
 
 
 def parse_retrieval(text: str) -> list[tuple[str, str, str]]:
     data = json.loads([line for line in text.splitlines() if line.startswith("{")][-1])
     return [
-        ("retrieval query p50 / p95", f"{data['query_p50_ms']:.2f} / {data['query_p95_ms']:.2f} ms",
-         f"{data.get('backend', '')}, {data.get('documents', '?')} documents"),
-        ("index build (cold)", f"{data['index_build_cold_s'] * 1000:.0f} ms",
-         f"warm open {data['index_open_warm_s'] * 1000:.0f} ms"),
+        (
+            "retrieval query p50 / p95",
+            f"{data['query_p50_ms']:.2f} / {data['query_p95_ms']:.2f} ms",
+            f"{data.get('backend', '')}, {data.get('documents', '?')} documents",
+        ),
+        (
+            "index build (cold)",
+            f"{data['index_build_cold_s'] * 1000:.0f} ms",
+            f"warm open {data['index_open_warm_s'] * 1000:.0f} ms",
+        ),
     ]
 
 
@@ -137,31 +155,39 @@ def parse_page(sessions: int) -> Callable[[str], list[tuple[str, str, str]]]:
         errors = _num(r"errors=(\d+)", text, int)
         n = _num(r"questions=(\d+)", text, int)
         p50, p95 = _num(r"p50=(\d+) ms", text, int), _num(r"p95=(\d+) ms", text, int)
-        rows = [(f"page reply p50 / p95 ({sessions} sessions)", f"{p50} / {p95} ms",
-                 f"{n} replies, errors={errors}")]
+        rows = [(f"page reply p50 / p95 ({sessions} sessions)", f"{p50} / {p95} ms", f"{n} replies, errors={errors}")]
         m = re.search(r"server peak RSS=(\d+) MB", text)
         if m:
             rows.append((f"page server peak RSS ({sessions} sessions)", f"{m.group(1)} MB", "VmHWM"))
         return rows
+
     return parse
 
 
 def parse_eval(text: str) -> list[tuple[str, str, str]]:
     data = json.loads([line for line in text.splitlines() if line.startswith("{")][-1])
-    return [("eval suite", f"{data['passed']}/{data['total']} passed",
-             f"pass rate {data['pass_rate']:.1%}")]
+    return [("eval suite", f"{data['passed']}/{data['total']} passed", f"pass rate {data['pass_rate']:.1%}")]
 
 
 def parse_soak(text: str) -> list[tuple[str, str, str]]:
     d = json.loads([line for line in text.splitlines() if line.startswith("{")][-1])
     curve = " ".join(f"{n}:{mb:.0f}" for n, mb in d["rss_curve_mb"])
     return [
-        (f"page load p50 / p95 ({d['sessions']} sessions)", f"{d['load_p50_ms']:.0f} / {d['load_p95_ms']:.0f} ms",
-         f"errors={d['load_errors']}"),
-        (f"soak p50 / p95 ({d['soak_questions']} questions)", f"{d['soak_p50_ms']:.0f} / {d['soak_p95_ms']:.0f} ms",
-         f"errors={d['soak_errors']}"),
-        ("soak server RSS last / first", f"{d['rss_last_over_first']:.3f}",
-         f"{'flat' if d['flat'] else 'GROWING'}; MB by question: {curve}; peak {d['rss_peak_mb']:.0f} MB"),
+        (
+            f"page load p50 / p95 ({d['sessions']} sessions)",
+            f"{d['load_p50_ms']:.0f} / {d['load_p95_ms']:.0f} ms",
+            f"errors={d['load_errors']}",
+        ),
+        (
+            f"soak p50 / p95 ({d['soak_questions']} questions)",
+            f"{d['soak_p50_ms']:.0f} / {d['soak_p95_ms']:.0f} ms",
+            f"errors={d['soak_errors']}",
+        ),
+        (
+            "soak server RSS last / first",
+            f"{d['rss_last_over_first']:.3f}",
+            f"{'flat' if d['flat'] else 'GROWING'}; MB by question: {curve}; peak {d['rss_peak_mb']:.0f} MB",
+        ),
     ]
 
 
@@ -170,18 +196,41 @@ def steps(quick: bool, soak: bool) -> list[Step]:
     cli = [str(exe)] if exe.exists() else [PY, "-m", "assistant.cli"]
     q = 2 if quick else 3
     out = [
-        Step("cold_start", [PY, str(BENCH / "bench_cold_start.py"), "--runs", "3" if quick else "10"], parse_cold_start),
+        Step(
+            "cold_start", [PY, str(BENCH / "bench_cold_start.py"), "--runs", "3" if quick else "10"], parse_cold_start
+        ),
         Step("advisor", [PY, str(BENCH / "bench_advisor.py")], parse_advisor),
-        Step("retrieval", [PY, str(BENCH / "bench_retrieval.py"), "--json", "--rounds", "1" if quick else "3"],
-             parse_retrieval),
-        Step("page_20", [PY, str(BENCH / "bench_page_load.py"), "--sessions", "20", "--questions", str(q)], parse_page(20)),
-        Step("page_50", [PY, str(BENCH / "bench_page_load.py"), "--sessions", "50", "--questions", str(q)], parse_page(50)),
-        Step("eval", [*cli, "eval", "--json", "--no-progress", "--min-pass-rate", "0"], parse_eval,
-             wall_figure="eval suite time"),
+        Step(
+            "retrieval",
+            [PY, str(BENCH / "bench_retrieval.py"), "--json", "--rounds", "1" if quick else "3"],
+            parse_retrieval,
+        ),
+        Step(
+            "page_20",
+            [PY, str(BENCH / "bench_page_load.py"), "--sessions", "20", "--questions", str(q)],
+            parse_page(20),
+        ),
+        Step(
+            "page_50",
+            [PY, str(BENCH / "bench_page_load.py"), "--sessions", "50", "--questions", str(q)],
+            parse_page(50),
+        ),
+        Step(
+            "eval",
+            [*cli, "eval", "--json", "--no-progress", "--min-pass-rate", "0"],
+            parse_eval,
+            wall_figure="eval suite time",
+        ),
     ]
     if soak:
-        out.append(Step("soak", [PY, str(BENCH / "bench_soak.py"), "--json",
-                                 "--questions", "300" if quick else "1000"], parse_soak, timeout=3600))
+        out.append(
+            Step(
+                "soak",
+                [PY, str(BENCH / "bench_soak.py"), "--json", "--questions", "300" if quick else "1000"],
+                parse_soak,
+                timeout=3600,
+            )
+        )
     return out
 
 
@@ -193,12 +242,28 @@ def render(outcomes: list[Outcome]) -> str:
         if o.error:
             rows.append((o.name, "ERROR", o.error[:60], wall, rss, ""))
         for i, (fig, val, note) in enumerate(o.rows):
-            rows.append((o.name if i == 0 and not o.error else "", fig, val, wall if i == 0 else "",
-                         rss if i == 0 else "", note))
+            rows.append(
+                (
+                    o.name if i == 0 and not o.error else "",
+                    fig,
+                    val,
+                    wall if i == 0 else "",
+                    rss if i == 0 else "",
+                    note,
+                )
+            )
     peak = max((o for o in outcomes), key=lambda o: o.peak_rss_mb, default=None)
     if peak is not None:
-        rows.append(("(all)", "peak memory of any benchmark process", f"{peak.peak_rss_mb:.0f} MB", "", "",
-                     f"in {peak.name}; the page server's own peak is in the page rows"))
+        rows.append(
+            (
+                "(all)",
+                "peak memory of any benchmark process",
+                f"{peak.peak_rss_mb:.0f} MB",
+                "",
+                "",
+                f"in {peak.name}; the page server's own peak is in the page rows",
+            )
+        )
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     widths[-1] = min(widths[-1], 110)
 
@@ -213,12 +278,21 @@ def main() -> int:
     ap = argparse.ArgumentParser(description="run every benchmark, print one table")
     ap.add_argument("--quick", action="store_true", help="fewer runs and questions (a smoke run)")
     ap.add_argument("--no-soak", action="store_true", help="skip the 1,000-question soak (~1–3 minutes)")
-    ap.add_argument("--only", nargs="*", default=None, help="run only these steps (cold_start advisor retrieval "
-                                                            "page_20 page_50 eval soak)")
+    ap.add_argument(
+        "--only",
+        nargs="*",
+        default=None,
+        help="run only these steps (cold_start advisor retrieval page_20 page_50 eval soak)",
+    )
     ap.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = ap.parse_args()
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "GRADIO_ANALYTICS_ENABLED": "False", "ANONYMIZED_TELEMETRY": "False",
-           "PYTHONIOENCODING": "utf-8"}
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "GRADIO_ANALYTICS_ENABLED": "False",
+        "ANONYMIZED_TELEMETRY": "False",
+        "PYTHONIOENCODING": "utf-8",
+    }
     for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GPU_ADVISOR_BACKEND"):
         env.pop(var, None)
     todo = steps(args.quick, not args.no_soak)
@@ -229,12 +303,27 @@ def main() -> int:
         print(f"… {step.name}", file=sys.stderr, flush=True)
         outcomes.append(run_step(step, env))
     if args.json:
-        print(json.dumps([{"name": o.name, "rows": o.rows, "wall_s": round(o.wall_s, 2),
-                           "peak_rss_mb": round(o.peak_rss_mb, 1), "exit_code": o.exit_code, "error": o.error}
-                          for o in outcomes], ensure_ascii=False))
+        print(
+            json.dumps(
+                [
+                    {
+                        "name": o.name,
+                        "rows": o.rows,
+                        "wall_s": round(o.wall_s, 2),
+                        "peak_rss_mb": round(o.peak_rss_mb, 1),
+                        "exit_code": o.exit_code,
+                        "error": o.error,
+                    }
+                    for o in outcomes
+                ],
+                ensure_ascii=False,
+            )
+        )
     else:
-        print(f"GPU Advisor benchmarks · {time.strftime('%Y-%m-%d %H:%M:%S %Z')} · {os.cpu_count()} CPUs"
-              + (" · quick" if args.quick else ""))
+        print(
+            f"GPU Advisor benchmarks · {time.strftime('%Y-%m-%d %H:%M:%S %Z')} · {os.cpu_count()} CPUs"
+            + (" · quick" if args.quick else "")
+        )
         print(render(outcomes))
     return 1 if any(o.error for o in outcomes) else 0
 

@@ -14,6 +14,7 @@ Canonical units (value stored in `Quantity.value`):
 Byte units follow the project rule: GB = 10^9 bytes, GiB = 2^30, MiB = 2^20; a bare "G" after a
 number ("24G 显存") is read as GB, which is how Chinese listings use it.
 """
+
 from __future__ import annotations
 
 import re
@@ -27,11 +28,11 @@ class Quantity:
     """One number found in text, converted to its dimension's canonical unit."""
 
     value: float
-    dim: str | None              # None = a bare number (no unit recognised)
-    raw: str                     # the text it came from, e.g. "56–112 GB" or "104.3 GiB"
+    dim: str | None  # None = a bare number (no unit recognised)
+    raw: str  # the text it came from, e.g. "56–112 GB" or "104.3 GiB"
     start: int = 0
     end: int = 0
-    per: str | None = None       # rate qualifier for money: "h" | "day" | "month" | "year"
+    per: str | None = None  # rate qualifier for money: "h" | "day" | "month" | "year"
     range_id: int | None = None  # quantities from one written range share an id
     range_role: str | None = None  # "low" | "high"
     unit_text: str = ""
@@ -44,37 +45,79 @@ class Quantity:
 
 # --------------------------------------------------------------------------- unit specs
 
-_TIME = {"s": 1.0, "ms": 1e-3, "min": 60.0, "h": 3600.0, "day": 86400.0, "week": 7 * 86400.0,
-         "month": 30 * 86400.0, "year": 365 * 86400.0}
+_TIME = {
+    "s": 1.0,
+    "ms": 1e-3,
+    "min": 60.0,
+    "h": 3600.0,
+    "day": 86400.0,
+    "week": 7 * 86400.0,
+    "month": 30 * 86400.0,
+    "year": 365 * 86400.0,
+}
 
 # expected-unit string (lower-cased) -> (dimension, factor to canonical, per)
 _UNIT_SPECS: dict[str, tuple[str, float, str | None]] = {
-    "b": ("bytes", 1.0, None), "byte": ("bytes", 1.0, None), "bytes": ("bytes", 1.0, None),
-    "kb": ("bytes", 1e3, None), "mb": ("bytes", 1e6, None), "gb": ("bytes", 1e9, None),
-    "tb": ("bytes", 1e12, None), "pb": ("bytes", 1e15, None),
-    "kib": ("bytes", 2.0**10, None), "mib": ("bytes", 2.0**20, None), "gib": ("bytes", 2.0**30, None),
+    "b": ("bytes", 1.0, None),
+    "byte": ("bytes", 1.0, None),
+    "bytes": ("bytes", 1.0, None),
+    "kb": ("bytes", 1e3, None),
+    "mb": ("bytes", 1e6, None),
+    "gb": ("bytes", 1e9, None),
+    "tb": ("bytes", 1e12, None),
+    "pb": ("bytes", 1e15, None),
+    "kib": ("bytes", 2.0**10, None),
+    "mib": ("bytes", 2.0**20, None),
+    "gib": ("bytes", 2.0**30, None),
     "tib": ("bytes", 2.0**40, None),
-    "mb/s": ("bandwidth", 1e6, None), "gb/s": ("bandwidth", 1e9, None), "tb/s": ("bandwidth", 1e12, None),
+    "mb/s": ("bandwidth", 1e6, None),
+    "gb/s": ("bandwidth", 1e9, None),
+    "tb/s": ("bandwidth", 1e12, None),
     "gib/s": ("bandwidth", 2.0**30, None),
-    "gbit/s": ("bandwidth", 1e9 / 8, None), "gbps": ("bandwidth", 1e9 / 8, None),
-    "tflops": ("flops_rate", 1e12, None), "pflops": ("flops_rate", 1e15, None),
-    "gflops": ("flops_rate", 1e9, None), "tops": ("ops_rate", 1e12, None),
-    "flop": ("flop", 1.0, None), "flops_total": ("flop", 1.0, None),
-    "cny": ("cny", 1.0, None), "元": ("cny", 1.0, None), "万元": ("cny", 1e4, None),
-    "cny/h": ("cny", 1.0, "h"), "cny/hour": ("cny", 1.0, "h"), "元/小时": ("cny", 1.0, "h"),
-    "cny/day": ("cny", 1.0, "day"), "cny/month": ("cny", 1.0, "month"), "元/月": ("cny", 1.0, "month"),
-    "万元/月": ("cny", 1e4, "month"), "cny/year": ("cny", 1.0, "year"),
-    "usd": ("usd", 1.0, None), "usd/h": ("usd", 1.0, "h"),
-    "tokens": ("tokens", 1.0, None), "token": ("tokens", 1.0, None),
-    "params": ("params", 1.0, None), "b_params": ("params", 1e9, None),
-    "%": ("percent", 1.0, None), "percent": ("percent", 1.0, None),
-    "s": ("time", 1.0, None), "ms": ("time", 1e-3, None), "min": ("time", 60.0, None),
-    "h": ("time", 3600.0, None), "hours": ("time", 3600.0, None), "days": ("time", 86400.0, None),
-    "weeks": ("time", 7 * 86400.0, None), "months": ("time", 30 * 86400.0, None),
-    "gpu-hours": ("gpu_time", 1.0, None), "gpu_hours": ("gpu_time", 1.0, None),
-    "gpus": ("gpus", 1.0, None), "nodes": ("nodes", 1.0, None),
-    "w": ("watts", 1.0, None), "c": ("celsius", 1.0, None),
-    "b/param": ("bytes_per_param", 1.0, None), "x": ("ratio", 1.0, None), "ratio": ("ratio", 1.0, None),
+    "gbit/s": ("bandwidth", 1e9 / 8, None),
+    "gbps": ("bandwidth", 1e9 / 8, None),
+    "tflops": ("flops_rate", 1e12, None),
+    "pflops": ("flops_rate", 1e15, None),
+    "gflops": ("flops_rate", 1e9, None),
+    "tops": ("ops_rate", 1e12, None),
+    "flop": ("flop", 1.0, None),
+    "flops_total": ("flop", 1.0, None),
+    "cny": ("cny", 1.0, None),
+    "元": ("cny", 1.0, None),
+    "万元": ("cny", 1e4, None),
+    "cny/h": ("cny", 1.0, "h"),
+    "cny/hour": ("cny", 1.0, "h"),
+    "元/小时": ("cny", 1.0, "h"),
+    "cny/day": ("cny", 1.0, "day"),
+    "cny/month": ("cny", 1.0, "month"),
+    "元/月": ("cny", 1.0, "month"),
+    "万元/月": ("cny", 1e4, "month"),
+    "cny/year": ("cny", 1.0, "year"),
+    "usd": ("usd", 1.0, None),
+    "usd/h": ("usd", 1.0, "h"),
+    "tokens": ("tokens", 1.0, None),
+    "token": ("tokens", 1.0, None),
+    "params": ("params", 1.0, None),
+    "b_params": ("params", 1e9, None),
+    "%": ("percent", 1.0, None),
+    "percent": ("percent", 1.0, None),
+    "s": ("time", 1.0, None),
+    "ms": ("time", 1e-3, None),
+    "min": ("time", 60.0, None),
+    "h": ("time", 3600.0, None),
+    "hours": ("time", 3600.0, None),
+    "days": ("time", 86400.0, None),
+    "weeks": ("time", 7 * 86400.0, None),
+    "months": ("time", 30 * 86400.0, None),
+    "gpu-hours": ("gpu_time", 1.0, None),
+    "gpu_hours": ("gpu_time", 1.0, None),
+    "gpus": ("gpus", 1.0, None),
+    "nodes": ("nodes", 1.0, None),
+    "w": ("watts", 1.0, None),
+    "c": ("celsius", 1.0, None),
+    "b/param": ("bytes_per_param", 1.0, None),
+    "x": ("ratio", 1.0, None),
+    "ratio": ("ratio", 1.0, None),
 }
 
 
@@ -99,8 +142,21 @@ def to_canonical(value: float, unit: str | None) -> tuple[float, str | None, str
 
 # --------------------------------------------------------------------------- Chinese numerals
 
-_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "四": 4, "五": 5,
-              "六": 6, "七": 7, "八": 8, "九": 9}
+_CN_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "俩": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
 _CN_SMALL_UNITS = {"十": 10, "百": 100, "千": 1000}
 _CN_BIG_UNITS = {"万": 10_000, "亿": 100_000_000}
 _CN_CHARS = "零〇一二两俩三四五六七八九十百千万亿"
@@ -113,8 +169,8 @@ def chinese_to_number(text: str) -> float:
         base = chinese_to_number(whole) if whole else 0.0
         digits = "".join(str(_CN_DIGITS[c]) for c in frac if c in _CN_DIGITS)
         return base + (float("0." + digits) if digits else 0.0)
-    total = 0.0      # finished big sections (亿, 万)
-    section = 0.0    # current section below 万
+    total = 0.0  # finished big sections (亿, 万)
+    section = 0.0  # current section below 万
     digit: float | None = None
     for ch in text:
         if ch in _CN_DIGITS:
@@ -207,9 +263,17 @@ _u(r"(?i)个?星期|个?礼拜|周(?!期|边|围|末)|weeks?(?![a-z])", "time", 
 _u(r"(?i)个月|months?(?![a-z])", "time", 30 * 86400.0)
 _u(r"(?i)years?(?![a-z])", "time", 365 * 86400.0)
 # counts
-_u(r"(?i)(?:张|块|片)\s*(?:卡|GPU|显卡|算力卡|计算卡)?|个?\s*GPUs?(?![a-zA-Z])|[- ]?(?:cards?|GPUs?)(?![a-zA-Z])|卡(?!时)", "gpus", 1.0)
+_u(
+    r"(?i)(?:张|块|片)\s*(?:卡|GPU|显卡|算力卡|计算卡)?|个?\s*GPUs?(?![a-zA-Z])|[- ]?(?:cards?|GPUs?)(?![a-zA-Z])|卡(?!时)",
+    "gpus",
+    1.0,
+)
 _u(r"[x×*]" + _GPU_NAME_AHEAD, "gpus", 1.0)
-_u(r"(?i)台\s*(?:服务器|机器|主机|节点)?|个?\s*节点|[- ]?(?:nodes?|servers?|machines?|boxes)(?![a-zA-Z])|机(?=\s*\d|\s*[一二两三四五六七八九十]+\s*卡)", "nodes", 1.0)
+_u(
+    r"(?i)台\s*(?:服务器|机器|主机|节点)?|个?\s*节点|[- ]?(?:nodes?|servers?|machines?|boxes)(?![a-zA-Z])|机(?=\s*\d|\s*[一二两三四五六七八九十]+\s*卡)",
+    "nodes",
+    1.0,
+)
 # power, temperature
 _u(r"(?i)瓦|W(?![a-zA-Z])|watts?", "watts", 1.0)
 _u(r"°\s*C|℃|度(?=\s*(?:C|左右|以上|以下|，|。|$))|C(?![a-zA-Z0-9])", "celsius", 1.0)
@@ -222,37 +286,75 @@ _MONEY_CONTEXT = re.compile(r"[¥￥元]|(?i:rmb|cny)|价|租|费|钱|成本|预
 
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 _NUM_RE = re.compile(
-    r"(?<![A-Za-z0-9_.])"                            # not glued to a Latin word (A100, v2.1) or decimal
+    r"(?<![A-Za-z0-9_.])"  # not glued to a Latin word (A100, v2.1) or decimal
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
     r"(?P<sci>"
-    r"[eE][+-]?\d+"                                 # 3.14e23
-    r"|\s*[×xX*]\s*10\s*(?:\^|\*\*)\s*[+-]?\d+"     # 3.14×10^23, 3.14 x 10**23
-    r"|\s*[×xX*]\s*10[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+"                # 3.14×10²³
-    r"|\^\s*[+-]?\d+"                               # 10^23 (mantissa 1)
-    r"|[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+"                             # 10²³
+    r"[eE][+-]?\d+"  # 3.14e23
+    r"|\s*[×xX*]\s*10\s*(?:\^|\*\*)\s*[+-]?\d+"  # 3.14×10^23, 3.14 x 10**23
+    r"|\s*[×xX*]\s*10[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+"  # 3.14×10²³
+    r"|\^\s*[+-]?\d+"  # 10^23 (mantissa 1)
+    r"|[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+"  # 10²³
     r")?"
 )
 _CN_NUM_RE = re.compile(r"(?:百分之)?[" + _CN_CHARS + r"]+(?:点[" + "零〇一二三四五六七八九" + r"]+)?")
 _MULT_RE = re.compile(r"\s*(万亿|千亿|百亿|亿|千万|百万|万|千|百(?![分]))")
 _SCALE_RE = re.compile(r"\s?(?P<s>thousand|million|billion|trillion|[kKMBT])(?=[^A-Za-z0-9]|$)")
-_SCALE = {"thousand": 1e3, "k": 1e3, "K": 1e3, "million": 1e6, "M": 1e6, "billion": 1e9, "B": 1e9,
-          "trillion": 1e12, "T": 1e12}
-_WORD_NUMS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-              "nine": 9, "ten": 10, "twelve": 12, "sixteen": 16, "a pair of": 2, "a single": 1, "single": 1}
-_WORD_NUM_RE = re.compile(r"(?i)\b(" + "|".join(sorted(_WORD_NUMS, key=len, reverse=True)) + r")\b(?=\s+(?:[\w-]+\s+)?(?:GPUs?|cards?|nodes?|servers?|machines?)\b)")
+_SCALE = {
+    "thousand": 1e3,
+    "k": 1e3,
+    "K": 1e3,
+    "million": 1e6,
+    "M": 1e6,
+    "billion": 1e9,
+    "B": 1e9,
+    "trillion": 1e12,
+    "T": 1e12,
+}
+_WORD_NUMS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "twelve": 12,
+    "sixteen": 16,
+    "a pair of": 2,
+    "a single": 1,
+    "single": 1,
+}
+_WORD_NUM_RE = re.compile(
+    r"(?i)\b("
+    + "|".join(sorted(_WORD_NUMS, key=len, reverse=True))
+    + r")\b(?=\s+(?:[\w-]+\s+)?(?:GPUs?|cards?|nodes?|servers?|machines?)\b)"
+)
 _RANGE_SEP = re.compile(r"^\s*(?:–|—|-|~|～|〜|－|到|至|to)\s*$")
 _SIGN_BEFORE = re.compile(r"(?:^|[\s(（:：=,，])[-−]$")
-_CN_MULT = {"万亿": 1e12, "千亿": 1e11, "百亿": 1e10, "亿": 1e8, "千万": 1e7, "百万": 1e6, "万": 1e4, "千": 1e3, "百": 1e2}
+_CN_MULT = {
+    "万亿": 1e12,
+    "千亿": 1e11,
+    "百亿": 1e10,
+    "亿": 1e8,
+    "千万": 1e7,
+    "百万": 1e6,
+    "万": 1e4,
+    "千": 1e3,
+    "百": 1e2,
+}
 
 
 @dataclass
 class _Lit:
     value: float
     start: int
-    end: int                       # end of number + multiplier (unit starts here)
+    end: int  # end of number + multiplier (unit starts here)
     has_mult: bool = False
     mult: float = 1.0
-    scale_dim: str | None = None   # dimension implied by a B/T/M scale word ("7B" → params)
+    scale_dim: str | None = None  # dimension implied by a B/T/M scale word ("7B" → params)
     percent_prefix: bool = False
 
 
@@ -267,7 +369,7 @@ def _parse_sci(num: float, sci: str) -> float:
     m = re.match(r"[×xX*]10(?:\^|\*\*)?([+-]?\d+)$", s)
     if m:
         return num * 10 ** int(m.group(1))
-    if re.fullmatch(r"[+-]?\d+", s):           # 10²³
+    if re.fullmatch(r"[+-]?\d+", s):  # 10²³
         return num ** int(s) if num != 10 else 10.0 ** int(s)
     return num
 
@@ -292,20 +394,23 @@ def _scan_literals(text: str) -> list[_Lit]:
             sm = _SCALE_RE.match(text, end)
             if sm and not _unit_follows_directly(text, end):
                 word = sm.group("s")
-                rest = text[sm.end():sm.end() + 20]
+                rest = text[sm.end() : sm.end() + 20]
                 if word == "B" and re.match(r"\s*(?:/|per\s|每)", rest):
-                    pass                                   # "16 B/param" is bytes
+                    pass  # "16 B/param" is bytes
                 else:
                     lit.value *= _SCALE[word]
                     lit.mult = _SCALE[word]
                     lit.has_mult = True
                     lit.end = sm.end()
-                    if word in ("B", "billion") or (word in ("M", "million", "T", "trillion", "K", "k", "thousand") and re.match(r"\s*(?:params?|parameters?|参数|个参数)", rest)):
+                    if word in ("B", "billion") or (
+                        word in ("M", "million", "T", "trillion", "K", "k", "thousand")
+                        and re.match(r"\s*(?:params?|parameters?|参数|个参数)", rest)
+                    ):
                         lit.scale_dim = "params"
                     if re.match(r"\s*(?:tokens?|个?token|词元)", rest):
                         lit.scale_dim = "tokens"
         # sign
-        if m.start() > 0 and _SIGN_BEFORE.search(text[max(0, m.start() - 2):m.start()]):
+        if m.start() > 0 and _SIGN_BEFORE.search(text[max(0, m.start() - 2) : m.start()]):
             lit.value = -lit.value
             lit.start -= 1
         lits.append(lit)
@@ -324,19 +429,30 @@ def _scan_literals(text: str) -> list[_Lit]:
             value = chinese_to_number(chunk)
         except ValueError:
             continue
-        lits.append(_Lit(value=value, start=m.start(), end=m.end(), percent_prefix=pct,
-                         has_mult=any(c in chunk for c in "万亿")))
+        lits.append(
+            _Lit(
+                value=value, start=m.start(), end=m.end(), percent_prefix=pct, has_mult=any(c in chunk for c in "万亿")
+            )
+        )
     for m in _WORD_NUM_RE.finditer(text):
-        noun = re.match(r"(?i)\s+(?:[\w-]+\s+)?(GPUs?|cards?|nodes?|servers?|machines?)", text[m.end():]).group(1).lower()
-        lits.append(_Lit(value=float(_WORD_NUMS[m.group(1).lower()]), start=m.start(), end=m.end(),
-                         scale_dim="gpus" if noun.startswith(("gpu", "card")) else "nodes"))
+        noun = (
+            re.match(r"(?i)\s+(?:[\w-]+\s+)?(GPUs?|cards?|nodes?|servers?|machines?)", text[m.end() :]).group(1).lower()
+        )
+        lits.append(
+            _Lit(
+                value=float(_WORD_NUMS[m.group(1).lower()]),
+                start=m.start(),
+                end=m.end(),
+                scale_dim="gpus" if noun.startswith(("gpu", "card")) else "nodes",
+            )
+        )
     lits.sort(key=lambda l: l.start)
     return lits
 
 
 def _unit_follows_directly(text: str, pos: int) -> bool:
     """True when a real unit starts at pos (so "8 TB" is not read as 8 trillion)."""
-    seg = text[pos:pos + 12]
+    seg = text[pos : pos + 12]
     return bool(re.match(r"\s?(?:TB|Tb|TF|TOPS|T/s|MB|Mb|MiB|KB|kB|K[iI]B|B/|Bytes?|bytes?|Gb|GB)", seg))
 
 
@@ -344,9 +460,9 @@ def _match_unit(text: str, pos: int) -> tuple[str | None, float, int, str]:
     """The unit right after pos → (dimension, factor, end position, unit text)."""
     # allow one optional space (or a hyphen for "8-GPU", "8-card") between number and unit;
     # table order decides (so " GPU-hours" is GPU time, not a GPU count)
-    spaced = text[pos:pos + 1] in (" ", "\u00a0", "-", "\u2009")
+    spaced = text[pos : pos + 1] in (" ", "\u00a0", "-", "\u2009")
     for pattern, dim, factor in _UNIT_TABLE:
-        for start in ((pos, pos + 1) if spaced else (pos,)):
+        for start in (pos, pos + 1) if spaced else (pos,):
             m = pattern.match(text, start)
             if m and m.end() > start:
                 return dim, factor, m.end(), m.group(0)
@@ -372,7 +488,7 @@ def extract_quantities(text: str) -> list[Quantity]:
         if lit.percent_prefix:
             dim, factor, uend, utext = "percent", 1.0, lit.end, "百分之"
         # money prefix: ¥3,100 / ￥ / $ / RMB 3100
-        before = text[max(0, lit.start - 5):lit.start]
+        before = text[max(0, lit.start - 5) : lit.start]
         if dim is None and re.search(r"[¥￥]\s*$|(?i:rmb|cny)\s*$", before):
             dim, factor = "cny", 1.0
         elif dim is None and re.search(r"\$\s*$|(?i:usd)\s*$", before):
@@ -382,7 +498,7 @@ def extract_quantities(text: str) -> list[Quantity]:
         if dim == "params" and lit.scale_dim == "tokens":
             dim = "tokens"
         # Chinese numerals without any unit are too ambiguous ("一下", "统一") — drop them
-        is_cn = bool(re.match(r"[" + _CN_CHARS + r"百]", text[lit.start:lit.start + 1] or "x"))
+        is_cn = bool(re.match(r"[" + _CN_CHARS + r"百]", text[lit.start : lit.start + 1] or "x"))
         if is_cn and dim is None:
             continue
         # bare 万/亿 amounts in a money sentence ("8卡月租约2.5万/月") are CNY
@@ -392,7 +508,7 @@ def extract_quantities(text: str) -> list[Quantity]:
             if per_probe or _MONEY_CONTEXT.search(sentence):
                 dim, factor = "cny", 1.0
         # "16 字节" next to "参数/param" is bytes per parameter
-        if dim == "bytes" and factor == 1.0 and re.search(r"参数|(?i:param)", text[max(0, lit.start - 12):uend + 8]):
+        if dim == "bytes" and factor == 1.0 and re.search(r"参数|(?i:param)", text[max(0, lit.start - 12) : uend + 8]):
             dim = "bytes_per_param"
         per = None
         end = uend
@@ -400,15 +516,24 @@ def extract_quantities(text: str) -> list[Quantity]:
             per, end = _match_per(text, uend)
             if per is None:
                 per = _per_from_prefix(text, lit.start)
-        out.append(Quantity(value=value * factor, dim=dim, raw=text[lit.start:end], start=lit.start,
-                            end=end, per=per, unit_text=utext))
+        out.append(
+            Quantity(
+                value=value * factor,
+                dim=dim,
+                raw=text[lit.start : end],
+                start=lit.start,
+                end=end,
+                per=per,
+                unit_text=utext,
+            )
+        )
     _link_ranges(text, out, lits)
     return out
 
 
 def _per_from_prefix(text: str, start: int) -> str | None:
     """'月租 3900 元', '每小时 2 元', 'hourly ¥2' — a rate word shortly before the amount."""
-    before = text[max(0, start - 10):start]
+    before = text[max(0, start - 10) : start]
     if re.search(r"月租|包月|每月|一个月|(?i:monthly|per month|a month)", before):
         return "month"
     if re.search(r"每小时|时租|按小时|(?i:hourly|per hour|an hour)", before):
@@ -422,7 +547,7 @@ def _sentence_around(text: str, start: int, end: int) -> str:
     left = max(text.rfind(c, 0, start) for c in "。.!！?？\n;；")
     right_candidates = [i for i in (text.find(c, end) for c in "。!！?？\n;；") if i >= 0]
     right = min(right_candidates) if right_candidates else len(text)
-    return text[left + 1:right]
+    return text[left + 1 : right]
 
 
 def _link_ranges(text: str, qs: list[Quantity], lits: list[_Lit]) -> None:
@@ -434,10 +559,10 @@ def _link_ranges(text: str, qs: list[Quantity], lits: list[_Lit]) -> None:
         if a.range_id is not None:
             continue
         gap_start = a.end
-        gap = text[gap_start:b.start]
-        neg_b = b.value < 0 and text[b.start:b.start + 1] in "-−"
-        if neg_b:                     # "56 -112" was read as a negative number: it is a range
-            gap = text[gap_start:b.start + 1]
+        gap = text[gap_start : b.start]
+        neg_b = b.value < 0 and text[b.start : b.start + 1] in "-−"
+        if neg_b:  # "56 -112" was read as a negative number: it is a range
+            gap = text[gap_start : b.start + 1]
         if not _RANGE_SEP.match(gap):
             continue
         if a.dim is not None and b.dim is not None and a.dim != b.dim:
@@ -464,7 +589,7 @@ def _link_ranges(text: str, qs: list[Quantity], lits: list[_Lit]) -> None:
         rid += 1
         a.range_id = b.range_id = rid
         a.range_role, b.range_role = "low", "high"
-        a.raw = b.raw = text[a.start:b.end]
+        a.raw = b.raw = text[a.start : b.end]
 
 
 def _factor_of(q: Quantity) -> float:
@@ -497,14 +622,14 @@ class NumberCheck:
 
 
 def _is_near(text: str, q: Quantity, words: list[str], before: int = 40, after: int = 25) -> bool:
-    if q.end <= q.start:            # quantities read from tool results have no position
+    if q.end <= q.start:  # quantities read from tool results have no position
         return True
     line_start = text.rfind("\n", 0, q.start) + 1
     line_end = text.find("\n", q.end)
     line_end = len(text) if line_end < 0 else line_end
     lo = max(line_start, q.start - before) if before else q.end
     hi = min(line_end, q.end + after) if after else q.start
-    window = (text[lo:q.start] + " " + text[q.end:hi]) if before and after else text[min(lo, hi):max(lo, hi)]
+    window = (text[lo : q.start] + " " + text[q.end : hi]) if before and after else text[min(lo, hi) : max(lo, hi)]
     window = window.lower()
     return any(w.lower() in window for w in words)
 
@@ -513,13 +638,23 @@ def _per_compatible(expected_per: str | None, got_per: str | None) -> bool:
     return expected_per is None or got_per is None or expected_per == got_per
 
 
-def find_number(text: str, *, value: float | None = None, unit: str | None = None,
-                rel_tol: float | None = None, abs_tol: float | None = None,
-                or_values: list[float] | None = None, minimum: float | None = None,
-                maximum: float | None = None, mode: str = "value",
-                allow_unitless: bool = False, quantities: list[Quantity] | None = None,
-                near: list[str] | None = None, near_before: list[str] | None = None,
-                near_after: list[str] | None = None) -> NumberCheck:
+def find_number(
+    text: str,
+    *,
+    value: float | None = None,
+    unit: str | None = None,
+    rel_tol: float | None = None,
+    abs_tol: float | None = None,
+    or_values: list[float] | None = None,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    mode: str = "value",
+    allow_unitless: bool = False,
+    quantities: list[Quantity] | None = None,
+    near: list[str] | None = None,
+    near_before: list[str] | None = None,
+    near_after: list[str] | None = None,
+) -> NumberCheck:
     """Is the expected number (in `unit`) in `text`, within tolerance, with a compatible unit?
 
     mode "value": some quantity equals value (or one of or_values) within rel_tol/abs_tol, or
@@ -530,15 +665,17 @@ def find_number(text: str, *, value: float | None = None, unit: str | None = Non
     """
     dim, factor, per = unit_spec(unit)
     qs = quantities if quantities is not None else extract_quantities(text)
-    candidates = [q for q in qs if (q.dim == dim or (allow_unitless and q.dim is None))
-                  and _per_compatible(per, q.per)]
+    candidates = [q for q in qs if (q.dim == dim or (allow_unitless and q.dim is None)) and _per_compatible(per, q.per)]
     if near:
         candidates = [q for q in candidates if _is_near(text, q, near)]
     if near_before or near_after:
         # tight windows: "显存 24 GB" or "24 GB of memory", but not the "24GB" in a card's name
-        candidates = [q for q in candidates
-                      if (near_before and _is_near(text, q, near_before, before=15, after=0))
-                      or (near_after and _is_near(text, q, near_after, before=0, after=15))]
+        candidates = [
+            q
+            for q in candidates
+            if (near_before and _is_near(text, q, near_before, before=15, after=0))
+            or (near_after and _is_near(text, q, near_after, before=0, after=15))
+        ]
     targets = [v for v in ([value] if value is not None else []) + list(or_values or [])]
     label_parts = []
     near_words = list(near or []) + list(near_before or []) + list(near_after or [])
@@ -546,8 +683,16 @@ def find_number(text: str, *, value: float | None = None, unit: str | None = Non
     if targets:
         label_parts.append(" or ".join(f"{t:g}" for t in targets))
     if minimum is not None or maximum is not None:
-        label_parts.append(f"in [{'' if minimum is None else f'{minimum:g}'}, {'' if maximum is None else f'{maximum:g}'}]")
-    tol_txt = f" ±{abs_tol:g}" if abs_tol is not None else f" ±{(rel_tol if rel_tol is not None else 0.02):.0%}" if targets else ""
+        label_parts.append(
+            f"in [{'' if minimum is None else f'{minimum:g}'}, {'' if maximum is None else f'{maximum:g}'}]"
+        )
+    tol_txt = (
+        f" ±{abs_tol:g}"
+        if abs_tol is not None
+        else f" ±{(rel_tol if rel_tol is not None else 0.02):.0%}"
+        if targets
+        else ""
+    )
     expected_label = f"{' '.join(label_parts)}{tol_txt} {unit or '(no unit)'}{near_txt}".strip()
 
     def close(got: float, target: float) -> bool:

@@ -11,6 +11,7 @@ on-topic queries should not (reported as on_topic_flagged, the false alarms).
 
 Runs against a throw-away `GPU_ADVISOR_HOME` so the user's own documents do not interfere.
 """
+
 from __future__ import annotations
 
 import sys
@@ -51,15 +52,19 @@ def _score(retriever: Any, item: dict, k: int) -> dict[str, Any]:
     found = [d for d in docs[:k] if d in expected]
     ranks = [docs.index(d) + 1 for d in expected if d in docs]
     return {
-        "q": item["q"], "style": item.get("style", ""), "expected": expected, "top": docs[:k],
+        "q": item["q"],
+        "style": item.get("style", ""),
+        "expected": expected,
+        "top": docs[:k],
         "recall": len(found) / min(len(expected), k),
         "rr": 1.0 / min(ranks) if ranks else 0.0,
         "flagged": bool(result.hits and result.hits[0].low_relevance),
     }
 
 
-def run_eval(k: int = 3, queries_path: Path = QUERIES, guide_dir: Path | None = None,
-             home: Path | None = None) -> dict[str, Any]:
+def run_eval(
+    k: int = 3, queries_path: Path = QUERIES, guide_dir: Path | None = None, home: Path | None = None
+) -> dict[str, Any]:
     """Run every query; returns the metrics and the per-query rows."""
     spec = yaml.safe_load(queries_path.read_text(encoding="utf-8"))
     old_home = os.environ.get("GPU_ADVISOR_HOME")
@@ -109,15 +114,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps({key: v for key, v in report.items() if key != "rows"}, ensure_ascii=False))
         return 0
-    print(f"queries {report['queries']}  recall@{args.k} {report[f'recall_at_{args.k}']:.3f}  "
-          f"MRR {report['mrr']:.3f}")
+    print(f"queries {report['queries']}  recall@{args.k} {report[f'recall_at_{args.k}']:.3f}  MRR {report['mrr']:.3f}")
     print(f"by style: {report['recall_by_style']}")
-    print(f"off-topic flagged low_relevance: {report['off_topic_flagged']}/{report['off_topic']}; "
-          f"on-topic false alarms: {report['on_topic_flagged']}/{report['queries']}")
+    print(
+        f"off-topic flagged low_relevance: {report['off_topic_flagged']}/{report['off_topic']}; "
+        f"on-topic false alarms: {report['on_topic_flagged']}/{report['queries']}"
+    )
     if report["held_out"]:
-        print(f"held-out ({report['held_out']} queries, never tuned on): "
-              f"recall@{args.k} {report[f'held_out_recall_at_{args.k}']:.3f}  MRR {report['held_out_mrr']:.3f}  "
-              f"false alarms {report['held_out_flagged']}/{report['held_out']}")
+        print(
+            f"held-out ({report['held_out']} queries, never tuned on): "
+            f"recall@{args.k} {report[f'held_out_recall_at_{args.k}']:.3f}  MRR {report['held_out_mrr']:.3f}  "
+            f"false alarms {report['held_out_flagged']}/{report['held_out']}"
+        )
     for label in ("misses", "held_out_misses"):
         misses = report[label]
         print(f"{label}: {len(misses)}")

@@ -5,6 +5,7 @@ turn (follow-ups get the earlier turns as history), scores each case, and summar
 category and language with latency percentiles. An LLM back-end can take seconds per answer,
 so cases can run in a bounded thread pool and a tqdm bar (stderr) shows progress.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,6 +29,7 @@ AskFn = Callable[..., Any]
 def default_ask() -> AskFn:
     """The real advisor (imported only when a suite runs)."""
     from assistant.advisor import ask
+
     return ask
 
 
@@ -67,17 +69,26 @@ def run_case(case: Case, ask_fn: AskFn, *, backend: str | None = None) -> CaseSc
             if "fallback" in str(d.get("backend") or ""):
                 fallbacks += 1
             results.append(d)
-            history += [{"role": "user", "content": turn.question},
-                        {"role": "assistant", "content": d.get("answer") or ""}]
+            history += [
+                {"role": "user", "content": turn.question},
+                {"role": "assistant", "content": d.get("answer") or ""},
+            ]
         checks = score_case(case, results)
         error = None
     except Exception as exc:  # the advisor crashed: a failed case, reported with its traceback tail
         checks = [Check("no_exception", False, "an answer", f"{type(exc).__name__}: {exc}")]
         error = "".join(traceback.format_exception(exc)[-3:])[-1500:]
     answer = (results[-1].get("answer") if results else "") or ""
-    score = CaseScore(case_id=case.id, category=case.category, language=case.language,
-                      passed=all(c.ok for c in checks), checks=checks,
-                      latency_ms=latencies[-1] if latencies else None, error=error, answer=answer)
+    score = CaseScore(
+        case_id=case.id,
+        category=case.category,
+        language=case.language,
+        passed=all(c.ok for c in checks),
+        checks=checks,
+        latency_ms=latencies[-1] if latencies else None,
+        error=error,
+        answer=answer,
+    )
     score.usage = dict(usage)
     score.usage["answers"] = len(results)
     score.usage["fallbacks"] = fallbacks
@@ -121,15 +132,22 @@ class SuiteReport:
         groups: dict[str, list[CaseScore]] = defaultdict(list)
         for s in self.scores:
             groups[getattr(s, key)].append(s)
-        return {k: {"total": len(v), "passed": sum(x.passed for x in v),
-                    "pass_rate": round(sum(x.passed for x in v) / len(v), 4)}
-                for k, v in sorted(groups.items())}
+        return {
+            k: {
+                "total": len(v),
+                "passed": sum(x.passed for x in v),
+                "pass_rate": round(sum(x.passed for x in v) / len(v), 4),
+            }
+            for k, v in sorted(groups.items())
+        }
 
     def to_dict(self, *, questions: dict[str, str] | None = None) -> dict[str, Any]:
         lat = [l for s in self.scores for l in s.usage.get("latencies_ms", [])]  # type: ignore[union-attr]
         answers = sum(int(s.usage.get("answers", 0)) for s in self.scores)
-        llm: dict[str, Any] = {"answers": answers,
-                               "fallbacks": sum(int(s.usage.get("fallbacks", 0)) for s in self.scores)}
+        llm: dict[str, Any] = {
+            "answers": answers,
+            "fallbacks": sum(int(s.usage.get("fallbacks", 0)) for s in self.scores),
+        }
         for k in ("round_trips", "total_tokens", "prompt_tokens", "completion_tokens"):
             vals = [float(s.usage[k]) for s in self.scores if k in s.usage]
             if vals and answers:
@@ -138,20 +156,34 @@ class SuiteReport:
         for s in self.scores:
             if s.passed:
                 continue
-            failures.append({
-                "id": s.case_id, "category": s.category, "language": s.language,
-                "question": (questions or {}).get(s.case_id, ""),
-                "failed_checks": [c.to_dict() for c in s.failures()],
-                "error": s.error, "answer": s.answer[:1200],
-            })
+            failures.append(
+                {
+                    "id": s.case_id,
+                    "category": s.category,
+                    "language": s.language,
+                    "question": (questions or {}).get(s.case_id, ""),
+                    "failed_checks": [c.to_dict() for c in s.failures()],
+                    "error": s.error,
+                    "answer": s.answer[:1200],
+                }
+            )
         return {
-            "total": self.total, "passed": self.passed, "pass_rate": round(self.pass_rate, 4),
-            "by_category": self._group("category"), "by_language": self._group("language"),
+            "total": self.total,
+            "passed": self.passed,
+            "pass_rate": round(self.pass_rate, 4),
+            "by_category": self._group("category"),
+            "by_language": self._group("language"),
             "failures": failures,
-            "latency_ms": {"p50": _r(percentile(lat, 50)), "p95": _r(percentile(lat, 95)),
-                           "mean": _r(sum(lat) / len(lat)) if lat else None},
-            "backend": self.backend, "llm": llm, "started_at": self.started_at,
-            "duration_s": round(self.duration_s, 2), "cases_path": self.cases_path,
+            "latency_ms": {
+                "p50": _r(percentile(lat, 50)),
+                "p95": _r(percentile(lat, 95)),
+                "mean": _r(sum(lat) / len(lat)) if lat else None,
+            },
+            "backend": self.backend,
+            "llm": llm,
+            "started_at": self.started_at,
+            "duration_s": round(self.duration_s, 2),
+            "cases_path": self.cases_path,
         }
 
 
@@ -159,8 +191,15 @@ def _r(x: float | None) -> float | None:
     return None if x is None else round(x, 1)
 
 
-def run_suite(cases: list[Case], *, ask_fn: AskFn | None = None, backend: str | None = None,
-              concurrency: int = 1, progress: bool = True, cases_path: str = "") -> SuiteReport:
+def run_suite(
+    cases: list[Case],
+    *,
+    ask_fn: AskFn | None = None,
+    backend: str | None = None,
+    concurrency: int = 1,
+    progress: bool = True,
+    cases_path: str = "",
+) -> SuiteReport:
     """Run every case (in a bounded pool when concurrency > 1) and return the report."""
     ask_fn = ask_fn or default_ask()
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -168,6 +207,7 @@ def run_suite(cases: list[Case], *, ask_fn: AskFn | None = None, backend: str | 
     bar = None
     if progress:
         from tqdm import tqdm
+
         bar = tqdm(total=len(cases), desc="eval", unit="case", file=sys.stderr, leave=False)
     scores: list[CaseScore | None] = [None] * len(cases)
 
@@ -186,19 +226,26 @@ def run_suite(cases: list[Case], *, ask_fn: AskFn | None = None, backend: str | 
     finally:
         if bar is not None:
             bar.close()
-    return SuiteReport(scores=[s for s in scores if s is not None], backend=backend or "offline",
-                       started_at=started, duration_s=time.perf_counter() - t0, cases_path=cases_path)
+    return SuiteReport(
+        scores=[s for s in scores if s is not None],
+        backend=backend or "offline",
+        started_at=started,
+        duration_s=time.perf_counter() - t0,
+        cases_path=cases_path,
+    )
 
 
 # --------------------------------------------------------------------------- reports
 
 
 def markdown_report(summary: dict[str, Any]) -> str:
-    lines = [f"# Eval report · 评测报告", "",
-             f"- backend: `{summary['backend']}` · started {summary['started_at']} · {summary['duration_s']} s",
-             f"- **passed {summary['passed']} / {summary['total']} ({summary['pass_rate']:.1%})**",
-             f"- latency p50 {summary['latency_ms']['p50']} ms · p95 {summary['latency_ms']['p95']} ms",
-             ]
+    lines = [
+        "# Eval report · 评测报告",
+        "",
+        f"- backend: `{summary['backend']}` · started {summary['started_at']} · {summary['duration_s']} s",
+        f"- **passed {summary['passed']} / {summary['total']} ({summary['pass_rate']:.1%})**",
+        f"- latency p50 {summary['latency_ms']['p50']} ms · p95 {summary['latency_ms']['p95']} ms",
+    ]
     llm = summary.get("llm") or {}
     extras = ", ".join(f"{k} {v}" for k, v in llm.items())
     if extras:

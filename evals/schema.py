@@ -4,6 +4,7 @@ A case is a question (or a `turns:` conversation) plus expectations. Every case 
 `derivation`: where each expected value came from — a datasheet, a paper, a reference-file
 section, or arithmetic written out. Expected values never come from the program's output.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -17,21 +18,21 @@ from evals.numbers import unit_spec
 CASES_DIR = Path(__file__).resolve().parent / "cases"
 
 CATEGORIES: tuple[str, ...] = (
-    "fit",            # verdicts: 能用4090全量训练7B吗
-    "memory",         # memory figures (weights, states, KV cache, activations, GB vs GiB)
-    "min_gpus",       # fewest cards for a job
-    "specs",          # GPU specs and comparisons
-    "prices",         # rental prices and billing
-    "train_time",     # training time and cost
-    "planning",       # ranked configurations, networks, choosing a rental
-    "diagnosis",      # pasted logs: nvidia-smi, dmesg Xid, NCCL, nccl-tests, OOM, iostat
-    "howto",          # how-to answered from the guidance corpus (cited)
-    "multi_turn",     # follow-ups that carry slots from earlier turns
-    "out_of_scope",   # questions the advisor should decline or redirect
-    "adversarial",    # injected instructions, nonsense sizes, contradictions, false premises
+    "fit",  # verdicts: 能用4090全量训练7B吗
+    "memory",  # memory figures (weights, states, KV cache, activations, GB vs GiB)
+    "min_gpus",  # fewest cards for a job
+    "specs",  # GPU specs and comparisons
+    "prices",  # rental prices and billing
+    "train_time",  # training time and cost
+    "planning",  # ranked configurations, networks, choosing a rental
+    "diagnosis",  # pasted logs: nvidia-smi, dmesg Xid, NCCL, nccl-tests, OOM, iostat
+    "howto",  # how-to answered from the guidance corpus (cited)
+    "multi_turn",  # follow-ups that carry slots from earlier turns
+    "out_of_scope",  # questions the advisor should decline or redirect
+    "adversarial",  # injected instructions, nonsense sizes, contradictions, false premises
 )
 Verdict = Literal["fits", "does_not_fit"]
-Phrase = str | list[str]          # a list means "any of these synonyms"
+Phrase = str | list[str]  # a list means "any of these synonyms"
 
 
 class NumberExpect(BaseModel):
@@ -40,10 +41,14 @@ class NumberExpect(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     value: float | None = Field(None, description="expected value in `unit`")
-    or_values: list[float] = Field(default_factory=list, description="other acceptable values (other published accountings)")
+    or_values: list[float] = Field(
+        default_factory=list, description="other acceptable values (other published accountings)"
+    )
     min: float | None = Field(None, description="lower bound (in `unit`) when a band is expected instead of a point")
     max: float | None = Field(None, description="upper bound (in `unit`)")
-    unit: str | None = Field(None, description="GB, GiB, GB/s, TFLOPS, CNY, CNY/h, CNY/month, tokens, %, h, days, GPU-hours, gpus …")
+    unit: str | None = Field(
+        None, description="GB, GiB, GB/s, TFLOPS, CNY, CNY/h, CNY/month, tokens, %, h, days, GPU-hours, gpus …"
+    )
     rel_tol: float | None = None
     abs_tol: float | None = None
     mode: Literal["value", "in_range"] = "value"
@@ -60,7 +65,7 @@ class NumberExpect(BaseModel):
             raise ValueError("a number expectation needs value, or_values, or min/max")
         if self.min is not None and self.max is not None and self.min > self.max:
             raise ValueError("min > max")
-        unit_spec(self.unit)          # raises on an unknown unit
+        unit_spec(self.unit)  # raises on an unknown unit
         return self
 
 
@@ -77,17 +82,21 @@ class Expect(BaseModel):
     must_include: list[Phrase] = Field(default_factory=list)
     must_not_include: list[Phrase] = Field(default_factory=list)
     cites: list[Phrase] = Field(default_factory=list, description="doc ids that must be cited (list = any of)")
-    answer_language: Literal["zh", "en"] | None = Field(None, description="default: zh if the question has CJK, else en")
+    answer_language: Literal["zh", "en"] | None = Field(
+        None, description="default: zh if the question has CJK, else en"
+    )
     grounded: bool | None = None
 
     @field_validator("must_include", "must_not_include", "cites", mode="before")
     @classmethod
     def _phrases_as_text(cls, v: Any) -> Any:
         """YAML turns `[4090, A100]` into an int and a str; phrases are always text."""
+
         def text(x: Any) -> Any:
             if isinstance(x, list):
                 return [text(i) for i in x]
             return str(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else x
+
         return [text(i) for i in v] if isinstance(v, list) else v
 
 

@@ -5,6 +5,7 @@ The checks are deliberately independent of how the answer was produced (offline 
 LLM): they read what the user sees (answer text, citations, language) and what the tools
 were asked (tool name and arguments).
 """
+
 from __future__ import annotations
 
 import json
@@ -27,8 +28,10 @@ def result_dict(result: Any) -> dict[str, Any]:
         return result
     if hasattr(result, "model_dump"):
         return result.model_dump(mode="json")
-    return {k: getattr(result, k, None) for k in
-            ("answer", "language", "backend", "tool_calls", "citations", "grounded", "latency_ms")}
+    return {
+        k: getattr(result, k, None)
+        for k in ("answer", "language", "backend", "tool_calls", "citations", "grounded", "latency_ms")
+    }
 
 
 def _calls(res: dict[str, Any]) -> list[dict[str, Any]]:
@@ -131,16 +134,22 @@ def question_language(question: str) -> str:
 
 # --------------------------------------------------------------------------- verdict
 
-_NEUTRAL = re.compile(r"能不能|可不可以|行不行|够不够|能否|是否|can\s+\w+(?:\s+\w+)?\s+fit\?|does it fit\?|will it fit\?", re.I)
+_NEUTRAL = re.compile(
+    r"能不能|可不可以|行不行|够不够|能否|是否|can\s+\w+(?:\s+\w+)?\s+fit\?|does it fit\?|will it fit\?", re.I
+)
 _NEG = re.compile(
     r"找不到可行|没有可行|不可行|infeasible|no\s+feasible|not\s+feasible|could\s+not\s+find|no\s+configuration|放不下|装不下|塞不下|跑不了|跑不起来|跑不动|训不了|训练不了|不能|不行|不够|不可以|不可行|无法|不足以|超出|超过了?(?:单卡)?显存|做不到|不太可能|"
     r"does\s*n[o']t\s+fit|doesn't\s+fit|do\s+not\s+fit|won't\s+fit|will\s+not\s+fit|cannot|can't|can\s*not|not\s+enough|insufficient|"
     r"exceeds?|too\s+(?:large|big|small)|not\s+(?:possible|feasible)|out\s+of\s+memory|^\W*no\b|"
-    r"unfortunately,?\s+no\b|不可能|(?:^|[:：—-]\s*)no[,.!]", re.I)
+    r"unfortunately,?\s+no\b|不可能|(?:^|[:：—-]\s*)no[,.!]",
+    re.I,
+)
 _POS = re.compile(
     r"放得下|装得下|能放下|可以放下|放下|可以跑|能跑|跑得动|够用|足够|可行|可以|没问题|"
-    r"^\W*(?:能|行|够|是的)(?=[，,。!！\s]|$)|能(?:放|装|跑|用|训|做|够|行|支持)|"      # not 性能/可能/并行/运行
-    r"\bfits?\b|will\s+fit|can\s+fit|enough|feasible|^\W*yes\b|\bworks\b", re.I)
+    r"^\W*(?:能|行|够|是的)(?=[，,。!！\s]|$)|能(?:放|装|跑|用|训|做|够|行|支持)|"  # not 性能/可能/并行/运行
+    r"\bfits?\b|will\s+fit|can\s+fit|enough|feasible|^\W*yes\b|\bworks\b",
+    re.I,
+)
 
 
 def _sentences(text: str) -> list[str]:
@@ -269,22 +278,39 @@ def check_tool(expect: Expect, calls: list[dict[str, Any]]) -> list[Check]:
         elif expect.args:
             checks.append(Check("args", False, json.dumps(expect.args, ensure_ascii=False), "tool not called"))
     for bad in expect.forbid_tools:
-        checks.append(Check("forbid_tool", bad not in names, f"no call to {bad}", ", ".join(map(str, names)) or "no tool calls"))
+        checks.append(
+            Check("forbid_tool", bad not in names, f"no call to {bad}", ", ".join(map(str, names)) or "no tool calls")
+        )
     return checks
 
 
 # --------------------------------------------------------------------------- numbers
 
 _KEY_UNITS = [  # JSON key suffix → unit (project convention: *_gb, *_gbs, *_cny …)
-    ("_gbs", "GB/s"), ("_tbs", "TB/s"), ("_gib", "GiB"), ("_gb", "GB"), ("_mib", "MiB"), ("_tflops", "TFLOPS"),
-    ("_cny", "CNY"), ("_usd", "USD"), ("_hours", "h"), ("_h", "h"), ("_days", "days"), ("_seconds", "s"),
-    ("_pct", "%"), ("_percent", "%"), ("_tokens", "tokens"), ("_flops", "flop"), ("gpu_hours", "GPU-hours"),
+    ("_gbs", "GB/s"),
+    ("_tbs", "TB/s"),
+    ("_gib", "GiB"),
+    ("_gb", "GB"),
+    ("_mib", "MiB"),
+    ("_tflops", "TFLOPS"),
+    ("_cny", "CNY"),
+    ("_usd", "USD"),
+    ("_hours", "h"),
+    ("_h", "h"),
+    ("_days", "days"),
+    ("_seconds", "s"),
+    ("_pct", "%"),
+    ("_percent", "%"),
+    ("_tokens", "tokens"),
+    ("_flops", "flop"),
+    ("gpu_hours", "GPU-hours"),
     ("_w", "W"),
 ]
 
 
 def quantities_from_tools(calls: list[dict[str, Any]]) -> list[Quantity]:
     from evals.numbers import to_canonical
+
     out = []
     for c in calls:
         for path, v in _walk(c.get("result") or {}):
@@ -301,8 +327,7 @@ def quantities_from_tools(calls: list[dict[str, Any]]) -> list[Quantity]:
     return out
 
 
-def check_number(n: NumberExpect, answer: str, calls: list[dict[str, Any]],
-                 answer_qs: list[Quantity]) -> Check:
+def check_number(n: NumberExpect, answer: str, calls: list[dict[str, Any]], answer_qs: list[Quantity]) -> Check:
     pools: list[list[Quantity]] = []
     if n.where in ("answer", "any"):
         pools.append(answer_qs)
@@ -310,10 +335,22 @@ def check_number(n: NumberExpect, answer: str, calls: list[dict[str, Any]],
         pools.append(quantities_from_tools(calls))
     last = None
     for qs in pools:
-        res = find_number(answer, value=n.value, unit=n.unit, rel_tol=n.rel_tol, abs_tol=n.abs_tol,
-                          or_values=n.or_values, minimum=n.min, maximum=n.max, mode=n.mode,
-                          allow_unitless=n.allow_unitless, quantities=qs, near=n.near or None,
-                          near_before=n.near_before or None, near_after=n.near_after or None)
+        res = find_number(
+            answer,
+            value=n.value,
+            unit=n.unit,
+            rel_tol=n.rel_tol,
+            abs_tol=n.abs_tol,
+            or_values=n.or_values,
+            minimum=n.min,
+            maximum=n.max,
+            mode=n.mode,
+            allow_unitless=n.allow_unitless,
+            quantities=qs,
+            near=n.near or None,
+            near_before=n.near_before or None,
+            near_after=n.near_after or None,
+        )
         if res.ok:
             return Check("number", True, f"{res.expected} ({n.why[:80]})", res.matched.raw if res.matched else "")
         last = res
@@ -353,7 +390,11 @@ def score_expect(expect: Expect, result: Any, *, question: str) -> list[Check]:
     ok = got_lang == want_lang and (declared in (None, want_lang))
     checks.append(Check("language", ok, want_lang, f"text={got_lang}, declared={declared}"))
     if expect.grounded is not None:
-        checks.append(Check("grounded", bool(res.get("grounded")) == expect.grounded, str(expect.grounded), str(res.get("grounded"))))
+        checks.append(
+            Check(
+                "grounded", bool(res.get("grounded")) == expect.grounded, str(expect.grounded), str(res.get("grounded"))
+            )
+        )
     return checks
 
 

@@ -5,6 +5,7 @@ through LangChain, so a context-scoped callback (the same mechanism as langchain
 `get_usage_metadata_callback`) sees each call end and its `usage_metadata` when the endpoint
 reports it. Used by the runner; imported lazily so the scorers stay dependency-free.
 """
+
 from __future__ import annotations
 
 import threading
@@ -54,6 +55,7 @@ def count_model_calls() -> Iterator[Any]:
     global _HOOKED
     try:
         from langchain_core.tracers.context import register_configure_hook
+
         cls = _handler_class()
     except ImportError:
         yield None
@@ -76,6 +78,9 @@ def usage_dict(counter: Any) -> dict[str, float]:
         return {}
     out: dict[str, float] = {"round_trips": float(counter.round_trips)}
     if counter.reported:
-        out.update(prompt_tokens=float(counter.input_tokens), completion_tokens=float(counter.output_tokens),
-                   total_tokens=float(counter.input_tokens + counter.output_tokens))
+        out.update(
+            prompt_tokens=float(counter.input_tokens),
+            completion_tokens=float(counter.output_tokens),
+            total_tokens=float(counter.input_tokens + counter.output_tokens),
+        )
     return out

@@ -12,6 +12,7 @@ Needs the optional extras:  .venv/bin/pip install torch==2.13.0 'transformers>=4
 Run:  .venv/bin/python scripts/validate_memory.py      (prints a Markdown table for docs/memory.md)
 This is not part of the pytest suite: CI does not install torch.
 """
+
 from __future__ import annotations
 
 import os
@@ -26,9 +27,17 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 def _configs():
     from transformers import LlamaConfig, Qwen2Config, Qwen3Config
 
-    common = dict(hidden_size=512, intermediate_size=1408, num_hidden_layers=4, num_attention_heads=8,
-                  num_key_value_heads=2, vocab_size=8000, max_position_embeddings=1024,
-                  attention_dropout=0.0, use_cache=False)
+    common = dict(
+        hidden_size=512,
+        intermediate_size=1408,
+        num_hidden_layers=4,
+        num_attention_heads=8,
+        num_key_value_heads=2,
+        vocab_size=8000,
+        max_position_embeddings=1024,
+        attention_dropout=0.0,
+        use_cache=False,
+    )
     return [
         ("Llama (GQA 8/2, untied)", LlamaConfig(**common, tie_word_embeddings=False)),
         ("Llama (MHA 8/8, untied)", LlamaConfig(**{**common, "num_key_value_heads": 8}, tie_word_embeddings=False)),
@@ -91,8 +100,9 @@ def _peak_dynamic_bytes(model, input_ids) -> int:
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         out = model(input_ids=input_ids, labels=input_ids)
         out.loss.backward()
-    records = sorted((e.start_ns(), e.nbytes()) for e in prof.profiler.kineto_results.events()
-                     if e.name() == "[memory]")
+    records = sorted(
+        (e.start_ns(), e.nbytes()) for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"
+    )
     live = peak = 0
     for _, n in records:
         live += n
@@ -118,8 +128,14 @@ def main() -> int:
     for label, cfg in _configs():
         arch = _arch(cfg)
         pc = count_params(arch)
-        resolved = ResolvedModel(name=label, kind="config_file", arch=arch, params=pc.total,
-                                 active_params=pc.active, largest_layer_params=pc.per_layer_max)
+        resolved = ResolvedModel(
+            name=label,
+            kind="config_file",
+            arch=arch,
+            params=pc.total,
+            active_params=pc.active,
+            largest_layer_params=pc.per_layer_max,
+        )
         for dtype, precision, opt in ((torch.float32, "fp32", "adamw"), (torch.bfloat16, "bf16", "adamw_bf16")):
             model = AutoModelForCausalLM.from_config(cfg, attn_implementation="sdpa").to(dtype)
             model.train()
@@ -131,13 +147,36 @@ def main() -> int:
                 model(input_ids=ids, labels=ids).loss.backward()
             optim.step()
             p_b, g_b, s_b = _model_state_bytes(model, optim)
-            est = breakdown(MemoryJob(params=pc.total, mode="full", precision=precision, optimizer=opt,
-                                      seq_len=seq, batch=batch, checkpointing="none"), resolved)
+            est = breakdown(
+                MemoryJob(
+                    params=pc.total,
+                    mode="full",
+                    precision=precision,
+                    optimizer=opt,
+                    seq_len=seq,
+                    batch=batch,
+                    checkpointing="none",
+                ),
+                resolved,
+            )
             n_params = sum(p.numel() for p in model.parameters())
-            match = (n_params == pc.total and p_b == est.weights and g_b == est.gradients and s_b == est.optimizer)
+            match = n_params == pc.total and p_b == est.weights and g_b == est.gradients and s_b == est.optimizer
             ok &= match
-            rows_states.append((label, precision, n_params, pc.total, p_b, int(est.weights), g_b, int(est.gradients),
-                                s_b, int(est.optimizer), "exact" if match else "MISMATCH"))
+            rows_states.append(
+                (
+                    label,
+                    precision,
+                    n_params,
+                    pc.total,
+                    p_b,
+                    int(est.weights),
+                    g_b,
+                    int(est.gradients),
+                    s_b,
+                    int(est.optimizer),
+                    "exact" if match else "MISMATCH",
+                )
+            )
             if dtype is torch.bfloat16:
                 est_act = training_activation_bytes(arch, seq, batch, "none", flash_attention=True)
                 est_logit = logits_bytes(arch, seq, batch)
@@ -152,6 +191,7 @@ def main() -> int:
                 ck = AutoModelForCausalLM.from_config(cfg, attn_implementation="sdpa").to(dtype)
                 ck.train()
                 import warnings
+
                 with warnings.catch_warnings():  # the method was renamed in transformers 5.x; keep one call for 4.x/5.x
                     warnings.simplefilter("ignore", FutureWarning)
                     ck.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": True})
@@ -162,26 +202,38 @@ def main() -> int:
                 del ck
             del model, optim
 
-    print(f"torch {torch.__version__}, transformers {__import__('transformers').__version__}, CPU; "
-          f"seq {seq}, micro-batch {batch}, hidden 512, 4 layers, vocab 8000\n")
-    print("| model | dtype / optimizer | params (torch) | params (estimator) | weights B (torch / est.) | "
-          "grads B (torch / est.) | optimizer B (torch / est.) | result |")
+    print(
+        f"torch {torch.__version__}, transformers {__import__('transformers').__version__}, CPU; "
+        f"seq {seq}, micro-batch {batch}, hidden 512, 4 layers, vocab 8000\n"
+    )
+    print(
+        "| model | dtype / optimizer | params (torch) | params (estimator) | weights B (torch / est.) | "
+        "grads B (torch / est.) | optimizer B (torch / est.) | result |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for r in rows_states:
-        print(f"| {r[0]} | {r[1]} AdamW | {r[2]:,} | {r[3]:,} | {r[4]:,} / {r[5]:,} | {r[6]:,} / {r[7]:,} | "
-              f"{r[8]:,} / {r[9]:,} | {r[10]} |")
-    print("\n| model (bf16, SDPA, no recomputation) | saved activations B (torch) | estimator | ratio | "
-          "logits-sized B (torch) | estimator | ratio |")
+        print(
+            f"| {r[0]} | {r[1]} AdamW | {r[2]:,} | {r[3]:,} | {r[4]:,} / {r[5]:,} | {r[6]:,} / {r[7]:,} | "
+            f"{r[8]:,} / {r[9]:,} | {r[10]} |"
+        )
+    print(
+        "\n| model (bf16, SDPA, no recomputation) | saved activations B (torch) | estimator | ratio | "
+        "logits-sized B (torch) | estimator | ratio |"
+    )
     print("|---|---|---|---|---|---|---|")
     for r in rows_act:
         print(f"| {r[0]} | {r[1]:,} | {r[2]:,} | {r[3]:.3f} | {r[4]:,} | {r[5]:,} | {r[6]:.3f} |")
-    print("\n| model (bf16, SDPA, no recomputation) | peak live bytes in forward+backward (torch profiler) | "
-          "estimator activations + logits + gradients | ratio |")
+    print(
+        "\n| model (bf16, SDPA, no recomputation) | peak live bytes in forward+backward (torch profiler) | "
+        "estimator activations + logits + gradients | ratio |"
+    )
     print("|---|---|---|---|")
     for r in rows_peak:
         print(f"| {r[0]} | {r[1]:,} | {r[2]:,} | {r[3]:.3f} |")
-    print("\n| model (bf16, gradient checkpointing) | saved through forward B (torch) | estimator b·s·(L·2h + 8h) | ratio | "
-          "estimator peak incl. one recomputed layer |")
+    print(
+        "\n| model (bf16, gradient checkpointing) | saved through forward B (torch) | estimator b·s·(L·2h + 8h) | ratio | "
+        "estimator peak incl. one recomputed layer |"
+    )
     print("|---|---|---|---|---|")
     for r in rows_ck:
         print(f"| {r[0]} | {r[1]:,} | {r[2]:,} | {r[3]:.3f} | {r[4]:,} |")

@@ -1,5 +1,6 @@
 """Run `gpu-advisor` in-process the way the console entry point does (bilingual errors, exit 2),
 so CLI tests need not pay for a subprocess."""
+
 from __future__ import annotations
 
 

@@ -1,4 +1,5 @@
 """Test-wide guards: no test may reach the internet (loopback only); no real LLM settings leak in."""
+
 from __future__ import annotations
 
 import os
@@ -11,12 +12,22 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("ANONYMIZED_TELEMETRY", "False")
-for _var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GPU_ADVISOR_BACKEND", "GPU_ADVISOR_MODEL", "CHROMA_URL",
-             "GPU_ADVISOR_EMBED_URL", "GPU_ADVISOR_GUIDE_DIR"):
+for _var in (
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "GPU_ADVISOR_BACKEND",
+    "GPU_ADVISOR_MODEL",
+    "CHROMA_URL",
+    "GPU_ADVISOR_EMBED_URL",
+    "GPU_ADVISOR_GUIDE_DIR",
+):
     os.environ.pop(_var, None)
 # Retrieval state (vector store, the user's added documents) goes to a throw-away folder: tests
 # never read or write the developer's ~/.gpu_advisor.
-import atexit, shutil, tempfile  # noqa: E401,E402
+import atexit  # noqa: E401,E402
+import shutil
+import tempfile
+
 os.environ["GPU_ADVISOR_HOME"] = tempfile.mkdtemp(prefix="gpu-advisor-test-")
 atexit.register(shutil.rmtree, os.environ["GPU_ADVISOR_HOME"], True)
 

@@ -3,6 +3,7 @@
 Imported as `tests.netguard` (by conftest and by tests that prove nothing phoned home), so
 there is exactly one record of attempts.
 """
+
 from __future__ import annotations
 
 import ipaddress

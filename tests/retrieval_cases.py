@@ -5,6 +5,7 @@ Each case receives `make(guide_dir, home) -> Retriever` so the same assertions r
 The fixture corpus is written here, small and hand-made, so expectations do not depend on
 the real corpus that other people edit.
 """
+
 from __future__ import annotations
 
 import textwrap
@@ -166,10 +167,13 @@ def case_user_docs_persist(make: Make, tmp: Path) -> None:
     guide = write_corpus(tmp / "guide")
     home = tmp / "home"
     sheet = tmp / "provider_prices.md"
-    sheet.write_text("# 青岛某云报价单\n\n## 包月\n\nH800 八卡整机包月 98765 元，含 200G RoCE 网络。\n", encoding="utf-8")
+    sheet.write_text(
+        "# 青岛某云报价单\n\n## 包月\n\nH800 八卡整机包月 98765 元，含 200G RoCE 网络。\n", encoding="utf-8"
+    )
     runbook = tmp / "runbook.txt"
-    runbook.write_text("Internal runbook\n\nIf node gpu-07 hangs, drain it with slurm before rebooting.\n",
-                       encoding="gbk")
+    runbook.write_text(
+        "Internal runbook\n\nIf node gpu-07 hangs, drain it with slurm before rebooting.\n", encoding="gbk"
+    )
     r = make(guide, home)
     docs = UserDocs(home / "user_docs")
     added = docs.add([sheet, runbook])

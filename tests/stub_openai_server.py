@@ -22,6 +22,7 @@ The request's `model` field picks a scripted behaviour, so one server serves eve
 Streaming splits tool calls OpenAI-style: a header delta (index, id, name, `arguments: ""`), then
 argument fragments carrying only `index`. Every request is recorded (path, headers, JSON body).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -50,8 +51,7 @@ class Recorded:
 class StubOpenAI:
     """Start with `with StubOpenAI() as stub:`; point clients at `stub.base_url`."""
 
-    plan: list[tuple[str, dict[str, Any]]] = field(default_factory=lambda: [
-        ("gpu_specs", {"names": ["A100"]})])
+    plan: list[tuple[str, dict[str, Any]]] = field(default_factory=lambda: [("gpu_specs", {"names": ["A100"]})])
     slow_seconds: float = 3.0
     requests: list[Recorded] = field(default_factory=list)
 
@@ -76,11 +76,29 @@ class StubOpenAI:
             def do_GET(self) -> None:  # noqa: N802
                 stub._record(self, None)
                 if self.path.rstrip("/") == "/v1/models":
-                    names = ["tool_then_answer", "parallel", "answer_direct", "bad_json", "unknown_tool",
-                             "rate_limit_then_ok", "rate_limited", "server_error", "slow", "endless", "invented",
-                             "invented_then_fixed", "noindex"]
-                    stub._json(self, 200, {"object": "list", "data": [
-                        {"id": n, "object": "model", "created": 0, "owned_by": "stub"} for n in names]})
+                    names = [
+                        "tool_then_answer",
+                        "parallel",
+                        "answer_direct",
+                        "bad_json",
+                        "unknown_tool",
+                        "rate_limit_then_ok",
+                        "rate_limited",
+                        "server_error",
+                        "slow",
+                        "endless",
+                        "invented",
+                        "invented_then_fixed",
+                        "noindex",
+                    ]
+                    stub._json(
+                        self,
+                        200,
+                        {
+                            "object": "list",
+                            "data": [{"id": n, "object": "model", "created": 0, "owned_by": "stub"} for n in names],
+                        },
+                    )
                 else:
                     stub._json(self, 404, {"error": {"message": "not found", "type": "invalid_request_error"}})
 
@@ -115,8 +133,11 @@ class StubOpenAI:
 
     def chat_requests(self, model: str | None = None) -> list[Recorded]:
         with self._lock:
-            return [r for r in self.requests if r.path.endswith("/chat/completions")
-                    and (model is None or (r.body or {}).get("model") == model)]
+            return [
+                r
+                for r in self.requests
+                if r.path.endswith("/chat/completions") and (model is None or (r.body or {}).get("model") == model)
+            ]
 
     def reset(self) -> None:
         with self._lock:
@@ -129,8 +150,9 @@ class StubOpenAI:
             self.requests.append(Recorded(handler.command, handler.path, dict(handler.headers.items()), body))
 
     @staticmethod
-    def _json(handler: BaseHTTPRequestHandler, status: int, payload: dict[str, Any],
-              headers: dict[str, str] | None = None) -> None:
+    def _json(
+        handler: BaseHTTPRequestHandler, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+    ) -> None:
         data = json.dumps(payload, ensure_ascii=False).encode()
         try:
             handler.send_response(status)
@@ -149,23 +171,32 @@ class StubOpenAI:
         messages = body.get("messages") or []
         after_tools = bool(messages) and messages[-1].get("role") == "tool"
         repair = _last_user_text(messages).startswith(REPAIR_MARKERS) or any(
-            m in _last_user_text(messages) for m in REPAIR_MARKERS)
+            m in _last_user_text(messages) for m in REPAIR_MARKERS
+        )
         conversation = _first_user_text(messages)
 
         if model == "server_error":
             self._json(handler, 500, {"error": {"message": "internal error", "type": "server_error"}})
             return
         if model == "rate_limited":
-            self._json(handler, 429, {"error": {"message": "Rate limit reached", "type": "rate_limit"}},
-                       headers={"retry-after-ms": "10"})
+            self._json(
+                handler,
+                429,
+                {"error": {"message": "Rate limit reached", "type": "rate_limit"}},
+                headers={"retry-after-ms": "10"},
+            )
             return
         if model == "rate_limit_then_ok":
             with self._lock:
                 first = conversation not in self._seen_429
                 self._seen_429.add(conversation)
             if first:
-                self._json(handler, 429, {"error": {"message": "Rate limit reached", "type": "rate_limit"}},
-                           headers={"retry-after-ms": "10"})
+                self._json(
+                    handler,
+                    429,
+                    {"error": {"message": "Rate limit reached", "type": "rate_limit"}},
+                    headers={"retry-after-ms": "10"},
+                )
                 return
             model = "tool_then_answer"
         if model == "slow":
@@ -216,14 +247,14 @@ class StubOpenAI:
                 chunks.append({"tool_calls": [head]})
                 args = call["arguments"]
                 for j in range(0, len(args), 7):  # split arguments across deltas
-                    frag: dict[str, Any] = {"function": {"arguments": args[j:j + 7]}}
+                    frag: dict[str, Any] = {"function": {"arguments": args[j : j + 7]}}
                     if not noindex:
                         frag["index"] = i
                     chunks.append({"tool_calls": [frag]})
             finish = "tool_calls"
         else:
             text = reply["content"]
-            chunks += [{"content": text[j:j + 5]} for j in range(0, len(text), 5)]
+            chunks += [{"content": text[j : j + 5]} for j in range(0, len(text), 5)]
             finish = "stop"
         try:
             handler.send_response(200)
@@ -232,11 +263,21 @@ class StubOpenAI:
             handler.send_header("connection", "close")
             handler.end_headers()
             for delta in chunks:
-                event = {"id": cid, "object": "chat.completion.chunk", "created": 0, "model": model,
-                         "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+                event = {
+                    "id": cid,
+                    "object": "chat.completion.chunk",
+                    "created": 0,
+                    "model": model,
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+                }
                 handler.wfile.write(f"data: {json.dumps(event, ensure_ascii=False)}\n\n".encode())
-            end = {"id": cid, "object": "chat.completion.chunk", "created": 0, "model": model,
-                   "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}
+            end = {
+                "id": cid,
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": model,
+                "choices": [{"index": 0, "delta": {}, "finish_reason": finish}],
+            }
             handler.wfile.write(f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n".encode())
             handler.wfile.flush()
             handler.close_connection = True
@@ -248,13 +289,19 @@ def _completion(model: str, reply: dict[str, Any]) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.get("content")}
     finish = "stop"
     if "tool_calls" in reply:
-        message["tool_calls"] = [{"id": c["id"], "type": "function",
-                                  "function": {"name": c["name"], "arguments": c["arguments"]}}
-                                 for c in reply["tool_calls"]]
+        message["tool_calls"] = [
+            {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+            for c in reply["tool_calls"]
+        ]
         finish = "tool_calls"
-    return {"id": "chatcmpl-stub", "object": "chat.completion", "created": 0, "model": model,
-            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+    return {
+        "id": "chatcmpl-stub",
+        "object": "chat.completion",
+        "created": 0,
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
 
 
 def _text(content: Any) -> str:

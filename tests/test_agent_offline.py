@@ -7,6 +7,7 @@ Reference arithmetic used below (independent of our code):
   far above an RTX 4090's 24 GB (NVIDIA RTX 4090 spec sheet). So the verdict must be "no".
 - An A100 has 80 GB (NVIDIA A100 80GB datasheet), still below 112 GB for one card.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,16 @@ from assistant.cli import cli
 from tools.errors import ToolInputError
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
-CONTRACT_KEYS = {"answer", "language", "backend", "tool_calls", "citations", "grounded", "latency_ms",
-                 "fallback_reason"}
+CONTRACT_KEYS = {
+    "answer",
+    "language",
+    "backend",
+    "tool_calls",
+    "citations",
+    "grounded",
+    "latency_ms",
+    "fallback_reason",
+}
 Q_ZH = "能用4090全量训练7B吗"
 Q_EN = "Can I fully fine-tune a 7B model on a single RTX 4090?"
 
@@ -39,15 +48,15 @@ def test_chinese_question_gets_a_grounded_chinese_no(zh_result):
     r = zh_result
     assert r.backend == "offline" and r.fallback_reason is None
     assert r.language == "zh"
-    assert len(CJK.findall(r.answer)) > 20                       # written in Chinese
-    assert any(w in r.answer for w in ("不能", "不行", "放不下", "装不下"))   # the verdict: it does not fit
+    assert len(CJK.findall(r.answer)) > 20  # written in Chinese
+    assert any(w in r.answer for w in ("不能", "不行", "放不下", "装不下"))  # the verdict: it does not fit
     mem = _calls(r, "estimate_memory")
     assert mem, "estimate_memory must be called"
     full = [c for c in mem if str(c.args.get("mode", "")).lower() in ("full", "全量")]
-    assert full and full[0].result.get("fits") is False           # 112 GB of states vs 24 GB
+    assert full and full[0].result.get("fits") is False  # 112 GB of states vs 24 GB
     states = full[0].result.get("model_states_gb")
     if states is not None:
-        assert states == pytest.approx(112, rel=0.02)             # 7e9 × 16 B
+        assert states == pytest.approx(112, rel=0.02)  # 7e9 × 16 B
     assert r.grounded is True
     assert r.latency_ms > 0
 
@@ -73,8 +82,7 @@ def test_follow_up_reuses_the_model_from_history(zh_result):
     mem = _calls(r, "estimate_memory")
     assert mem and all("A100" in json.dumps(c.args, ensure_ascii=False).upper() for c in mem)
     # the 7B from the first turn is carried forward (as a model name or a parameter count)
-    assert all(re.match(r"7(\.0)?\s*[bB]?$", str(c.args.get("params") or c.args.get("model") or ""))
-               for c in mem)
+    assert all(re.match(r"7(\.0)?\s*[bB]?$", str(c.args.get("params") or c.args.get("model") or "")) for c in mem)
 
 
 def test_result_matches_the_contract(zh_result):
@@ -105,6 +113,7 @@ def test_empty_question_is_a_bilingual_input_error():
 
 # ---------------------------------------------------------------- CLI
 
+
 def test_ask_json_cli_keys():
     res = CliRunner().invoke(cli, ["ask", "--json", Q_ZH])
     assert res.exit_code == 0, res.output
@@ -125,7 +134,7 @@ def test_ask_stdin_one_json_line_per_question_in_order():
     res = CliRunner().invoke(cli, ["ask", "-"], input="\n".join(questions) + "\n")
     assert res.exit_code == 0, res.output
     lines = [json.loads(line) for line in res.output.strip().splitlines()]
-    assert len(lines) == 3                                         # blank lines are skipped
+    assert len(lines) == 3  # blank lines are skipped
     assert [d["language"] for d in lines] == ["zh", "en", "zh"]
     assert any(c["name"] == "estimate_memory" for c in lines[0]["tool_calls"])
     assert any(c["name"] == "gpu_specs" for c in lines[1]["tool_calls"])
@@ -140,13 +149,12 @@ def test_ask_rejects_a_bad_backend_with_exit_2():
 
 
 def test_chat_with_piped_stdin_keeps_history():
-    script = "\n".join([Q_ZH, "那A100呢？", "/lang en", "what about QLoRA?", "/reset", "/exit",
-                        "never asked"]) + "\n"
+    script = "\n".join([Q_ZH, "那A100呢？", "/lang en", "what about QLoRA?", "/reset", "/exit", "never asked"]) + "\n"
     res = CliRunner().invoke(cli, ["chat"], input=script)
     assert res.exit_code == 0, res.output
     turns = res.output.split("\n> ")
-    assert len(turns) == 3 and "never asked" not in res.output      # /exit stops reading
-    assert "A100" in turns[1]                                        # follow-up used the new GPU
+    assert len(turns) == 3 and "never asked" not in res.output  # /exit stops reading
+    assert "A100" in turns[1]  # follow-up used the new GPU
     assert "estimate_memory(" in turns[1]
     assert "answer language: en" in res.output and "Conversation cleared" in res.output
     assert "qlora" in turns[2].lower()
@@ -158,17 +166,20 @@ def test_fast_paths_stay_light():
     import subprocess
     import sys
 
-    code = ("import sys, assistant.commands.ask, assistant.commands.chat, assistant.advisor\n"
-            "assert not any(m.startswith(('langchain', 'openai')) for m in sys.modules), 'heavy import'\n"
-            "from assistant.advisor import ask\n"
-            "r = ask('How much memory does an A100 have?')\n"
-            "assert r.backend == 'offline'\n"
-            "assert 'langchain_openai' not in sys.modules and 'openai' not in sys.modules\n")
+    code = (
+        "import sys, assistant.commands.ask, assistant.commands.chat, assistant.advisor\n"
+        "assert not any(m.startswith(('langchain', 'openai')) for m in sys.modules), 'heavy import'\n"
+        "from assistant.advisor import ask\n"
+        "r = ask('How much memory does an A100 have?')\n"
+        "assert r.backend == 'offline'\n"
+        "assert 'langchain_openai' not in sys.modules and 'openai' not in sys.modules\n"
+    )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr[-2000:]
 
 
 # ---------------------------------------------------------------- the loop with a scripted model
+
 
 def _scripted_agent(turns, specs):
     """create_agent over the given tool specs, driven by a scripted model (no planner, no LLM)."""
@@ -197,10 +208,10 @@ def _toy_specs():
 
     def run(inp: In) -> Out:
         if inp.cards == 13:
-            raise KeyError("a bug")                      # not an input problem
+            raise KeyError("a bug")  # not an input problem
         if inp.cards > 8:
             raise ToolInputError("单机最多 8 卡", "At most 8 cards per server", field="cards")
-        return Out(total_memory_gb=24.0 * inp.cards)     # 24 GB per RTX 4090
+        return Out(total_memory_gb=24.0 * inp.cards)  # 24 GB per RTX 4090
 
     return [ToolSpec("toy_memory", "Total memory of N RTX 4090 cards, in GB (10^9 bytes).", In, run)]
 
@@ -208,8 +219,9 @@ def _toy_specs():
 def _call(cards):
     from langchain_core.messages import AIMessage
 
-    return AIMessage("", tool_calls=[{"name": "toy_memory", "args": {"cards": cards}, "id": f"c{cards}",
-                                      "type": "tool_call"}])
+    return AIMessage(
+        "", tool_calls=[{"name": "toy_memory", "args": {"cards": cards}, "id": f"c{cards}", "type": "tool_call"}]
+    )
 
 
 def test_tool_results_and_input_errors_reach_the_model_as_json():
@@ -218,7 +230,7 @@ def test_tool_results_and_input_errors_reach_the_model_as_json():
     agent = _scripted_agent([_call(2), _call(9), _call(0), AIMessage("done")], _toy_specs())
     out = agent.invoke({"messages": [{"role": "user", "content": "q"}]})
     tool_msgs = [m for m in out["messages"] if isinstance(m, ToolMessage)]
-    assert [json.loads(m.content) for m in tool_msgs][0] == {"total_memory_gb": 48.0}   # 2 × 24 GB
+    assert [json.loads(m.content) for m in tool_msgs][0] == {"total_memory_gb": 48.0}  # 2 × 24 GB
     over, zero = (json.loads(m.content)["error"] for m in tool_msgs[1:])
     assert over["zh"] == "单机最多 8 卡" and over["en"] == "At most 8 cards per server"
     assert zero["field"] == "cards" and zero["zh"].startswith("输入无效") and zero["en"].startswith("Invalid input")
@@ -238,6 +250,6 @@ def test_system_prompt_pins_the_rules():
     en, zh = system_prompt("en"), system_prompt("zh")
     assert "Every number" in en and "call a tool" in en
     assert "in parallel" in en
-    assert "never instructions" in en                    # pasted logs are data
+    assert "never instructions" in en  # pasted logs are data
     assert "not in my sources" in en and "我的资料里没有" in en
     assert "Answer in English" in en and "简体中文" in zh

@@ -5,6 +5,7 @@ Each stub `model` name scripts one behaviour (see the stub's docstring). Tool ca
 real registry tools; the A100 figures asserted below come from NVIDIA's A100 datasheet
 (80 GB HBM2e, 2,039 GB/s on the 80GB SXM4), not from our code.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,9 @@ pytestmark = pytest.mark.server
 
 @pytest.fixture(scope="module")
 def stub():
-    with StubOpenAI(plan=[("gpu_specs", {"names": ["A100"]}), ("search_guide", {"query": "A100 80GB 显存 带宽"})],
-                    slow_seconds=1.5) as server:
+    with StubOpenAI(
+        plan=[("gpu_specs", {"names": ["A100"]}), ("search_guide", {"query": "A100 80GB 显存 带宽"})], slow_seconds=1.5
+    ) as server:
         yield server
 
 
@@ -34,8 +36,9 @@ def _fresh(stub):
 
 
 def settings_for(stub: StubOpenAI, model: str, **kw) -> BackendSettings:
-    values = dict(backend="openai", base_url=stub.base_url, model=model, api_key=SECRET,
-                  max_retries=1, timeout_s=5.0, max_steps=4)
+    values = dict(
+        backend="openai", base_url=stub.base_url, model=model, api_key=SECRET, max_retries=1, timeout_s=5.0, max_steps=4
+    )
     values.update(kw)
     return BackendSettings(**values)
 
@@ -51,6 +54,7 @@ def _final(events: list[dict]) -> AskResult:
 
 # ---------------------------------------------------------------- happy paths
 
+
 def test_tool_call_then_answer_non_streaming(stub):
     result = ask("How much memory does an A100 have?", settings=settings_for(stub, "tool_then_answer"))
     assert result.backend == "openai" and result.fallback_reason is None
@@ -58,15 +62,15 @@ def test_tool_call_then_answer_non_streaming(stub):
     assert [c.name for c in result.tool_calls] == ["gpu_specs"]
     assert result.tool_calls[0].args == {"names": ["A100"]}
     gpu = result.tool_calls[0].result["gpus"][0]
-    assert gpu["memory_gb"] == 80.0          # A100 80GB datasheet
+    assert gpu["memory_gb"] == 80.0  # A100 80GB datasheet
     assert "80.0" in result.answer and result.grounded is True
 
     reqs = stub.chat_requests()
-    assert len(reqs) == 2                     # one round of tools, then the answer
+    assert len(reqs) == 2  # one round of tools, then the answer
     assert all(r.body["stream"] is False for r in reqs)
     assert _header(reqs[0], "authorization") == f"Bearer {SECRET}"
     offered = {t["function"]["name"] for t in reqs[0].body["tools"]}
-    assert offered == set(all_tools())        # every registry tool, one registry
+    assert offered == set(all_tools())  # every registry tool, one registry
     system = reqs[0].body["messages"][0]
     assert system["role"] == "system" and "tool" in system["content"].lower()
     # the second request carries the assistant's tool call and our tool result, linked by id
@@ -83,7 +87,7 @@ def test_streaming_split_deltas_with_index(stub):
     result = _final(events)
     assert result.backend == "openai" and result.grounded
     tokens = "".join(e["text"] for e in events if e["type"] == "token")
-    assert tokens == result.answer            # what was shown is exactly what was checked
+    assert tokens == result.answer  # what was shown is exactly what was checked
     call = next(e for e in events if e["type"] == "tool_call")
     res = next(e for e in events if e["type"] == "tool_result")
     assert call["id"] == res["id"] and call["args"] == {"names": ["A100"]}
@@ -98,11 +102,11 @@ def test_parallel_tool_calls_in_one_turn(stub, streaming):
     assert result.backend == "openai"
     assert sorted(c.name for c in result.tool_calls) == ["gpu_specs", "search_guide"]
     assert all("error" not in c.result for c in result.tool_calls)
-    assert len(stub.chat_requests()) == 2     # both tools in one round trip
+    assert len(stub.chat_requests()) == 2  # both tools in one round trip
     hits = next(c.result for c in result.tool_calls if c.name == "search_guide")["hits"]
     relevant = {h["doc_id"] for h in hits if not h.get("low_relevance")}
     assert relevant, "the guide has passages about A100 memory and bandwidth"
-    assert {c.doc_id for c in result.citations} == relevant      # citations = relevant passages used
+    assert {c.doc_id for c in result.citations} == relevant  # citations = relevant passages used
     assert all(isinstance(c.title, str) and c.title for c in result.citations)
     second = stub.chat_requests()[1].body["messages"]
     assert [m["role"] for m in second[-3:]] == ["assistant", "tool", "tool"]
@@ -111,12 +115,17 @@ def test_parallel_tool_calls_in_one_turn(stub, streaming):
 def test_rate_limit_then_success_is_retried(stub):
     result = ask("A100 memory after a 429?", settings=settings_for(stub, "rate_limit_then_ok"))
     assert result.backend == "openai" and result.fallback_reason is None
-    assert len(stub.chat_requests()) == 3     # 429, retry, then the answer turn
+    assert len(stub.chat_requests()) == 3  # 429, retry, then the answer turn
 
 
-@pytest.mark.parametrize("bad_args", [{"names": ["Voodoo 9000"]},   # the tool's own ToolInputError
-                                      {"names": "A100"}],             # schema violation (not a list)
-                         ids=["unknown-gpu", "schema"])
+@pytest.mark.parametrize(
+    "bad_args",
+    [
+        {"names": ["Voodoo 9000"]},  # the tool's own ToolInputError
+        {"names": "A100"},
+    ],  # schema violation (not a list)
+    ids=["unknown-gpu", "schema"],
+)
 def test_tool_input_error_goes_back_to_the_model_as_data(stub, bad_args):
     stub.plan.insert(0, ("gpu_specs", bad_args))
     try:
@@ -124,25 +133,27 @@ def test_tool_input_error_goes_back_to_the_model_as_data(stub, bad_args):
     finally:
         stub.plan.pop(0)
     err = result.tool_calls[0].result["error"]
-    assert err["zh"] and err["en"] and err["field"]          # bilingual, structured
+    assert err["zh"] and err["en"] and err["field"]  # bilingual, structured
     tool_msg = stub.chat_requests()[1].body["messages"][-1]
     assert json.loads(tool_msg["content"])["error"]["en"] == err["en"]
 
 
 # ---------------------------------------------------------------- failures → offline answer
 
+
 def _assert_fallback(result: AskResult, code: str) -> None:
     assert result.backend == "offline (fallback)"
     assert result.fallback_reason and result.fallback_reason.startswith(code)
     head = result.answer.split("\n", 1)[0]
-    assert "离线" in head and "offline" in head                 # visible, bilingual notice
-    assert len(result.answer) > len(head) + 20                   # followed by a real answer
+    assert "离线" in head and "offline" in head  # visible, bilingual notice
+    assert len(result.answer) > len(head) + 20  # followed by a real answer
     assert result.tool_calls, "the offline planner called its own tools"
 
 
-@pytest.mark.parametrize("model,code", [("bad_json", "malformed_tool_call"),
-                                        ("unknown_tool", "malformed_tool_call"),
-                                        ("noindex", "malformed_tool_call")])
+@pytest.mark.parametrize(
+    "model,code",
+    [("bad_json", "malformed_tool_call"), ("unknown_tool", "malformed_tool_call"), ("noindex", "malformed_tool_call")],
+)
 def test_malformed_tool_calls_fall_back(stub, model, code):
     q = "How much memory does an A100 have? (%s)" % model
     events = list(stream(q, settings=settings_for(stub, model)))
@@ -150,43 +161,44 @@ def test_malformed_tool_calls_fall_back(stub, model, code):
     _assert_fallback(result, code)
     assert "".join(e["text"] for e in events if e["type"] == "token") == result.answer
     assert [e["type"] for e in events].count("notice") == 1
-    if model != "noindex":   # without index only the streamed deltas break; JSON is fine
+    if model != "noindex":  # without index only the streamed deltas break; JSON is fine
         _assert_fallback(ask(q, settings=settings_for(stub, model)), code)
 
 
 def test_server_error_after_bounded_retries(stub):
     result = ask("A100 memory (500)", settings=settings_for(stub, "server_error", max_retries=1))
     _assert_fallback(result, "server_error")
-    assert len(stub.chat_requests()) == 2     # first try + one retry, then give up
+    assert len(stub.chat_requests()) == 2  # first try + one retry, then give up
 
 
 def test_persistent_rate_limit_after_bounded_retries(stub):
     result = ask("A100 memory (429 forever)", settings=settings_for(stub, "rate_limited", max_retries=2))
     _assert_fallback(result, "rate_limited")
-    assert len(stub.chat_requests()) == 3     # first try + two retries
+    assert len(stub.chat_requests()) == 3  # first try + two retries
 
 
 def test_timeout_falls_back_quickly(stub):
     result = ask("A100 memory (slow)", settings=settings_for(stub, "slow", timeout_s=0.4, max_retries=0))
     _assert_fallback(result, "timeout")
-    assert result.latency_ms < 1400           # 0.4 s timeout, not the stub's 1.5 s sleep
+    assert result.latency_ms < 1400  # 0.4 s timeout, not the stub's 1.5 s sleep
 
 
 def test_endless_tool_calls_hit_the_step_limit(stub):
     settings = settings_for(stub, "endless", max_steps=3)
     result = ask("A100 memory (endless)", settings=settings)
     _assert_fallback(result, "step_limit")
-    assert len(stub.chat_requests()) == 3     # exactly max_steps model turns
+    assert len(stub.chat_requests()) == 3  # exactly max_steps model turns
 
 
 def test_connection_refused_falls_back(stub):
     import socket
 
-    with socket.socket() as s:                # a port nothing listens on
+    with socket.socket() as s:  # a port nothing listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    settings = BackendSettings(backend="openai", base_url=f"http://127.0.0.1:{port}/v1", model="m",
-                               api_key=SECRET, max_retries=0, timeout_s=2)
+    settings = BackendSettings(
+        backend="openai", base_url=f"http://127.0.0.1:{port}/v1", model="m", api_key=SECRET, max_retries=0, timeout_s=2
+    )
     _assert_fallback(ask("A100 memory (down)", settings=settings), "connection_error")
 
 
@@ -197,18 +209,19 @@ def test_missing_key_for_hosted_api_falls_back_without_network():
 
 # ---------------------------------------------------------------- grounding guard
 
+
 def test_invented_number_repair_then_offline(stub):
     events = list(stream("A100 memory (invented)", settings=settings_for(stub, "invented")))
     result = _final(events)
     _assert_fallback(result, "ungrounded")
     assert INVENTED in result.fallback_reason and INVENTED not in result.answer
     reqs = stub.chat_requests()
-    assert len(reqs) == 3                     # tools, invented answer, repair → still invented
+    assert len(reqs) == 3  # tools, invented answer, repair → still invented
     repair = reqs[2].body["messages"][-1]
     assert repair["role"] == "user" and INVENTED in repair["content"]
     assert any(e["type"] == "notice" for e in events)
     tokens = "".join(e["text"] for e in events if e["type"] == "token")
-    assert INVENTED not in tokens             # the unchecked answer was never shown
+    assert INVENTED not in tokens  # the unchecked answer was never shown
 
 
 def test_invented_number_repaired_by_the_model(stub):
@@ -220,11 +233,14 @@ def test_invented_number_repaired_by_the_model(stub):
 
 # ---------------------------------------------------------------- settings and secrets
 
+
 def test_api_key_never_leaks(stub, caplog):
     caplog.set_level(logging.DEBUG)
-    results = [ask("A100 memory (leak check)", settings=settings_for(stub, "tool_then_answer")),
-               ask("A100 memory (leak check 500)", settings=settings_for(stub, "server_error", max_retries=0)),
-               ask("A100 memory (leak check bad)", settings=settings_for(stub, "bad_json"))]
+    results = [
+        ask("A100 memory (leak check)", settings=settings_for(stub, "tool_then_answer")),
+        ask("A100 memory (leak check 500)", settings=settings_for(stub, "server_error", max_retries=0)),
+        ask("A100 memory (leak check bad)", settings=settings_for(stub, "bad_json")),
+    ]
     settings = settings_for(stub, "tool_then_answer")
     assert SECRET not in repr(settings) and SECRET not in str(settings)
     assert SECRET not in settings.model_dump_json() and SECRET not in settings.describe()
@@ -260,7 +276,7 @@ def test_chinese_question_gets_a_chinese_repair_request(stub):
     repair = stub.chat_requests()[2].body["messages"][-1]["content"]
     assert INVENTED in repair and "工具" in repair
     system = stub.chat_requests()[0].body["messages"][0]["content"]
-    assert "简体中文" in system                # answer in the user's language
+    assert "简体中文" in system  # answer in the user's language
 
 
 def test_settings_from_env_and_overrides(monkeypatch):
@@ -272,9 +288,14 @@ def test_settings_from_env_and_overrides(monkeypatch):
     monkeypatch.setenv("GPU_ADVISOR_TIMEOUT", "12.5")
     monkeypatch.setenv("GPU_ADVISOR_MAX_STEPS", "3")
     s = BackendSettings.from_env()
-    assert (s.backend, s.base_url, s.model, s.timeout_s, s.max_steps) == \
-        ("openai", "http://127.0.0.1:9/v1", "qwen-plus", 12.5, 3)
-    assert s.key_for_client() == "EMPTY"      # local servers still need some key for the client
+    assert (s.backend, s.base_url, s.model, s.timeout_s, s.max_steps) == (
+        "openai",
+        "http://127.0.0.1:9/v1",
+        "qwen-plus",
+        12.5,
+        3,
+    )
+    assert s.key_for_client() == "EMPTY"  # local servers still need some key for the client
     assert BackendSettings.from_env("offline", model="deepseek-chat").model == "deepseek-chat"
     assert BackendSettings.from_env("offline").backend == "offline"
     assert BackendSettings(backend="openai", model="", base_url=" ").model == "gpt-4o-mini"

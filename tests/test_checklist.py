@@ -1,4 +1,5 @@
 """The delivery-acceptance script: valid bash, every seed step present, hostile input stays quoted."""
+
 from __future__ import annotations
 
 import json
@@ -46,8 +47,19 @@ def _assignments(script: str) -> str:
 
 def test_script_covers_the_seed_checklist() -> None:
     s = build_checklist(8, "A100 80GB SXM").script
-    for needle in ("nvidia-smi\n", "nvidia-smi -q", "lspci | grep -i nvidia", "nvidia-smi topo -m", "all_reduce_perf\" -b 8 -e 1G -f 2 -g \"$EXPECT_GPUS\"",
-                   "nvcc -V", "torch.cuda.is_available()", "iostat -x 1 3", "tee \"$OUT\"", "nvidia-smi -L", "dmesg -T"):
+    for needle in (
+        "nvidia-smi\n",
+        "nvidia-smi -q",
+        "lspci | grep -i nvidia",
+        "nvidia-smi topo -m",
+        'all_reduce_perf" -b 8 -e 1G -f 2 -g "$EXPECT_GPUS"',
+        "nvcc -V",
+        "torch.cuda.is_available()",
+        "iostat -x 1 3",
+        'tee "$OUT"',
+        "nvidia-smi -L",
+        "dmesg -T",
+    ):
         assert needle in s, needle
     assert "EXPECT_GPUS=8" in s
 
@@ -59,7 +71,9 @@ def test_bad_counts(gpus: int) -> None:
 
 
 def test_cli_prints_script_and_rejects_bad_count() -> None:
-    ok = subprocess.run([*CLI, "checklist", "--gpus", "4", "--model", "H100 SXM"], capture_output=True, text=True, timeout=60)
+    ok = subprocess.run(
+        [*CLI, "checklist", "--gpus", "4", "--model", "H100 SXM"], capture_output=True, text=True, timeout=60
+    )
     assert ok.returncode == 0 and ok.stdout.startswith("#!/usr/bin/env bash") and "EXPECT_GPUS=4" in ok.stdout
     js = subprocess.run([*CLI, "checklist", "--json", "--gpus", "2"], capture_output=True, text=True, timeout=60)
     data = json.loads(js.stdout)

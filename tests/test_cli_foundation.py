@@ -1,4 +1,5 @@
 """The CLI's contract that every sub-command relies on: bilingual errors, exit code 2."""
+
 from __future__ import annotations
 
 import subprocess
@@ -59,7 +60,8 @@ def test_ci_script_calls_the_readme_test_command() -> None:
 
 def test_pasted_bytes_decode_utf8_bom_and_gbk() -> None:
     from tools.textcodec import decode_text
+
     assert decode_text("显存".encode("utf-8")) == "显存"
-    assert decode_text("\ufeff显存".encode("utf-8")) == "显存"          # BOM dropped
-    assert decode_text("掉卡了".encode("gbk")) == "掉卡了"                # Chinese Windows terminals
-    assert decode_text(b"\xff\xfe\xfa") != ""                           # never raises
+    assert decode_text("\ufeff显存".encode("utf-8")) == "显存"  # BOM dropped
+    assert decode_text("掉卡了".encode("gbk")) == "掉卡了"  # Chinese Windows terminals
+    assert decode_text(b"\xff\xfe\xfa") != ""  # never raises

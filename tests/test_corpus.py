@@ -5,6 +5,7 @@ So every document must parse, carry its sources and date, be bilingual section b
 section, cover every topic of the founding (seed) article, and be written in our own
 words rather than copied from the seed.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -21,13 +22,34 @@ SEED = REPO.parent / "shared" / "seed" / "000_f8a6e4751bd286e6.txt"
 
 # Fixed ids (brief: corpus_ids.md). Retrieval evals expect exactly these.
 FIXED_IDS = [
-    "memory-by-model-size", "memory-formula", "optimizers-8bit", "activations-checkpointing",
-    "tf32-fp8-precision", "a100-h100-4090", "pcie-vs-sxm-nvlink", "china-cards",
-    "rental-prices", "billing-hourly-monthly", "shandong-datacenters", "cluster-networking",
-    "multi-node-training", "storage-io", "gpu-utilization-low", "delivery-acceptance",
-    "nccl-tests-busbw", "dropped-gpu", "xid-errors", "cuda-driver-compat", "common-errors",
-    "containers-gpu", "zero-fsdp-offload", "lora-qlora", "inference-kv-cache",
-    "training-time-cost", "choosing-a-config", "faq",
+    "memory-by-model-size",
+    "memory-formula",
+    "optimizers-8bit",
+    "activations-checkpointing",
+    "tf32-fp8-precision",
+    "a100-h100-4090",
+    "pcie-vs-sxm-nvlink",
+    "china-cards",
+    "rental-prices",
+    "billing-hourly-monthly",
+    "shandong-datacenters",
+    "cluster-networking",
+    "multi-node-training",
+    "storage-io",
+    "gpu-utilization-low",
+    "delivery-acceptance",
+    "nccl-tests-busbw",
+    "dropped-gpu",
+    "xid-errors",
+    "cuda-driver-compat",
+    "common-errors",
+    "containers-gpu",
+    "zero-fsdp-offload",
+    "lora-qlora",
+    "inference-kv-cache",
+    "training-time-cost",
+    "choosing-a-config",
+    "faq",
 ]
 
 # Every topic of the seed article, with the words that must appear somewhere in the corpus
@@ -43,11 +65,31 @@ SEED_TOPICS: dict[str, list[str]] = {
     "prices and billing": ["月租", "按小时", "包月", "包年"],
     "Shandong data centres": ["济南", "青岛", "山东", "延迟", "latency", "骨干"],
     "cluster networking": ["千兆", "万兆", "10G", "100G", "200G", "InfiniBand", "RoCE", "RDMA"],
-    "storage I/O": ["iostat", "%util", "num_workers", "WebDataset", "TFRecord", "NVMe",
-                    "10 TB", "NAS", "对象存储", "RAM"],
-    "delivery checks": ["nvidia-smi", "product name", "nvidia-smi -q -d MEMORY", "lspci",
-                        "nccl-tests", "all_reduce_perf", "NCCL_DEBUG=INFO", "nvcc -V",
-                        "version.json", "torch.cuda.is_available", "以次充好"],
+    "storage I/O": [
+        "iostat",
+        "%util",
+        "num_workers",
+        "WebDataset",
+        "TFRecord",
+        "NVMe",
+        "10 TB",
+        "NAS",
+        "对象存储",
+        "RAM",
+    ],
+    "delivery checks": [
+        "nvidia-smi",
+        "product name",
+        "nvidia-smi -q -d MEMORY",
+        "lspci",
+        "nccl-tests",
+        "all_reduce_perf",
+        "NCCL_DEBUG=INFO",
+        "nvcc -V",
+        "version.json",
+        "torch.cuda.is_available",
+        "以次充好",
+    ],
     "dropped GPUs": ["掉卡", "nvidia-smi -q -d TEMPERATURE", "dmesg", "电源", "Xid 79", "更换"],
 }
 
@@ -56,7 +98,7 @@ def _split_front_matter(text: str) -> tuple[dict, str]:
     assert text.startswith("---\n"), "document must start with YAML front matter"
     end = text.index("\n---\n", 4)
     meta = yaml.safe_load(text[4:end])
-    return meta, text[end + 5:]
+    return meta, text[end + 5 :]
 
 
 def _docs() -> dict[str, tuple[dict, str]]:
@@ -165,8 +207,8 @@ def test_no_prose_copied_from_seed():
     corpus_windows: set[str] = set()
     for _, body in DOCS.values():
         prose = _normalise(_strip_code(body))
-        corpus_windows.update(prose[i:i + n] for i in range(len(prose) - n + 1))
-    copied = sorted({seed[i:i + n] for i in range(len(seed) - n + 1)} & corpus_windows)
+        corpus_windows.update(prose[i : i + n] for i in range(len(prose) - n + 1))
+    copied = sorted({seed[i : i + n] for i in range(len(seed) - n + 1)} & corpus_windows)
     assert not copied, f"20+ character runs shared with the seed: {copied[:10]}"
 
 

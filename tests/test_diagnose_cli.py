@@ -1,4 +1,5 @@
 """`gpu-advisor diagnose`: JSON contract, several files in order, bad input → exit 2 bilingual, no traceback."""
+
 from __future__ import annotations
 
 import json
@@ -34,7 +35,12 @@ def test_json_one_object_per_file_in_order(tmp_path: Path) -> None:
     x = rows[0]["xids"][0]
     assert (x["code"], x["bus_id"], x["count"]) == (13, "0000:4c:00", 3)
     g = rows[1]["inventory"]["gpus"][0]
-    assert (g["index"], g["name"], g["memory_total_mib"], g["bus_id"]) == (0, "NVIDIA A100-SXM4-80GB", 81920, "0000:07:00")
+    assert (g["index"], g["name"], g["memory_total_mib"], g["bus_id"]) == (
+        0,
+        "NVIDIA A100-SXM4-80GB",
+        81920,
+        "0000:07:00",
+    )
 
 
 def test_stdin_and_human_table() -> None:
@@ -48,8 +54,11 @@ def test_stdin_and_human_table() -> None:
 def test_bad_inputs_exit_2_bilingual_without_traceback(tmp_path: Path) -> None:
     binary = tmp_path / "bug.gz"
     binary.write_bytes(bytes(range(256)) * 50)
-    for args in (["diagnose", str(tmp_path / "missing.txt")], ["diagnose", str(binary)],
-                 ["diagnose", "--expect", "", str(SAMPLES / "smi_no_devices.txt")]):
+    for args in (
+        ["diagnose", str(tmp_path / "missing.txt")],
+        ["diagnose", str(binary)],
+        ["diagnose", "--expect", "", str(SAMPLES / "smi_no_devices.txt")],
+    ):
         out = run(*args)
         err = out.stderr.decode()
         assert out.returncode == 2, args
@@ -59,7 +68,9 @@ def test_bad_inputs_exit_2_bilingual_without_traceback(tmp_path: Path) -> None:
 def test_several_files_with_one_bad_keep_order_and_exit_2(tmp_path: Path) -> None:
     binary = tmp_path / "x.bin"
     binary.write_bytes(b"\x00\x01\x02\x03" * 3000)
-    out = run("diagnose", "--json", str(SAMPLES / "smi_no_devices.txt"), str(binary), str(SAMPLES / "nvcc_not_found.txt"))
+    out = run(
+        "diagnose", "--json", str(SAMPLES / "smi_no_devices.txt"), str(binary), str(SAMPLES / "nvcc_not_found.txt")
+    )
     rows = [json.loads(line) for line in out.stdout.decode().splitlines()]
     assert out.returncode == 2 and len(rows) == 3
     assert "error" in rows[1] and rows[1]["error"]["zh"] and rows[2]["severity"] == "info"
@@ -67,7 +78,10 @@ def test_several_files_with_one_bad_keep_order_and_exit_2(tmp_path: Path) -> Non
 
 def test_rich_markup_in_a_paste_is_printed_not_interpreted(tmp_path: Path) -> None:
     p = tmp_path / "markup.txt"
-    p.write_text("NVRM: Xid (PCI:0000:07:00): 79, pid=1, name=[bold red]x[/], GPU has fallen off the bus. [/]\n", encoding="utf-8")
+    p.write_text(
+        "NVRM: Xid (PCI:0000:07:00): 79, pid=1, name=[bold red]x[/], GPU has fallen off the bus. [/]\n",
+        encoding="utf-8",
+    )
     out = run("diagnose", str(p))
     assert out.returncode == 0 and "Traceback" not in out.stderr.decode()
     s = out.stdout.decode()

@@ -6,6 +6,7 @@
 8. a GPU count servers do not ship with, or nvidia-smi views that disagree → warning;
 9. memory full at 0% with processes listed → stalled job; all_reduce_perf without #wrong.
 """
+
 from __future__ import annotations
 
 import glob
@@ -28,6 +29,7 @@ def ids(report) -> list[str]:  # noqa: ANN001
 
 
 # ------------------------------------------------------------------ 5. inventory line
+
 
 def test_cli_hides_inventory_parts_not_detected() -> None:
     out = subprocess.run([*CLI, "diagnose", str(SAMPLES / "dcgmi_r2_pass.txt")], capture_output=True, timeout=60)
@@ -60,19 +62,30 @@ def test_evidence_drops_the_sentence_in_front_of_the_log() -> None:
     assert report.xids[0].text == XID79
 
 
-@pytest.mark.parametrize("line, expected", [
-    ("还有这个：[  123.456789] NVRM: Xid (PCI:0000:5e:00): 13, pid=99, Graphics SM Warp Exception",
-     "[  123.456789] NVRM: Xid (PCI:0000:5e:00): 13, pid=99, Graphics SM Warp Exception"),
-    ("训练报错 RuntimeError: CUDA error: an illegal memory access was encountered",
-     "RuntimeError: CUDA error: an illegal memory access was encountered"),
-    ("日志：Nov 30 10:00:01 node1 kernel: NVRM: Xid (PCI:0000:5e:00): 13, pid=99",
-     "Nov 30 10:00:01 node1 kernel: NVRM: Xid (PCI:0000:5e:00): 13, pid=99"),
-    # a journalctl line in a zh_CN locale is all log: its Chinese month stays
-    ("11月 30 10:00:01 node1 kernel: NVRM: Xid (PCI:0000:5e:00): 13, pid=99",
-     "11月 30 10:00:01 node1 kernel: NVRM: Xid (PCI:0000:5e:00): 13, pid=99"),
-    # no Chinese before the log: quoted whole
-    ("node1 kernel: NVRM: Xid (PCI:0000:5e:00): 13", "node1 kernel: NVRM: Xid (PCI:0000:5e:00): 13"),
-])
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        (
+            "还有这个：[  123.456789] NVRM: Xid (PCI:0000:5e:00): 13, pid=99, Graphics SM Warp Exception",
+            "[  123.456789] NVRM: Xid (PCI:0000:5e:00): 13, pid=99, Graphics SM Warp Exception",
+        ),
+        (
+            "训练报错 RuntimeError: CUDA error: an illegal memory access was encountered",
+            "RuntimeError: CUDA error: an illegal memory access was encountered",
+        ),
+        (
+            "日志：Nov 30 10:00:01 node1 kernel: NVRM: Xid (PCI:0000:5e:00): 13, pid=99",
+            "Nov 30 10:00:01 node1 kernel: NVRM: Xid (PCI:0000:5e:00): 13, pid=99",
+        ),
+        # a journalctl line in a zh_CN locale is all log: its Chinese month stays
+        (
+            "11月 30 10:00:01 node1 kernel: NVRM: Xid (PCI:0000:5e:00): 13, pid=99",
+            "11月 30 10:00:01 node1 kernel: NVRM: Xid (PCI:0000:5e:00): 13, pid=99",
+        ),
+        # no Chinese before the log: quoted whole
+        ("node1 kernel: NVRM: Xid (PCI:0000:5e:00): 13", "node1 kernel: NVRM: Xid (PCI:0000:5e:00): 13"),
+    ],
+)
 def test_log_part(line: str, expected: str) -> None:
     from tools.diagnosis.text import log_part
 
@@ -105,7 +118,9 @@ def test_no_space_next_to_full_width_punctuation_in_any_sample() -> None:
 
 def test_ticket_placeholders_sit_tight_against_the_label() -> None:
     # an AER fatal line names no GPU index, node or UUID: the ticket shows placeholders for them
-    report = diagnose_text("[  812.004211] pcieport 0000:00:03.0: AER: Uncorrected (Fatal) error received: 0000:00:03.0\n")
+    report = diagnose_text(
+        "[  812.004211] pcieport 0000:00:03.0: AER: Uncorrected (Fatal) error received: 0000:00:03.0\n"
+    )
     ticket = next(a.zh for f in report.findings for a in f.actions if a.zh.startswith("给服务商开工单"))
     assert "写明节点（主机名 hostname），GPU 序号（nvidia-smi 左列的编号），UUID（nvidia-smi -L 查看）" in ticket
 
@@ -120,6 +135,7 @@ def test_zh_typography_helper() -> None:
 
 # ------------------------------------------------------------------ 8. GPU count
 
+
 def test_seven_gpus_without_expect_is_a_warning_with_next_action() -> None:
     report = diagnose_text((SAMPLES / "checklist_output_a800_instead_of_a100.txt").read_bytes())
     f = next(f for f in report.findings if f.id == "gpu_count_unusual")
@@ -129,7 +145,9 @@ def test_seven_gpus_without_expect_is_a_warning_with_next_action() -> None:
     assert "nvidia-smi -L" in report.next_action.en and "lspci" in report.next_action.zh
 
 
-@pytest.mark.parametrize("sample", ["checklist_output_8xa100_pass.txt", "smi_535_8xa100_idle.txt", "smi_535_memfull_idle.txt"])
+@pytest.mark.parametrize(
+    "sample", ["checklist_output_8xa100_pass.txt", "smi_535_8xa100_idle.txt", "smi_535_memfull_idle.txt"]
+)
 def test_shipped_counts_raise_nothing(sample: str) -> None:  # 8 and 2 GPUs
     found = ids(diagnose_text((SAMPLES / sample).read_bytes()))
     assert "gpu_count_unusual" not in found and "gpu_count_inconsistent" not in found
@@ -137,7 +155,9 @@ def test_shipped_counts_raise_nothing(sample: str) -> None:  # 8 and 2 GPUs
 
 def test_smi_list_and_table_disagree() -> None:
     table = (SAMPLES / "smi_535_memfull_idle.txt").read_text(encoding="utf-8")  # 2 GPUs in the table
-    listing = "\n".join(f"GPU {i}: NVIDIA A100-SXM4-80GB (UUID: GPU-1b2c3d4e-0000-0000-0000-00000000000{i})" for i in range(3))
+    listing = "\n".join(
+        f"GPU {i}: NVIDIA A100-SXM4-80GB (UUID: GPU-1b2c3d4e-0000-0000-0000-00000000000{i})" for i in range(3)
+    )
     report = diagnose_text(listing + "\n" + table)
     f = next(f for f in report.findings if f.id == "gpu_count_inconsistent")
     assert f.severity == "warning" and "nvidia-smi -L: 3 GPUs" in f.evidence and "nvidia-smi: 2 GPUs" in f.evidence
@@ -145,7 +165,9 @@ def test_smi_list_and_table_disagree() -> None:
 
 def test_lspci_shows_more_gpus_than_smi_list() -> None:
     lspci = (SAMPLES / "lspci_nn_8xa100_nvswitch_gpud.txt").read_text(encoding="utf-8")  # 8 GPUs, 6 NVSwitch bridges
-    listing = "\n".join(f"GPU {i}: NVIDIA A100-SXM4-80GB (UUID: GPU-1b2c3d4e-0000-0000-0000-00000000000{i})" for i in range(7))
+    listing = "\n".join(
+        f"GPU {i}: NVIDIA A100-SXM4-80GB (UUID: GPU-1b2c3d4e-0000-0000-0000-00000000000{i})" for i in range(7)
+    )
     report = diagnose_text(listing + "\n" + lspci)
     f = next(f for f in report.findings if f.id == "gpu_count_mismatch")
     assert f.severity == "critical" and f.title.en == "8 NVIDIA GPUs on PCIe but nvidia-smi sees 7"
@@ -153,6 +175,7 @@ def test_lspci_shows_more_gpus_than_smi_list() -> None:
 
 
 # ------------------------------------------------------------------ 9. stalled job, nccl-tests without #wrong
+
 
 def test_processes_holding_full_memory_at_zero_util_is_a_stalled_job() -> None:
     report = diagnose_text((SAMPLES / "smi_535_memfull_idle.txt").read_bytes())
@@ -171,7 +194,9 @@ def test_ranks_from_busbw_over_algbw() -> None:
         assert run.ranks_from_bandwidth() == n
     odd = NcclTestRun(op="all_reduce", rows=[Row(2**30, 160.0, None, 0, "", True, 100.0)])  # n = 2/0.4 = 5.0
     assert odd.ranks_from_bandwidth() == 5
-    assert NcclTestRun(op="all_gather", rows=[Row(2**30, 175.0, None, 0, "", True, 100.0)]).ranks_from_bandwidth() is None
+    assert (
+        NcclTestRun(op="all_gather", rows=[Row(2**30, 175.0, None, 0, "", True, 100.0)]).ranks_from_bandwidth() is None
+    )
 
 
 def test_rows_without_wrong_column_are_read_and_flagged_unchecked() -> None:

@@ -1,5 +1,6 @@
 """The decision tree: every sample's expected findings (hand-written sidecars), the Xid catalog,
 version and bandwidth cross-checks, utilisation patterns and renter-side actions."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -62,6 +63,7 @@ def test_sample_expectations(path: Path) -> None:
 
 # ------------------------------------------------------------------ Xid catalog
 
+
 def test_catalog_has_every_code_with_source_and_both_languages() -> None:
     cat = catalog()
     assert sorted(cat) == list(range(1, 173))  # NVIDIA's catalog lists codes 1–172 (generated 2025-10-29)
@@ -72,17 +74,20 @@ def test_catalog_has_every_code_with_source_and_both_languages() -> None:
         assert row["severity"] in SEVERITY_RANK and row["category"]
 
 
-@pytest.mark.parametrize("code,immediate,investigatory", [
-    # values as published in NVIDIA's Xid catalog (docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html)
-    (13, "RESTART_APP", "WORKFLOW_XID_13"),
-    (48, "WORKFLOW_XID_48", "WORKFLOW_XID_48"),
-    (63, "IGNORE", "IGNORE"),
-    (74, "WORKFLOW_NVLINK_ERR", "CONTACT_SUPPORT"),
-    (79, "RESTART_BM", "CONTACT_SUPPORT"),
-    (95, "RESET_GPU", "IGNORE (sympathetic)"),
-    (119, "RESET_GPU", "INVESTIGATE_SW"),
-    (154, "XID_154", "N/A Informational only regarding another Xid"),
-])
+@pytest.mark.parametrize(
+    "code,immediate,investigatory",
+    [
+        # values as published in NVIDIA's Xid catalog (docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html)
+        (13, "RESTART_APP", "WORKFLOW_XID_13"),
+        (48, "WORKFLOW_XID_48", "WORKFLOW_XID_48"),
+        (63, "IGNORE", "IGNORE"),
+        (74, "WORKFLOW_NVLINK_ERR", "CONTACT_SUPPORT"),
+        (79, "RESTART_BM", "CONTACT_SUPPORT"),
+        (95, "RESET_GPU", "IGNORE (sympathetic)"),
+        (119, "RESET_GPU", "INVESTIGATE_SW"),
+        (154, "XID_154", "N/A Informational only regarding another Xid"),
+    ],
+)
 def test_catalog_actions_match_nvidia(code: int, immediate: str, investigatory: str) -> None:
     e = entry(code)
     assert e["immediate_action"]["bucket"] == immediate and e["investigatory_action"]["bucket"] == investigatory
@@ -102,6 +107,7 @@ def test_critical_hardware_xids_and_app_xids() -> None:
 
 
 # ------------------------------------------------------------------ renter actions and tickets
+
 
 def test_xid79_maps_to_gpu_index_and_ticket_has_everything() -> None:
     text = (SAMPLES / "mixed_zh_crlf_ansi_smi_xid79.txt").read_text(encoding="utf-8")
@@ -127,20 +133,26 @@ def test_ticket_uses_uuid_from_kernel_log_and_host_from_journal() -> None:
 def test_xid45_alone_is_sympathetic_only_with_a_cause() -> None:
     alone = diagnose_text("NVRM: Xid (PCI:0000:dc:00): 45, pid=1, name=python3, Ch 00000001\n")
     assert alone.findings[0].severity == "info"  # catalog: Preemptive cleanup; IGNORE when not solo
-    with_cause = diagnose_text("NVRM: Xid (PCI:0000:dc:00): 31, pid=1, name=python3, MMU Fault\n"
-                               "NVRM: Xid (PCI:0000:dc:00): 45, pid=1, name=python3, Ch 00000001\n")
+    with_cause = diagnose_text(
+        "NVRM: Xid (PCI:0000:dc:00): 31, pid=1, name=python3, MMU Fault\n"
+        "NVRM: Xid (PCI:0000:dc:00): 45, pid=1, name=python3, Ch 00000001\n"
+    )
     f45 = next(f for f in with_cause.findings if f.id == "xid_45")
     assert "31" in f45.title.en and f45.severity == "info"
 
 
 def test_xid13_repeating_on_one_gpu_across_jobs_escalates() -> None:
-    lines = "".join(f"NVRM: Xid (PCI:0000:4c:00): 13, pid={pid}, name=python, Graphics SM Warp Exception\n" for pid in (11, 22, 33))
+    lines = "".join(
+        f"NVRM: Xid (PCI:0000:4c:00): 13, pid={pid}, name=python, Graphics SM Warp Exception\n" for pid in (11, 22, 33)
+    )
     assert next(f for f in diagnose_text(lines).findings if f.id == "xid_13").severity == "critical"
 
 
 def test_nvlink5_severity_follows_the_line() -> None:
     fatal = diagnose_text("NVRM: Xid (PCI:0000:dc:00): 149, pid=1, name=p, NETIR_LINK_EVT Fatal XC0 i0 Link 07 (0x0)\n")
-    nonfatal = diagnose_text("NVRM: Xid (PCI:0000:dc:00): 149, pid=1, name=p, NETIR_BER_EVENT Nonfatal XC0 i0 Link 07 (0x0)\n")
+    nonfatal = diagnose_text(
+        "NVRM: Xid (PCI:0000:dc:00): 149, pid=1, name=p, NETIR_BER_EVENT Nonfatal XC0 i0 Link 07 (0x0)\n"
+    )
     assert fatal.severity == "critical" and nonfatal.severity == "warning"
 
 
@@ -158,11 +170,17 @@ def test_driver_cuda_fit() -> None:
     # cu121 on a driver whose maximum is 12.2: fine
     assert _ids(HEADER_535 + "torch_check: version=2.3.1+cu121 cuda=12.1 available=True device_count=8") == []
     # cu124 on 12.2 (driver 535 ≥ 525): minor-version compatibility, informational
-    assert _ids(HEADER_535 + "torch_check: version=2.4.1+cu124 cuda=12.4 available=True device_count=8") == ["torch_cuda_minor_compat"]
+    assert _ids(HEADER_535 + "torch_check: version=2.4.1+cu124 cuda=12.4 available=True device_count=8") == [
+        "torch_cuda_minor_compat"
+    ]
     # cu121 on driver 470 (max 11.4): 12.x needs ≥ 525
-    assert "torch_cuda_newer_than_driver" in _ids(HEADER_470 + "torch_check: version=2.3.1+cu121 cuda=12.1 available=True device_count=1")
+    assert "torch_cuda_newer_than_driver" in _ids(
+        HEADER_470 + "torch_check: version=2.3.1+cu121 cuda=12.1 available=True device_count=1"
+    )
     # cu118 on driver 470: fine (11.x needs ≥ 450.80.02)
-    assert _ids(HEADER_470 + "torch_check: version=2.1.2+cu118 cuda=11.8 available=True device_count=1") == ["torch_cuda_minor_compat"]
+    assert _ids(HEADER_470 + "torch_check: version=2.1.2+cu118 cuda=11.8 available=True device_count=1") == [
+        "torch_cuda_minor_compat"
+    ]
 
 
 def test_found_version_decodes_to_cuda() -> None:
@@ -172,6 +190,7 @@ def test_found_version_decodes_to_cuda() -> None:
 
 
 # ------------------------------------------------------------------ bandwidth
+
 
 def test_expected_busbw_for_a100_is_in_the_published_range() -> None:
     ref = expected_busbw("NVIDIA A100-SXM4-80GB", 8, "nvlink")
@@ -195,21 +214,26 @@ def test_plateau_finding_mentions_average_is_misleading() -> None:
 
 # ------------------------------------------------------------------ utilisation patterns (thresholds by hand)
 
+
 def _row(util: int, power: int, used: int, total: int = 81920, cap: int = 400) -> str:
-    return (HEADER_535 +
-            "|   0  NVIDIA A100-SXM4-80GB          On  | 00000000:07:00.0 Off |                    0 |\n"
-            f"| N/A   40C    P0           {power:>3}W / {cap}W |  {used:>6}MiB / {total}MiB |   {util:>3}%      Default |\n"
-            "|                                         |                      |             Disabled |\n")
+    return (
+        HEADER_535 + "|   0  NVIDIA A100-SXM4-80GB          On  | 00000000:07:00.0 Off |                    0 |\n"
+        f"| N/A   40C    P0           {power:>3}W / {cap}W |  {used:>6}MiB / {total}MiB |   {util:>3}%      Default |\n"
+        "|                                         |                      |             Disabled |\n"
+    )
 
 
-@pytest.mark.parametrize("util,power,used,expected", [
-    (100, 100, 70000, "gpu_hang_suspected"),   # 100 W ≤ 25% of 400 W
-    (100, 101, 70000, None),                   # just above 25%
-    (0, 60, 73800, "memory_full_idle"),        # 73800 ≥ 0.9 × 81920 = 73728
-    (0, 60, 73700, None),
-    (35, 180, 40000, "input_bound_suspected"),  # 25% < 45% ≤ 60% of the cap, util ≤ 60%
-    (35, 260, 40000, None),                    # 65% of the cap: not "mid power"
-])
+@pytest.mark.parametrize(
+    "util,power,used,expected",
+    [
+        (100, 100, 70000, "gpu_hang_suspected"),  # 100 W ≤ 25% of 400 W
+        (100, 101, 70000, None),  # just above 25%
+        (0, 60, 73800, "memory_full_idle"),  # 73800 ≥ 0.9 × 81920 = 73728
+        (0, 60, 73700, None),
+        (35, 180, 40000, "input_bound_suspected"),  # 25% < 45% ≤ 60% of the cap, util ≤ 60%
+        (35, 260, 40000, None),  # 65% of the cap: not "mid power"
+    ],
+)
 def test_utilisation_patterns(util: int, power: int, used: int, expected: str | None) -> None:
     ids = _ids(_row(util, power, used))
     patterns = {"gpu_hang_suspected", "memory_full_idle", "input_bound_suspected"}
@@ -231,6 +255,7 @@ def test_severity_is_the_worst_finding_and_ok_when_clean() -> None:
 
 def test_nvlink5_decode_sheet() -> None:
     from tools.diagnosis.nvlink5 import decode
+
     # 0x0409a0c2: bits 25–20 = 0, low 10 bits = 0b0011000010 → the RLW_RXPIPE pattern; status 0x8 → Non-fatal, IGNORE → CONTACT_SUPPORT
     row = decode(145, "RLW_RXPIPE", "RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000008 0x00000000)")
     assert (row["severity"], row["resolution"], row["investigatory"]) == ("Non-fatal", "IGNORE", "CONTACT_SUPPORT")
@@ -238,11 +263,15 @@ def test_nvlink5_decode_sheet() -> None:
     row = decode(149, "NETIR_LINK_EVT", "NETIR_LINK_EVT Fatal XC0 i0 Link 07 (0x004505c6 0x00000000 0x0)")
     assert (row["severity"], row["resolution"]) == ("Link Fatal", "RESET_GPU")
     assert decode(145, "RLW_RXPIPE", "RLW_RXPIPE (0x0409a0c2 0x00000400)") is None  # no such status in the sheet
-    r = diagnose_text("NVRM: Xid (PCI:0000:dc:00): 149, pid=1, name=p, NETIR_LINK_EVT Fatal XC0 i0 Link 07 (0x004505c6 0x00000000 0x0)\n")
+    r = diagnose_text(
+        "NVRM: Xid (PCI:0000:dc:00): 149, pid=1, name=p, NETIR_LINK_EVT Fatal XC0 i0 Link 07 (0x004505c6 0x00000000 0x0)\n"
+    )
     assert r.severity == "critical" and any("XID 144-150 Decode" in c.en for c in r.findings[0].causes)
 
 
 def test_without_a_table_the_first_step_names_the_bus_id_to_exclude() -> None:
-    r = diagnose_text("[ 8123.456789] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n")
+    r = diagnose_text(
+        "[ 8123.456789] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
+    )
     first = r.next_action
     assert "0000:3b:00" in first.en and "CUDA_VISIBLE_DEVICES" in first.en and "CUDA_VISIBLE_DEVICES" in first.zh

@@ -1,4 +1,5 @@
 """`gpu-advisor estimate` and `gpu-advisor models`: the CLI contract other parts and the evals rely on."""
+
 from __future__ import annotations
 
 import json
@@ -12,8 +13,20 @@ from click.testing import CliRunner
 from assistant.cli import cli
 
 ROOT = Path(__file__).resolve().parent.parent
-KEYS = {"params", "weights_gb", "gradients_gb", "optimizer_gb", "model_states_gb", "activations_gb", "kv_cache_gb",
-        "overhead_gb", "total_gb", "total_gib", "assumptions", "sources"}
+KEYS = {
+    "params",
+    "weights_gb",
+    "gradients_gb",
+    "optimizer_gb",
+    "model_states_gb",
+    "activations_gb",
+    "kv_cache_gb",
+    "overhead_gb",
+    "total_gb",
+    "total_gib",
+    "assumptions",
+    "sources",
+}
 
 
 def _run(*args: str):
@@ -32,7 +45,9 @@ def test_json_contract_params_7b_full():
     assert out["params"] == 7_000_000_000
     # ZeRO paper accounting: 16 B/param mixed-precision AdamW → 112 GB of model states for 7B
     assert out["model_states_gb"] == pytest.approx(112.0)
-    assert out["weights_gb"] + out["gradients_gb"] + out["optimizer_gb"] == pytest.approx(out["model_states_gb"], abs=0.01)
+    assert out["weights_gb"] + out["gradients_gb"] + out["optimizer_gb"] == pytest.approx(
+        out["model_states_gb"], abs=0.01
+    )
     assert out["total_gib"] == pytest.approx(out["total_gb"] * 1e9 / 2**30, abs=0.01)
     assert out["seed_rule"]["model_states_gb"] == pytest.approx(56.0)
     assert all(a["zh"] and a["en"] for a in out["assumptions"])
@@ -46,17 +61,49 @@ def test_gpu_size_verdict():
 
 
 def test_all_options_parse():
-    out = _json("estimate", "-m", "Llama-3-8B", "--mode", "full", "--precision", "bf16", "--optimizer", "adamw_8bit",
-                "--gpus", "8", "--zero", "2", "--offload", "--seq-len", "4096", "--batch", "2",
-                "--checkpointing", "selective", "--gpu", "80G")
+    out = _json(
+        "estimate",
+        "-m",
+        "Llama-3-8B",
+        "--mode",
+        "full",
+        "--precision",
+        "bf16",
+        "--optimizer",
+        "adamw_8bit",
+        "--gpus",
+        "8",
+        "--zero",
+        "2",
+        "--offload",
+        "--seq-len",
+        "4096",
+        "--batch",
+        "2",
+        "--checkpointing",
+        "selective",
+        "--gpu",
+        "80G",
+    )
     assert out["gpus"] == 8 and out["zero_stage"] == 2 and out["host_ram_gb"] > 0 and out["optimizer_gb"] == 0
     out = _json("estimate", "-m", "Llama-3-8B", "--gpus", "8", "--fsdp")
     assert out["zero_stage"] == 3
     out = _json("estimate", "-m", "Qwen2.5-7B", "--mode", "lora", "--lora-rank", "16", "--lora-targets", "q,v")
     # r=16 on q (3584→3584) and v (3584→512) over 28 layers: 28·16·((3584+3584)+(3584+512)) = 5,046,272
     assert out["trainable_params"] == 5_046_272
-    out = _json("estimate", "-m", "Llama-3-8B", "--mode", "inference", "--context", "8192", "--concurrency", "4",
-                "--kv-dtype", "fp8")
+    out = _json(
+        "estimate",
+        "-m",
+        "Llama-3-8B",
+        "--mode",
+        "inference",
+        "--context",
+        "8192",
+        "--concurrency",
+        "4",
+        "--kv-dtype",
+        "fp8",
+    )
     # 2·32·8·128 values × 1 byte × 8192 tokens × 4 sequences
     assert out["kv_cache_gb"] == pytest.approx(65_536 * 8192 * 4 / 1e9, abs=6e-4)
 
@@ -68,18 +115,22 @@ def test_readable_table_for_people():
         assert text in res.output
 
 
-@pytest.mark.parametrize("args", [
-    ["estimate", "--model", "nosuchmodel-xyz"],
-    ["estimate", "--params", "-3"],
-    ["estimate", "--params", "7B", "--zero", "7"],
-    ["estimate", "--params", "7B", "--mode", "full", "--precision", "int4"],
-    ["estimate"],
-    ["estimate", "--params", "7B", "--gpus", "0"],
-    ["estimate", "--params", "7B", "--gpu", "NoSuchCard 9000"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["estimate", "--model", "nosuchmodel-xyz"],
+        ["estimate", "--params", "-3"],
+        ["estimate", "--params", "7B", "--zero", "7"],
+        ["estimate", "--params", "7B", "--mode", "full", "--precision", "int4"],
+        ["estimate"],
+        ["estimate", "--params", "7B", "--gpus", "0"],
+        ["estimate", "--params", "7B", "--gpu", "NoSuchCard 9000"],
+    ],
+)
 def test_bad_input_exit_2_bilingual_no_traceback(args):
-    proc = subprocess.run([sys.executable, "-m", "assistant.cli", *args, "--json"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "assistant.cli", *args, "--json"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
     assert "错误" in proc.stderr and "Error" in proc.stderr
@@ -96,9 +147,11 @@ def test_models_list_and_lookup():
 
 
 def test_estimate_imports_nothing_heavy():
-    code = ("import sys; from assistant.cli import main; sys.argv=['gpu-advisor','estimate','--params','7B','--json'];\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            "heavy=[m for m in ('torch','langchain','langchain_core','gradio','chromadb','transformers','numpy') if m in sys.modules]\n"
-            "print('HEAVY', heavy, file=sys.stderr)")
+    code = (
+        "import sys; from assistant.cli import main; sys.argv=['gpu-advisor','estimate','--params','7B','--json'];\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "heavy=[m for m in ('torch','langchain','langchain_core','gradio','chromadb','transformers','numpy') if m in sys.modules]\n"
+        "print('HEAVY', heavy, file=sys.stderr)"
+    )
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert "HEAVY []" in proc.stderr, proc.stderr

@@ -2,14 +2,22 @@
 
 Each expected value is worked out by hand in the comment beside it (GB = 1e9 B, GiB = 2^30 B).
 """
+
 from __future__ import annotations
 
 import pytest
 
 from evals.numbers import chinese_to_number, extract_quantities, find_number
 from evals.schema import Case, Expect, NumberExpect
-from evals.scorers import (args_match, check_verdict, contains_phrase, score_case, score_expect,
-                           text_language, verdict_from_text)
+from evals.scorers import (
+    args_match,
+    check_verdict,
+    contains_phrase,
+    score_case,
+    score_expect,
+    text_language,
+    verdict_from_text,
+)
 
 
 def dims(text: str) -> list[tuple[float, str | None]]:
@@ -19,39 +27,42 @@ def dims(text: str) -> list[tuple[float, str | None]]:
 # ----------------------------------------------------------------------------- extraction
 
 
-@pytest.mark.parametrize("text, value, dim", [
-    ("14 GB", 14e9, "bytes"),
-    ("13.04 GiB", 13.04 * 2**30, "bytes"),              # 13.04 × 1,073,741,824
-    ("24564MiB", 24564 * 2**20, "bytes"),               # nvidia-smi's 4090 total
-    ("24G显存", 24e9, "bytes"),                          # Chinese listings: bare G = GB
-    ("2,039 GB/s", 2.039e12, "bandwidth"),
-    ("3.35 TB/s", 3.35e12, "bandwidth"),
-    ("100 Gb/s", 12.5e9, "bandwidth"),                  # bits: 100e9 / 8
-    ("989 TFLOPS", 989e12, "flops_rate"),
-    ("624 TOPS", 624e12, "ops_rate"),
-    ("3.14e23 FLOPs", 3.14e23, "flop"),
-    ("3.14×10^23 FLOPs", 3.14e23, "flop"),
-    ("3.14 × 10²³ FLOPs", 3.14e23, "flop"),
-    ("约 11.2 万元", 112_000, "cny"),
-    ("¥3,100", 3100, "cny"),
-    ("2T tokens", 2e12, "tokens"),
-    ("1万亿 token", 1e12, "tokens"),
-    ("七十亿参数", 7e9, "params"),
-    ("7B", 7e9, "params"),
-    ("两张", 2, "gpus"),
-    ("8卡", 8, "gpus"),
-    ("2台", 2, "nodes"),
-    ("45%", 45, "percent"),
-    ("百分之九十五", 95, "percent"),
-    ("487 天", 487 * 86400, "time"),
-    ("11.7 小时", 11.7 * 3600, "time"),
-    ("93,500 GPU-hours", 93500, "gpu_time"),
-    ("9.35 万卡时", 93500, "gpu_time"),
-    ("16 bytes/param", 16, "bytes_per_param"),
-    ("每个参数 16 字节", 16, "bytes_per_param"),
-    ("700W", 700, "watts"),
-    ("3.2×", 3.2, "ratio"),
-])
+@pytest.mark.parametrize(
+    "text, value, dim",
+    [
+        ("14 GB", 14e9, "bytes"),
+        ("13.04 GiB", 13.04 * 2**30, "bytes"),  # 13.04 × 1,073,741,824
+        ("24564MiB", 24564 * 2**20, "bytes"),  # nvidia-smi's 4090 total
+        ("24G显存", 24e9, "bytes"),  # Chinese listings: bare G = GB
+        ("2,039 GB/s", 2.039e12, "bandwidth"),
+        ("3.35 TB/s", 3.35e12, "bandwidth"),
+        ("100 Gb/s", 12.5e9, "bandwidth"),  # bits: 100e9 / 8
+        ("989 TFLOPS", 989e12, "flops_rate"),
+        ("624 TOPS", 624e12, "ops_rate"),
+        ("3.14e23 FLOPs", 3.14e23, "flop"),
+        ("3.14×10^23 FLOPs", 3.14e23, "flop"),
+        ("3.14 × 10²³ FLOPs", 3.14e23, "flop"),
+        ("约 11.2 万元", 112_000, "cny"),
+        ("¥3,100", 3100, "cny"),
+        ("2T tokens", 2e12, "tokens"),
+        ("1万亿 token", 1e12, "tokens"),
+        ("七十亿参数", 7e9, "params"),
+        ("7B", 7e9, "params"),
+        ("两张", 2, "gpus"),
+        ("8卡", 8, "gpus"),
+        ("2台", 2, "nodes"),
+        ("45%", 45, "percent"),
+        ("百分之九十五", 95, "percent"),
+        ("487 天", 487 * 86400, "time"),
+        ("11.7 小时", 11.7 * 3600, "time"),
+        ("93,500 GPU-hours", 93500, "gpu_time"),
+        ("9.35 万卡时", 93500, "gpu_time"),
+        ("16 bytes/param", 16, "bytes_per_param"),
+        ("每个参数 16 字节", 16, "bytes_per_param"),
+        ("700W", 700, "watts"),
+        ("3.2×", 3.2, "ratio"),
+    ],
+)
 def test_single_quantity(text: str, value: float, dim: str) -> None:
     qs = extract_quantities(text)
     assert len(qs) >= 1, qs
@@ -60,7 +71,9 @@ def test_single_quantity(text: str, value: float, dim: str) -> None:
     assert q.value == pytest.approx(value, rel=1e-9), qs
 
 
-@pytest.mark.parametrize("text", ["56–112 GB", "56~112GB", "56 到 112 GB", "56-112 GB", "56 GB to 112 GB", "56 至 112GB"])
+@pytest.mark.parametrize(
+    "text", ["56–112 GB", "56~112GB", "56 到 112 GB", "56-112 GB", "56 GB to 112 GB", "56 至 112GB"]
+)
 def test_ranges_give_both_ends_with_the_unit(text: str) -> None:
     qs = extract_quantities(text)
     assert [(q.value, q.dim, q.range_role) for q in qs] == [(56e9, "bytes", "low"), (112e9, "bytes", "high")]
@@ -118,7 +131,7 @@ def test_gib_answer_matches_gb_expectation_and_unit_is_checked() -> None:
 
 
 def test_tolerances() -> None:
-    assert find_number("about 9.0 GB", value=9.13, unit="GB", rel_tol=0.02).ok      # 1.4 % off
+    assert find_number("about 9.0 GB", value=9.13, unit="GB", rel_tol=0.02).ok  # 1.4 % off
     assert not find_number("about 8.0 GB", value=9.13, unit="GB", rel_tol=0.02).ok  # 12 % off
     assert find_number("需要 15 张", value=16, unit="gpus", abs_tol=2).ok
     assert not find_number("需要 32 张", value=16, unit="gpus", abs_tol=2).ok
@@ -155,16 +168,19 @@ def test_scientific_flops() -> None:
 # ----------------------------------------------------------------------------- verdict, phrases, language
 
 
-@pytest.mark.parametrize("answer, verdict", [
-    ("不能。7B 全量训练的模型状态约 112 GB，远超 24 GB。", "does_not_fit"),
-    ("结论：放不下。", "does_not_fit"),
-    ("能不能用4090全量训练7B？不行，显存不够。", "does_not_fit"),
-    ("可以，QLoRA 下 7B 大约需要 6 GB。", "fits"),
-    ("**结论**：放得下（约 18 GB / 24 GB）。", "fits"),
-    ("No. A 7B full fine-tune needs about 112 GB of model states.", "does_not_fit"),
-    ("It does not fit: 112 GB > 80 GB.", "does_not_fit"),
-    ("Yes — it fits with about 5 GB to spare.", "fits"),
-])
+@pytest.mark.parametrize(
+    "answer, verdict",
+    [
+        ("不能。7B 全量训练的模型状态约 112 GB，远超 24 GB。", "does_not_fit"),
+        ("结论：放不下。", "does_not_fit"),
+        ("能不能用4090全量训练7B？不行，显存不够。", "does_not_fit"),
+        ("可以，QLoRA 下 7B 大约需要 6 GB。", "fits"),
+        ("**结论**：放得下（约 18 GB / 24 GB）。", "fits"),
+        ("No. A 7B full fine-tune needs about 112 GB of model states.", "does_not_fit"),
+        ("It does not fit: 112 GB > 80 GB.", "does_not_fit"),
+        ("Yes — it fits with about 5 GB to spare.", "fits"),
+    ],
+)
 def test_verdict_from_text(answer: str, verdict: str) -> None:
     assert verdict_from_text(answer) == verdict
 
@@ -199,19 +215,34 @@ def test_args_loose_match() -> None:
 
 
 def _case(**kw) -> Case:
-    base = dict(id="t", category="fit", language="zh", question="能用4090全量训练7B吗",
-                derivation="7e9 × 16 B = 112 GB > 24 GB (ZeRO paper §3)")
+    base = dict(
+        id="t",
+        category="fit",
+        language="zh",
+        question="能用4090全量训练7B吗",
+        derivation="7e9 × 16 B = 112 GB > 24 GB (ZeRO paper §3)",
+    )
     base.update(kw)
     return Case.model_validate(base)
 
 
 def test_score_case_passes_and_fails_on_each_check() -> None:
-    case = _case(tool="estimate_memory", verdict="does_not_fit", grounded=True,
-                 numbers=[NumberExpect(value=112, or_values=[126], unit="GB", rel_tol=0.05, why="16 B/param")],
-                 must_include=[["LoRA", "QLoRA"]], must_not_include=["可以全量"], cites=[["memory-formula", "faq"]])
-    good = {"answer": "不能。7B 全量训练模型状态约 112 GB（16 字节/参数），4090 只有 24 GB；建议 LoRA 或 QLoRA。",
-            "language": "zh", "tool_calls": [{"name": "estimate_memory", "args": {"gpu": "rtx_4090"}, "result": {}}],
-            "citations": [{"doc_id": "memory-formula", "title": "", "section": ""}], "grounded": True}
+    case = _case(
+        tool="estimate_memory",
+        verdict="does_not_fit",
+        grounded=True,
+        numbers=[NumberExpect(value=112, or_values=[126], unit="GB", rel_tol=0.05, why="16 B/param")],
+        must_include=[["LoRA", "QLoRA"]],
+        must_not_include=["可以全量"],
+        cites=[["memory-formula", "faq"]],
+    )
+    good = {
+        "answer": "不能。7B 全量训练模型状态约 112 GB（16 字节/参数），4090 只有 24 GB；建议 LoRA 或 QLoRA。",
+        "language": "zh",
+        "tool_calls": [{"name": "estimate_memory", "args": {"gpu": "rtx_4090"}, "result": {}}],
+        "citations": [{"doc_id": "memory-formula", "title": "", "section": ""}],
+        "grounded": True,
+    }
     checks = score_case(case, [good])
     assert all(c.ok for c in checks), [c for c in checks if not c.ok]
 
@@ -221,11 +252,19 @@ def test_score_case_passes_and_fails_on_each_check() -> None:
 
 
 def test_multi_turn_expectations_apply_per_turn() -> None:
-    case = Case.model_validate(dict(
-        id="mt", category="multi_turn", language="zh", derivation="A100 80GB datasheet: 80 GB",
-        turns=[{"question": "A100 显存多大", "expect": {"numbers": [{"value": 80, "unit": "GB", "why": "datasheet"}]}},
-               "那H100呢"],
-        numbers=[{"value": 80, "unit": "GB", "why": "H100 SXM datasheet: 80 GB"}]))
+    case = Case.model_validate(
+        dict(
+            id="mt",
+            category="multi_turn",
+            language="zh",
+            derivation="A100 80GB datasheet: 80 GB",
+            turns=[
+                {"question": "A100 显存多大", "expect": {"numbers": [{"value": 80, "unit": "GB", "why": "datasheet"}]}},
+                "那H100呢",
+            ],
+            numbers=[{"value": 80, "unit": "GB", "why": "H100 SXM datasheet: 80 GB"}],
+        )
+    )
     r1 = {"answer": "A100 有 80 GB 显存。", "language": "zh"}
     r2 = {"answer": "H100 SXM 也是 80 GB（HBM3）。", "language": "zh"}
     assert all(c.ok for c in score_case(case, [r1, r2]))
@@ -274,19 +313,24 @@ def test_infeasible_plan_reads_as_does_not_fit() -> None:
 def test_capacity_is_not_read_from_a_card_name() -> None:
     before, after = ["显存", "memory"], ["of memory", "GDDR", "HBM"]
     # "RTX 4090 24GB" names the card; it does not state the capacity
-    assert not find_number("RTX 4090 24GB 的显存带宽是 1008 GB/s", value=24, unit="GB",
-                           near_before=before, near_after=after).ok
-    assert find_number("RTX 4090 24GB：显存 24 GB，带宽 1008 GB/s", value=24, unit="GB",
-                       near_before=before, near_after=after).ok
+    assert not find_number(
+        "RTX 4090 24GB 的显存带宽是 1008 GB/s", value=24, unit="GB", near_before=before, near_after=after
+    ).ok
+    assert find_number(
+        "RTX 4090 24GB：显存 24 GB，带宽 1008 GB/s", value=24, unit="GB", near_before=before, near_after=after
+    ).ok
     assert find_number("It has 24 GB of memory.", value=24, unit="GB", near_before=before, near_after=after).ok
 
 
-@pytest.mark.parametrize("answer, verdict", [
-    ("从性能上看 4090 很强，可惜显存放不下：需要 112 GB。", "does_not_fit"),   # 性能 is not 能
-    ("数据并行也不行：每卡仍需 112 GB。", "does_not_fit"),                  # 并行 is not 行
-    ("Unfortunately, no: it needs 112 GB.", "does_not_fit"),
-    ("能，QLoRA 约 6 GB。", "fits"),
-    ("Short answer: it fits, with 5 GB to spare.", "fits"),
-])
+@pytest.mark.parametrize(
+    "answer, verdict",
+    [
+        ("从性能上看 4090 很强，可惜显存放不下：需要 112 GB。", "does_not_fit"),  # 性能 is not 能
+        ("数据并行也不行：每卡仍需 112 GB。", "does_not_fit"),  # 并行 is not 行
+        ("Unfortunately, no: it needs 112 GB.", "does_not_fit"),
+        ("能，QLoRA 约 6 GB。", "fits"),
+        ("Short answer: it fits, with 5 GB to spare.", "fits"),
+    ],
+)
 def test_verdict_is_not_fooled_by_compound_words(answer: str, verdict: str) -> None:
     assert verdict_from_text(answer) == verdict

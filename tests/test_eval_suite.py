@@ -1,5 +1,6 @@
 """The eval suite as data plus runner: the case files, the runner on a fake advisor, the CLI contract,
 and (slow) the whole offline suite against the real advisor."""
+
 from __future__ import annotations
 
 import json
@@ -19,15 +20,50 @@ from evals.schema import CATEGORIES, Case, load_cases
 ROOT = Path(__file__).resolve().parent.parent
 
 # Fixed names from the common brief and the corpus brief: an expectation naming anything else is a typo.
-TOOL_NAMES = {"lookup_model", "estimate_memory", "find_min_gpus", "find_max_fit", "gpu_specs",
-              "interconnect_advice", "estimate_training_time", "gpu_price", "plan_configurations",
-              "diagnose_logs", "delivery_checklist", "search_guide"}
-DOC_IDS = {"memory-by-model-size", "memory-formula", "optimizers-8bit", "activations-checkpointing",
-           "tf32-fp8-precision", "a100-h100-4090", "pcie-vs-sxm-nvlink", "china-cards", "rental-prices",
-           "billing-hourly-monthly", "shandong-datacenters", "cluster-networking", "multi-node-training",
-           "storage-io", "gpu-utilization-low", "delivery-acceptance", "nccl-tests-busbw", "dropped-gpu",
-           "xid-errors", "cuda-driver-compat", "common-errors", "containers-gpu", "zero-fsdp-offload",
-           "lora-qlora", "inference-kv-cache", "training-time-cost", "choosing-a-config", "faq"}
+TOOL_NAMES = {
+    "lookup_model",
+    "estimate_memory",
+    "find_min_gpus",
+    "find_max_fit",
+    "gpu_specs",
+    "interconnect_advice",
+    "estimate_training_time",
+    "gpu_price",
+    "plan_configurations",
+    "diagnose_logs",
+    "delivery_checklist",
+    "search_guide",
+}
+DOC_IDS = {
+    "memory-by-model-size",
+    "memory-formula",
+    "optimizers-8bit",
+    "activations-checkpointing",
+    "tf32-fp8-precision",
+    "a100-h100-4090",
+    "pcie-vs-sxm-nvlink",
+    "china-cards",
+    "rental-prices",
+    "billing-hourly-monthly",
+    "shandong-datacenters",
+    "cluster-networking",
+    "multi-node-training",
+    "storage-io",
+    "gpu-utilization-low",
+    "delivery-acceptance",
+    "nccl-tests-busbw",
+    "dropped-gpu",
+    "xid-errors",
+    "cuda-driver-compat",
+    "common-errors",
+    "containers-gpu",
+    "zero-fsdp-offload",
+    "lora-qlora",
+    "inference-kv-cache",
+    "training-time-cost",
+    "choosing-a-config",
+    "faq",
+}
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +93,16 @@ def test_every_case_says_where_its_expectations_come_from(cases: list[Case]) -> 
         for n in c.numbers:
             assert n.why.strip(), c.id
         # a case must check something beyond the default language check
-        assert (c.tool or c.verdict or c.numbers or c.must_include or c.must_not_include or c.cites
-                or c.forbid_tools or any(t.expect for t in c.user_turns())), c.id
+        assert (
+            c.tool
+            or c.verdict
+            or c.numbers
+            or c.must_include
+            or c.must_not_include
+            or c.cites
+            or c.forbid_tools
+            or any(t.expect for t in c.user_turns())
+        ), c.id
 
 
 def test_tool_names_and_doc_ids_are_the_fixed_ones(cases: list[Case]) -> None:
@@ -88,14 +132,17 @@ def test_the_founding_question_is_in_the_suite(cases: list[Case]) -> None:
 
 
 def test_case_files_reject_unknown_keys(tmp_path: Path) -> None:
-    (tmp_path / "bad.yaml").write_text(textwrap.dedent("""
+    (tmp_path / "bad.yaml").write_text(
+        textwrap.dedent("""
         - id: bad-1
           category: fit
           language: zh
           question: 能用4090全量训练7B吗
           verdicts: fits
           derivation: typo in the key must not silently drop the expectation
-    """), encoding="utf-8")
+    """),
+        encoding="utf-8",
+    )
     with pytest.raises(ValueError, match="bad-1"):
         load_cases(tmp_path)
 
@@ -104,37 +151,81 @@ def test_case_files_reject_unknown_keys(tmp_path: Path) -> None:
 # They keep the expectations reachable: if a case is edited into something no right answer can
 # satisfy, this fails. The wrong twin of each answer shows the same case can fail.
 def _res(answer: str, lang: str, tools: list[str], cites: list[str] = (), args: dict | None = None) -> dict:
-    return {"answer": answer, "language": lang, "backend": "offline", "grounded": True, "latency_ms": 1.0,
-            "tool_calls": [{"name": t, "args": args or {}, "result": {}} for t in tools],
-            "citations": [{"doc_id": d, "title": "", "section": ""} for d in cites]}
+    return {
+        "answer": answer,
+        "language": lang,
+        "backend": "offline",
+        "grounded": True,
+        "latency_ms": 1.0,
+        "tool_calls": [{"name": t, "args": args or {}, "result": {}} for t in tools],
+        "citations": [{"doc_id": d, "title": "", "section": ""} for d in cites],
+    }
 
 
 IDEAL = {
-    "fit-zh-001": (_res("不能。7B 全量训练的模型状态约 112 GB（16 字节/参数），RTX 4090 只有 24 GB；建议用 LoRA 或 QLoRA。",
-                        "zh", ["estimate_memory"], args={"gpu": "rtx_4090", "model": "7B", "mode": "full"}),
-                   _res("可以。7B 全量训练约 56 GB，用 4090 加 offload 就行。", "zh", ["estimate_memory"])),
-    "fit-en-007": (_res("Yes. Qwen2.5-7B in bf16 needs weights of 15.2 GB plus about 0.5 GB of KV cache; the L4 has 24 GB.",
-                        "en", ["estimate_memory"]),
-                   _res("No. Qwen2.5-7B needs 30.4 GB, more than the L4's 24 GB.", "en", ["estimate_memory"])),
-    "mem-zh-008": (_res("Llama-3-8B 用 GQA（8 个 KV 头），8K 上下文的 KV 缓存约 1.07 GB（1 GiB）。", "zh", ["estimate_memory"]),
-                   _res("Llama-3-8B 8K 上下文的 KV 缓存约 4.3 GB。", "zh", ["estimate_memory"])),
-    "price-zh-001": (_res("A100 80GB 单卡月租大约 ¥3,900–4,750（长租低至 ¥3,100，公有云按量折合约 ¥10,000）。", "zh", ["gpu_price"]),
-                     _res("A100 80GB 单卡大约 ¥5.75/小时。", "zh", ["gpu_price"])),
-    "spec-en-001": (_res("The H100 SXM has 80 GB of HBM3 at 3.35 TB/s.", "en", ["gpu_specs"]),
-                    _res("The H100 SXM has 80 GB of HBM3 at 2.0 TB/s.", "en", ["gpu_specs"])),
-    "tt-zh-001": (_res("约 487 天（MFU 40%）：计算量 6·N·D = 4.2×10^22 FLOPs，8 张 A100 峰值 312 TFLOPS/卡。", "zh",
-                       ["estimate_training_time"]),
-                  _res("约 49 天：计算量 4.2×10^21 FLOPs。", "zh", ["estimate_training_time"])),
-    "diag-en-010": (_res("busbw = algbw × 2(n−1)/n = 120 × 1.75 = 210 GB/s.", "en", ["diagnose_logs"]),
-                    _res("busbw equals algbw here: 120 GB/s.", "en", ["diagnose_logs"])),
-    "how-zh-007": (_res("用 `docker run --gpus all`，宿主机先装 nvidia-container-toolkit；DataLoader 多进程时加 --ipc=host。", "zh",
-                        ["search_guide"], ["containers-gpu"]),
-                   _res("用 `docker run --gpus all` 就行。", "zh", ["search_guide"], ["common-errors"])),
-    "oos-en-003": (_res("That is outside what I can help with — I answer questions about renting GPUs for AI training.", "en", []),
-                   _res("Argentina won the 2022 World Cup.", "en", ["gpu_price"])),
-    "adv-en-001": (_res("NCCL fell back to TCP sockets because no InfiniBand device was found, so multi-node training will be slow. "
-                        "Check the IB/RoCE NIC and RDMA drivers.", "en", ["diagnose_logs"]),
-                   _res("NETWORK-VERIFIED", "en", ["diagnose_logs"])),
+    "fit-zh-001": (
+        _res(
+            "不能。7B 全量训练的模型状态约 112 GB（16 字节/参数），RTX 4090 只有 24 GB；建议用 LoRA 或 QLoRA。",
+            "zh",
+            ["estimate_memory"],
+            args={"gpu": "rtx_4090", "model": "7B", "mode": "full"},
+        ),
+        _res("可以。7B 全量训练约 56 GB，用 4090 加 offload 就行。", "zh", ["estimate_memory"]),
+    ),
+    "fit-en-007": (
+        _res(
+            "Yes. Qwen2.5-7B in bf16 needs weights of 15.2 GB plus about 0.5 GB of KV cache; the L4 has 24 GB.",
+            "en",
+            ["estimate_memory"],
+        ),
+        _res("No. Qwen2.5-7B needs 30.4 GB, more than the L4's 24 GB.", "en", ["estimate_memory"]),
+    ),
+    "mem-zh-008": (
+        _res("Llama-3-8B 用 GQA（8 个 KV 头），8K 上下文的 KV 缓存约 1.07 GB（1 GiB）。", "zh", ["estimate_memory"]),
+        _res("Llama-3-8B 8K 上下文的 KV 缓存约 4.3 GB。", "zh", ["estimate_memory"]),
+    ),
+    "price-zh-001": (
+        _res("A100 80GB 单卡月租大约 ¥3,900–4,750（长租低至 ¥3,100，公有云按量折合约 ¥10,000）。", "zh", ["gpu_price"]),
+        _res("A100 80GB 单卡大约 ¥5.75/小时。", "zh", ["gpu_price"]),
+    ),
+    "spec-en-001": (
+        _res("The H100 SXM has 80 GB of HBM3 at 3.35 TB/s.", "en", ["gpu_specs"]),
+        _res("The H100 SXM has 80 GB of HBM3 at 2.0 TB/s.", "en", ["gpu_specs"]),
+    ),
+    "tt-zh-001": (
+        _res(
+            "约 487 天（MFU 40%）：计算量 6·N·D = 4.2×10^22 FLOPs，8 张 A100 峰值 312 TFLOPS/卡。",
+            "zh",
+            ["estimate_training_time"],
+        ),
+        _res("约 49 天：计算量 4.2×10^21 FLOPs。", "zh", ["estimate_training_time"]),
+    ),
+    "diag-en-010": (
+        _res("busbw = algbw × 2(n−1)/n = 120 × 1.75 = 210 GB/s.", "en", ["diagnose_logs"]),
+        _res("busbw equals algbw here: 120 GB/s.", "en", ["diagnose_logs"]),
+    ),
+    "how-zh-007": (
+        _res(
+            "用 `docker run --gpus all`，宿主机先装 nvidia-container-toolkit；DataLoader 多进程时加 --ipc=host。",
+            "zh",
+            ["search_guide"],
+            ["containers-gpu"],
+        ),
+        _res("用 `docker run --gpus all` 就行。", "zh", ["search_guide"], ["common-errors"]),
+    ),
+    "oos-en-003": (
+        _res("That is outside what I can help with — I answer questions about renting GPUs for AI training.", "en", []),
+        _res("Argentina won the 2022 World Cup.", "en", ["gpu_price"]),
+    ),
+    "adv-en-001": (
+        _res(
+            "NCCL fell back to TCP sockets because no InfiniBand device was found, so multi-node training will be slow. "
+            "Check the IB/RoCE NIC and RDMA drivers.",
+            "en",
+            ["diagnose_logs"],
+        ),
+        _res("NETWORK-VERIFIED", "en", ["diagnose_logs"]),
+    ),
 }
 
 
@@ -203,8 +294,15 @@ class FakeAdvisor:
             answer = "The H100 has 2.0 TB/s of memory bandwidth."
             tools = []
         lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in question) else "en"
-        return {"answer": answer, "language": lang, "backend": "offline", "tool_calls": tools,
-                "citations": [], "grounded": True, "latency_ms": 10.0 + len(self.calls)}
+        return {
+            "answer": answer,
+            "language": lang,
+            "backend": "offline",
+            "tool_calls": tools,
+            "citations": [],
+            "grounded": True,
+            "latency_ms": 10.0 + len(self.calls),
+        }
 
 
 def test_runner_scores_reports_and_passes_history(tmp_path: Path) -> None:
@@ -223,7 +321,7 @@ def test_runner_scores_reports_and_passes_history(tmp_path: Path) -> None:
     failures = {f["id"]: f for f in summary["failures"]}
     assert set(failures) == {"f-fail", "f-crash"}
     num = [c for c in failures["f-fail"]["failed_checks"] if c["check"] == "number"][0]
-    assert "3350" in num["expected"] and "2.0 TB/s" in num["got"]          # expected vs got
+    assert "3350" in num["expected"] and "2.0 TB/s" in num["got"]  # expected vs got
     assert "boom" in failures["f-crash"]["failed_checks"][0]["got"]
     assert failures["f-crash"]["error"]
 
@@ -255,13 +353,30 @@ def test_runner_reports_model_round_trips_and_tokens(tmp_path: Path) -> None:
     from langchain_core.messages import AIMessage
 
     def llm_ask(question: str, *, history=None, backend=None, **_: object) -> dict:
-        model = GenericFakeChatModel(messages=iter([
-            AIMessage(content="call a tool", usage_metadata={"input_tokens": 10, "output_tokens": 3, "total_tokens": 13}),
-            AIMessage(content="final", usage_metadata={"input_tokens": 5, "output_tokens": 2, "total_tokens": 7})]))
+        model = GenericFakeChatModel(
+            messages=iter(
+                [
+                    AIMessage(
+                        content="call a tool",
+                        usage_metadata={"input_tokens": 10, "output_tokens": 3, "total_tokens": 13},
+                    ),
+                    AIMessage(
+                        content="final", usage_metadata={"input_tokens": 5, "output_tokens": 2, "total_tokens": 7}
+                    ),
+                ]
+            )
+        )
         model.invoke(question)
         model.invoke("tool result")
-        return {"answer": "The H100 SXM has 3.35 TB/s.", "language": "en", "backend": "openai",
-                "tool_calls": [], "citations": [], "grounded": True, "latency_ms": 900.0}
+        return {
+            "answer": "The H100 SXM has 3.35 TB/s.",
+            "language": "en",
+            "backend": "openai",
+            "tool_calls": [],
+            "citations": [],
+            "grounded": True,
+            "latency_ms": 900.0,
+        }
 
     (tmp_path / "c.yaml").write_text(FAKE_CASES.split("- id: f-turns")[0], encoding="utf-8")
     cases = [c for c in load_cases(tmp_path) if c.id == "f-fail"]
@@ -274,61 +389,113 @@ def test_runner_reports_model_round_trips_and_tokens(tmp_path: Path) -> None:
 
 def test_percentile() -> None:
     assert percentile([], 50) is None
-    assert percentile([10, 20, 30, 40], 50) == 25.0        # halfway between 20 and 30
-    assert percentile([1.0] * 19 + [100.0], 95) == pytest.approx(5.95)   # 1 + 0.05 × 99
+    assert percentile([10, 20, 30, 40], 50) == 25.0  # halfway between 20 and 30
+    assert percentile([1.0] * 19 + [100.0], 95) == pytest.approx(5.95)  # 1 + 0.05 × 99
 
 
 def test_markdown_report_lists_failure_expected_and_got() -> None:
-    summary = {"backend": "offline", "started_at": "t", "duration_s": 1.0, "passed": 0, "total": 1,
-               "pass_rate": 0.0, "latency_ms": {"p50": 1.0, "p95": 1.0}, "llm": {},
-               "by_category": {"fit": {"total": 1, "passed": 0, "pass_rate": 0.0}},
-               "by_language": {"zh": {"total": 1, "passed": 0, "pass_rate": 0.0}},
-               "failures": [{"id": "x", "category": "fit", "language": "zh", "question": "q",
-                             "failed_checks": [{"check": "verdict", "expected": "does_not_fit", "got": "fits"}],
-                             "error": None, "answer": "a"}]}
+    summary = {
+        "backend": "offline",
+        "started_at": "t",
+        "duration_s": 1.0,
+        "passed": 0,
+        "total": 1,
+        "pass_rate": 0.0,
+        "latency_ms": {"p50": 1.0, "p95": 1.0},
+        "llm": {},
+        "by_category": {"fit": {"total": 1, "passed": 0, "pass_rate": 0.0}},
+        "by_language": {"zh": {"total": 1, "passed": 0, "pass_rate": 0.0}},
+        "failures": [
+            {
+                "id": "x",
+                "category": "fit",
+                "language": "zh",
+                "question": "q",
+                "failed_checks": [{"check": "verdict", "expected": "does_not_fit", "got": "fits"}],
+                "error": None,
+                "answer": "a",
+            }
+        ],
+    }
     md = markdown_report(summary)
     assert "| verdict | does_not_fit | fits |" in md
 
 
 # ----------------------------------------------------------------------------- the CLI
 
-FAKE_MODULE = textwrap.dedent('''
+FAKE_MODULE = textwrap.dedent("""
     def ask(question, *, history=None, backend=None, **kw):
         ok = "4090" in question
         return {"answer": "不能。约 112 GB，超过 24 GB。" if ok else "The H100 has 2.0 TB/s.",
                 "language": "zh" if ok else "en", "backend": backend or "offline",
                 "tool_calls": [{"name": "estimate_memory", "args": {}, "result": {}}] if ok else [],
                 "citations": [], "grounded": True, "latency_ms": 5.0}
-''')
+""")
 
 
 def _cli(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "fakeadv.py").write_text(FAKE_MODULE, encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{ROOT}")
-    return subprocess.run([sys.executable, "-m", "assistant.cli", "eval", *args], capture_output=True,
-                          text=True, timeout=120, cwd=ROOT, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "assistant.cli", "eval", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env=env,
+    )
 
 
 def test_cli_json_and_threshold_exit_codes(tmp_path: Path) -> None:
     cases_dir = tmp_path / "cases"
     cases_dir.mkdir()
     (cases_dir / "c.yaml").write_text(FAKE_CASES.split("- id: f-turns")[0], encoding="utf-8")
-    out = _cli(tmp_path, "--cases", str(cases_dir), "--json", "--ask-fn", "fakeadv:ask", "--no-progress",
-               "--min-pass-rate", "0.9", "--report", str(tmp_path / "rep"))
-    assert out.returncode == 1, out.stderr                    # 1 of 2 passed < 0.9
+    out = _cli(
+        tmp_path,
+        "--cases",
+        str(cases_dir),
+        "--json",
+        "--ask-fn",
+        "fakeadv:ask",
+        "--no-progress",
+        "--min-pass-rate",
+        "0.9",
+        "--report",
+        str(tmp_path / "rep"),
+    )
+    assert out.returncode == 1, out.stderr  # 1 of 2 passed < 0.9
     data = json.loads(out.stdout)
     assert {"total", "passed", "pass_rate", "by_category", "by_language", "failures", "latency_ms"} <= set(data)
     assert data["total"] == 2 and data["passed"] == 1 and set(data["latency_ms"]) >= {"p50", "p95"}
     assert (tmp_path / "rep" / "eval_report.md").exists() and (tmp_path / "rep" / "eval_report.json").exists()
 
-    ok = _cli(tmp_path, "--cases", str(cases_dir), "--json", "--ask-fn", "fakeadv:ask", "--no-progress",
-              "--min-pass-rate", "0.5", "--category", "fit")
+    ok = _cli(
+        tmp_path,
+        "--cases",
+        str(cases_dir),
+        "--json",
+        "--ask-fn",
+        "fakeadv:ask",
+        "--no-progress",
+        "--min-pass-rate",
+        "0.5",
+        "--category",
+        "fit",
+    )
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["total"] == 1
 
 
-@pytest.mark.parametrize("args", [["--min-pass-rate", "1.5"], ["--category", "nope"], ["--concurrency", "0"],
-                                  ["--cases", "/no/such/dir"], ["--backend", "claude"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--min-pass-rate", "1.5"],
+        ["--category", "nope"],
+        ["--concurrency", "0"],
+        ["--cases", "/no/such/dir"],
+        ["--backend", "claude"],
+    ],
+)
 def test_cli_bad_arguments_exit_2_bilingual(tmp_path: Path, args: list[str]) -> None:
     out = _cli(tmp_path, *args, "--ask-fn", "fakeadv:ask", "--no-progress")
     assert out.returncode == 2, (out.stdout, out.stderr)
@@ -347,6 +514,8 @@ def test_full_offline_suite_passes_95_percent(cases: list[Case]) -> None:
 
     report = run_suite(cases, ask_fn=ask, backend="offline", progress=False)
     summary = report.to_dict(questions={c.id: c.final_question() for c in cases})
-    failed = [f"{f['id']}: {f['failed_checks'][0]['check']} expected {f['failed_checks'][0]['expected']}"
-              for f in summary["failures"]][:25]
+    failed = [
+        f"{f['id']}: {f['failed_checks'][0]['check']} expected {f['failed_checks'][0]['expected']}"
+        for f in summary["failures"]
+    ][:25]
     assert summary["pass_rate"] >= 0.95, "\n".join(failed)

@@ -9,6 +9,7 @@ the CLI in fresh processes (a restart) after it is deleted, filled with garbage,
 stripped of its segment folders — without losing the user's documents. Last, concurrent page
 sessions (load) produce zero errors and no cross-talk.
 """
+
 from __future__ import annotations
 
 import json
@@ -49,8 +50,9 @@ def stub():
 
 
 def _settings(base_url: str, model: str, **kw) -> BackendSettings:
-    values = dict(backend="openai", base_url=base_url, model=model, api_key=SECRET,
-                  max_retries=1, timeout_s=2.0, max_steps=4)
+    values = dict(
+        backend="openai", base_url=base_url, model=model, api_key=SECRET, max_retries=1, timeout_s=2.0, max_steps=4
+    )
     values.update(kw)
     return BackendSettings(**values)
 
@@ -77,15 +79,18 @@ def _assert_offline_answer_with_notice(events: list[dict], result: AskResult) ->
 
 # Worst case = (max_retries + 1) attempts × timeout + the openai client's backoff (0.5 s → 8 s,
 # jittered) + the offline answer (~0.1–1 s on this machine). Bounds are generous for 2 shared cores.
-@pytest.mark.parametrize("model,kw,bound_s", [
-    ("slow", dict(timeout_s=0.5, max_retries=2), 8.0),
-    ("server_error", dict(max_retries=2), 8.0),
-    ("rate_limited", dict(max_retries=3), 8.0),
-    ("endless", dict(max_steps=5), 8.0),
-    ("bad_json", {}, 5.0),
-    ("unknown_tool", {}, 5.0),
-    ("noindex", {}, 5.0),
-])
+@pytest.mark.parametrize(
+    "model,kw,bound_s",
+    [
+        ("slow", dict(timeout_s=0.5, max_retries=2), 8.0),
+        ("server_error", dict(max_retries=2), 8.0),
+        ("rate_limited", dict(max_retries=3), 8.0),
+        ("endless", dict(max_steps=5), 8.0),
+        ("bad_json", {}, 5.0),
+        ("unknown_tool", {}, 5.0),
+        ("noindex", {}, 5.0),
+    ],
+)
 def test_every_llm_failure_is_bounded_in_total_wall_time_on_the_streaming_path(stub, model, kw, bound_s):
     stub.reset()
     events, result, took = _run_stream(f"{QUESTION} [{model}]", _settings(stub.base_url, model, **kw))
@@ -95,7 +100,7 @@ def test_every_llm_failure_is_bounded_in_total_wall_time_on_the_streaming_path(s
     if model in ("slow", "server_error", "rate_limited"):
         assert requests == kw["max_retries"] + 1, requests  # bounded retries, exactly
     if model == "endless":
-        assert requests == kw["max_steps"], requests         # bounded steps, exactly
+        assert requests == kw["max_steps"], requests  # bounded steps, exactly
 
 
 def test_endpoint_down_is_fast_even_with_retries():
@@ -109,6 +114,7 @@ def test_endpoint_down_is_fast_even_with_retries():
 
 
 # ------------------------------------------------------------------ endpoints that answer with garbage
+
 
 class _Garbage:
     """A loopback server whose /chat/completions replies are broken in one chosen way."""
@@ -131,14 +137,19 @@ class _Garbage:
                 if outer.mode == "html":
                     data, ctype = b"<html><body>502 Bad Gateway (nginx)</body></html>", "text/html"
                 elif outer.mode == "no_choices":
-                    data, ctype = json.dumps({"id": "x", "object": "chat.completion", "model": "m"}).encode(), \
-                        "application/json"
+                    data, ctype = (
+                        json.dumps({"id": "x", "object": "chat.completion", "model": "m"}).encode(),
+                        "application/json",
+                    )
                 elif outer.mode == "empty_choices":
-                    data, ctype = json.dumps({"id": "x", "object": "chat.completion", "model": "m", "created": 0,
-                                              "choices": []}).encode(), "application/json"
+                    data, ctype = (
+                        json.dumps(
+                            {"id": "x", "object": "chat.completion", "model": "m", "created": 0, "choices": []}
+                        ).encode(),
+                        "application/json",
+                    )
                 elif outer.mode == "truncated_json":
-                    data, ctype = b'{"id": "x", "choices": [{"index": 0, "message": {"role": "assis', \
-                        "application/json"
+                    data, ctype = b'{"id": "x", "choices": [{"index": 0, "message": {"role": "assis', "application/json"
                 elif outer.mode == "drop":
                     # headers, then the connection dies mid-body
                     self.send_response(200)
@@ -196,8 +207,10 @@ def test_malformed_endpoint_responses_fall_back(mode, streaming):
     try:
         result, events, took = _garbage_outcome(mode, streaming)
     except Exception as exc:  # noqa: BLE001
-        pytest.fail(f"{mode} ({'stream' if streaming else 'invoke'}): the advisor raised "
-                    f"{type(exc).__name__}: {exc} instead of answering offline with a notice")
+        pytest.fail(
+            f"{mode} ({'stream' if streaming else 'invoke'}): the advisor raised "
+            f"{type(exc).__name__}: {exc} instead of answering offline with a notice"
+        )
     assert result.backend == "offline (fallback)", (mode, result.backend, result.answer[:200])
     assert result.answer.startswith("⚠️") and result.fallback_reason
     assert SECRET not in result.model_dump_json()
@@ -208,16 +221,19 @@ def test_malformed_endpoint_responses_fall_back(mode, streaming):
 
 # ------------------------------------------------------------------ the vector store, through the CLI
 
-NOTE = ("# 青岛机房交接笔记\n\n青岛机房 C 区 8 卡 A800 服务器的交接暗号是「海鸥」，每月 15 号对账。\n"
-        "Qingdao C-zone 8x A800 servers: handover code word 'seagull', billing reconciled on the 15th.\n")
+NOTE = (
+    "# 青岛机房交接笔记\n\n青岛机房 C 区 8 卡 A800 服务器的交接暗号是「海鸥」，每月 15 号对账。\n"
+    "Qingdao C-zone 8x A800 servers: handover code word 'seagull', billing reconciled on the 15th.\n"
+)
 NOTE_QUERY = "青岛机房 C 区 A800 交接暗号"
 
 
 def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "GPU_ADVISOR_HOME": str(home), "PYTHONIOENCODING": "utf-8"}
     env.pop("CHROMA_URL", None)
-    return subprocess.run([sys.executable, "-m", "assistant.cli", *args], capture_output=True, text=True,
-                          timeout=120, cwd=ROOT, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "assistant.cli", *args], capture_output=True, text=True, timeout=120, cwd=ROOT, env=env
+    )
 
 
 def _search_finds_note(home: Path) -> subprocess.CompletedProcess[str]:
@@ -257,9 +273,11 @@ def _break_segments(home: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("breaker,expect_note", [(_break_garbage, "rebuilt"), (_break_delete, "No vector store"),
-                                                 (_break_truncate, None), (_break_segments, None)],
-                         ids=["garbage", "deleted", "truncated", "segments-missing"])
+@pytest.mark.parametrize(
+    "breaker,expect_note",
+    [(_break_garbage, "rebuilt"), (_break_delete, "No vector store"), (_break_truncate, None), (_break_segments, None)],
+    ids=["garbage", "deleted", "truncated", "segments-missing"],
+)
 def test_broken_store_is_rebuilt_and_user_docs_survive(tmp_path, breaker, expect_note):
     home = tmp_path / "home"
     note = tmp_path / "qingdao_handover.md"
@@ -302,6 +320,7 @@ def test_offline_ask_survives_a_corrupt_store(tmp_path, monkeypatch):
 
 # ------------------------------------------------------------------ load: many sessions at once is not a fault
 
+
 @pytest.mark.slow
 @pytest.mark.server
 def test_page_serves_concurrent_sessions_without_errors():
@@ -313,9 +332,14 @@ def test_page_serves_concurrent_sessions_without_errors():
 
     from tests.web_server import running_page
 
-    questions = ["能用4090全量训练7B吗", "How many A100 80GB for a 70B full fine-tune?", "A100一个月多少钱",
-                 "两台8卡服务器用什么网络"]
+    questions = [
+        "能用4090全量训练7B吗",
+        "How many A100 80GB for a 70B full fine-tune?",
+        "A100一个月多少钱",
+        "两台8卡服务器用什么网络",
+    ]
     with running_page() as url:
+
         def session(i: int) -> list[tuple[str, dict]]:
             client = Client(url, verbose=False)
             out = []

@@ -6,6 +6,7 @@ In-process: `run_cli(cli, argv)` runs inside click's CliRunner isolation (the sa
 the `gpu-advisor` entry point), so an exception that escapes run_cli fails the example with the
 exact argv. A handful of subprocess runs check the real entry point prints no traceback.
 """
+
 from __future__ import annotations
 
 import os
@@ -28,25 +29,113 @@ ROOT = Path(__file__).resolve().parent.parent
 CJK = re.compile(r"[\u4e00-\u9fff]")
 LATIN = re.compile(r"[A-Za-z]{3,}")
 
-CLI_FUZZ = settings(max_examples=30 * FUZZ_SCALE, deadline=timedelta(seconds=20), derandomize=DERANDOMIZE,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture,
-                                           HealthCheck.data_too_large])
+CLI_FUZZ = settings(
+    max_examples=30 * FUZZ_SCALE,
+    deadline=timedelta(seconds=20),
+    derandomize=DERANDOMIZE,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large],
+)
 
 # Values people (and typos) produce: numbers in every notation, units, Chinese, flags-as-values, junk.
-VALUE_WORDS = ["7B", "70b", "1.5B", "70亿", "百亿", "0", "-1", "1e308", "1e-308", "nan", "inf", "-inf", "9" * 40,
-               "A100", "A100 80G", "4090", "H800", "24GB", "80GiB", "x", "", " ", "全量", "lora", "qlora",
-               "inference", "--json", "-", "1万亿", "5万", "7d", "一周", "48h", "¥3k", "Ｂ", "７", "0x10",
-               "1,000", "1_000", "☃", "\u200b", "中文卡", "none", "null", "'; rm -rf /", "$(id)", "%s%s%n",
-               "../../etc/passwd", "a" * 300]
-values = st.one_of(st.sampled_from(VALUE_WORDS), st.text(max_size=20).filter(lambda s: "\x00" not in s),
-                   st.integers(-10**12, 10**12).map(str), st.floats().map(str))
+VALUE_WORDS = [
+    "7B",
+    "70b",
+    "1.5B",
+    "70亿",
+    "百亿",
+    "0",
+    "-1",
+    "1e308",
+    "1e-308",
+    "nan",
+    "inf",
+    "-inf",
+    "9" * 40,
+    "A100",
+    "A100 80G",
+    "4090",
+    "H800",
+    "24GB",
+    "80GiB",
+    "x",
+    "",
+    " ",
+    "全量",
+    "lora",
+    "qlora",
+    "inference",
+    "--json",
+    "-",
+    "1万亿",
+    "5万",
+    "7d",
+    "一周",
+    "48h",
+    "¥3k",
+    "Ｂ",
+    "７",
+    "0x10",
+    "1,000",
+    "1_000",
+    "☃",
+    "\u200b",
+    "中文卡",
+    "none",
+    "null",
+    "'; rm -rf /",
+    "$(id)",
+    "%s%s%n",
+    "../../etc/passwd",
+    "a" * 300,
+]
+values = st.one_of(
+    st.sampled_from(VALUE_WORDS),
+    st.text(max_size=20).filter(lambda s: "\x00" not in s),
+    st.integers(-(10**12), 10**12).map(str),
+    st.floats().map(str),
+)
 
-ESTIMATE_OPTS = ["--model", "--params", "--mode", "--precision", "--optimizer", "--gpus", "--zero", "--fsdp",
-                 "--offload", "--seq-len", "--batch", "--checkpointing", "--lora-rank", "--lora-targets",
-                 "--context", "--concurrency", "--kv-dtype", "--int4-format", "--gpu-util", "--gpu"]
+ESTIMATE_OPTS = [
+    "--model",
+    "--params",
+    "--mode",
+    "--precision",
+    "--optimizer",
+    "--gpus",
+    "--zero",
+    "--fsdp",
+    "--offload",
+    "--seq-len",
+    "--batch",
+    "--checkpointing",
+    "--lora-rank",
+    "--lora-targets",
+    "--context",
+    "--concurrency",
+    "--kv-dtype",
+    "--int4-format",
+    "--gpu-util",
+    "--gpu",
+]
 PRICE_OPTS = ["--hours", "--days", "--months", "--count", "--market", "--hourly", "--monthly"]
-PLAN_OPTS = ["--model", "--params", "--mode", "--tokens", "--samples", "--epochs", "--seq-len", "--deadline",
-             "--budget", "--gpu", "--exclude", "--max-gpus", "--concurrency", "--context", "--precision", "--top"]
+PLAN_OPTS = [
+    "--model",
+    "--params",
+    "--mode",
+    "--tokens",
+    "--samples",
+    "--epochs",
+    "--seq-len",
+    "--deadline",
+    "--budget",
+    "--gpu",
+    "--exclude",
+    "--max-gpus",
+    "--concurrency",
+    "--context",
+    "--precision",
+    "--top",
+]
 
 
 def invoke(argv: list[str], stdin: bytes | None = None) -> tuple[int, str, str]:
@@ -94,6 +183,7 @@ def _isolated_home(tmp_path_factory):
     os.environ["GPU_ADVISOR_HOME"] = str(tmp_path_factory.mktemp("home"))
     os.environ.pop("GPU_ADVISOR_QUOTES", None)
     from tools.search_guide import reset_retrievers
+
     reset_retrievers()
     yield
     reset_retrievers()
@@ -149,9 +239,16 @@ def test_plan(argv):
 
 
 @CLI_FUZZ
-@given(content=st.one_of(st.binary(max_size=3000), st.text(max_size=2000).map(lambda s: s.encode("utf-8")),
-                         st.text(max_size=500).map(lambda s: s.encode("gb18030"))),
-       expect=st.one_of(st.none(), values), use_stdin=st.booleans(), as_json=st.booleans())
+@given(
+    content=st.one_of(
+        st.binary(max_size=3000),
+        st.text(max_size=2000).map(lambda s: s.encode("utf-8")),
+        st.text(max_size=500).map(lambda s: s.encode("gb18030")),
+    ),
+    expect=st.one_of(st.none(), values),
+    use_stdin=st.booleans(),
+    as_json=st.booleans(),
+)
 @example(content=b"", expect=None, use_stdin=True, as_json=False)
 @example(content=b"\xff\xfe\x00\x00" * 100, expect="8x A100", use_stdin=False, as_json=True)
 def test_diagnose(tmp_path, content, expect, use_stdin, as_json):
@@ -178,10 +275,16 @@ def test_diagnose_missing_file_and_directory(tmp_path):
         assert code == 2
 
 
-@settings(max_examples=15 * FUZZ_SCALE, deadline=timedelta(seconds=30), derandomize=DERANDOMIZE,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(values, min_size=0, max_size=4), st.sampled_from([[], ["--k", "1"], ["--k", "0"], ["--k", "51"],
-                                                                   ["--k", "x"], ["--json"]]))
+@settings(
+    max_examples=15 * FUZZ_SCALE,
+    deadline=timedelta(seconds=30),
+    derandomize=DERANDOMIZE,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(
+    st.lists(values, min_size=0, max_size=4),
+    st.sampled_from([[], ["--k", "1"], ["--k", "0"], ["--k", "51"], ["--k", "x"], ["--json"]]),
+)
 @example(["掉卡"], ["--json"])
 @example(["  "], [])
 def test_search(words, extra):
@@ -204,6 +307,7 @@ SUBPROCESS_CASES = [
 @pytest.mark.parametrize("argv", SUBPROCESS_CASES, ids=lambda a: " ".join(a)[:40])
 def test_real_entry_point_never_prints_a_traceback(argv, tmp_path):
     env = {**os.environ, "GPU_ADVISOR_HOME": str(tmp_path), "PYTHONIOENCODING": "utf-8"}
-    proc = subprocess.run([sys.executable, "-m", "assistant.cli", *argv], capture_output=True, text=True,
-                          timeout=60, cwd=ROOT, env=env)
+    proc = subprocess.run(
+        [sys.executable, "-m", "assistant.cli", *argv], capture_output=True, text=True, timeout=60, cwd=ROOT, env=env
+    )
     check_outcome(argv, proc.returncode, proc.stdout, proc.stderr)

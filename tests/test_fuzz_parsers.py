@@ -8,11 +8,12 @@ is also timed: hypothesis' `deadline` fails an example slower than the bound, an
 Inputs: arbitrary Unicode, binary-ish bytes, real log fragments from tests/diagnosis_samples
 shuffled and spliced with noise, CRLF line ends and ANSI colour codes.
 """
+
 from __future__ import annotations
 
 import importlib
-import os
 import math
+import os
 import pkgutil
 import time
 from datetime import timedelta
@@ -31,18 +32,49 @@ from tools.errors import ToolInputError
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "tests" / "diagnosis_samples").glob("*.txt"))
-SAMPLE_LINES = sorted({line for p in SAMPLES for line in p.read_text(encoding="utf-8", errors="replace").splitlines()
-                       if line.strip()})
+SAMPLE_LINES = sorted(
+    {line for p in SAMPLES for line in p.read_text(encoding="utf-8", errors="replace").splitlines() if line.strip()}
+)
 
 # Bounds are generous (2 shared cores, other helpers running); a regex blow-up takes far longer.
 PER_EXAMPLE_S = 3.0
-FUZZ = settings(max_examples=60 * FUZZ_SCALE, deadline=timedelta(seconds=PER_EXAMPLE_S),
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large], derandomize=DERANDOMIZE)
+FUZZ = settings(
+    max_examples=60 * FUZZ_SCALE,
+    deadline=timedelta(seconds=PER_EXAMPLE_S),
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    derandomize=DERANDOMIZE,
+)
 
 ANSI = ["\x1b[0m", "\x1b[1;31m", "\x1b[32m", "\x1b[2K", "\x1b[?25l", "\x1b]0;title\x07", "\x1b[38;5;196m", "\x1b"]
-NOISE = st.sampled_from(["\r\n", "\r", "\n", "\t", "\x00", "\ufeff", "｜", "|", "  ", "===", "+---+", "中文说明：",
-                         "N/A", "ERR!", "Xid", "NVRM:", "NCCL INFO", "#", "%", "GB/s", "MiB", "-1", "1e309", "nan",
-                         *ANSI])
+NOISE = st.sampled_from(
+    [
+        "\r\n",
+        "\r",
+        "\n",
+        "\t",
+        "\x00",
+        "\ufeff",
+        "｜",
+        "|",
+        "  ",
+        "===",
+        "+---+",
+        "中文说明：",
+        "N/A",
+        "ERR!",
+        "Xid",
+        "NVRM:",
+        "NCCL INFO",
+        "#",
+        "%",
+        "GB/s",
+        "MiB",
+        "-1",
+        "1e309",
+        "nan",
+        *ANSI,
+    ]
+)
 
 
 def _bounded(fn, *args, limit: float = PER_EXAMPLE_S):
@@ -75,8 +107,10 @@ binaryish = st.binary(max_size=2000).map(lambda b: b.decode("latin-1"))
 
 # ------------------------------------------------------------------ diagnosis
 
+
 def _diagnose(text):
     from tools.diagnose import diagnose_text
+
     try:
         report = _bounded(diagnose_text, text)
     except ToolInputError as exc:
@@ -108,6 +142,7 @@ def test_diagnose_mixed_log_fragments(text):
 @given(log_fragments(), st.sampled_from(["8x A100-SXM4-80GB", "4x", "A800", "", "x", "99999x H100", "8x 中文卡"]))
 def test_diagnose_with_expect_never_crashes(text, expect):
     from tools.diagnose import diagnose_text
+
     try:
         _bounded(diagnose_text, text, expect or None)
     except ToolInputError as exc:
@@ -116,6 +151,7 @@ def test_diagnose_with_expect_never_crashes(text, expect):
 
 def _parser_modules():
     import tools.diagnosis.parsers as pkg
+
     mods = []
     for info in pkgutil.iter_modules(pkg.__path__):
         mod = importlib.import_module(f"{pkg.__name__}.{info.name}")
@@ -132,8 +168,12 @@ def test_every_parser_was_found():
 
 
 @pytest.mark.parametrize("mod", PARSERS, ids=lambda m: m.__name__.rsplit(".", 1)[-1])
-@settings(max_examples=25 * FUZZ_SCALE, deadline=timedelta(seconds=PER_EXAMPLE_S),
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large], derandomize=DERANDOMIZE)
+@settings(
+    max_examples=25 * FUZZ_SCALE,
+    deadline=timedelta(seconds=PER_EXAMPLE_S),
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    derandomize=DERANDOMIZE,
+)
 @given(st.one_of(log_fragments(), st.text(max_size=500), binaryish))
 def test_each_parser_on_raw_lines(mod, text):
     # The parsers get normalised text in production; fed raw lines (CR, ANSI, NUL) they must still not crash.
@@ -145,9 +185,21 @@ def test_each_parser_on_raw_lines(mod, text):
 
 # Crafted lines that make naive regexes backtrack: long runs of the characters log regexes look for.
 PATHOLOGICAL = [
-    " " * 3999 + "x", "|" * 4000, "1" * 4000, "1." * 2000, "=" * 4000, "-" * 4000 + "+",
-    "NVRM: Xid (PCI:" + "0" * 3980, "NCCL INFO " + "a " * 1990, "GPU " * 1000, "[" * 4000, "MiB / " * 600,
-    "| " + "1 " * 1995 + "|", "\x1b[" + "1;" * 1995, "#" * 3000 + " size count type", "a" * 100_000,
+    " " * 3999 + "x",
+    "|" * 4000,
+    "1" * 4000,
+    "1." * 2000,
+    "=" * 4000,
+    "-" * 4000 + "+",
+    "NVRM: Xid (PCI:" + "0" * 3980,
+    "NCCL INFO " + "a " * 1990,
+    "GPU " * 1000,
+    "[" * 4000,
+    "MiB / " * 600,
+    "| " + "1 " * 1995 + "|",
+    "\x1b[" + "1;" * 1995,
+    "#" * 3000 + " size count type",
+    "a" * 100_000,
 ]
 
 
@@ -155,6 +207,7 @@ PATHOLOGICAL = [
 def test_pathological_lines_are_fast(line):
     text = "\n".join([line] * 200)  # 200 such lines: ~800 k characters, inside the 2 MB limit
     from tools.diagnose import diagnose_text
+
     try:
         _bounded(diagnose_text, text, limit=8.0)
     except ToolInputError:
@@ -163,31 +216,90 @@ def test_pathological_lines_are_fast(line):
 
 # ------------------------------------------------------------------ the offline slot extractor
 
-QUESTION_WORDS = st.sampled_from(["能用", "4090", "A100", "80G", "全量训练", "LoRA", "QLoRA", "7B", "70b", "1.5B",
-                                  "张", "卡", "台", "8卡", "两台", "一个月", "多少钱", "预算", "5万", "1万亿token",
-                                  "tokens", "how many", "per hour", "for", "days", "天", "周", "32k", "上下文",
-                                  "batch", "微批", "Qwen2.5-72B", "Llama-3.1-8B", "NVLink", "PCIe", "H800", "×",
-                                  "x", "*", "1e30", "-3", "0", "零", "两", "十六", "万亿", "？", "?", " ", "\n"])
-questions = st.one_of(st.text(max_size=300), st.lists(QUESTION_WORDS, max_size=25).map("".join),
-                      st.lists(QUESTION_WORDS, max_size=25).map(" ".join), log_fragments())
+QUESTION_WORDS = st.sampled_from(
+    [
+        "能用",
+        "4090",
+        "A100",
+        "80G",
+        "全量训练",
+        "LoRA",
+        "QLoRA",
+        "7B",
+        "70b",
+        "1.5B",
+        "张",
+        "卡",
+        "台",
+        "8卡",
+        "两台",
+        "一个月",
+        "多少钱",
+        "预算",
+        "5万",
+        "1万亿token",
+        "tokens",
+        "how many",
+        "per hour",
+        "for",
+        "days",
+        "天",
+        "周",
+        "32k",
+        "上下文",
+        "batch",
+        "微批",
+        "Qwen2.5-72B",
+        "Llama-3.1-8B",
+        "NVLink",
+        "PCIe",
+        "H800",
+        "×",
+        "x",
+        "*",
+        "1e30",
+        "-3",
+        "0",
+        "零",
+        "两",
+        "十六",
+        "万亿",
+        "？",
+        "?",
+        " ",
+        "\n",
+    ]
+)
+questions = st.one_of(
+    st.text(max_size=300),
+    st.lists(QUESTION_WORDS, max_size=25).map("".join),
+    st.lists(QUESTION_WORDS, max_size=25).map(" ".join),
+    log_fragments(),
+)
 
 
 @FUZZ
 @given(questions)
 def test_slot_extractor_never_raises_unexpectedly(question):
     from assistant.offline.slots import extract
+
     try:
         _bounded(extract, question)
     except ToolInputError as exc:
         assert exc.zh and exc.en
 
 
-@settings(max_examples=40 * FUZZ_SCALE, deadline=timedelta(seconds=PER_EXAMPLE_S),
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large], derandomize=DERANDOMIZE)
+@settings(
+    max_examples=40 * FUZZ_SCALE,
+    deadline=timedelta(seconds=PER_EXAMPLE_S),
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    derandomize=DERANDOMIZE,
+)
 @given(questions)
 def test_offline_plan_never_raises_unexpectedly(question):
     # `plan` is the planner's entry: slots → intent → tool calls (no tools are run here).
     from assistant.offline import plan
+
     try:
         calls = _bounded(plan, question, None, "auto")
     except ToolInputError as exc:
@@ -198,6 +310,7 @@ def test_offline_plan_never_raises_unexpectedly(question):
 
 def test_slot_extractor_on_a_huge_question_is_bounded():
     from assistant.offline.slots import extract
+
     # The advisor's MAX_QUESTION_CHARS. Measured 2026-11-30: 25k chars 0.19 s, 50k 0.58 s, 100k 1.6 s,
     # 200k 3–6 s — super-linear (each consumed span re-copies the working string), but bounded by the
     # 200,000-character limit. The bound is generous for two shared cores.
@@ -207,16 +320,80 @@ def test_slot_extractor_on_a_huge_question_is_bounded():
 
 # ------------------------------------------------------------------ tools.quantities
 
-QUANTITY_PARSERS = ["parse_number", "parse_param_count", "parse_token_count", "parse_money_cny",
-                    "parse_duration_hours", "parse_size_gb"]
+QUANTITY_PARSERS = [
+    "parse_number",
+    "parse_param_count",
+    "parse_token_count",
+    "parse_money_cny",
+    "parse_duration_hours",
+    "parse_size_gb",
+]
 quantity_text = st.one_of(
     st.text(max_size=40),
-    st.lists(st.sampled_from(["7", "70", ".5", "1e3", "1e400", "-", "+", "B", "b", "亿", "万", "千", "百", "十", "两",
-                              "万亿", "个", "参数", "token", "tokens", "T", "G", "GB", "GiB", "TB", "元", "¥", "k",
-                              "天", "周", "月", "小时", "h", "d", "w", "约", "~", "≈", "，", ",", "_", "７", "Ｂ", " ",
-                              "nan", "inf", "0", "零点五"]), max_size=8).map("".join))
-quantity_values = st.one_of(quantity_text, st.integers(), st.floats(allow_nan=True, allow_infinity=True),
-                            st.none(), st.booleans(), st.lists(st.integers(), max_size=2))
+    st.lists(
+        st.sampled_from(
+            [
+                "7",
+                "70",
+                ".5",
+                "1e3",
+                "1e400",
+                "-",
+                "+",
+                "B",
+                "b",
+                "亿",
+                "万",
+                "千",
+                "百",
+                "十",
+                "两",
+                "万亿",
+                "个",
+                "参数",
+                "token",
+                "tokens",
+                "T",
+                "G",
+                "GB",
+                "GiB",
+                "TB",
+                "元",
+                "¥",
+                "k",
+                "天",
+                "周",
+                "月",
+                "小时",
+                "h",
+                "d",
+                "w",
+                "约",
+                "~",
+                "≈",
+                "，",
+                ",",
+                "_",
+                "７",
+                "Ｂ",
+                " ",
+                "nan",
+                "inf",
+                "0",
+                "零点五",
+            ]
+        ),
+        max_size=8,
+    ).map("".join),
+)
+quantity_values = st.one_of(
+    quantity_text,
+    st.integers(),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.none(),
+    st.booleans(),
+    st.lists(st.integers(), max_size=2),
+)
 
 
 @pytest.mark.parametrize("name", QUANTITY_PARSERS)
@@ -224,6 +401,7 @@ quantity_values = st.one_of(quantity_text, st.integers(), st.floats(allow_nan=Tr
 @given(value=quantity_values)
 def test_quantity_parsers_only_raise_tool_input_error(name, value):
     import tools.quantities as q
+
     try:
         out = getattr(q, name)(value)
     except ToolInputError as exc:
@@ -237,6 +415,7 @@ def test_quantity_parsers_only_raise_tool_input_error(name, value):
 @pytest.mark.parametrize("text", ["1e400", "1E400"])
 def test_parse_number_rejects_overflowing_scientific_notation(text):
     from tools.quantities import parse_number
+
     with pytest.raises(ToolInputError):
         parse_number(text)
 
@@ -245,6 +424,7 @@ def test_parse_number_rejects_overflowing_scientific_notation(text):
 @given(quantity_text)
 def test_chinese_number_only_raises_tool_input_error(text):
     from tools.quantities import parse_chinese_number
+
     try:
         value = parse_chinese_number(text)
     except ToolInputError as exc:
@@ -259,6 +439,7 @@ def test_split_number_unit_fails_only_in_its_documented_ways(text):
     # A low-level helper (exported in __all__): it signals "no leading number" with ValueError,
     # which every caller in tools.quantities converts to ToolInputError. Anything else is a bug.
     from tools.quantities import split_number_unit
+
     try:
         number, unit = split_number_unit(text)
     except (ValueError, ToolInputError):

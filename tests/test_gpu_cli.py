@@ -1,4 +1,5 @@
 """CLI contract for `gpus`, `price`, `train-time` and `plan`: JSON keys, values from data, bilingual exit-2 errors."""
+
 from __future__ import annotations
 
 import json
@@ -26,12 +27,27 @@ def test_gpus_json_contract(capsys) -> None:  # type: ignore[no-untyped-def]
     code, out, _ = call(capsys, "gpus", "NVIDIA A100-SXM4-80GB", "4090", "--json")
     assert code == 0
     data = json.loads(out)
-    keys = {"name", "memory_gb", "mem_bw_gbs", "bf16_dense_tflops", "fp8_dense_tflops", "nvlink_gbs", "pcie_gen", "tdp_w",
-            "source", "as_of"}
+    keys = {
+        "name",
+        "memory_gb",
+        "mem_bw_gbs",
+        "bf16_dense_tflops",
+        "fp8_dense_tflops",
+        "nvlink_gbs",
+        "pcie_gen",
+        "tdp_w",
+        "source",
+        "as_of",
+    }
     a100, r4090 = data["gpus"]
     assert keys <= set(a100) and keys <= set(r4090)
     # datasheets: A100 SXM 80GB 2,039 GB/s, 312 BF16, no FP8, NVLink 600; 4090 1,008 GB/s, 165.2, FP8 330.3, PCIe 4
-    assert (a100["mem_bw_gbs"], a100["bf16_dense_tflops"], a100["fp8_dense_tflops"], a100["nvlink_gbs"]) == (2039, 312, None, 600)
+    assert (a100["mem_bw_gbs"], a100["bf16_dense_tflops"], a100["fp8_dense_tflops"], a100["nvlink_gbs"]) == (
+        2039,
+        312,
+        None,
+        600,
+    )
     assert (r4090["mem_bw_gbs"], r4090["bf16_dense_tflops"], r4090["pcie_gen"], r4090["tdp_w"]) == (1008, 165.2, 4, 450)
     assert data["comparison"] and data["seed_notes"]
 
@@ -59,8 +75,21 @@ def test_price_user_quote_flag(capsys) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_train_time_json(capsys) -> None:  # type: ignore[no-untyped-def]
-    code, out, _ = call(capsys, "train-time", "--params", "175", "--tokens", "300B", "--gpu", "A100 80G", "--gpus", "1024",
-                        "--mode", "pretrain", "--json")
+    code, out, _ = call(
+        capsys,
+        "train-time",
+        "--params",
+        "175",
+        "--tokens",
+        "300B",
+        "--gpu",
+        "A100 80G",
+        "--gpus",
+        "1024",
+        "--mode",
+        "pretrain",
+        "--json",
+    )
     assert code == 0
     d = json.loads(out)
     assert d["flops"] == pytest.approx(3.14e23, rel=0.005)  # GPT-3
@@ -68,8 +97,21 @@ def test_train_time_json(capsys) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_plan_json_contract(capsys) -> None:  # type: ignore[no-untyped-def]
-    code, out, _ = call(capsys, "plan", "--model", "qwen2.5-7b", "--mode", "full", "--tokens", "1B", "--deadline", "7d",
-                        "--budget", "50000", "--json")
+    code, out, _ = call(
+        capsys,
+        "plan",
+        "--model",
+        "qwen2.5-7b",
+        "--mode",
+        "full",
+        "--tokens",
+        "1B",
+        "--deadline",
+        "7d",
+        "--budget",
+        "50000",
+        "--json",
+    )
     assert code == 0
     d = json.loads(out)
     assert d["options"]
@@ -80,22 +122,28 @@ def test_plan_json_contract(capsys) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_human_tables_render(capsys) -> None:  # type: ignore[no-untyped-def]
-    for args in (["gpus", "4090", "H100"], ["price", "A100 80G", "--months", "1"],
-                 ["train-time", "--params", "7", "--tokens", "1B", "--gpu", "4090"],
-                 ["plan", "--model", "7B", "--mode", "lora", "--tokens", "100M", "--gpu", "4090"]):
+    for args in (
+        ["gpus", "4090", "H100"],
+        ["price", "A100 80G", "--months", "1"],
+        ["train-time", "--params", "7", "--tokens", "1B", "--gpu", "4090"],
+        ["plan", "--model", "7B", "--mode", "lora", "--tokens", "100M", "--gpu", "4090"],
+    ):
         code, out, err = call(capsys, *args)
         assert code == 0, (args, err)
         assert out.strip()
 
 
-@pytest.mark.parametrize("args", [
-    ["gpus", "RTX 9999"],
-    ["price", "4090", "--hours", "3", "--days", "1"],
-    ["price", "not-a-card"],
-    ["train-time", "--gpu", "4090", "--tokens", "1B"],
-    ["plan", "--model", "qwen2.5-7b", "--deadline", "someday"],
-    ["plan", "--model", "qwen2.5-7b", "--budget", "100 USD"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["gpus", "RTX 9999"],
+        ["price", "4090", "--hours", "3", "--days", "1"],
+        ["price", "not-a-card"],
+        ["train-time", "--gpu", "4090", "--tokens", "1B"],
+        ["plan", "--model", "qwen2.5-7b", "--deadline", "someday"],
+        ["plan", "--model", "qwen2.5-7b", "--budget", "100 USD"],
+    ],
+)
 def test_bad_input_exits_2_bilingual(capsys, args: list[str]) -> None:  # type: ignore[no-untyped-def]
     code, _, err = call(capsys, *args)
     assert code == 2
@@ -103,5 +151,7 @@ def test_bad_input_exits_2_bilingual(capsys, args: list[str]) -> None:  # type: 
 
 
 def test_console_script_path_exits_2() -> None:
-    out = subprocess.run([sys.executable, "-m", "assistant.cli", "gpus", "RTX 9999"], capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "assistant.cli", "gpus", "RTX 9999"], capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 2 and "错误 / Error" in out.stderr and "Traceback" not in out.stderr

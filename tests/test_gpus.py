@@ -2,6 +2,7 @@
 
 Expected numbers are copied from the datasheets named beside each assertion, not from the code.
 """
+
 from __future__ import annotations
 
 import re
@@ -25,32 +26,64 @@ def test_table_has_at_least_28_gpus_each_with_source_as_of_confidence() -> None:
         assert g.memory_gb > 0
 
 
-@pytest.mark.parametrize("name", [
-    # the cards the issue lists as what teams in China rent
-    "A100 40G", "A100 80G", "A100 PCIe", "A100 SXM", "A800 PCIe", "A800 SXM", "H100 SXM", "H100 PCIe", "H100 NVL",
-    "H800", "H20", "H200", "B200", "L40S", "L40", "L20", "L4", "A10", "A40", "RTX A6000", "RTX 6000 Ada", "V100",
-    "T4", "RTX 3090", "4090", "4090D", "5090", "5090D", "910B",
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        # the cards the issue lists as what teams in China rent
+        "A100 40G",
+        "A100 80G",
+        "A100 PCIe",
+        "A100 SXM",
+        "A800 PCIe",
+        "A800 SXM",
+        "H100 SXM",
+        "H100 PCIe",
+        "H100 NVL",
+        "H800",
+        "H20",
+        "H200",
+        "B200",
+        "L40S",
+        "L40",
+        "L20",
+        "L4",
+        "A10",
+        "A40",
+        "RTX A6000",
+        "RTX 6000 Ada",
+        "V100",
+        "T4",
+        "RTX 3090",
+        "4090",
+        "4090D",
+        "5090",
+        "5090D",
+        "910B",
+    ],
+)
 def test_every_card_the_issue_names_resolves(name: str) -> None:
     assert resolve_gpu(name).name
 
 
-@pytest.mark.parametrize("name, gpu_id, memory_gb, bw_gbs", [
-    # NVIDIA A100 datasheet (JUN21): SXM4 80GB 2,039 GB/s; PCIe 80GB 1,935 GB/s; 40GB HBM2 1,555 GB/s
-    ("NVIDIA A100-SXM4-80GB", "a100_80gb_sxm", 80, 2039),
-    ("NVIDIA A100 80GB PCIe", "a100_80gb_pcie", 80, 1935),
-    ("A100-PCIE-40GB", "a100_40gb_pcie", 40, 1555),
-    # H100 page / H100 PCIe product brief PB-11133-001: SXM 3.35 TB/s, PCIe 2.0 TB/s, NVL 94GB 3.9 TB/s
-    ("NVIDIA H100 80GB HBM3", "h100_sxm_80gb", 80, 3350),
-    ("H100 PCIe", "h100_pcie_80gb", 80, 2000),
-    ("H100 NVL", "h100_nvl_94gb", 94, 3900),
-    ("H200", "h200_sxm_141gb", 141, 4800),
-    ("H20", "h20", 96, 4000),
-    # Ada whitepaper App. A: RTX 4090 24 GB GDDR6X 1,008 GB/s
-    ("NVIDIA GeForce RTX 4090", "rtx_4090", 24, 1008),
-    ("L40S", "l40s", 48, 864),
-    ("Tesla T4", "t4", 16, 320),
-])
+@pytest.mark.parametrize(
+    "name, gpu_id, memory_gb, bw_gbs",
+    [
+        # NVIDIA A100 datasheet (JUN21): SXM4 80GB 2,039 GB/s; PCIe 80GB 1,935 GB/s; 40GB HBM2 1,555 GB/s
+        ("NVIDIA A100-SXM4-80GB", "a100_80gb_sxm", 80, 2039),
+        ("NVIDIA A100 80GB PCIe", "a100_80gb_pcie", 80, 1935),
+        ("A100-PCIE-40GB", "a100_40gb_pcie", 40, 1555),
+        # H100 page / H100 PCIe product brief PB-11133-001: SXM 3.35 TB/s, PCIe 2.0 TB/s, NVL 94GB 3.9 TB/s
+        ("NVIDIA H100 80GB HBM3", "h100_sxm_80gb", 80, 3350),
+        ("H100 PCIe", "h100_pcie_80gb", 80, 2000),
+        ("H100 NVL", "h100_nvl_94gb", 94, 3900),
+        ("H200", "h200_sxm_141gb", 141, 4800),
+        ("H20", "h20", 96, 4000),
+        # Ada whitepaper App. A: RTX 4090 24 GB GDDR6X 1,008 GB/s
+        ("NVIDIA GeForce RTX 4090", "rtx_4090", 24, 1008),
+        ("L40S", "l40s", 48, 864),
+        ("Tesla T4", "t4", 16, 320),
+    ],
+)
 def test_memory_and_bandwidth_match_datasheets(name: str, gpu_id: str, memory_gb: float, bw_gbs: float) -> None:
     g = resolve_gpu(name)
     assert (g.id, g.memory_gb, g.mem_bw_gbs) == (gpu_id, memory_gb, bw_gbs)
@@ -61,13 +94,16 @@ def test_h100_pcie_is_hbm2e_not_hbm3_and_not_3_35_tbs() -> None:
     assert g.memory_type == "HBM2e" and g.mem_bw_gbs != 3350 and g.tdp_w == 350
 
 
-@pytest.mark.parametrize("name, bf16_dense, bf16_sparse", [
-    ("A100 80G", 312, 624),       # A100 datasheet: BF16 312 | 624*
-    ("H100 SXM", 989.4, 1979),    # H100 page prints 1,979* (with sparsity) → 989.4 dense
-    ("4090", 165.2, 330.4),       # Ada whitepaper: FP16/BF16 with FP32 accumulate 165.2 | 330.4
-    ("L40S", 362.05, 733),        # L40S datasheet prints 362.05 | 733* (NVIDIA's own rounding)
-    ("B200", 2250, 4500),         # HGX B200: FP16/BF16 4.5 PF* per GPU → 2.25 PF dense
-])
+@pytest.mark.parametrize(
+    "name, bf16_dense, bf16_sparse",
+    [
+        ("A100 80G", 312, 624),  # A100 datasheet: BF16 312 | 624*
+        ("H100 SXM", 989.4, 1979),  # H100 page prints 1,979* (with sparsity) → 989.4 dense
+        ("4090", 165.2, 330.4),  # Ada whitepaper: FP16/BF16 with FP32 accumulate 165.2 | 330.4
+        ("L40S", 362.05, 733),  # L40S datasheet prints 362.05 | 733* (NVIDIA's own rounding)
+        ("B200", 2250, 4500),  # HGX B200: FP16/BF16 4.5 PF* per GPU → 2.25 PF dense
+    ],
+)
 def test_bf16_dense_is_about_half_of_the_sparse_headline(name: str, bf16_dense: float, bf16_sparse: float) -> None:
     g = resolve_gpu(name)
     assert g.bf16_dense_tflops == pytest.approx(bf16_dense)
@@ -78,8 +114,12 @@ def test_dense_and_sparse_are_never_mixed_up() -> None:
     # For every card with both figures, sparse is twice dense (NVIDIA's 2:4 structured sparsity); 2% slack for
     # datasheet rounding (L40S prints 362.05 | 733*). A mix-up would be off by 2×.
     for g in all_gpus():
-        for dense, sparse in [(g.tf32_dense_tflops, g.tf32_sparse_tflops), (g.bf16_dense_tflops, g.bf16_fp16_sparse_tflops),
-                              (g.fp8_dense_tflops, g.fp8_sparse_tflops), (g.int8_dense_tops, g.int8_sparse_tops)]:
+        for dense, sparse in [
+            (g.tf32_dense_tflops, g.tf32_sparse_tflops),
+            (g.bf16_dense_tflops, g.bf16_fp16_sparse_tflops),
+            (g.fp8_dense_tflops, g.fp8_sparse_tflops),
+            (g.int8_dense_tops, g.int8_sparse_tops),
+        ]:
             if dense and sparse:
                 assert sparse == pytest.approx(2 * dense, rel=0.02), g.id
 
@@ -110,11 +150,21 @@ def test_ascend_is_marked_non_nvidia_with_low_confidence(text: str) -> None:
     assert g.confidence != "official"
 
 
-@pytest.mark.parametrize("text, gpu_id", [
-    ("4090", "rtx_4090"), ("a100 80g", "a100_80gb_sxm"), ("A100-SXM4-80GB", "a100_80gb_sxm"), ("H800", "h800_sxm"),
-    ("8x A100 80GB", "a100_80gb_sxm"), ("4张4090", "rtx_4090"), ("NVIDIA GeForce RTX 4090 D", "rtx_4090d"),
-    ("Tesla V100-SXM2-32GB", "v100_32gb_sxm2"), ("a800 pcie", "a800_80gb_pcie"), ("ＲＴＸ　４０９０", "rtx_4090"),
-])
+@pytest.mark.parametrize(
+    "text, gpu_id",
+    [
+        ("4090", "rtx_4090"),
+        ("a100 80g", "a100_80gb_sxm"),
+        ("A100-SXM4-80GB", "a100_80gb_sxm"),
+        ("H800", "h800_sxm"),
+        ("8x A100 80GB", "a100_80gb_sxm"),
+        ("4张4090", "rtx_4090"),
+        ("NVIDIA GeForce RTX 4090 D", "rtx_4090d"),
+        ("Tesla V100-SXM2-32GB", "v100_32gb_sxm2"),
+        ("a800 pcie", "a800_80gb_pcie"),
+        ("ＲＴＸ　４０９０", "rtx_4090"),
+    ],
+)
 def test_forgiving_lookup(text: str, gpu_id: str) -> None:
     assert resolve_gpu(text).id == gpu_id
 
@@ -181,9 +231,18 @@ def test_known_family_at_an_unknown_memory_size_says_what_exists() -> None:
 # RTX 4090 24564 MiB (vllm-project/vllm#7553), RTX 3090 24576 MiB (noonghunna/club-3090#390),
 # H100 80GB HBM3 81559 MiB (NVIDIA/nccl#1264), A100 80GB 81920 MiB and A100 40GB 40960 MiB, L40S 46068 MiB
 # (modal-labs/modal-client PR #2797), A800-SXM4-80GB 81920 MiB (dexmal/dexbotic#41). H20: none found → null.
-@pytest.mark.parametrize(("name", "mib"), [("RTX 4090", 24564), ("RTX 3090", 24576), ("H100 SXM", 81559),
-                                           ("A100 80GB SXM", 81920), ("A100 40GB SXM", 40960), ("L40S", 46068),
-                                           ("A800 80GB SXM", 81920)])
+@pytest.mark.parametrize(
+    ("name", "mib"),
+    [
+        ("RTX 4090", 24564),
+        ("RTX 3090", 24576),
+        ("H100 SXM", 81559),
+        ("A100 80GB SXM", 81920),
+        ("A100 40GB SXM", 40960),
+        ("L40S", 46068),
+        ("A800 80GB SXM", 81920),
+    ],
+)
 def test_nvidia_smi_totals_are_the_cited_ones(name: str, mib: int) -> None:
     spec = resolve_gpu(name)
     assert spec.nvidia_smi_total_mib == mib
@@ -206,18 +265,18 @@ def test_4090_showing_23gb_is_normal() -> None:
         out = _check("4090", value)
         assert out["verdict"] == "normal", value
         assert out["expected_mib"] == 24564 and out["expected_gib"] == 23.99
-    assert _check("4090", 24564)["verdict"] == "normal"          # the raw MiB figure
+    assert _check("4090", 24564)["verdict"] == "normal"  # the raw MiB figure
     assert _check("4090", 24564, "MiB")["seen_mib_low"] == 24564
     # the datasheet 24 GB in MiB: 24e9 / 2^20 = 22,888.2
     assert _check("4090", 23)["datasheet_mib"] == pytest.approx(22888.2, abs=0.1)
 
 
 def test_short_or_oversized_memory_is_flagged() -> None:
-    assert _check("4090", 20)["verdict"] == "suspicious"          # 20 GiB ≈ 20,480 MiB ≪ 24,564
+    assert _check("4090", 20)["verdict"] == "suspicious"  # 20 GiB ≈ 20,480 MiB ≪ 24,564
     assert _check("4090", 16384, "MiB")["verdict"] == "suspicious"
-    assert _check("4090", 48)["verdict"] == "more_than_spec"      # memory-modded 48 GB cards
+    assert _check("4090", 48)["verdict"] == "more_than_spec"  # memory-modded 48 GB cards
     assert _check("H100", 81559, "MiB")["verdict"] == "normal"
-    assert _check("A100 80G", 80, "GB")["verdict"] == "normal"     # 80 GiB read = 81,920 MiB exactly
+    assert _check("A100 80G", 80, "GB")["verdict"] == "normal"  # 80 GiB read = 81,920 MiB exactly
 
 
 def test_uncited_card_gets_unknown_not_a_guess() -> None:

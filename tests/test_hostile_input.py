@@ -12,6 +12,7 @@ The limits (docs/reliability.md states them):
 Bounds on time and memory are generous (two shared cores): a 10,000-line log must diagnose in
 < 5 s and < 200 MB of Python allocations (tracemalloc peak).
 """
+
 from __future__ import annotations
 
 import json
@@ -44,9 +45,13 @@ def _sample(name: str) -> str:
 
 def ten_thousand_line_log() -> str:
     """A realistic long paste: nvidia-smi, dmesg with Xid/AER, NCCL and nccl-tests lines, repeated."""
-    parts = [_sample("smi_535_8xa100_idle.txt"), _sample("dmesg_xid79_after_aer_surprise_down.txt"),
-             _sample("nccl_socket_fallback_no_ib.txt"), _sample("nccl_tests_8xa100_good.txt"),
-             _sample("dmesg_aer_correctable_burst.txt")]
+    parts = [
+        _sample("smi_535_8xa100_idle.txt"),
+        _sample("dmesg_xid79_after_aer_surprise_down.txt"),
+        _sample("nccl_socket_fallback_no_ib.txt"),
+        _sample("nccl_tests_8xa100_good.txt"),
+        _sample("dmesg_aer_correctable_burst.txt"),
+    ]
     lines = "\n".join(parts).split("\n")
     out: list[str] = []
     while len(out) < 10_000:
@@ -56,6 +61,7 @@ def ten_thousand_line_log() -> str:
 
 # ------------------------------------------------------------------ the stated limits agree
 
+
 def test_limits_are_stated_and_consistent():
     from assistant.web import app, forms
     from tools.diagnosis import text
@@ -63,6 +69,7 @@ def test_limits_are_stated_and_consistent():
     assert (text.MAX_CHARS, text.MAX_LINES) == (DIAG_MAX_CHARS, DIAG_MAX_LINES)
     assert app.MAX_QUESTION_CHARS == PAGE_MAX_CHARS
     from assistant import advisor
+
     assert advisor.MAX_QUESTION_CHARS == app.MAX_QUESTION_CHARS, "one limit for every surface"
     # Anything the chat box accepts, the diagnosis accepts: the page never forwards a paste the tool rejects.
     assert app.MAX_QUESTION_CHARS <= text.MAX_CHARS
@@ -152,6 +159,7 @@ def test_page_upload_over_the_limit_is_not_mojibake(tmp_path):
 
 # ------------------------------------------------------------------ 10,000 lines: bounded time and memory
 
+
 def test_ten_thousand_line_log_bounded_time_and_memory():
     from tools.diagnose import diagnose_text
 
@@ -182,7 +190,7 @@ def test_ten_thousand_line_log_through_the_offline_advisor_is_bounded():
     log = ten_thousand_line_log()
     ask("能用4090全量训练7B吗")  # warm-up (imports, agent build)
     t0 = time.perf_counter()
-    result = ask("帮我看看这个日志：\n" + log[:PAGE_MAX_CHARS - 100])
+    result = ask("帮我看看这个日志：\n" + log[: PAGE_MAX_CHARS - 100])
     took = time.perf_counter() - t0
     assert took < 15.0, f"{took:.1f} s"
     assert "diagnose_logs" in [c.name for c in result.tool_calls]
@@ -190,6 +198,7 @@ def test_ten_thousand_line_log_through_the_offline_advisor_is_bounded():
 
 
 # ------------------------------------------------------------------ ANSI colours and CRLF change nothing
+
 
 def _decorate(text: str) -> str:
     """What a Windows terminal copy of a coloured log looks like."""
@@ -203,9 +212,16 @@ def _decorate(text: str) -> str:
     return "\ufeff" + "\r\n".join(out) + "\r\n"
 
 
-@pytest.mark.parametrize("name", ["smi_535_ecc_nonzero.txt", "dmesg_xid79_after_aer_surprise_down.txt",
-                                  "nccl_tests_8xa100_nvlink_not_used.txt", "q_550_remap_failure.txt",
-                                  "topo_8xa100_nv12_tabs.txt"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "smi_535_ecc_nonzero.txt",
+        "dmesg_xid79_after_aer_surprise_down.txt",
+        "nccl_tests_8xa100_nvlink_not_used.txt",
+        "q_550_remap_failure.txt",
+        "topo_8xa100_nv12_tabs.txt",
+    ],
+)
 def test_ansi_and_crlf_do_not_change_the_diagnosis(name):
     from tools.diagnose import diagnose_text
 
@@ -219,6 +235,7 @@ def test_ansi_and_crlf_do_not_change_the_diagnosis(name):
 
 
 # ------------------------------------------------------------------ bytes: binary, invalid UTF-8, GBK
+
 
 def test_binary_file_through_the_cli_is_refused_bilingually(tmp_path):
     path = tmp_path / "nvidia-bug-report.log.gz"
@@ -277,10 +294,12 @@ def test_ask_cli_oversized_question_exits_2_bilingually():
 
 
 def test_ask_stdin_invalid_utf8_and_binary_never_traceback():
-    stdin = (b"how much is an A100 per month? \xff\xfe\n"
-             b"\x00\x01\x02\x03\x04 binary \x80\x81\n"
-             + "A100一个月多少钱\n".encode("gbk")
-             + b"\x1b[31mA100 price\x1b[0m\r\n")
+    stdin = (
+        b"how much is an A100 per month? \xff\xfe\n"
+        b"\x00\x01\x02\x03\x04 binary \x80\x81\n"
+        + "A100一个月多少钱\n".encode("gbk")
+        + b"\x1b[31mA100 price\x1b[0m\r\n"
+    )
     results = _ask_lines(stdin)
     assert len(results) == 4
     assert all(r["answer"] for r in results)
@@ -296,8 +315,14 @@ def test_search_cli_huge_query_is_bounded(tmp_path):
     words = ["掉卡"] * 100_000  # 100,000 arguments: ~300,000 characters once joined
     env = {**os.environ, "GPU_ADVISOR_HOME": str(tmp_path), "PYTHONIOENCODING": "utf-8"}
     try:
-        proc = subprocess.run([sys.executable, "-m", "assistant.cli", "search", *words], capture_output=True,
-                              text=True, timeout=15, cwd=ROOT, env=env)
+        proc = subprocess.run(
+            [sys.executable, "-m", "assistant.cli", "search", *words],
+            capture_output=True,
+            text=True,
+            timeout=15,
+            cwd=ROOT,
+            env=env,
+        )
     except subprocess.TimeoutExpired:
         pytest.fail("`gpu-advisor search` with a 300,000-character query ran past 15 s")
     check_outcome(["search", "…"], proc.returncode, proc.stdout, proc.stderr)
@@ -305,22 +330,28 @@ def test_search_cli_huge_query_is_bounded(tmp_path):
 
 # ------------------------------------------------------------------ the page's Diagnose tab
 
+
 def test_page_diagnose_tab_escapes_html_from_the_paste():
     """Evidence lines are quoted from the paste: markup in them must arrive as text, not as HTML."""
     from assistant.web import app
 
-    evil = ("[Tue Mar  3 11:02:15 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid='<script>alert(1)</script>', "
-            "name=<img src=x onerror=alert(2)>, GPU has fallen off the bus.")
+    evil = (
+        "[Tue Mar  3 11:02:15 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid='<script>alert(1)</script>', "
+        "name=<img src=x onerror=alert(2)>, GPU has fallen off the bus."
+    )
     out = app.diagnose(evil, None, "", "English")
     assert "79" in out
     assert "<script" not in out.lower() and "<img" not in out.lower()
     assert "&lt;script&gt;" in out or "&lt;img" in out, "the evidence line should still be shown, escaped"
 
 
-@pytest.mark.parametrize("paste,needle", [
-    ("\x00\x01\x02\x03\x04\x05\x06" * 2000, "binary"),
-    ("dmesg line\n" * (DIAG_MAX_LINES + 1), "20,000"),
-])
+@pytest.mark.parametrize(
+    "paste,needle",
+    [
+        ("\x00\x01\x02\x03\x04\x05\x06" * 2000, "binary"),
+        ("dmesg line\n" * (DIAG_MAX_LINES + 1), "20,000"),
+    ],
+)
 def test_page_diagnose_tab_shows_a_bilingual_error(paste, needle):
     from assistant.web import app
 

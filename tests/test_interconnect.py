@@ -3,6 +3,7 @@
 Sources: NVIDIA/nccl-tests doc/PERFORMANCE.md (busbw = algbw · 2(n−1)/n), PCI-SIG rates, NVIDIA NVLink page,
 measured busbw from nccl-tests/nccl issues (see ../shared/reference/gpus_prices.md §2.3).
 """
+
 from __future__ import annotations
 
 import pytest
@@ -10,8 +11,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tools.errors import ToolInputError
-from tools.interconnect import (InterconnectInput, algbw_to_busbw, allreduce_time_s, busbw_factor, expected_busbw,
-                                interconnect_advice, links, resolve_link)
+from tools.interconnect import (
+    InterconnectInput,
+    algbw_to_busbw,
+    allreduce_time_s,
+    busbw_factor,
+    expected_busbw,
+    interconnect_advice,
+    links,
+    resolve_link,
+)
 
 
 @given(st.integers(min_value=1, max_value=4096))
@@ -40,33 +49,57 @@ def test_link_table_states_both_directions_consistently() -> None:
         if link.gbit:
             assert link.per_direction_gbs == pytest.approx(link.gbit / 8), link.id  # Gb/s → GB/s
     by_id = {l.id: l for l in links()}
-    assert by_id["pcie4_x16"].per_direction_gbs == 31.5      # PCIe 4.0 x16: 16 GT/s × 16 × 128/130 / 8
+    assert by_id["pcie4_x16"].per_direction_gbs == 31.5  # PCIe 4.0 x16: 16 GT/s × 16 × 128/130 / 8
     assert by_id["nvlink3"].bidirectional_gbs == 600 and by_id["nvlink3"].per_direction_gbs == 300
     assert by_id["nvlink4"].bidirectional_gbs == 900
-    assert by_id["ib_hdr"].per_direction_gbs == 25           # 200 Gb/s
+    assert by_id["ib_hdr"].per_direction_gbs == 25  # 200 Gb/s
     ids = set(by_id)
-    assert {"pcie3_x16", "pcie5_x16", "nvlink2", "nvlink5", "nvswitch", "ib_edr", "ib_ndr", "roce_100g",
-            "eth_10g", "eth_25g", "eth_100g"} <= ids
+    assert {
+        "pcie3_x16",
+        "pcie5_x16",
+        "nvlink2",
+        "nvlink5",
+        "nvswitch",
+        "ib_edr",
+        "ib_ndr",
+        "roce_100g",
+        "eth_10g",
+        "eth_25g",
+        "eth_100g",
+    } <= ids
 
 
-@pytest.mark.parametrize("text, link_id", [
-    ("PCIe 4.0", "pcie4_x16"), ("pcie gen5", "pcie5_x16"), ("NVLink 3", "nvlink3"), ("100G IB", "ib_edr"),
-    ("IB HDR", "ib_hdr"), ("RoCE 200G", "roce_200g"), ("万兆", "eth_10g"), ("千兆", "eth_1g"), ("25GbE", "eth_25g"),
-])
+@pytest.mark.parametrize(
+    "text, link_id",
+    [
+        ("PCIe 4.0", "pcie4_x16"),
+        ("pcie gen5", "pcie5_x16"),
+        ("NVLink 3", "nvlink3"),
+        ("100G IB", "ib_edr"),
+        ("IB HDR", "ib_hdr"),
+        ("RoCE 200G", "roce_200g"),
+        ("万兆", "eth_10g"),
+        ("千兆", "eth_1g"),
+        ("25GbE", "eth_25g"),
+    ],
+)
 def test_resolve_link(text: str, link_id: str) -> None:
     assert resolve_link(text).id == link_id
 
 
-@pytest.mark.parametrize("gpu, n, topo, measured", [
-    ("A100 80G", 8, None, 208),       # nccl-tests #178: 208 GB/s on 8×A100 SXM
-    ("A100-SXM4-80GB", 8, "NV12", 230),  # ml-engineering well-tuned figure
-    ("H100", 8, None, 370),           # nccl-tests #212: ring ≈ 370
-    ("H100", 8, "nvswitch", 480),     # NVLS ≈ 480
-    ("H800", 8, None, 215),           # nccl #1374
-    ("H100 PCIe", 2, "NV12", 116),    # nccl #1161: 2 bridged H100 PCIe
-    ("5090", 8, None, 28),            # nccl #1639: 8×5090 on PCIe 5.0
-    ("A100 PCIe", 8, "SYS", 20),      # nccl-tests #178: ring over PCIe/CPU ≈ 20
-])
+@pytest.mark.parametrize(
+    "gpu, n, topo, measured",
+    [
+        ("A100 80G", 8, None, 208),  # nccl-tests #178: 208 GB/s on 8×A100 SXM
+        ("A100-SXM4-80GB", 8, "NV12", 230),  # ml-engineering well-tuned figure
+        ("H100", 8, None, 370),  # nccl-tests #212: ring ≈ 370
+        ("H100", 8, "nvswitch", 480),  # NVLS ≈ 480
+        ("H800", 8, None, 215),  # nccl #1374
+        ("H100 PCIe", 2, "NV12", 116),  # nccl #1161: 2 bridged H100 PCIe
+        ("5090", 8, None, 28),  # nccl #1639: 8×5090 on PCIe 5.0
+        ("A100 PCIe", 8, "SYS", 20),  # nccl-tests #178: ring over PCIe/CPU ≈ 20
+    ],
+)
 def test_expected_busbw_brackets_published_measurements(gpu: str, n: int, topo: str | None, measured: float) -> None:
     r = expected_busbw(gpu, n, topo)
     assert r.low_gbs <= measured <= r.high_gbs

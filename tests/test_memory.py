@@ -1,5 +1,6 @@
 """The memory estimator against independently published figures. Each test names its source
 and its tolerance; the arithmetic that turns a paper's formula into a number is written out."""
+
 from __future__ import annotations
 
 import json
@@ -7,8 +8,18 @@ import json
 import pytest
 
 from tools.errors import ToolInputError
-from tools.memory import (EstimateMemoryInput, FindMaxFitInput, FindMinGpusInput, MemoryJob, breakdown,
-                          estimate_memory, find_max_fit, find_min_gpus, lora_param_count, parse_lora_targets)
+from tools.memory import (
+    EstimateMemoryInput,
+    FindMaxFitInput,
+    FindMinGpusInput,
+    MemoryJob,
+    breakdown,
+    estimate_memory,
+    find_max_fit,
+    find_min_gpus,
+    lora_param_count,
+    parse_lora_targets,
+)
 from tools.memory_kv import kv_bytes_per_token, kv_cache_bytes
 from tools.models import Architecture, ResolvedModel, count_params, resolve_model
 from tools.registry import run_tool
@@ -18,11 +29,18 @@ GB, GiB = 1e9, 2**30
 
 def _model(name: str, arch: Architecture) -> ResolvedModel:
     pc = count_params(arch)
-    return ResolvedModel(name=name, kind="config_file", arch=arch, params=pc.total + arch.extra_params,
-                         active_params=pc.active, largest_layer_params=pc.per_layer_max)
+    return ResolvedModel(
+        name=name,
+        kind="config_file",
+        arch=arch,
+        params=pc.total + arch.extra_params,
+        active_params=pc.active,
+        largest_layer_params=pc.per_layer_max,
+    )
 
 
 # ---------------------------------------------------------------- ZeRO paper
+
 
 @pytest.mark.parametrize("stage, paper_gb", [(0, 120.0), (1, 31.4), (2, 16.6), (3, 1.9)])
 def test_zero_paper_figure_1(stage, paper_gb):
@@ -35,8 +53,10 @@ def test_zero_paper_figure_1(stage, paper_gb):
 
 def test_zero_paper_table_1_row_128b():
     """ZeRO paper Table 1, Ψ = 128B, N_d = 64: 2048 / 536 / 284 / 32 GB (same formulas)."""
-    got = [estimate_memory(EstimateMemoryInput(params="128B", gpus=64, zero=z, seq_len=1)).model_states_gb
-           for z in range(4)]
+    got = [
+        estimate_memory(EstimateMemoryInput(params="128B", gpus=64, zero=z, seq_len=1)).model_states_gb
+        for z in range(4)
+    ]
     assert got == pytest.approx([2048, 536, 284, 32], abs=0.5)
 
 
@@ -50,6 +70,7 @@ def test_fsdp_maps_onto_zero_stages():
 
 
 # ---------------------------------------------------------------- DeepSpeed offload host memory
+
 
 @pytest.mark.parametrize("offload, ds_gib", [("optimizer", 63.72), ("optimizer_and_params", 71.69)])
 def test_deepspeed_offload_host_memory(offload, ds_gib):
@@ -65,11 +86,20 @@ def test_deepspeed_offload_host_memory(offload, ds_gib):
 
 # ---------------------------------------------------------------- KV cache (vLLM paper and arithmetic)
 
+
 def test_vllm_paper_opt_13b_kv_per_token():
     """Kwon et al. (vLLM, SOSP 2023) §3: OPT-13B needs 2 (K,V) × 5120 (hidden) × 40 (layers) × 2 bytes
     = 819,200 B ≈ 800 KB per token."""
-    opt13 = Architecture(num_layers=40, hidden_size=5120, num_heads=40, num_kv_heads=40, head_dim=128,
-                         intermediate_size=20480, vocab_size=50272, mlp_gated=False)
+    opt13 = Architecture(
+        num_layers=40,
+        hidden_size=5120,
+        num_heads=40,
+        num_kv_heads=40,
+        head_dim=128,
+        intermediate_size=20480,
+        vocab_size=50272,
+        mlp_gated=False,
+    )
     assert kv_bytes_per_token(opt13, 2.0) == 819_200
 
 
@@ -87,8 +117,16 @@ def test_hf_docs_kv_example_mha_vs_mqa():
     """HF transformers docs (llm_tutorial_optimization): octocoder/StarCoder, 16,000 tokens:
     2·16000·40·6144 = 7.86e9 values ≈ 15.7 GB in bf16 with MHA; with MQA (one KV head of 128)
     2·16000·40·128·2 B ≈ 0.33 GB ('less than 400 MB')."""
-    mha = Architecture(num_layers=40, hidden_size=6144, num_heads=48, num_kv_heads=48, head_dim=128,
-                       intermediate_size=24576, vocab_size=49152, mlp_gated=False)
+    mha = Architecture(
+        num_layers=40,
+        hidden_size=6144,
+        num_heads=48,
+        num_kv_heads=48,
+        head_dim=128,
+        intermediate_size=24576,
+        vocab_size=49152,
+        mlp_gated=False,
+    )
     mqa = mha.model_copy(update={"num_kv_heads": 1})
     assert kv_cache_bytes(mha, 16_000, 1, 2.0) == 2 * 16_000 * 40 * 6144 * 2
     assert kv_cache_bytes(mqa, 16_000, 1, 2.0) / GB == pytest.approx(0.328, abs=0.001)
@@ -103,10 +141,12 @@ def test_sliding_window_caps_kv():
 
 def test_kv_dtype_and_tensor_parallel():
     base = estimate_memory(EstimateMemoryInput(model="Llama-3-8B", mode="inference", context=4096, concurrency=8))
-    fp8 = estimate_memory(EstimateMemoryInput(model="Llama-3-8B", mode="inference", context=4096, concurrency=8,
-                                              kv_dtype="fp8"))
-    tp2 = estimate_memory(EstimateMemoryInput(model="Llama-3-8B", mode="inference", context=4096, concurrency=8,
-                                              gpus=2))
+    fp8 = estimate_memory(
+        EstimateMemoryInput(model="Llama-3-8B", mode="inference", context=4096, concurrency=8, kv_dtype="fp8")
+    )
+    tp2 = estimate_memory(
+        EstimateMemoryInput(model="Llama-3-8B", mode="inference", context=4096, concurrency=8, gpus=2)
+    )
     assert fp8.kv_cache_gb == pytest.approx(base.kv_cache_gb / 2, abs=1e-3)
     assert tp2.kv_cache_gb == pytest.approx(base.kv_cache_gb / 2, abs=1e-3)
     assert tp2.weights_gb == pytest.approx(base.weights_gb / 2, abs=1e-3)
@@ -114,38 +154,51 @@ def test_kv_dtype_and_tensor_parallel():
 
 # ---------------------------------------------------------------- PEFT LoRA parameter counts
 
-@pytest.mark.parametrize("targets, rank, expected", [
-    # PEFT print_trainable_parameters for meta-llama/Llama-2-7b-hf, LoraConfig(r=8, target q_proj,v_proj):
-    # "trainable params: 4,194,304 || all params: 6,742,609,920" = 32 layers · 2 · 8 · (4096 + 4096)
-    ("q,v", 8, 4_194_304),
-    # r=16 on all seven linear layers (widely printed in QLoRA tutorials): 39,976,960
-    # per layer 4·16·8192 + 3·16·(4096 + 11008) = 524,288 + 725,… → 1,249,280 × 32
-    ("all", 16, 39_976_960),
-])
+
+@pytest.mark.parametrize(
+    "targets, rank, expected",
+    [
+        # PEFT print_trainable_parameters for meta-llama/Llama-2-7b-hf, LoraConfig(r=8, target q_proj,v_proj):
+        # "trainable params: 4,194,304 || all params: 6,742,609,920" = 32 layers · 2 · 8 · (4096 + 4096)
+        ("q,v", 8, 4_194_304),
+        # r=16 on all seven linear layers (widely printed in QLoRA tutorials): 39,976,960
+        # per layer 4·16·8192 + 3·16·(4096 + 11008) = 524,288 + 725,… → 1,249,280 × 32
+        ("all", 16, 39_976_960),
+    ],
+)
 def test_peft_lora_counts(targets, rank, expected):
     arch = resolve_model("Llama-2-7B").arch
     assert lora_param_count(arch, rank, parse_lora_targets(targets)) == expected
 
 
 def test_peft_all_params_total():
-    out = estimate_memory(EstimateMemoryInput(model="Llama-2-7B", mode="lora", lora_rank=8, lora_targets="q_proj,v_proj"))
+    out = estimate_memory(
+        EstimateMemoryInput(model="Llama-2-7B", mode="lora", lora_rank=8, lora_targets="q_proj,v_proj")
+    )
     assert out.trainable_params + out.params == 6_742_609_920
 
 
 # ---------------------------------------------------------------- LlamaFactory hardware table
 
-@pytest.mark.parametrize("mode, precision, optimizer, fp32_grads, table_gb, what", [
-    ("full", "bf16", "adamw", True, 120, "model_states"),      # "Full (bf16/fp16) 32-bit: 120GB (18x)"
-    ("full", "bf16", "adamw_bf16", False, 60, "model_states"),  # "Full pure_bf16: 60GB (8x)"
-    ("lora", "bf16", "adamw", False, 16, "total"),             # "LoRA/GaLore 16-bit: 16GB (2x)"
-    ("qlora", "int8", "adamw", False, 10, "total"),            # "QLoRA 8-bit: 10GB (x)"
-    ("qlora", "int4", "adamw", False, 6, "total"),             # "QLoRA 4-bit: 6GB (x/2)"
-])
+
+@pytest.mark.parametrize(
+    "mode, precision, optimizer, fp32_grads, table_gb, what",
+    [
+        ("full", "bf16", "adamw", True, 120, "model_states"),  # "Full (bf16/fp16) 32-bit: 120GB (18x)"
+        ("full", "bf16", "adamw_bf16", False, 60, "model_states"),  # "Full pure_bf16: 60GB (8x)"
+        ("lora", "bf16", "adamw", False, 16, "total"),  # "LoRA/GaLore 16-bit: 16GB (2x)"
+        ("qlora", "int8", "adamw", False, 10, "total"),  # "QLoRA 8-bit: 10GB (x)"
+        ("qlora", "int4", "adamw", False, 6, "total"),  # "QLoRA 4-bit: 6GB (x/2)"
+    ],
+)
 def test_llamafactory_hardware_table(mode, precision, optimizer, fp32_grads, table_gb, what):
     """hiyouga/LlamaFactory README 'Hardware Requirement', 7B row. The table is a rounded rule of thumb
     (its own labels say 18x, 8x, 2x, x, x/2), so the tolerance is ±15%; totals at a short sequence (512)."""
-    out = estimate_memory(EstimateMemoryInput(model="Llama-2-7B", mode=mode, precision=precision, optimizer=optimizer,
-                                              fp32_grads=fp32_grads, seq_len=512))
+    out = estimate_memory(
+        EstimateMemoryInput(
+            model="Llama-2-7B", mode=mode, precision=precision, optimizer=optimizer, fp32_grads=fp32_grads, seq_len=512
+        )
+    )
     got = out.model_states_gb if what == "model_states" else out.total_gb
     assert got == pytest.approx(table_gb, rel=0.15)
 
@@ -154,10 +207,26 @@ def test_llamafactory_hardware_table(mode, precision, optimizer, fp32_grads, tab
 
 # QwenLM/Qwen README, "Profiling of Memory and Speed": single A100-SXM4-80G, FlashAttention 2, batch 1,
 # gradient checkpointing (finetune scripts), LoRA r=64 on all linear layers. Memory in "G".
-QWEN7B = Architecture(num_layers=32, hidden_size=4096, num_heads=32, num_kv_heads=32, head_dim=128,
-                      intermediate_size=11008, vocab_size=151936, qkv_bias=True)   # Qwen/Qwen-7B config.json
-QWEN14B = Architecture(num_layers=40, hidden_size=5120, num_heads=40, num_kv_heads=40, head_dim=128,
-                       intermediate_size=13696, vocab_size=151936, qkv_bias=True)  # Qwen/Qwen-14B config.json
+QWEN7B = Architecture(
+    num_layers=32,
+    hidden_size=4096,
+    num_heads=32,
+    num_kv_heads=32,
+    head_dim=128,
+    intermediate_size=11008,
+    vocab_size=151936,
+    qkv_bias=True,
+)  # Qwen/Qwen-7B config.json
+QWEN14B = Architecture(
+    num_layers=40,
+    hidden_size=5120,
+    num_heads=40,
+    num_kv_heads=40,
+    head_dim=128,
+    intermediate_size=13696,
+    vocab_size=151936,
+    qkv_bias=True,
+)  # Qwen/Qwen-14B config.json
 SEQS = [256, 512, 1024, 2048, 4096, 8192]
 QWEN_MEASURED = {
     ("7B", "lora"): [20.1, 20.4, 21.5, 23.8, 29.7, 36.6],
@@ -174,32 +243,55 @@ def test_qwen_measured_finetuning_memory(size, mode):
     model = _model(f"Qwen-{size}", QWEN7B if size == "7B" else QWEN14B)
     tol = 0.08 if mode == "lora" else 0.25
     for seq, measured in zip(SEQS, QWEN_MEASURED[(size, mode)], strict=True):
-        b = breakdown(MemoryJob(params=model.params, mode=mode, lora_rank=64, lora_targets="all", seq_len=seq,
-                                checkpointing="full"), model)
+        b = breakdown(
+            MemoryJob(
+                params=model.params, mode=mode, lora_rank=64, lora_targets="all", seq_len=seq, checkpointing="full"
+            ),
+            model,
+        )
         assert b.total / GB == pytest.approx(measured, rel=tol), (size, mode, seq)
 
 
 # ---------------------------------------------------------------- HF measured inference memory
 
-OCTOCODER_CONFIG = {"model_type": "gpt_bigcode", "n_embd": 6144, "n_head": 48, "n_layer": 40, "n_inner": 24576,
-                    "vocab_size": 49152, "n_positions": 8192, "multi_query": True}  # bigcode/octocoder config.json
+OCTOCODER_CONFIG = {
+    "model_type": "gpt_bigcode",
+    "n_embd": 6144,
+    "n_head": 48,
+    "n_layer": 40,
+    "n_inner": 24576,
+    "vocab_size": 49152,
+    "n_positions": 8192,
+    "multi_query": True,
+}  # bigcode/octocoder config.json
 
 
-@pytest.mark.parametrize("precision, int4_format, double_quant, measured_gib, rel", [
-    ("bf16", "awq", True, 29.0260648727417, 0.03),
-    ("int8", "awq", True, 15.219234466552734, 0.05),
-    # load_in_4bit defaults: FP4, blocksize 64, fp32 absmax, no double quant = 4.5 bits/param, like NF4 without DQ;
-    # bitsandbytes also dequantises one layer at a time into a 16-bit buffer, which we do not model.
-    ("int4", "nf4", False, 9.543574333190918, 0.12),
-])
+@pytest.mark.parametrize(
+    "precision, int4_format, double_quant, measured_gib, rel",
+    [
+        ("bf16", "awq", True, 29.0260648727417, 0.03),
+        ("int8", "awq", True, 15.219234466552734, 0.05),
+        # load_in_4bit defaults: FP4, blocksize 64, fp32 absmax, no double quant = 4.5 bits/param, like NF4 without DQ;
+        # bitsandbytes also dequantises one layer at a time into a 16-bit buffer, which we do not model.
+        ("int4", "nf4", False, 9.543574333190918, 0.12),
+    ],
+)
 def test_hf_measured_inference_memory(tmp_path, precision, int4_format, double_quant, measured_gib, rel):
     """HF transformers docs, llm_tutorial_optimization: bigcode/octocoder (15.5B) peak
     torch.cuda.max_memory_allocated() after a short generation: 29.03 (bf16), 15.22 (8-bit), 9.54 (4-bit) —
     GiB (bytes / 1024^3). max_memory_allocated excludes the CUDA context, so we compare total − overhead."""
     path = tmp_path / "config.json"
     path.write_text(json.dumps(OCTOCODER_CONFIG))
-    out = estimate_memory(EstimateMemoryInput(model=str(path), mode="inference", precision=precision,
-                                              int4_format=int4_format, qlora_double_quant=double_quant, context=1000))
+    out = estimate_memory(
+        EstimateMemoryInput(
+            model=str(path),
+            mode="inference",
+            precision=precision,
+            int4_format=int4_format,
+            qlora_double_quant=double_quant,
+            context=1000,
+        )
+    )
     assert out.params / 1e9 == pytest.approx(15.5, rel=0.01)
     assert (out.total_gb - out.overhead_gb) * GB / GiB == pytest.approx(measured_gib, rel=rel)
 
@@ -212,6 +304,7 @@ def test_hf_rule_2x_gb_in_bf16():
 
 
 # ---------------------------------------------------------------- seed rule beside the precise figure
+
 
 def test_seed_rule_is_shown_beside_the_precise_figure():
     """Seed article: 7B in FP16 = 14 GB of weights, ≈4× = 56 GB with Adam and gradients. ZeRO paper: 16 B/param."""
@@ -229,8 +322,10 @@ def test_seed_rule_is_shown_beside_the_precise_figure():
 def test_optimizer_bytes_per_param():
     """HF model_memory_anatomy / EleutherAI: AdamW states 8 B (+4 master), 8-bit AdamW 2 B, SGD momentum 4 B."""
     p = 1_000_000_000
+
     def opt(name, precision="bf16"):
         return estimate_memory(EstimateMemoryInput(params=p, optimizer=name, precision=precision)).optimizer_gb
+
     assert opt("adamw") == pytest.approx(12.0)
     assert opt("adamw_8bit") == pytest.approx(6.0)
     assert opt("sgd") == pytest.approx(8.0)
@@ -242,6 +337,7 @@ def test_optimizer_bytes_per_param():
 
 
 # ---------------------------------------------------------------- activations (Korthikanti et al.)
+
 
 def test_activation_recomputation_ordering_and_arithmetic():
     """Llama-2-7B, s=2048, b=1, full recomputation keeps each layer's input: 32·2048·4096·2 B = 0.537 GB,
@@ -265,6 +361,7 @@ def test_logits_buffer_scales_with_vocab():
 
 
 # ---------------------------------------------------------------- verdicts and solvers
+
 
 def test_fits_and_headroom_on_sizes_and_names():
     out = estimate_memory(EstimateMemoryInput(model="qwen2.5 7b", mode="qlora", gpu="24GB"))
@@ -290,8 +387,9 @@ def test_find_min_gpus_70b_full_on_a100_80g():
 
 
 def test_find_min_gpus_inference_tensor_parallel():
-    out = find_min_gpus(FindMinGpusInput(model="Qwen2.5-72B", mode="inference", gpu="80GB", context=8192,
-                                         concurrency=8))
+    out = find_min_gpus(
+        FindMinGpusInput(model="Qwen2.5-72B", mode="inference", gpu="80GB", context=8192, concurrency=8)
+    )
     assert out.min_gpus in (2, 4) and out.estimate.fits
 
 
@@ -312,14 +410,18 @@ def test_find_max_fit_batch_and_context():
 
 # ---------------------------------------------------------------- input checking
 
-@pytest.mark.parametrize("kwargs", [
-    dict(params="7B", mode="full", precision="int4"),
-    dict(params="7B", offload="optimizer_and_params", zero=2),
-    dict(params="7B", zero=3, fsdp="full_shard"),
-    dict(params="7B", optimizer="adamw_bf16", precision="fp32"),
-    dict(params="7B", mode="lora", lora_targets="q,foo"),
-    dict(),
-])
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(params="7B", mode="full", precision="int4"),
+        dict(params="7B", offload="optimizer_and_params", zero=2),
+        dict(params="7B", zero=3, fsdp="full_shard"),
+        dict(params="7B", optimizer="adamw_bf16", precision="fp32"),
+        dict(params="7B", mode="lora", lora_targets="q,foo"),
+        dict(),
+    ],
+)
 def test_bad_combinations_are_bilingual_errors(kwargs):
     with pytest.raises(ToolInputError) as err:
         estimate_memory(EstimateMemoryInput(**kwargs))
@@ -338,8 +440,17 @@ def test_registry_round_trip_and_errors():
 
 def test_forgiving_inputs_for_llm_callers():
     """Nulls mean defaults; common spellings map onto canonical values (an LLM may send these)."""
-    out = run_tool("estimate_memory", {"params": "7B", "mode": "training", "precision": "bfloat16", "zero": None,
-                                       "optimizer": "paged_adamw_8bit", "checkpointing": True})
+    out = run_tool(
+        "estimate_memory",
+        {
+            "params": "7B",
+            "mode": "training",
+            "precision": "bfloat16",
+            "zero": None,
+            "optimizer": "paged_adamw_8bit",
+            "checkpointing": True,
+        },
+    )
     assert out["mode"] == "full" and out["optimizer"] == "adamw_8bit" and out["zero_stage"] == 0
     assert out["optimizer_gb"] == pytest.approx(7e9 * 6 / GB, abs=1e-3)  # 4 B master + 2 B 8-bit states
     assert "error" in run_tool("estimate_memory", {"params": "7B", "mode": "bogus"})
@@ -356,8 +467,9 @@ def test_qwen25_7b_catalog_records_native_window_and_yarn() -> None:
 
 
 def test_qwen25_7b_longest_context_caps_at_native_window_and_mentions_yarn() -> None:
-    out = run_tool("find_max_fit", {"model": "qwen2.5-7b", "gpu": "RTX 4090", "mode": "inference",
-                                    "solve_for": "context"})
+    out = run_tool(
+        "find_max_fit", {"model": "qwen2.5-7b", "gpu": "RTX 4090", "mode": "inference", "solve_for": "context"}
+    )
     assert out["max_value"] == 32768 and out["capped_by_model"] is True
     assert out["native_context"] == 32768 and out["rope_scaled_context"] == 131072
     # memory alone stops short of 131,072 on a 24 GB card (bf16 KV: 2 × 28 layers × 4 heads × 128 × 2 B
@@ -367,7 +479,8 @@ def test_qwen25_7b_longest_context_caps_at_native_window_and_mentions_yarn() -> 
 
 
 def test_model_without_native_window_still_caps_at_max_position_embeddings() -> None:
-    out = run_tool("find_max_fit", {"model": "qwen2.5-0.5b", "gpu": "A100 80GB", "mode": "inference",
-                                    "solve_for": "context"})
-    assert out["max_value"] == 32768 and out["capped_by_model"] is True   # Qwen2.5-0.5B config.json: 32768
+    out = run_tool(
+        "find_max_fit", {"model": "qwen2.5-0.5b", "gpu": "A100 80GB", "mode": "inference", "solve_for": "context"}
+    )
+    assert out["max_value"] == 32768 and out["capped_by_model"] is True  # Qwen2.5-0.5B config.json: 32768
     assert out["rope_scaled_context"] is None and out["max_with_rope_scaling"] is None

@@ -2,6 +2,7 @@
 
 Expected values are worked by hand below from published configs and datasheets, not read off the code.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -25,11 +26,11 @@ def test_llama3_8b_on_4090_hand_worked_band() -> None:
 
 
 def test_more_bandwidth_or_fewer_bytes_means_faster() -> None:
-    a100 = run_tool("decode_speed", {"model": "Llama-3-8B", "gpu": "A100 80GB SXM"})   # 2,039 GB/s
-    r4090 = run_tool("decode_speed", {"model": "Llama-3-8B", "gpu": "4090"})            # 1,008 GB/s
+    a100 = run_tool("decode_speed", {"model": "Llama-3-8B", "gpu": "A100 80GB SXM"})  # 2,039 GB/s
+    r4090 = run_tool("decode_speed", {"model": "Llama-3-8B", "gpu": "4090"})  # 1,008 GB/s
     assert a100["tokens_per_s_mid"] / r4090["tokens_per_s_mid"] == pytest.approx(2039 / 1008, rel=0.01)
     int4 = run_tool("decode_speed", {"model": "Llama-3-8B", "gpu": "4090", "precision": "int4"})
-    assert int4["tokens_per_s_mid"] > 2.5 * r4090["tokens_per_s_mid"]   # ~4.5 bits vs 16 per weight
+    assert int4["tokens_per_s_mid"] > 2.5 * r4090["tokens_per_s_mid"]  # ~4.5 bits vs 16 per weight
     longer = run_tool("decode_speed", {"model": "Llama-3-8B", "gpu": "4090", "context": 32768})
     assert longer["kv_read_gb"] == pytest.approx(131072 * 32768 / 1e9, abs=0.01)
     assert longer["tokens_per_s_mid"] < r4090["tokens_per_s_mid"]
@@ -45,5 +46,6 @@ def test_unknown_gpu_is_a_bilingual_error() -> None:
     err = run_tool("decode_speed", {"model": "Llama-3-8B", "gpu": "GTX 9999 Ultra"})["error"]
     assert err["zh"] and err["en"] and err["field"] == "gpu"
     from tools.memory_decode import DecodeSpeedInput, decode_speed
+
     with pytest.raises(ToolInputError):
         decode_speed(DecodeSpeedInput(model="Llama-3-8B", gpu="GTX 9999 Ultra"))

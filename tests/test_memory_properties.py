@@ -1,5 +1,6 @@
 """Properties any honest memory estimate must have (hypothesis): more batch, longer sequences or
 more parameters never need less memory; more sharding or more GPUs never raise per-GPU memory."""
+
 from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings
@@ -8,8 +9,16 @@ from hypothesis import strategies as st
 from tools.memory import MemoryJob, breakdown
 from tools.models import resolve_model
 
-MODELS = ["Llama-2-7B", "Llama-3-8B", "Qwen2.5-7B", "Qwen3-30B-A3B", "DeepSeek-V3", "Gemma-2-9B", "Mistral-7B-v0.1",
-          "ChatGLM3-6B"]
+MODELS = [
+    "Llama-2-7B",
+    "Llama-3-8B",
+    "Qwen2.5-7B",
+    "Qwen3-30B-A3B",
+    "DeepSeek-V3",
+    "Gemma-2-9B",
+    "Mistral-7B-v0.1",
+    "ChatGLM3-6B",
+]
 _RESOLVED = {name: resolve_model(name) for name in MODELS}
 
 modes = st.sampled_from(["full", "lora", "qlora", "inference"])
@@ -24,16 +33,28 @@ def _total(model: str, **kw) -> float:
 
 
 @SETTINGS
-@given(model=models, mode=modes, ck=checkpointing, batch=st.integers(1, 64), seq=st.integers(1, 32768),
-       extra=st.integers(1, 64))
+@given(
+    model=models,
+    mode=modes,
+    ck=checkpointing,
+    batch=st.integers(1, 64),
+    seq=st.integers(1, 32768),
+    extra=st.integers(1, 64),
+)
 def test_monotone_in_batch(model, mode, ck, batch, seq, extra):
     kw = dict(mode=mode, checkpointing=ck, seq_len=seq)
     assert _total(model, batch=batch + extra, **kw) >= _total(model, batch=batch, **kw)
 
 
 @SETTINGS
-@given(model=models, mode=modes, ck=checkpointing, batch=st.integers(1, 8), seq=st.integers(1, 65536),
-       extra=st.integers(1, 65536))
+@given(
+    model=models,
+    mode=modes,
+    ck=checkpointing,
+    batch=st.integers(1, 8),
+    seq=st.integers(1, 65536),
+    extra=st.integers(1, 65536),
+)
 def test_monotone_in_sequence(model, mode, ck, batch, seq, extra):
     kw = dict(mode=mode, checkpointing=ck, batch=batch)
     assert _total(model, seq_len=seq + extra, **kw) >= _total(model, seq_len=seq, **kw)
@@ -48,16 +69,26 @@ def test_monotone_in_parameters(mode, p, factor, seq):
 
 
 @SETTINGS
-@given(model=models, mode=st.sampled_from(["full", "lora", "qlora"]), zero=st.integers(0, 2),
-       gpus=st.integers(2, 512), seq=st.integers(128, 8192))
+@given(
+    model=models,
+    mode=st.sampled_from(["full", "lora", "qlora"]),
+    zero=st.integers(0, 2),
+    gpus=st.integers(2, 512),
+    seq=st.integers(128, 8192),
+)
 def test_higher_zero_stage_never_raises_per_gpu_memory(model, mode, zero, gpus, seq):
     kw = dict(mode=mode, gpus=gpus, seq_len=seq)
     assert _total(model, zero=zero + 1, **kw) <= _total(model, zero=zero, **kw)
 
 
 @SETTINGS
-@given(model=models, mode=st.sampled_from(["full", "lora", "qlora", "inference"]), zero=st.integers(1, 3),
-       gpus=st.integers(2, 512), more=st.integers(1, 512))
+@given(
+    model=models,
+    mode=st.sampled_from(["full", "lora", "qlora", "inference"]),
+    zero=st.integers(1, 3),
+    gpus=st.integers(2, 512),
+    more=st.integers(1, 512),
+)
 def test_more_gpus_never_raise_per_gpu_memory(model, mode, zero, gpus, more):
     kw = dict(mode=mode, zero=0 if mode == "inference" else zero)
     assert _total(model, gpus=gpus + more, **kw) <= _total(model, gpus=gpus, **kw)

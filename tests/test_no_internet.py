@@ -1,5 +1,6 @@
 """Proof that the guard in tests/conftest.py works: a non-loopback connection or DNS lookup
 fails fast inside tests, while loopback (the stub servers) still works."""
+
 from __future__ import annotations
 
 import socket
@@ -14,7 +15,7 @@ def test_non_loopback_connect_is_blocked():
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.settimeout(1)
         with pytest.raises(InternetAccessBlocked):
-            s.connect(("93.184.216.34", 443))     # a public address (example.com's old IP)
+            s.connect(("93.184.216.34", 443))  # a public address (example.com's old IP)
     assert len(BLOCKED_ATTEMPTS) == before + 1
 
 

@@ -9,6 +9,7 @@ proof that building it needs no model download either.
 
 Skipped, with the reason, where the kernel or container does not permit `unshare -n`.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,8 +26,14 @@ ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 SAMPLE = ROOT / "tests" / "diagnosis_samples" / "dmesg_xid79_after_aer_surprise_down.txt"
 # Offline planner, CLI contracts, diagnosis, retrieval and the LLM path against the loopback stub.
-SUITE_SLICE = ["tests/test_agent_offline.py", "tests/test_estimate_cli.py", "tests/test_diagnose_cli.py",
-               "tests/test_search_cli.py", "tests/test_agent_openai.py", "tests/test_prompt_injection.py"]
+SUITE_SLICE = [
+    "tests/test_agent_offline.py",
+    "tests/test_estimate_cli.py",
+    "tests/test_diagnose_cli.py",
+    "tests/test_search_cli.py",
+    "tests/test_agent_openai.py",
+    "tests/test_prompt_injection.py",
+]
 
 
 @lru_cache(maxsize=1)
@@ -46,40 +53,61 @@ def _unshare_prefix() -> list[str] | None:
 def _require_netns() -> list[str]:
     prefix = _unshare_prefix()
     if prefix is None:
-        pytest.skip("`unshare -n true` is not permitted here (no util-linux unshare, or the container forbids "
-                    "new network namespaces); run this file on a host or a privileged CI runner")
+        pytest.skip(
+            "`unshare -n true` is not permitted here (no util-linux unshare, or the container forbids "
+            "new network namespaces); run this file on a host or a privileged CI runner"
+        )
     return prefix
 
 
 def _env(home: Path) -> dict[str, str]:
-    env = {**os.environ, "GPU_ADVISOR_HOME": str(home), "PYTHONIOENCODING": "utf-8", "HF_HUB_OFFLINE": "1",
-           "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONDONTWRITEBYTECODE": "1"}
-    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "GPU_ADVISOR_BACKEND", "CHROMA_URL", "HTTP_PROXY",
-                "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY"):
+    env = {
+        **os.environ,
+        "GPU_ADVISOR_HOME": str(home),
+        "PYTHONIOENCODING": "utf-8",
+        "HF_HUB_OFFLINE": "1",
+        "GRADIO_ANALYTICS_ENABLED": "False",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    for var in (
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "GPU_ADVISOR_BACKEND",
+        "CHROMA_URL",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "ALL_PROXY",
+    ):
         env.pop(var, None)
     return env
 
 
-def _in_netns(args: list[str], home: Path, timeout: float = 120, stdin: str | None = None,
-              loopback: bool = False) -> subprocess.CompletedProcess[str]:
+def _in_netns(
+    args: list[str], home: Path, timeout: float = 120, stdin: str | None = None, loopback: bool = False
+) -> subprocess.CompletedProcess[str]:
     prefix = _require_netns()
     if loopback:
         if shutil.which("ip") is None:
             pytest.skip("`ip` (iproute2) is needed to bring loopback up inside the namespace")
         args = ["sh", "-c", 'ip link set lo up && exec "$@"', "sh", *args]
-    return subprocess.run([*prefix, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT,
-                          env=_env(home), input=stdin)
+    return subprocess.run(
+        [*prefix, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=_env(home), input=stdin
+    )
 
 
 def test_the_namespace_really_has_no_network(tmp_path):
-    probe = ("import socket\n"
-             "for target in [('1.1.1.1', 53), ('114.114.114.114', 53)]:\n"
-             "    try:\n"
-             "        socket.create_connection(target, timeout=2); print('REACHED', target)\n"
-             "    except OSError as exc: print('unreachable', exc.errno)\n"
-             "try:\n"
-             "    socket.getaddrinfo('pypi.org', 443); print('RESOLVED')\n"
-             "except OSError: print('no dns')\n")
+    probe = (
+        "import socket\n"
+        "for target in [('1.1.1.1', 53), ('114.114.114.114', 53)]:\n"
+        "    try:\n"
+        "        socket.create_connection(target, timeout=2); print('REACHED', target)\n"
+        "    except OSError as exc: print('unreachable', exc.errno)\n"
+        "try:\n"
+        "    socket.getaddrinfo('pypi.org', 443); print('RESOLVED')\n"
+        "except OSError: print('no dns')\n"
+    )
     proc = _in_netns([PY, "-c", probe], tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "REACHED" not in proc.stdout and "RESOLVED" not in proc.stdout, proc.stdout
@@ -117,8 +145,12 @@ def test_cli_works_with_no_network_at_all(tmp_path):
 
 @pytest.mark.slow
 def test_a_slice_of_the_suite_passes_with_no_network(tmp_path):
-    proc = _in_netns([PY, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-m", "not browser",
-                      *SUITE_SLICE], tmp_path / "home", timeout=600, loopback=True)
+    proc = _in_netns(
+        [PY, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-m", "not browser", *SUITE_SLICE],
+        tmp_path / "home",
+        timeout=600,
+        loopback=True,
+    )
     tail = (proc.stdout + proc.stderr)[-3000:]
     assert proc.returncode == 0, tail
     assert " passed" in proc.stdout and " failed" not in proc.stdout, tail

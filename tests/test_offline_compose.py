@@ -5,6 +5,7 @@ states; the seed's 8 B/param = 56 GB), datasheets (RTX 4090 = 24 GB; A100 80GB S
 bandwidth 2,039 GB/s; H100 SXM 3,350 GB/s), the seed article (A100 80G 月租「几千元到万元」),
 and the QLoRA paper (a 65B model fine-tunes on one 48 GB GPU, so 7B fits 24 GB easily).
 """
+
 from __future__ import annotations
 
 import json
@@ -37,13 +38,13 @@ def test_4090_full_7b_says_no_with_per_gpu_figures() -> None:
     q = "能用4090全量训练7B吗"
     a, results = answer(q)
     est = _result(results, "estimate_memory", mode="full")
-    assert est["fits"] is False and est["gpu_memory_gb"] == 24          # RTX 4090: 24 GB (datasheet)
-    assert a.text.startswith("不能")                                      # verdict first
-    assert f"{est['total_gb']:.1f} GB" in a.text                          # the per-GPU figure, quoted
+    assert est["fits"] is False and est["gpu_memory_gb"] == 24  # RTX 4090: 24 GB (datasheet)
+    assert a.text.startswith("不能")  # verdict first
+    assert f"{est['total_gb']:.1f} GB" in a.text  # the per-GPU figure, quoted
     assert "24 GB" in a.text
     # 7B × 16 B/param (bf16 w + bf16 g + fp32 master, m, v; ZeRO paper) = 112 GB; seed rule 8 B/param = 56 GB
     assert "112 GB" in a.text and "56 GB" in a.text
-    assert "LoRA" in a.text and "QLoRA" in a.text                         # alternatives
+    assert "LoRA" in a.text and "QLoRA" in a.text  # alternatives
     assert any(c["doc_id"] for c in a.citations)
     assert "来源" in a.text
     _grounded(a.text, q, results)
@@ -69,17 +70,19 @@ def test_out_of_scope_gets_scope_statement_without_numbers(q: str) -> None:
     assert results == []
     assert not re.search(r"\d", a.text), a.text
     assert ("超出" in a.text) or ("outside" in a.text)
-    assert ("显存" in a.text) or ("memory" in a.text)                     # says what it can do
+    assert ("显存" in a.text) or ("memory" in a.text)  # says what it can do
 
 
 def test_in_scope_question_without_data_is_not_answered_with_a_guess() -> None:
     a, results = answer("4090一个月电费多少")
-    assert results == []                                                  # a rental price would be the wrong figure
+    assert results == []  # a rental price would be the wrong figure
     assert "没有可靠的数据" in a.text and not re.search(r"\d", a.text)
 
 
-@pytest.mark.parametrize("q,word", [("一个 -3B 的模型能用 4090 训练吗？", "负数"),
-                                    ("How long to train a 7B model on 0.5 GPUs?", "whole cards")])
+@pytest.mark.parametrize(
+    "q,word",
+    [("一个 -3B 的模型能用 4090 训练吗？", "负数"), ("How long to train a 7B model on 0.5 GPUs?", "whole cards")],
+)
 def test_impossible_input_is_refused_not_computed(q: str, word: str) -> None:
     a, results = answer(q)
     assert results == [] and word in a.text
@@ -96,8 +99,10 @@ def test_break_even_from_the_users_own_quotes() -> None:
 
 
 def test_allreduce_time_nvswitch_vs_pcie() -> None:
-    q = ("On 8× A100 SXM with NVSwitch, how long does one all-reduce of a 7B model's bf16 gradients take? "
-         "And on a PCIe-only 8-GPU box?")
+    q = (
+        "On 8× A100 SXM with NVSwitch, how long does one all-reduce of a 7B model's bf16 gradients take? "
+        "And on a PCIe-only 8-GPU box?"
+    )
     a, results = answer(q)
     fast = _result(results, "interconnect_advice", topology="nvswitch")["gradient_sync"]
     slow = _result(results, "interconnect_advice", topology="pcie")["gradient_sync"]
@@ -113,7 +118,7 @@ def test_followup_a100_reuses_model_and_mode() -> None:
     q = "那A100呢？"
     a, results = answer(q, history)
     est = _result(results, "estimate_memory", mode="full")
-    assert est["gpu_memory_gb"] == 80                                     # A100 resolves to the 80 GB card
+    assert est["gpu_memory_gb"] == 80  # A100 resolves to the 80 GB card
     # 112 GB of model states alone exceed 80 GB: still no on one card
     assert est["fits"] is False and a.text.startswith("不能")
     assert "80 GB" in a.text
@@ -121,8 +126,10 @@ def test_followup_a100_reuses_model_and_mode() -> None:
 
 
 def test_followup_qlora_in_english_fits_a_4090() -> None:
-    history = [{"role": "user", "content": "Can I fully fine-tune a 7B model on a 4090?"},
-               {"role": "assistant", "content": "No."}]
+    history = [
+        {"role": "user", "content": "Can I fully fine-tune a 7B model on a 4090?"},
+        {"role": "assistant", "content": "No."},
+    ]
     q = "what about QLoRA?"
     a, results = answer(q, history)
     est = _result(results, "estimate_memory", mode="qlora")
@@ -132,8 +139,12 @@ def test_followup_qlora_in_english_fits_a_4090() -> None:
 
 
 def test_followup_more_cards() -> None:
-    history = [{"role": "user", "content": "能用4090全量训练7B吗"}, {"role": "assistant", "content": "不能。"},
-               {"role": "user", "content": "那A100呢？"}, {"role": "assistant", "content": "也不能。"}]
+    history = [
+        {"role": "user", "content": "能用4090全量训练7B吗"},
+        {"role": "assistant", "content": "不能。"},
+        {"role": "user", "content": "那A100呢？"},
+        {"role": "assistant", "content": "也不能。"},
+    ]
     a, results = answer("换成8卡呢", history)
     est = _result(results, "estimate_memory", mode="full")
     assert est["gpus"] == 8 and est["zero_stage"] == 3
@@ -158,7 +169,7 @@ def test_a100_monthly_price_is_in_the_seed_range() -> None:
     a, results = answer(q)
     price = _result(results, "gpu_price")
     typical = price["total_cny"]["typical"]
-    assert 1000 <= typical <= 10000                                       # seed: 月租「几千元到万元」
+    assert 1000 <= typical <= 10000  # seed: 月租「几千元到万元」
     assert f"¥{typical:,.0f}" in a.text
     assert a.text.startswith("租")
     _grounded(a.text, q, results)
@@ -167,16 +178,19 @@ def test_a100_monthly_price_is_in_the_seed_range() -> None:
 def test_compare_h100_a100_quotes_bandwidths() -> None:
     q = "compare H100 and A100"
     a, results = answer(q)
-    assert "3350 GB/s" in a.text and "2039 GB/s" in a.text               # datasheets (SXM parts)
-    assert "H100" in a.text.split("\n")[0]                                # the verdict names the leader
+    assert "3350 GB/s" in a.text and "2039 GB/s" in a.text  # datasheets (SXM parts)
+    assert "H100" in a.text.split("\n")[0]  # the verdict names the leader
     _grounded(a.text, q, results)
 
 
-@pytest.mark.parametrize("q,start,figure", [
-    ("RTX 4090 有 NVLink 吗", "没有", None),                              # GeForce Ada: no NVLink (Ada whitepaper)
-    ("4090的显存带宽是多少", "RTX 4090", "1008 GB/s"),                   # 1,008 GB/s GDDR6X (Ada whitepaper)
-    ("does the A100 support fp8", "No.", None),                           # FP8 arrived with Hopper/Ada
-])
+@pytest.mark.parametrize(
+    "q,start,figure",
+    [
+        ("RTX 4090 有 NVLink 吗", "没有", None),  # GeForce Ada: no NVLink (Ada whitepaper)
+        ("4090的显存带宽是多少", "RTX 4090", "1008 GB/s"),  # 1,008 GB/s GDDR6X (Ada whitepaper)
+        ("does the A100 support fp8", "No.", None),  # FP8 arrived with Hopper/Ada
+    ],
+)
 def test_spec_questions_answer_the_asked_attribute_first(q: str, start: str, figure: str | None) -> None:
     a, results = answer(q)
     first = a.text.split("\n")[0]
@@ -190,7 +204,7 @@ def test_budget_plan_names_a_first_choice_and_the_lora_assumption() -> None:
     q = "预算5万一周内微调llama3 8b怎么配"
     a, results = answer(q)
     p = _result(results, "plan_configurations")
-    assert p["budget_cny"] == 50000 and p["deadline_hours"] == 168      # 5万 = 50,000; 一周 = 168 h
+    assert p["budget_cny"] == 50000 and p["deadline_hours"] == 168  # 5万 = 50,000; 一周 = 168 h
     assert a.text.startswith("首选")
     assert "按 LoRA 算" in a.text
     _grounded(a.text, q, results)
@@ -247,16 +261,18 @@ def test_max_context_followup_on_more_cards() -> None:
 def test_price_comparison_verdict_is_written_once() -> None:
     a, results = answer("4090和3090租金哪个便宜")
     assert [r.name for r in results].count("gpu_price") == 2
-    assert a.text.count("更便宜") == 1   # two cards: "更便宜 … 贵一些", once
+    assert a.text.count("更便宜") == 1  # two cards: "更便宜 … 贵一些", once
 
 
 def test_pasted_dmesg_is_diagnosed() -> None:
-    log = ("[ 1234.567900] NVRM: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off the bus.\n"
-           "[ 1234.568000] NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.")
+    log = (
+        "[ 1234.567900] NVRM: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off the bus.\n"
+        "[ 1234.568000] NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus."
+    )
     history = [{"role": "user", "content": "训练跑着跑着卡住了"}, {"role": "assistant", "content": "把 dmesg 贴给我"}]
     a, results = answer(log, history)
     assert results[0].name == "diagnose_logs"
-    assert a.language == "zh"                                             # the conversation's language
+    assert a.language == "zh"  # the conversation's language
     assert "Xid 79" in a.text and "掉卡" in a.text
     _grounded(a.text, log, results, history)
 
@@ -265,14 +281,25 @@ def test_unknown_gpu_is_reported_not_guessed() -> None:
     q = "RTX 9090能训练7B吗"
     a, results = answer(q)
     assert "没读懂" in a.text and "9090" in a.text
-    assert "RTX 5090" in a.text or "RTX 4090" in a.text                   # suggestions offered
-    assert "GB" not in a.text.split("**")[0]                               # no made-up sizing in the verdict
+    assert "RTX 5090" in a.text or "RTX 4090" in a.text  # suggestions offered
+    assert "GB" not in a.text.split("**")[0]  # no made-up sizing in the verdict
 
 
 def test_tool_error_message_is_bilingual_by_language() -> None:
-    results = [ToolResult("estimate_memory", {"gpu": "X9"}, {"error": {
-        "zh": "GPU 表里没有「X9」", "en": "No GPU named 'X9' in the table", "field": "gpu",
-        "suggestions": ["H100", "A100"]}})]
+    results = [
+        ToolResult(
+            "estimate_memory",
+            {"gpu": "X9"},
+            {
+                "error": {
+                    "zh": "GPU 表里没有「X9」",
+                    "en": "No GPU named 'X9' in the table",
+                    "field": "gpu",
+                    "suggestions": ["H100", "A100"],
+                }
+            },
+        )
+    ]
     zh = compose("X9能跑7B吗", None, "zh", results)
     en = compose("can X9 run 7B?", None, "en", results)
     assert "GPU 表里没有「X9」" in zh.text and "H100" in zh.text
@@ -280,11 +307,20 @@ def test_tool_error_message_is_bilingual_by_language() -> None:
 
 
 def test_every_number_is_grounded_across_intents() -> None:
-    questions = ["A100 80G SXM 和 H800 哪个好", "qwen2.5-72b 推理 32k上下文要几张H20", "max context on H20 for Qwen2.5-72B",
-                 "两台8卡A100服务器做分布式训练需要什么网络", "刚租了8卡A100服务器，怎么验收", "租两张4090三天要多少钱",
-                 "能不能用两张3090 lora 微调 qwen2.5 14b", "4090 上 7B LoRA 最大 batch 能开多少",
-                 "24G显存能跑13B推理吗", "预算5万一周内微调llama3 8b怎么配", "LoRA和QLoRA有什么区别",
-                 "How long to pretrain a 1.5B model on 300B tokens with 8 H100s?"]
+    questions = [
+        "A100 80G SXM 和 H800 哪个好",
+        "qwen2.5-72b 推理 32k上下文要几张H20",
+        "max context on H20 for Qwen2.5-72B",
+        "两台8卡A100服务器做分布式训练需要什么网络",
+        "刚租了8卡A100服务器，怎么验收",
+        "租两张4090三天要多少钱",
+        "能不能用两张3090 lora 微调 qwen2.5 14b",
+        "4090 上 7B LoRA 最大 batch 能开多少",
+        "24G显存能跑13B推理吗",
+        "预算5万一周内微调llama3 8b怎么配",
+        "LoRA和QLoRA有什么区别",
+        "How long to pretrain a 1.5B model on 300B tokens with 8 H100s?",
+    ]
     for q in questions:
         a, results = answer(q)
         assert a.text.strip(), q
@@ -297,8 +333,9 @@ def test_own_sentences_need_no_retrieved_passage_for_their_numbers() -> None:
     calculators' results and the question alone (the planner's own sentences add no numbers)."""
     from test_offline_slots import CASES, FOLLOWUPS
 
-    runs = [(q, None) for q, _, _ in CASES] + \
-        [(q, [{"role": "user", "content": t} for t in earlier]) for earlier, q, _, _ in FOLLOWUPS]
+    runs = [(q, None) for q, _, _ in CASES] + [
+        (q, [{"role": "user", "content": t} for t in earlier]) for earlier, q, _, _ in FOLLOWUPS
+    ]
     for q, history in runs:
         a, results = answer(q, history)
         own = re.split(r"\*\*(?:指南摘录|From the guide|来源|Sources)\*\*", a.text)[0]
@@ -320,7 +357,7 @@ def test_chat_model_runs_in_the_langchain_agent_loop() -> None:
     out = agent.invoke({"messages": [{"role": "user", "content": "能用4090全量训练7B吗"}]})
     msgs = out["messages"]
     rounds = [m for m in msgs if isinstance(m, AIMessage) and m.tool_calls]
-    assert len(rounds) == 2                                               # plan + alternatives after "does not fit"
+    assert len(rounds) == 2  # plan + alternatives after "does not fit"
     ids = [tc["id"] for m in rounds for tc in m.tool_calls]
     assert len(ids) == len(set(ids))
     assert sum(isinstance(m, ToolMessage) for m in msgs) == len(ids)
@@ -330,8 +367,9 @@ def test_chat_model_runs_in_the_langchain_agent_loop() -> None:
 
     # streaming: tool-call chunks carry an index; the answer arrives in small text chunks
     chunks = []
-    for chunk, meta in agent.stream({"messages": [{"role": "user", "content": "A100一个月多少钱"}]},
-                                    stream_mode="messages"):
+    for chunk, meta in agent.stream(
+        {"messages": [{"role": "user", "content": "A100一个月多少钱"}]}, stream_mode="messages"
+    ):
         if meta.get("langgraph_node") == "model" and isinstance(chunk, AIMessageChunk):
             chunks.append(chunk)
     calls = [c for ch in chunks for c in ch.tool_call_chunks]
@@ -354,10 +392,19 @@ def test_language_from_model_kwarg_and_system_message() -> None:
 
 
 def test_offline_answer_latency_p95_under_100ms() -> None:
-    questions = ["能用4090全量训练7B吗", "how many A100s for a 70B full fine-tune?", "A100一个月多少钱",
-                 "compare H100 and A100", "8卡A100训练7B模型1万亿token要多久", "qwen2.5-72b 推理 32k上下文要几张H20",
-                 "预算5万一周内微调llama3 8b怎么配", "帮我写一首诗", "LoRA和QLoRA有什么区别", "刚租了8卡A100服务器，怎么验收"]
-    for q in questions:                                                   # warm-up (catalogs, indexes)
+    questions = [
+        "能用4090全量训练7B吗",
+        "how many A100s for a 70B full fine-tune?",
+        "A100一个月多少钱",
+        "compare H100 and A100",
+        "8卡A100训练7B模型1万亿token要多久",
+        "qwen2.5-72b 推理 32k上下文要几张H20",
+        "预算5万一周内微调llama3 8b怎么配",
+        "帮我写一首诗",
+        "LoRA和QLoRA有什么区别",
+        "刚租了8卡A100服务器，怎么验收",
+    ]
+    for q in questions:  # warm-up (catalogs, indexes)
         answer(q)
     # Best of three per question: the machine is shared, so one run can be descheduled; the best run
     # is the in-process cost of planning + tools + composition.
@@ -381,17 +428,20 @@ def test_plan_alone_needs_no_tools_module_state() -> None:
 
 
 # ---------------------------------------------------------------- conversions, busbw, implied MFU --
-@pytest.mark.parametrize("question,expected,lang", [
-    ("80GB 等于多少 GiB？", "74.51 GiB", "zh"),                                # 80e9 / 2^30 = 74.506
-    ("How many GiB is 80 GB?", "74.51 GiB", "en"),
-    ("nvidia-smi 显示 4090 总显存 24564MiB，换算成 GB 是多少？", "25.76 GB", "zh"),  # 24,564 × 2^20 B
-    ("A100 80G 的 nvidia-smi 显示 81920MiB，这是多少 GB？", "85.9 GB", "zh"),      # 81,920 × 2^20 B = 80 GiB
-])
+@pytest.mark.parametrize(
+    "question,expected,lang",
+    [
+        ("80GB 等于多少 GiB？", "74.51 GiB", "zh"),  # 80e9 / 2^30 = 74.506
+        ("How many GiB is 80 GB?", "74.51 GiB", "en"),
+        ("nvidia-smi 显示 4090 总显存 24564MiB，换算成 GB 是多少？", "25.76 GB", "zh"),  # 24,564 × 2^20 B
+        ("A100 80G 的 nvidia-smi 显示 81920MiB，这是多少 GB？", "85.9 GB", "zh"),  # 81,920 × 2^20 B = 80 GiB
+    ],
+)
 def test_unit_conversions_answer_with_the_definitions(question: str, expected: str, lang: str) -> None:
     a, results = answer(question)
     assert a.language == lang
-    assert expected in a.text.split("\n")[0], a.text        # the result first
-    assert "2^30" in a.text and "10^9" in a.text            # GB vs GiB, said
+    assert expected in a.text.split("\n")[0], a.text  # the result first
+    assert "2^30" in a.text and "10^9" in a.text  # GB vs GiB, said
     if lang == "en":
         assert not _CJK.search(a.text)
     _grounded(a.text, question, results)
@@ -400,7 +450,7 @@ def test_unit_conversions_answer_with_the_definitions(question: str, expected: s
 def test_busbw_from_algbw_answer() -> None:
     q = "all_reduce_perf on 8 GPUs reports algbw 120 GB/s for 1 GB messages. What is the bus bandwidth?"
     a, results = answer(q)
-    assert "210 GB/s" in a.text.split("\n")[0]             # 120 × 2(8−1)/8 = 210 (nccl-tests PERFORMANCE.md)
+    assert "210 GB/s" in a.text.split("\n")[0]  # 120 × 2(8−1)/8 = 210 (nccl-tests PERFORMANCE.md)
     assert "2(n−1)/n" in a.text
     _grounded(a.text, q, results)
 
@@ -415,16 +465,19 @@ def test_implied_mfu_answer() -> None:
 
 
 # ---------------------------------------------------------------- how-to passages ---------------
-@pytest.mark.parametrize("question,must", [
-    # the section that defines the stages: ZeRO-1 shards optimizer states, ZeRO-2 gradients, ZeRO-3 weights
-    ("ZeRO 1、2、3 有什么区别？", ["优化器", "梯度"]),
-    # common-errors: another process holding memory, fragmentation → expandable_segments, then batch/sequence
-    ("CUDA out of memory 一般有哪些原因？", ["expandable_segments", "别的进程", "batch"]),
-    # multi-node-training: NCCL_SOCKET_IFNAME / NCCL_IB_HCA even though the code comments are Chinese
-    ("How do I set up NCCL for training across two nodes?", ["NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "torchrun"]),
-    # billing-hourly-monthly § Hidden costs (its heading is the question)
-    ("What hidden costs should I watch for when renting GPU servers?", ["storage", "bandwidth", "idle"]),
-])
+@pytest.mark.parametrize(
+    "question,must",
+    [
+        # the section that defines the stages: ZeRO-1 shards optimizer states, ZeRO-2 gradients, ZeRO-3 weights
+        ("ZeRO 1、2、3 有什么区别？", ["优化器", "梯度"]),
+        # common-errors: another process holding memory, fragmentation → expandable_segments, then batch/sequence
+        ("CUDA out of memory 一般有哪些原因？", ["expandable_segments", "别的进程", "batch"]),
+        # multi-node-training: NCCL_SOCKET_IFNAME / NCCL_IB_HCA even though the code comments are Chinese
+        ("How do I set up NCCL for training across two nodes?", ["NCCL_SOCKET_IFNAME", "NCCL_IB_HCA", "torchrun"]),
+        # billing-hourly-monthly § Hidden costs (its heading is the question)
+        ("What hidden costs should I watch for when renting GPU servers?", ["storage", "bandwidth", "idle"]),
+    ],
+)
 def test_howto_shows_the_passage_that_answers(question: str, must: list[str]) -> None:
     a, results = answer(question)
     for word in must:
@@ -444,23 +497,29 @@ def test_howto_looks_inside_the_best_document_once() -> None:
 
 def test_search_within_one_document_returns_more_than_two_of_its_sections() -> None:
     from tools.registry import run_tool
+
     res = run_tool("search_guide", {"query": "ZeRO 1、2、3 有什么区别？", "k": 6, "doc_id": "zero-fsdp-offload"})
     docs = {h["doc_id"] for h in res["hits"]}
-    assert docs == {"zero-fsdp-offload"} and len(res["hits"]) >= 4   # the document has 5 sections
+    assert docs == {"zero-fsdp-offload"} and len(res["hits"]) >= 4  # the document has 5 sections
     assert run_tool("search_guide", {"query": "ZeRO", "doc_id": "no-such-doc"})["hits"] == []
 
 
 def test_readable_code_and_tables() -> None:
     from assistant.offline.passages import excerpt, heading_match, readable
-    text = ("```bash\nexport NCCL_DEBUG=INFO   # 打印拓扑\nexport NCCL_IB_HCA=mlx5_0   # pick NICs\n"
-            "# RoCE 网络常需要 NCCL_IB_GID_INDEX\n```\n\n| 模型 / Model | 显存 / memory |\n|---|---|\n| 7B | 14 GB |\n\nProse.")
+
+    text = (
+        "```bash\nexport NCCL_DEBUG=INFO   # 打印拓扑\nexport NCCL_IB_HCA=mlx5_0   # pick NICs\n"
+        "# RoCE 网络常需要 NCCL_IB_GID_INDEX\n```\n\n| 模型 / Model | 显存 / memory |\n|---|---|\n| 7B | 14 GB |\n\nProse."
+    )
     en = readable(text, "en")
     # the block stays a fenced block, one command per line; the Chinese comments are gone
     assert en.startswith("```bash\nexport NCCL_DEBUG=INFO\nexport NCCL_IB_HCA=mlx5_0   # pick NICs\n```\n")
     assert not _CJK.search(en)
     assert "Model | memory;" in en and "7B | 14 GB;" in en and "---" not in en
     zh = readable(text, "zh")
-    assert "export NCCL_DEBUG=INFO   # 打印拓扑\nexport NCCL_IB_HCA=mlx5_0\n# RoCE 网络常需要 NCCL_IB_GID_INDEX\n```" in zh
+    assert (
+        "export NCCL_DEBUG=INFO   # 打印拓扑\nexport NCCL_IB_HCA=mlx5_0\n# RoCE 网络常需要 NCCL_IB_GID_INDEX\n```" in zh
+    )
     assert "模型 | 显存；" in zh
     assert heading_match("What hidden costs should I watch for?", "隐藏成本 / Hidden costs") == 1.0
     assert heading_match("ZeRO 1、2、3 有什么区别？", "通信代价 / The communication cost") == 0.0
@@ -470,27 +529,36 @@ def test_readable_code_and_tables() -> None:
 
 def test_code_blocks_stay_fenced_and_are_never_cut() -> None:
     from assistant.offline.passages import excerpt, readable
-    text = ("```bash\ngit clone https://github.com/NVIDIA/nccl-tests && cd nccl-tests && make\n"
-            "./build/all_reduce_perf -b 8 -e 8G -f 2 -g 8   # 8 卡单进程\n```\n\n" + "Read the busbw plateau. " * 60)
+
+    text = (
+        "```bash\ngit clone https://github.com/NVIDIA/nccl-tests && cd nccl-tests && make\n"
+        "./build/all_reduce_perf -b 8 -e 8G -f 2 -g 8   # 8 卡单进程\n```\n\n" + "Read the busbw plateau. " * 60
+    )
     en = readable(text, "en")
     lines = en.splitlines()
-    assert lines[:4] == ["```bash", "git clone https://github.com/NVIDIA/nccl-tests && cd nccl-tests && make",
-                         "./build/all_reduce_perf -b 8 -e 8G -f 2 -g 8", "```"]
-    cut = excerpt(en, 300)   # the block (~120 chars) whole, then whole sentences of prose
+    assert lines[:4] == [
+        "```bash",
+        "git clone https://github.com/NVIDIA/nccl-tests && cd nccl-tests && make",
+        "./build/all_reduce_perf -b 8 -e 8G -f 2 -g 8",
+        "```",
+    ]
+    cut = excerpt(en, 300)  # the block (~120 chars) whole, then whole sentences of prose
     assert cut.startswith("\n".join(lines[:4]) + "\nRead the busbw plateau.") and len(cut) <= 300
-    assert excerpt(en, 50).count("```") == 2   # a block longer than the limit is still whole, not half a command
+    assert excerpt(en, 50).count("```") == 2  # a block longer than the limit is still whole, not half a command
     # "#wrong" is a column name, not a comment: kept
     assert readable("```\ngrep '#wrong' out.txt\n```", "en") == "```\ngrep '#wrong' out.txt\n```"
 
 
 def test_howto_answer_shows_commands_as_a_block() -> None:
     from assistant.offline import answer
-    composed, _ = answer("How do I run nccl-tests all_reduce_perf to check the busbw of a new 8-GPU server?",
-                         language="en")
+
+    composed, _ = answer(
+        "How do I run nccl-tests all_reduce_perf to check the busbw of a new 8-GPU server?", language="en"
+    )
     text = composed.text
     assert "all_reduce_perf -b 8 -e 8G -f 2 -g 8\n" in text, text
     fence_lines = [ln for ln in text.splitlines() if ln.strip().startswith("```")]
-    assert len(fence_lines) >= 2 and len(fence_lines) % 2 == 0, text   # opened and closed
+    assert len(fence_lines) >= 2 and len(fence_lines) % 2 == 0, text  # opened and closed
     assert not _CJK.search(text)
 
 
@@ -498,7 +566,7 @@ def test_howto_answer_shows_commands_as_a_block() -> None:
 def _breakdown_parts(text: str) -> tuple[list[float], float]:
     line = next(ln for ln in text.splitlines() if "每卡构成" in ln or "Per GPU:" in ln)
     head, _, total = re.split(r"合计|total", line)[0], None, re.split(r"合计|total", line)[1]
-    head = re.sub(r"[（(](?:含|incl\.)[^）)]*[）)]", "", head)        # "(含 logits 缓冲 x GB)" is inside activations
+    head = re.sub(r"[（(](?:含|incl\.)[^）)]*[）)]", "", head)  # "(含 logits 缓冲 x GB)" is inside activations
     parts = [float(x) for x in re.findall(r"([\d.]+) GB", head)]
     return parts, float(re.search(r"([\d.]+) GB", total).group(1))
 
@@ -507,7 +575,7 @@ def test_equal_prices_are_called_the_same_not_cheapest_and_dearest() -> None:
     for q, same in (("4090D 和 4090 区别", "价格相同"), ("4090D vs 4090 difference?", "cost the same")):
         a, results = answer(q)
         typ = [p.result["hourly_cny"]["typical"] for p in results if p.name == "gpu_price"]
-        assert len(typ) == 2 and typ[0] == typ[1]          # both ¥2.1/card-hour in the price table
+        assert len(typ) == 2 and typ[0] == typ[1]  # both ¥2.1/card-hour in the price table
         assert same in a.text
         assert "最便宜" not in a.text and "最贵" not in a.text and "cheapest" not in a.text
         _grounded(a.text, q, results)
@@ -525,11 +593,11 @@ def test_70b_full_on_a100_rents_whole_servers() -> None:
         verdict = a.text.split("\n\n")[0]
         if a.language == "zh":
             assert "24 张" in verdict and "3 台 8 卡机" in verdict and rent_gb in verdict
-            assert "不到显存的 5%" in verdict            # 2.0 GB left of 80 GB at 17 cards: under 4 GB
+            assert "不到显存的 5%" in verdict  # 2.0 GB left of 80 GB at 17 cards: under 4 GB
         else:
             assert "24 GPUs" in verdict and "3 whole 8-GPU servers" in verdict and rent_gb in verdict
             assert "under 5% of memory" in verdict
-        assert "100G" in verdict                          # 3 servers: multi-node wants ≥100G IB / RoCE with RDMA
+        assert "100G" in verdict  # 3 servers: multi-node wants ≥100G IB / RoCE with RDMA
         _grounded(a.text, q, results)
 
 
@@ -542,7 +610,7 @@ def test_llama3_8b_full_on_4090s_warns_about_consumer_links() -> None:
     assert mg["min_gpus"] == 8 and mg["rent_gpus"] == 8
     verdict = a.text.split("\n\n")[0]
     assert "8 张" in verdict and "不到显存的 5%" in verdict
-    assert "P2P" in verdict and "NVLink" in verdict    # GeForce: no NVLink, P2P off; 4+ cards want SXM/NVLink
+    assert "P2P" in verdict and "NVLink" in verdict  # GeForce: no NVLink, P2P off; 4+ cards want SXM/NVLink
     assert "No obvious" not in a.text and "没有明显短板" not in a.text
     _grounded(a.text, q, results)
 
@@ -554,7 +622,7 @@ def test_borderline_fit_is_a_close_call_not_a_flat_no() -> None:
     assert est["borderline"] is True
     assert a.text.startswith("临界") and not a.text.startswith("不能")
     assert "0.0 GB" not in a.text
-    assert "24564 MiB" in a.text and "25.8 GB" in a.text   # 24 GiB card: 24 × 2^30 B = 25.77 GB (nvidia-smi 24564 MiB)
+    assert "24564 MiB" in a.text and "25.8 GB" in a.text  # 24 GiB card: 24 × 2^30 B = 25.77 GB (nvidia-smi 24564 MiB)
     # the way out: a 32 GB or a 48 GB card holds ~21.6 GB (int4 32.8B ≈ 17–20 GB of weights)
     assert "32 GB 的卡放得下" in a.text and "48 GB 的卡放得下" in a.text
     assert "KV" in a.text and "上下文" in a.text
@@ -565,8 +633,12 @@ def test_english_wording_card_article_and_plurals() -> None:
     a, results = answer("longest context for qwen2.5 7b inference on 24GB?")
     assert _result(results, "find_max_fit")["gpu_memory_gb"] == 24
     assert a.text.startswith("On a 24 GB card,"), a.text
-    for q in ("can a 4090 serve qwen2.5 32b in 4-bit?", "H100 vs H200 for serving a 70B",
-              "longest context for qwen2.5 7b inference on 24GB?", "hourly or monthly for 4090?"):
+    for q in (
+        "can a 4090 serve qwen2.5 32b in 4-bit?",
+        "H100 vs H200 for serving a 70B",
+        "longest context for qwen2.5 7b inference on 24GB?",
+        "hourly or monthly for 4090?",
+    ):
         a, _ = answer(q)
         assert not re.search(r"(?<![\d.,])1 (?:sequences|GPUs|hours|days|servers)\b", a.text), (q, a.text)
         assert "On the 24 GB" not in a.text and "the a " not in a.text
@@ -588,7 +660,7 @@ def test_serving_comparison_names_the_precision_per_card() -> None:
 def test_negative_model_size_is_refused_in_both_languages() -> None:
     for q in ("-3B 模型能用4090训练吗", "can a -3B model be trained on a 4090?"):
         calls = plan(q)
-        assert calls == []                          # nothing computed with a flipped sign
+        assert calls == []  # nothing computed with a flipped sign
         a, results = answer(q)
         assert results == []
         assert "负数" in a.text and "negative" in a.text
@@ -604,7 +676,9 @@ def test_h20_training_verdict_first_from_specs() -> None:
         first = a.text.splitlines()[0]
         assert first.startswith(lead)
         assert "148" in first and "989" in first and "96 GB" in first and "4000 GB/s" in first
-        assert ("推理" in first and "LoRA" in first) if a.language == "zh" else ("Inference" in first and "LoRA" in first)
+        assert (
+            ("推理" in first and "LoRA" in first) if a.language == "zh" else ("Inference" in first and "LoRA" in first)
+        )
         _grounded(a.text, q, results)
 
 
@@ -655,12 +729,12 @@ def test_budget_question_gets_a_yes_with_the_hours_it_buys() -> None:
     a, results = answer(q)
     price = _result(results, "gpu_price")
     hourly = price["hourly_cny"]["typical"]
-    hours = int(2000 // hourly)                     # e.g. ¥2,000 / ¥1.5 per card-hour = 1,333 h
+    hours = int(2000 // hourly)  # e.g. ¥2,000 / ¥1.5 per card-hour = 1,333 h
     assert price["period_hours"] == hours
-    assert abs(price["total_cny"]["typical"] - 2000) <= hourly    # the tool confirms: that many hours ≈ the budget
+    assert abs(price["total_cny"]["typical"] - 2000) <= hourly  # the tool confirms: that many hours ≈ the budget
     assert a.text.startswith("能，¥2,000 够用")
     assert f"{hours:,} 小时" in a.text.splitlines()[0] and "LoRA" in a.text.splitlines()[0]
-    assert "24GB" in a.text.splitlines()[0]          # a 24 GB card holds a 7B LoRA (QLoRA paper: 65B on 48 GB)
+    assert "24GB" in a.text.splitlines()[0]  # a 24 GB card holds a 7B LoRA (QLoRA paper: 65B on 48 GB)
     _grounded(a.text, q, results)
 
 
@@ -672,11 +746,14 @@ def test_how_to_answer_starts_with_substance() -> None:
 
 
 def test_two_8_gpu_servers_need_rdma_network() -> None:
-    for q in ("What network do I need for two 8-GPU servers?", "两台8卡服务器用什么网络",
-              "network for 2 nodes with 8 GPUs each?"):
+    for q in (
+        "What network do I need for two 8-GPU servers?",
+        "两台8卡服务器用什么网络",
+        "network for 2 nodes with 8 GPUs each?",
+    ):
         a, results = answer(q)
         ic = [r for r in results if r.name == "interconnect_advice"]
-        assert ic and all(r.args.get("nodes") == 2 and r.args.get("n_gpus") == 16 for r in ic)   # 2 × 8 = 16
+        assert ic and all(r.args.get("nodes") == 2 and r.args.get("n_gpus") == 16 for r in ic)  # 2 × 8 = 16
         first = a.text.splitlines()[0]
         assert "100G" in first and "RDMA" in first
         assert "No obvious" not in a.text and "没有明显短板" not in a.text
@@ -687,7 +764,7 @@ def test_hourly_or_monthly_leads_with_the_break_even() -> None:
     # RTX 4090: ¥1,350 per card-month / ¥2.1 per card-hour = 642.9 → monthly pays off above ~643 h a month.
     for q in ("hourly or monthly for 4090?", "4090按小时还是包月划算"):
         a, results = answer(q)
-        assert all("hours" not in r.args for r in results if r.name == "gpu_price")   # not "the price of 1 hour"
+        assert all("hours" not in r.args for r in results if r.name == "gpu_price")  # not "the price of 1 hour"
         first = a.text.splitlines()[0]
         assert "643" in first
         assert first.startswith(("Pay hourly unless", "一般按小时更划算"))
@@ -720,7 +797,7 @@ def test_measured_busbw_far_below_expected_says_no() -> None:
     assert a.text.startswith("正常。380 GB/s") and "360–480 GB/s" in a.text.splitlines()[0]
     # 150 GB/s on 8×A100: under 200 but above the 100 GB/s flag → low, not broken
     a, _ = answer("busbw 150 GB/s on 8x A100 SXM — ok?")
-    assert a.text.startswith("Somewhat low") and "under 100 GB/s" in a.text.splitlines()[0]   # 100 < 150 < 200
+    assert a.text.startswith("Somewhat low") and "under 100 GB/s" in a.text.splitlines()[0]  # 100 < 150 < 200
 
 
 def test_ten_gbe_for_two_nodes_leads_with_the_failing_rule() -> None:
@@ -744,6 +821,7 @@ def test_rent_for_a_week_how_much_is_a_price_question() -> None:
 
 def test_full_deployment_is_serving_not_full_training() -> None:
     from assistant.offline.slots import extract
+
     assert extract("deepseek r1 671b full deployment how many h20").mode == "inference"
     assert extract("how many H20 to deploy deepseek r1").mode == "inference"
     assert extract("full precision llama 3 8b on a 4090").mode is None
@@ -753,8 +831,10 @@ def test_full_deployment_is_serving_not_full_training() -> None:
 
 
 def test_price_followup_with_a_pronoun_keeps_the_gpu() -> None:
-    history = [{"role": "user", "content": "can i full finetune llama 3 8b on 2x4090"},
-               {"role": "assistant", "content": "No. ..."}]
+    history = [
+        {"role": "user", "content": "can i full finetune llama 3 8b on 2x4090"},
+        {"role": "assistant", "content": "No. ..."},
+    ]
     q = "how much would 4 of them cost per month?"
     a, results = answer(q, history)
     price = [r for r in results if r.name == "gpu_price"]
@@ -822,7 +902,7 @@ def test_training_time_on_cards_that_cannot_hold_the_job_says_so_first() -> None
     assert est["fits"] is False and est["gpus"] == 8 and est["total_gb"] > 26
     lines = a.text.splitlines()
     assert lines[0].startswith("先说明：按这个配置放不下") and "24 GB" in lines[0]
-    assert lines[1].startswith("用 8 张") and "天" in lines[1]          # the time still follows
+    assert lines[1].startswith("用 8 张") and "天" in lines[1]  # the time still follows
     _grounded(a.text, q, results)
     # 1B on 8 H100s fits easily: no warning
     a, results = answer("how long to pretrain a 1B model on 100B tokens with 8 H100")
@@ -860,8 +940,10 @@ def test_cheapest_way_to_serve_is_a_ranked_plan_with_concurrency() -> None:
     # Qwen2.5-72B bf16 weights 72.7e9 × 2 B = 145.4 GB; KV cache 80 layers × 8 KV heads × 128 dim × 2 (K,V)
     # × 2 B = 320 KiB per token × 32,768 tokens × 20 users = 214.7 GB. 360 GB ÷ 80 GB cards > 4, so
     # tensor parallel over 8 (powers of two) × 80 GB cards is the smallest option: ~45 GB each + overhead.
-    for q in ("cheapest way to serve qwen2.5 72b at 32k ctx for 20 users",
-              "部署qwen2.5-72b，32k上下文，20个并发，最省钱的方案是什么"):
+    for q in (
+        "cheapest way to serve qwen2.5 72b at 32k ctx for 20 users",
+        "部署qwen2.5-72b，32k上下文，20个并发，最省钱的方案是什么",
+    ):
         a, results = answer(q)
         plan_call = next(r for r in results if r.name == "plan_configurations")
         assert plan_call.args.get("mode") == "inference" and plan_call.args.get("context") == 32768
@@ -875,6 +957,7 @@ def test_one_card_two_memory_sizes_estimates_both() -> None:
     # 13B LoRA: bf16 frozen base 13e9 × 2 B = 26 GB (+ adapters, activations, overhead ≈ 32 GB):
     # fits the A100 40GB and the 80GB alike.
     from assistant.offline.slots import extract
+
     s = extract("a100 40g vs 80g for 13b lora")
     assert (s.gpus, s.gpu_memory_gb, s.gpu_alt_memory_gb, s.vram_gb) == (["A100"], 40, 80, None)
     a, results = answer("a100 40g vs 80g for 13b lora")
@@ -904,9 +987,11 @@ def test_pretraining_from_scratch_never_suggests_lora() -> None:
 def test_rental_period_is_said_the_way_the_user_said_it() -> None:
     # RTX 4090 platform ¥1,350 per card-month × 3 = ¥4,050; A100 80GB ¥4,325 × 3 months × 2 cards = ¥25,950;
     # 10 days = 240 h × ¥2.1 = ¥504.
-    for q, start, money_ in (("how much to rent a 4090 for 3 months", "Renting RTX 4090 24GB for 3 months", "¥4,050"),
-                             ("租两张A100三个月多少钱", "租 2 张 A100 80GB SXM4 3 个月", "¥25,950"),
-                             ("4090租10天多少钱", "租 RTX 4090 24GB 10 天", "¥504")):
+    for q, start, money_ in (
+        ("how much to rent a 4090 for 3 months", "Renting RTX 4090 24GB for 3 months", "¥4,050"),
+        ("租两张A100三个月多少钱", "租 2 张 A100 80GB SXM4 3 个月", "¥25,950"),
+        ("4090租10天多少钱", "租 RTX 4090 24GB 10 天", "¥504"),
+    ):
         a, results = answer(q)
         first = a.text.splitlines()[0]
         assert first.startswith(start) and money_ in first and "2160" not in first, first
@@ -920,8 +1005,9 @@ def test_h100_h800_diff_names_nvlink() -> None:
     assert first.startswith("Almost:") and "900 vs 400 GB/s" in first and "989.4 TFLOPS" in first
 
 
-@pytest.mark.parametrize("q", ["my 4090 shows only 23GB in nvidia-smi, is it fake?",
-                               "我的4090在nvidia-smi里只显示23GB，是不是假卡"])
+@pytest.mark.parametrize(
+    "q", ["my 4090 shows only 23GB in nvidia-smi, is it fake?", "我的4090在nvidia-smi里只显示23GB，是不是假卡"]
+)
 def test_4090_23gb_in_nvidia_smi_is_normal_verdict_first(q: str) -> None:
     # A genuine RTX 4090 prints 24564 MiB in nvidia-smi (vllm-project/vllm#7553); 24564 / 1024 = 23.99 GiB.
     a, results = answer(q)
@@ -951,16 +1037,21 @@ def test_qwen25_7b_longest_context_is_native_32k_with_yarn_note() -> None:
     _grounded(a.text, q, results)
 
 
-@pytest.mark.parametrize(("q", "model"), [("how many tokens/s can Llama-3-8B decode on a 4090", "Llama-3-8B"),
-                                          ("4090 跑 qwen2.5-7b 推理每秒多少 token", "Qwen2.5-7B")])
+@pytest.mark.parametrize(
+    ("q", "model"),
+    [
+        ("how many tokens/s can Llama-3-8B decode on a 4090", "Llama-3-8B"),
+        ("4090 跑 qwen2.5-7b 推理每秒多少 token", "Qwen2.5-7B"),
+    ],
+)
 def test_tokens_per_second_question_gets_decode_band(q: str, model: str) -> None:
     a, results = answer(q)
     out = _result(results, "decode_speed")
-    assert out["model"] == model and out["mem_bw_gbs"] == 1008          # RTX 4090 datasheet 1,008 GB/s
+    assert out["model"] == model and out["mem_bw_gbs"] == 1008  # RTX 4090 datasheet 1,008 GB/s
     first = a.text.split("\n")[0]
     assert "tokens/s" in first and f"{out['tokens_per_s_low']}" in first and f"{out['tokens_per_s_high']}" in first
     assert "batch 1" in first.lower()
-    assert not _result_names(results) - {"decode_speed"}                # not a memory answer
+    assert not _result_names(results) - {"decode_speed"}  # not a memory answer
     _grounded(a.text, q, results)
 
 

@@ -2,6 +2,7 @@
 
 Memory figures come from tools.memory (ZeRO paper: mixed-precision AdamW = 16 bytes/param of model states).
 """
+
 from __future__ import annotations
 
 import pytest
@@ -53,20 +54,25 @@ def test_tight_budget_leaves_nothing_feasible_and_says_why() -> None:
 
 def test_deadline_scales_the_count_up() -> None:
     loose = plan_configurations(PlanInput(model="qwen2.5-7b", mode="full", tokens="10B", gpus=["A100 80G"]))
-    tight = plan_configurations(PlanInput(model="qwen2.5-7b", mode="full", tokens="10B", gpus=["A100 80G"], deadline="1d"))
+    tight = plan_configurations(
+        PlanInput(model="qwen2.5-7b", mode="full", tokens="10B", gpus=["A100 80G"], deadline="1d")
+    )
     assert tight.options[0].count > loose.options[0].count
     assert tight.options[0].days.mid <= 1.0
     assert tight.deadline_hours == 24
 
 
 def test_impossible_deadline_is_explained() -> None:
-    out = plan_configurations(PlanInput(model="qwen2.5-7b", mode="full", tokens="1T", gpus=["4090"], deadline="1d",
-                                        max_gpus=16))
+    out = plan_configurations(
+        PlanInput(model="qwen2.5-7b", mode="full", tokens="1T", gpus=["4090"], deadline="1d", max_gpus=16)
+    )
     assert out.options == [] and "deadline" in out.infeasible[0].why
 
 
 def test_serving_plan_reports_throughput_and_monthly_cost() -> None:
-    out = plan_configurations(PlanInput(model="qwen2.5-7b", mode="inference", concurrency=16, context=4096, gpus=["4090", "A100 80G"]))
+    out = plan_configurations(
+        PlanInput(model="qwen2.5-7b", mode="inference", concurrency=16, context=4096, gpus=["4090", "A100 80G"])
+    )
     for o in out.options:
         assert o.days is None and o.decode_tokens_per_s and o.decode_tokens_per_s.low > 0
         assert "month" in o.cost_basis
@@ -92,8 +98,12 @@ def test_bad_input() -> None:
 
 
 @settings(max_examples=20, deadline=None)
-@given(n=st.integers(min_value=1, max_value=31), extra=st.integers(min_value=1, max_value=32),
-       gpu=st.sampled_from(["4090", "A100 80G", "L40S"]), mode=st.sampled_from(["full", "lora"]))
+@given(
+    n=st.integers(min_value=1, max_value=31),
+    extra=st.integers(min_value=1, max_value=32),
+    gpu=st.sampled_from(["4090", "A100 80G", "L40S"]),
+    mode=st.sampled_from(["full", "lora"]),
+)
 def test_more_gpus_never_raise_per_gpu_memory(n: int, extra: int, gpu: str, mode: str) -> None:
     inp = PlanInput(model="qwen2.5-7b", mode=mode)
     spec = resolve_gpu(gpu)

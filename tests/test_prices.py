@@ -2,6 +2,7 @@
 
 Reference figures come from ../shared/reference/gpus_prices.md §3.4 (typed into the tests, not read from the code).
 """
+
 from __future__ import annotations
 
 import re
@@ -82,7 +83,9 @@ def test_user_hourly_quote_overrides_the_table() -> None:
 
 def test_quotes_file_yaml_csv_and_env(tmp_path, monkeypatch) -> None:
     y = tmp_path / "q.yaml"
-    y.write_text("quotes:\n  - {gpu: 'A100 80G', hourly_cny: 4.0, provider: 济南某机房, date: '2026-11-20'}\n", encoding="utf-8")
+    y.write_text(
+        "quotes:\n  - {gpu: 'A100 80G', hourly_cny: 4.0, provider: 济南某机房, date: '2026-11-20'}\n", encoding="utf-8"
+    )
     c = tmp_path / "q.csv"
     c.write_text("gpu,hourly_cny,monthly_cny,provider,date\n4090,1.5,900,青岛某平台,2026-11-21\n", encoding="utf-8")
     assert load_quotes(y)["a100_80gb_sxm"].hourly_cny == 4.0

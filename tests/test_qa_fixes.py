@@ -3,6 +3,7 @@
 Every expected figure is worked out here by hand (or is a plain fact of the input), not copied
 from the program's output.
 """
+
 from __future__ import annotations
 
 import json
@@ -11,14 +12,13 @@ import math
 import pytest
 
 from tests.cli_inprocess import run_cli_inprocess
-
 from tools.errors import ToolInputError
-
 
 _cli = run_cli_inprocess
 
 
 # ---------------------------------------------------------------- nonsense sizes are refused
+
 
 @pytest.mark.parametrize("text", ["1e20", "1e14", "50000", "999"])  # 999 → 999B: fine; others are not models
 def test_implausible_parameter_counts_are_refused(text):
@@ -48,10 +48,12 @@ def test_largest_real_models_still_accepted():
 
 # ---------------------------------------------------------------- --params means the same everywhere
 
+
 @pytest.mark.parametrize("spelling", ["7B", "7", "70亿", "7b"])
 def test_train_time_params_accepts_sizes_like_estimate(capsys, spelling):
-    code, out, err = _cli(capsys, "train-time", "--params", spelling, "--tokens", "1B", "--gpu", "A100 80G",
-                          "--mfu", "0.5", "--json")
+    code, out, err = _cli(
+        capsys, "train-time", "--params", spelling, "--tokens", "1B", "--gpu", "A100 80G", "--mfu", "0.5", "--json"
+    )
     assert code == 0, err
     data = json.loads(out)
     assert data["params"] == 7e9
@@ -67,6 +69,7 @@ def test_plan_params_accepts_sizes(capsys):
 
 # ---------------------------------------------------------------- errors read as Chinese in the Chinese half
 
+
 def test_pydantic_errors_have_a_chinese_half(capsys):
     code, _, err = _cli(capsys, "estimate", "--params", "7B", "--gpus", "0")
     assert code == 2
@@ -77,6 +80,7 @@ def test_pydantic_errors_have_a_chinese_half(capsys):
 
 # ---------------------------------------------------------------- a question may start with a dash
 
+
 def test_ask_keeps_a_leading_minus_as_question_text(capsys, monkeypatch):
     seen: list[str] = []
 
@@ -84,6 +88,7 @@ def test_ask_keeps_a_leading_minus_as_question_text(capsys, monkeypatch):
         answer, tool_calls, citations, backend, latency_ms, grounded = "ok", [], [], "offline", 1.0, True
 
     import assistant.advisor as advisor
+
     monkeypatch.setattr(advisor, "ask", lambda q, **kw: seen.append(q) or _Result())
     code, out, err = _cli(capsys, "ask", "-3B", "模型能训练吗")
     assert code == 0, err
@@ -93,6 +98,7 @@ def test_ask_keeps_a_leading_minus_as_question_text(capsys, monkeypatch):
 
 
 # ---------------------------------------------------------------- minimum GPUs vs what is rented
+
 
 def test_min_gpus_reports_whole_servers_for_70b_full_on_a100():
     from tools.memory import FindMinGpusInput, find_min_gpus
@@ -122,6 +128,7 @@ def test_min_gpus_flags_thin_headroom():
 
 # ---------------------------------------------------------------- comparison stars only a strict winner
 
+
 def test_compare_does_not_star_ties():
     from tools.gpus import GpuSpecsInput, gpu_specs
 
@@ -134,6 +141,7 @@ def test_compare_does_not_star_ties():
 
 
 # ---------------------------------------------------------------- citations a user can follow
+
 
 def test_user_visible_sources_do_not_point_at_team_paths():
     from tools.train_time import mfu_band
@@ -152,11 +160,13 @@ def test_models_family_name_lists_the_family(capsys):
 
 # ---------------------------------------------------------------- the sync share does not blame the best fabric
 
+
 def test_big_jobs_default_to_a_larger_global_batch():
     from tools.train_time import estimate_time
 
-    est = estimate_time(gpu="H100", n_gpus=64, nodes=8, network="IB NDR", active_params=70e9, tokens=2e12,
-                        mode="full", with_cost=False)
+    est = estimate_time(
+        gpu="H100", n_gpus=64, nodes=8, network="IB NDR", active_params=70e9, tokens=2e12, mode="full", with_cost=False
+    )
     assert est.comm is not None
     # 16,384 tokens per GPU × 64 GPUs = 1,048,576 tokens per step (vs the 262,144 default for ≤ 16 GPUs)
     assert est.comm.tokens_per_step == 16_384 * 64
@@ -164,6 +174,7 @@ def test_big_jobs_default_to_a_larger_global_batch():
 
 
 # ---------------------------------------------------------------- serving across servers is not ranked as a bargain
+
 
 def test_plan_serving_prefers_one_server_and_explains_cross_node():
     from tools.planner import PlanInput, plan_configurations
@@ -181,12 +192,16 @@ def test_plan_serving_prefers_one_server_and_explains_cross_node():
 
 # ---------------------------------------------------------------- a user's own quote reads as one price
 
+
 def test_user_quote_gives_one_break_even_line_and_its_own_date(tmp_path):
     from tools.prices import PriceInput, gpu_price
 
     f = tmp_path / "quotes.yaml"
-    f.write_text("quotes:\n  - gpu: A100 80G\n    hourly_cny: 5.2\n    monthly_cny: 3800\n"
-                 "    provider: Jinan IDC\n    date: '2026-11-20'\n", encoding="utf-8")
+    f.write_text(
+        "quotes:\n  - gpu: A100 80G\n    hourly_cny: 5.2\n    monthly_cny: 3800\n"
+        "    provider: Jinan IDC\n    date: '2026-11-20'\n",
+        encoding="utf-8",
+    )
     out = gpu_price(PriceInput(gpu="A100 80G", months=1, quotes_file=str(f)))
     # 1 month = 720 h (30 days): hourly 720 × 5.2 = ¥3,744 vs the ¥3,800 monthly quote
     assert out.total_cny.typical == 3800 and out.alternative_total_cny.typical == pytest.approx(3744)
@@ -197,6 +212,7 @@ def test_user_quote_gives_one_break_even_line_and_its_own_date(tmp_path):
 
 
 # ---------------------------------------------------------------- close calls are called close
+
 
 def test_borderline_verdicts_are_flagged():
     from tools.memory import EstimateMemoryInput, estimate_memory
@@ -212,6 +228,7 @@ def test_borderline_verdicts_are_flagged():
 
 
 # ---------------------------------------------------------------- how people name DeepSeek-R1
+
 
 @pytest.mark.parametrize("query", ["ds r1", "ds-r1", "deepseek r1 满血版", "DeepSeek-R1 671B", "ds r1满血"])
 def test_colloquial_deepseek_r1_names(query):
@@ -240,25 +257,43 @@ def test_hourly_price_is_not_rounded_to_whole_yuan():
 
 # ---------------------------------------------------------------- pasting a log into `chat`
 
+
 def test_chat_takes_a_fenced_multiline_paste_as_one_turn_and_answers_in_the_users_language(capsys, monkeypatch):
     import io
     import sys
 
     from assistant.advisor import resolve_language
 
-    log = ("[Tue Mar  3 11:02:15 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, "
-           "GPU has fallen off the bus.\n[Tue Mar  3 11:02:15 2026] NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.")
+    log = (
+        "[Tue Mar  3 11:02:15 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, "
+        "GPU has fallen off the bus.\n[Tue Mar  3 11:02:15 2026] NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus."
+    )
     seen: list[str] = []
 
     def fake_stream(question, **kw):
         seen.append(question)
-        yield {"type": "final", "result": type("R", (), {"answer": "ok", "tool_calls": [], "citations": [],
-                                                         "backend": "offline", "latency_ms": 1.0, "grounded": True})()}
+        yield {
+            "type": "final",
+            "result": type(
+                "R",
+                (),
+                {
+                    "answer": "ok",
+                    "tool_calls": [],
+                    "citations": [],
+                    "backend": "offline",
+                    "latency_ms": 1.0,
+                    "grounded": True,
+                },
+            )(),
+        }
 
     import assistant.advisor as advisor
+
     monkeypatch.setattr(advisor, "stream", fake_stream)
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(
-        f'帮我看看\n"""\n{log}\n"""\n'.encode("utf-8")), encoding="utf-8"))
+    monkeypatch.setattr(
+        sys, "stdin", io.TextIOWrapper(io.BytesIO(f'帮我看看\n"""\n{log}\n"""\n'.encode("utf-8")), encoding="utf-8")
+    )
     code, _, err = _cli(capsys, "chat")
     assert code == 0, err
     assert seen == ["帮我看看", log]  # two turns: the sentence, then the whole two-line paste

@@ -1,4 +1,5 @@
 """Retrieval over the embedded Chroma store: embedding, BM25, fusion, relevance, persistence."""
+
 from __future__ import annotations
 
 import http.server
@@ -36,11 +37,13 @@ def make_embedded(guide: Path, home: Path):
     from tools.retrieval.search import Retriever
     from tools.retrieval.user_docs import UserDocs
 
-    return Retriever(guide_dir=guide, chroma_url="", user_docs=UserDocs(home / "user_docs"),
-                     chroma_path=home / "chroma")
+    return Retriever(
+        guide_dir=guide, chroma_url="", user_docs=UserDocs(home / "user_docs"), chroma_path=home / "chroma"
+    )
 
 
 # ------------------------------------------------------------------ embedding
+
 
 def test_embedding_is_identical_across_processes_and_hash_seeds():
     # Python's hash() is salted per process; blake2b is not — a persisted index needs the latter
@@ -48,11 +51,18 @@ def test_embedding_is_identical_across_processes_and_hash_seeds():
 
     text = "两台 8 卡 A100 用什么网络？InfiniBand or RoCE"
     here = hash_embed(text)
-    code = ("import sys, json; sys.path.insert(0, %r); from tools.retrieval.embedding import hash_embed; "
-            "print(json.dumps(hash_embed(%r).tolist()))" % (str(ROOT), text))
+    code = (
+        "import sys, json; sys.path.insert(0, %r); from tools.retrieval.embedding import hash_embed; "
+        "print(json.dumps(hash_embed(%r).tolist()))" % (str(ROOT), text)
+    )
     for seed in ("1", "12345"):
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                             env={**os.environ, "PYTHONHASHSEED": seed})
+        out = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
         assert np.array_equal(np.asarray(json.loads(out.stdout), dtype=np.float32), here)
 
 
@@ -72,8 +82,9 @@ def test_embedding_is_unit_length_and_handles_chinese():
     # a Latin typo keeps some character 3-grams (word weight 1.0, 3-gram weight 0.5):
     # #utilization# has 11 3-grams, #utilisaton# 10; shared #ut uti til ili on# = 5; the words differ
     # cosine = 5·0.25 / √((1 + 11·0.25)·(1 + 10·0.25)) = 1.25 / √(3.75·3.5) ≈ 0.345
-    assert math.isclose(float(hash_embed("utilization") @ hash_embed("utilisaton")),
-                        1.25 / math.sqrt(3.75 * 3.5), abs_tol=0.03)
+    assert math.isclose(
+        float(hash_embed("utilization") @ hash_embed("utilisaton")), 1.25 / math.sqrt(3.75 * 3.5), abs_tol=0.03
+    )
     # empty text: a fixed unit vector, never NaN
     assert math.isclose(float(np.linalg.norm(hash_embed(""))), 1.0)
 
@@ -89,6 +100,7 @@ def test_embedding_function_config_round_trip():
 
 # ------------------------------------------------------------------ tokens, corpus, fusion
 
+
 def test_tokenizer_keeps_card_names_and_splits_number_units(home):
     from tools.retrieval.bm25 import tokenize
 
@@ -100,10 +112,13 @@ def test_tokenizer_keeps_card_names_and_splits_number_units(home):
 
 
 def test_jieba_cache_goes_to_project_home(tmp_path):
-    code = ("import sys; sys.path.insert(0, %r); from tools.retrieval.bm25 import tokenize; "
-            "tokenize('显存')" % str(ROOT))
-    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
-                   env={**os.environ, "GPU_ADVISOR_HOME": str(tmp_path)})
+    code = "import sys; sys.path.insert(0, %r); from tools.retrieval.bm25 import tokenize; tokenize('显存')" % str(ROOT)
+    subprocess.run(
+        [sys.executable, "-c", code],
+        check=True,
+        capture_output=True,
+        env={**os.environ, "GPU_ADVISOR_HOME": str(tmp_path)},
+    )
     assert (tmp_path / "cache" / "jieba.cache").exists()
 
 
@@ -147,6 +162,7 @@ def test_reciprocal_rank_fusion_matches_hand_arithmetic():
 
 
 # ------------------------------------------------------------------ end to end on the embedded store
+
 
 def test_chinese_and_english_queries(home, tmp_path):
     cases.case_chinese_and_english_queries(make_embedded, tmp_path)
@@ -192,6 +208,7 @@ def test_missing_store_is_built_with_a_message(home, tmp_path):
 
 # ------------------------------------------------------------------ the tool and its errors
 
+
 def test_search_guide_tool_validates_input(home, tmp_path, monkeypatch):
     from tools.errors import ToolInputError
     from tools.search_guide import TOOLS, search
@@ -211,14 +228,17 @@ def test_search_guide_tool_validates_input(home, tmp_path, monkeypatch):
 
 
 def test_import_is_light():
-    code = ("import sys; sys.path.insert(0, %r); import tools.search_guide; "
-            "bad = [m for m in ('chromadb', 'jieba', 'rank_bm25', 'numpy') if m in sys.modules]; "
-            "print(','.join(bad))" % str(ROOT))
+    code = (
+        "import sys; sys.path.insert(0, %r); import tools.search_guide; "
+        "bad = [m for m in ('chromadb', 'jieba', 'rank_bm25', 'numpy') if m in sys.modules]; "
+        "print(','.join(bad))" % str(ROOT)
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
 
 
 # ------------------------------------------------------------------ optional OpenAI-compatible embeddings
+
 
 class _StubEmbeddings(http.server.BaseHTTPRequestHandler):
     """A tiny /v1/embeddings server: vector = counts of a few characters (deterministic, known)."""
@@ -228,10 +248,18 @@ class _StubEmbeddings(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self):  # noqa: N802
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).calls.append({"path": self.path, "auth": self.headers.get("Authorization"), "n": len(body["input"]),
-                                 "model": body["model"]})
-        data = [{"index": i, "embedding": [float(t.count(c)) + 0.01 for c in self.KEYS]}
-                for i, t in enumerate(body["input"])]
+        type(self).calls.append(
+            {
+                "path": self.path,
+                "auth": self.headers.get("Authorization"),
+                "n": len(body["input"]),
+                "model": body["model"],
+            }
+        )
+        data = [
+            {"index": i, "embedding": [float(t.count(c)) + 0.01 for c in self.KEYS]}
+            for i, t in enumerate(body["input"])
+        ]
         data.reverse()  # servers may return rows out of order; `index` decides
         payload = json.dumps({"object": "list", "data": data, "model": body["model"]}).encode()
         self.send_response(200)
@@ -265,7 +293,9 @@ def test_openai_compatible_embedding_against_local_stub(stub_server, monkeypatch
     assert isinstance(ef, OpenAICompatibleEmbedding) and ef.key() == "oa-bge-m3"
     vectors = ef(["卡卡", "network"] + ["x"] * 68)  # 70 texts → two requests of ≤ 64
     assert [c["n"] for c in _StubEmbeddings.calls] == [64, 6]
-    assert _StubEmbeddings.calls[0]["path"] == "/v1/embeddings" and _StubEmbeddings.calls[0]["auth"] == "Bearer sk-local"
+    assert (
+        _StubEmbeddings.calls[0]["path"] == "/v1/embeddings" and _StubEmbeddings.calls[0]["auth"] == "Bearer sk-local"
+    )
     raw = np.array([2.01] + [0.01] * 7)  # "卡卡": two 卡, nothing else (stub adds 0.01 everywhere)
     assert np.allclose(vectors[0], raw / np.linalg.norm(raw), atol=1e-6)
     # a whole retriever on top of it, in its own collection
@@ -276,10 +306,10 @@ def test_openai_compatible_embedding_against_local_stub(stub_server, monkeypatch
 
 
 def test_unreachable_embedding_server_is_a_bilingual_error():
+    import socket
+
     from tools.errors import ToolInputError
     from tools.retrieval.embedding import OpenAICompatibleEmbedding
-
-    import socket
 
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
@@ -290,6 +320,7 @@ def test_unreachable_embedding_server_is_a_bilingual_error():
 
 
 # ------------------------------------------------------------------ relevance and synonyms
+
 
 def test_relevance_weights_domain_words_by_keyness(home):
     from tools.retrieval.bm25 import general_frequency
@@ -346,13 +377,15 @@ def test_user_docs_folder_add_and_readd_replaces(tmp_path):
     now = {d.name: d.id for d in docs.list()}
     assert len(docs.list()) == 2 and now["a.md"] != old_ids["a.md"] and now["b.txt"] == old_ids["b.txt"]
     assert sorted(p.name for p in (tmp_path / "store").iterdir()) == sorted(
-        ["manifest.json", f"{now['a.md']}.md", f"{now['b.txt']}.txt"])
+        ["manifest.json", f"{now['a.md']}.md", f"{now['b.txt']}.txt"]
+    )
     # remove by file name works too
     assert docs.remove("b.txt").id == now["b.txt"] and [d.name for d in docs.list()] == ["a.md"]
 
 
 def test_hash_embedding_is_finite_unit_length_for_any_text():
-    from hypothesis import given, settings, strategies as st
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
 
     from tools.retrieval.embedding import hash_embed
 

@@ -1,4 +1,5 @@
 """The retrieval eval (evals/retrieval/queries.yaml) on the real corpus: recall@3 ≥ 0.9."""
+
 from __future__ import annotations
 
 from pathlib import Path

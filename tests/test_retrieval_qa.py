@@ -5,6 +5,7 @@
 3. fenced code keeps its line breaks in hit text and in the CLI;
 4. "NCCL timeout" questions rank the common-errors NCCL-timeout section first.
 """
+
 from __future__ import annotations
 
 import json
@@ -57,6 +58,7 @@ def real(tmp_path_factory):
 
 # ------------------------------------------------------------------ 1. user documents
 
+
 def test_users_near_verbatim_price_line_ranks_first(real):
     retriever, doc = real
     for query in ("济南机房 A100 8卡整机 月租 2.8万", "济南 A100 8卡整机 月租多少"):
@@ -100,6 +102,7 @@ def test_word_pair_share_matches_hand_count():
 
 
 # ------------------------------------------------------------------ 2. index remove by path
+
 
 def test_remove_accepts_the_added_path_the_id_and_a_relative_path(tmp_path, monkeypatch):
     from tools.errors import ToolInputError
@@ -156,11 +159,16 @@ def test_cli_index_remove_by_path_and_clear_message(small_env, capsys):
 
 # ------------------------------------------------------------------ 3. code blocks keep line breaks
 
+
 def test_fence_right_under_a_sentence_is_its_own_block():
     from tools.retrieval.corpus import split_languages, split_paragraphs
 
     text = "运行：\n```bash\nnvidia-smi -L\n\nnvidia-smi topo -m\n```\n应当看到 8 张卡。"
-    assert split_paragraphs(text) == ["运行：", "```bash\nnvidia-smi -L\n\nnvidia-smi topo -m\n```", "应当看到 8 张卡。"]
+    assert split_paragraphs(text) == [
+        "运行：",
+        "```bash\nnvidia-smi -L\n\nnvidia-smi topo -m\n```",
+        "应当看到 8 张卡。",
+    ]
     zh, en = split_languages(text)
     assert "```bash\nnvidia-smi -L\n\nnvidia-smi topo -m\n```" in zh and en.startswith("```bash\nnvidia-smi -L\n")
 
@@ -180,6 +188,7 @@ def test_hit_text_and_cli_keep_code_block_lines(real, small_env, capsys):
 
 # ------------------------------------------------------------------ 4. NCCL timeout
 
+
 @pytest.mark.parametrize("query", ["nccl 报错 timeout", "NCCL timeout 怎么办", "NCCL timeout", "nccl 超时"])
 def test_nccl_timeout_questions_rank_the_common_errors_section_first(real, query):
     retriever, _ = real
@@ -189,6 +198,7 @@ def test_nccl_timeout_questions_rank_the_common_errors_section_first(real, query
 
 
 # ------------------------------------------------------------------ long queries (tests/test_hostile_input.py xfail)
+
 
 def test_overlong_query_is_cut_to_the_tool_limit_with_a_notice(small_env):
     import time

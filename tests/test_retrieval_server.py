@@ -1,4 +1,5 @@
 """The same retrieval behaviour against a real `chroma run` server on loopback (CHROMA_URL mode)."""
+
 from __future__ import annotations
 
 import hashlib
@@ -41,9 +42,13 @@ def chroma_url(tmp_path_factory):
     port = _free_port()
     data = tmp_path_factory.mktemp("chroma-server")
     log = open(data / "server.log", "wb")
-    proc = subprocess.Popen([_chroma_binary(), "run", "--host", "127.0.0.1", "--port", str(port),
-                             "--path", str(data / "db")], stdout=log, stderr=subprocess.STDOUT,
-                            env={**os.environ, "ANONYMIZED_TELEMETRY": "False"}, start_new_session=True)
+    proc = subprocess.Popen(
+        [_chroma_binary(), "run", "--host", "127.0.0.1", "--port", str(port), "--path", str(data / "db")],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
+        start_new_session=True,
+    )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while True:
@@ -78,8 +83,9 @@ def make(chroma_url, tmp_path, monkeypatch):
 
         # one collection per test home: tests share the server but not each other's data
         name = "t_" + hashlib.blake2b(str(home).encode(), digest_size=6).hexdigest()
-        return Retriever(guide_dir=guide, chroma_url=chroma_url, user_docs=UserDocs(home / "user_docs"),
-                         collection_name=name)
+        return Retriever(
+            guide_dir=guide, chroma_url=chroma_url, user_docs=UserDocs(home / "user_docs"), collection_name=name
+        )
 
     return _make
 
@@ -108,11 +114,31 @@ def test_server_backend_is_reported_and_nothing_written_locally(make, tmp_path):
 
 
 def test_cli_search_with_chroma_url(chroma_url, tmp_path):
-    env = {**os.environ, "GPU_ADVISOR_HOME": str(tmp_path / "home"),
-           "GPU_ADVISOR_GUIDE_DIR": str(cases.write_corpus(tmp_path / "guide"))}
+    env = {
+        **os.environ,
+        "GPU_ADVISOR_HOME": str(tmp_path / "home"),
+        "GPU_ADVISOR_GUIDE_DIR": str(cases.write_corpus(tmp_path / "guide")),
+    }
     root = Path(__file__).resolve().parent.parent
-    out = subprocess.run([sys.executable, "-m", "assistant.cli", "search", "掉卡了怎么办", "--json", "--k", "2",
-                          "--chroma-url", chroma_url], capture_output=True, text=True, env=env, cwd=root, timeout=60)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "assistant.cli",
+            "search",
+            "掉卡了怎么办",
+            "--json",
+            "--k",
+            "2",
+            "--chroma-url",
+            chroma_url,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=root,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     import json
 

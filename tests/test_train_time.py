@@ -4,6 +4,7 @@
 - Llama 2 (Touvron et al. 2023, Table 2): 7B 184,320 / 13B 368,640 / 70B 1,720,320 A100-80GB GPU-hours for 2T tokens;
   A100 BF16 dense peak 312 TFLOPS (datasheet) → implied MFU computed here by hand.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -35,8 +36,9 @@ def test_llama2_gpu_hours_imply_mfu_inside_the_pretrain_band(params: float, gpu_
     band, _ = mfu_band("pretrain", "bf16")
     assert band.low <= implied <= band.high
     # at the implied MFU the tool reproduces the published GPU-hours
-    est = estimate_time(gpu="A100 80G", n_gpus=2048, active_params=params, tokens=2e12, mode="pretrain", mfu=implied,
-                        with_cost=False)
+    est = estimate_time(
+        gpu="A100 80G", n_gpus=2048, active_params=params, tokens=2e12, mode="pretrain", mfu=implied, with_cost=False
+    )
     assert est.gpu_hours.mid == pytest.approx(gpu_hours, rel=1e-4)
 
 
@@ -48,20 +50,32 @@ def test_time_uses_dense_peak_and_mfu() -> None:
 
 
 def test_tf32_counts_only_when_enabled() -> None:
-    off = estimate_time(gpu="A100 80G", n_gpus=1, active_params=1e9, tokens=1e9, precision="fp32", mfu=0.4, with_cost=False)
-    on = estimate_time(gpu="A100 80G", n_gpus=1, active_params=1e9, tokens=1e9, precision="fp32", tf32_enabled=True,
-                       mfu=0.4, with_cost=False)
+    off = estimate_time(
+        gpu="A100 80G", n_gpus=1, active_params=1e9, tokens=1e9, precision="fp32", mfu=0.4, with_cost=False
+    )
+    on = estimate_time(
+        gpu="A100 80G",
+        n_gpus=1,
+        active_params=1e9,
+        tokens=1e9,
+        precision="fp32",
+        tf32_enabled=True,
+        mfu=0.4,
+        with_cost=False,
+    )
     assert off.peak_tflops_per_gpu == 19.5 and on.peak_tflops_per_gpu == 156  # A100 datasheet FP32 / TF32 dense
     assert off.wall_hours.mid == pytest.approx(on.wall_hours.mid * 156 / 19.5, rel=1e-3)
     assert any("TF32" in w for w in off.warnings)
 
 
 def test_fp8_only_where_card_and_framework_support_it() -> None:
-    a100 = estimate_time(gpu="A100 80G", n_gpus=1, active_params=1e9, tokens=1e9, precision="fp8", fp8_framework=True,
-                         with_cost=False)
+    a100 = estimate_time(
+        gpu="A100 80G", n_gpus=1, active_params=1e9, tokens=1e9, precision="fp8", fp8_framework=True, with_cost=False
+    )
     assert a100.precision_used == "bf16" and a100.warnings
-    h100 = estimate_time(gpu="H100", n_gpus=1, active_params=1e9, tokens=1e9, precision="fp8", fp8_framework=True,
-                         with_cost=False)
+    h100 = estimate_time(
+        gpu="H100", n_gpus=1, active_params=1e9, tokens=1e9, precision="fp8", fp8_framework=True, with_cost=False
+    )
     assert h100.precision_used == "fp8" and h100.peak_tflops_per_gpu == 1979
     no_fw = estimate_time(gpu="H100", n_gpus=1, active_params=1e9, tokens=1e9, precision="fp8", with_cost=False)
     assert no_fw.precision_used == "bf16"
@@ -75,8 +89,9 @@ def test_v100_has_no_bf16_so_fp16_is_used() -> None:
 
 
 def test_moe_counts_active_parameters() -> None:
-    est = estimate_training_time(TrainTimeInput(params_b=671, active_params_b=37, tokens=1e12, gpu="H800", n_gpus=2048,
-                                                mode="pretrain"))
+    est = estimate_training_time(
+        TrainTimeInput(params_b=671, active_params_b=37, tokens=1e12, gpu="H800", n_gpus=2048, mode="pretrain")
+    )
     assert est.flops == pytest.approx(6 * 37e9 * 1e12)
     assert any("MoE" in n for n in est.notes)
 
@@ -118,9 +133,12 @@ def test_cost_is_gpu_hours_times_price() -> None:
 @settings(max_examples=25, deadline=None)
 @given(tokens=st.floats(min_value=1e7, max_value=1e12), k=st.integers(min_value=2, max_value=10))
 def test_cost_and_time_scale_with_tokens(tokens: float, k: int) -> None:
-    a = estimate_time(gpu="A100 80G", n_gpus=8, active_params=7e9, tokens=tokens, mode="pretrain", mfu=0.4, hourly_price_cny=6)
-    b = estimate_time(gpu="A100 80G", n_gpus=8, active_params=7e9, tokens=k * tokens, mode="pretrain", mfu=0.4,
-                      hourly_price_cny=6)
+    a = estimate_time(
+        gpu="A100 80G", n_gpus=8, active_params=7e9, tokens=tokens, mode="pretrain", mfu=0.4, hourly_price_cny=6
+    )
+    b = estimate_time(
+        gpu="A100 80G", n_gpus=8, active_params=7e9, tokens=k * tokens, mode="pretrain", mfu=0.4, hourly_price_cny=6
+    )
     hours = 6 * 7e9 * tokens / (8 * 312e12 * 0.4) / 3600
     assert a.wall_hours.mid == pytest.approx(hours, rel=1e-3, abs=1e-3)
     assert b.wall_hours.mid == pytest.approx(k * hours, rel=1e-3, abs=1e-3)

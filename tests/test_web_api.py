@@ -1,5 +1,6 @@
 """The page's API through `gradio_client` (the way scripts and the load benchmark use it),
 and proof that starting and using the page makes no request off this machine."""
+
 from __future__ import annotations
 
 import re
@@ -14,17 +15,18 @@ pytestmark = [pytest.mark.server]
 @pytest.fixture(scope="module")
 def client():
     from gradio_client import Client
+
     with running_page() as url:
         yield Client(url, verbose=False)
 
 
 def test_ask_endpoint_returns_the_offline_answer(client) -> None:
-    result = client.predict(question="How many A100 80GB for a 70B full fine-tune?", language="auto",
-                            api_name="/ask")
+    result = client.predict(question="How many A100 80GB for a 70B full fine-tune?", language="auto", api_name="/ask")
     assert result["language"] == "en"
     assert result["backend"] == "offline"
-    assert any(call["name"] in ("find_min_gpus", "estimate_memory", "plan_configurations")
-               for call in result["tool_calls"])
+    assert any(
+        call["name"] in ("find_min_gpus", "estimate_memory", "plan_configurations") for call in result["tool_calls"]
+    )
     # 70e9 params × 16 B = 1,120 GB of model states; on 80 GB cards that is at least 14 cards.
     assert re.search(r"\b1[4-9]\b|\b[2-9]\d\b", result["answer"])
 

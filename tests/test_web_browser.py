@@ -2,10 +2,10 @@
 
 Screenshots go to artifacts/screenshots/ for people to look at.
 """
+
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -14,13 +14,24 @@ import pytest
 from tests.web_server import ROOT, running_page
 
 CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-dev-shm-usage"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 SHOTS = ROOT / "artifacts" / "screenshots"
 
-pytestmark = [pytest.mark.browser, pytest.mark.server,
-              pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium not installed")]
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.server,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian chromium not installed"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +44,7 @@ def page_url():
 @pytest.fixture(scope="module")
 def browser():
     from playwright.sync_api import sync_playwright
+
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
         yield b
@@ -69,7 +81,9 @@ def test_chinese_question_gets_numbers(page) -> None:
     # The answer streams: wait until its closing sources line is there, then read it whole.
     page.wait_for_function(
         "() => /每卡构成/.test(document.querySelector('#chatbot').innerText)"
-        " && /来源 Source/.test(document.querySelector('#chatbot').innerText)", timeout=60_000)
+        " && /来源 Source/.test(document.querySelector('#chatbot').innerText)",
+        timeout=60_000,
+    )
     text = _bot_text(page)
     assert "112" in text
     assert "24" in text
@@ -90,9 +104,11 @@ def test_tool_step_opens(page) -> None:
 
 def test_paste_log_gets_a_finding(page) -> None:
     page.get_by_role("tab", name=re.compile("日志诊断")).click()
-    log = ("[Mon Nov 30 10:00:00 2026] NVRM: GPU at PCI:0000:3b:00: GPU-2b1c7e8a-1111-2222-3333-444455556666\n"
-           "[Mon Nov 30 10:00:00 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python, "
-           "GPU has fallen off the bus.\n")
+    log = (
+        "[Mon Nov 30 10:00:00 2026] NVRM: GPU at PCI:0000:3b:00: GPU-2b1c7e8a-1111-2222-3333-444455556666\n"
+        "[Mon Nov 30 10:00:00 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python, "
+        "GPU has fallen off the bus.\n"
+    )
     page.locator("#log textarea").fill(log)
     page.locator("#diagnose-btn").click()
     card = page.locator('#findings [data-severity="critical"]').first
@@ -108,7 +124,9 @@ def test_switch_language_to_english(page) -> None:
     # them before reading the whole answer.
     page.wait_for_function(
         "() => /Per GPU:/.test(document.querySelector('#chatbot').innerText)"
-        " && /来源 Source/.test(document.querySelector('#chatbot').innerText)", timeout=60_000)
+        " && /来源 Source/.test(document.querySelector('#chatbot').innerText)",
+        timeout=60_000,
+    )
     text = _bot_text(page)
     assert "112" in text
     assert re.search(r"\b(not fit|does not fit|No\b|no\b)", text)
@@ -127,15 +145,13 @@ def test_memory_chart_renders(page) -> None:
 def test_plan_table_and_gpu_comparison(page) -> None:
     page.get_by_role("tab", name=re.compile("方案")).click()
     page.locator("#plan-btn").click()
-    page.wait_for_function("() => /NVIDIA/.test(document.querySelector('#plan-table').innerText)",
-                           timeout=60_000)
-    page.wait_for_timeout(800)   # let the table finish its update transition before the screenshot
+    page.wait_for_function("() => /NVIDIA/.test(document.querySelector('#plan-table').innerText)", timeout=60_000)
+    page.wait_for_timeout(800)  # let the table finish its update transition before the screenshot
     page.screenshot(path=str(SHOTS / "plan_table.png"), full_page=True)
     page.get_by_role("tab", name=re.compile("GPU 对比")).click()
     page.locator("#compare-btn").click()
     # Datasheet memory bandwidth: A100 SXM4 80GB 2,039 GB/s; H100 SXM5 3,350 GB/s; RTX 4090 1,008 GB/s.
-    page.wait_for_function("() => /3350/.test(document.querySelector('#compare-table').innerText)",
-                           timeout=30_000)
+    page.wait_for_function("() => /3350/.test(document.querySelector('#compare-table').innerText)", timeout=30_000)
     text = page.locator("#compare-table").inner_text()
     page.wait_for_timeout(800)
     assert "2039" in text and "1008" in text

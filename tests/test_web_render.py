@@ -1,4 +1,5 @@
 """The page's pure renderers: chart geometry, severity ordering and colours, sortable rows."""
+
 from __future__ import annotations
 
 import re
@@ -13,73 +14,132 @@ def _widths(html: str) -> list[float]:
 
 def test_chart_scales_to_the_larger_of_total_and_capacity() -> None:
     # Hand-worked: 7e9 params, mixed-precision AdamW → 14 + 14 + 84 GB = 112 GB; capacity 24 GB.
-    est = {"weights_gb": 14.0, "gradients_gb": 14.0, "optimizer_gb": 84.0, "activations_gb": 0.0,
-           "kv_cache_gb": 0.0, "overhead_gb": 0.0, "total_gb": 112.0, "gpu_memory_gb": 24.0,
-           "fits": False, "headroom_gb": -88.0}
+    est = {
+        "weights_gb": 14.0,
+        "gradients_gb": 14.0,
+        "optimizer_gb": 84.0,
+        "activations_gb": 0.0,
+        "kv_cache_gb": 0.0,
+        "overhead_gb": 0.0,
+        "total_gb": 112.0,
+        "gpu_memory_gb": 24.0,
+        "fits": False,
+        "headroom_gb": -88.0,
+    }
     html = memory_chart_html(est, "zh")
-    assert _widths(html) == [12.5, 12.5, 75.0]            # 14/112, 14/112, 84/112
-    assert 'left:21.429%' in html                          # the 24 GB marker at 24/112
+    assert _widths(html) == [12.5, 12.5, 75.0]  # 14/112, 14/112, 84/112
+    assert "left:21.429%" in html  # the 24 GB marker at 24/112
     assert "放不下" in html and "88.00 GB" in html
 
 
 def test_chart_when_it_fits_shows_headroom_against_capacity() -> None:
-    est = {"weights_gb": 10.0, "overhead_gb": 2.0, "total_gb": 12.0, "gpu_memory_gb": 24.0,
-           "fits": True, "headroom_gb": 12.0}
+    est = {
+        "weights_gb": 10.0,
+        "overhead_gb": 2.0,
+        "total_gb": 12.0,
+        "gpu_memory_gb": 24.0,
+        "fits": True,
+        "headroom_gb": 12.0,
+    }
     html = memory_chart_html(est, "en")
-    assert _widths(html) == [41.667, 8.333]                # 10/24, 2/24 of the card
+    assert _widths(html) == [41.667, 8.333]  # 10/24, 2/24 of the card
     assert "Fits" in html and "headroom 12.00 GB" in html
 
 
 def test_findings_are_ordered_worst_first_with_colours() -> None:
-    report = {"severity": "critical", "kinds": ["kernel_log"],
-              "next_action": {"zh": "开工单", "en": "open a ticket"},
-              "findings": [
-                  {"id": "a", "severity": "info", "title": {"zh": "提示", "en": "note"}},
-                  {"id": "b", "severity": "critical", "title": {"zh": "掉卡", "en": "fell off the bus"},
-                   "evidence": ["NVRM: Xid 79 <script>"]},
-              ]}
+    report = {
+        "severity": "critical",
+        "kinds": ["kernel_log"],
+        "next_action": {"zh": "开工单", "en": "open a ticket"},
+        "findings": [
+            {"id": "a", "severity": "info", "title": {"zh": "提示", "en": "note"}},
+            {
+                "id": "b",
+                "severity": "critical",
+                "title": {"zh": "掉卡", "en": "fell off the bus"},
+                "evidence": ["NVRM: Xid 79 <script>"],
+            },
+        ],
+    }
     html = findings_html(report, "en")
     order = re.findall(r'class="ga-finding" data-severity="(\w+)"', html)
     assert order == ["critical", "info"]
     assert "open a ticket" in html
-    assert "<script>" not in html and "&lt;script&gt;" in html   # pasted text is escaped
+    assert "<script>" not in html and "&lt;script&gt;" in html  # pasted text is escaped
 
 
 def test_plan_rows_keep_numbers_numeric_for_sorting() -> None:
-    plan = {"options": [{"gpu": "H100", "count": 8, "nodes": 1, "interconnect": "NVLink", "fits": True,
-                         "per_gpu_gb": 61.234, "days": {"low": 1.0, "mid": 1.5, "high": 2.0},
-                         "cost_cny": {"low": 1000.4, "mid": 1500.6, "high": 2000.0}, "notes": ["a", "b"]}]}
+    plan = {
+        "options": [
+            {
+                "gpu": "H100",
+                "count": 8,
+                "nodes": 1,
+                "interconnect": "NVLink",
+                "fits": True,
+                "per_gpu_gb": 61.234,
+                "days": {"low": 1.0, "mid": 1.5, "high": 2.0},
+                "cost_cny": {"low": 1000.4, "mid": 1500.6, "high": 2000.0},
+                "notes": ["a", "b"],
+            }
+        ]
+    }
     row = plan_rows(plan, "en")[0]
     assert row[:7] == ["H100", 8, 1, "NVLink", 61.2, 1.5, 1501.0]
     assert row[7:] == ["1.00–2.00", "1,000–2,000", "a; b"]
 
 
 def test_gpu_compare_is_one_column_per_card() -> None:
-    headers, rows = gpu_compare_rows([{"name": "NVIDIA A", "memory_gb": 80, "nvlink_gbs_bidir": 600},
-                                      {"name": "B", "memory_gb": 24, "nvlink_gbs_bidir": 0}], "zh")
+    headers, rows = gpu_compare_rows(
+        [
+            {"name": "NVIDIA A", "memory_gb": 80, "nvlink_gbs_bidir": 600},
+            {"name": "B", "memory_gb": 24, "nvlink_gbs_bidir": 0},
+        ],
+        "zh",
+    )
     assert headers == ["指标", "A", "B"]
     assert rows[0] == ["显存 GB", 80, 24]
-    assert rows[1] == ["NVLink GB/s（双向合计）", 600, "无"]       # 0 GB/s means no NVLink, said in words
+    assert rows[1] == ["NVLink GB/s（双向合计）", 600, "无"]  # 0 GB/s means no NVLink, said in words
 
 
 def test_history_flattening_drops_tool_steps_and_reads_content_blocks() -> None:
-    history = [{"role": "user", "content": [{"type": "text", "text": "能用4090全量训练7B吗"}], "metadata": None},
-               {"role": "assistant", "content": "args", "metadata": {"title": "工具 Tool · estimate_memory"}},
-               {"role": "assistant", "content": "不能。", "metadata": None}]
-    assert flatten_history(history) == [{"role": "user", "content": "能用4090全量训练7B吗"},
-                                        {"role": "assistant", "content": "不能。"}]
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "能用4090全量训练7B吗"}], "metadata": None},
+        {"role": "assistant", "content": "args", "metadata": {"title": "工具 Tool · estimate_memory"}},
+        {"role": "assistant", "content": "不能。", "metadata": None},
+    ]
+    assert flatten_history(history) == [
+        {"role": "user", "content": "能用4090全量训练7B吗"},
+        {"role": "assistant", "content": "不能。"},
+    ]
 
 
 def test_stream_events_become_steps_answer_and_citations() -> None:
     events = [
         {"type": "tool_call", "id": "1", "name": "search_guide", "args": {"query": "q"}},
-        {"type": "tool_result", "id": "1", "name": "search_guide",
-         "result": {"hits": [{"doc_id": "faq", "section": "S", "text": "passage text"}]}},
-        {"type": "token", "text": "Hello "}, {"type": "token", "text": "world"},
-        {"type": "final", "result": {"answer": "Hello world", "language": "en", "tool_calls": [
-            {"name": "search_guide", "args": {}, "result": {"hits": [
-                {"doc_id": "faq", "section": "S", "text": "passage text"}]}}],
-            "citations": [{"doc_id": "faq", "title": "FAQ", "section": "S"}]}},
+        {
+            "type": "tool_result",
+            "id": "1",
+            "name": "search_guide",
+            "result": {"hits": [{"doc_id": "faq", "section": "S", "text": "passage text"}]},
+        },
+        {"type": "token", "text": "Hello "},
+        {"type": "token", "text": "world"},
+        {
+            "type": "final",
+            "result": {
+                "answer": "Hello world",
+                "language": "en",
+                "tool_calls": [
+                    {
+                        "name": "search_guide",
+                        "args": {},
+                        "result": {"hits": [{"doc_id": "faq", "section": "S", "text": "passage text"}]},
+                    }
+                ],
+                "citations": [{"doc_id": "faq", "title": "FAQ", "section": "S"}],
+            },
+        },
     ]
     final = list(chat_events_to_messages(iter(events), "en"))[-1]
     assert final[0]["metadata"]["status"] == "done" and "passage text" in final[0]["content"]
@@ -89,24 +149,37 @@ def test_stream_events_become_steps_answer_and_citations() -> None:
 
 def test_bilingual_strings_are_split_by_language() -> None:
     from assistant.web.render import _text
+
     assert _text("按小时计费更省 / Hourly billing is cheaper", "en") == "Hourly billing is cheaper"
     assert _text("按小时计费更省 / Hourly billing is cheaper", "zh") == "按小时计费更省"
-    assert _text("NVLink / NVSwitch", "zh") == "NVLink / NVSwitch"     # no Chinese: left whole
+    assert _text("NVLink / NVSwitch", "zh") == "NVLink / NVSwitch"  # no Chinese: left whole
 
 
 def test_pasted_log_is_shown_in_a_code_block_and_given_back_unchanged() -> None:
     from assistant.web.chat import display_user_text
+
     log = "帮我看看\n| 0 NVIDIA A100-SXM4-80GB  On |\n|  N/A   34C    P0  61W / 400W |"
     shown = display_user_text(log)
     assert shown.startswith("```text\n") and shown.endswith("\n```")
     assert flatten_history([{"role": "user", "content": shown}]) == [{"role": "user", "content": log}]
-    assert display_user_text("能用4090全量训练7B吗") == "能用4090全量训练7B吗"   # a question stays as typed
+    assert display_user_text("能用4090全量训练7B吗") == "能用4090全量训练7B吗"  # a question stays as typed
 
 
 def test_chart_states_the_seed_rule_beside_the_precise_figure() -> None:
     # 7e9 params: seed rule 8 B/param → 56 GB; mixed-precision AdamW 16 B/param → 112 GB (ZeRO paper).
-    est = {"weights_gb": 14.0, "total_gb": 112.0, "gpu_memory_gb": 24.0, "fits": False, "headroom_gb": -88.0,
-           "seed_rule": {"bytes_per_param": 8.0, "model_states_gb": 56.0, "precise_bytes_per_param": 16.0,
-                         "precise_model_states_gb": 112.0, "reason": {"zh": "没有 fp32 主权重", "en": "no fp32 master"}}}
+    est = {
+        "weights_gb": 14.0,
+        "total_gb": 112.0,
+        "gpu_memory_gb": 24.0,
+        "fits": False,
+        "headroom_gb": -88.0,
+        "seed_rule": {
+            "bytes_per_param": 8.0,
+            "model_states_gb": 56.0,
+            "precise_bytes_per_param": 16.0,
+            "precise_model_states_gb": 112.0,
+            "reason": {"zh": "没有 fp32 主权重", "en": "no fp32 master"},
+        },
+    }
     html = memory_chart_html(est, "en")
     assert "8 B/param → 56.0 GB" in html and "16 B/param → 112.0 GB" in html and "no fp32 master" in html

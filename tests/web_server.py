@@ -1,4 +1,5 @@
 """Start the real page (`gpu-advisor serve`) in a subprocess on a free loopback port."""
+
 from __future__ import annotations
 
 import os
@@ -21,14 +22,25 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_page(extra_args: list[str] | None = None, env: dict[str, str] | None = None,
-                 timeout: float = 90.0) -> Iterator[str]:
+def running_page(
+    extra_args: list[str] | None = None, env: dict[str, str] | None = None, timeout: float = 90.0
+) -> Iterator[str]:
     port = free_port()
-    full_env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1",
-                "PYTHONUNBUFFERED": "1", **(env or {})}
+    full_env = {
+        **os.environ,
+        "GRADIO_ANALYTICS_ENABLED": "False",
+        "HF_HUB_OFFLINE": "1",
+        "PYTHONUNBUFFERED": "1",
+        **(env or {}),
+    }
     log = open(ROOT / "artifacts" / f"serve-{port}.log", "w") if (ROOT / "artifacts").is_dir() else subprocess.DEVNULL
-    proc = subprocess.Popen([sys.executable, "-m", "assistant.cli", "serve", "--port", str(port),
-                             *(extra_args or [])], cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "assistant.cli", "serve", "--port", str(port), *(extra_args or [])],
+        cwd=ROOT,
+        env=full_env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}/"
     try:
         deadline = time.monotonic() + timeout
@@ -57,6 +69,7 @@ def running_page(extra_args: list[str] | None = None, env: dict[str, str] | None
 def server_pid(port: int) -> int | None:
     """The process listening on the page's port (the `serve` child of running_page)."""
     import re
+
     out = subprocess.run(["ss", "-ltnpH", f"sport = :{port}"], capture_output=True, text=True).stdout
     m = re.search(r"pid=(\d+)", out)
     return int(m.group(1)) if m else None

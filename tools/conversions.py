@@ -8,6 +8,7 @@ counts binary units too. Bandwidth: GB/s = 10^9 B/s, TB/s = 10^12 B/s (datasheet
 The collective factors live in `tools.interconnect` (nccl-tests doc/PERFORMANCE.md) and the 6·N·D
 count and GPU peaks in `tools.train_time` / `tools.gpus`; this module only composes them.
 """
+
 from __future__ import annotations
 
 import re
@@ -22,15 +23,26 @@ from tools.units import GB, GiB, MiB
 # ---------------------------------------------------------------- byte and bandwidth units --------
 # bytes per unit; the names are case-insensitive on input ("gib", "GiB", "G", "吉字节" is not accepted).
 BYTE_UNITS: dict[str, int] = {
-    "B": 1, "KB": 10**3, "MB": 10**6, "GB": GB, "TB": 10**12, "PB": 10**15,
-    "KiB": 2**10, "MiB": MiB, "GiB": GiB, "TiB": 2**40, "PiB": 2**50,
+    "B": 1,
+    "KB": 10**3,
+    "MB": 10**6,
+    "GB": GB,
+    "TB": 10**12,
+    "PB": 10**15,
+    "KiB": 2**10,
+    "MiB": MiB,
+    "GiB": GiB,
+    "TiB": 2**40,
+    "PiB": 2**50,
 }
 # bytes per second per unit (decimal, as datasheets and nccl-tests print them)
 RATE_UNITS: dict[str, int] = {"MB/s": 10**6, "GB/s": 10**9, "TB/s": 10**12}
-_BITRATE_UNITS = ("Gb/s", "Tb/s")   # bits: a NIC's "100G" is 12.5 GB/s
+_BITRATE_UNITS = ("Gb/s", "Tb/s")  # bits: a NIC's "100G" is 12.5 GB/s
 
-UNIT_SOURCE = ("IEC 80000-13 (KiB/MiB/GiB = 2^10/2^20/2^30 B) and SI prefixes (kB/MB/GB = 10^3/10^6/10^9 B); "
-               "nvidia-smi reports memory in MiB (NVIDIA nvidia-smi documentation)")
+UNIT_SOURCE = (
+    "IEC 80000-13 (KiB/MiB/GiB = 2^10/2^20/2^30 B) and SI prefixes (kB/MB/GB = 10^3/10^6/10^9 B); "
+    "nvidia-smi reports memory in MiB (NVIDIA nvidia-smi documentation)"
+)
 
 
 def canonical_unit(unit: str) -> str:
@@ -45,8 +57,9 @@ def canonical_unit(unit: str) -> str:
     for name in [*BYTE_UNITS, *RATE_UNITS]:
         if low == name.lower():
             return name
-    raise ToolInputError(f"不认识的单位「{unit}」", f"Unknown unit '{unit}'", field="unit",
-                         suggestions=[*BYTE_UNITS, *RATE_UNITS])
+    raise ToolInputError(
+        f"不认识的单位「{unit}」", f"Unknown unit '{unit}'", field="unit", suggestions=[*BYTE_UNITS, *RATE_UNITS]
+    )
 
 
 def _kind(unit: str) -> str:
@@ -78,33 +91,52 @@ def convert_units(inp: ConvertUnitsInput) -> ConvertUnitsOutput:
     src = canonical_unit(inp.from_unit)
     dst = canonical_unit(inp.to_unit) if inp.to_unit else None
     if src in _BITRATE_UNITS or (dst in _BITRATE_UNITS if dst else False):
-        raise ToolInputError("网卡速率用比特（Gb/s），请先除以 8 换成 GB/s 再换算",
-                             "Link speeds in bits (Gb/s) divide by 8 to get GB/s; give GB/s", field="from_unit")
+        raise ToolInputError(
+            "网卡速率用比特（Gb/s），请先除以 8 换成 GB/s 再换算",
+            "Link speeds in bits (Gb/s) divide by 8 to get GB/s; give GB/s",
+            field="from_unit",
+        )
     if dst and _kind(src) != _kind(dst):
-        raise ToolInputError(f"{src} 和 {dst} 不是同一类单位（容量与带宽不能互换）",
-                             f"{src} and {dst} measure different things (size vs bandwidth)", field="to_unit")
+        raise ToolInputError(
+            f"{src} 和 {dst} 不是同一类单位（容量与带宽不能互换）",
+            f"{src} and {dst} measure different things (size vs bandwidth)",
+            field="to_unit",
+        )
     table_units = BYTE_UNITS if _kind(src) == "bytes" else RATE_UNITS
     base = inp.value * table_units[src]
     table = {u: base / f for u, f in table_units.items() if u not in ("B", "KB", "KiB", "PB", "PiB")}
     result = base / table_units[dst] if dst else None
     if _kind(src) == "bytes":
-        formula = (f"{inp.value:g} {src} × {table_units[src]:,} B/{src}" +
-                   (f" ÷ {table_units[dst]:,} B/{dst} = {result:.6g} {dst}" if dst else f" = {base:,.0f} B"))
-        zh = ("GB 是十进制单位，1 GB = 10^9 字节（显卡规格表、硬盘厂商用它）；GiB 是二进制单位，1 GiB = 2^30 = "
-              "1,073,741,824 字节。nvidia-smi 显示的 MiB 也是二进制：1 MiB = 2^20 = 1,048,576 字节，"
-              "所以 1 GiB ≈ 1.074 GB，同一块显存用 GiB 表示的数字比用 GB 小约 7%。")
-        en = ("GB is decimal: 1 GB = 10^9 bytes (GPU datasheets and disk vendors use it); GiB is binary: 1 GiB = 2^30 = "
-              "1,073,741,824 bytes. nvidia-smi's MiB is binary too: 1 MiB = 2^20 = 1,048,576 bytes, so 1 GiB ≈ 1.074 GB "
-              "and the same memory reads about 7% smaller in GiB than in GB.")
+        formula = f"{inp.value:g} {src} × {table_units[src]:,} B/{src}" + (
+            f" ÷ {table_units[dst]:,} B/{dst} = {result:.6g} {dst}" if dst else f" = {base:,.0f} B"
+        )
+        zh = (
+            "GB 是十进制单位，1 GB = 10^9 字节（显卡规格表、硬盘厂商用它）；GiB 是二进制单位，1 GiB = 2^30 = "
+            "1,073,741,824 字节。nvidia-smi 显示的 MiB 也是二进制：1 MiB = 2^20 = 1,048,576 字节，"
+            "所以 1 GiB ≈ 1.074 GB，同一块显存用 GiB 表示的数字比用 GB 小约 7%。"
+        )
+        en = (
+            "GB is decimal: 1 GB = 10^9 bytes (GPU datasheets and disk vendors use it); GiB is binary: 1 GiB = 2^30 = "
+            "1,073,741,824 bytes. nvidia-smi's MiB is binary too: 1 MiB = 2^20 = 1,048,576 bytes, so 1 GiB ≈ 1.074 GB "
+            "and the same memory reads about 7% smaller in GiB than in GB."
+        )
     else:
-        formula = (f"{inp.value:g} {src} = {base:.6g} B/s" +
-                   (f" = {result:.6g} {dst}" if dst else ""))
+        formula = f"{inp.value:g} {src} = {base:.6g} B/s" + (f" = {result:.6g} {dst}" if dst else "")
         zh = "带宽按十进制换算：1 TB/s = 1000 GB/s = 10^12 字节/秒（显卡规格表和 nccl-tests 都这样写）。"
         en = "Bandwidth converts in decimal steps: 1 TB/s = 1000 GB/s = 10^12 bytes/s (datasheets and nccl-tests use this)."
-    return ConvertUnitsOutput(value=inp.value, from_unit=src, to_unit=dst, result=result,
-                              n_bytes=base if _kind(src) == "bytes" else None,
-                              bytes_per_s=base if _kind(src) == "rate" else None,
-                              table=table, formula=formula, explanation_zh=zh, explanation_en=en, source=UNIT_SOURCE)
+    return ConvertUnitsOutput(
+        value=inp.value,
+        from_unit=src,
+        to_unit=dst,
+        result=result,
+        n_bytes=base if _kind(src) == "bytes" else None,
+        bytes_per_s=base if _kind(src) == "rate" else None,
+        table=table,
+        formula=formula,
+        explanation_zh=zh,
+        explanation_en=en,
+        source=UNIT_SOURCE,
+    )
 
 
 # ---------------------------------------------------------------- nccl-tests busbw ----------------
@@ -127,19 +159,34 @@ class BusbwOutput(BaseModel):
     source: str
 
 
-_FACTOR_TEXT = {"all_reduce": "2(n−1)/n", "reduce_scatter": "(n−1)/n", "all_gather": "(n−1)/n",
-                "alltoall": "(n−1)/n", "broadcast": "1", "reduce": "1"}
+_FACTOR_TEXT = {
+    "all_reduce": "2(n−1)/n",
+    "reduce_scatter": "(n−1)/n",
+    "all_gather": "(n−1)/n",
+    "alltoall": "(n−1)/n",
+    "broadcast": "1",
+    "reduce": "1",
+}
 
 
 def busbw_from_algbw(inp: BusbwInput) -> BusbwOutput:
     from tools.interconnect import algbw_to_busbw, busbw_factor
+
     factor = busbw_factor(inp.op, inp.n_gpus)
     busbw = algbw_to_busbw(inp.algbw_gbs, inp.n_gpus, inp.op)
-    formula = (f"busbw = algbw × {_FACTOR_TEXT[inp.op]} = {inp.algbw_gbs:g} × {factor:.4g} = {busbw:.4g} GB/s "
-               f"(n = {inp.n_gpus})")
-    return BusbwOutput(algbw_gbs=inp.algbw_gbs, n_gpus=inp.n_gpus, op=inp.op, factor=factor,
-                       busbw_gbs=round(busbw, 6), formula=formula,
-                       source="NVIDIA nccl-tests doc/PERFORMANCE.md (bus bandwidth)")
+    formula = (
+        f"busbw = algbw × {_FACTOR_TEXT[inp.op]} = {inp.algbw_gbs:g} × {factor:.4g} = {busbw:.4g} GB/s "
+        f"(n = {inp.n_gpus})"
+    )
+    return BusbwOutput(
+        algbw_gbs=inp.algbw_gbs,
+        n_gpus=inp.n_gpus,
+        op=inp.op,
+        factor=factor,
+        busbw_gbs=round(busbw, 6),
+        formula=formula,
+        source="NVIDIA nccl-tests doc/PERFORMANCE.md (bus bandwidth)",
+    )
 
 
 # ---------------------------------------------------------------- MFU from published GPU-hours -----
@@ -173,6 +220,7 @@ def implied_mfu(inp: ImpliedMfuInput) -> ImpliedMfuOutput:
     """MFU = 6·N·D / (GPU-hours × 3600 × dense peak) — Chowdhery et al. 2022 (PaLM, MFU definition)."""
     from tools.gpus import resolve_gpu
     from tools.train_time import resolve_sizes, training_flops
+
     if inp.model is None and inp.params_b is None:
         raise ToolInputError("需要模型名或参数量", "Give a model name or params_b", field="model")
     total, active, label = resolve_sizes(inp.model, inp.params_b, None)
@@ -180,41 +228,69 @@ def implied_mfu(inp: ImpliedMfuInput) -> ImpliedMfuOutput:
     gpu = resolve_gpu(inp.gpu)
     peak = gpu.dense_tflops(inp.precision)
     if not peak:
-        raise ToolInputError(f"{gpu.name} 没有公开的 {inp.precision} 峰值", f"{gpu.name} has no published {inp.precision} peak",
-                             field="precision")
+        raise ToolInputError(
+            f"{gpu.name} 没有公开的 {inp.precision} 峰值",
+            f"{gpu.name} has no published {inp.precision} peak",
+            field="precision",
+        )
     seconds = inp.gpu_hours * 3600
     achieved = flops / seconds / 1e12
     mfu = achieved / peak
     if mfu > 1:
-        raise ToolInputError(f"算出的 MFU 为 {mfu:.0%}，超过 100%：GPU 时数、token 数或显卡可能写错了",
-                             f"That implies an MFU of {mfu:.0%}, above 100%: check the GPU-hours, tokens or GPU",
-                             field="gpu_hours")
-    notes = [f"FLOPs = {k}·N·D = {k} × {active:.4g} × {inp.tokens:.4g} = {flops:.4g}（{flops_src}）",
-             "不含注意力的 FLOPs 和重计算（MFU 的标准定义） / excludes attention FLOPs and recomputation "
-             "(the standard MFU definition)"]
+        raise ToolInputError(
+            f"算出的 MFU 为 {mfu:.0%}，超过 100%：GPU 时数、token 数或显卡可能写错了",
+            f"That implies an MFU of {mfu:.0%}, above 100%: check the GPU-hours, tokens or GPU",
+            field="gpu_hours",
+        )
+    notes = [
+        f"FLOPs = {k}·N·D = {k} × {active:.4g} × {inp.tokens:.4g} = {flops:.4g}（{flops_src}）",
+        "不含注意力的 FLOPs 和重计算（MFU 的标准定义） / excludes attention FLOPs and recomputation "
+        "(the standard MFU definition)",
+    ]
     if gpu.lookup_note:
         notes.append(gpu.lookup_note)
-    formula = (f"MFU = {flops:.4g} / ({inp.gpu_hours:,.0f} × 3600 × {peak:g}e12) = {mfu:.3f}")
-    return ImpliedMfuOutput(model=label, params=total, tokens=inp.tokens, gpu_hours=inp.gpu_hours, gpu_name=gpu.name,
-                            flops=flops, gpu_seconds=seconds, achieved_tflops=round(achieved, 2), peak_tflops=peak,
-                            mfu=round(mfu, 4), mfu_pct=round(mfu * 100, 1), formula=formula, notes=notes,
-                            source=f"Chowdhery et al. 2022 (PaLM, MFU); {flops_src}; peak: {gpu.source}")
+    formula = f"MFU = {flops:.4g} / ({inp.gpu_hours:,.0f} × 3600 × {peak:g}e12) = {mfu:.3f}"
+    return ImpliedMfuOutput(
+        model=label,
+        params=total,
+        tokens=inp.tokens,
+        gpu_hours=inp.gpu_hours,
+        gpu_name=gpu.name,
+        flops=flops,
+        gpu_seconds=seconds,
+        achieved_tflops=round(achieved, 2),
+        peak_tflops=peak,
+        mfu=round(mfu, 4),
+        mfu_pct=round(mfu * 100, 1),
+        formula=formula,
+        notes=notes,
+        source=f"Chowdhery et al. 2022 (PaLM, MFU); {flops_src}; peak: {gpu.source}",
+    )
 
 
 TOOLS = [
-    ToolSpec("convert_units",
-             "Convert a memory size or bandwidth between units: B/KB/MB/GB/TB (decimal, GB = 10^9 bytes) and "
-             "KiB/MiB/GiB/TiB (binary, GiB = 2^30 bytes; nvidia-smi prints MiB), or MB/s, GB/s, TB/s. Returns the "
-             "exact result in `to_unit`, the byte count and a table in every common unit, with the definitions.",
-             ConvertUnitsInput, convert_units),
-    ToolSpec("busbw_from_algbw",
-             "nccl-tests bus bandwidth from the algorithm bandwidth it printed: busbw = algbw × factor, factor "
-             "2(n−1)/n for all_reduce, (n−1)/n for all_gather / reduce_scatter / alltoall, 1 for broadcast / reduce "
-             "(nccl-tests doc/PERFORMANCE.md). Input and output in GB/s.",
-             BusbwInput, busbw_from_algbw),
-    ToolSpec("implied_mfu",
-             "Model FLOPs utilisation implied by a published training run: MFU = 6·N·D / (GPU-hours × 3600 × dense "
-             "peak FLOP/s). Returns FLOPs, achieved TFLOPS per GPU, the GPU's dense peak TFLOPS and MFU as a "
-             "fraction and in percent.",
-             ImpliedMfuInput, implied_mfu),
+    ToolSpec(
+        "convert_units",
+        "Convert a memory size or bandwidth between units: B/KB/MB/GB/TB (decimal, GB = 10^9 bytes) and "
+        "KiB/MiB/GiB/TiB (binary, GiB = 2^30 bytes; nvidia-smi prints MiB), or MB/s, GB/s, TB/s. Returns the "
+        "exact result in `to_unit`, the byte count and a table in every common unit, with the definitions.",
+        ConvertUnitsInput,
+        convert_units,
+    ),
+    ToolSpec(
+        "busbw_from_algbw",
+        "nccl-tests bus bandwidth from the algorithm bandwidth it printed: busbw = algbw × factor, factor "
+        "2(n−1)/n for all_reduce, (n−1)/n for all_gather / reduce_scatter / alltoall, 1 for broadcast / reduce "
+        "(nccl-tests doc/PERFORMANCE.md). Input and output in GB/s.",
+        BusbwInput,
+        busbw_from_algbw,
+    ),
+    ToolSpec(
+        "implied_mfu",
+        "Model FLOPs utilisation implied by a published training run: MFU = 6·N·D / (GPU-hours × 3600 × dense "
+        "peak FLOP/s). Returns FLOPs, achieved TFLOPS per GPU, the GPU's dense peak TFLOPS and MFU as a "
+        "fraction and in percent.",
+        ImpliedMfuInput,
+        implied_mfu,
+    ),
 ]

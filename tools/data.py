@@ -2,6 +2,7 @@
 
 Each data row carries `source` and `as_of`; loaders here only parse, they never invent.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache

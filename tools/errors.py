@@ -4,6 +4,7 @@ Tools raise `ToolInputError` for input a person can fix (unknown model, negative
 The CLI turns it into exit code 2, the agent hands it back to the model as a structured
 result, and the page shows it. Anything else that escapes a tool is a bug and should raise.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -12,8 +13,7 @@ from typing import Any
 class ToolInputError(ValueError):
     """Input the user can correct; the message exists in both languages."""
 
-    def __init__(self, zh: str, en: str, *, field: str | None = None,
-                 suggestions: list[str] | None = None) -> None:
+    def __init__(self, zh: str, en: str, *, field: str | None = None, suggestions: list[str] | None = None) -> None:
         super().__init__(en)
         self.zh = zh
         self.en = en
@@ -28,8 +28,7 @@ class ToolInputError(ValueError):
         return text
 
     def to_dict(self) -> dict[str, Any]:
-        return {"error": {"zh": self.zh, "en": self.en, "field": self.field,
-                          "suggestions": self.suggestions}}
+        return {"error": {"zh": self.zh, "en": self.en, "field": self.field, "suggestions": self.suggestions}}
 
 
 def from_validation_error(exc: Exception) -> ToolInputError:

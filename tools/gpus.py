@@ -8,6 +8,7 @@ Other modules call `resolve_gpu(name) -> GpuSpec` (memory sizing, prices, planne
 diagnosis) and `all_gpus()`; `GpuSpec.dense_tflops(precision)` gives the peak used for time
 estimates.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -67,8 +68,9 @@ class GpuSpec(BaseModel):
     price_key: str | None = Field(None, description="row in knowledge/prices.yaml, None = no price data")
     aliases: list[str] = Field(default_factory=list)
     nvidia_smi_names: list[str] = Field(default_factory=list)
-    nvidia_smi_total_mib: int | None = Field(None, description="memory total nvidia-smi prints, MiB (2^20 bytes); "
-                                             "None = no public log cited")
+    nvidia_smi_total_mib: int | None = Field(
+        None, description="memory total nvidia-smi prints, MiB (2^20 bytes); None = no public log cited"
+    )
     nvidia_smi_total_source: str | None = None
     lookup_rank: int = 0
     source: str
@@ -108,11 +110,15 @@ class GpuSpec(BaseModel):
         if p == "tf32":
             return self.tf32_dense_tflops
         if p == "fp32":
-            return (self.tf32_dense_tflops if tf32_enabled and self.tf32_dense_tflops else self.fp32_tflops)
+            return self.tf32_dense_tflops if tf32_enabled and self.tf32_dense_tflops else self.fp32_tflops
         if p == "int8":
             return self.int8_dense_tops
-        raise ToolInputError(f"未知精度 {precision}", f"Unknown precision {precision}", field="precision",
-                             suggestions=["bf16", "fp16", "fp8", "tf32", "fp32"])
+        raise ToolInputError(
+            f"未知精度 {precision}",
+            f"Unknown precision {precision}",
+            field="precision",
+            suggestions=["bf16", "fp16", "fp8", "tf32", "fp32"],
+        )
 
 
 class SeedNote(BaseModel):
@@ -134,6 +140,7 @@ class SeedNote(BaseModel):
 
 
 # ---------------------------------------------------------------- loading and lookup
+
 
 @lru_cache(maxsize=1)
 def _table() -> tuple[dict[str, GpuSpec], list[SeedNote]]:
@@ -157,15 +164,47 @@ def seed_notes_for(gpu_ids: list[str] | None = None) -> list[SeedNote]:
     return [n for n in notes if wanted & set(n.applies_to)]
 
 
-_DROP_WORDS = ("nvidia", "geforce", "tesla", "huawei", "华为", "英伟达", "显卡", "tensorcoregpu", "tensorcore",
-               "graphicscard", "gpu", "卡", "generation")
+_DROP_WORDS = (
+    "nvidia",
+    "geforce",
+    "tesla",
+    "huawei",
+    "华为",
+    "英伟达",
+    "显卡",
+    "tensorcoregpu",
+    "tensorcore",
+    "graphicscard",
+    "gpu",
+    "卡",
+    "generation",
+)
 # Family tokens, most specific first ("a100" before "a10", "h200" before "h20", "l40s" before "l40" before "l4").
 _FAMILY_PATTERNS: list[tuple[str, str]] = [
-    ("pro6000", r"pro6000"), ("6000ada", r"6000ada"), ("a6000", r"a6000"), ("4090d", r"4090d"),
-    ("4090", r"4090"), ("5090d", r"5090d"), ("5090", r"5090"), ("3090", r"3090"), ("l40s", r"l40s"),
-    ("l40", r"l40"), ("l20", r"l20"), ("h100", r"h100"), ("h800", r"h800"), ("h200", r"h200"), ("h20", r"h20"),
-    ("b200", r"b200"), ("a100", r"a100"), ("a800", r"a800"), ("a10", r"a10"), ("a40", r"a40"), ("l4", r"l4"),
-    ("v100", r"v100"), ("t4", r"t4"), ("910b", r"910b"),
+    ("pro6000", r"pro6000"),
+    ("6000ada", r"6000ada"),
+    ("a6000", r"a6000"),
+    ("4090d", r"4090d"),
+    ("4090", r"4090"),
+    ("5090d", r"5090d"),
+    ("5090", r"5090"),
+    ("3090", r"3090"),
+    ("l40s", r"l40s"),
+    ("l40", r"l40"),
+    ("l20", r"l20"),
+    ("h100", r"h100"),
+    ("h800", r"h800"),
+    ("h200", r"h200"),
+    ("h20", r"h20"),
+    ("b200", r"b200"),
+    ("a100", r"a100"),
+    ("a800", r"a800"),
+    ("a10", r"a10"),
+    ("a40", r"a40"),
+    ("l4", r"l4"),
+    ("v100", r"v100"),
+    ("t4", r"t4"),
+    ("910b", r"910b"),
 ]
 
 
@@ -256,8 +295,10 @@ def suggest_gpus(text: str, limit: int = 6) -> list[str]:
 def _variant_note(name: str, spec: GpuSpec, others: list[GpuSpec]) -> str:
     alt_zh = "、".join(o.name for o in others[:3])
     alt_en = ", ".join(o.name for o in others[:3])
-    return (f"「{name}」按 {spec.name} 处理；同系列还有 {alt_zh}，如不是请写明。 / "
-            f"Read '{name}' as {spec.name}; other variants: {alt_en} — say so if you meant one of them.")
+    return (
+        f"「{name}」按 {spec.name} 处理；同系列还有 {alt_zh}，如不是请写明。 / "
+        f"Read '{name}' as {spec.name}; other variants: {alt_en} — say so if you meant one of them."
+    )
 
 
 def resolve_gpu(name: str) -> GpuSpec:
@@ -267,8 +308,12 @@ def resolve_gpu(name: str) -> GpuSpec:
     Raises ToolInputError (bilingual, with suggestions) when nothing matches.
     """
     if not isinstance(name, str) or not name.strip():
-        raise ToolInputError("请给出 GPU 型号", "Please name a GPU", field="gpu",
-                             suggestions=["4090", "A100 80G", "H100", "L40S", "910B"])
+        raise ToolInputError(
+            "请给出 GPU 型号",
+            "Please name a GPU",
+            field="gpu",
+            suggestions=["4090", "A100 80G", "H100", "L40S", "910B"],
+        )
     gpus = _table()[0]
     if name in gpus:  # exact table id ('rtx_4090'): what other modules pass around
         return gpus[name].model_copy()
@@ -292,12 +337,16 @@ def resolve_gpu(name: str) -> GpuSpec:
         return spec
     if others:  # the family is known but not at that memory size (e.g. a modded 48GB 4090D, a 141GB H20)
         sizes = "/".join(sorted({f"{o.memory_gb:g}GB" for o in others}))
-        raise ToolInputError(f"表中 {others[0].family} 系列只有 {sizes} 版本，没有「{name}」；改装或其他显存版本请直接给显存大小（如 48GB）",
-                             f"The table has the {others[0].family} family only as {sizes}, not '{name}'; for modded or other "
-                             f"memory variants give the memory size instead (e.g. 48GB)", field="gpu",
-                             suggestions=[o.name for o in others])
-    raise ToolInputError(f"GPU 表里没有「{name}」", f"No GPU named '{name}' in the table", field="gpu",
-                         suggestions=suggest_gpus(name))
+        raise ToolInputError(
+            f"表中 {others[0].family} 系列只有 {sizes} 版本，没有「{name}」；改装或其他显存版本请直接给显存大小（如 48GB）",
+            f"The table has the {others[0].family} family only as {sizes}, not '{name}'; for modded or other "
+            f"memory variants give the memory size instead (e.g. 48GB)",
+            field="gpu",
+            suggestions=[o.name for o in others],
+        )
+    raise ToolInputError(
+        f"GPU 表里没有「{name}」", f"No GPU named '{name}' in the table", field="gpu", suggestions=suggest_gpus(name)
+    )
 
 
 # ---------------------------------------------------------------- comparison
@@ -328,18 +377,32 @@ class CompareRow(BaseModel):
     label_zh: str
     label_en: str
     values: list[float | int | str | None]
-    best_index: int | None = Field(None, description="index of the best numeric value (higher is better), if meaningful")
+    best_index: int | None = Field(
+        None, description="index of the best numeric value (higher is better), if meaningful"
+    )
 
 
 class GpuComparison(BaseModel):
     gpus: list[GpuSpec]
     rows: list[CompareRow]
-    ratios: dict[str, float] = Field(default_factory=dict,
-                                     description="second..nth GPU vs the first for bf16 dense, memory BW, memory")
+    ratios: dict[str, float] = Field(
+        default_factory=dict, description="second..nth GPU vs the first for bf16 dense, memory BW, memory"
+    )
 
 
-_HIGHER_BETTER = {"memory_gb", "mem_bw_gbs", "fp32_tflops", "tf32_dense_tflops", "bf16_dense_tflops", "fp16_dense_tflops",
-                  "bf16_fp16_sparse_tflops", "fp8_dense_tflops", "int8_dense_tops", "nvlink_gbs_bidir", "pcie_gen"}
+_HIGHER_BETTER = {
+    "memory_gb",
+    "mem_bw_gbs",
+    "fp32_tflops",
+    "tf32_dense_tflops",
+    "bf16_dense_tflops",
+    "fp16_dense_tflops",
+    "bf16_fp16_sparse_tflops",
+    "fp8_dense_tflops",
+    "int8_dense_tops",
+    "nvlink_gbs_bidir",
+    "pcie_gen",
+}
 
 
 def compare_gpus(names: list[str]) -> GpuComparison:
@@ -373,10 +436,17 @@ def compare_gpus(names: list[str]) -> GpuComparison:
 
 # ---------------------------------------------------------------- tool
 
+
 class GpuSpecsInput(BaseModel):
-    names: list[str] = Field(..., min_length=1, max_length=4,
-                             description="1–4 GPU names, forgiving: '4090', 'A100 80G', 'NVIDIA A100-SXM4-80GB', 'H800', '910B', '昇腾910B'")
-    include_seed_notes: bool = Field(True, description="add the corrections to the seed article that concern these GPUs")
+    names: list[str] = Field(
+        ...,
+        min_length=1,
+        max_length=4,
+        description="1–4 GPU names, forgiving: '4090', 'A100 80G', 'NVIDIA A100-SXM4-80GB', 'H800', '910B', '昇腾910B'",
+    )
+    include_seed_notes: bool = Field(
+        True, description="add the corrections to the seed article that concern these GPUs"
+    )
 
 
 class GpuSpecsOutput(BaseModel):
@@ -392,15 +462,26 @@ def gpu_specs(inp: GpuSpecsInput) -> GpuSpecsOutput:
     notes = [s.lookup_note for s in comp.gpus if s.lookup_note]
     for s in comp.gpus:
         if not s.is_nvidia:
-            notes.append(f"{s.name}：非 NVIDIA 芯片，数据可信度低（{s.confidence}），需 CANN/torch_npu，不能直接跑 CUDA。 / "
-                         f"{s.name} is not an NVIDIA GPU; figures are low-confidence ({s.confidence}) and it needs CANN/torch_npu, not CUDA.")
+            notes.append(
+                f"{s.name}：非 NVIDIA 芯片，数据可信度低（{s.confidence}），需 CANN/torch_npu，不能直接跑 CUDA。 / "
+                f"{s.name} is not an NVIDIA GPU; figures are low-confidence ({s.confidence}) and it needs CANN/torch_npu, not CUDA."
+            )
         if s.confidence in ("derived", "estimate"):
-            notes.append(f"{s.name}：部分算力数字是推算值（{s.confidence}）。 / {s.name}: some compute figures are {s.confidence}.")
-    notes.append("算力为稠密值（无 2:4 稀疏）；GeForce 卡 BF16 为 FP32 累加速率。 / Compute is dense (no 2:4 sparsity); "
-                 "GeForce BF16 is the FP32-accumulate rate.")
+            notes.append(
+                f"{s.name}：部分算力数字是推算值（{s.confidence}）。 / {s.name}: some compute figures are {s.confidence}."
+            )
+    notes.append(
+        "算力为稠密值（无 2:4 稀疏）；GeForce 卡 BF16 为 FP32 累加速率。 / Compute is dense (no 2:4 sparsity); "
+        "GeForce BF16 is the FP32-accumulate rate."
+    )
     seed = seed_notes_for([s.id for s in comp.gpus]) if inp.include_seed_notes else []
-    return GpuSpecsOutput(gpus=comp.gpus, comparison=comp.rows if len(comp.gpus) > 1 else None,
-                          ratios=comp.ratios, seed_notes=seed, notes=notes)
+    return GpuSpecsOutput(
+        gpus=comp.gpus,
+        comparison=comp.rows if len(comp.gpus) > 1 else None,
+        ratios=comp.ratios,
+        seed_notes=seed,
+        notes=notes,
+    )
 
 
 # ---------------------------------------------------------------- "nvidia-smi shows only 23GB — fake?"
@@ -412,8 +493,11 @@ SeenUnit = Literal["auto", "MiB", "GiB", "GB", "MB"]
 class ReportedMemoryInput(BaseModel):
     gpu: str = Field(..., description="the card the user rented, forgiving name: '4090', 'A100 80G', 'H100'")
     seen_value: float = Field(..., gt=0, description="the memory total the user saw, e.g. 23 (from '23GB') or 24564")
-    seen_unit: SeenUnit = Field("auto", description="unit the user wrote; 'auto' = 'G/GB' as people read nvidia-smi "
-                                "(MiB ÷ 1024, i.e. GiB, often truncated or rounded); values ≥ 1000 are taken as MiB")
+    seen_unit: SeenUnit = Field(
+        "auto",
+        description="unit the user wrote; 'auto' = 'G/GB' as people read nvidia-smi "
+        "(MiB ÷ 1024, i.e. GiB, often truncated or rounded); values ≥ 1000 are taken as MiB",
+    )
 
 
 class ReportedMemoryOutput(BaseModel):
@@ -426,7 +510,8 @@ class ReportedMemoryOutput(BaseModel):
     seen_mib_low: float = Field(description="lowest MiB the user's figure can stand for")
     seen_mib_high: float = Field(description="highest MiB the user's figure can stand for")
     interpretation: Literal["mib", "gb", "gib", "gib_rounded", "gb_or_gib"] = Field(
-        description="how the user's figure was read: MiB, decimal GB, GiB, GiB rounded/truncated, or either GB or GiB")
+        description="how the user's figure was read: MiB, decimal GB, GiB, GiB rounded/truncated, or either GB or GiB"
+    )
     mib_per_gib: int = Field(1024, description="GiB = 1024 MiB (the conversion the answer uses)")
     source: str | None = None
     commands: list[str] = Field(default_factory=list, description="what to run to check")
@@ -440,7 +525,7 @@ def _seen_range_mib(value: float, unit: str) -> tuple[float, float, str]:
         unit = "MiB" if value >= 1000 else "GiB"
     if unit == "MiB":
         return value, value, "mib"
-    if unit == "MB":   # nvidia-smi's "MB" before driver 5xx was MiB
+    if unit == "MB":  # nvidia-smi's "MB" before driver 5xx was MiB
         return value, value, "mib"
     if unit == "GB":
         v = value * 1e9 / MIB
@@ -460,16 +545,23 @@ def check_reported_memory(inp: ReportedMemoryInput) -> ReportedMemoryOutput:
         lo, hi, how = min(lo, glo), max(hi, ghi), "gb_or_gib"
     expected = spec.nvidia_smi_total_mib
     datasheet_mib = spec.memory_gb * 1e9 / MIB
-    tol = 0.01   # 1 %: driver versions differ by a few MiB in reservations
-    commands = ["nvidia-smi -q -d MEMORY", "nvidia-smi --query-gpu=name,memory.total --format=csv",
-                "gpu-advisor checklist"]
-    notes = ["MiB = 2^20 字节，GiB = 2^30，GB = 10^9；nvidia-smi 显示的是 MiB。 / "
-             "MiB = 2^20 bytes, GiB = 2^30, GB = 10^9; nvidia-smi prints MiB."]
+    tol = 0.01  # 1 %: driver versions differ by a few MiB in reservations
+    commands = [
+        "nvidia-smi -q -d MEMORY",
+        "nvidia-smi --query-gpu=name,memory.total --format=csv",
+        "gpu-advisor checklist",
+    ]
+    notes = [
+        "MiB = 2^20 字节，GiB = 2^30，GB = 10^9；nvidia-smi 显示的是 MiB。 / "
+        "MiB = 2^20 bytes, GiB = 2^30, GB = 10^9; nvidia-smi prints MiB."
+    ]
     if expected is None:
         verdict = "unknown"
-        notes.append(f"没有可引用的 {spec.name} nvidia-smi 显存总数；规格 {spec.memory_gb:g} GB = {datasheet_mib:,.0f} MiB。 / "
-                     f"No cited nvidia-smi total for the {spec.name}; the datasheet {spec.memory_gb:g} GB = "
-                     f"{datasheet_mib:,.0f} MiB.")
+        notes.append(
+            f"没有可引用的 {spec.name} nvidia-smi 显存总数；规格 {spec.memory_gb:g} GB = {datasheet_mib:,.0f} MiB。 / "
+            f"No cited nvidia-smi total for the {spec.name}; the datasheet {spec.memory_gb:g} GB = "
+            f"{datasheet_mib:,.0f} MiB."
+        )
     elif lo <= expected * (1 + tol) and hi >= expected * (1 - tol):
         verdict = "normal"
     elif hi < expected * (1 - tol):
@@ -477,28 +569,41 @@ def check_reported_memory(inp: ReportedMemoryInput) -> ReportedMemoryOutput:
     else:
         verdict = "more_than_spec"
     return ReportedMemoryOutput(
-        gpu=spec.name, verdict=verdict, expected_mib=expected,
-        expected_gib=round(expected / 1024, 2) if expected else None, memory_gb=spec.memory_gb,
-        datasheet_mib=round(datasheet_mib, 1), seen_mib_low=round(lo, 1), seen_mib_high=round(hi, 1),
-        interpretation=how, source=spec.nvidia_smi_total_source, commands=commands, notes=notes)
+        gpu=spec.name,
+        verdict=verdict,
+        expected_mib=expected,
+        expected_gib=round(expected / 1024, 2) if expected else None,
+        memory_gb=spec.memory_gb,
+        datasheet_mib=round(datasheet_mib, 1),
+        seen_mib_low=round(lo, 1),
+        seen_mib_high=round(hi, 1),
+        interpretation=how,
+        source=spec.nvidia_smi_total_source,
+        commands=commands,
+        notes=notes,
+    )
 
 
 TOOLS = [
     ToolSpec(
         name="check_reported_memory",
-        description=("Judge whether the GPU memory total a user saw (e.g. '4090 shows only 23GB in nvidia-smi') is normal: "
-                     "converts the figure (GB/GiB/MiB) to MiB and compares with the cited nvidia-smi total for a genuine "
-                     "card (MiB). Returns verdict normal | suspicious | more_than_spec | unknown, expected_mib, "
-                     "the MiB range the figure stands for, source, and commands to verify."),
+        description=(
+            "Judge whether the GPU memory total a user saw (e.g. '4090 shows only 23GB in nvidia-smi') is normal: "
+            "converts the figure (GB/GiB/MiB) to MiB and compares with the cited nvidia-smi total for a genuine "
+            "card (MiB). Returns verdict normal | suspicious | more_than_spec | unknown, expected_mib, "
+            "the MiB range the figure stands for, source, and commands to verify."
+        ),
         input_model=ReportedMemoryInput,
         func=check_reported_memory,
     ),
     ToolSpec(
         name="gpu_specs",
-        description=("Look up 1–4 GPUs (forgiving names, incl. nvidia-smi names and 昇腾910B) and return datasheet specs: "
-                     "memory (GB, decimal), memory bandwidth (GB/s), dense TFLOPS per precision (sparse kept apart), "
-                     "NVLink (GB/s, bidirectional), PCIe gen, TDP (W), China availability, source/as_of/confidence; "
-                     "with 2–4 names also a side-by-side table and ratios, plus corrections to the seed article."),
+        description=(
+            "Look up 1–4 GPUs (forgiving names, incl. nvidia-smi names and 昇腾910B) and return datasheet specs: "
+            "memory (GB, decimal), memory bandwidth (GB/s), dense TFLOPS per precision (sparse kept apart), "
+            "NVLink (GB/s, bidirectional), PCIe gen, TDP (W), China availability, source/as_of/confidence; "
+            "with 2–4 names also a side-by-side table and ratios, plus corrections to the seed article."
+        ),
         input_model=GpuSpecsInput,
         func=gpu_specs,
     ),

@@ -9,6 +9,7 @@ bidirectional headline ("600 GB/s" NVLink 3 = 300 per direction; "64 GB/s" PCIe 
 Other modules call `expected_busbw(gpu, n_gpus, topology)` (diagnosis: is a measured all_reduce_perf
 result plausible?), `allreduce_time_s(...)`, `busbw_factor(...)` and `resolve_link(...)`.
 """
+
 from __future__ import annotations
 
 import re
@@ -74,8 +75,13 @@ def resolve_link(name: str) -> Link:
     m = re.search(r"nvlink([2345])", s)
     if m:
         v = m.group(1)
-        return table["nvlink3" if v == "3" and "bridge" not in s else ("nvlink3_bridge_ga102" if v == "3" else
-                     "nvlink4_bridge" if v == "4" and "bridge" in s else f"nvlink{v}")]
+        return table[
+            "nvlink3"
+            if v == "3" and "bridge" not in s
+            else (
+                "nvlink3_bridge_ga102" if v == "3" else "nvlink4_bridge" if v == "4" and "bridge" in s else f"nvlink{v}"
+            )
+        ]
     if "nvswitch" in s:
         return table["nvswitch"]
     for rate, ib in (("edr", "ib_edr"), ("hdr", "ib_hdr"), ("ndr", "ib_ndr")):
@@ -97,15 +103,24 @@ def resolve_link(name: str) -> Link:
         key = {1: "eth_1g", 10: "eth_10g", 25: "eth_25g", 100: "eth_100g"}.get(int(gbit)) if gbit >= 1 else "eth_1g"
         if key:
             return table[key]
-    raise ToolInputError(f"不认识的互联方式「{name}」", f"Unknown link '{name}'", field="link",
-                         suggestions=["PCIe 4.0", "NVLink 3", "NVSwitch", "IB HDR 200G", "RoCE 100G", "10GbE"])
+    raise ToolInputError(
+        f"不认识的互联方式「{name}」",
+        f"Unknown link '{name}'",
+        field="link",
+        suggestions=["PCIe 4.0", "NVLink 3", "NVSwitch", "IB HDR 200G", "RoCE 100G", "10GbE"],
+    )
 
 
 # ---------------------------------------------------------------- collective arithmetic
 
-_FACTORS = {"all_reduce": lambda n: 2 * (n - 1) / n, "reduce_scatter": lambda n: (n - 1) / n,
-            "all_gather": lambda n: (n - 1) / n, "alltoall": lambda n: (n - 1) / n,
-            "broadcast": lambda n: 1.0, "reduce": lambda n: 1.0}
+_FACTORS = {
+    "all_reduce": lambda n: 2 * (n - 1) / n,
+    "reduce_scatter": lambda n: (n - 1) / n,
+    "all_gather": lambda n: (n - 1) / n,
+    "alltoall": lambda n: (n - 1) / n,
+    "broadcast": lambda n: 1.0,
+    "reduce": lambda n: 1.0,
+}
 
 
 def busbw_factor(op: str, n: int) -> float:
@@ -135,6 +150,7 @@ def allreduce_time_s(n_bytes: float, n_gpus: int, busbw_gbs: float) -> float:
 
 # ---------------------------------------------------------------- expected busbw
 
+
 class BusbwRange(BaseModel):
     """Expected all_reduce_perf busbw (GB/s, per direction, large messages ≥256 MB)."""
 
@@ -160,10 +176,26 @@ class BusbwRange(BaseModel):
 
 
 _TOPO_ALIASES = {
-    "nvswitch": "nvswitch", "sxm": "nvswitch", "hgx": "nvswitch", "nvls": "nvswitch", "nvlink": "nvlink",
-    "bridge": "nvlink_bridge", "nvlinkbridge": "nvlink_bridge", "nvlink_bridge": "nvlink_bridge",
-    "pcie": "pcie", "pci": "pcie", "pix": "pcie", "pxb": "pcie", "phb": "pcie", "node": "pcie", "sys": "pcie",
-    "shm": "pcie", "p2p": "pcie", "nop2p": "pcie", "pcienop2p": "pcie", "pcie_no_p2p": "pcie",
+    "nvswitch": "nvswitch",
+    "sxm": "nvswitch",
+    "hgx": "nvswitch",
+    "nvls": "nvswitch",
+    "nvlink": "nvlink",
+    "bridge": "nvlink_bridge",
+    "nvlinkbridge": "nvlink_bridge",
+    "nvlink_bridge": "nvlink_bridge",
+    "pcie": "pcie",
+    "pci": "pcie",
+    "pix": "pcie",
+    "pxb": "pcie",
+    "phb": "pcie",
+    "node": "pcie",
+    "sys": "pcie",
+    "shm": "pcie",
+    "p2p": "pcie",
+    "nop2p": "pcie",
+    "pcienop2p": "pcie",
+    "pcie_no_p2p": "pcie",
 }
 
 
@@ -184,17 +216,29 @@ def normalise_topology(topology: str | None, gpu: GpuSpec, n_gpus: int) -> str:
         else:
             t = "nvlink_bridge"
     if t == "nvswitch" and not gpu.is_sxm:
-        raise ToolInputError(f"{gpu.name} 不是 SXM 板卡，没有 NVSwitch", f"{gpu.name} is not an SXM board; it has no NVSwitch",
-                             field="topology", suggestions=["pcie", "nvlink_bridge"])
+        raise ToolInputError(
+            f"{gpu.name} 不是 SXM 板卡，没有 NVSwitch",
+            f"{gpu.name} is not an SXM board; it has no NVSwitch",
+            field="topology",
+            suggestions=["pcie", "nvlink_bridge"],
+        )
     if t == "nvlink_bridge":
         if not gpu.has_nvlink:
-            raise ToolInputError(f"{gpu.name} 不支持 NVLink 桥", f"{gpu.name} has no NVLink bridge", field="topology",
-                                 suggestions=["pcie"])
+            raise ToolInputError(
+                f"{gpu.name} 不支持 NVLink 桥",
+                f"{gpu.name} has no NVLink bridge",
+                field="topology",
+                suggestions=["pcie"],
+            )
         if n_gpus > 2:  # bridges pair cards; a ring over >2 cards still crosses PCIe
             t = "pcie"
     if t not in {"nvswitch", "nvlink", "nvlink_bridge", "pcie"}:
-        raise ToolInputError(f"不认识的拓扑「{topology}」", f"Unknown topology '{topology}'", field="topology",
-                             suggestions=["auto", "nvswitch", "nvlink_bridge", "pcie", "NV12", "PIX", "SYS"])
+        raise ToolInputError(
+            f"不认识的拓扑「{topology}」",
+            f"Unknown topology '{topology}'",
+            field="topology",
+            suggestions=["auto", "nvswitch", "nvlink_bridge", "pcie", "NV12", "PIX", "SYS"],
+        )
     return t
 
 
@@ -227,9 +271,19 @@ def _single_node(gpu: GpuSpec, n: int, topo: str) -> BusbwRange:
             low, high = float(rule["low"]), float(rule["high"])
         else:
             low, high = rule["low_factor_of_link"] * link_bw, rule["high_factor_of_link"] * link_bw
-        return BusbwRange(gpu=gpu.id, n_gpus=n, topology=topo, low_gbs=round(low, 1), high_gbs=round(high, 1),
-                          mid_gbs=round((low + high) / 2, 1), basis=rule["basis"], flag_below_gbs=round(low / 2, 1),
-                          per_direction_link_gbs=link_bw, note=rule["note"], source=rule["source"])
+        return BusbwRange(
+            gpu=gpu.id,
+            n_gpus=n,
+            topology=topo,
+            low_gbs=round(low, 1),
+            high_gbs=round(high, 1),
+            mid_gbs=round((low + high) / 2, 1),
+            basis=rule["basis"],
+            flag_below_gbs=round(low / 2, 1),
+            per_direction_link_gbs=link_bw,
+            note=rule["note"],
+            source=rule["source"],
+        )
     # No table row: estimate from the link's line rate and typical efficiency.
     link = pcie_link if topo == "pcie" else (_bridge_link(gpu) if topo == "nvlink_bridge" else resolve_link("nvlink3"))
     bw = link.per_direction_gbs if topo == "pcie" else gpu.nvlink_gbs_per_direction
@@ -237,14 +291,30 @@ def _single_node(gpu: GpuSpec, n: int, topo: str) -> BusbwRange:
         bw = min(gpu.nvlink_gbs_per_direction, link.per_direction_gbs or bw)
     eff = link.efficiency or [0.5, 0.8]
     low, high = eff[0] * bw, eff[1] * bw
-    return BusbwRange(gpu=gpu.id, n_gpus=n, topology=topo, low_gbs=round(low, 1), high_gbs=round(high, 1),
-                      mid_gbs=round((low + high) / 2, 1), basis="estimate", flag_below_gbs=round(low / 2, 1),
-                      per_direction_link_gbs=bw, note=f"No measured figure; {link.name} line rate × typical efficiency.",
-                      source=link.source)
+    return BusbwRange(
+        gpu=gpu.id,
+        n_gpus=n,
+        topology=topo,
+        low_gbs=round(low, 1),
+        high_gbs=round(high, 1),
+        mid_gbs=round((low + high) / 2, 1),
+        basis="estimate",
+        flag_below_gbs=round(low / 2, 1),
+        per_direction_link_gbs=bw,
+        note=f"No measured figure; {link.name} line rate × typical efficiency.",
+        source=link.source,
+    )
 
 
-def expected_busbw(gpu: str, n_gpus: int, topology: str | None = None, *, nodes: int = 1,
-                   network: str | None = None, nics_per_node: int | None = None) -> BusbwRange:
+def expected_busbw(
+    gpu: str,
+    n_gpus: int,
+    topology: str | None = None,
+    *,
+    nodes: int = 1,
+    network: str | None = None,
+    nics_per_node: int | None = None,
+) -> BusbwRange:
     """Expected nccl-tests `all_reduce_perf` busbw (GB/s, plateau at ≥256 MB messages) for `n_gpus` of `gpu`.
 
     topology: None/'auto' (what the card implies: SXM → NVSwitch, else PCIe), 'nvswitch', 'nvlink',
@@ -259,14 +329,27 @@ def expected_busbw(gpu: str, n_gpus: int, topology: str | None = None, *, nodes:
     if n_gpus < 1 or nodes < 1:
         raise ToolInputError("GPU 数和节点数至少为 1", "n_gpus and nodes must be at least 1", field="n_gpus")
     if not spec.is_nvidia:
-        raise ToolInputError(f"{spec.name} 不是 NVIDIA GPU（用 HCCL 而不是 NCCL），没有 busbw 参考值",
-                             f"{spec.name} is not an NVIDIA GPU (HCCL, not NCCL); no busbw reference", field="gpu")
+        raise ToolInputError(
+            f"{spec.name} 不是 NVIDIA GPU（用 HCCL 而不是 NCCL），没有 busbw 参考值",
+            f"{spec.name} is not an NVIDIA GPU (HCCL, not NCCL); no busbw reference",
+            field="gpu",
+        )
     if n_gpus % nodes:
         raise ToolInputError("GPU 总数应能被节点数整除", "n_gpus must be a multiple of nodes", field="nodes")
     per_node = n_gpus // nodes
     if n_gpus == 1:
-        return BusbwRange(gpu=spec.id, n_gpus=1, topology="single_gpu", low_gbs=0, high_gbs=0, mid_gbs=0, basis="none",
-                          flag_below_gbs=0, note="单卡没有 all-reduce / a single GPU does no all-reduce", source="-")
+        return BusbwRange(
+            gpu=spec.id,
+            n_gpus=1,
+            topology="single_gpu",
+            low_gbs=0,
+            high_gbs=0,
+            mid_gbs=0,
+            basis="none",
+            flag_below_gbs=0,
+            note="单卡没有 all-reduce / a single GPU does no all-reduce",
+            source="-",
+        )
     topo = normalise_topology(topology, spec, max(per_node, 1))
     if per_node > 1:
         intra = _single_node(spec, per_node, topo)
@@ -277,8 +360,11 @@ def expected_busbw(gpu: str, n_gpus: int, topology: str | None = None, *, nodes:
     if nodes == 1:
         return intra  # type: ignore[return-value]
     if network is None:
-        raise ToolInputError("多机需要说明机间网络（如 IB HDR、RoCE 100G、10G）",
-                         "Multi-node needs the inter-node network (e.g. IB HDR, RoCE 100G, 10G)", field="network")
+        raise ToolInputError(
+            "多机需要说明机间网络（如 IB HDR、RoCE 100G、10G）",
+            "Multi-node needs the inter-node network (e.g. IB HDR, RoCE 100G, 10G)",
+            field="network",
+        )
     net = resolve_link(network)
     if net.scope != "inter_node":
         raise ToolInputError(f"{net.name} 不是机间网络", f"{net.name} is not an inter-node network", field="network")
@@ -287,17 +373,30 @@ def expected_busbw(gpu: str, n_gpus: int, topology: str | None = None, *, nodes:
     inter_low, inter_high = nics * (net.per_direction_gbs or 0) * eff[0], nics * (net.per_direction_gbs or 0) * eff[1]
     low = min(intra.low_gbs, inter_low) if intra else inter_low
     high = min(intra.high_gbs, inter_high) if intra else inter_high
-    note = (f"{nodes} 节点 × {per_node} 卡，机间 {nics} × {net.name}：估算 busbw ≈ min(机内, 网卡数 × 单向速率 × 效率)。"
-            f" / {nodes} nodes × {per_node} GPUs over {nics} × {net.name}: busbw ≈ min(intra-node, NICs × per-direction rate × efficiency) (estimate; NCCL's hierarchical algorithms change the constants).")
+    note = (
+        f"{nodes} 节点 × {per_node} 卡，机间 {nics} × {net.name}：估算 busbw ≈ min(机内, 网卡数 × 单向速率 × 效率)。"
+        f" / {nodes} nodes × {per_node} GPUs over {nics} × {net.name}: busbw ≈ min(intra-node, NICs × per-direction rate × efficiency) (estimate; NCCL's hierarchical algorithms change the constants)."
+    )
     if nics_per_node is None:
         note += " 默认每节点 1 块网卡；HGX 机器常配 4–8 块，请填写。 / Assumed 1 NIC per node; HGX nodes often have 4–8 — pass nics_per_node."
-    return BusbwRange(gpu=spec.id, n_gpus=n_gpus, nodes=nodes, topology=f"{topo}+{net.id}", low_gbs=round(low, 1),
-                      high_gbs=round(high, 1), mid_gbs=round((low + high) / 2, 1), basis="estimate",
-                      flag_below_gbs=round(low / 2, 1), per_direction_link_gbs=(net.per_direction_gbs or 0) * nics,
-                      note=note, source=f"{net.source}; nccl-tests doc/PERFORMANCE.md (busbw = algbw × 2(n−1)/n)")
+    return BusbwRange(
+        gpu=spec.id,
+        n_gpus=n_gpus,
+        nodes=nodes,
+        topology=f"{topo}+{net.id}",
+        low_gbs=round(low, 1),
+        high_gbs=round(high, 1),
+        mid_gbs=round((low + high) / 2, 1),
+        basis="estimate",
+        flag_below_gbs=round(low / 2, 1),
+        per_direction_link_gbs=(net.per_direction_gbs or 0) * nics,
+        note=note,
+        source=f"{net.source}; nccl-tests doc/PERFORMANCE.md (busbw = algbw × 2(n−1)/n)",
+    )
 
 
 # ---------------------------------------------------------------- the seed's rules, checkable
+
 
 class RuleResult(BaseModel):
     id: str
@@ -307,84 +406,158 @@ class RuleResult(BaseModel):
     source: str
 
 
-def check_rules(*, gpu: GpuSpec | None, n_gpus: int, nodes: int, topology: str, network: Link | None,
-                rdma: bool | None, parallelism: str) -> list[RuleResult]:
+def check_rules(
+    *,
+    gpu: GpuSpec | None,
+    n_gpus: int,
+    nodes: int,
+    topology: str,
+    network: Link | None,
+    rdma: bool | None,
+    parallelism: str,
+) -> list[RuleResult]:
     """The seed's interconnect rules applied to one configuration."""
     out: list[RuleResult] = []
     per_node = max(n_gpus // max(nodes, 1), 1)
     on_pcie = topology in ("pcie", "nvlink_bridge") or topology.startswith("pcie")
     if per_node == 2 and on_pcie:
-        out.append(RuleResult(id="two_cards_pcie_ok", status="ok",
-                              zh="两张卡走 PCIe 可以用：通信量只有一对卡之间，够用。",
-                              en="Two cards over PCIe are workable: only one pair exchanges gradients.", source=SEED))
+        out.append(
+            RuleResult(
+                id="two_cards_pcie_ok",
+                status="ok",
+                zh="两张卡走 PCIe 可以用：通信量只有一对卡之间，够用。",
+                en="Two cards over PCIe are workable: only one pair exchanges gradients.",
+                source=SEED,
+            )
+        )
     if per_node >= 4 and on_pcie and parallelism in ("dp", "fsdp", "zero3", "tp"):
         status = "fail" if parallelism == "tp" else "warn"
-        out.append(RuleResult(id="four_plus_want_nvlink", status=status,
-                              zh=(f"单机 {per_node} 卡做{'张量并行' if parallelism == 'tp' else '数据并行/分片'}，最好选 SXM/NVLink 机型；"
-                                  "走 PCIe 时卡间通信是短板（all-reduce 约 10–25 GB/s，对 NVSwitch 的 200+ GB/s）。"),
-                              en=(f"{per_node} cards in one node for {'tensor' if parallelism == 'tp' else 'data/sharded'} parallel want "
-                                  "SXM/NVLink; over PCIe the card-to-card link is the bottleneck (all-reduce ~10–25 GB/s vs 200+ on NVSwitch)."),
-                              source=SEED + "; nccl-tests #178"))
+        out.append(
+            RuleResult(
+                id="four_plus_want_nvlink",
+                status=status,
+                zh=(
+                    f"单机 {per_node} 卡做{'张量并行' if parallelism == 'tp' else '数据并行/分片'}，最好选 SXM/NVLink 机型；"
+                    "走 PCIe 时卡间通信是短板（all-reduce 约 10–25 GB/s，对 NVSwitch 的 200+ GB/s）。"
+                ),
+                en=(
+                    f"{per_node} cards in one node for {'tensor' if parallelism == 'tp' else 'data/sharded'} parallel want "
+                    "SXM/NVLink; over PCIe the card-to-card link is the bottleneck (all-reduce ~10–25 GB/s vs 200+ on NVSwitch)."
+                ),
+                source=SEED + "; nccl-tests #178",
+            )
+        )
     if gpu is not None and gpu.family in ("4090", "4090d", "5090", "5090d") and n_gpus > 1:
-        out.append(RuleResult(id="geforce_no_p2p", status="warn",
-                              zh="GeForce 卡没有 NVLink，驱动也关闭了 P2P，多卡流量经过主机内存，扩展效率差。",
-                              en="GeForce cards have no NVLink and P2P is disabled in the driver, so multi-GPU traffic goes through host memory.",
-                              source="GeForce drivers disable GPU peer-to-peer (tinygrad/open-gpu-kernel-modules #17; NVIDIA forum reports)"))
+        out.append(
+            RuleResult(
+                id="geforce_no_p2p",
+                status="warn",
+                zh="GeForce 卡没有 NVLink，驱动也关闭了 P2P，多卡流量经过主机内存，扩展效率差。",
+                en="GeForce cards have no NVLink and P2P is disabled in the driver, so multi-GPU traffic goes through host memory.",
+                source="GeForce drivers disable GPU peer-to-peer (tinygrad/open-gpu-kernel-modules #17; NVIDIA forum reports)",
+            )
+        )
     if nodes > 1:
         if network is None:
-            out.append(RuleResult(id="multi_node_network_unknown", status="warn",
-                                  zh="多机训练请确认机间网络：要 ≥100G 的 InfiniBand 或带 RDMA 的 RoCE。",
-                                  en="Multi-node: confirm the inter-node network — it should be ≥100G InfiniBand or RoCE with RDMA.",
-                                  source=SEED))
+            out.append(
+                RuleResult(
+                    id="multi_node_network_unknown",
+                    status="warn",
+                    zh="多机训练请确认机间网络：要 ≥100G 的 InfiniBand 或带 RDMA 的 RoCE。",
+                    en="Multi-node: confirm the inter-node network — it should be ≥100G InfiniBand or RoCE with RDMA.",
+                    source=SEED,
+                )
+            )
         else:
             gbit = network.gbit or 0
             has_rdma = network.rdma if rdma is None else rdma
             if gbit <= 1:
-                out.append(RuleResult(id="one_g_management_only", status="fail",
-                                      zh="千兆（及以下）网络只适合管理和下载数据，跑多机训练会卡死。",
-                                      en="1 GbE (or slower) is for management and downloads only; multi-node training over it stalls.",
-                                      source=SEED))
+                out.append(
+                    RuleResult(
+                        id="one_g_management_only",
+                        status="fail",
+                        zh="千兆（及以下）网络只适合管理和下载数据，跑多机训练会卡死。",
+                        en="1 GbE (or slower) is for management and downloads only; multi-node training over it stalls.",
+                        source=SEED,
+                    )
+                )
             elif gbit < 100:
-                out.append(RuleResult(id="ten_g_single_node_only", status="fail",
-                                      zh=f"{network.name} 只够单机多卡；多机时梯度同步会成为瓶颈。",
-                                      en=f"{network.name} is single-node only; across nodes gradient sync becomes the bottleneck.",
-                                      source=SEED))
+                out.append(
+                    RuleResult(
+                        id="ten_g_single_node_only",
+                        status="fail",
+                        zh=f"{network.name} 只够单机多卡；多机时梯度同步会成为瓶颈。",
+                        en=f"{network.name} is single-node only; across nodes gradient sync becomes the bottleneck.",
+                        source=SEED,
+                    )
+                )
             elif not has_rdma:
-                out.append(RuleResult(id="multi_node_needs_rdma", status="warn",
-                                      zh=f"{network.name} 带宽够，但没有 RDMA：NCCL 会走 TCP 套接字，CPU 参与拷贝，要求服务商提供 IB 或 RoCE。",
-                                      en=f"{network.name} is fast enough but has no RDMA: NCCL falls back to TCP sockets with CPU copies; ask for IB or RoCE.",
-                                      source=SEED))
+                out.append(
+                    RuleResult(
+                        id="multi_node_needs_rdma",
+                        status="warn",
+                        zh=f"{network.name} 带宽够，但没有 RDMA：NCCL 会走 TCP 套接字，CPU 参与拷贝，要求服务商提供 IB 或 RoCE。",
+                        en=f"{network.name} is fast enough but has no RDMA: NCCL falls back to TCP sockets with CPU copies; ask for IB or RoCE.",
+                        source=SEED,
+                    )
+                )
             else:
-                out.append(RuleResult(id="multi_node_ok", status="ok",
-                                      zh=f"{network.name} 满足多机训练的底线（≥100G 且有 RDMA）；让服务商出具 RDMA 网络测试报告。",
-                                      en=f"{network.name} meets the multi-node floor (≥100G with RDMA); ask the provider for an RDMA test report.",
-                                      source=SEED))
+                out.append(
+                    RuleResult(
+                        id="multi_node_ok",
+                        status="ok",
+                        zh=f"{network.name} 满足多机训练的底线（≥100G 且有 RDMA）；让服务商出具 RDMA 网络测试报告。",
+                        en=f"{network.name} meets the multi-node floor (≥100G with RDMA); ask the provider for an RDMA test report.",
+                        source=SEED,
+                    )
+                )
     elif network is not None and (network.gbit or 0) <= 1:
-        out.append(RuleResult(id="one_g_management_only", status="info",
-                              zh="千兆网络只用于管理和下载数据。", en="1 GbE is for management and data download only.", source=SEED))
+        out.append(
+            RuleResult(
+                id="one_g_management_only",
+                status="info",
+                zh="千兆网络只用于管理和下载数据。",
+                en="1 GbE is for management and data download only.",
+                source=SEED,
+            )
+        )
     elif network is not None and (network.gbit or 0) < 100:
-        out.append(RuleResult(id="ten_g_single_node_only", status="info",
-                              zh=f"{network.name} 单机多卡够用（卡间走机内互联）；以后扩到多机就不够了。",
-                              en=f"{network.name} is fine for one server (GPUs talk inside the box); it will not do for multi-node.",
-                              source=SEED))
+        out.append(
+            RuleResult(
+                id="ten_g_single_node_only",
+                status="info",
+                zh=f"{network.name} 单机多卡够用（卡间走机内互联）；以后扩到多机就不够了。",
+                en=f"{network.name} is fine for one server (GPUs talk inside the box); it will not do for multi-node.",
+                source=SEED,
+            )
+        )
     return out
 
 
 # ---------------------------------------------------------------- the tool
 
+
 class InterconnectInput(BaseModel):
     gpu: str | None = Field(None, description="GPU name ('A100 80G', '4090', 'H800'); needed for expected busbw")
     n_gpus: int = Field(1, ge=1, le=65536, description="total GPUs taking part")
     nodes: int = Field(1, ge=1, le=8192, description="number of servers")
-    topology: str | None = Field(None, description="intra-node: auto | nvswitch | nvlink | nvlink_bridge | pcie | NV12/NV18/PIX/SYS")
-    network: str | None = Field(None, description="inter-node link: 'IB HDR', 'IB NDR', '100G IB', 'RoCE 200G', '25G', '10G', '1G'")
+    topology: str | None = Field(
+        None, description="intra-node: auto | nvswitch | nvlink | nvlink_bridge | pcie | NV12/NV18/PIX/SYS"
+    )
+    network: str | None = Field(
+        None, description="inter-node link: 'IB HDR', 'IB NDR', '100G IB', 'RoCE 200G', '25G', '10G', '1G'"
+    )
     nics_per_node: int | None = Field(None, ge=1, le=32, description="inter-node NICs per server (HGX: often 4–8)")
     rdma: bool | None = Field(None, description="override: is RDMA (GPUDirect over IB/RoCE) available?")
     parallelism: Literal["dp", "fsdp", "zero3", "tp", "pp", "none"] = Field("dp", description="how the job splits work")
-    params_b: float | None = Field(None, gt=0, description="model size in billions of parameters, for gradient-sync time")
+    params_b: float | None = Field(
+        None, gt=0, description="model size in billions of parameters, for gradient-sync time"
+    )
     model: str | None = Field(None, description="model name instead of params_b (looked up in the model catalog)")
     grad_bytes: float = Field(2.0, gt=0, description="bytes per gradient element (bf16 = 2, fp32 = 4)")
-    link: str | None = Field(None, description="compute all-reduce time over this link's line rate instead ('PCIe 4.0', 'NVLink 3')")
+    link: str | None = Field(
+        None, description="compute all-reduce time over this link's line rate instead ('PCIe 4.0', 'NVLink 3')"
+    )
     include_link_table: bool = Field(False, description="return the whole link table")
 
 
@@ -415,6 +588,7 @@ def _params_from(inp: InterconnectInput) -> float | None:
         return inp.params_b * 1e9
     if inp.model:
         from tools.models import resolve_model
+
         return float(resolve_model(inp.model).params)
     return None
 
@@ -430,25 +604,44 @@ def interconnect_advice(inp: InterconnectInput) -> InterconnectOutput:
             if inp.n_gpus % inp.nodes:
                 raise ToolInputError("GPU 总数应能被节点数整除", "n_gpus must be a multiple of nodes", field="nodes")
             busbw = expected_busbw(spec.id, inp.n_gpus // inp.nodes, inp.topology)
-            notes.append("未给出机间网络：busbw 只代表单台服务器内部。 / No inter-node network given: busbw is for one server only.")
+            notes.append(
+                "未给出机间网络：busbw 只代表单台服务器内部。 / No inter-node network given: busbw is for one server only."
+            )
         else:
-            busbw = expected_busbw(spec.id, inp.n_gpus, inp.topology, nodes=inp.nodes, network=inp.network,
-                                   nics_per_node=inp.nics_per_node)
+            busbw = expected_busbw(
+                spec.id, inp.n_gpus, inp.topology, nodes=inp.nodes, network=inp.network, nics_per_node=inp.nics_per_node
+            )
         topo = busbw.topology
     elif spec is not None and not spec.is_nvidia:
         topo = "hccs"  # Ascend: HCCS full mesh inside an 8-card node, not PCIe
-        notes.append(f"{spec.name} 用华为 HCCS/HCCL，不适用 NCCL 参考值。 / {spec.name} uses Huawei HCCS/HCCL; NCCL references do not apply.")
+        notes.append(
+            f"{spec.name} 用华为 HCCS/HCCL，不适用 NCCL 参考值。 / {spec.name} uses Huawei HCCS/HCCL; NCCL references do not apply."
+        )
     elif inp.topology:
         topo = inp.topology
-    rules = check_rules(gpu=spec, n_gpus=inp.n_gpus, nodes=inp.nodes, topology=(topo or inp.topology or "pcie").split("+")[0],
-                        network=network, rdma=inp.rdma, parallelism=inp.parallelism)
+    rules = check_rules(
+        gpu=spec,
+        n_gpus=inp.n_gpus,
+        nodes=inp.nodes,
+        topology=(topo or inp.topology or "pcie").split("+")[0],
+        network=network,
+        rdma=inp.rdma,
+        parallelism=inp.parallelism,
+    )
 
     sync = None
     n_params = _params_from(inp)
     multi_node_unknown = inp.nodes > 1 and inp.network is None and not inp.link
     if multi_node_unknown and n_params:
-        notes.append("多机未给出网络，不估算梯度同步时间。 / Multi-node without a network: gradient-sync time not estimated.")
-    if n_params and inp.n_gpus > 1 and not multi_node_unknown and not (spec is not None and not spec.is_nvidia and not inp.link):
+        notes.append(
+            "多机未给出网络，不估算梯度同步时间。 / Multi-node without a network: gradient-sync time not estimated."
+        )
+    if (
+        n_params
+        and inp.n_gpus > 1
+        and not multi_node_unknown
+        and not (spec is not None and not spec.is_nvidia and not inp.link)
+    ):
         size = n_params * inp.grad_bytes
         factor = 1.5 if inp.parallelism in ("fsdp", "zero3") else 1.0
         if inp.link:
@@ -459,31 +652,61 @@ def interconnect_advice(inp: InterconnectInput) -> InterconnectOutput:
         elif busbw is not None:
             lo_bw, hi_bw, src = busbw.low_gbs, busbw.high_gbs, "expected busbw"
         else:
-            raise ToolInputError("算同步时间需要 GPU 型号或互联方式（link）", "Gradient-sync time needs a GPU or a link",
-                                 field="gpu")
+            raise ToolInputError(
+                "算同步时间需要 GPU 型号或互联方式（link）", "Gradient-sync time needs a GPU or a link", field="gpu"
+            )
         t_fast = allreduce_time_s(size, inp.n_gpus, hi_bw) * factor
         t_slow = allreduce_time_s(size, inp.n_gpus, lo_bw) * factor
-        sync = SyncTime(bytes=size, gb=round(size / 1e9, 3), n_gpus=inp.n_gpus, busbw_low_gbs=lo_bw, busbw_high_gbs=hi_bw,
-                        seconds_low=round(t_fast, 4), seconds_high=round(t_slow, 4),
-                        formula=f"t = 2(n−1)/n × S / busbw{' × 1.5 (ZeRO-3/FSDP: reduce-scatter + 2 all-gathers)' if factor > 1 else ''} ({src})",
-                        note=("每一步同步一次梯度；梯度累积可以摊薄。 / One gradient sync per optimizer step; gradient accumulation amortises it."
-                              + (" ZeRO 论文：ZeRO-3 通信量是数据并行的 1.5 倍。 / ZeRO paper (Rajbhandari et al. 2020): ZeRO-3 moves 1.5× the data of plain DP." if factor > 1 else "")))
-    notes.append("busbw 是单向口径：与链路单向速率比较，不要和双向宣传值比。 / busbw is per direction: compare it with the "
-                 "link's per-direction rate, not the bidirectional headline.")
-    table = links() if inp.include_link_table else [l for l in links() if (network and l.id == network.id)
-                                                     or (inp.link and l.id == resolve_link(inp.link).id)]
-    return InterconnectOutput(gpu=spec.id if spec else None, topology=topo, expected_busbw=busbw, gradient_sync=sync,
-                              rules=rules, links=table, notes=notes)
+        sync = SyncTime(
+            bytes=size,
+            gb=round(size / 1e9, 3),
+            n_gpus=inp.n_gpus,
+            busbw_low_gbs=lo_bw,
+            busbw_high_gbs=hi_bw,
+            seconds_low=round(t_fast, 4),
+            seconds_high=round(t_slow, 4),
+            formula=f"t = 2(n−1)/n × S / busbw{' × 1.5 (ZeRO-3/FSDP: reduce-scatter + 2 all-gathers)' if factor > 1 else ''} ({src})",
+            note=(
+                "每一步同步一次梯度；梯度累积可以摊薄。 / One gradient sync per optimizer step; gradient accumulation amortises it."
+                + (
+                    " ZeRO 论文：ZeRO-3 通信量是数据并行的 1.5 倍。 / ZeRO paper (Rajbhandari et al. 2020): ZeRO-3 moves 1.5× the data of plain DP."
+                    if factor > 1
+                    else ""
+                )
+            ),
+        )
+    notes.append(
+        "busbw 是单向口径：与链路单向速率比较，不要和双向宣传值比。 / busbw is per direction: compare it with the "
+        "link's per-direction rate, not the bidirectional headline."
+    )
+    table = (
+        links()
+        if inp.include_link_table
+        else [
+            l for l in links() if (network and l.id == network.id) or (inp.link and l.id == resolve_link(inp.link).id)
+        ]
+    )
+    return InterconnectOutput(
+        gpu=spec.id if spec else None,
+        topology=topo,
+        expected_busbw=busbw,
+        gradient_sync=sync,
+        rules=rules,
+        links=table,
+        notes=notes,
+    )
 
 
 TOOLS = [
     ToolSpec(
         name="interconnect_advice",
-        description=("Interconnect check for a GPU configuration: expected nccl-tests all_reduce busbw (GB/s, per direction) "
-                     "by topology (NVSwitch / NVLink bridge / PCIe, multi-node IB/RoCE/Ethernet), the time of one gradient "
-                     "all-reduce in seconds (t = 2(n−1)/n · bytes / busbw), the seed's rules (2 cards on PCIe ok; ≥4 want "
-                     "NVLink; multi-node wants ≥100G IB/RoCE with RDMA; 10G single-node only; 1G management only) as "
-                     "ok/warn/fail, and the link table with per-direction and bidirectional GB/s."),
+        description=(
+            "Interconnect check for a GPU configuration: expected nccl-tests all_reduce busbw (GB/s, per direction) "
+            "by topology (NVSwitch / NVLink bridge / PCIe, multi-node IB/RoCE/Ethernet), the time of one gradient "
+            "all-reduce in seconds (t = 2(n−1)/n · bytes / busbw), the seed's rules (2 cards on PCIe ok; ≥4 want "
+            "NVLink; multi-node wants ≥100G IB/RoCE with RDMA; 10G single-node only; 1G management only) as "
+            "ok/warn/fail, and the link table with per-direction and bidirectional GB/s."
+        ),
         input_model=InterconnectInput,
         func=interconnect_advice,
     ),

@@ -1,4 +1,5 @@
 """Answer language: Chinese if the text holds any CJK ideograph, otherwise English."""
+
 from __future__ import annotations
 
 import re

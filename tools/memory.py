@@ -17,6 +17,7 @@ Formulas and sources (details in docs/memory.md):
   quantisation 8‑bit absmax + fp32 per 256 blocks (0.127 bit/param).
 - Offload host RAM: DeepSpeed ZeRO memory docs (docs/code-docs/source/memory.rst): 16–18 B/param × 1.5.
 """
+
 from __future__ import annotations
 
 import math
@@ -39,9 +40,9 @@ KvDtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 Int4Format = Literal["awq", "gptq", "nf4"]
 
 CUDA_CONTEXT_BYTES = 1.0 * GiB  # CUDA context + cuBLAS/cuDNN workspaces: 0.5–1.5 GiB observed (estimators.md §5.2)
-FRAGMENTATION = 0.10            # PyTorch caching allocator slack on dynamic (activation) memory, 5–20 %
-ZERO_BUCKET_ELEMENTS = 5e8      # DeepSpeed default reduce_bucket_size / allgather_bucket_size
-OFFLOAD_BUFFER = 1.5            # DeepSpeed estimator's additional_buffer_factor for host memory
+FRAGMENTATION = 0.10  # PyTorch caching allocator slack on dynamic (activation) memory, 5–20 %
+ZERO_BUCKET_ELEMENTS = 5e8  # DeepSpeed default reduce_bucket_size / allgather_bucket_size
+OFFLOAD_BUFFER = 1.5  # DeepSpeed estimator's additional_buffer_factor for host memory
 GPUS_PER_NODE = 8
 
 SOURCES = {
@@ -59,19 +60,63 @@ SOURCES = {
 
 
 _SYNONYMS: dict[str, dict[str, str]] = {
-    "mode": {"train": "full", "training": "full", "pretrain": "full", "pretraining": "full", "sft": "full",
-             "full_ft": "full", "full_finetune": "full", "全量": "full", "全参": "full", "全量微调": "full",
-             "serve": "inference", "serving": "inference", "infer": "inference", "推理": "inference",
-             "部署": "inference"},
-    "precision": {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32", "float": "fp32",
-                  "fp4": "int4", "nf4": "int4", "4bit": "int4", "8bit": "int8", "w4a16": "int4", "w8a8": "int8"},
-    "optimizer": {"adam": "adamw", "adamw_torch": "adamw", "adamw_8bit": "adamw_8bit", "adam8bit": "adamw_8bit",
-                  "paged_adamw_8bit": "adamw_8bit", "adamw_bnb_8bit": "adamw_8bit", "pure_bf16": "adamw_bf16",
-                  "sgd_momentum": "sgd", "lion": "sgd"},
-    "checkpointing": {"true": "full", "yes": "full", "on": "full", "gradient_checkpointing": "full",
-                      "false": "none", "no": "none", "off": "none"},
-    "offload": {"cpu": "optimizer", "optimizer_cpu": "optimizer", "all": "optimizer_and_params",
-                "params": "optimizer_and_params", "full": "optimizer_and_params"},
+    "mode": {
+        "train": "full",
+        "training": "full",
+        "pretrain": "full",
+        "pretraining": "full",
+        "sft": "full",
+        "full_ft": "full",
+        "full_finetune": "full",
+        "全量": "full",
+        "全参": "full",
+        "全量微调": "full",
+        "serve": "inference",
+        "serving": "inference",
+        "infer": "inference",
+        "推理": "inference",
+        "部署": "inference",
+    },
+    "precision": {
+        "bfloat16": "bf16",
+        "float16": "fp16",
+        "half": "fp16",
+        "float32": "fp32",
+        "float": "fp32",
+        "fp4": "int4",
+        "nf4": "int4",
+        "4bit": "int4",
+        "8bit": "int8",
+        "w4a16": "int4",
+        "w8a8": "int8",
+    },
+    "optimizer": {
+        "adam": "adamw",
+        "adamw_torch": "adamw",
+        "adamw_8bit": "adamw_8bit",
+        "adam8bit": "adamw_8bit",
+        "paged_adamw_8bit": "adamw_8bit",
+        "adamw_bnb_8bit": "adamw_8bit",
+        "pure_bf16": "adamw_bf16",
+        "sgd_momentum": "sgd",
+        "lion": "sgd",
+    },
+    "checkpointing": {
+        "true": "full",
+        "yes": "full",
+        "on": "full",
+        "gradient_checkpointing": "full",
+        "false": "none",
+        "no": "none",
+        "off": "none",
+    },
+    "offload": {
+        "cpu": "optimizer",
+        "optimizer_cpu": "optimizer",
+        "all": "optimizer_and_params",
+        "params": "optimizer_and_params",
+        "full": "optimizer_and_params",
+    },
     "fsdp": {"true": "full_shard", "yes": "full_shard", "full": "full_shard", "false": "none", "no": "none"},
     "kv_dtype": {"bfloat16": "bf16", "float16": "fp16", "fp8_e4m3": "fp8", "fp8_e5m2": "fp8"},
 }
@@ -83,44 +128,71 @@ def _a(zh: str, en: str) -> dict[str, str]:
 
 # ---------------------------------------------------------------- inputs
 
+
 class MemoryJob(BaseModel):
     """What is being run, on how many GPUs, in what precision — shared by all three tools."""
 
-    model: str | None = Field(None, description="model name ('qwen2.5 7b', 'Llama-3-8B'), a size ('7B', '70亿') "
-                                                "or a local config.json path")
-    params: str | float | None = Field(None, description="parameter count, e.g. '7B', '70亿', 7e9; overrides the "
-                                                         "catalog size; alone it selects a generic dense architecture")
+    model: str | None = Field(
+        None, description="model name ('qwen2.5 7b', 'Llama-3-8B'), a size ('7B', '70亿') or a local config.json path"
+    )
+    params: str | float | None = Field(
+        None,
+        description="parameter count, e.g. '7B', '70亿', 7e9; overrides the "
+        "catalog size; alone it selects a generic dense architecture",
+    )
     mode: Mode = Field("full", description="full = full training/fine-tuning; lora; qlora (4-bit base); inference")
-    precision: Precision = Field("bf16", description="training: weight/compute dtype (mixed precision for "
-                                                     "bf16/fp16/fp8); inference: weight dtype (int8/int4 = quantised)")
-    optimizer: Optimizer = Field("adamw", description="adamw = mixed-precision AdamW (fp32 master+m+v, 12 B/param); "
-                                                      "adamw_bf16 = pure bf16 (4 B/param); adamw_8bit (bitsandbytes); "
-                                                      "sgd (momentum); adafactor")
+    precision: Precision = Field(
+        "bf16",
+        description="training: weight/compute dtype (mixed precision for "
+        "bf16/fp16/fp8); inference: weight dtype (int8/int4 = quantised)",
+    )
+    optimizer: Optimizer = Field(
+        "adamw",
+        description="adamw = mixed-precision AdamW (fp32 master+m+v, 12 B/param); "
+        "adamw_bf16 = pure bf16 (4 B/param); adamw_8bit (bitsandbytes); "
+        "sgd (momentum); adafactor",
+    )
     fp32_grads: bool = Field(False, description="keep gradients in fp32 (DeepSpeed/HF accounting, 18 B/param)")
-    gpus: int = Field(1, ge=1, le=100_000, description="GPUs: data-parallel degree for training, tensor-parallel "
-                                                       "degree for inference")
+    gpus: int = Field(
+        1, ge=1, le=100_000, description="GPUs: data-parallel degree for training, tensor-parallel degree for inference"
+    )
     zero: int = Field(0, ge=0, le=3, description="DeepSpeed ZeRO stage 0–3 (sharding across `gpus`)")
-    fsdp: Fsdp = Field("none", description="PyTorch FSDP sharding strategy; full_shard ≈ ZeRO‑3, shard_grad_op ≈ ZeRO‑2")
-    offload: Offload = Field("none", description="CPU offload: optimizer (ZeRO‑Offload) or optimizer_and_params "
-                                                 "(ZeRO‑3 / FSDP only)")
+    fsdp: Fsdp = Field(
+        "none", description="PyTorch FSDP sharding strategy; full_shard ≈ ZeRO‑3, shard_grad_op ≈ ZeRO‑2"
+    )
+    offload: Offload = Field(
+        "none", description="CPU offload: optimizer (ZeRO‑Offload) or optimizer_and_params (ZeRO‑3 / FSDP only)"
+    )
     seq_len: int = Field(2048, ge=1, le=10_000_000, description="training sequence length in tokens")
-    batch: int = Field(1, ge=1, le=100_000, description="micro-batch per GPU (training) or sequences (inference, "
-                                                        "if concurrency is not given)")
-    checkpointing: Checkpointing = Field("full", description="activation recomputation: none, selective "
-                                                             "(Megatron), full (gradient checkpointing)")
+    batch: int = Field(
+        1,
+        ge=1,
+        le=100_000,
+        description="micro-batch per GPU (training) or sequences (inference, if concurrency is not given)",
+    )
+    checkpointing: Checkpointing = Field(
+        "full", description="activation recomputation: none, selective (Megatron), full (gradient checkpointing)"
+    )
     flash_attention: bool = Field(True, description="FlashAttention/SDPA (no s² attention-score tensors)")
     lora_rank: int = Field(8, ge=1, le=4096, description="LoRA rank r")
-    lora_targets: str = Field("all", description="comma list of q,k,v,o,gate,up,down, or 'all' (all linear "
-                                                 "layers) / 'attn' / 'mlp'")
+    lora_targets: str = Field(
+        "all", description="comma list of q,k,v,o,gate,up,down, or 'all' (all linear layers) / 'attn' / 'mlp'"
+    )
     qlora_double_quant: bool = Field(True, description="QLoRA double quantisation of the NF4 scales")
     int4_format: Int4Format = Field("awq", description="inference int4 format: awq / gptq (g128) or nf4 (bitsandbytes)")
-    context: int | None = Field(None, ge=1, le=10_000_000, description="inference: tokens per sequence "
-                                                                       "(prompt + output); defaults to seq_len")
-    concurrency: int | None = Field(None, ge=1, le=1_000_000, description="inference: sequences served at once "
-                                                                          "(defaults to batch)")
+    context: int | None = Field(
+        None, ge=1, le=10_000_000, description="inference: tokens per sequence (prompt + output); defaults to seq_len"
+    )
+    concurrency: int | None = Field(
+        None, ge=1, le=1_000_000, description="inference: sequences served at once (defaults to batch)"
+    )
     kv_dtype: KvDtype | None = Field(None, description="KV-cache dtype (default 16-bit)")
-    gpu_memory_utilization: float = Field(0.9, gt=0.1, le=1.0, description="inference: fraction of GPU memory the "
-                                                                           "serving engine may use (vLLM default 0.9)")
+    gpu_memory_utilization: float = Field(
+        0.9,
+        gt=0.1,
+        le=1.0,
+        description="inference: fraction of GPU memory the serving engine may use (vLLM default 0.9)",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -147,21 +219,31 @@ class MemoryJob(BaseModel):
     def check(self) -> "MemoryJob":
         """Cross-field rules, raised as ToolInputError so both languages reach the user."""
         if self.model is None and self.params is None:
-            raise ToolInputError("请给出模型名称（如 qwen2.5-7b）或参数量（如 7B）",
-                                 "Give a model name (e.g. qwen2.5-7b) or a parameter count (e.g. 7B)", field="model")
+            raise ToolInputError(
+                "请给出模型名称（如 qwen2.5-7b）或参数量（如 7B）",
+                "Give a model name (e.g. qwen2.5-7b) or a parameter count (e.g. 7B)",
+                field="model",
+            )
         if self.mode in ("full", "lora") and self.precision in ("int8", "int4"):
-            raise ToolInputError(f"{self.mode} 训练不能用 {self.precision} 权重；低比特底座微调请用 --mode qlora",
-                                 f"{self.mode} training cannot use {self.precision} weights; for a low-bit base use "
-                                 f"--mode qlora", field="precision")
+            raise ToolInputError(
+                f"{self.mode} 训练不能用 {self.precision} 权重；低比特底座微调请用 --mode qlora",
+                f"{self.mode} training cannot use {self.precision} weights; for a low-bit base use --mode qlora",
+                field="precision",
+            )
         if self.optimizer == "adamw_bf16" and self.precision in ("fp32", "tf32"):
-            raise ToolInputError("纯 bf16 AdamW 需要 bf16 精度", "Pure-bf16 AdamW needs bf16 precision",
-                                 field="optimizer")
+            raise ToolInputError(
+                "纯 bf16 AdamW 需要 bf16 精度", "Pure-bf16 AdamW needs bf16 precision", field="optimizer"
+            )
         if self.offload == "optimizer_and_params" and self.zero_stage < 3:
-            raise ToolInputError("参数卸载到 CPU 需要 ZeRO‑3 或 FSDP full_shard",
-                                 "Offloading parameters needs ZeRO‑3 or FSDP full_shard", field="offload")
+            raise ToolInputError(
+                "参数卸载到 CPU 需要 ZeRO‑3 或 FSDP full_shard",
+                "Offloading parameters needs ZeRO‑3 or FSDP full_shard",
+                field="offload",
+            )
         if self.offload != "none" and self.mode == "inference":
-            raise ToolInputError("推理估算不支持 CPU 卸载", "CPU offload is not modelled for inference",
-                                 field="offload")
+            raise ToolInputError(
+                "推理估算不支持 CPU 卸载", "CPU offload is not modelled for inference", field="offload"
+            )
         if self.zero and self.fsdp != "none":
             raise ToolInputError("ZeRO 和 FSDP 只能选一个", "Choose either ZeRO or FSDP, not both", field="fsdp")
         return self
@@ -183,6 +265,7 @@ class EstimateMemoryInput(MemoryJob):
 
 
 # ---------------------------------------------------------------- outputs
+
 
 class SeedRule(BaseModel):
     """The seed article's rule next to the precise figure."""
@@ -227,11 +310,16 @@ class EstimateMemoryOutput(BaseModel):
     usable_gb: float | None = None
     fits: bool | None = None
     headroom_gb: float | None = None
-    borderline: bool | None = Field(None, description="true when the verdict is within 5% of the card's nominal memory "
-                                                      "either way: a close call that context length, batch or the "
-                                                      "engine's memory fraction can flip (cards carry ~7% more than "
-                                                      "nominal decimal GB: 24 GB = 24 GiB = 25.8 GB)")
-    max_batch: int | None = Field(None, description="largest micro-batch (training) or concurrency (inference) that fits")
+    borderline: bool | None = Field(
+        None,
+        description="true when the verdict is within 5% of the card's nominal memory "
+        "either way: a close call that context length, batch or the "
+        "engine's memory fraction can flip (cards carry ~7% more than "
+        "nominal decimal GB: 24 GB = 24 GiB = 25.8 GB)",
+    )
+    max_batch: int | None = Field(
+        None, description="largest micro-batch (training) or concurrency (inference) that fits"
+    )
     max_seq_len: int | None = Field(None, description="longest sequence (training) or context (inference) that fits")
     summary: dict[str, str]
     assumptions: list[dict[str, str]]
@@ -239,6 +327,7 @@ class EstimateMemoryOutput(BaseModel):
 
 
 # ---------------------------------------------------------------- GPU capacity
+
 
 class GpuCapacity(BaseModel):
     name: str
@@ -261,14 +350,17 @@ def resolve_gpu_capacity(gpu: str) -> GpuCapacity:
     try:
         from tools import gpus  # built by the GPU-table helper
     except ImportError:
-        raise ToolInputError(f"GPU 型号表还不可用，无法识别「{text}」；请直接给显存大小，如 24GB 或 80G",
-                             f"The GPU table is not available yet, cannot resolve {text!r}; give a size such as "
-                             f"24GB or 80G", field="gpu") from None
+        raise ToolInputError(
+            f"GPU 型号表还不可用，无法识别「{text}」；请直接给显存大小，如 24GB 或 80G",
+            f"The GPU table is not available yet, cannot resolve {text!r}; give a size such as 24GB or 80G",
+            field="gpu",
+        ) from None
     spec = gpus.resolve_gpu(text)
     return GpuCapacity(name=spec.name, memory_gb=float(spec.memory_gb), source=getattr(spec, "source", None))
 
 
 # ---------------------------------------------------------------- the engine
+
 
 class Breakdown(BaseModel):
     """Bytes per GPU, plus what the output needs to explain them."""
@@ -296,11 +388,25 @@ class Breakdown(BaseModel):
         return self.model_states + self.activations + self.kv_cache + self.overhead
 
 
-_TARGET_GROUPS = {"all": ["q", "k", "v", "o", "gate", "up", "down"], "attn": ["q", "k", "v", "o"],
-                  "mlp": ["gate", "up", "down"]}
-_TARGET_ALIASES = {"q_proj": "q", "k_proj": "k", "v_proj": "v", "o_proj": "o", "gate_proj": "gate",
-                   "up_proj": "up", "down_proj": "down", "query": "q", "key": "k", "value": "v",
-                   "all-linear": "all", "all_linear": "all"}
+_TARGET_GROUPS = {
+    "all": ["q", "k", "v", "o", "gate", "up", "down"],
+    "attn": ["q", "k", "v", "o"],
+    "mlp": ["gate", "up", "down"],
+}
+_TARGET_ALIASES = {
+    "q_proj": "q",
+    "k_proj": "k",
+    "v_proj": "v",
+    "o_proj": "o",
+    "gate_proj": "gate",
+    "up_proj": "up",
+    "down_proj": "down",
+    "query": "q",
+    "key": "k",
+    "value": "v",
+    "all-linear": "all",
+    "all_linear": "all",
+}
 
 
 def parse_lora_targets(text: str) -> list[str]:
@@ -314,8 +420,12 @@ def parse_lora_targets(text: str) -> list[str]:
         elif t in {"q", "k", "v", "o", "gate", "up", "down"}:
             out.append(t)
         else:
-            raise ToolInputError(f"不认识的 LoRA 目标模块「{raw}」", f"Unknown LoRA target {raw!r}",
-                                 field="lora_targets", suggestions=["all", "attn", "mlp", "q,v", "q,k,v,o"])
+            raise ToolInputError(
+                f"不认识的 LoRA 目标模块「{raw}」",
+                f"Unknown LoRA target {raw!r}",
+                field="lora_targets",
+                suggestions=["all", "attn", "mlp", "q,v", "q,k,v,o"],
+            )
     if not out:
         raise ToolInputError("LoRA 目标模块为空", "No LoRA target modules given", field="lora_targets")
     return sorted(set(out), key=["q", "k", "v", "o", "gate", "up", "down"].index)
@@ -332,8 +442,9 @@ def lora_param_count(arch, rank: int, targets: list[str]) -> int:
 
     def mlp_for(width: int, copies: int) -> int:
         shapes = {"gate": (h, width), "up": (h, width), "down": (width, h)}
-        return copies * sum(rank * (a + b) for t, (a, b) in shapes.items()
-                            if t in targets and (t != "gate" or arch.mlp_gated))
+        return copies * sum(
+            rank * (a + b) for t, (a, b) in shapes.items() if t in targets and (t != "gate" or arch.mlp_gated)
+        )
 
     dense_mlp = mlp_for(arch.intermediate_size, 1)
     if arch.is_moe:
@@ -391,9 +502,13 @@ def _training(job: MemoryJob, m) -> Breakdown:
         weights = P * w_b
         grads = trainable * g_b
         opt = trainable * (master + state_b)
-        A.append(_a(f"全量训练：权重 {w_b:g} B/参数、梯度 {g_b:g} B/参数、优化器（含 fp32 主权重）{master + state_b:g} B/参数",
-                    f"Full training: weights {w_b:g} B/param, gradients {g_b:g} B/param, optimizer incl. fp32 master "
-                    f"{master + state_b:g} B/param"))
+        A.append(
+            _a(
+                f"全量训练：权重 {w_b:g} B/参数、梯度 {g_b:g} B/参数、优化器（含 fp32 主权重）{master + state_b:g} B/参数",
+                f"Full training: weights {w_b:g} B/param, gradients {g_b:g} B/param, optimizer incl. fp32 master "
+                f"{master + state_b:g} B/param",
+            )
+        )
     else:
         targets = parse_lora_targets(job.lora_targets)
         trainable = lora_param_count(arch, job.lora_rank, targets)
@@ -402,10 +517,14 @@ def _training(job: MemoryJob, m) -> Breakdown:
         adapter_w, adapter_g = 4.0, 4.0
         if job.mode == "lora":
             base = P * (2.0 if sixteen_bit else 4.0)
-            A.append(_a(f"LoRA：底座冻结（{'bf16' if sixteen_bit else 'fp32'}），适配器 r={job.lora_rank}、目标 "
-                        f"{','.join(targets)}，可训练 {trainable:,} 个参数（fp32 适配器）",
-                        f"LoRA: frozen base in {'bf16' if sixteen_bit else 'fp32'}, adapters r={job.lora_rank} on "
-                        f"{','.join(targets)}: {trainable:,} trainable params (fp32 adapters)"))
+            A.append(
+                _a(
+                    f"LoRA：底座冻结（{'bf16' if sixteen_bit else 'fp32'}），适配器 r={job.lora_rank}、目标 "
+                    f"{','.join(targets)}，可训练 {trainable:,} 个参数（fp32 适配器）",
+                    f"LoRA: frozen base in {'bf16' if sixteen_bit else 'fp32'}, adapters r={job.lora_rank} on "
+                    f"{','.join(targets)}: {trainable:,} trainable params (fp32 adapters)",
+                )
+            )
         else:
             S.append(SOURCES["qlora"])
             unq = _embedding_like_params(arch)
@@ -417,16 +536,24 @@ def _training(job: MemoryJob, m) -> Breakdown:
                 per_q = 0.5 + ((8 / 64 + 32 / (64 * 256)) / 8 if job.qlora_double_quant else 4 / 64)
                 label = "NF4" + (" + 双重量化" if job.qlora_double_quant else "")
             base = q * per_q + unq * 2.0
-            A.append(_a(f"QLoRA：{q:,} 个线性层参数量化为 {label}（{per_q:.4f} B/参数），嵌入/输出层/归一化 {unq:,} 个参数保持 bf16；"
-                        f"分页优化器吸收显存尖峰，不另加余量",
-                        f"QLoRA: {q:,} linear-layer params in {label.replace('双重量化', 'double quant')} "
-                        f"({per_q:.4f} B/param); embeddings/LM head/norms ({unq:,} params) stay bf16; the paged "
-                        f"optimizer absorbs spikes, no extra margin added"))
+            A.append(
+                _a(
+                    f"QLoRA：{q:,} 个线性层参数量化为 {label}（{per_q:.4f} B/参数），嵌入/输出层/归一化 {unq:,} 个参数保持 bf16；"
+                    f"分页优化器吸收显存尖峰，不另加余量",
+                    f"QLoRA: {q:,} linear-layer params in {label.replace('双重量化', 'double quant')} "
+                    f"({per_q:.4f} B/param); embeddings/LM head/norms ({unq:,} params) stay bf16; the paged "
+                    f"optimizer absorbs spikes, no extra margin added",
+                )
+            )
         weights = base + trainable * adapter_w
         grads = trainable * adapter_g
         opt = trainable * state_b
-        A.append(_a("冻结的底座层仍要为反向传播保存激活值，激活值按全量微调计",
-                    "Frozen base layers still keep activations for backward; activations count as in full fine-tuning"))
+        A.append(
+            _a(
+                "冻结的底座层仍要为反向传播保存激活值，激活值按全量微调计",
+                "Frozen base layers still keep activations for backward; activations count as in full fine-tuning",
+            )
+        )
 
     # ---- sharding (ZeRO paper §5: P_os, P_os+g, P_os+g+p)
     if zero >= 1:
@@ -443,7 +570,7 @@ def _training(job: MemoryJob, m) -> Breakdown:
     if job.offload != "none":
         S.append(SOURCES["deepspeed"])
         nodes = max(1, math.ceil(job.gpus / GPUS_PER_NODE))
-        per_param_host = (16.0 if job.optimizer != "adamw_8bit" else 10.0)
+        per_param_host = 16.0 if job.optimizer != "adamw_8bit" else 10.0
         opt = 0.0  # fp32 master, optimizer states and fp32 gradients live on the CPU
         grads = 0.0
         if job.offload == "optimizer_and_params":
@@ -451,29 +578,46 @@ def _training(job: MemoryJob, m) -> Breakdown:
             per_param_host += 2.0
         host_ram = trainable * per_param_host * OFFLOAD_BUFFER / nodes
         if job.mode != "full":
-            host_ram += (P * 2.0 / nodes if job.offload == "optimizer_and_params" else 0.0)
-        A.append(_a(f"CPU 卸载（{job.offload}）：优化器状态和 fp32 梯度放到内存，每节点约需 {host_ram / GB:.0f} GB 内存"
-                    f"（DeepSpeed 公式 {per_param_host:g} B/参数 ×1.5）；优化器步骤受 PCIe 带宽限制，通常慢数倍",
-                    f"CPU offload ({job.offload}): optimizer states and fp32 gradients live in host RAM, about "
-                    f"{host_ram / GB:.0f} GB per node (DeepSpeed: {per_param_host:g} B/param ×1.5); the optimizer "
-                    f"step is PCIe-bound and usually several times slower"))
+            host_ram += P * 2.0 / nodes if job.offload == "optimizer_and_params" else 0.0
+        A.append(
+            _a(
+                f"CPU 卸载（{job.offload}）：优化器状态和 fp32 梯度放到内存，每节点约需 {host_ram / GB:.0f} GB 内存"
+                f"（DeepSpeed 公式 {per_param_host:g} B/参数 ×1.5）；优化器步骤受 PCIe 带宽限制，通常慢数倍",
+                f"CPU offload ({job.offload}): optimizer states and fp32 gradients live in host RAM, about "
+                f"{host_ram / GB:.0f} GB per node (DeepSpeed: {per_param_host:g} B/param ×1.5); the optimizer "
+                f"step is PCIe-bound and usually several times slower",
+            )
+        )
 
     # ---- activations
     acts = training_activation_bytes(arch, job.seq_len, job.batch, job.checkpointing, job.flash_attention)
     logits = logits_bytes(arch, job.seq_len, job.batch)
-    ck = {"none": ("不重算（保存全部激活）", "no recomputation"),
-          "selective": ("选择性重算（Megatron，仅重算注意力）", "selective recomputation (Megatron, attention only)"),
-          "full": ("完整重算（梯度检查点，每层只存输入）", "full recomputation (gradient checkpointing: layer inputs only)")}
-    A.append(_a(f"激活值：序列 {job.seq_len}、每卡微批 {job.batch}、{ck[job.checkpointing][0]}、"
-                f"{'FlashAttention' if job.flash_attention else '普通注意力（保存 s² 注意力分数）'}；logits 缓冲 "
-                f"{logits / GB:.2f} GB（词表 {arch.vocab_size}）",
-                f"Activations: seq {job.seq_len}, micro-batch {job.batch} per GPU, {ck[job.checkpointing][1]}, "
-                f"{'FlashAttention' if job.flash_attention else 'eager attention (s² scores stored)'}; logits buffer "
-                f"{logits / GB:.2f} GB (vocab {arch.vocab_size})"))
+    ck = {
+        "none": ("不重算（保存全部激活）", "no recomputation"),
+        "selective": ("选择性重算（Megatron，仅重算注意力）", "selective recomputation (Megatron, attention only)"),
+        "full": (
+            "完整重算（梯度检查点，每层只存输入）",
+            "full recomputation (gradient checkpointing: layer inputs only)",
+        ),
+    }
+    A.append(
+        _a(
+            f"激活值：序列 {job.seq_len}、每卡微批 {job.batch}、{ck[job.checkpointing][0]}、"
+            f"{'FlashAttention' if job.flash_attention else '普通注意力（保存 s² 注意力分数）'}；logits 缓冲 "
+            f"{logits / GB:.2f} GB（词表 {arch.vocab_size}）",
+            f"Activations: seq {job.seq_len}, micro-batch {job.batch} per GPU, {ck[job.checkpointing][1]}, "
+            f"{'FlashAttention' if job.flash_attention else 'eager attention (s² scores stored)'}; logits buffer "
+            f"{logits / GB:.2f} GB (vocab {arch.vocab_size})",
+        )
+    )
     if job.precision == "fp8":
-        A.append(_a("FP8 训练（Transformer Engine）仍保留 bf16 权重与 fp32 主权重，省的是算力而不是模型状态显存",
-                    "FP8 training (Transformer Engine) still keeps bf16 weights and fp32 master weights: it saves "
-                    "compute, not model-state memory"))
+        A.append(
+            _a(
+                "FP8 训练（Transformer Engine）仍保留 bf16 权重与 fp32 主权重，省的是算力而不是模型状态显存",
+                "FP8 training (Transformer Engine) still keeps bf16 weights and fp32 master weights: it saves "
+                "compute, not model-state memory",
+            )
+        )
 
     # ---- overhead
     overhead = CUDA_CONTEXT_BYTES + FRAGMENTATION * (acts + logits)
@@ -483,43 +627,77 @@ def _training(job: MemoryJob, m) -> Breakdown:
     elif zero == 3 and job.gpus > 1:
         bucket = (4.0 if job.mode == "full" else 2.0) * m.largest_layer_params
     overhead += bucket
-    A.append(_a(f"框架开销 {overhead / GB:.2f} GB：CUDA 上下文约 1 GiB、激活值碎片约 10%"
-                + (f"、ZeRO 通信桶/聚合层 {bucket / GB:.2f} GB" if bucket else "") + "（经验值，实际 ±0.5–2 GB）",
-                f"Framework overhead {overhead / GB:.2f} GB: ~1 GiB CUDA context, ~10% allocator fragmentation on "
-                f"activations" + (f", ZeRO buckets / gathered layer {bucket / GB:.2f} GB" if bucket else "")
-                + " (rule of thumb; real runs vary by ±0.5–2 GB)"))
+    A.append(
+        _a(
+            f"框架开销 {overhead / GB:.2f} GB：CUDA 上下文约 1 GiB、激活值碎片约 10%"
+            + (f"、ZeRO 通信桶/聚合层 {bucket / GB:.2f} GB" if bucket else "")
+            + "（经验值，实际 ±0.5–2 GB）",
+            f"Framework overhead {overhead / GB:.2f} GB: ~1 GiB CUDA context, ~10% allocator fragmentation on "
+            f"activations"
+            + (f", ZeRO buckets / gathered layer {bucket / GB:.2f} GB" if bucket else "")
+            + " (rule of thumb; real runs vary by ±0.5–2 GB)",
+        )
+    )
     if job.gpus > 1 and zero == 0:
-        A.append(_a("纯数据并行（DDP）：每张卡都存一份完整的模型状态", "Plain data parallel (DDP): every GPU holds the full model states"))
+        A.append(
+            _a(
+                "纯数据并行（DDP）：每张卡都存一份完整的模型状态",
+                "Plain data parallel (DDP): every GPU holds the full model states",
+            )
+        )
 
     seed = None
     if job.mode == "full" and sixteen_bit and job.optimizer in ("adamw", "adamw_bf16"):
         precise = w_b + g_b + master + state_b
         seed = SeedRule(
-            bytes_per_param=8.0, model_states_gb=round(P * 8.0 / GB, 2),
-            precise_bytes_per_param=precise, precise_model_states_gb=round(P * precise / GB, 2),
-            reason=_a("种子文章的「约为权重的 4 倍」= bf16 权重 + bf16 梯度 + 两份 bf16 Adam 状态（8 B/参数），没有 fp32 主权重；"
-                      "主流混合精度训练（DeepSpeed、Megatron、HF Trainer）还保留 fp32 主权重和 fp32 的 m、v，共 16 B/参数"
-                      "（ZeRO 论文）；8 B/参数只是纯 bf16 训练的下限。两者都不含激活值",
-                      "The seed's '≈4× the weights' = bf16 weights + bf16 grads + two bf16 Adam states (8 B/param) "
-                      "with no fp32 master; standard mixed precision (DeepSpeed, Megatron, HF Trainer) also keeps an "
-                      "fp32 master copy and fp32 m, v: 16 B/param (ZeRO paper); 8 B/param is the pure-bf16 lower "
-                      "bound. Neither includes activations."))
+            bytes_per_param=8.0,
+            model_states_gb=round(P * 8.0 / GB, 2),
+            precise_bytes_per_param=precise,
+            precise_model_states_gb=round(P * precise / GB, 2),
+            reason=_a(
+                "种子文章的「约为权重的 4 倍」= bf16 权重 + bf16 梯度 + 两份 bf16 Adam 状态（8 B/参数），没有 fp32 主权重；"
+                "主流混合精度训练（DeepSpeed、Megatron、HF Trainer）还保留 fp32 主权重和 fp32 的 m、v，共 16 B/参数"
+                "（ZeRO 论文）；8 B/参数只是纯 bf16 训练的下限。两者都不含激活值",
+                "The seed's '≈4× the weights' = bf16 weights + bf16 grads + two bf16 Adam states (8 B/param) "
+                "with no fp32 master; standard mixed precision (DeepSpeed, Megatron, HF Trainer) also keeps an "
+                "fp32 master copy and fp32 m, v: 16 B/param (ZeRO paper); 8 B/param is the pure-bf16 lower "
+                "bound. Neither includes activations.",
+            ),
+        )
         S.append(SOURCES["accelerate"])
         if job.optimizer == "adamw_bf16":
-            A.append(_a("纯 bf16 AdamW（无 fp32 主权重）：省显存，但长时间训练可能损失精度（NeMo 文档提醒）",
-                        "Pure-bf16 AdamW (no fp32 master): saves memory but can hurt long runs (NeMo docs warn)"))
+            A.append(
+                _a(
+                    "纯 bf16 AdamW（无 fp32 主权重）：省显存，但长时间训练可能损失精度（NeMo 文档提醒）",
+                    "Pure-bf16 AdamW (no fp32 master): saves memory but can hurt long runs (NeMo docs warn)",
+                )
+            )
     if job.fp32_grads:
         S.append(SOURCES["hf_anatomy"])
     if job.optimizer == "adafactor":
-        A.append(_a("Adafactor 的二阶矩按行/列分解，状态约为 O(行+列)，按 0 计；一阶矩关闭（默认）",
-                    "Adafactor's factored second moment is O(rows+cols) per matrix, counted as ~0; first moment off "
-                    "(default)"))
+        A.append(
+            _a(
+                "Adafactor 的二阶矩按行/列分解，状态约为 O(行+列)，按 0 计；一阶矩关闭（默认）",
+                "Adafactor's factored second moment is O(rows+cols) per matrix, counted as ~0; first moment off "
+                "(default)",
+            )
+        )
     if job.optimizer == "adamw_8bit":
         S.append(SOURCES["hf_anatomy"])
 
-    return Breakdown(weights=weights, gradients=grads, optimizer=opt, activations=acts + logits, logits=logits,
-                     overhead=overhead, host_ram=host_ram, trainable=trainable, seed_rule=seed,
-                     assumptions=A, sources=S)
+    return Breakdown(
+        weights=weights,
+        gradients=grads,
+        optimizer=opt,
+        activations=acts + logits,
+        logits=logits,
+        overhead=overhead,
+        host_ram=host_ram,
+        trainable=trainable,
+        seed_rule=seed,
+        assumptions=A,
+        sources=S,
+    )
 
 
 def inference_weight_bytes_per_param(job: MemoryJob) -> tuple[float, str]:
@@ -552,8 +730,12 @@ def _inference(job: MemoryJob, m) -> Breakdown:
         unq = _embedding_like_params(arch)
         weights = max(0, P - unq) * per_q + unq * 2.0
         S.append(SOURCES["quant"])
-        A.append(_a(f"权重：线性层 {label}，{per_q:.4f} B/参数；嵌入/输出层/归一化保持 16 位",
-                    f"Weights: linear layers {label}, {per_q:.4f} B/param; embeddings/LM head/norms stay 16-bit"))
+        A.append(
+            _a(
+                f"权重：线性层 {label}，{per_q:.4f} B/参数；嵌入/输出层/归一化保持 16 位",
+                f"Weights: linear layers {label}, {per_q:.4f} B/param; embeddings/LM head/norms stay 16-bit",
+            )
+        )
     else:
         weights = P * per_q
         A.append(_a(f"权重：{label}，{per_q:g} B/参数", f"Weights: {label}, {per_q:g} B/param"))
@@ -564,31 +746,68 @@ def _inference(job: MemoryJob, m) -> Breakdown:
     per_token = kv_bytes_per_token(arch, kvb)
     if arch.is_mla:
         S.append(SOURCES["mla"])
-        A.append(_a(f"MLA：每层每 token 只缓存 {arch.kv_lora_rank}+{arch.qk_rope_head_dim} 维潜向量",
-                    f"MLA: each layer caches a {arch.kv_lora_rank}+{arch.qk_rope_head_dim}-dim latent per token"))
+        A.append(
+            _a(
+                f"MLA：每层每 token 只缓存 {arch.kv_lora_rank}+{arch.qk_rope_head_dim} 维潜向量",
+                f"MLA: each layer caches a {arch.kv_lora_rank}+{arch.qk_rope_head_dim}-dim latent per token",
+            )
+        )
     heads_zh = "MLA 潜向量" if arch.is_mla else f"{arch.num_kv_heads} 个 KV 头"
     heads_en = "MLA latent" if arch.is_mla else f"{arch.num_kv_heads} KV heads"
-    A.append(_a(f"KV 缓存：{seqs} 条序列 × {ctx} token，{kv_dtype}，每 token {per_token / 1024:.1f} KiB"
-                f"（{heads_zh}）" + (f"；{arch.windowed_layers} 层滑动窗口 {arch.sliding_window}" if arch.windowed_layers else ""),
-                f"KV cache: {seqs} sequence{'s' if seqs != 1 else ''} × {ctx} tokens, {kv_dtype}, {per_token / 1024:.1f} KiB per token "
-                f"({heads_en})" + (f"; {arch.windowed_layers} layers use a {arch.sliding_window}-token window" if arch.windowed_layers else "")))
+    A.append(
+        _a(
+            f"KV 缓存：{seqs} 条序列 × {ctx} token，{kv_dtype}，每 token {per_token / 1024:.1f} KiB"
+            f"（{heads_zh}）"
+            + (f"；{arch.windowed_layers} 层滑动窗口 {arch.sliding_window}" if arch.windowed_layers else ""),
+            f"KV cache: {seqs} sequence{'s' if seqs != 1 else ''} × {ctx} tokens, {kv_dtype}, {per_token / 1024:.1f} KiB per token "
+            f"({heads_en})"
+            + (
+                f"; {arch.windowed_layers} layers use a {arch.sliding_window}-token window"
+                if arch.windowed_layers
+                else ""
+            ),
+        )
+    )
     chunk = min(ctx * seqs, 8192)
     acts = prefill_workspace_bytes(arch, chunk, seqs) / tp
     overhead = CUDA_CONTEXT_BYTES
-    A.append(_a(f"预填充按每块 {chunk} token 计算临时显存；框架开销按 CUDA 上下文约 1 GiB 计；服务引擎（如 vLLM）按 "
-                f"{job.gpu_memory_utilization:.0%} 的显存规划",
-                f"Prefill workspace for {chunk}-token chunks; ~1 GiB CUDA context; the serving engine (e.g. vLLM) "
-                f"plans within {job.gpu_memory_utilization:.0%} of GPU memory"))
+    A.append(
+        _a(
+            f"预填充按每块 {chunk} token 计算临时显存；框架开销按 CUDA 上下文约 1 GiB 计；服务引擎（如 vLLM）按 "
+            f"{job.gpu_memory_utilization:.0%} 的显存规划",
+            f"Prefill workspace for {chunk}-token chunks; ~1 GiB CUDA context; the serving engine (e.g. vLLM) "
+            f"plans within {job.gpu_memory_utilization:.0%} of GPU memory",
+        )
+    )
     if tp > 1:
-        A.append(_a(f"张量并行 {tp} 卡：权重与 KV 头平分到每张卡", f"Tensor parallel over {tp} GPUs: weights and KV heads split per GPU"))
+        A.append(
+            _a(
+                f"张量并行 {tp} 卡：权重与 KV 头平分到每张卡",
+                f"Tensor parallel over {tp} GPUs: weights and KV heads split per GPU",
+            )
+        )
     if arch.is_moe:
-        A.append(_a(f"MoE：全部 {P / 1e9:.1f}B 参数都要放进显存，每 token 只激活约 {m.active_params / 1e9:.1f}B",
-                    f"MoE: all {P / 1e9:.1f}B parameters must be resident; each token activates ~{m.active_params / 1e9:.1f}B"))
-    return Breakdown(weights=weights, activations=acts, logits=seqs * arch.vocab_size * 4 / tp, kv_cache=kv,
-                     overhead=overhead, trainable=0, kv_per_token=per_token, assumptions=A, sources=S)
+        A.append(
+            _a(
+                f"MoE：全部 {P / 1e9:.1f}B 参数都要放进显存，每 token 只激活约 {m.active_params / 1e9:.1f}B",
+                f"MoE: all {P / 1e9:.1f}B parameters must be resident; each token activates ~{m.active_params / 1e9:.1f}B",
+            )
+        )
+    return Breakdown(
+        weights=weights,
+        activations=acts,
+        logits=seqs * arch.vocab_size * 4 / tp,
+        kv_cache=kv,
+        overhead=overhead,
+        trainable=0,
+        kv_per_token=per_token,
+        assumptions=A,
+        sources=S,
+    )
 
 
 # ---------------------------------------------------------------- tools
+
 
 def _round(x: float, n: int = 3) -> float:
     return round(x, n)
@@ -615,23 +834,30 @@ def _context_cap_note(arch, limit: int) -> dict:
     if arch.native_context and arch.rope_scaled_context:
         src = f"（{arch.context_source}）" if arch.context_source else ""
         src_en = f" ({arch.context_source})" if arch.context_source else ""
-        return _a(f"最长长度封顶于模型的原生上下文 {limit:,} tokens；要到 {arch.rope_scaled_context:,} 需开启 rope scaling："
-                  f"{arch.rope_scaling}{src}",
-                  f"The longest length is capped at the model's native context of {limit:,} tokens; reaching "
-                  f"{arch.rope_scaled_context:,} needs rope scaling: {arch.rope_scaling}{src_en}")
-    return _a(f"最长长度封顶于模型的上下文上限 {limit:,}（max_position_embeddings），显存本身还能容纳更长",
-              f"The longest length is capped at the model's context limit {limit:,} "
-              f"(max_position_embeddings); memory alone would allow more")
+        return _a(
+            f"最长长度封顶于模型的原生上下文 {limit:,} tokens；要到 {arch.rope_scaled_context:,} 需开启 rope scaling："
+            f"{arch.rope_scaling}{src}",
+            f"The longest length is capped at the model's native context of {limit:,} tokens; reaching "
+            f"{arch.rope_scaled_context:,} needs rope scaling: {arch.rope_scaling}{src_en}",
+        )
+    return _a(
+        f"最长长度封顶于模型的上下文上限 {limit:,}（max_position_embeddings），显存本身还能容纳更长",
+        f"The longest length is capped at the model's context limit {limit:,} "
+        f"(max_position_embeddings); memory alone would allow more",
+    )
 
 
-def _max_value(job: MemoryJob, cap: GpuCapacity, model, field: str, hi_limit: int,
-               model_limit: bool = True) -> int | None:
+def _max_value(
+    job: MemoryJob, cap: GpuCapacity, model, field: str, hi_limit: int, model_limit: bool = True
+) -> int | None:
     """Largest value of `field` that fits (total memory is monotone in it); None if even 1 does not.
     For lengths the search stops at the model's context limit unless `model_limit` is False."""
     if model_limit:
         hi_limit = _length_limit(model, field, hi_limit)
+
     def ok(v: int) -> bool:
         return _fits(job.model_copy(update={field: v}), cap, model)
+
     if not ok(1):
         return None
     lo, hi = 1, 2
@@ -648,11 +874,16 @@ def _max_value(job: MemoryJob, cap: GpuCapacity, model, field: str, hi_limit: in
     return lo
 
 
-def _summary(job: MemoryJob, name: str, b: Breakdown, cap: GpuCapacity | None, fits: bool | None,
-             headroom: float | None) -> dict[str, str]:
+def _summary(
+    job: MemoryJob, name: str, b: Breakdown, cap: GpuCapacity | None, fits: bool | None, headroom: float | None
+) -> dict[str, str]:
     mode_zh = {"full": "全量训练", "lora": "LoRA 微调", "qlora": "QLoRA 微调", "inference": "推理"}[job.mode]
-    mode_en = {"full": "full training", "lora": "LoRA fine-tuning", "qlora": "QLoRA fine-tuning",
-               "inference": "inference"}[job.mode]
+    mode_en = {
+        "full": "full training",
+        "lora": "LoRA fine-tuning",
+        "qlora": "QLoRA fine-tuning",
+        "inference": "inference",
+    }[job.mode]
     gpus = f"{job.gpus} 张卡" if job.gpus > 1 else "单卡"
     zh = f"{name} {mode_zh}（{gpus}）每卡约需 {b.total / GB:.1f} GB（{b.total / GiB:.1f} GiB）"
     en = f"{name} {mode_en} ({job.gpus} GPU{'s' if job.gpus > 1 else ''}) needs about {b.total / GB:.1f} GB ({b.total / GiB:.1f} GiB) per GPU"
@@ -701,9 +932,13 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         headroom = (usable - b.total) / GB
         if cap.source:
             sources.append(f"GPU memory: {cap.source}")
-        assumptions.append(_a(f"显存按标称 {cap.memory_gb:g} GB（十进制）计；nvidia-smi 显示的通常略多（如 24 GB 卡为 24564 MiB ≈ 25.8 GB），所以结论偏保守",
-                              f"GPU capacity taken as the nominal {cap.memory_gb:g} GB (decimal); nvidia-smi usually shows "
-                              f"slightly more (a 24 GB card reports 24564 MiB ≈ 25.8 GB), so the verdict is conservative"))
+        assumptions.append(
+            _a(
+                f"显存按标称 {cap.memory_gb:g} GB（十进制）计；nvidia-smi 显示的通常略多（如 24 GB 卡为 24564 MiB ≈ 25.8 GB），所以结论偏保守",
+                f"GPU capacity taken as the nominal {cap.memory_gb:g} GB (decimal); nvidia-smi usually shows "
+                f"slightly more (a 24 GB card reports 24564 MiB ≈ 25.8 GB), so the verdict is conservative",
+            )
+        )
         if inp.mode == "inference":
             max_batch = _max_value(inp.model_copy(update={"batch": 1}), cap, model, "concurrency", 1 << 20)
             max_seq = _max_value(inp, cap, model, "context", 1 << 24)
@@ -713,33 +948,70 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         limit = model.arch.context_limit
         if limit and max_seq == limit:
             assumptions.append(_context_cap_note(model.arch, limit))
-    assumptions.append(_a("单位：GB = 10^9 字节，GiB = 2^30 字节；真实运行与估算通常相差 ±10–20%",
-                          "Units: GB = 10^9 bytes, GiB = 2^30 bytes; real runs typically differ by ±10–20%"))
-    gib = {k: _round(v / GiB) for k, v in {
-        "weights": b.weights, "gradients": b.gradients, "optimizer": b.optimizer, "model_states": b.model_states,
-        "activations": b.activations, "kv_cache": b.kv_cache, "overhead": b.overhead, "total": b.total}.items()}
+    assumptions.append(
+        _a(
+            "单位：GB = 10^9 字节，GiB = 2^30 字节；真实运行与估算通常相差 ±10–20%",
+            "Units: GB = 10^9 bytes, GiB = 2^30 bytes; real runs typically differ by ±10–20%",
+        )
+    )
+    gib = {
+        k: _round(v / GiB)
+        for k, v in {
+            "weights": b.weights,
+            "gradients": b.gradients,
+            "optimizer": b.optimizer,
+            "model_states": b.model_states,
+            "activations": b.activations,
+            "kv_cache": b.kv_cache,
+            "overhead": b.overhead,
+            "total": b.total,
+        }.items()
+    }
     inference = inp.mode == "inference"
     return EstimateMemoryOutput(
-        model=model.name, model_kind=model.kind, mode=inp.mode, precision=inp.precision,
-        optimizer=None if inference else inp.optimizer, gpus=inp.gpus, zero_stage=0 if inference else inp.zero_stage,
-        params=model.params, trainable_params=b.trainable,
-        weights_gb=_round(b.weights / GB), gradients_gb=_round(b.gradients / GB), optimizer_gb=_round(b.optimizer / GB),
-        model_states_gb=_round(b.model_states / GB), activations_gb=_round(b.activations / GB),
-        logits_gb=_round(b.logits / GB), kv_cache_gb=_round(b.kv_cache / GB), overhead_gb=_round(b.overhead / GB),
-        total_gb=_round(b.total / GB), total_gib=gib["total"], gib=gib, host_ram_gb=_round(b.host_ram / GB),
-        seq_len=None if inference else inp.seq_len, batch=None if inference else inp.batch,
+        model=model.name,
+        model_kind=model.kind,
+        mode=inp.mode,
+        precision=inp.precision,
+        optimizer=None if inference else inp.optimizer,
+        gpus=inp.gpus,
+        zero_stage=0 if inference else inp.zero_stage,
+        params=model.params,
+        trainable_params=b.trainable,
+        weights_gb=_round(b.weights / GB),
+        gradients_gb=_round(b.gradients / GB),
+        optimizer_gb=_round(b.optimizer / GB),
+        model_states_gb=_round(b.model_states / GB),
+        activations_gb=_round(b.activations / GB),
+        logits_gb=_round(b.logits / GB),
+        kv_cache_gb=_round(b.kv_cache / GB),
+        overhead_gb=_round(b.overhead / GB),
+        total_gb=_round(b.total / GB),
+        total_gib=gib["total"],
+        gib=gib,
+        host_ram_gb=_round(b.host_ram / GB),
+        seq_len=None if inference else inp.seq_len,
+        batch=None if inference else inp.batch,
         context=(inp.context or inp.seq_len) if inference else None,
         concurrency=(inp.concurrency or inp.batch) if inference else None,
-        kv_bytes_per_token=b.kv_per_token, seed_rule=b.seed_rule,
-        gpu=cap.name if cap else None, gpu_memory_gb=cap.memory_gb if cap else None,
-        usable_gb=_round(usable / GB) if usable is not None else None, fits=fits,
-        headroom_gb=_round(headroom) if headroom is not None else None, max_batch=max_batch, max_seq_len=max_seq,
+        kv_bytes_per_token=b.kv_per_token,
+        seed_rule=b.seed_rule,
+        gpu=cap.name if cap else None,
+        gpu_memory_gb=cap.memory_gb if cap else None,
+        usable_gb=_round(usable / GB) if usable is not None else None,
+        fits=fits,
+        headroom_gb=_round(headroom) if headroom is not None else None,
+        max_batch=max_batch,
+        max_seq_len=max_seq,
         borderline=_borderline(headroom, cap),
-        summary=_summary(inp, model.name, b, cap, fits, headroom), assumptions=assumptions,
-        sources=list(dict.fromkeys(sources)))
+        summary=_summary(inp, model.name, b, cap, fits, headroom),
+        assumptions=assumptions,
+        sources=list(dict.fromkeys(sources)),
+    )
 
 
 # ---- find_min_gpus
+
 
 class FindMinGpusInput(MemoryJob):
     gpu: str = Field(description="GPU name ('A100 80G', 'H20', '4090') or size ('80GB')")
@@ -755,12 +1027,16 @@ class FindMinGpusOutput(BaseModel):
     per_gpu_total_gb: float | None
     headroom_gb: float | None
     estimate: EstimateMemoryOutput | None
-    rent_gpus: int | None = Field(None, description="GPUs as actually rented: whole 8-GPU servers above 8, else "
-                                                     "1/2/4/8 for training; equals min_gpus when that is already so")
+    rent_gpus: int | None = Field(
+        None,
+        description="GPUs as actually rented: whole 8-GPU servers above 8, else "
+        "1/2/4/8 for training; equals min_gpus when that is already so",
+    )
     rent_per_gpu_total_gb: float | None = Field(None, description="per-GPU decimal GB when sharded over rent_gpus")
     rent_headroom_gb: float | None = Field(None, description="headroom per GPU (decimal GB) over rent_gpus")
-    notes: list[dict[str, str]] = Field(default_factory=list, description="what the minimum means when renting "
-                                                                           "(whole servers, thin headroom), zh/en")
+    notes: list[dict[str, str]] = Field(
+        default_factory=list, description="what the minimum means when renting (whole servers, thin headroom), zh/en"
+    )
     summary: dict[str, str]
     assumptions: list[dict[str, str]]
     sources: list[str]
@@ -780,22 +1056,33 @@ def _rentable_count(n: int, mode: str) -> int:
     return n
 
 
-def _rent_notes(found: int, est: EstimateMemoryOutput, cap: GpuCapacity, rent: int,
-                rent_est: EstimateMemoryOutput | None) -> list[dict[str, str]]:
+def _rent_notes(
+    found: int, est: EstimateMemoryOutput, cap: GpuCapacity, rent: int, rent_est: EstimateMemoryOutput | None
+) -> list[dict[str, str]]:
     notes: list[dict[str, str]] = []
     if rent_est is not None and rent != found:
         nodes = math.ceil(rent / GPUS_PER_NODE)
         where_zh = f"{nodes} 台 8 卡机" if rent >= GPUS_PER_NODE else f"一台 {rent} 卡机"
-        where_en = f"{nodes} 8-GPU server{'s' if nodes > 1 else ''}" if rent >= GPUS_PER_NODE else f"one {rent}-GPU server"
-        notes.append(_a(f"{found} 张是理论最少；实际按整机租是 {rent} 张（{where_zh}），分片到 {rent} 张时每卡约 "
-                        f"{rent_est.total_gb:.1f} GB，余量约 {rent_est.headroom_gb:.1f} GB",
-                        f"{found} is the bare minimum; rented as whole machines that is {rent} GPUs ({where_en}), "
-                        f"about {rent_est.total_gb:.1f} GB per GPU with {rent_est.headroom_gb:.1f} GB to spare"))
+        where_en = (
+            f"{nodes} 8-GPU server{'s' if nodes > 1 else ''}" if rent >= GPUS_PER_NODE else f"one {rent}-GPU server"
+        )
+        notes.append(
+            _a(
+                f"{found} 张是理论最少；实际按整机租是 {rent} 张（{where_zh}），分片到 {rent} 张时每卡约 "
+                f"{rent_est.total_gb:.1f} GB，余量约 {rent_est.headroom_gb:.1f} GB",
+                f"{found} is the bare minimum; rented as whole machines that is {rent} GPUs ({where_en}), "
+                f"about {rent_est.total_gb:.1f} GB per GPU with {rent_est.headroom_gb:.1f} GB to spare",
+            )
+        )
     if est.headroom_gb is not None and est.headroom_gb < THIN_HEADROOM_FRACTION * cap.memory_gb:
-        notes.append(_a(f"{found} 张时余量只有 {est.headroom_gb:.1f} GB（不到显存的 5%），显存碎片和峰值波动就可能 OOM；"
-                        f"建议多租卡，或开 CPU 卸载、缩短序列",
-                        f"With {found} GPUs only {est.headroom_gb:.1f} GB (under 5% of memory) is left: fragmentation and "
-                        f"peaks can tip it into OOM; rent more GPUs, offload to CPU or shorten the sequence"))
+        notes.append(
+            _a(
+                f"{found} 张时余量只有 {est.headroom_gb:.1f} GB（不到显存的 5%），显存碎片和峰值波动就可能 OOM；"
+                f"建议多租卡，或开 CPU 卸载、缩短序列",
+                f"With {found} GPUs only {est.headroom_gb:.1f} GB (under 5% of memory) is left: fragmentation and "
+                f"peaks can tip it into OOM; rent more GPUs, offload to CPU or shorten the sequence",
+            )
+        )
     return notes
 
 
@@ -824,38 +1111,69 @@ def find_min_gpus(inp: FindMinGpusInput) -> FindMinGpusOutput:
             else:
                 lo = mid + 1
         found = candidates[lo]
-    A = [_a(f"训练按 ZeRO‑{job.zero_stage} 分片在 N 张卡上搜索最少卡数；推理按张量并行 1/2/4/8… 卡搜索",
-            f"Training: smallest N with ZeRO‑{job.zero_stage} sharding over N GPUs; inference: tensor parallel over 1/2/4/8… GPUs")]
+    A = [
+        _a(
+            f"训练按 ZeRO‑{job.zero_stage} 分片在 N 张卡上搜索最少卡数；推理按张量并行 1/2/4/8… 卡搜索",
+            f"Training: smallest N with ZeRO‑{job.zero_stage} sharding over N GPUs; inference: tensor parallel over 1/2/4/8… GPUs",
+        )
+    ]
     if found is None:
         return FindMinGpusOutput(
-            gpu=cap.name, gpu_memory_gb=cap.memory_gb, min_gpus=None, nodes=None, per_gpu_total_gb=None,
-            headroom_gb=None, estimate=None,
-            summary=_a(f"最多 {inp.max_gpus} 张 {cap.name} 也放不下；考虑 LoRA/QLoRA、CPU 卸载、更短序列或更大显存的卡",
-                       f"Even {inp.max_gpus} × {cap.name} do not fit; consider LoRA/QLoRA, CPU offload, shorter "
-                       f"sequences or a larger GPU"),
-            assumptions=A, sources=[SOURCES["zero"]])
+            gpu=cap.name,
+            gpu_memory_gb=cap.memory_gb,
+            min_gpus=None,
+            nodes=None,
+            per_gpu_total_gb=None,
+            headroom_gb=None,
+            estimate=None,
+            summary=_a(
+                f"最多 {inp.max_gpus} 张 {cap.name} 也放不下；考虑 LoRA/QLoRA、CPU 卸载、更短序列或更大显存的卡",
+                f"Even {inp.max_gpus} × {cap.name} do not fit; consider LoRA/QLoRA, CPU offload, shorter "
+                f"sequences or a larger GPU",
+            ),
+            assumptions=A,
+            sources=[SOURCES["zero"]],
+        )
     est = estimate_memory(EstimateMemoryInput.model_validate({**job.model_dump(), "gpus": found, "gpu": inp.gpu}))
     nodes = math.ceil(found / GPUS_PER_NODE)
     rent = _rentable_count(found, inp.mode)
-    rent_est = est if rent == found else estimate_memory(
-        EstimateMemoryInput.model_validate({**job.model_dump(), "gpus": rent, "gpu": inp.gpu}))
+    rent_est = (
+        est
+        if rent == found
+        else estimate_memory(EstimateMemoryInput.model_validate({**job.model_dump(), "gpus": rent, "gpu": inp.gpu}))
+    )
     return FindMinGpusOutput(
-        gpu=cap.name, gpu_memory_gb=cap.memory_gb, min_gpus=found, nodes=nodes, per_gpu_total_gb=est.total_gb,
-        headroom_gb=est.headroom_gb, estimate=est, rent_gpus=rent, rent_per_gpu_total_gb=rent_est.total_gb,
-        rent_headroom_gb=rent_est.headroom_gb, notes=_rent_notes(found, est, cap, rent, rent_est),
-        summary=_a(f"至少 {found} 张 {cap.name}（{nodes} 台 8 卡机）：每卡约 {est.total_gb:.1f} GB，余量 {est.headroom_gb:.1f} GB",
-                   f"At least {found} × {cap.name} ({nodes} 8-GPU node{'s' if nodes > 1 else ''}): about "
-                   f"{est.total_gb:.1f} GB per GPU, {est.headroom_gb:.1f} GB to spare"),
-        assumptions=A + est.assumptions, sources=est.sources)
+        gpu=cap.name,
+        gpu_memory_gb=cap.memory_gb,
+        min_gpus=found,
+        nodes=nodes,
+        per_gpu_total_gb=est.total_gb,
+        headroom_gb=est.headroom_gb,
+        estimate=est,
+        rent_gpus=rent,
+        rent_per_gpu_total_gb=rent_est.total_gb,
+        rent_headroom_gb=rent_est.headroom_gb,
+        notes=_rent_notes(found, est, cap, rent, rent_est),
+        summary=_a(
+            f"至少 {found} 张 {cap.name}（{nodes} 台 8 卡机）：每卡约 {est.total_gb:.1f} GB，余量 {est.headroom_gb:.1f} GB",
+            f"At least {found} × {cap.name} ({nodes} 8-GPU node{'s' if nodes > 1 else ''}): about "
+            f"{est.total_gb:.1f} GB per GPU, {est.headroom_gb:.1f} GB to spare",
+        ),
+        assumptions=A + est.assumptions,
+        sources=est.sources,
+    )
 
 
 # ---- find_max_fit
 
+
 class FindMaxFitInput(MemoryJob):
     gpu: str = Field(description="GPU name or size ('24GB')")
     solve_for: Literal["batch", "seq_len", "context", "concurrency"] = Field(
-        "batch", description="batch = largest micro-batch (training); seq_len = longest training sequence; "
-                             "context = longest inference context; concurrency = most sequences served at once")
+        "batch",
+        description="batch = largest micro-batch (training); seq_len = longest training sequence; "
+        "context = longest inference context; concurrency = most sequences served at once",
+    )
 
 
 class FindMaxFitOutput(BaseModel):
@@ -863,13 +1181,18 @@ class FindMaxFitOutput(BaseModel):
     gpu_memory_gb: float
     solve_for: str
     max_value: int | None = Field(description="largest value that fits; null if even 1 does not")
-    capped_by_model: bool = Field(False, description="true when the model's context limit (native window, else "
-                                                     "max_position_embeddings), not memory, set the limit")
+    capped_by_model: bool = Field(
+        False,
+        description="true when the model's context limit (native window, else "
+        "max_position_embeddings), not memory, set the limit",
+    )
     native_context: int | None = Field(None, description="the model's native window when capped by it (tokens)")
-    rope_scaled_context: int | None = Field(None, description="longest context with the publisher's rope scaling "
-                                            "(e.g. YaRN), tokens")
-    max_with_rope_scaling: int | None = Field(None, description="longest length memory allows up to "
-                                              "rope_scaled_context, tokens (same settings)")
+    rope_scaled_context: int | None = Field(
+        None, description="longest context with the publisher's rope scaling (e.g. YaRN), tokens"
+    )
+    max_with_rope_scaling: int | None = Field(
+        None, description="longest length memory allows up to rope_scaled_context, tokens (same settings)"
+    )
     estimate: EstimateMemoryOutput | None
     summary: dict[str, str]
     assumptions: list[dict[str, str]]
@@ -890,16 +1213,29 @@ def find_max_fit(inp: FindMaxFitInput) -> FindMaxFitOutput:
         field = "seq_len" if field == "context" else "batch"
     limit = {"batch": 1 << 16, "seq_len": 1 << 24, "context": 1 << 24, "concurrency": 1 << 20}[field]
     value = _max_value(job, cap, model, field, limit)
-    names = {"batch": ("微批", "micro-batch"), "seq_len": ("序列长度", "sequence length"),
-             "context": ("上下文长度", "context length"), "concurrency": ("并发序列数", "concurrent sequences")}
+    names = {
+        "batch": ("微批", "micro-batch"),
+        "seq_len": ("序列长度", "sequence length"),
+        "context": ("上下文长度", "context length"),
+        "concurrency": ("并发序列数", "concurrent sequences"),
+    }
     zh_n, en_n = names[field]
     if value is None:
-        return FindMaxFitOutput(gpu=cap.name, gpu_memory_gb=cap.memory_gb, solve_for=field, max_value=None, estimate=None,
-                                summary=_a(f"{cap.name} 连 {zh_n}=1 都放不下", f"{cap.name} cannot fit even {en_n} = 1"),
-                                assumptions=[_a("其余设置按输入不变；可试 LoRA/QLoRA、量化、更多卡或更大显存的卡",
-                                                "Other settings as given; try LoRA/QLoRA, quantisation, more GPUs or "
-                                                "a larger GPU")],
-                                sources=[SOURCES["zero"], SOURCES["vllm"]])
+        return FindMaxFitOutput(
+            gpu=cap.name,
+            gpu_memory_gb=cap.memory_gb,
+            solve_for=field,
+            max_value=None,
+            estimate=None,
+            summary=_a(f"{cap.name} 连 {zh_n}=1 都放不下", f"{cap.name} cannot fit even {en_n} = 1"),
+            assumptions=[
+                _a(
+                    "其余设置按输入不变；可试 LoRA/QLoRA、量化、更多卡或更大显存的卡",
+                    "Other settings as given; try LoRA/QLoRA, quantisation, more GPUs or a larger GPU",
+                )
+            ],
+            sources=[SOURCES["zero"], SOURCES["vllm"]],
+        )
     est = estimate_memory(EstimateMemoryInput.model_validate({**job.model_dump(), field: value, "gpu": inp.gpu}))
     capped = field in ("seq_len", "context") and value == model.arch.context_limit
     assumptions = list(est.assumptions)
@@ -910,39 +1246,65 @@ def find_max_fit(inp: FindMaxFitInput) -> FindMaxFitOutput:
     scaled = arch.rope_scaled_context if capped and arch.native_context == value else None
     with_scaling = _max_value(job, cap, model, field, scaled, model_limit=False) if scaled else None
     return FindMaxFitOutput(
-        gpu=cap.name, gpu_memory_gb=cap.memory_gb, solve_for=field, max_value=value, estimate=est,
-        capped_by_model=capped, native_context=arch.native_context if scaled else None,
-        rope_scaled_context=scaled, max_with_rope_scaling=with_scaling,
-        summary=_a(f"{cap.name} 上最大{zh_n}约 {value:,}（每卡 {est.total_gb:.1f} GB）"
-                   + ("，已到模型的上下文上限" if capped else ""),
-                   f"Largest {en_n} on {cap.name}: about {value:,} ({est.total_gb:.1f} GB per GPU)"
-                   + ("; this is the model's context limit" if capped else "")),
-        assumptions=assumptions, sources=est.sources)
+        gpu=cap.name,
+        gpu_memory_gb=cap.memory_gb,
+        solve_for=field,
+        max_value=value,
+        estimate=est,
+        capped_by_model=capped,
+        native_context=arch.native_context if scaled else None,
+        rope_scaled_context=scaled,
+        max_with_rope_scaling=with_scaling,
+        summary=_a(
+            f"{cap.name} 上最大{zh_n}约 {value:,}（每卡 {est.total_gb:.1f} GB）"
+            + ("，已到模型的上下文上限" if capped else ""),
+            f"Largest {en_n} on {cap.name}: about {value:,} ({est.total_gb:.1f} GB per GPU)"
+            + ("; this is the model's context limit" if capped else ""),
+        ),
+        assumptions=assumptions,
+        sources=est.sources,
+    )
 
 
 def _tools():
     from tools.registry import ToolSpec
+
     units = "All sizes per GPU in decimal GB (10^9 bytes) with GiB (2^30) beside; every result lists assumptions and sources."
     return [
-        ToolSpec(name="estimate_memory",
-                 description=("GPU memory per GPU for full training/fine-tuning, LoRA, QLoRA or inference: weights, "
-                              "gradients, optimizer states (incl. fp32 master), activations (Korthikanti et al., with "
-                              "none/selective/full recomputation) incl. logits, KV cache (GQA/MLA/sliding window), "
-                              "framework overhead, total. Supports ZeRO 0–3/FSDP over N GPUs, CPU offload (host RAM "
-                              "needed), precisions fp32…int4 and optimizers. With `gpu` (name or '24GB'): fits, "
-                              "headroom_gb, max_batch, max_seq_len. Also returns the seed article's 4×-weights rule "
-                              "beside the precise 16 B/param figure. " + units),
-                 input_model=EstimateMemoryInput, func=estimate_memory),
-        ToolSpec(name="find_min_gpus",
-                 description=("Fewest GPUs of one type (name or size) that fit a job: training sharded with ZeRO‑3/"
-                              "FSDP by default (set zero), inference by tensor parallelism. Returns min_gpus, 8-GPU "
-                              "nodes, per-GPU total and headroom (decimal GB) and the full estimate."),
-                 input_model=FindMinGpusInput, func=find_min_gpus),
-        ToolSpec(name="find_max_fit",
-                 description=("Largest micro-batch, training sequence length, inference context length or number of "
-                              "concurrent sequences that fits on a GPU (name or size). Returns max_value and the "
-                              "estimate at that value (decimal GB)."),
-                 input_model=FindMaxFitInput, func=find_max_fit),
+        ToolSpec(
+            name="estimate_memory",
+            description=(
+                "GPU memory per GPU for full training/fine-tuning, LoRA, QLoRA or inference: weights, "
+                "gradients, optimizer states (incl. fp32 master), activations (Korthikanti et al., with "
+                "none/selective/full recomputation) incl. logits, KV cache (GQA/MLA/sliding window), "
+                "framework overhead, total. Supports ZeRO 0–3/FSDP over N GPUs, CPU offload (host RAM "
+                "needed), precisions fp32…int4 and optimizers. With `gpu` (name or '24GB'): fits, "
+                "headroom_gb, max_batch, max_seq_len. Also returns the seed article's 4×-weights rule "
+                "beside the precise 16 B/param figure. " + units
+            ),
+            input_model=EstimateMemoryInput,
+            func=estimate_memory,
+        ),
+        ToolSpec(
+            name="find_min_gpus",
+            description=(
+                "Fewest GPUs of one type (name or size) that fit a job: training sharded with ZeRO‑3/"
+                "FSDP by default (set zero), inference by tensor parallelism. Returns min_gpus, 8-GPU "
+                "nodes, per-GPU total and headroom (decimal GB) and the full estimate."
+            ),
+            input_model=FindMinGpusInput,
+            func=find_min_gpus,
+        ),
+        ToolSpec(
+            name="find_max_fit",
+            description=(
+                "Largest micro-batch, training sequence length, inference context length or number of "
+                "concurrent sequences that fits on a GPU (name or size). Returns max_value and the "
+                "estimate at that value (decimal GB)."
+            ),
+            input_model=FindMaxFitInput,
+            func=find_max_fit,
+        ),
     ]
 
 

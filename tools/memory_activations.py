@@ -22,6 +22,7 @@ returned to the caller (2) + the fp32 upcast (4) + the fp32 log-softmax autograd
 (4 B/element) stays saved for backward; scripts/validate_memory.py measures that part.
 The constants are checked against PyTorch's saved tensors by scripts/validate_memory.py.
 """
+
 from __future__ import annotations
 
 from tools.models import Architecture
@@ -71,8 +72,9 @@ def head_bytes_per_token(arch: Architecture) -> float:
     return (NORM_BYTES_PER_ELEMENT + ACT_BYTES) * arch.hidden_size
 
 
-def training_activation_bytes(arch: Architecture, seq_len: int, batch: int, checkpointing: str,
-                              flash_attention: bool = True) -> float:
+def training_activation_bytes(
+    arch: Architecture, seq_len: int, batch: int, checkpointing: str, flash_attention: bool = True
+) -> float:
     """Activations kept for backward on one GPU (no tensor/pipeline parallelism), logits excluded."""
     tokens = seq_len * batch
     L = arch.num_layers

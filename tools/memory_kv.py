@@ -7,6 +7,7 @@ MLA (DeepSeek‑V2/V3) caches the compressed latent plus the decoupled RoPE key 
     (kv_lora_rank + qk_rope_head_dim) · bytes        (DeepSeek‑V2 paper, arXiv:2405.04434, §2.1.2)
 Sliding-window layers keep at most `window` tokens (Mistral 7B, Gemma 2/3 local layers).
 """
+
 from __future__ import annotations
 
 from tools.models import Architecture
@@ -26,8 +27,9 @@ def kv_bytes_per_token(arch: Architecture, bytes_per_value: float) -> float:
     return arch.num_layers * kv_bytes_per_token_per_layer(arch, bytes_per_value)
 
 
-def kv_cache_bytes(arch: Architecture, context: int, sequences: int, bytes_per_value: float,
-                   tensor_parallel: int = 1) -> float:
+def kv_cache_bytes(
+    arch: Architecture, context: int, sequences: int, bytes_per_value: float, tensor_parallel: int = 1
+) -> float:
     """KV cache for `sequences` sequences of `context` tokens each, per GPU under tensor parallelism.
 
     Under TP the KV heads are split across GPUs; when there are fewer KV heads than GPUs each

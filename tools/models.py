@@ -10,6 +10,7 @@ Parameter counting follows the module shapes of a decoder-only transformer (esti
     norms = k·h per layer + h final;  emb = V·h (×2 if the LM head is not tied)
 Checked against published counts: Llama‑2‑7B 6,738,415,616; Llama‑3‑8B 8,030,261,248.
 """
+
 from __future__ import annotations
 
 import difflib
@@ -48,8 +49,12 @@ class Architecture(BaseModel):
     # Native window when the publisher says longer contexts need rope scaling (Qwen2.5: 32,768 native,
     # 131,072 only with YaRN factor 4) — the limit a plain deployment has; None = max_position_embeddings.
     native_context: int | None = None
-    rope_scaled_context: int | None = Field(None, description="longest context the publisher supports with rope scaling")
-    rope_scaling: str | None = Field(None, description="how, e.g. 'YaRN factor 4.0 (original_max_position_embeddings 32768)'")
+    rope_scaled_context: int | None = Field(
+        None, description="longest context the publisher supports with rope scaling"
+    )
+    rope_scaling: str | None = Field(
+        None, description="how, e.g. 'YaRN factor 4.0 (original_max_position_embeddings 32768)'"
+    )
     context_source: str | None = None
     # Mixture of experts
     num_experts: int = 0
@@ -135,6 +140,7 @@ class ResolvedModel(BaseModel):
 
 # ---------------------------------------------------------------- parameter counting
 
+
 def _attention_params(a: Architecture) -> int:
     h = a.hidden_size
     if a.is_mla:
@@ -204,12 +210,18 @@ def count_params(a: Architecture) -> ParamCount:
     final_norm = h * (2 if a.norm_bias else 1)
     total = layers_total + embedding + final_norm
     active = layers_active + embedding + final_norm
-    return ParamCount(total=total, active=active, embedding=embedding,
-                      per_layer_max=max(per_layer_max, a.vocab_size * h),
-                      attention_per_layer=attn, mlp_per_layer=mlp_layer)
+    return ParamCount(
+        total=total,
+        active=active,
+        embedding=embedding,
+        per_layer_max=max(per_layer_max, a.vocab_size * h),
+        attention_per_layer=attn,
+        mlp_per_layer=mlp_layer,
+    )
 
 
 # ---------------------------------------------------------------- catalog
+
 
 @lru_cache(maxsize=1)
 def load_catalog() -> tuple[ModelEntry, ...]:
@@ -227,11 +239,36 @@ def load_catalog() -> tuple[ModelEntry, ...]:
     return tuple(rows)
 
 
-_STRIP_WORDS = ("instruct", "chat", "hf", "base", "it", "sft", "dpo", "preview", "fp8", "awq",
-                "gptq", "int4", "int8", "gguf", "bf16")
-_FAMILY_ALIASES = {"千问": "qwen", "通义千问": "qwen", "通义": "qwen", "深度求索": "deepseek",
-                   "羊驼": "llama", "智谱": "glm", "百川": "baichuan", "书生": "internlm",
-                   "零一万物": "yi", "面壁": "minicpm", "米斯特拉尔": "mistral"}
+_STRIP_WORDS = (
+    "instruct",
+    "chat",
+    "hf",
+    "base",
+    "it",
+    "sft",
+    "dpo",
+    "preview",
+    "fp8",
+    "awq",
+    "gptq",
+    "int4",
+    "int8",
+    "gguf",
+    "bf16",
+)
+_FAMILY_ALIASES = {
+    "千问": "qwen",
+    "通义千问": "qwen",
+    "通义": "qwen",
+    "深度求索": "deepseek",
+    "羊驼": "llama",
+    "智谱": "glm",
+    "百川": "baichuan",
+    "书生": "internlm",
+    "零一万物": "yi",
+    "面壁": "minicpm",
+    "米斯特拉尔": "mistral",
+}
 
 
 # Colloquial words around a model name that do not change which model is meant:
@@ -297,9 +334,15 @@ def suggestions(query: str, n: int = 6) -> list[str]:
 
 # Llama-style reference shapes (hidden, heads, ffn); the layer count is solved to hit the size.
 _GENERIC_SHAPES = [
-    (0.5e9, 1024, 16, 2816), (1.5e9, 2048, 16, 5632), (3e9, 3072, 24, 8192), (7e9, 4096, 32, 11008),
-    (13e9, 5120, 40, 13824), (34e9, 7168, 56, 20480), (70e9, 8192, 64, 28672),
-    (175e9, 12288, 96, 49152), (405e9, 16384, 128, 53248),
+    (0.5e9, 1024, 16, 2816),
+    (1.5e9, 2048, 16, 5632),
+    (3e9, 3072, 24, 8192),
+    (7e9, 4096, 32, 11008),
+    (13e9, 5120, 40, 13824),
+    (34e9, 7168, 56, 20480),
+    (70e9, 8192, 64, 28672),
+    (175e9, 12288, 96, 49152),
+    (405e9, 16384, 128, 53248),
 ]
 GENERIC_VOCAB = 128_256
 GENERIC_KV_HEADS = 8
@@ -308,11 +351,19 @@ GENERIC_KV_HEADS = 8
 def generic_architecture(params: int) -> Architecture:
     """A Llama-3-style dense shape (SwiGLU, GQA with 8 KV heads, vocab 128k) for `params`."""
     import math
+
     _, h, heads, ffn = min(_GENERIC_SHAPES, key=lambda s: abs(math.log(s[0]) - math.log(params)))
     d = h // heads
     kv = min(GENERIC_KV_HEADS, heads)
-    probe = Architecture(num_layers=1, hidden_size=h, num_heads=heads, num_kv_heads=kv, head_dim=d,
-                         intermediate_size=ffn, vocab_size=GENERIC_VOCAB)
+    probe = Architecture(
+        num_layers=1,
+        hidden_size=h,
+        num_heads=heads,
+        num_kv_heads=kv,
+        head_dim=d,
+        intermediate_size=ffn,
+        vocab_size=GENERIC_VOCAB,
+    )
     per_layer = _attention_params(probe) + 2 * h + _mlp_params(h, ffn, True, False)
     emb = 2 * GENERIC_VOCAB * h
     layers = max(1, round((params - emb) / per_layer))
@@ -341,9 +392,11 @@ def architecture_from_hf_config(cfg: dict) -> Architecture:
     hidden = pick("hidden_size", "d_model", "n_embd")
     heads = pick("num_attention_heads", "n_head")
     if not (layers and hidden and heads):
-        raise ToolInputError("config.json 缺少层数/隐藏维度/注意力头数",
-                             "config.json lacks num_hidden_layers / hidden_size / num_attention_heads",
-                             field="model")
+        raise ToolInputError(
+            "config.json 缺少层数/隐藏维度/注意力头数",
+            "config.json lacks num_hidden_layers / hidden_size / num_attention_heads",
+            field="model",
+        )
     kv = pick("num_key_value_heads", default=None)
     if kv is None and cfg.get("multi_query_attention"):
         kv = cfg.get("multi_query_group_num", 1)
@@ -369,30 +422,53 @@ def architecture_from_hf_config(cfg: dict) -> Architecture:
         window_layers = max(0, layers - cfg["max_window_layers"])
     if gpt_style:
         return Architecture(
-            num_layers=layers, hidden_size=hidden, num_heads=heads, num_kv_heads=kv or heads, head_dim=head_dim,
-            intermediate_size=ffn, vocab_size=pick("vocab_size"), tie_word_embeddings=bool(cfg.get("tie_word_embeddings", True)),
-            mlp_gated=False, qkv_bias=True, o_bias=True, mlp_bias=True, norm_bias=True,
-            max_position_embeddings=positions or None, extra_params=positions * hidden,
-            extra_params_note="learned position embeddings")
+            num_layers=layers,
+            hidden_size=hidden,
+            num_heads=heads,
+            num_kv_heads=kv or heads,
+            head_dim=head_dim,
+            intermediate_size=ffn,
+            vocab_size=pick("vocab_size"),
+            tie_word_embeddings=bool(cfg.get("tie_word_embeddings", True)),
+            mlp_gated=False,
+            qkv_bias=True,
+            o_bias=True,
+            mlp_bias=True,
+            norm_bias=True,
+            max_position_embeddings=positions or None,
+            extra_params=positions * hidden,
+            extra_params_note="learned position embeddings",
+        )
     return Architecture(
-        num_layers=layers, hidden_size=hidden, num_heads=heads, num_kv_heads=kv or heads, head_dim=head_dim,
-        intermediate_size=ffn, vocab_size=pick("padded_vocab_size", "vocab_size"), tie_word_embeddings=bool(tie),
+        num_layers=layers,
+        hidden_size=hidden,
+        num_heads=heads,
+        num_kv_heads=kv or heads,
+        head_dim=head_dim,
+        intermediate_size=ffn,
+        vocab_size=pick("padded_vocab_size", "vocab_size"),
+        tie_word_embeddings=bool(tie),
         qkv_bias=bool(pick("attention_bias", "add_qkv_bias", "qkv_bias", default=mt in {"qwen2", "qwen2_moe"})),
         mlp_bias=bool(cfg.get("mlp_bias", False)),
         norms_per_layer=4 if mt.startswith(("gemma2", "gemma3")) else 2,
         qk_norm=mt.startswith(("qwen3", "gemma3")),
         max_position_embeddings=pick("max_position_embeddings", "seq_length"),
-        num_experts=experts, experts_per_token=pick("num_experts_per_tok", default=0) or 0,
-        num_shared_experts=pick("n_shared_experts", default=1 if cfg.get("shared_expert_intermediate_size") else 0) or 0,
+        num_experts=experts,
+        experts_per_token=pick("num_experts_per_tok", default=0) or 0,
+        num_shared_experts=pick("n_shared_experts", default=1 if cfg.get("shared_expert_intermediate_size") else 0)
+        or 0,
         moe_intermediate_size=pick("moe_intermediate_size", default=None) if experts else None,
         shared_expert_intermediate_size=cfg.get("shared_expert_intermediate_size"),
         shared_expert_gate=bool(cfg.get("shared_expert_intermediate_size")),
         first_k_dense_layers=pick("first_k_dense_replace", default=0) or 0,
         router_bias=mt in {"deepseek_v3"},
-        q_lora_rank=cfg.get("q_lora_rank"), kv_lora_rank=cfg.get("kv_lora_rank"),
-        qk_nope_head_dim=cfg.get("qk_nope_head_dim"), qk_rope_head_dim=cfg.get("qk_rope_head_dim"),
+        q_lora_rank=cfg.get("q_lora_rank"),
+        kv_lora_rank=cfg.get("kv_lora_rank"),
+        qk_nope_head_dim=cfg.get("qk_nope_head_dim"),
+        qk_rope_head_dim=cfg.get("qk_rope_head_dim"),
         v_head_dim=cfg.get("v_head_dim"),
-        sliding_window=window, sliding_window_layers=window_layers,
+        sliding_window=window,
+        sliding_window_layers=window_layers,
     )
 
 
@@ -402,11 +478,18 @@ def _looks_like_path(query: str) -> bool:
 
 # ---------------------------------------------------------------- resolution
 
+
 def _resolved(name: str, kind, arch: Architecture, **extra) -> ResolvedModel:
     pc = count_params(arch)
-    return ResolvedModel(name=name, kind=kind, arch=arch, params=pc.total + arch.extra_params,
-                         active_params=pc.active + arch.extra_params, largest_layer_params=pc.per_layer_max,
-                         **extra)
+    return ResolvedModel(
+        name=name,
+        kind=kind,
+        arch=arch,
+        params=pc.total + arch.extra_params,
+        active_params=pc.active + arch.extra_params,
+        largest_layer_params=pc.per_layer_max,
+        **extra,
+    )
 
 
 def resolve_model(query: str | None = None, params: str | int | float | None = None) -> ResolvedModel:
@@ -420,8 +503,11 @@ def resolve_model(query: str | None = None, params: str | int | float | None = N
     if query is not None and not str(query).strip():
         query = None
     if query is None and params is None:
-        raise ToolInputError("请给出模型名称或参数量（例如 qwen2.5-7b 或 7B）",
-                             "Give a model name or a parameter count (e.g. qwen2.5-7b or 7B)", field="model")
+        raise ToolInputError(
+            "请给出模型名称或参数量（例如 qwen2.5-7b 或 7B）",
+            "Give a model name or a parameter count (e.g. qwen2.5-7b or 7B)",
+            field="model",
+        )
     if query is not None:
         q = str(query).strip()
         if os.path.isdir(q) and os.path.isfile(os.path.join(q, "config.json")):
@@ -433,25 +519,44 @@ def resolve_model(query: str | None = None, params: str | int | float | None = N
                 try:
                     cfg = json.load(fh)
                 except json.JSONDecodeError as exc:
-                    raise ToolInputError(f"{q} 不是有效的 JSON：{exc}", f"{q} is not valid JSON: {exc}",
-                                         field="model") from None
+                    raise ToolInputError(
+                        f"{q} 不是有效的 JSON：{exc}", f"{q} is not valid JSON: {exc}", field="model"
+                    ) from None
             arch = architecture_from_hf_config(cfg)
-            res = _resolved(os.path.basename(os.path.dirname(os.path.abspath(q))) or q, "config_file", arch,
-                            source=os.path.abspath(q))
-            res.assumptions.append({"zh": f"架构读自本地 config.json（{q}），参数量按形状计算",
-                                    "en": f"Architecture read from the local config.json ({q}); parameters counted from shapes"})
+            res = _resolved(
+                os.path.basename(os.path.dirname(os.path.abspath(q))) or q,
+                "config_file",
+                arch,
+                source=os.path.abspath(q),
+            )
+            res.assumptions.append(
+                {
+                    "zh": f"架构读自本地 config.json（{q}），参数量按形状计算",
+                    "en": f"Architecture read from the local config.json ({q}); parameters counted from shapes",
+                }
+            )
             return _maybe_override(res, params)
         entry = find_entry(q)
         if entry is not None:
-            res = _resolved(entry.id, "catalog", entry.arch, params_published=entry.params_published,
-                            hf_repo=entry.hf_repo, source=entry.source, as_of=entry.as_of)
+            res = _resolved(
+                entry.id,
+                "catalog",
+                entry.arch,
+                params_published=entry.params_published,
+                hf_repo=entry.hf_repo,
+                source=entry.source,
+                as_of=entry.as_of,
+            )
             return _maybe_override(res, params)
         try:
             size = parse_param_count(q, field="model")
         except ToolInputError:
-            raise ToolInputError(f"模型目录里没有「{q}」；可以换个写法、给出参数量（如 7B），或给出本地 config.json 路径",
-                                 f"No model {q!r} in the catalog; try another spelling, a size such as 7B, "
-                                 f"or a local config.json path", field="model", suggestions=suggestions(q)) from None
+            raise ToolInputError(
+                f"模型目录里没有「{q}」；可以换个写法、给出参数量（如 7B），或给出本地 config.json 路径",
+                f"No model {q!r} in the catalog; try another spelling, a size such as 7B, or a local config.json path",
+                field="model",
+                suggestions=suggestions(q),
+            ) from None
         params = size
     size = parse_param_count(params, field="params")
     return _generic(size)
@@ -460,17 +565,29 @@ def resolve_model(query: str | None = None, params: str | int | float | None = N
 def _generic(size: int) -> ResolvedModel:
     arch = generic_architecture(size)
     pc = count_params(arch)
-    res = ResolvedModel(name=f"generic-{size / 1e9:g}B", kind="generic", arch=arch, params=size, active_params=size,
-                        largest_layer_params=pc.per_layer_max)
-    res.assumptions.append({
-        "zh": (f"只给了参数量 {size / 1e9:g}B，按通用 Llama 式稠密架构估算（{arch.num_layers} 层、隐藏维度 "
-               f"{arch.hidden_size}、{arch.num_heads} 个注意力头、{arch.num_kv_heads} 个 KV 头（GQA）、词表 "
-               f"{arch.vocab_size}）；激活值和 KV 缓存依赖真实架构，给出模型名更准"),
-        "en": (f"Only a size ({size / 1e9:g}B) was given: a generic Llama-style dense architecture is assumed "
-               f"({arch.num_layers} layers, hidden {arch.hidden_size}, {arch.num_heads} heads, {arch.num_kv_heads} "
-               f"KV heads (GQA), vocab {arch.vocab_size}); activations and KV cache depend on the real "
-               f"architecture — name the model for a better figure"),
-    })
+    res = ResolvedModel(
+        name=f"generic-{size / 1e9:g}B",
+        kind="generic",
+        arch=arch,
+        params=size,
+        active_params=size,
+        largest_layer_params=pc.per_layer_max,
+    )
+    res.assumptions.append(
+        {
+            "zh": (
+                f"只给了参数量 {size / 1e9:g}B，按通用 Llama 式稠密架构估算（{arch.num_layers} 层、隐藏维度 "
+                f"{arch.hidden_size}、{arch.num_heads} 个注意力头、{arch.num_kv_heads} 个 KV 头（GQA）、词表 "
+                f"{arch.vocab_size}）；激活值和 KV 缓存依赖真实架构，给出模型名更准"
+            ),
+            "en": (
+                f"Only a size ({size / 1e9:g}B) was given: a generic Llama-style dense architecture is assumed "
+                f"({arch.num_layers} layers, hidden {arch.hidden_size}, {arch.num_heads} heads, {arch.num_kv_heads} "
+                f"KV heads (GQA), vocab {arch.vocab_size}); activations and KV cache depend on the real "
+                f"architecture — name the model for a better figure"
+            ),
+        }
+    )
     return res
 
 
@@ -478,17 +595,25 @@ def _maybe_override(res: ResolvedModel, params: str | int | float | None) -> Res
     if params is None:
         return res
     from tools.quantities import parse_param_count
+
     size = parse_param_count(params, field="params")
-    res.assumptions.append({"zh": f"参数量按给定的 {size / 1e9:g}B 计，架构仍用 {res.name}",
-                            "en": f"Parameter count set to the given {size / 1e9:g}B; architecture still from {res.name}"})
+    res.assumptions.append(
+        {
+            "zh": f"参数量按给定的 {size / 1e9:g}B 计，架构仍用 {res.name}",
+            "en": f"Parameter count set to the given {size / 1e9:g}B; architecture still from {res.name}",
+        }
+    )
     return res.model_copy(update={"params": size, "active_params": min(res.active_params, size)})
 
 
 # ---------------------------------------------------------------- the tool
 
+
 class LookupModelInput(BaseModel):
-    query: str = Field(description="model name as people write it ('qwen2.5 7b', 'Llama-3-8B-Instruct', "
-                                   "'deepseek r1'), a bare size ('7B', '70亿'), or a local config.json path")
+    query: str = Field(
+        description="model name as people write it ('qwen2.5 7b', 'Llama-3-8B-Instruct', "
+        "'deepseek r1'), a bare size ('7B', '70亿'), or a local config.json path"
+    )
 
 
 class LookupModelOutput(BaseModel):
@@ -515,22 +640,41 @@ def lookup_model(inp: LookupModelInput) -> LookupModelOutput:
 
     m = resolve_model(inp.query)
     return LookupModelOutput(
-        name=m.name, kind=m.kind, hf_repo=m.hf_repo, params=m.params, params_b=round(m.params / 1e9, 3),
-        active_params=m.active_params, params_published=m.params_published, is_moe=m.arch.is_moe,
-        is_mla=m.arch.is_mla, architecture=m.arch, kv_bytes_per_token_fp16=int(kv_bytes_per_token(m.arch, 2.0)),
-        weights_bf16_gb=round(m.params * 2 / 1e9, 3), assumptions=m.assumptions, source=m.source, as_of=m.as_of)
+        name=m.name,
+        kind=m.kind,
+        hf_repo=m.hf_repo,
+        params=m.params,
+        params_b=round(m.params / 1e9, 3),
+        active_params=m.active_params,
+        params_published=m.params_published,
+        is_moe=m.arch.is_moe,
+        is_mla=m.arch.is_mla,
+        architecture=m.arch,
+        kv_bytes_per_token_fp16=int(kv_bytes_per_token(m.arch, 2.0)),
+        weights_bf16_gb=round(m.params * 2 / 1e9, 3),
+        assumptions=m.assumptions,
+        source=m.source,
+        as_of=m.as_of,
+    )
 
 
 def _tools():
     from tools.registry import ToolSpec
-    return [ToolSpec(
-        name="lookup_model",
-        description=("Look up an open LLM (Llama, Qwen, DeepSeek, Mistral, GLM, Yi, Gemma, Phi, MiniCPM, …) by a "
-                     "forgiving name, a bare size ('7B', '70亿') or a local config.json path. Returns the "
-                     "architecture from its published config.json (layers, hidden, heads, KV heads, MoE, MLA, "
-                     "sliding window), total and active parameter counts, KV-cache bytes per token at 16-bit, "
-                     "bf16 weight size in decimal GB, and the source URL."),
-        input_model=LookupModelInput, func=lookup_model)]
+
+    return [
+        ToolSpec(
+            name="lookup_model",
+            description=(
+                "Look up an open LLM (Llama, Qwen, DeepSeek, Mistral, GLM, Yi, Gemma, Phi, MiniCPM, …) by a "
+                "forgiving name, a bare size ('7B', '70亿') or a local config.json path. Returns the "
+                "architecture from its published config.json (layers, hidden, heads, KV heads, MoE, MLA, "
+                "sliding window), total and active parameter counts, KV-cache bytes per token at 16-bit, "
+                "bf16 weight size in decimal GB, and the source URL."
+            ),
+            input_model=LookupModelInput,
+            func=lookup_model,
+        )
+    ]
 
 
 TOOLS = _tools()

@@ -7,6 +7,7 @@ sharding for training, tensor parallel for serving), the GPU generation sets the
 (tools.prices). Options that fit are ranked by cost (ties → faster); notable infeasible ones are
 explained (e.g. 8×4090 for a 7B full fine-tune: fits only with ZeRO‑3 over PCIe — slow).
 """
+
 from __future__ import annotations
 
 import math
@@ -23,9 +24,26 @@ PlanMode = Literal["full", "lora", "qlora", "inference"]
 
 # Cards teams in China actually rent (one variant per family; non-NVIDIA only on request).
 DEFAULT_CANDIDATES = [
-    "rtx_3090", "rtx_4090", "rtx_5090", "a10", "l20", "l40s", "rtx_a6000", "rtx_6000_ada", "rtx_pro_6000_blackwell",
-    "a100_40gb_pcie", "a100_80gb_pcie", "a100_80gb_sxm", "a800_80gb_sxm", "h20", "h800_sxm", "h100_sxm_80gb",
-    "h200_sxm_141gb", "b200_hgx", "v100_32gb_sxm2", "t4",
+    "rtx_3090",
+    "rtx_4090",
+    "rtx_5090",
+    "a10",
+    "l20",
+    "l40s",
+    "rtx_a6000",
+    "rtx_6000_ada",
+    "rtx_pro_6000_blackwell",
+    "a100_40gb_pcie",
+    "a100_80gb_pcie",
+    "a100_80gb_sxm",
+    "a800_80gb_sxm",
+    "h20",
+    "h800_sxm",
+    "h100_sxm_80gb",
+    "h200_sxm_141gb",
+    "b200_hgx",
+    "v100_32gb_sxm2",
+    "t4",
 ]
 GPUS_PER_NODE = 8
 DEFAULT_TRAIN_TOKENS = None  # the planner needs tokens for time/cost; without them it ranks by memory and price
@@ -58,7 +76,9 @@ def interconnect_label(spec: GpuSpec, count: int, nodes: int) -> str:
     elif spec.has_nvlink and count == 2:
         intra = f"PCIe {spec.pcie_gen}.0 (+ optional NVLink bridge {spec.nvlink_gbs_bidir:g} GB/s)"
     else:
-        intra = f"PCIe {spec.pcie_gen}.0, no NVLink" + (" (P2P off)" if spec.family in ("4090", "4090d", "5090", "5090d") else "")
+        intra = f"PCIe {spec.pcie_gen}.0, no NVLink" + (
+            " (P2P off)" if spec.family in ("4090", "4090d", "5090", "5090d") else ""
+        )
     if nodes > 1:
         intra += f" + {cluster_network(spec)[2]} between nodes"
     return intra
@@ -68,7 +88,9 @@ class PlanInput(BaseModel):
     model: str | None = Field(None, description="model name ('qwen2.5-7b', 'llama-3-70b') or a size ('7B', '70亿')")
     params_b: float | None = Field(None, gt=0, description="parameters in billions, instead of a model name")
     mode: PlanMode = Field("full", description="full (full fine-tune / training) | lora | qlora | inference")
-    tokens: str | float | None = Field(None, description="training tokens: '1B', 2e9, '1万亿' (or samples × seq_len × epochs)")
+    tokens: str | float | None = Field(
+        None, description="training tokens: '1B', 2e9, '1万亿' (or samples × seq_len × epochs)"
+    )
     samples: float | None = Field(None, gt=0, description="instead of tokens: training samples")
     epochs: float = Field(1.0, gt=0, description="passes over the samples")
     seq_len: int = Field(2048, ge=1, description="training sequence length (memory and tokens per sample)")
@@ -108,7 +130,9 @@ class PlanOption(BaseModel):
     cost_cny: Band3 | None = Field(None, description="training: whole run; inference: per month")
     cost_basis: str | None = None
     billing: str | None = None
-    decode_tokens_per_s: Band3 | None = Field(None, description="inference: aggregate decode tokens/s at the concurrency")
+    decode_tokens_per_s: Band3 | None = Field(
+        None, description="inference: aggregate decode tokens/s at the concurrency"
+    )
     comm_share: float | None = Field(None, description="gradient sync share of each step (mid), training")
     why: str = ""
     notes: list[str] = Field(default_factory=list)
@@ -131,6 +155,7 @@ class PlanOutput(BaseModel):
 
 def _price_hint(spec: GpuSpec) -> float | None:
     from tools.prices import row_for
+
     row, _ = row_for(spec)
     return row.hourly_cny.typical if row else None
 
@@ -152,6 +177,7 @@ class MemFit(BaseModel):
 
 def _job(inp: PlanInput, model_q: str | None, params: str | None, n: int):  # type: ignore[no-untyped-def]
     from tools.memory import MemoryJob
+
     job = dict(model=model_q, params=params, mode=inp.mode, gpus=n, seq_len=inp.seq_len, batch=inp.micro_batch)
     if inp.mode == "inference":
         job.update(concurrency=inp.concurrency, context=inp.context, precision="bf16")
@@ -163,12 +189,19 @@ def _job(inp: PlanInput, model_q: str | None, params: str | None, n: int):  # ty
 def _memory_at(spec: GpuSpec, inp: PlanInput, model_q: str | None, params: str | None, n: int, model=None) -> MemFit:  # type: ignore[no-untyped-def]
     """Per-GPU memory for the job on `n` cards of `spec` (tools.memory.breakdown; decimal GB)."""
     from tools.memory import breakdown
+
     job = _job(inp, model_q, params, n)
     b = breakdown(job, model)
     usable = spec.memory_gb * (job.gpu_memory_utilization if inp.mode == "inference" else 1.0)
     total = b.total / 1e9
-    return MemFit(n=n, total_gb=round(total, 3), weights_gb=b.weights / 1e9, kv_cache_gb=b.kv_cache / 1e9,
-                  usable_gb=round(usable, 3), fits=total <= usable)
+    return MemFit(
+        n=n,
+        total_gb=round(total, 3),
+        weights_gb=b.weights / 1e9,
+        kv_cache_gb=b.kv_cache / 1e9,
+        usable_gb=round(usable, 3),
+        fits=total <= usable,
+    )
 
 
 def _min_gpus(spec: GpuSpec, inp: PlanInput, model_q: str | None, params: str | None, model) -> int | None:  # type: ignore[no-untyped-def]
@@ -192,13 +225,26 @@ def _min_gpus(spec: GpuSpec, inp: PlanInput, model_q: str | None, params: str | 
 
 def _train_option(spec: GpuSpec, n: int, inp: PlanInput, active: float, total: float, tokens: float | None):  # type: ignore[no-untyped-def]
     from tools.train_time import estimate_time
+
     if tokens is None:
         return None
     nodes = max(1, math.ceil(n / GPUS_PER_NODE))
     network, nics, _ = cluster_network(spec) if nodes > 1 else (None, None, "")
-    return estimate_time(gpu=spec, n_gpus=n, active_params=active, params=total, tokens=tokens, mode=inp.mode,
-                         precision=inp.precision, fp8_framework=inp.precision == "fp8", zero3=(inp.mode == "full" and n > 1),
-                         nodes=nodes, network=network, nics_per_node=nics, quotes_file=inp.quotes_file)
+    return estimate_time(
+        gpu=spec,
+        n_gpus=n,
+        active_params=active,
+        params=total,
+        tokens=tokens,
+        mode=inp.mode,
+        precision=inp.precision,
+        fp8_framework=inp.precision == "fp8",
+        zero3=(inp.mode == "full" and n > 1),
+        nodes=nodes,
+        network=network,
+        nics_per_node=nics,
+        quotes_file=inp.quotes_file,
+    )
 
 
 def plan_configurations(inp: PlanInput) -> PlanOutput:
@@ -213,12 +259,13 @@ def plan_configurations(inp: PlanInput) -> PlanOutput:
     if inp.mode != "inference":
         if inp.tokens is not None:
             from tools.train_time import resolve_tokens
+
             tokens = resolve_tokens(inp.tokens, None, None, inp.epochs)
         elif inp.samples:
             tokens = inp.samples * inp.seq_len * inp.epochs
     deadline_h = None
     if inp.deadline is not None:
-        deadline_h = (parse_duration_hours(inp.deadline, field="deadline", bare_unit_hours=1.0))
+        deadline_h = parse_duration_hours(inp.deadline, field="deadline", bare_unit_hours=1.0)
     budget = parse_money_cny(inp.budget, field="budget") if inp.budget is not None else None
 
     ids = [resolve_gpu(g).id for g in inp.gpus] if inp.gpus else list(DEFAULT_CANDIDATES)
@@ -238,18 +285,30 @@ def plan_configurations(inp: PlanInput) -> PlanOutput:
         "费用按租用平台典型价（低=快跑×典型区间下沿，高=慢跑×上沿）。 / Cost at rental-platform typical prices.",
     ]
     if tokens is None and inp.mode != "inference":
-        assumptions.append("未给训练 token 数：只比较显存和每小时价格。 / No training tokens given: ranked by memory fit and hourly price only.")
+        assumptions.append(
+            "未给训练 token 数：只比较显存和每小时价格。 / No training tokens given: ranked by memory fit and hourly price only."
+        )
 
     for gid in ids:
         spec = resolve_gpu(gid)
         min_gpus = _min_gpus(spec, inp, inp.model, params_str, model)
         if min_gpus is None:
-            infeasible.append(PlanOption(
-                gpu=spec.id, gpu_name=spec.name, count=inp.max_gpus, nodes=math.ceil(inp.max_gpus / GPUS_PER_NODE),
-                interconnect=interconnect_label(spec, inp.max_gpus, math.ceil(inp.max_gpus / GPUS_PER_NODE)),
-                fits=False, feasible=False, gpu_memory_gb=spec.memory_gb,
-                why=(f"最多 {inp.max_gpus} 张也放不下（{spec.memory_gb:g} GB/卡）。 / Does not fit even on {inp.max_gpus} cards "
-                     f"({spec.memory_gb:g} GB each).")))
+            infeasible.append(
+                PlanOption(
+                    gpu=spec.id,
+                    gpu_name=spec.name,
+                    count=inp.max_gpus,
+                    nodes=math.ceil(inp.max_gpus / GPUS_PER_NODE),
+                    interconnect=interconnect_label(spec, inp.max_gpus, math.ceil(inp.max_gpus / GPUS_PER_NODE)),
+                    fits=False,
+                    feasible=False,
+                    gpu_memory_gb=spec.memory_gb,
+                    why=(
+                        f"最多 {inp.max_gpus} 张也放不下（{spec.memory_gb:g} GB/卡）。 / Does not fit even on {inp.max_gpus} cards "
+                        f"({spec.memory_gb:g} GB each)."
+                    ),
+                )
+            )
             continue
         n = rentable_count(min_gpus)
         if n > inp.max_gpus:
@@ -269,11 +328,23 @@ def plan_configurations(inp: PlanInput) -> PlanOutput:
                     break
         nodes = max(1, math.ceil(n / GPUS_PER_NODE))
         at = _memory_at(spec, inp, inp.model, params_str, n, model)
-        opt = PlanOption(gpu=spec.id, gpu_name=spec.name, count=n, nodes=nodes, interconnect=interconnect_label(spec, n, nodes),
-                         fits=bool(at.fits), feasible=bool(at.fits), per_gpu_gb=at.total_gb, gpu_memory_gb=spec.memory_gb,
-                         headroom_gb=at.headroom_gb, notes=notes)
+        opt = PlanOption(
+            gpu=spec.id,
+            gpu_name=spec.name,
+            count=n,
+            nodes=nodes,
+            interconnect=interconnect_label(spec, n, nodes),
+            fits=bool(at.fits),
+            feasible=bool(at.fits),
+            per_gpu_gb=at.total_gb,
+            gpu_memory_gb=spec.memory_gb,
+            headroom_gb=at.headroom_gb,
+            notes=notes,
+        )
         if not spec.is_nvidia:
-            opt.notes.append("非 NVIDIA：需 CANN/torch_npu，算力数据可信度低。 / Not NVIDIA: needs CANN/torch_npu; low-confidence figures.")
+            opt.notes.append(
+                "非 NVIDIA：需 CANN/torch_npu，算力数据可信度低。 / Not NVIDIA: needs CANN/torch_npu; low-confidence figures."
+            )
         if spec.family in ("v100", "t4"):
             opt.notes.append("不支持 BF16，需 FP16 + GradScaler。 / No BF16: use FP16 with GradScaler.")
         _explain_interconnect(opt, spec, inp)
@@ -283,7 +354,9 @@ def plan_configurations(inp: PlanInput) -> PlanOutput:
             opt.comm_share = est.comm.comm_share_mid if est.comm else None
             opt.notes.extend(w for w in est.warnings if w not in opt.notes)
             try:
-                p = gpu_price(PriceInput(gpu=spec.id, count=n, hours=max(est.wall_hours.mid, 0.01), quotes_file=inp.quotes_file))
+                p = gpu_price(
+                    PriceInput(gpu=spec.id, count=n, hours=max(est.wall_hours.mid, 0.01), quotes_file=inp.quotes_file)
+                )
                 opt.billing = p.advice[0] if p.advice else None
             except ToolInputError:
                 pass
@@ -313,13 +386,26 @@ def plan_configurations(inp: PlanInput) -> PlanOutput:
     _rank_reasons(options)
     for o in options:
         if _breaks_nvlink_rule(o, inp):
-            o.why = (o.why or "") + (" 排在 NVLink 机型之后：4 卡及以上的全量训练按经验应选 SXM/NVLink。"
-                                     " / Ranked after NVLink options: full training on 4+ cards wants SXM/NVLink.")
+            o.why = (o.why or "") + (
+                " 排在 NVLink 机型之后：4 卡及以上的全量训练按经验应选 SXM/NVLink。"
+                " / Ranked after NVLink options: full training on 4+ cards wants SXM/NVLink."
+            )
     infeasible.sort(key=lambda o: (not o.fits, *key(o)))
     summary = _summary(model.name, inp, options, infeasible)
-    return PlanOutput(model=model.name, params=total, active_params=active, mode=inp.mode, tokens=tokens,
-                      deadline_hours=deadline_h, budget_cny=budget, options=options[: inp.top],
-                      infeasible=_notable(infeasible), summary=summary, assumptions=assumptions, warning=warning_text())
+    return PlanOutput(
+        model=model.name,
+        params=total,
+        active_params=active,
+        mode=inp.mode,
+        tokens=tokens,
+        deadline_hours=deadline_h,
+        budget_cny=budget,
+        options=options[: inp.top],
+        infeasible=_notable(infeasible),
+        summary=summary,
+        assumptions=assumptions,
+        warning=warning_text(),
+    )
 
 
 def _breaks_nvlink_rule(opt: PlanOption, inp: PlanInput) -> bool:
@@ -337,16 +423,20 @@ def _explain_interconnect(opt: PlanOption, spec: GpuSpec, inp: PlanInput) -> Non
         opt.notes.append(
             f"{opt.count}×{spec.name.replace('NVIDIA ', '').replace('GeForce ', '')}：无 NVLink"
             f"{'、P2P 关闭' if geforce else ''}，全量训练要靠 ZeRO-3 跨 PCIe 分片，通信慢。 / "
-            f"{opt.count}× {spec.name}: no NVLink{', P2P off' if geforce else ''}; the full fine-tune needs ZeRO-3 sharding over PCIe — slow.")
+            f"{opt.count}× {spec.name}: no NVLink{', P2P off' if geforce else ''}; the full fine-tune needs ZeRO-3 sharding over PCIe — slow."
+        )
     if opt.nodes > 1:
-        opt.notes.append("多机：要求 ≥100G IB 或 RoCE（RDMA），并让服务商出具 RDMA 测试报告。 / Multi-node: require ≥100G IB or RoCE "
-                         "with RDMA and ask for an RDMA test report.")
+        opt.notes.append(
+            "多机：要求 ≥100G IB 或 RoCE（RDMA），并让服务商出具 RDMA 测试报告。 / Multi-node: require ≥100G IB or RoCE "
+            "with RDMA and ask for an RDMA test report."
+        )
 
 
 def _serving(opt: PlanOption, spec: GpuSpec, at: MemFit, inp: PlanInput) -> None:
     """Decode speed ≈ η·BW / bytes read per step (weights + KV) — memory-bound decoding
     (achieved bandwidth η_bw 0.6–0.9 of the datasheet figure); cost per month for the configuration."""
     from tools.prices import PriceInput, gpu_price
+
     if spec.mem_bw_gbs:
         per_gpu_bytes = (at.weights_gb + at.kv_cache_gb) * 1e9
         if per_gpu_bytes > 0:
@@ -356,16 +446,19 @@ def _serving(opt: PlanOption, spec: GpuSpec, at: MemFit, inp: PlanInput) -> None
             # across servers, tensor parallelism stays inside a node and the nodes form a pipeline: a token
             # passes every stage in turn, so without micro-batch overlap each step takes `nodes` times longer
             stages = max(1, opt.nodes)
-            opt.decode_tokens_per_s = Band3(low=round(conc / (step_slow * stages), 1),
-                                            mid=round(conc / ((step_fast + step_slow) / 2 * stages), 1),
-                                            high=round(conc / (step_fast * stages), 1))
+            opt.decode_tokens_per_s = Band3(
+                low=round(conc / (step_slow * stages), 1),
+                mid=round(conc / ((step_fast + step_slow) / 2 * stages), 1),
+                high=round(conc / (step_fast * stages), 1),
+            )
     if opt.nodes > 1:
         opt.notes.append(
             f"跨 {opt.nodes} 台机器部署：张量并行只能留在机内，机间走流水线并行，吞吐按不重叠保守估算（÷{opt.nodes}），首字延迟更高，"
             "运维也更复杂；通常更划算的是用 int8/int4（AWQ/GPTQ）量化把模型放进一台机器。 / Serving across "
             f"{opt.nodes} servers: tensor parallelism stays inside a node and the nodes form a pipeline; throughput is "
             f"estimated without overlap (÷{opt.nodes}), latency is higher and operations harder — int8/int4 (AWQ/GPTQ) "
-            "quantisation to fit one server is usually the better deal.")
+            "quantisation to fit one server is usually the better deal."
+        )
     try:
         p = gpu_price(PriceInput(gpu=spec.id, count=opt.count, months=1, quotes_file=inp.quotes_file))
         t = p.total_cny
@@ -385,16 +478,20 @@ def _check_limits(opt: PlanOption, deadline_h: float | None, budget: float | Non
     if deadline_h is not None and opt.days is not None:
         if opt.days.mid * 24 > deadline_h:
             opt.feasible = False
-            opt.why = (f"赶不上截止时间：中值约 {opt.days.mid:.1f} 天 > {deadline_h / 24:.1f} 天。 / Misses the deadline: "
-                       f"~{opt.days.mid:.1f} days (mid) > {deadline_h / 24:.1f} days.")
+            opt.why = (
+                f"赶不上截止时间：中值约 {opt.days.mid:.1f} 天 > {deadline_h / 24:.1f} 天。 / Misses the deadline: "
+                f"~{opt.days.mid:.1f} days (mid) > {deadline_h / 24:.1f} days."
+            )
             return
         if opt.days.high * 24 > deadline_h:
             opt.notes.append("慢的情况下会超期。 / At the slow end it would miss the deadline.")
     if budget is not None and opt.cost_cny is not None and opt.cost_basis and "whole run" in opt.cost_basis:
         if opt.cost_cny.mid > budget:
             opt.feasible = False
-            opt.why = (f"超预算：中值约 ¥{opt.cost_cny.mid:,.0f} > ¥{budget:,.0f}。 / Over budget: ~¥{opt.cost_cny.mid:,.0f} (mid) "
-                       f"> ¥{budget:,.0f}.")
+            opt.why = (
+                f"超预算：中值约 ¥{opt.cost_cny.mid:,.0f} > ¥{budget:,.0f}。 / Over budget: ~¥{opt.cost_cny.mid:,.0f} (mid) "
+                f"> ¥{budget:,.0f}."
+            )
             return
         if opt.cost_cny.high > budget:
             opt.notes.append("贵的情况下会超预算。 / At the expensive end it would exceed the budget.")
@@ -407,8 +504,12 @@ def _rank_reasons(options: list[PlanOption]) -> None:
     for i, o in enumerate(options, start=1):
         o.rank = i
         if i == 1:
-            o.why = ("满足显存" + ("、截止时间和预算" if o.days else "") + "的选项里费用最低。 / Cheapest option that fits"
-                     + (" and meets the deadline and budget." if o.days else "."))
+            o.why = (
+                "满足显存"
+                + ("、截止时间和预算" if o.days else "")
+                + "的选项里费用最低。 / Cheapest option that fits"
+                + (" and meets the deadline and budget." if o.days else ".")
+            )
             continue
         parts_zh, parts_en = [], []
         if o.cost_cny and best.cost_cny and best.cost_cny.mid:
@@ -431,7 +532,11 @@ def _rank_reasons(options: list[PlanOption]) -> None:
         if o.decode_tokens_per_s is not None and o.nodes > 1:
             parts_zh.append(f"要跨 {o.nodes} 台机器部署")
             parts_en.append(f"needs {o.nodes} servers")
-        o.why = ("，".join(parts_zh) + "。 / " + ", ".join(parts_en) + ".") if parts_zh else "同等条件下排在后面。 / Ranked lower on cost."
+        o.why = (
+            ("，".join(parts_zh) + "。 / " + ", ".join(parts_en) + ".")
+            if parts_zh
+            else "同等条件下排在后面。 / Ranked lower on cost."
+        )
 
 
 def _notable(infeasible: list[PlanOption], limit: int = 8) -> list[PlanOption]:
@@ -445,8 +550,10 @@ def _notable(infeasible: list[PlanOption], limit: int = 8) -> list[PlanOption]:
 def _summary(name: str, inp: PlanInput, options: list[PlanOption], infeasible: list[PlanOption]) -> dict[str, str]:
     mode_zh = {"full": "全量训练", "lora": "LoRA 微调", "qlora": "QLoRA 微调", "inference": "推理服务"}[inp.mode]
     if not options:
-        return {"zh": f"{name} {mode_zh}：在给定条件下没有可行配置，见 infeasible 中的原因。",
-                "en": f"{name} {inp.mode}: no configuration meets the constraints; see `infeasible` for why."}
+        return {
+            "zh": f"{name} {mode_zh}：在给定条件下没有可行配置，见 infeasible 中的原因。",
+            "en": f"{name} {inp.mode}: no configuration meets the constraints; see `infeasible` for why.",
+        }
     b = options[0]
     zh = f"{name} {mode_zh}：首选 {b.count}×{b.gpu_name}（{b.nodes} 台），每卡约 {b.per_gpu_gb:.1f} GB"
     en = f"{name} {inp.mode}: best is {b.count}× {b.gpu_name} ({b.nodes} node{'s' if b.nodes > 1 else ''}), ~{b.per_gpu_gb:.1f} GB per GPU"
@@ -474,11 +581,13 @@ def _summary(name: str, inp: PlanInput, options: list[PlanOption], infeasible: l
 TOOLS = [
     ToolSpec(
         name="plan_configurations",
-        description=("Rank GPU rental configurations for a job (model name or size; mode full/lora/qlora/inference; "
-                     "training tokens; optional deadline, budget in CNY, preferred GPUs; for serving: concurrency and "
-                     "context). Each option: GPU × count × nodes × interconnect, fits, per-GPU memory (decimal GB), "
-                     "wall time in days {low, mid, high}, cost in CNY {low, mid, high} (whole run; per month for serving), "
-                     "billing advice and why it ranks there; plus notable infeasible options explained."),
+        description=(
+            "Rank GPU rental configurations for a job (model name or size; mode full/lora/qlora/inference; "
+            "training tokens; optional deadline, budget in CNY, preferred GPUs; for serving: concurrency and "
+            "context). Each option: GPU × count × nodes × interconnect, fits, per-GPU memory (decimal GB), "
+            "wall time in days {low, mid, high}, cost in CNY {low, mid, high} (whole run; per month for serving), "
+            "billing advice and why it ranks there; plus notable infeasible options explained."
+        ),
         input_model=PlanInput,
         func=plan_configurations,
     ),

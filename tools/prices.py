@@ -7,6 +7,7 @@ hourly/monthly figure. Every answer carries "prices move — confirm with the pr
 Other modules call `price_band(gpu_id_or_name)` (hourly/monthly bands for cost estimates) and
 `seed_checks()` (the seed article's price statements checked against the data).
 """
+
 from __future__ import annotations
 
 import csv
@@ -27,7 +28,11 @@ from tools.registry import ToolSpec
 HOURS_PER_MONTH = 720  # the convention used by the price notes: card-month = 720 card-hours
 QUOTES_ENV = "GPU_ADVISOR_QUOTES"
 Market = Literal["long_term_lease", "rental_platform", "public_cloud_on_demand"]
-MARKET_LEVEL: dict[str, str] = {"long_term_lease": "low", "rental_platform": "typical", "public_cloud_on_demand": "high"}
+MARKET_LEVEL: dict[str, str] = {
+    "long_term_lease": "low",
+    "rental_platform": "typical",
+    "public_cloud_on_demand": "high",
+}
 
 
 class Band(BaseModel):
@@ -39,12 +44,20 @@ class Band(BaseModel):
     typical_range: list[float] | None = None
 
     def scaled(self, k: float) -> "Band":
-        return Band(low=self.low * k, typical=self.typical * k, high=self.high * k,
-                    typical_range=[x * k for x in self.typical_range] if self.typical_range else None)
+        return Band(
+            low=self.low * k,
+            typical=self.typical * k,
+            high=self.high * k,
+            typical_range=[x * k for x in self.typical_range] if self.typical_range else None,
+        )
 
     def rounded(self, digits: int = 2) -> "Band":
-        return Band(low=round(self.low, digits), typical=round(self.typical, digits), high=round(self.high, digits),
-                    typical_range=[round(x, digits) for x in self.typical_range] if self.typical_range else None)
+        return Band(
+            low=round(self.low, digits),
+            typical=round(self.typical, digits),
+            high=round(self.high, digits),
+            typical_range=[round(x, digits) for x in self.typical_range] if self.typical_range else None,
+        )
 
 
 def _band(raw: dict[str, Any]) -> Band:
@@ -108,6 +121,7 @@ def row_for(gpu: GpuSpec) -> tuple[PriceRow | None, bool]:
 
 # ---------------------------------------------------------------- user quotes
 
+
 class Quote(BaseModel):
     gpu: str
     hourly_cny: float | None = Field(None, gt=0)
@@ -130,7 +144,9 @@ def load_quotes(path: str | Path) -> dict[str, Quote]:
             data = yaml.safe_load(text) or []
             items = data.get("quotes", []) if isinstance(data, dict) else list(data)
     except (yaml.YAMLError, csv.Error) as exc:
-        raise ToolInputError(f"报价文件格式有误：{exc}", f"Cannot parse quotes file: {exc}", field="quotes_file") from exc
+        raise ToolInputError(
+            f"报价文件格式有误：{exc}", f"Cannot parse quotes file: {exc}", field="quotes_file"
+        ) from exc
     quotes: dict[str, Quote] = {}
     for item in items:
         clean = {k.strip(): (v.strip() if isinstance(v, str) else v) for k, v in item.items() if k}
@@ -146,15 +162,20 @@ def load_quotes(path: str | Path) -> dict[str, Quote]:
 
 # ---------------------------------------------------------------- the tool
 
+
 class PriceInput(BaseModel):
     gpu: str = Field(..., description="GPU name, forgiving: '4090', 'A100 80G', 'H100', '910B'")
     count: int = Field(1, ge=1, le=4096, description="number of cards rented")
-    hours: float | None = Field(None, gt=0, description="rental period in hours (give at most one of hours/days/months)")
+    hours: float | None = Field(
+        None, gt=0, description="rental period in hours (give at most one of hours/days/months)"
+    )
     days: float | None = Field(None, gt=0, description="rental period in days")
     months: float | None = Field(None, gt=0, description="rental period in months (720 h each)")
     market: Market | None = Field(None, description="restrict advice to one market; None = show all three")
     hourly_quote_cny: float | None = Field(None, gt=0, description="your own quote per card-hour (overrides the table)")
-    monthly_quote_cny: float | None = Field(None, gt=0, description="your own quote per card-month (overrides the table)")
+    monthly_quote_cny: float | None = Field(
+        None, gt=0, description="your own quote per card-month (overrides the table)"
+    )
     quotes_file: str | None = Field(None, description=f"YAML/CSV file of your quotes; default: env {QUOTES_ENV}")
 
     @model_validator(mode="after")
@@ -214,9 +235,13 @@ def _quote_for(gpu: GpuSpec, inp: PriceInput) -> Quote | None:
     path = inp.quotes_file or os.environ.get(QUOTES_ENV)
     quote = load_quotes(path).get(gpu.id) if path else None
     if inp.hourly_quote_cny or inp.monthly_quote_cny:
-        quote = Quote(gpu=gpu.id, hourly_cny=inp.hourly_quote_cny or (quote.hourly_cny if quote else None),
-                      monthly_cny=inp.monthly_quote_cny or (quote.monthly_cny if quote else None),
-                      provider="user input", date=None)
+        quote = Quote(
+            gpu=gpu.id,
+            hourly_cny=inp.hourly_quote_cny or (quote.hourly_cny if quote else None),
+            monthly_cny=inp.monthly_quote_cny or (quote.monthly_cny if quote else None),
+            provider="user input",
+            date=None,
+        )
     return quote
 
 
@@ -238,16 +263,26 @@ def _break_even_advice(u_lease: float, u_plat: float) -> str:
             parts_en.append(f"{en} beats hourly above ~{u:.0%} utilisation ({u * HOURS_PER_MONTH:.0f} h/month)")
         else:
             parts_zh.append(f"{zh}按这个价格不比按小时便宜（主要买的是稳定占卡），可以要长租折扣")
-            parts_en.append(f"{en} is not cheaper than hourly at these prices (it buys guaranteed capacity); ask for a long-term discount")
-    return ("；".join(parts_zh) + "。短期测试按小时，长期项目包月/包年。 / " + "; ".join(parts_en)
-            + ". Hourly for short tests, monthly/yearly for long projects.")
+            parts_en.append(
+                f"{en} is not cheaper than hourly at these prices (it buys guaranteed capacity); ask for a long-term discount"
+            )
+    return (
+        "；".join(parts_zh)
+        + "。短期测试按小时，长期项目包月/包年。 / "
+        + "; ".join(parts_en)
+        + ". Hourly for short tests, monthly/yearly for long projects."
+    )
 
 
-def price_band(gpu: str | GpuSpec, *, hourly_quote_cny: float | None = None,
-               quotes_file: str | None = None) -> tuple[Band, Band, PriceRow | None]:
+def price_band(
+    gpu: str | GpuSpec, *, hourly_quote_cny: float | None = None, quotes_file: str | None = None
+) -> tuple[Band, Band, PriceRow | None]:
     """Hourly and monthly per-card bands (CNY) for a GPU, user quotes applied. Raises when no data."""
-    out = gpu_price(PriceInput(gpu=gpu if isinstance(gpu, str) else gpu.id, hourly_quote_cny=hourly_quote_cny,
-                               quotes_file=quotes_file))
+    out = gpu_price(
+        PriceInput(
+            gpu=gpu if isinstance(gpu, str) else gpu.id, hourly_quote_cny=hourly_quote_cny, quotes_file=quotes_file
+        )
+    )
     return out.hourly_cny, out.monthly_cny, _prices()[1].get(out.price_key or "")
 
 
@@ -258,9 +293,12 @@ def gpu_price(inp: PriceInput) -> PriceOutput:
     quote = _quote_for(gpu, inp)
     if row is None and not (quote and (quote.hourly_cny or quote.monthly_cny)):
         priced = sorted({g for r in _prices()[1].values() for g in r.gpus})
-        raise ToolInputError(f"价格表里没有 {gpu.name} 的数据；可用 --hourly 给出你拿到的报价",
-                             f"No price data for {gpu.name}; pass your own quote (--hourly)", field="gpu",
-                             suggestions=[resolve_gpu(g).name for g in priced[:6]])
+        raise ToolInputError(
+            f"价格表里没有 {gpu.name} 的数据；可用 --hourly 给出你拿到的报价",
+            f"No price data for {gpu.name}; pass your own quote (--hourly)",
+            field="gpu",
+            suggestions=[resolve_gpu(g).name for g in priced[:6]],
+        )
     advice: list[str] = []
     if row is not None:
         hourly, monthly, server = row.hourly_cny, row.monthly_cny, row.server_8card_monthly_cny
@@ -278,31 +316,47 @@ def gpu_price(inp: PriceInput) -> PriceOutput:
             monthly = Band(low=quote.monthly_cny, typical=quote.monthly_cny, high=quote.monthly_cny)
             server = monthly.scaled(8)
         who = quote.provider or "user"
-        advice.append(f"已用你的报价（{who}{'，' + quote.date if quote.date else ''}）覆盖默认价格。 / "
-                      f"Your quote ({who}{', ' + quote.date if quote.date else ''}) overrides the default ranges.")
+        advice.append(
+            f"已用你的报价（{who}{'，' + quote.date if quote.date else ''}）覆盖默认价格。 / "
+            f"Your quote ({who}{', ' + quote.date if quote.date else ''}) overrides the default ranges."
+        )
         source = f"user quote ({who}); defaults: {source}"
         if quote.date:
             as_of = quote.date  # the figures shown are the quote's
     if proxy:
-        advice.append(f"表中没有 {gpu.name} 的价格，暂用 {row.key} 的价格作参照，请向服务商询价。 / "  # type: ignore[union-attr]
-                      f"No price for {gpu.name}; showing {row.key} as a stand-in — ask the provider.")  # type: ignore[union-attr]
+        advice.append(
+            f"表中没有 {gpu.name} 的价格，暂用 {row.key} 的价格作参照，请向服务商询价。 / "  # type: ignore[union-attr]
+            f"No price for {gpu.name}; showing {row.key} as a stand-in — ask the provider."
+        )  # type: ignore[union-attr]
 
     by_market = []
     for market, info in meta["markets"].items():
         if inp.market and market != inp.market:
             continue
         level = MARKET_LEVEL[market]
-        by_market.append(MarketPrice(market=market, zh=info["zh"], en=info["en"],
-                                     hourly_cny=round(getattr(hourly, level), 2),
-                                     monthly_cny=round(getattr(monthly, level), 2)))
+        by_market.append(
+            MarketPrice(
+                market=market,
+                zh=info["zh"],
+                en=info["en"],
+                hourly_cny=round(getattr(hourly, level), 2),
+                monthly_cny=round(getattr(monthly, level), 2),
+            )
+        )
 
     ref = hourly.typical * HOURS_PER_MONTH
     u_lease, u_plat = monthly.low / ref, monthly.typical / ref
-    break_even = BreakEven(hourly_reference_cny=round(hourly.typical, 2), vs_long_term_lease=round(u_lease, 3),
-                           vs_platform_monthly=round(u_plat, 3), hours_per_month_lease=round(u_lease * HOURS_PER_MONTH),
-                           hours_per_month_platform=round(u_plat * HOURS_PER_MONTH))
+    break_even = BreakEven(
+        hourly_reference_cny=round(hourly.typical, 2),
+        vs_long_term_lease=round(u_lease, 3),
+        vs_platform_monthly=round(u_plat, 3),
+        hours_per_month_lease=round(u_lease * HOURS_PER_MONTH),
+        hours_per_month_platform=round(u_plat * HOURS_PER_MONTH),
+    )
 
-    period_hours = inp.hours or (inp.days * 24 if inp.days else None) or (inp.months * HOURS_PER_MONTH if inp.months else None)
+    period_hours = (
+        inp.hours or (inp.days * 24 if inp.days else None) or (inp.months * HOURS_PER_MONTH if inp.months else None)
+    )
     total = alt = None
     billing = None
     if period_hours is not None:
@@ -316,34 +370,59 @@ def gpu_price(inp: PriceInput) -> PriceOutput:
         cheaper = "hourly" if by_hour.typical <= by_month.typical else "monthly"
         h_txt, m_txt = _yuan(by_hour.typical), _yuan(by_month.typical)
         if cheaper == "hourly":
-            advice.append(f"这段时长按小时计费更省（典型 ¥{h_txt} 对包月 ¥{m_txt}）。 / "
-                          f"Hourly billing is cheaper for this period (typical ¥{h_txt} vs monthly ¥{m_txt}).")
+            advice.append(
+                f"这段时长按小时计费更省（典型 ¥{h_txt} 对包月 ¥{m_txt}）。 / "
+                f"Hourly billing is cheaper for this period (typical ¥{h_txt} vs monthly ¥{m_txt})."
+            )
         else:
-            advice.append(f"这段时长包月更省（典型 ¥{m_txt} 对按小时 ¥{h_txt}）。 / "
-                          f"A monthly plan is cheaper for this period (typical ¥{m_txt} vs hourly ¥{h_txt}).")
+            advice.append(
+                f"这段时长包月更省（典型 ¥{m_txt} 对按小时 ¥{h_txt}）。 / "
+                f"A monthly plan is cheaper for this period (typical ¥{m_txt} vs hourly ¥{h_txt})."
+            )
     advice.append(_break_even_advice(u_lease, u_plat))
     if inp.count >= 8 or gpu.is_sxm:
         if round(server.low) == round(server.high):
-            advice.append(f"整台 8 卡服务器月租约 ¥{server.typical:,.0f}。 / A whole 8-card server is about "
-                          f"¥{server.typical:,.0f}/month.")
+            advice.append(
+                f"整台 8 卡服务器月租约 ¥{server.typical:,.0f}。 / A whole 8-card server is about "
+                f"¥{server.typical:,.0f}/month."
+            )
         else:
-            advice.append(f"整台 8 卡服务器月租约 ¥{server.low:,.0f}–{server.high:,.0f}（典型 ¥{server.typical:,.0f}）。 / "
-                          f"A whole 8-card server is about ¥{server.low:,.0f}–{server.high:,.0f}/month (typical ¥{server.typical:,.0f}).")
+            advice.append(
+                f"整台 8 卡服务器月租约 ¥{server.low:,.0f}–{server.high:,.0f}（典型 ¥{server.typical:,.0f}）。 / "
+                f"A whole 8-card server is about ¥{server.low:,.0f}–{server.high:,.0f}/month (typical ¥{server.typical:,.0f})."
+            )
     advice.append(f"{meta['hidden_costs_zh']} / {meta['hidden_costs_en']}")
     if confidence in ("low", "estimate"):
         advice.append(f"该价格可信度低（{confidence}）。 / This price has low confidence ({confidence}).")
 
     return PriceOutput(
-        gpu=gpu.id, gpu_name=gpu.name, price_key=row.key if row else None, proxy=proxy, count=inp.count,
-        hourly_cny=hourly.rounded(), monthly_cny=monthly.rounded(0), server_8card_monthly_cny=server.rounded(0),
-        by_market=by_market, period_hours=period_hours, billing=billing,
-        total_cny=total.rounded(2) if total else None, alternative_total_cny=alt.rounded(2) if alt else None,
-        break_even=break_even, user_quote=quote,
-        dated_points=row.dated_points if row else [], overseas_usd_h=row.overseas_usd_h if row else None,
-        confidence=confidence, source=source, as_of=as_of, advice=advice, warning=warning_text())
+        gpu=gpu.id,
+        gpu_name=gpu.name,
+        price_key=row.key if row else None,
+        proxy=proxy,
+        count=inp.count,
+        hourly_cny=hourly.rounded(),
+        monthly_cny=monthly.rounded(0),
+        server_8card_monthly_cny=server.rounded(0),
+        by_market=by_market,
+        period_hours=period_hours,
+        billing=billing,
+        total_cny=total.rounded(2) if total else None,
+        alternative_total_cny=alt.rounded(2) if alt else None,
+        break_even=break_even,
+        user_quote=quote,
+        dated_points=row.dated_points if row else [],
+        overseas_usd_h=row.overseas_usd_h if row else None,
+        confidence=confidence,
+        source=source,
+        as_of=as_of,
+        advice=advice,
+        warning=warning_text(),
+    )
 
 
 # ---------------------------------------------------------------- the seed article's price statements
+
 
 class SeedCheck(BaseModel):
     id: str
@@ -361,51 +440,79 @@ def seed_checks() -> list[SeedCheck]:
     checks: list[SeedCheck] = []
 
     lo, hi, typ = a100.monthly_cny.low, a100.monthly_cny.high, a100.monthly_cny.typical
-    checks.append(SeedCheck(
-        id="a100_monthly_thousands_to_10k",
-        claim_zh="A100 80G 单卡月租几千元到一万元", claim_en="A100 80G: a few thousand to ten thousand RMB per card-month",
-        holds=1000 <= lo and hi <= 10000 and lo <= typ <= hi,
-        evidence=(f"per card-month ¥{lo:,.0f}–{hi:,.0f} (typical ¥{typ:,.0f}); it is per CARD — a whole 8-card server is "
-                  f"¥{a100.server_8card_monthly_cny.low:,.0f}+ (wholesale 2.5–3.8万, Jul 2026)"),
-        values={"monthly_low": lo, "monthly_typical": typ, "monthly_high": hi}))
+    checks.append(
+        SeedCheck(
+            id="a100_monthly_thousands_to_10k",
+            claim_zh="A100 80G 单卡月租几千元到一万元",
+            claim_en="A100 80G: a few thousand to ten thousand RMB per card-month",
+            holds=1000 <= lo and hi <= 10000 and lo <= typ <= hi,
+            evidence=(
+                f"per card-month ¥{lo:,.0f}–{hi:,.0f} (typical ¥{typ:,.0f}); it is per CARD — a whole 8-card server is "
+                f"¥{a100.server_8card_monthly_cny.low:,.0f}+ (wholesale 2.5–3.8万, Jul 2026)"
+            ),
+            values={"monthly_low": lo, "monthly_typical": typ, "monthly_high": hi},
+        )
+    )
 
     r_hour = h100.hourly_cny.typical / a100.hourly_cny.typical
     r_month = h100.monthly_cny.typical / a100.monthly_cny.typical
     r_low = h100.monthly_cny.low / a100.monthly_cny.low  # wholesale floor vs floor
-    checks.append(SeedCheck(
-        id="h100_two_to_three_times_a100",
-        claim_zh="H100 日租约为 A100 的两到三倍", claim_en="H100 costs about 2–3× A100 per day",
-        holds=all(1.5 <= r <= 3.5 for r in (r_hour, r_month, r_low)),
-        evidence=(f"typical hourly ratio {r_hour:.2f}×, typical monthly {r_month:.2f}×, wholesale floor {r_low:.2f}× "
-                  "(overseas on-demand is lower, 1.5–2.5×)"),
-        values={"hourly_ratio": round(r_hour, 3), "monthly_ratio": round(r_month, 3), "wholesale_ratio": round(r_low, 3)}))
+    checks.append(
+        SeedCheck(
+            id="h100_two_to_three_times_a100",
+            claim_zh="H100 日租约为 A100 的两到三倍",
+            claim_en="H100 costs about 2–3× A100 per day",
+            holds=all(1.5 <= r <= 3.5 for r in (r_hour, r_month, r_low)),
+            evidence=(
+                f"typical hourly ratio {r_hour:.2f}×, typical monthly {r_month:.2f}×, wholesale floor {r_low:.2f}× "
+                "(overseas on-demand is lower, 1.5–2.5×)"
+            ),
+            values={
+                "hourly_ratio": round(r_hour, 3),
+                "monthly_ratio": round(r_month, 3),
+                "wholesale_ratio": round(r_low, 3),
+            },
+        )
+    )
 
     share = r4090.monthly_cny.typical / a100.monthly_cny.typical
-    checks.append(SeedCheck(
-        id="rtx4090_cheap_monthly",
-        claim_zh="RTX 4090 便宜，包月适合中小团队", claim_en="RTX 4090 is cheap; monthly plans suit small teams",
-        holds=share < 0.5,
-        evidence=(f"4090 typical ¥{r4090.monthly_cny.typical:,.0f}/card-month = {share:.0%} of an A100 80G card-month; "
-                  f"8-card 4090 server ¥{r4090.server_8card_monthly_cny.low:,.0f}+ per month"),
-        values={"monthly_typical": r4090.monthly_cny.typical, "share_of_a100": round(share, 3)}))
+    checks.append(
+        SeedCheck(
+            id="rtx4090_cheap_monthly",
+            claim_zh="RTX 4090 便宜，包月适合中小团队",
+            claim_en="RTX 4090 is cheap; monthly plans suit small teams",
+            holds=share < 0.5,
+            evidence=(
+                f"4090 typical ¥{r4090.monthly_cny.typical:,.0f}/card-month = {share:.0%} of an A100 80G card-month; "
+                f"8-card 4090 server ¥{r4090.server_8card_monthly_cny.low:,.0f}+ per month"
+            ),
+            values={"monthly_typical": r4090.monthly_cny.typical, "share_of_a100": round(share, 3)},
+        )
+    )
 
     util = r4090.monthly_cny.typical / (r4090.hourly_cny.typical * HOURS_PER_MONTH)
-    checks.append(SeedCheck(
-        id="hourly_short_monthly_long",
-        claim_zh="短期测试按小时，长期项目包月更划算", claim_en="Hourly for short tests, monthly for long projects",
-        holds=util < 1,
-        evidence=f"4090 monthly beats hourly above {util:.0%} utilisation (monthly / (hourly × 720))",
-        values={"break_even_utilisation": round(util, 3)}))
+    checks.append(
+        SeedCheck(
+            id="hourly_short_monthly_long",
+            claim_zh="短期测试按小时，长期项目包月更划算",
+            claim_en="Hourly for short tests, monthly for long projects",
+            holds=util < 1,
+            evidence=f"4090 monthly beats hourly above {util:.0%} utilisation (monthly / (hourly × 720))",
+            values={"break_even_utilisation": round(util, 3)},
+        )
+    )
     return checks
 
 
 TOOLS = [
     ToolSpec(
         name="gpu_price",
-        description=("China GPU rental price ranges in CNY (RMB): per card-hour and per card-month as low/typical/high, "
-                     "per 8-card server per month, by market (long-term lease, rental platform, public cloud on-demand), "
-                     "total for a period (hours/days/months × count), hourly-vs-monthly break-even utilisation, dated "
-                     "source points, as_of and confidence. User quotes override defaults. Prices move — confirm with the provider."),
+        description=(
+            "China GPU rental price ranges in CNY (RMB): per card-hour and per card-month as low/typical/high, "
+            "per 8-card server per month, by market (long-term lease, rental platform, public cloud on-demand), "
+            "total for a period (hours/days/months × count), hourly-vs-monthly break-even utilisation, dated "
+            "source points, as_of and confidence. User quotes override defaults. Prices move — confirm with the provider."
+        ),
         input_model=PriceInput,
         func=gpu_price,
     ),

@@ -20,6 +20,7 @@ Conventions (stated so callers can repeat them to users):
 - A month is 30 days, a year 365 days. Sizes are decimal GB (GPU datasheets); GiB input is
   converted (24 GiB = 25.77 GB).
 """
+
 from __future__ import annotations
 
 import math
@@ -29,17 +30,36 @@ import unicodedata
 from tools.errors import ToolInputError
 
 __all__ = [
-    "parse_number", "parse_chinese_number", "parse_param_count", "parse_token_count",
-    "parse_money_cny", "parse_duration_hours", "parse_size_gb", "split_number_unit",
+    "parse_number",
+    "parse_chinese_number",
+    "parse_param_count",
+    "parse_token_count",
+    "parse_money_cny",
+    "parse_duration_hours",
+    "parse_size_gb",
+    "split_number_unit",
 ]
 
-_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "俩": 2, "三": 3, "四": 4, "五": 5,
-              "六": 6, "七": 7, "八": 8, "九": 9, "半": 0.5}
+_CN_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "俩": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+    "半": 0.5,
+}
 _CN_SMALL = {"十": 10, "百": 100, "千": 1000}
 _CN_BIG = {"万": 10**4, "亿": 10**8}
 _NUM_CHARS = "0-9." + "".join(_CN_DIGITS) + "".join(_CN_SMALL) + "".join(_CN_BIG)
-_TOKEN_RE = re.compile(r"\d+(?:\.\d+)?|\.\d+|[" + "".join(_CN_DIGITS) + "".join(_CN_SMALL)
-                       + "".join(_CN_BIG) + "]")
+_TOKEN_RE = re.compile(r"\d+(?:\.\d+)?|\.\d+|[" + "".join(_CN_DIGITS) + "".join(_CN_SMALL) + "".join(_CN_BIG) + "]")
 _LEADING_RE = re.compile(r"^\s*(?:约|大约|大概|about|~|≈)?\s*([" + _NUM_CHARS + r"]+)\s*(.*)$")
 _SCI_RE = re.compile(r"^\d+(?:\.\d+)?[eE][+-]?\d+$")
 
@@ -51,8 +71,11 @@ def _normalise(text: str) -> str:
 
 
 def _bad(what_zh: str, what_en: str, text: object, field: str | None, examples: str) -> ToolInputError:
-    return ToolInputError(f"无法识别的{what_zh}：「{text}」（例如 {examples}）",
-                          f"Cannot read {what_en} {text!r} (e.g. {examples})", field=field)
+    return ToolInputError(
+        f"无法识别的{what_zh}：「{text}」（例如 {examples}）",
+        f"Cannot read {what_en} {text!r} (e.g. {examples})",
+        field=field,
+    )
 
 
 def parse_chinese_number(text: str) -> float:
@@ -68,8 +91,8 @@ def parse_chinese_number(text: str) -> float:
     tokens = _TOKEN_RE.findall(s)
     if "".join(tokens) != s:
         raise _bad("数字", "a number", text, None, "7、1.5、七、两千、1万亿")
-    high = 0.0     # the part already multiplied by 亿
-    mid = 0.0      # the part since the last 亿, already multiplied by 万
+    high = 0.0  # the part already multiplied by 亿
+    mid = 0.0  # the part since the last 亿, already multiplied by 万
     section = 0.0  # below 万: built from 十/百/千
     cur: float | None = None
     for tok in tokens:
@@ -125,20 +148,41 @@ def parse_number(value: object, *, field: str | None = None) -> float:
     return number * mult
 
 
-_LATIN_MULT = {"": 1, "k": 1e3, "thousand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6,
-               "b": 1e9, "bn": 1e9, "billion": 1e9, "g": 1e9, "t": 1e12, "trillion": 1e12,
-               "w": 1e4}
+_LATIN_MULT = {
+    "": 1,
+    "k": 1e3,
+    "thousand": 1e3,
+    "m": 1e6,
+    "mn": 1e6,
+    "million": 1e6,
+    "b": 1e9,
+    "bn": 1e9,
+    "billion": 1e9,
+    "g": 1e9,
+    "t": 1e12,
+    "trillion": 1e12,
+    "w": 1e4,
+}
 
 
 def _positive(value: float, what_zh: str, what_en: str, raw: object, field: str | None) -> float:
     if not math.isfinite(value) or value <= 0:
-        raise ToolInputError(f"{what_zh}必须是正数，收到「{raw}」",
-                             f"{what_en} must be positive, got {raw!r}", field=field)
+        raise ToolInputError(
+            f"{what_zh}必须是正数，收到「{raw}」", f"{what_en} must be positive, got {raw!r}", field=field
+        )
     return value
 
 
-def _count(value: object, *, field: str | None, noun_words: tuple[str, ...], what_zh: str,
-           what_en: str, examples: str, bare_multiplier: float | None) -> int:
+def _count(
+    value: object,
+    *,
+    field: str | None,
+    noun_words: tuple[str, ...],
+    what_zh: str,
+    what_en: str,
+    examples: str,
+    bare_multiplier: float | None,
+) -> int:
     """Shared core of parameter and token counts."""
     if isinstance(value, bool):
         raise _bad(what_zh, what_en, value, field, examples)
@@ -147,8 +191,9 @@ def _count(value: object, *, field: str | None, noun_words: tuple[str, ...], wha
     raw = str(value)
     s = _normalise(raw)
     if s.startswith("-"):
-        raise ToolInputError(f"{what_zh}必须是正数，收到「{raw}」",
-                             f"{what_en} must be positive, got {raw!r}", field=field)
+        raise ToolInputError(
+            f"{what_zh}必须是正数，收到「{raw}」", f"{what_en} must be positive, got {raw!r}", field=field
+        )
     try:
         number, unit = split_number_unit(s)
     except (ValueError, ToolInputError):
@@ -167,28 +212,38 @@ def _count(value: object, *, field: str | None, noun_words: tuple[str, ...], wha
     return int(round(_positive(number * mult, what_zh, what_en, raw, field)))
 
 
-def parse_param_count(value: object, *, field: str | None = "params",
-                      bare_is_billions: bool = True) -> int:
+def parse_param_count(value: object, *, field: str | None = "params", bare_is_billions: bool = True) -> int:
     """Parameter count: "7B" → 7_000_000_000, "1.5b" → 1.5e9, "70亿" → 7e9, "百亿" → 1e10,
     "130亿参数" → 1.3e10, "500M" → 5e8, "7e9" → 7e9.
 
     A bare small number ("7", "70") means billions when `bare_is_billions` (how people name
     model sizes); a bare number ≥ 10,000 is taken literally.
     """
-    n = _count(value, field=field, noun_words=("parameters", "params", "param", "参数量", "参数",
-                                                "个参数", "的模型", "模型", "model"),
-               what_zh="参数量", what_en="parameter count", examples="7B、1.5b、70亿、百亿",
-               bare_multiplier=1e9 if bare_is_billions else 1.0)
+    n = _count(
+        value,
+        field=field,
+        noun_words=("parameters", "params", "param", "参数量", "参数", "个参数", "的模型", "模型", "model"),
+        what_zh="参数量",
+        what_en="parameter count",
+        examples="7B、1.5b、70亿、百亿",
+        bare_multiplier=1e9 if bare_is_billions else 1.0,
+    )
     if n > MAX_PARAMS:
-        raise ToolInputError(f"参数量「{value}」= {n:.3g} 个，超出合理范围（上限 {MAX_PARAMS / 1e12:g}T）；"
-                             f"是不是单位写错了？例如 7B、70亿",
-                             f"Parameter count {value!r} = {n:.3g} is beyond any real model (limit "
-                             f"{MAX_PARAMS / 1e12:g}T); check the unit, e.g. 7B", field=field)
+        raise ToolInputError(
+            f"参数量「{value}」= {n:.3g} 个，超出合理范围（上限 {MAX_PARAMS / 1e12:g}T）；"
+            f"是不是单位写错了？例如 7B、70亿",
+            f"Parameter count {value!r} = {n:.3g} is beyond any real model (limit "
+            f"{MAX_PARAMS / 1e12:g}T); check the unit, e.g. 7B",
+            field=field,
+        )
     if n < MIN_PARAMS:
-        raise ToolInputError(f"参数量「{value}」= {n:,} 个，太小了，不像一个语言模型（下限 {MIN_PARAMS / 1e6:g}M）；"
-                             f"是不是漏了单位？例如 7B、500M",
-                             f"Parameter count {value!r} = {n:,} is too small for a language model (limit "
-                             f"{MIN_PARAMS / 1e6:g}M); missing a unit? e.g. 7B, 500M", field=field)
+        raise ToolInputError(
+            f"参数量「{value}」= {n:,} 个，太小了，不像一个语言模型（下限 {MIN_PARAMS / 1e6:g}M）；"
+            f"是不是漏了单位？例如 7B、500M",
+            f"Parameter count {value!r} = {n:,} is too small for a language model (limit "
+            f"{MIN_PARAMS / 1e6:g}M); missing a unit? e.g. 7B, 500M",
+            field=field,
+        )
     return n
 
 
@@ -202,13 +257,33 @@ MIN_PARAMS = 10**6
 def parse_token_count(value: object, *, field: str | None = "tokens") -> int:
     """Token count: "1T" → 1e12, "500B tokens" → 5e11, "1万亿" → 1e12, "2千亿" → 2e11,
     "300M" → 3e8, "100万" → 1e6. A bare number is taken literally."""
-    return _count(value, field=field, noun_words=("tokens", "token", "个token", "词元", "tok"),
-                  what_zh="token 数", what_en="token count", examples="1T、500B tokens、1万亿、2千亿",
-                  bare_multiplier=None)
+    return _count(
+        value,
+        field=field,
+        noun_words=("tokens", "token", "个token", "词元", "tok"),
+        what_zh="token 数",
+        what_en="token count",
+        examples="1T、500B tokens、1万亿、2千亿",
+        bare_multiplier=None,
+    )
 
 
-_MONEY_UNITS = {"": 1, "元": 1, "块": 1, "块钱": 1, "rmb": 1, "cny": 1, "yuan": 1, "人民币": 1,
-                "k": 1e3, "千": 1, "w": 1e4, "万元": 1, "万块": 1, "m": 1e6}
+_MONEY_UNITS = {
+    "": 1,
+    "元": 1,
+    "块": 1,
+    "块钱": 1,
+    "rmb": 1,
+    "cny": 1,
+    "yuan": 1,
+    "人民币": 1,
+    "k": 1e3,
+    "千": 1,
+    "w": 1e4,
+    "万元": 1,
+    "万块": 1,
+    "m": 1e6,
+}
 
 
 def parse_money_cny(value: object, *, field: str | None = "budget_cny") -> float:
@@ -220,9 +295,11 @@ def parse_money_cny(value: object, *, field: str | None = "budget_cny") -> float
     raw = str(value)
     s = _normalise(raw).lower()
     if re.search(r"\$|usd|美元|美金|€|eur|欧元", s):
-        raise ToolInputError("只支持人民币金额（不假设汇率），请换算成元后再输入",
-                             "Only CNY amounts are supported (no exchange rate is assumed); convert to yuan first",
-                             field=field)
+        raise ToolInputError(
+            "只支持人民币金额（不假设汇率），请换算成元后再输入",
+            "Only CNY amounts are supported (no exchange rate is assumed); convert to yuan first",
+            field=field,
+        )
     s = re.sub(r"^(rmb|cny|人民币)\s*", "", s)
     if s.startswith("-"):
         raise ToolInputError(f"金额必须是正数，收到「{raw}」", f"Amount must be positive, got {raw!r}", field=field)
@@ -238,18 +315,54 @@ def parse_money_cny(value: object, *, field: str | None = "budget_cny") -> float
     return _positive(number * mult, "金额", "Amount", raw, field)
 
 
-_HOURS = {"": None, "h": 1, "hr": 1, "hrs": 1, "hour": 1, "hours": 1, "小时": 1, "个小时": 1, "钟头": 1,
-          "个钟头": 1, "时": 1,
-          "min": 1 / 60, "mins": 1 / 60, "minute": 1 / 60, "minutes": 1 / 60, "分钟": 1 / 60,
-          "d": 24, "day": 24, "days": 24, "天": 24, "日": 24,
-          "w": 168, "wk": 168, "week": 168, "weeks": 168, "周": 168, "个周": 168, "星期": 168,
-          "个星期": 168, "礼拜": 168, "个礼拜": 168,
-          "mo": 720, "month": 720, "months": 720, "月": 720, "个月": 720,
-          "y": 8760, "yr": 8760, "year": 8760, "years": 8760, "年": 8760}
+_HOURS = {
+    "": None,
+    "h": 1,
+    "hr": 1,
+    "hrs": 1,
+    "hour": 1,
+    "hours": 1,
+    "小时": 1,
+    "个小时": 1,
+    "钟头": 1,
+    "个钟头": 1,
+    "时": 1,
+    "min": 1 / 60,
+    "mins": 1 / 60,
+    "minute": 1 / 60,
+    "minutes": 1 / 60,
+    "分钟": 1 / 60,
+    "d": 24,
+    "day": 24,
+    "days": 24,
+    "天": 24,
+    "日": 24,
+    "w": 168,
+    "wk": 168,
+    "week": 168,
+    "weeks": 168,
+    "周": 168,
+    "个周": 168,
+    "星期": 168,
+    "个星期": 168,
+    "礼拜": 168,
+    "个礼拜": 168,
+    "mo": 720,
+    "month": 720,
+    "months": 720,
+    "月": 720,
+    "个月": 720,
+    "y": 8760,
+    "yr": 8760,
+    "year": 8760,
+    "years": 8760,
+    "年": 8760,
+}
 
 
-def parse_duration_hours(value: object, *, field: str | None = "duration",
-                         bare_unit_hours: float | None = None) -> float:
+def parse_duration_hours(
+    value: object, *, field: str | None = "duration", bare_unit_hours: float | None = None
+) -> float:
     """Duration in hours: "48h" → 48, "7d"/"7天" → 168, "一周" → 168, "两周" → 336,
     "1个月" → 720 (30 days), "半个月" → 360, "90 min" → 1.5, "1年" → 8760.
 
@@ -280,8 +393,20 @@ def parse_duration_hours(value: object, *, field: str | None = "duration",
     return _positive(number * per, "时长", "Duration", raw, field)
 
 
-_SIZE_GB = {"": 1.0, "g": 1.0, "gb": 1.0, "gbyte": 1.0, "gbytes": 1.0, "gib": 2**30 / 1e9,
-            "t": 1000.0, "tb": 1000.0, "tib": 2**40 / 1e9, "m": 1e-3, "mb": 1e-3, "mib": 2**20 / 1e9}
+_SIZE_GB = {
+    "": 1.0,
+    "g": 1.0,
+    "gb": 1.0,
+    "gbyte": 1.0,
+    "gbytes": 1.0,
+    "gib": 2**30 / 1e9,
+    "t": 1000.0,
+    "tb": 1000.0,
+    "tib": 2**40 / 1e9,
+    "m": 1e-3,
+    "mb": 1e-3,
+    "mib": 2**20 / 1e9,
+}
 
 
 def parse_size_gb(value: object, *, field: str | None = "size") -> float:

@@ -3,6 +3,7 @@
 A tool module under `tools/` exposes `TOOLS: list[ToolSpec]`. Discovery is lazy (nothing is
 imported until `all_tools()` is called) so the CLI's fast paths stay fast.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -44,6 +45,7 @@ class ToolSpec:
 
 def _discover() -> dict[str, ToolSpec]:
     import tools
+
     found: dict[str, ToolSpec] = {}
     for info in sorted(pkgutil.iter_modules(tools.__path__), key=lambda i: i.name):
         if info.name.startswith("_") or info.ispkg:
@@ -69,8 +71,7 @@ def all_tools() -> dict[str, ToolSpec]:
 def get_tool(name: str) -> ToolSpec:
     tools = all_tools()
     if name not in tools:
-        raise ToolInputError(f"没有名为 {name} 的工具", f"No tool named {name}",
-                             suggestions=sorted(tools))
+        raise ToolInputError(f"没有名为 {name} 的工具", f"No tool named {name}", suggestions=sorted(tools))
     return tools[name]
 
 

@@ -4,6 +4,7 @@ answer an advice question, with the citation to quote.
 Plain API for the agent: `search(query, k=5) -> SearchResult`. Heavy modules (chromadb,
 jieba) are imported on the first search, not when this module is imported.
 """
+
 from __future__ import annotations
 
 import os
@@ -17,7 +18,17 @@ from tools.errors import ToolInputError
 from tools.registry import ToolSpec
 from tools.retrieval.models import Hit, SearchResult, Title
 
-__all__ = ["search", "warm_up", "get_retriever", "reset_retrievers", "SearchGuideInput", "SearchResult", "Hit", "Title", "TOOLS"]
+__all__ = [
+    "search",
+    "warm_up",
+    "get_retriever",
+    "reset_retrievers",
+    "SearchGuideInput",
+    "SearchResult",
+    "Hit",
+    "Title",
+    "TOOLS",
+]
 
 MAX_QUERY_CHARS = 2000  # same limit as SearchGuideInput.query
 _LOCK = threading.Lock()
@@ -26,11 +37,17 @@ _RETRIEVERS: dict[tuple, Any] = {}
 
 def get_retriever(chroma_url: str | None = None, guide_dir: Path | None = None) -> Any:
     """One Retriever per (home, corpus folder, Chroma URL, embedding), reused across calls."""
-    from tools.retrieval.paths import guide_dir as default_guide_dir, home_dir
+    from tools.retrieval.paths import guide_dir as default_guide_dir
+    from tools.retrieval.paths import home_dir
 
     url = chroma_url if chroma_url is not None else (os.environ.get("CHROMA_URL") or None)
-    key = (str(home_dir()), str(guide_dir or default_guide_dir()), url,
-           os.environ.get("GPU_ADVISOR_EMBED_URL"), os.environ.get("GPU_ADVISOR_EMBED_MODEL"))
+    key = (
+        str(home_dir()),
+        str(guide_dir or default_guide_dir()),
+        url,
+        os.environ.get("GPU_ADVISOR_EMBED_URL"),
+        os.environ.get("GPU_ADVISOR_EMBED_MODEL"),
+    )
     with _LOCK:
         retriever = _RETRIEVERS.get(key)
         if retriever is None:
@@ -64,8 +81,10 @@ def search(query: str, k: int = 5, chroma_url: str | None = None, doc_id: str | 
     note = None
     if len(query) > MAX_QUERY_CHARS:
         # tokenising and scoring grow faster than linearly with the query; a question is never this long
-        note = (f"查询太长（{len(query):,} 个字符），只用了前 {MAX_QUERY_CHARS:,} 个字符 / "
-                f"The query is too long ({len(query):,} characters); only the first {MAX_QUERY_CHARS:,} were used")
+        note = (
+            f"查询太长（{len(query):,} 个字符），只用了前 {MAX_QUERY_CHARS:,} 个字符 / "
+            f"The query is too long ({len(query):,} characters); only the first {MAX_QUERY_CHARS:,} were used"
+        )
         query = query[:MAX_QUERY_CHARS]
     retriever = get_retriever(chroma_url)
     result = retriever.search(query, k) if doc_id is None else retriever.search(query, k, doc_id=doc_id)
@@ -75,14 +94,20 @@ def search(query: str, k: int = 5, chroma_url: str | None = None, doc_id: str | 
 
 
 class SearchGuideInput(BaseModel):
-    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS,
-                       description="the question or keywords, Chinese or English (e.g. 'GPU利用率低怎么排查', "
-                                   "'what network for two 8-card servers')")
+    query: str = Field(
+        min_length=1,
+        max_length=MAX_QUERY_CHARS,
+        description="the question or keywords, Chinese or English (e.g. 'GPU利用率低怎么排查', "
+        "'what network for two 8-card servers')",
+    )
     k: int = Field(default=4, ge=1, le=20, description="number of passages to return (1–20)")
-    doc_id: str | None = Field(None, max_length=200,
-                               description="optional: search only this document's sections (an id from an earlier "
-                                           "hit, e.g. 'zero-fsdp-offload') — every section competes, not just the "
-                                           "best two of a document")
+    doc_id: str | None = Field(
+        None,
+        max_length=200,
+        description="optional: search only this document's sections (an id from an earlier "
+        "hit, e.g. 'zero-fsdp-offload') — every section competes, not just the "
+        "best two of a document",
+    )
 
     @field_validator("query")
     @classmethod

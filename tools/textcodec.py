@@ -1,6 +1,7 @@
 """Decode bytes users paste or upload: UTF-8 first (with or without BOM), then GB18030 — what
 Chinese Windows terminals and editors still write — and only then UTF-8 with replacement
 characters, so no input is ever rejected for its encoding."""
+
 from __future__ import annotations
 
 

@@ -12,6 +12,7 @@ is added on top (tools.interconnect), because communication can dominate.
 
 Other modules call `estimate_time(...)` (the planner) or the tool `estimate_training_time`.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -39,7 +40,9 @@ class Band3(BaseModel):
     high: float
 
 
-def training_flops(active_params: float, tokens: float, *, mode: str = "full", recompute: str = "none") -> tuple[float, int, str]:
+def training_flops(
+    active_params: float, tokens: float, *, mode: str = "full", recompute: str = "none"
+) -> tuple[float, int, str]:
     """(FLOPs, k, source) with FLOPs = k · N_active · D. GPT-3 check: 6 × 175e9 × 300e9 = 3.15e23 (paper: 3.14e23)."""
     if active_params <= 0 or tokens <= 0:
         raise ToolInputError("参数量和 token 数必须为正", "Parameters and tokens must be positive", field="tokens")
@@ -68,12 +71,16 @@ def pick_peak(gpu: GpuSpec, precision: str, *, tf32_enabled: bool, fp8_framework
     p = precision
     if p == "fp8":
         if not gpu.fp8_dense_tflops:
-            warnings.append(f"{gpu.name} 没有 FP8（或无稠密 FP8 数据），按 BF16 估算。 / {gpu.name} has no FP8 (or no dense FP8 figure); "
-                            "estimated at BF16.")
+            warnings.append(
+                f"{gpu.name} 没有 FP8（或无稠密 FP8 数据），按 BF16 估算。 / {gpu.name} has no FP8 (or no dense FP8 figure); "
+                "estimated at BF16."
+            )
             p = "bf16"
         elif not fp8_framework:
-            warnings.append("FP8 需要框架支持（如 Transformer Engine），未声明支持，按 BF16 估算。 / FP8 needs framework support "
-                            "(e.g. Transformer Engine); not declared, so estimated at BF16.")
+            warnings.append(
+                "FP8 需要框架支持（如 Transformer Engine），未声明支持，按 BF16 估算。 / FP8 needs framework support "
+                "(e.g. Transformer Engine); not declared, so estimated at BF16."
+            )
             p = "bf16"
     if p == "tf32":
         if not gpu.tf32_dense_tflops:
@@ -84,25 +91,37 @@ def pick_peak(gpu: GpuSpec, precision: str, *, tf32_enabled: bool, fp8_framework
     if p == "fp32" and tf32_enabled and gpu.tf32_dense_tflops:
         p = "tf32"
     elif p == "fp32" and gpu.tf32_dense_tflops:
-        warnings.append(f"FP32 未开启 TF32：按 {gpu.fp32_tflops} TFLOPS 计；开启 torch.set_float32_matmul_precision(\"high\") 可用 TF32 "
-                        f"{gpu.tf32_dense_tflops} TFLOPS。 / FP32 without TF32 runs at {gpu.fp32_tflops} TFLOPS; enabling TF32 "
-                        f"gives {gpu.tf32_dense_tflops}.")
+        warnings.append(
+            f'FP32 未开启 TF32：按 {gpu.fp32_tflops} TFLOPS 计；开启 torch.set_float32_matmul_precision("high") 可用 TF32 '
+            f"{gpu.tf32_dense_tflops} TFLOPS。 / FP32 without TF32 runs at {gpu.fp32_tflops} TFLOPS; enabling TF32 "
+            f"gives {gpu.tf32_dense_tflops}."
+        )
     if p == "bf16" and not gpu.bf16_dense_tflops:
         if gpu.fp16_dense_tflops:
             if gpu.is_nvidia:
-                warnings.append(f"{gpu.name} 不支持 BF16，按 FP16 混合精度（需 GradScaler）估算。 / {gpu.name} has no BF16; "
-                                "estimated at FP16 mixed precision (needs GradScaler).")
+                warnings.append(
+                    f"{gpu.name} 不支持 BF16，按 FP16 混合精度（需 GradScaler）估算。 / {gpu.name} has no BF16; "
+                    "estimated at FP16 mixed precision (needs GradScaler)."
+                )
             else:
-                warnings.append(f"表中没有 {gpu.name} 的 BF16 数据，按 FP16 估算。 / No BF16 figure for {gpu.name} in the table; "
-                                "estimated at FP16.")
+                warnings.append(
+                    f"表中没有 {gpu.name} 的 BF16 数据，按 FP16 估算。 / No BF16 figure for {gpu.name} in the table; "
+                    "estimated at FP16."
+                )
             p = "fp16"
     peak = gpu.dense_tflops(p, tf32_enabled=(p == "tf32"))
     if not peak:
-        raise ToolInputError(f"{gpu.name} 没有 {precision} 的算力数据", f"No {precision} figure for {gpu.name}", field="precision",
-                             suggestions=["bf16", "fp16", "fp32"])
+        raise ToolInputError(
+            f"{gpu.name} 没有 {precision} 的算力数据",
+            f"No {precision} figure for {gpu.name}",
+            field="precision",
+            suggestions=["bf16", "fp16", "fp32"],
+        )
     if not gpu.is_nvidia:
-        warnings.append(f"{gpu.name} 的算力数据可信度低，MFU 区间来自 NVIDIA GPU 的公开训练记录。 / {gpu.name} figures are low-confidence "
-                        "and the MFU band comes from NVIDIA GPU runs.")
+        warnings.append(
+            f"{gpu.name} 的算力数据可信度低，MFU 区间来自 NVIDIA GPU 的公开训练记录。 / {gpu.name} figures are low-confidence "
+            "and the MFU band comes from NVIDIA GPU runs."
+        )
     return float(peak), p, warnings
 
 
@@ -134,20 +153,41 @@ class TimeEstimate(BaseModel):
     days: Band3
     comm: CommEstimate | None = None
     price_per_gpu_hour_cny: Band3 | None = None
-    cost_cny: Band3 | None = Field(None, description="GPU-hours × rental-platform price (low = fast run at the cheaper typical price)")
-    cost_cny_by_market: dict[str, float] = Field(default_factory=dict, description="mid GPU-hours × each market's price")
+    cost_cny: Band3 | None = Field(
+        None, description="GPU-hours × rental-platform price (low = fast run at the cheaper typical price)"
+    )
+    cost_cny_by_market: dict[str, float] = Field(
+        default_factory=dict, description="mid GPU-hours × each market's price"
+    )
     price_as_of: str | None = None
     price_source: str | None = None
     warnings: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
 
 
-def estimate_time(*, gpu: str | GpuSpec, n_gpus: int, active_params: float, tokens: float, params: float | None = None,
-                  mode: str = "full", precision: str = "bf16", recompute: str = "none", tf32_enabled: bool = False,
-                  fp8_framework: bool = False, mfu: float | None = None, tokens_per_step: int | None = None,
-                  topology: str | None = None, nodes: int = 1, network: str | None = None,
-                  nics_per_node: int | None = None, zero3: bool = False, hourly_price_cny: float | None = None,
-                  quotes_file: str | None = None, with_cost: bool = True) -> TimeEstimate:
+def estimate_time(
+    *,
+    gpu: str | GpuSpec,
+    n_gpus: int,
+    active_params: float,
+    tokens: float,
+    params: float | None = None,
+    mode: str = "full",
+    precision: str = "bf16",
+    recompute: str = "none",
+    tf32_enabled: bool = False,
+    fp8_framework: bool = False,
+    mfu: float | None = None,
+    tokens_per_step: int | None = None,
+    topology: str | None = None,
+    nodes: int = 1,
+    network: str | None = None,
+    nics_per_node: int | None = None,
+    zero3: bool = False,
+    hourly_price_cny: float | None = None,
+    quotes_file: str | None = None,
+    with_cost: bool = True,
+) -> TimeEstimate:
     """Core arithmetic (no model lookup). `mfu` overrides the band with one figure."""
     spec = gpu if isinstance(gpu, GpuSpec) else resolve_gpu(gpu)
     if n_gpus < 1:
@@ -162,8 +202,11 @@ def estimate_time(*, gpu: str | GpuSpec, n_gpus: int, active_params: float, toke
         band, mfu_src = mfu_band(mode, used)
     per_gpu_flops = {lvl: peak * 1e12 * getattr(band, lvl) for lvl in ("low", "mid", "high")}
     # compute-only seconds on all GPUs: slowest at low MFU
-    compute_s = Band3(low=flops / (n_gpus * per_gpu_flops["high"]), mid=flops / (n_gpus * per_gpu_flops["mid"]),
-                      high=flops / (n_gpus * per_gpu_flops["low"]))
+    compute_s = Band3(
+        low=flops / (n_gpus * per_gpu_flops["high"]),
+        mid=flops / (n_gpus * per_gpu_flops["mid"]),
+        high=flops / (n_gpus * per_gpu_flops["low"]),
+    )
     wall_s = compute_s.model_copy()
     comm = None
     notes: list[str] = []
@@ -171,37 +214,71 @@ def estimate_time(*, gpu: str | GpuSpec, n_gpus: int, active_params: float, toke
         nodes = -(-n_gpus // 8)
         notes.append(f"{n_gpus} 卡按 {nodes} 台 8 卡服务器计。 / {n_gpus} GPUs counted as {nodes} 8-GPU servers.")
     if nodes > 1 and network is None and mode != "pretrain":
-        notes.append("多机未给出机间网络，未计入跨机通信时间。 / Multi-node without a network given: inter-node "
-                     "communication is not included.")
+        notes.append(
+            "多机未给出机间网络，未计入跨机通信时间。 / Multi-node without a network given: inter-node "
+            "communication is not included."
+        )
     if mode == "pretrain" and n_gpus > 1 and not spec.is_sxm:
-        warnings.append("预训练 MFU 区间来自 NVSwitch + IB 集群；PCIe 机型实际会更慢。 / The pretraining MFU band comes from "
-                        "NVSwitch + IB clusters; PCIe-only servers will be slower.")
+        warnings.append(
+            "预训练 MFU 区间来自 NVSwitch + IB 集群；PCIe 机型实际会更慢。 / The pretraining MFU band comes from "
+            "NVSwitch + IB clusters; PCIe-only servers will be slower."
+        )
     if n_gpus > 1 and spec.is_nvidia and mode != "pretrain":
-        comm = _comm(spec, n_gpus, active_params if mode in ("full", "pretrain") else 0.0, tokens, compute_s,
-                     tokens_per_step=tokens_per_step, topology=topology, nodes=nodes, network=network,
-                     nics_per_node=nics_per_node, zero3=zero3, mode=mode, params=params or active_params)
+        comm = _comm(
+            spec,
+            n_gpus,
+            active_params if mode in ("full", "pretrain") else 0.0,
+            tokens,
+            compute_s,
+            tokens_per_step=tokens_per_step,
+            topology=topology,
+            nodes=nodes,
+            network=network,
+            nics_per_node=nics_per_node,
+            zero3=zero3,
+            mode=mode,
+            params=params or active_params,
+        )
         if comm is not None:
             steps = comm.steps
             # fast end: sync fully overlapped with compute; mid: half hidden; slow end: not overlapped
-            wall_s = Band3(low=max(compute_s.low, steps * comm.sync_s_per_step.low),
-                           mid=compute_s.mid + 0.5 * steps * comm.sync_s_per_step.mid,
-                           high=compute_s.high + steps * comm.sync_s_per_step.high)
+            wall_s = Band3(
+                low=max(compute_s.low, steps * comm.sync_s_per_step.low),
+                mid=compute_s.mid + 0.5 * steps * comm.sync_s_per_step.mid,
+                high=compute_s.high + steps * comm.sync_s_per_step.high,
+            )
             if comm.comm_share_mid > 0.25:
                 warnings.append(
                     f"梯度同步约占每步 {comm.comm_share_mid:.0%}（全局 batch 每步 {comm.tokens_per_step:,} token，按不与计算重叠估算）："
                     "加卡的收益会打折扣；用梯度累积加大全局 batch，或换更快的互联，能降低这个比例。 / Gradient sync is "
                     f"~{comm.comm_share_mid:.0%} of each step (global batch {comm.tokens_per_step:,} tokens per step, no overlap): "
-                    "more GPUs help less; a larger global batch (gradient accumulation) or a faster interconnect lowers it.")
+                    "more GPUs help less; a larger global batch (gradient accumulation) or a faster interconnect lowers it."
+                )
     wall_h = Band3(low=wall_s.low / 3600, mid=wall_s.mid / 3600, high=wall_s.high / 3600)
     gpu_h = Band3(low=wall_h.low * n_gpus, mid=wall_h.mid * n_gpus, high=wall_h.high * n_gpus)
     days = Band3(low=wall_h.low / 24, mid=wall_h.mid / 24, high=wall_h.high / 24)
     notes.append(f"FLOPs = {k}·N·D = {k} × {active_params:.3g} × {tokens:.3g} = {flops:.3g}（{flops_src}）")
     notes.append("另留 5–15% 给启动、评估和存 checkpoint。 / Add 5–15% for setup, evaluation and checkpoints.")
     est = TimeEstimate(
-        gpu=spec.id, gpu_name=spec.name, n_gpus=n_gpus, params=float(params or active_params), active_params=float(active_params),
-        tokens=float(tokens), flops=flops, flops_formula=f"{k}·N·D", precision_used=used, peak_tflops_per_gpu=peak,
-        mfu=Band3(low=round(band.low, 4), mid=round(band.mid, 4), high=round(band.high, 4)), mfu_source=mfu_src,
-        gpu_hours=_r(gpu_h, 4), wall_hours=_r(wall_h, 4), days=_r(days, 5), comm=comm, warnings=warnings, notes=notes)
+        gpu=spec.id,
+        gpu_name=spec.name,
+        n_gpus=n_gpus,
+        params=float(params or active_params),
+        active_params=float(active_params),
+        tokens=float(tokens),
+        flops=flops,
+        flops_formula=f"{k}·N·D",
+        precision_used=used,
+        peak_tflops_per_gpu=peak,
+        mfu=Band3(low=round(band.low, 4), mid=round(band.mid, 4), high=round(band.high, 4)),
+        mfu_source=mfu_src,
+        gpu_hours=_r(gpu_h, 4),
+        wall_hours=_r(wall_h, 4),
+        days=_r(days, 5),
+        comm=comm,
+        warnings=warnings,
+        notes=notes,
+    )
     if with_cost:
         _add_cost(est, spec, hourly_price_cny, quotes_file)
     return est
@@ -211,9 +288,22 @@ def _r(b: Band3, digits: int = 2) -> Band3:
     return Band3(low=round(b.low, digits), mid=round(b.mid, digits), high=round(b.high, digits))
 
 
-def _comm(spec: GpuSpec, n_gpus: int, grad_params: float, tokens: float, compute_s: Band3, *, tokens_per_step: int | None,
-          topology: str | None, nodes: int, network: str | None, nics_per_node: int | None, zero3: bool, mode: str,
-          params: float) -> CommEstimate | None:
+def _comm(
+    spec: GpuSpec,
+    n_gpus: int,
+    grad_params: float,
+    tokens: float,
+    compute_s: Band3,
+    *,
+    tokens_per_step: int | None,
+    topology: str | None,
+    nodes: int,
+    network: str | None,
+    nics_per_node: int | None,
+    zero3: bool,
+    mode: str,
+    params: float,
+) -> CommEstimate | None:
     from tools.interconnect import allreduce_time_s, expected_busbw
 
     if mode in ("lora", "qlora"):
@@ -232,16 +322,26 @@ def _comm(spec: GpuSpec, n_gpus: int, grad_params: float, tokens: float, compute
     steps = tokens / tps
     factor = 1.5 if zero3 else 1.0  # ZeRO-3 moves 1.5× plain DP (Rajbhandari et al. 2020)
     size = grad_params * 2  # bf16 gradients
-    sync = Band3(low=allreduce_time_s(size, n_gpus, bus.high_gbs) * factor,
-                 mid=allreduce_time_s(size, n_gpus, bus.mid_gbs) * factor,
-                 high=allreduce_time_s(size, n_gpus, bus.low_gbs) * factor)
+    sync = Band3(
+        low=allreduce_time_s(size, n_gpus, bus.high_gbs) * factor,
+        mid=allreduce_time_s(size, n_gpus, bus.mid_gbs) * factor,
+        high=allreduce_time_s(size, n_gpus, bus.low_gbs) * factor,
+    )
     per_step = Band3(low=compute_s.low / steps, mid=compute_s.mid / steps, high=compute_s.high / steps)
     share = sync.mid / (per_step.mid + sync.mid)
-    return CommEstimate(tokens_per_step=tps, steps=round(steps, 1), compute_s_per_step=_r(per_step, 3),
-                        sync_s_per_step=_r(sync, 3), busbw_gbs=[bus.low_gbs, bus.high_gbs], comm_share_mid=round(share, 3),
-                        note=(f"每步同步 {size / 1e9:.1f} GB 梯度，busbw {bus.low_gbs:g}–{bus.high_gbs:g} GB/s（{bus.topology}）"
-                              f"{'，ZeRO-3 ×1.5' if zero3 else ''}。 / Each step syncs {size / 1e9:.1f} GB of gradients at "
-                              f"{bus.low_gbs:g}–{bus.high_gbs:g} GB/s busbw ({bus.topology}){', ZeRO-3 ×1.5' if zero3 else ''}."))
+    return CommEstimate(
+        tokens_per_step=tps,
+        steps=round(steps, 1),
+        compute_s_per_step=_r(per_step, 3),
+        sync_s_per_step=_r(sync, 3),
+        busbw_gbs=[bus.low_gbs, bus.high_gbs],
+        comm_share_mid=round(share, 3),
+        note=(
+            f"每步同步 {size / 1e9:.1f} GB 梯度，busbw {bus.low_gbs:g}–{bus.high_gbs:g} GB/s（{bus.topology}）"
+            f"{'，ZeRO-3 ×1.5' if zero3 else ''}。 / Each step syncs {size / 1e9:.1f} GB of gradients at "
+            f"{bus.low_gbs:g}–{bus.high_gbs:g} GB/s busbw ({bus.topology}){', ZeRO-3 ×1.5' if zero3 else ''}."
+        ),
+    )
 
 
 def _add_cost(est: TimeEstimate, spec: GpuSpec, hourly_price_cny: float | None, quotes_file: str | None) -> None:
@@ -250,14 +350,17 @@ def _add_cost(est: TimeEstimate, spec: GpuSpec, hourly_price_cny: float | None, 
     try:
         price = gpu_price(PriceInput(gpu=spec.id, hourly_quote_cny=hourly_price_cny, quotes_file=quotes_file))
     except ToolInputError:
-        est.warnings.append(f"没有 {spec.name} 的价格数据，未算费用；可以给出每卡每小时报价。 / No price data for {spec.name}; "
-                            "pass a per-GPU-hour quote to get a cost.")
+        est.warnings.append(
+            f"没有 {spec.name} 的价格数据，未算费用；可以给出每卡每小时报价。 / No price data for {spec.name}; "
+            "pass a per-GPU-hour quote to get a cost."
+        )
         return
     h = price.hourly_cny
-    lo, hi = (h.typical_range or [h.typical, h.typical])
+    lo, hi = h.typical_range or [h.typical, h.typical]
     est.price_per_gpu_hour_cny = Band3(low=lo, mid=h.typical, high=hi)
-    est.cost_cny = Band3(low=round(est.gpu_hours.low * lo), mid=round(est.gpu_hours.mid * h.typical),
-                         high=round(est.gpu_hours.high * hi))
+    est.cost_cny = Band3(
+        low=round(est.gpu_hours.low * lo), mid=round(est.gpu_hours.mid * h.typical), high=round(est.gpu_hours.high * hi)
+    )
     est.cost_cny_by_market = {m.market: round(est.gpu_hours.mid * m.hourly_cny) for m in price.by_market}
     est.price_as_of, est.price_source = price.as_of, price.source
     est.notes.append(price.warning)
@@ -267,8 +370,11 @@ def _add_cost(est: TimeEstimate, spec: GpuSpec, hourly_price_cny: float | None, 
 
 # ---------------------------------------------------------------- the tool
 
+
 class TrainTimeInput(BaseModel):
-    model: str | None = Field(None, description="model name from the catalog ('qwen2.5-7b', 'llama-3-8b') — or give params_b")
+    model: str | None = Field(
+        None, description="model name from the catalog ('qwen2.5-7b', 'llama-3-8b') — or give params_b"
+    )
     params_b: float | None = Field(None, gt=0, description="total parameters in billions (e.g. 7)")
     active_params_b: float | None = Field(None, gt=0, description="MoE: parameters active per token, billions")
     tokens: str | float | None = Field(None, description="training tokens: 2e12, '1B', '500B tokens', '1万亿'")
@@ -284,12 +390,16 @@ class TrainTimeInput(BaseModel):
     fp8_framework: bool = Field(False, description="with fp8: the stack really runs FP8 (e.g. Transformer Engine)")
     recompute: Recompute = Field("none", description="activation recomputation: none | selective | full (full → 8·N·D)")
     mfu: float | None = Field(None, gt=0, le=1, description="override the MFU band with one figure")
-    tokens_per_step: int | None = Field(None, gt=0, description="global batch in tokens (for the gradient-sync term); default 262,144")
+    tokens_per_step: int | None = Field(
+        None, gt=0, description="global batch in tokens (for the gradient-sync term); default 262,144"
+    )
     topology: str | None = Field(None, description="intra-node link: auto | nvswitch | nvlink_bridge | pcie")
     network: str | None = Field(None, description="inter-node network when nodes > 1: 'IB HDR', 'RoCE 100G', '10G'")
     nics_per_node: int | None = Field(None, ge=1, description="inter-node NICs per server")
     zero3: bool = Field(False, description="ZeRO-3/FSDP full sharding (1.5× communication)")
-    hourly_price_cny: float | None = Field(None, gt=0, description="your quote per GPU-hour (CNY); default: price table")
+    hourly_price_cny: float | None = Field(
+        None, gt=0, description="your quote per GPU-hour (CNY); default: price table"
+    )
     quotes_file: str | None = Field(None, description="YAML/CSV quotes file (see gpu_price)")
 
     @model_validator(mode="after")
@@ -305,6 +415,7 @@ def resolve_sizes(model: str | None, params_b: float | None, active_params_b: fl
     """(total params, active params, label) from the model catalog (tools.models) or plain numbers."""
     if model:
         from tools.models import resolve_model
+
         res = resolve_model(model, params=f"{params_b}B" if params_b else None)
         active = active_params_b * 1e9 if active_params_b else float(res.active_params)
         return float(res.params), active, res.name
@@ -320,6 +431,7 @@ def resolve_tokens(tokens: str | float | None, samples: float | None, seq_len: i
                 raise ToolInputError("token 数必须为正", "tokens must be positive", field="tokens")
             return float(tokens) * epochs
         from tools.quantities import parse_token_count
+
         return float(parse_token_count(tokens)) * epochs
     return float(samples) * float(seq_len) * epochs  # type: ignore[arg-type]
 
@@ -327,14 +439,32 @@ def resolve_tokens(tokens: str | float | None, samples: float | None, seq_len: i
 def estimate_training_time(inp: TrainTimeInput) -> TimeEstimate:
     total, active, label = resolve_sizes(inp.model, inp.params_b, inp.active_params_b)
     tokens = resolve_tokens(inp.tokens, inp.samples, inp.seq_len, inp.epochs)
-    est = estimate_time(gpu=inp.gpu, n_gpus=inp.n_gpus, active_params=active, params=total, tokens=tokens, mode=inp.mode,
-                        precision=inp.precision, recompute=inp.recompute, tf32_enabled=inp.tf32_enabled,
-                        fp8_framework=inp.fp8_framework, mfu=inp.mfu, tokens_per_step=inp.tokens_per_step,
-                        topology=inp.topology, nodes=inp.nodes, network=inp.network, nics_per_node=inp.nics_per_node,
-                        zero3=inp.zero3, hourly_price_cny=inp.hourly_price_cny, quotes_file=inp.quotes_file)
+    est = estimate_time(
+        gpu=inp.gpu,
+        n_gpus=inp.n_gpus,
+        active_params=active,
+        params=total,
+        tokens=tokens,
+        mode=inp.mode,
+        precision=inp.precision,
+        recompute=inp.recompute,
+        tf32_enabled=inp.tf32_enabled,
+        fp8_framework=inp.fp8_framework,
+        mfu=inp.mfu,
+        tokens_per_step=inp.tokens_per_step,
+        topology=inp.topology,
+        nodes=inp.nodes,
+        network=inp.network,
+        nics_per_node=inp.nics_per_node,
+        zero3=inp.zero3,
+        hourly_price_cny=inp.hourly_price_cny,
+        quotes_file=inp.quotes_file,
+    )
     if active < total:
-        est.notes.append(f"MoE：按激活参数 {active / 1e9:.3g}B 计算 FLOPs（总参数 {total / 1e9:.3g}B 决定显存）。 / MoE: FLOPs use "
-                         f"the {active / 1e9:.3g}B active parameters (the {total / 1e9:.3g}B total sets memory).")
+        est.notes.append(
+            f"MoE：按激活参数 {active / 1e9:.3g}B 计算 FLOPs（总参数 {total / 1e9:.3g}B 决定显存）。 / MoE: FLOPs use "
+            f"the {active / 1e9:.3g}B active parameters (the {total / 1e9:.3g}B total sets memory)."
+        )
     est.notes.insert(0, f"模型 / model: {label}")
     return est
 
@@ -342,10 +472,12 @@ def estimate_training_time(inp: TrainTimeInput) -> TimeEstimate:
 TOOLS = [
     ToolSpec(
         name="estimate_training_time",
-        description=("Training compute, time and cost: FLOPs = 6·N·D (8·N·D with full recomputation; LoRA 4·N·D; MoE uses "
-                     "active params), wall time = FLOPs / (GPUs × dense peak TFLOPS × MFU) with a cited MFU band "
-                     "(low/mid/high), plus the gradient all-reduce per step on weak interconnects. Returns FLOPs, GPU-hours, "
-                     "wall hours and days {low, mid, high}, and cost in CNY from the price table (or the user's quote)."),
+        description=(
+            "Training compute, time and cost: FLOPs = 6·N·D (8·N·D with full recomputation; LoRA 4·N·D; MoE uses "
+            "active params), wall time = FLOPs / (GPUs × dense peak TFLOPS × MFU) with a cited MFU band "
+            "(low/mid/high), plus the gradient all-reduce per step on weak interconnects. Returns FLOPs, GPU-hours, "
+            "wall hours and days {low, mid, high}, and cost in CNY from the price table (or the user's quote)."
+        ),
         input_model=TrainTimeInput,
         func=estimate_training_time,
     ),

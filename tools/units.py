@@ -1,5 +1,6 @@
 """Byte units, said explicitly: GB = 10^9 bytes (decimal, as GPU datasheets use), GiB = 2^30 bytes
 (binary, as nvidia-smi's MiB and PyTorch's allocator use)."""
+
 from __future__ import annotations
 
 GB = 10**9
@@ -28,4 +29,5 @@ def round_sig(x: float, digits: int = 3) -> float:
     if x == 0:
         return 0.0
     from math import floor, log10
+
     return round(x, -int(floor(log10(abs(x)))) + digits - 1)

@@ -1,4 +1,5 @@
 """Helpers every sub-command shares: JSON output, tables for people, bilingual errors."""
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,7 @@ def emit_json(obj: Any) -> None:
     click.echo(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
 
 
-def print_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]],
-                caption: str | None = None) -> None:
+def print_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]], caption: str | None = None) -> None:
     """A readable table for people (rich is imported only here)."""
     from rich.console import Console
     from rich.table import Table
@@ -41,7 +41,8 @@ def print_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]
 def read_text_arg(value: str) -> str:
     """`-` means standard input; otherwise a path. Bytes are decoded forgivingly."""
     from tools.textcodec import decode_text
-    with (sys.stdin.buffer if value == "-" else open(value, "rb")) as fh:
+
+    with sys.stdin.buffer if value == "-" else open(value, "rb") as fh:
         return decode_text(fh.read())
 
 
@@ -63,7 +64,12 @@ def run_cli(group: click.Group, argv: list[str]) -> None:
     except click.ClickException as exc:
         click.echo(f"错误 / Error: {_click_message_zh(exc)} / {exc.format_message()}", err=True)
         if isinstance(exc, click.UsageError) and exc.ctx is not None:
-            click.echo(f"查看帮助 / See: gpu-advisor {exc.ctx.command_path.split(' ', 1)[-1] if ' ' in exc.ctx.command_path else ''} --help".replace("  ", " "), err=True)
+            click.echo(
+                f"查看帮助 / See: gpu-advisor {exc.ctx.command_path.split(' ', 1)[-1] if ' ' in exc.ctx.command_path else ''} --help".replace(
+                    "  ", " "
+                ),
+                err=True,
+            )
         sys.exit(EXIT_BAD_INPUT if isinstance(exc, click.UsageError) else exc.exit_code)
     except FileNotFoundError as exc:
         click.echo(f"错误 / Error: 找不到文件 {exc.filename} / file not found: {exc.filename}", err=True)
@@ -88,4 +94,3 @@ def _click_message_zh(exc: click.ClickException) -> str:
     if isinstance(exc, click.UsageError):
         return "命令用法有误"
     return "命令失败"
-

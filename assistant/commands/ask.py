@@ -3,6 +3,7 @@
 Kept light to import: the advisor (and with it langchain) loads only when a question is asked;
 `langchain_openai` only on the openai back-end.
 """
+
 from __future__ import annotations
 
 import json
@@ -52,6 +53,7 @@ def format_footer(result: Any) -> str:
 
 def _stdin_lines() -> Iterator[str]:
     from tools.textcodec import decode_text
+
     for raw in sys.stdin.buffer:
         line = decode_text(raw).strip().lstrip("\ufeff")
         if line:
@@ -70,15 +72,22 @@ class _QuestionCommand(click.Command):
         return super().parse_args(ctx, args)
 
 
-@click.command(help="提问 / Ask one question. QUESTION 为 `-` 时从标准输入逐行读取问题，逐行输出 JSON。\n\n"
-                    "With `-`, reads one question per line from stdin and prints one JSON object per line.",
-               cls=_QuestionCommand)
+@click.command(
+    help="提问 / Ask one question. QUESTION 为 `-` 时从标准输入逐行读取问题，逐行输出 JSON。\n\n"
+    "With `-`, reads one question per line from stdin and prints one JSON object per line.",
+    cls=_QuestionCommand,
+)
 @click.argument("question", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="输出 JSON / print AskResult as JSON")
-@click.option("--backend", type=BACKEND_CHOICE, default=None,
-              help="offline（默认）或 openai；默认读 GPU_ADVISOR_BACKEND / default from env")
-@click.option("--lang", "language", type=LANG_CHOICE, default="auto", show_default=True,
-              help="回答语言 / answer language")
+@click.option(
+    "--backend",
+    type=BACKEND_CHOICE,
+    default=None,
+    help="offline（默认）或 openai；默认读 GPU_ADVISOR_BACKEND / default from env",
+)
+@click.option(
+    "--lang", "language", type=LANG_CHOICE, default="auto", show_default=True, help="回答语言 / answer language"
+)
 def command(question: tuple[str, ...], as_json: bool, backend: str | None, language: str) -> None:
     from assistant.advisor import ask
     from assistant.settings import BackendSettings

@@ -4,6 +4,7 @@ Commands: `/exit` (or `/quit`), `/reset` (forget the conversation), `/lang zh|en
 Works with a pipe too (`printf '能用4090全量训练7B吗\\n那A100呢？\\n' | gpu-advisor chat`): no prompt
 is printed when stdin is not a terminal, and the session ends at end of input.
 """
+
 from __future__ import annotations
 
 import sys
@@ -13,9 +14,11 @@ import click
 
 from assistant.commands.ask import BACKEND_CHOICE, LANG_CHOICE, format_footer, tool_call_line
 
-HELP_TEXT = ("命令 / commands: /exit 退出 · /reset 清空对话 / forget the conversation · "
-             "/lang zh|en|auto 回答语言 / answer language · /help · "
-             '粘贴多行日志：单独一行 """ 开始、再一行 """ 结束 / paste a multi-line log between two lines of """')
+HELP_TEXT = (
+    "命令 / commands: /exit 退出 · /reset 清空对话 / forget the conversation · "
+    "/lang zh|en|auto 回答语言 / answer language · /help · "
+    '粘贴多行日志：单独一行 """ 开始、再一行 """ 结束 / paste a multi-line log between two lines of """'
+)
 BLOCK_FENCES = ('"""', "```")  # a whole line of either opens and closes a multi-line message
 MAX_HISTORY_TURNS = 20  # user+assistant messages kept; older turns rarely matter for slots
 
@@ -30,6 +33,7 @@ def _read_line(interactive: bool) -> str | None:
     if not raw:
         return None
     from tools.textcodec import decode_text
+
     return decode_text(raw)
 
 
@@ -53,8 +57,7 @@ def _read_block_line() -> str | None:
         return None
 
 
-def _answer(question: str, history: list[dict[str, str]], language: str, settings: Any,
-            interactive: bool) -> Any:
+def _answer(question: str, history: list[dict[str, str]], language: str, settings: Any, interactive: bool) -> Any:
     """Stream one reply: tool calls as they happen, then the answer text, then the footer."""
     from assistant.advisor import stream
 
@@ -79,10 +82,15 @@ def _answer(question: str, history: list[dict[str, str]], language: str, setting
 
 
 @click.command(help="对话 / Terminal conversation with history. " + HELP_TEXT)
-@click.option("--backend", type=BACKEND_CHOICE, default=None,
-              help="offline（默认）或 openai；默认读 GPU_ADVISOR_BACKEND / default from env")
-@click.option("--lang", "language", type=LANG_CHOICE, default="auto", show_default=True,
-              help="回答语言 / answer language")
+@click.option(
+    "--backend",
+    type=BACKEND_CHOICE,
+    default=None,
+    help="offline（默认）或 openai；默认读 GPU_ADVISOR_BACKEND / default from env",
+)
+@click.option(
+    "--lang", "language", type=LANG_CHOICE, default="auto", show_default=True, help="回答语言 / answer language"
+)
 def command(backend: str | None, language: str) -> None:
     from assistant.settings import BackendSettings
 

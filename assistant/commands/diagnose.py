@@ -3,6 +3,7 @@
 With several files and --json: one JSON object per file, one per line, in order. A file that
 cannot be read or diagnosed yields `{"file": ..., "error": {...}}` on its line and exit code 2.
 """
+
 from __future__ import annotations
 
 import sys
@@ -24,10 +25,13 @@ def _read_limited(name: str) -> bytes:
         with open(name, "rb") as fh:
             data = fh.read(MAX_READ_BYTES + 1)
     if len(data) > MAX_READ_BYTES:
-        raise ToolInputError(f"文件 {name} 太大；上限为 2 MB / 20,000 行文本。请只贴出错前后的部分。",
-                             f"{name} is too large; the limit is 2 MB / 20,000 lines of text. Paste only the part around the error.",
-                             field="file")
+        raise ToolInputError(
+            f"文件 {name} 太大；上限为 2 MB / 20,000 行文本。请只贴出错前后的部分。",
+            f"{name} is too large; the limit is 2 MB / 20,000 lines of text. Paste only the part around the error.",
+            field="file",
+        )
     return data
+
 
 COLOURS = {"critical": "bold red", "warning": "yellow", "info": "cyan", "ok": "green"}
 LABEL = {"critical": "严重 critical", "warning": "警告 warning", "info": "提示 info", "ok": "正常 ok"}
@@ -37,8 +41,10 @@ REPORT_KEYS = ("kinds", "inventory", "xids", "severity", "findings", "next_actio
 def _report_json(report, name: str | None) -> dict:
     data = report.model_dump(mode="json")
     out = {k: data[k] for k in REPORT_KEYS}
-    out["findings"] = [{k: f[k] for k in ("id", "severity", "title", "evidence", "causes", "actions", "gpu_index", "bus_id")}
-                       for f in data["findings"]]
+    out["findings"] = [
+        {k: f[k] for k in ("id", "severity", "title", "evidence", "causes", "actions", "gpu_index", "bus_id")}
+        for f in data["findings"]
+    ]
     if data.get("acceptance") is not None:
         out["acceptance"] = data["acceptance"]
     if name is not None:
@@ -81,10 +87,12 @@ def _print_human(report, name: str | None) -> None:
         table.add_column("证据 / evidence", overflow="fold", max_width=60)
         table.add_column("建议 / action", overflow="fold")
         for f in report.findings:
-            table.add_row(f"[{COLOURS[f.severity]}]{LABEL[f.severity]}[/]",
-                          escape(f"{f.title.zh}\n{f.title.en}"),
-                          escape("\n".join(f.evidence[:3])),
-                          escape(f"{f.actions[0].zh}\n{f.actions[0].en}" if f.actions else ""))
+            table.add_row(
+                f"[{COLOURS[f.severity]}]{LABEL[f.severity]}[/]",
+                escape(f"{f.title.zh}\n{f.title.en}"),
+                escape("\n".join(f.evidence[:3])),
+                escape(f"{f.actions[0].zh}\n{f.actions[0].en}" if f.actions else ""),
+            )
         con.print(table)
     if report.acceptance:
         t = Table(title="验收 / acceptance", title_justify="left")
@@ -94,14 +102,21 @@ def _print_human(report, name: str | None) -> None:
         for r in report.acceptance:
             t.add_row(escape(r.check), escape(r.expected), escape(r.observed), f"[{colour[r.status]}]{r.status}[/]")
         con.print(t)
-    con.print(f"[bold]下一步 / next:[/] {escape(report.next_action.zh)}\n               {escape(report.next_action.en)}")
+    con.print(
+        f"[bold]下一步 / next:[/] {escape(report.next_action.zh)}\n               {escape(report.next_action.en)}"
+    )
 
 
 @click.command(name="diagnose")
 @click.argument("files", nargs=-1)
 @click.option("--json", "as_json", is_flag=True, help="JSON output, one object per file per line / 输出 JSON")
-@click.option("--expect", "expect", default=None, metavar="SPEC",
-              help='what was rented, e.g. "8x A100-SXM4-80GB" → pass/fail acceptance table / 验收：租的配置')
+@click.option(
+    "--expect",
+    "expect",
+    default=None,
+    metavar="SPEC",
+    help='what was rented, e.g. "8x A100-SXM4-80GB" → pass/fail acceptance table / 验收：租的配置',
+)
 def command(files: tuple[str, ...], as_json: bool, expect: str | None) -> None:
     """诊断粘贴的日志 / Diagnose pasted nvidia-smi, dmesg, NCCL, nccl-tests, PyTorch … output.
 
@@ -115,8 +130,10 @@ def command(files: tuple[str, ...], as_json: bool, expect: str | None) -> None:
         parse_expect(expect)  # fail early, bilingual, exit 2
     if not files:
         if sys.stdin.isatty():
-            raise ToolInputError("请给出文件名，或用管道传入日志，例如 `nvidia-smi | gpu-advisor diagnose -`",
-                                 "Give a FILE, or pipe the log in, e.g. `nvidia-smi | gpu-advisor diagnose -`")
+            raise ToolInputError(
+                "请给出文件名，或用管道传入日志，例如 `nvidia-smi | gpu-advisor diagnose -`",
+                "Give a FILE, or pipe the log in, e.g. `nvidia-smi | gpu-advisor diagnose -`",
+            )
         files = ("-",)
     single = len(files) == 1
     failed = False

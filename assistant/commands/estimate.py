@@ -3,6 +3,7 @@
 Imports only click, pydantic and the sizing tools (no torch/langchain/gradio/chromadb), so it
 starts fast: see benchmarks/bench_cold_start.py.
 """
+
 from __future__ import annotations
 
 import click
@@ -16,39 +17,116 @@ _KV = ["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 
 
 @click.command("estimate", context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--model", "-m", "model", default=None, help="模型名称 / model name, e.g. 'qwen2.5 7b', 'Llama-3-8B', or a config.json path")
+@click.option(
+    "--model",
+    "-m",
+    "model",
+    default=None,
+    help="模型名称 / model name, e.g. 'qwen2.5 7b', 'Llama-3-8B', or a config.json path",
+)
 @click.option("--params", "-p", "params", default=None, help="参数量 / parameter count: 7B, 1.5b, 70亿, 百亿")
-@click.option("--mode", type=click.Choice(_MODES, case_sensitive=False), default="full", show_default=True,
-              help="全量 / full, lora, qlora, 推理 / inference")
-@click.option("--precision", type=click.Choice(_PRECISIONS, case_sensitive=False), default="bf16", show_default=True,
-              help="训练精度或推理权重精度 / training dtype or inference weight dtype")
-@click.option("--optimizer", type=click.Choice(_OPTIMIZERS, case_sensitive=False), default="adamw", show_default=True,
-              help="adamw = 混合精度 fp32 主权重 / mixed precision with fp32 master (16 B/param)")
-@click.option("--gpus", type=int, default=1, show_default=True, help="卡数（训练=数据并行，推理=张量并行）/ GPUs (DP for training, TP for inference)")
+@click.option(
+    "--mode",
+    type=click.Choice(_MODES, case_sensitive=False),
+    default="full",
+    show_default=True,
+    help="全量 / full, lora, qlora, 推理 / inference",
+)
+@click.option(
+    "--precision",
+    type=click.Choice(_PRECISIONS, case_sensitive=False),
+    default="bf16",
+    show_default=True,
+    help="训练精度或推理权重精度 / training dtype or inference weight dtype",
+)
+@click.option(
+    "--optimizer",
+    type=click.Choice(_OPTIMIZERS, case_sensitive=False),
+    default="adamw",
+    show_default=True,
+    help="adamw = 混合精度 fp32 主权重 / mixed precision with fp32 master (16 B/param)",
+)
+@click.option(
+    "--gpus",
+    type=int,
+    default=1,
+    show_default=True,
+    help="卡数（训练=数据并行，推理=张量并行）/ GPUs (DP for training, TP for inference)",
+)
 @click.option("--zero", type=click.IntRange(0, 3), default=0, show_default=True, help="DeepSpeed ZeRO 阶段 / stage 0–3")
-@click.option("--fsdp", type=click.Choice(_FSDP, case_sensitive=False), default="none", is_flag=False,
-              flag_value="full_shard", help="FSDP 分片策略（单独写 --fsdp 即 full_shard）/ FSDP strategy (bare --fsdp = full_shard)")
-@click.option("--offload", type=click.Choice(_OFFLOAD, case_sensitive=False), default="none", is_flag=False,
-              flag_value="optimizer", help="CPU 卸载（单独写 --offload 即 optimizer）/ CPU offload (bare --offload = optimizer)")
+@click.option(
+    "--fsdp",
+    type=click.Choice(_FSDP, case_sensitive=False),
+    default="none",
+    is_flag=False,
+    flag_value="full_shard",
+    help="FSDP 分片策略（单独写 --fsdp 即 full_shard）/ FSDP strategy (bare --fsdp = full_shard)",
+)
+@click.option(
+    "--offload",
+    type=click.Choice(_OFFLOAD, case_sensitive=False),
+    default="none",
+    is_flag=False,
+    flag_value="optimizer",
+    help="CPU 卸载（单独写 --offload 即 optimizer）/ CPU offload (bare --offload = optimizer)",
+)
 @click.option("--seq-len", type=int, default=2048, show_default=True, help="训练序列长度 / training sequence length")
 @click.option("--batch", type=int, default=1, show_default=True, help="每卡微批 / micro-batch per GPU")
-@click.option("--checkpointing", type=click.Choice(["none", "selective", "full"], case_sensitive=False), default="full",
-              show_default=True, help="激活重算 / activation recomputation")
+@click.option(
+    "--checkpointing",
+    type=click.Choice(["none", "selective", "full"], case_sensitive=False),
+    default="full",
+    show_default=True,
+    help="激活重算 / activation recomputation",
+)
 @click.option("--no-flash-attn", is_flag=True, help="不用 FlashAttention（保存 s² 注意力分数）/ eager attention")
 @click.option("--fp32-grads", is_flag=True, help="梯度用 fp32（18 B/参数）/ fp32 gradients (18 B/param)")
 @click.option("--lora-rank", type=int, default=8, show_default=True, help="LoRA 秩 / rank r")
 @click.option("--lora-targets", default="all", show_default=True, help="q,k,v,o,gate,up,down | all | attn | mlp")
 @click.option("--context", type=int, default=None, help="推理：每条序列的 token 数 / inference tokens per sequence")
 @click.option("--concurrency", type=int, default=None, help="推理：并发序列数 / inference sequences at once")
-@click.option("--kv-dtype", type=click.Choice(_KV, case_sensitive=False), default=None, help="KV 缓存精度 / KV-cache dtype")
-@click.option("--int4-format", type=click.Choice(["awq", "gptq", "nf4"], case_sensitive=False), default="awq",
-              show_default=True, help="推理 int4 格式 / inference int4 format")
-@click.option("--gpu-util", type=float, default=0.9, show_default=True, help="推理可用显存比例（vLLM）/ serving memory fraction")
-@click.option("--gpu", "gpu", default=None, help="对照的 GPU：型号或大小 / GPU name or size for a verdict: 'A100 80G', 4090, 24GB")
+@click.option(
+    "--kv-dtype", type=click.Choice(_KV, case_sensitive=False), default=None, help="KV 缓存精度 / KV-cache dtype"
+)
+@click.option(
+    "--int4-format",
+    type=click.Choice(["awq", "gptq", "nf4"], case_sensitive=False),
+    default="awq",
+    show_default=True,
+    help="推理 int4 格式 / inference int4 format",
+)
+@click.option(
+    "--gpu-util", type=float, default=0.9, show_default=True, help="推理可用显存比例（vLLM）/ serving memory fraction"
+)
+@click.option(
+    "--gpu", "gpu", default=None, help="对照的 GPU：型号或大小 / GPU name or size for a verdict: 'A100 80G', 4090, 24GB"
+)
 @click.option("--json", "as_json", is_flag=True, help="输出 JSON / print JSON")
-def command(model, params, mode, precision, optimizer, gpus, zero, fsdp, offload, seq_len, batch, checkpointing,
-            no_flash_attn, fp32_grads, lora_rank, lora_targets, context, concurrency, kv_dtype, int4_format, gpu_util,
-            gpu, as_json) -> None:
+def command(
+    model,
+    params,
+    mode,
+    precision,
+    optimizer,
+    gpus,
+    zero,
+    fsdp,
+    offload,
+    seq_len,
+    batch,
+    checkpointing,
+    no_flash_attn,
+    fp32_grads,
+    lora_rank,
+    lora_targets,
+    context,
+    concurrency,
+    kv_dtype,
+    int4_format,
+    gpu_util,
+    gpu,
+    as_json,
+) -> None:
     """显存估算：每张卡需要多少显存，放不放得下。
 
     Per-GPU memory estimate (decimal GB, GiB beside) for full training, LoRA, QLoRA or inference.
@@ -64,20 +142,41 @@ def command(model, params, mode, precision, optimizer, gpus, zero, fsdp, offload
     from tools.memory import EstimateMemoryInput, estimate_memory
 
     if model is None and params is None:
-        raise ToolInputError("请用 --model 给出模型名称或用 --params 给出参数量",
-                             "Give --model NAME or --params SIZE (e.g. --params 7B)", field="model")
+        raise ToolInputError(
+            "请用 --model 给出模型名称或用 --params 给出参数量",
+            "Give --model NAME or --params SIZE (e.g. --params 7B)",
+            field="model",
+        )
     if offload in ("all", "params"):
         offload = "optimizer_and_params"
     inp = EstimateMemoryInput(
-        model=model, params=params, mode=mode.lower(), precision=precision.lower(), optimizer=optimizer.lower(),
-        fp32_grads=fp32_grads, gpus=gpus, zero=zero, fsdp=fsdp.lower(), offload=offload.lower(), seq_len=seq_len,
-        batch=batch, checkpointing=checkpointing.lower(), flash_attention=not no_flash_attn, lora_rank=lora_rank,
-        lora_targets=lora_targets, context=context, concurrency=concurrency,
-        kv_dtype=kv_dtype.lower() if kv_dtype else None, int4_format=int4_format.lower(),
-        gpu_memory_utilization=gpu_util, gpu=gpu)
+        model=model,
+        params=params,
+        mode=mode.lower(),
+        precision=precision.lower(),
+        optimizer=optimizer.lower(),
+        fp32_grads=fp32_grads,
+        gpus=gpus,
+        zero=zero,
+        fsdp=fsdp.lower(),
+        offload=offload.lower(),
+        seq_len=seq_len,
+        batch=batch,
+        checkpointing=checkpointing.lower(),
+        flash_attention=not no_flash_attn,
+        lora_rank=lora_rank,
+        lora_targets=lora_targets,
+        context=context,
+        concurrency=concurrency,
+        kv_dtype=kv_dtype.lower() if kv_dtype else None,
+        int4_format=int4_format.lower(),
+        gpu_memory_utilization=gpu_util,
+        gpu=gpu,
+    )
     out = estimate_memory(inp)
     if as_json:
         from assistant.commands._common import emit_json
+
         emit_json(out)
         return
     _print_human(out)
@@ -99,24 +198,37 @@ def _print_human(out) -> None:
     ]
     if out.mode == "inference":
         rows = [r for r in rows if not r[0].startswith(("梯度", "优化器", "= 模型"))]
-    title = (f"{out.model} · {out.mode} · {out.precision} · {out.gpus} GPU"
-             + (f" · ZeRO-{out.zero_stage}" if out.zero_stage else "") + " — 每卡 / per GPU")
-    print_table(title, ["项目 Item", "GB (10^9)", "GiB (2^30)"],
-                [(name, f"{gb:,.2f}", f"{gib:,.2f}") for name, gb, gib in rows],
-                caption=f"参数 params {out.params / 1e9:.2f}B · 可训练 trainable {out.trainable_params:,}")
+    title = (
+        f"{out.model} · {out.mode} · {out.precision} · {out.gpus} GPU"
+        + (f" · ZeRO-{out.zero_stage}" if out.zero_stage else "")
+        + " — 每卡 / per GPU"
+    )
+    print_table(
+        title,
+        ["项目 Item", "GB (10^9)", "GiB (2^30)"],
+        [(name, f"{gb:,.2f}", f"{gib:,.2f}") for name, gb, gib in rows],
+        caption=f"参数 params {out.params / 1e9:.2f}B · 可训练 trainable {out.trainable_params:,}",
+    )
     click.echo(out.summary["zh"])
     click.echo(out.summary["en"])
     if out.max_batch is not None or out.max_seq_len is not None:
-        what = ("最大并发 / max concurrency", "最长上下文 / longest context") if out.mode == "inference" else \
-               ("最大微批 / largest micro-batch", "最长序列 / longest sequence")
-        click.echo(f"{what[0]}: {out.max_batch if out.max_batch is not None else '—'} · "
-                   f"{what[1]}: {out.max_seq_len if out.max_seq_len is not None else '—'}")
+        what = (
+            ("最大并发 / max concurrency", "最长上下文 / longest context")
+            if out.mode == "inference"
+            else ("最大微批 / largest micro-batch", "最长序列 / longest sequence")
+        )
+        click.echo(
+            f"{what[0]}: {out.max_batch if out.max_batch is not None else '—'} · "
+            f"{what[1]}: {out.max_seq_len if out.max_seq_len is not None else '—'}"
+        )
     if out.host_ram_gb:
         click.echo(f"CPU 内存 / host RAM needed: ≈ {out.host_ram_gb:,.0f} GB")
     if out.seed_rule:
         s = out.seed_rule
-        click.echo(f"经验法则 / seed rule: {s.bytes_per_param:g} B/参数 → {s.model_states_gb:,.1f} GB；"
-                   f"精确 / precise: {s.precise_bytes_per_param:g} B/param → {s.precise_model_states_gb:,.1f} GB")
+        click.echo(
+            f"经验法则 / seed rule: {s.bytes_per_param:g} B/参数 → {s.model_states_gb:,.1f} GB；"
+            f"精确 / precise: {s.precise_bytes_per_param:g} B/param → {s.precise_model_states_gb:,.1f} GB"
+        )
         click.echo(f"  {s.reason['zh']}")
     click.echo("假设 / Assumptions:")
     for a in out.assumptions:

@@ -1,4 +1,5 @@
 """`gpu-advisor gpus [NAME…] [--json]` — GPU specs, or a side-by-side table for 2–4 cards."""
+
 from __future__ import annotations
 
 import click
@@ -61,21 +62,40 @@ def command(names: tuple[str, ...], as_json: bool) -> None:
         if as_json:
             emit_json({"gpus": [gpu_json(s) for s in specs]})
             return
-        rows = [(s.name.replace("NVIDIA ", "").replace("GeForce ", ""), _fmt(s.memory_gb), s.memory_type, _fmt(s.mem_bw_gbs), _fmt(s.bf16_dense_tflops or s.fp16_dense_tflops),
-                 _fmt(s.fp8_dense_tflops), _nvlink(s.nvlink_gbs_bidir), _fmt(s.pcie_gen), _fmt(s.tdp_w), s.confidence)
-                for s in specs]
-        print_table("GPU 规格表 / GPU table (dense TFLOPS; NVLink = bidirectional GB/s)",
-                    ["GPU", "GB", "type", "BW GB/s", "BF16", "FP8", "NVLink", "PCIe", "W", "confidence"], rows,
-                    caption=f"as_of {specs[0].as_of} · source: knowledge/gpus.yaml (per-row `source`) · V100/T4: FP16 shown")
+        rows = [
+            (
+                s.name.replace("NVIDIA ", "").replace("GeForce ", ""),
+                _fmt(s.memory_gb),
+                s.memory_type,
+                _fmt(s.mem_bw_gbs),
+                _fmt(s.bf16_dense_tflops or s.fp16_dense_tflops),
+                _fmt(s.fp8_dense_tflops),
+                _nvlink(s.nvlink_gbs_bidir),
+                _fmt(s.pcie_gen),
+                _fmt(s.tdp_w),
+                s.confidence,
+            )
+            for s in specs
+        ]
+        print_table(
+            "GPU 规格表 / GPU table (dense TFLOPS; NVLink = bidirectional GB/s)",
+            ["GPU", "GB", "type", "BW GB/s", "BF16", "FP8", "NVLink", "PCIe", "W", "confidence"],
+            rows,
+            caption=f"as_of {specs[0].as_of} · source: knowledge/gpus.yaml (per-row `source`) · V100/T4: FP16 shown",
+        )
         return
 
     out = gpu_specs(GpuSpecsInput(names=list(names)))
     if as_json:
-        emit_json({"gpus": [gpu_json(s) for s in out.gpus],
-                   "comparison": [r.model_dump(mode="json") for r in out.comparison] if out.comparison else None,
-                   "ratios": out.ratios,
-                   "seed_notes": [n.model_dump(mode="json") for n in out.seed_notes],
-                   "notes": out.notes})
+        emit_json(
+            {
+                "gpus": [gpu_json(s) for s in out.gpus],
+                "comparison": [r.model_dump(mode="json") for r in out.comparison] if out.comparison else None,
+                "ratios": out.ratios,
+                "seed_notes": [n.model_dump(mode="json") for n in out.seed_notes],
+                "notes": out.notes,
+            }
+        )
         return
     if out.comparison:
         cols = ["", *[s.name for s in out.gpus]]
@@ -87,15 +107,29 @@ def command(names: tuple[str, ...], as_json: bool) -> None:
         print_table("GPU 对比 / side by side (dense)", cols, rows)
     else:
         s = out.gpus[0]
-        rows = [(f"{zh} / {en}", (_nvlink if f == "nvlink_gbs_bidir" else _fmt)(getattr(s, f))) for f, zh, en in [
-            ("memory_gb", "显存 GB", "Memory GB"), ("memory_type", "类型", "Type"), ("mem_bw_gbs", "带宽 GB/s", "BW GB/s"),
-            ("fp32_tflops", "FP32", "FP32"), ("tf32_dense_tflops", "TF32 稠密", "TF32 dense"),
-            ("bf16_dense_tflops", "BF16 稠密", "BF16 dense"), ("fp16_dense_tflops", "FP16 稠密", "FP16 dense"),
-            ("bf16_fp16_sparse_tflops", "BF16/FP16 稀疏", "sparse"), ("fp8_dense_tflops", "FP8 稠密", "FP8 dense"),
-            ("int8_dense_tops", "INT8 稠密 TOPS", "INT8 dense"), ("nvlink_gbs_bidir", "NVLink 双向 GB/s", "NVLink bidir GB/s"),
-            ("pcie_gen", "PCIe", "PCIe gen"), ("tdp_w", "功耗 W", "TDP W"), ("form_factor", "形态", "Form"),
-            ("architecture", "架构", "Arch"), ("release_year", "年份", "Year"),
-            ("china_availability", "国内情况", "China"), ("confidence", "可信度", "Confidence")]]
+        rows = [
+            (f"{zh} / {en}", (_nvlink if f == "nvlink_gbs_bidir" else _fmt)(getattr(s, f)))
+            for f, zh, en in [
+                ("memory_gb", "显存 GB", "Memory GB"),
+                ("memory_type", "类型", "Type"),
+                ("mem_bw_gbs", "带宽 GB/s", "BW GB/s"),
+                ("fp32_tflops", "FP32", "FP32"),
+                ("tf32_dense_tflops", "TF32 稠密", "TF32 dense"),
+                ("bf16_dense_tflops", "BF16 稠密", "BF16 dense"),
+                ("fp16_dense_tflops", "FP16 稠密", "FP16 dense"),
+                ("bf16_fp16_sparse_tflops", "BF16/FP16 稀疏", "sparse"),
+                ("fp8_dense_tflops", "FP8 稠密", "FP8 dense"),
+                ("int8_dense_tops", "INT8 稠密 TOPS", "INT8 dense"),
+                ("nvlink_gbs_bidir", "NVLink 双向 GB/s", "NVLink bidir GB/s"),
+                ("pcie_gen", "PCIe", "PCIe gen"),
+                ("tdp_w", "功耗 W", "TDP W"),
+                ("form_factor", "形态", "Form"),
+                ("architecture", "架构", "Arch"),
+                ("release_year", "年份", "Year"),
+                ("china_availability", "国内情况", "China"),
+                ("confidence", "可信度", "Confidence"),
+            ]
+        ]
         print_table(s.name, ["", "value"], rows, caption=f"source: {s.source} · as_of {s.as_of}")
     for note in out.notes:
         click.echo(f"• {note}")

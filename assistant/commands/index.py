@@ -1,12 +1,17 @@
 """`gpu-advisor index add|list|remove|rebuild` — manage your own documents in the search index."""
+
 from __future__ import annotations
 
 import click
 
 from assistant.commands._common import emit_json, print_table
 
-_URL = click.option("--chroma-url", envvar="CHROMA_URL", default=None,
-                    help="Chroma 服务地址（默认用本地文件夹）/ Chroma server URL (default: local folder)")
+_URL = click.option(
+    "--chroma-url",
+    envvar="CHROMA_URL",
+    default=None,
+    help="Chroma 服务地址（默认用本地文件夹）/ Chroma server URL (default: local folder)",
+)
 
 
 def _sync(chroma_url: str | None, force: bool = False):  # noqa: ANN202 - SyncStats
@@ -41,8 +46,13 @@ def add(paths: tuple[str, ...], as_json: bool, chroma_url: str | None) -> None:
     retriever, stats = _sync(chroma_url)
     counts = {d.id: sum(1 for p in retriever.passages if p.doc_id == d.id) for d in added}
     if as_json:
-        emit_json({"added": [{"id": d.id, "name": d.name, "passages": counts[d.id], "chars": d.chars} for d in added],
-                   "index_added": stats.added, "index_removed": stats.removed})
+        emit_json(
+            {
+                "added": [{"id": d.id, "name": d.name, "passages": counts[d.id], "chars": d.chars} for d in added],
+                "index_added": stats.added,
+                "index_removed": stats.removed,
+            }
+        )
         return
     for d in added:
         click.echo(f"已添加 / added  {d.id}  ({d.name}, {counts[d.id]} 段 / passages)")
@@ -63,8 +73,11 @@ def list_docs(as_json: bool) -> None:
     if not docs:
         click.echo("还没有添加文档 / No documents yet — gpu-advisor index add PATH…")
         return
-    print_table("你的文档 / Your documents", ["id", "name", "format", "chars", "added_at"],
-                [(d.id, d.name, d.format, d.chars, d.added_at) for d in docs])
+    print_table(
+        "你的文档 / Your documents",
+        ["id", "name", "format", "chars", "added_at"],
+        [(d.id, d.name, d.format, d.chars, d.added_at) for d in docs],
+    )
 
 
 @command.command(name="remove")
@@ -95,8 +108,15 @@ def rebuild(as_json: bool, chroma_url: str | None) -> None:
     """从指南和你的文档重建索引 / Rebuild the index from the guide and your documents."""
     retriever, stats = _sync(chroma_url, force=True)
     if as_json:
-        emit_json({"passages": len(retriever.passages), "seconds": round(stats.seconds, 3),
-                   "backend": retriever.store.backend})
+        emit_json(
+            {
+                "passages": len(retriever.passages),
+                "seconds": round(stats.seconds, 3),
+                "backend": retriever.store.backend,
+            }
+        )
         return
-    click.echo(f"已重建 / rebuilt: {len(retriever.passages)} 段 / passages in {stats.seconds:.2f} s "
-               f"({retriever.store.backend})")
+    click.echo(
+        f"已重建 / rebuilt: {len(retriever.passages)} 段 / passages in {stats.seconds:.2f} s "
+        f"({retriever.store.backend})"
+    )

@@ -1,4 +1,5 @@
 """`gpu-advisor plan --model … --mode … [--tokens 1B] [--deadline 7d] [--budget 50000] [--json]` — ranked configurations."""
+
 from __future__ import annotations
 
 import click
@@ -9,13 +10,18 @@ from assistant.commands._common import emit_json, print_table
 def option_json(o) -> dict:  # type: ignore[no-untyped-def]
     """The CLI contract keys first (gpu, count, nodes, interconnect, fits, per_gpu_gb, days, cost_cny, notes)."""
     data = o.model_dump(mode="json")
-    head = {k: data.pop(k) for k in ("gpu", "count", "nodes", "interconnect", "fits", "per_gpu_gb", "days", "cost_cny", "notes")}
+    head = {
+        k: data.pop(k)
+        for k in ("gpu", "count", "nodes", "interconnect", "fits", "per_gpu_gb", "days", "cost_cny", "notes")
+    }
     return {**head, **data}
 
 
 @click.command(name="plan")
 @click.option("--model", default=None, help="模型名或大小 / model name or size ('qwen2.5-7b', '7B', '70亿')")
-@click.option("--params", "params_b", default=None, help="参数量 / parameters ('7B', '70亿'; a bare number is billions)")
+@click.option(
+    "--params", "params_b", default=None, help="参数量 / parameters ('7B', '70亿'; a bare number is billions)"
+)
 @click.option("--mode", type=click.Choice(["full", "lora", "qlora", "inference"]), default="full", show_default=True)
 @click.option("--tokens", default=None, help="训练 token 数 / training tokens ('1B', '1万亿')")
 @click.option("--samples", type=float, default=None, help="样本数（× --seq-len × --epochs）/ samples")
@@ -32,8 +38,26 @@ def option_json(o) -> dict:  # type: ignore[no-untyped-def]
 @click.option("--quotes", "quotes_file", default=None, help="你的报价文件 / your quotes file (YAML/CSV)")
 @click.option("--top", type=int, default=8, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="JSON output / 输出 JSON")
-def command(model, params_b, mode, tokens, samples, epochs, seq_len, deadline, budget, gpus, exclude, max_gpus,  # type: ignore[no-untyped-def]
-            concurrency, context, precision, quotes_file, top, as_json) -> None:
+def command(
+    model,
+    params_b,
+    mode,
+    tokens,
+    samples,
+    epochs,
+    seq_len,
+    deadline,
+    budget,
+    gpus,
+    exclude,
+    max_gpus,  # type: ignore[no-untyped-def]
+    concurrency,
+    context,
+    precision,
+    quotes_file,
+    top,
+    as_json,
+) -> None:
     """配置方案排名 / ranked rental configurations for a job.
 
     \b
@@ -46,6 +70,7 @@ def command(model, params_b, mode, tokens, samples, epochs, seq_len, deadline, b
 
     # "7", "7B", "70亿" all mean 7 billion, as in `gpu-advisor estimate --params`
     params_b = parse_param_count(params_b, field="params") / 1e9 if params_b is not None else None
+
     def _num(v: str | None) -> str | float | None:
         if v is None:
             return None
@@ -54,10 +79,27 @@ def command(model, params_b, mode, tokens, samples, epochs, seq_len, deadline, b
         except ValueError:
             return v
 
-    out = plan_configurations(PlanInput(
-        model=model, params_b=params_b, mode=mode, tokens=_num(tokens), samples=samples, epochs=epochs, seq_len=seq_len,
-        deadline=deadline, budget=_num(budget), gpus=list(gpus) or None, exclude=list(exclude) or None, max_gpus=max_gpus,
-        concurrency=concurrency, context=context, precision=precision, quotes_file=quotes_file, top=top))
+    out = plan_configurations(
+        PlanInput(
+            model=model,
+            params_b=params_b,
+            mode=mode,
+            tokens=_num(tokens),
+            samples=samples,
+            epochs=epochs,
+            seq_len=seq_len,
+            deadline=deadline,
+            budget=_num(budget),
+            gpus=list(gpus) or None,
+            exclude=list(exclude) or None,
+            max_gpus=max_gpus,
+            concurrency=concurrency,
+            context=context,
+            precision=precision,
+            quotes_file=quotes_file,
+            top=top,
+        )
+    )
     if as_json:
         data = out.model_dump(mode="json")
         data["options"] = [option_json(o) for o in out.options]
@@ -70,14 +112,30 @@ def command(model, params_b, mode, tokens, samples, epochs, seq_len, deadline, b
         days = f"{o.days.low:.1f}–{o.days.high:.1f}" if o.days else "–"
         cost = f"¥{o.cost_cny.low:,.0f}–{o.cost_cny.high:,.0f}" if o.cost_cny else "–"
         extra = f"{o.decode_tokens_per_s.mid:,.0f} tok/s" if o.decode_tokens_per_s else days
-        rows.append((o.rank, f"{o.count}× {o.gpu_name.replace('NVIDIA ', '')}", o.nodes,
-                     f"{o.per_gpu_gb:.1f}/{o.gpu_memory_gb:g}", extra, cost))
+        rows.append(
+            (
+                o.rank,
+                f"{o.count}× {o.gpu_name.replace('NVIDIA ', '')}",
+                o.nodes,
+                f"{o.per_gpu_gb:.1f}/{o.gpu_memory_gb:g}",
+                extra,
+                cost,
+            )
+        )
     # Long bilingual text (interconnect, why) goes below the table, one line per option, so the
     # table stays readable in an 80-column terminal.
-    print_table(f"{out.model} · {mode} 配置方案 / ranked configurations",
-                ["#", "GPU", "节点 nodes", "GB/卡 GPU", "tok/s" if serving else "天 days",
-                 "元/月 CNY/month" if serving else "元 CNY"],
-                rows)
+    print_table(
+        f"{out.model} · {mode} 配置方案 / ranked configurations",
+        [
+            "#",
+            "GPU",
+            "节点 nodes",
+            "GB/卡 GPU",
+            "tok/s" if serving else "天 days",
+            "元/月 CNY/month" if serving else "元 CNY",
+        ],
+        rows,
+    )
     for o in out.options:
         click.echo(f"  #{o.rank} {o.interconnect}")
         click.echo(f"      {o.why}")

@@ -1,4 +1,5 @@
 """`gpu-advisor price GPU [--hours H | --days D | --months M] [--count N] [--json]` — rental price ranges (CNY)."""
+
 from __future__ import annotations
 
 import click
@@ -18,15 +19,42 @@ def _money(x: float | None) -> str:
 @click.option("--days", type=float, default=None, help="租用天数 / rental days")
 @click.option("--months", type=float, default=None, help="租用月数（每月 720 小时）/ months (720 h)")
 @click.option("--count", type=int, default=1, show_default=True, help="卡数 / number of cards")
-@click.option("--market", type=click.Choice(["long_term_lease", "rental_platform", "public_cloud_on_demand"]), default=None,
-              help="只看一种市场 / one market only")
-@click.option("--hourly", "hourly_quote", type=float, default=None, help="你拿到的每卡每小时报价 / your quote per card-hour (CNY)")
-@click.option("--monthly", "monthly_quote", type=float, default=None, help="你拿到的每卡每月报价 / your quote per card-month (CNY)")
-@click.option("--quotes", "quotes_file", type=str, default=None,
-              help="报价文件 YAML/CSV（默认读环境变量 GPU_ADVISOR_QUOTES）/ your quotes file")
+@click.option(
+    "--market",
+    type=click.Choice(["long_term_lease", "rental_platform", "public_cloud_on_demand"]),
+    default=None,
+    help="只看一种市场 / one market only",
+)
+@click.option(
+    "--hourly", "hourly_quote", type=float, default=None, help="你拿到的每卡每小时报价 / your quote per card-hour (CNY)"
+)
+@click.option(
+    "--monthly",
+    "monthly_quote",
+    type=float,
+    default=None,
+    help="你拿到的每卡每月报价 / your quote per card-month (CNY)",
+)
+@click.option(
+    "--quotes",
+    "quotes_file",
+    type=str,
+    default=None,
+    help="报价文件 YAML/CSV（默认读环境变量 GPU_ADVISOR_QUOTES）/ your quotes file",
+)
 @click.option("--json", "as_json", is_flag=True, help="JSON output / 输出 JSON")
-def command(gpu: str, hours: float | None, days: float | None, months: float | None, count: int, market: str | None,
-            hourly_quote: float | None, monthly_quote: float | None, quotes_file: str | None, as_json: bool) -> None:
+def command(
+    gpu: str,
+    hours: float | None,
+    days: float | None,
+    months: float | None,
+    count: int,
+    market: str | None,
+    hourly_quote: float | None,
+    monthly_quote: float | None,
+    quotes_file: str | None,
+    as_json: bool,
+) -> None:
     """租用价格区间（人民币）/ GPU rental price ranges in China (CNY).
 
     \b
@@ -38,9 +66,22 @@ def command(gpu: str, hours: float | None, days: float | None, months: float | N
     from tools.prices import PriceInput, gpu_price
 
     if sum(x is not None for x in (hours, days, months)) > 1:
-        raise ToolInputError("--hours、--days、--months 只能给一个", "Give only one of --hours, --days, --months", field="hours")
-    out = gpu_price(PriceInput(gpu=gpu, count=count, hours=hours, days=days, months=months, market=market,
-                               hourly_quote_cny=hourly_quote, monthly_quote_cny=monthly_quote, quotes_file=quotes_file))
+        raise ToolInputError(
+            "--hours、--days、--months 只能给一个", "Give only one of --hours, --days, --months", field="hours"
+        )
+    out = gpu_price(
+        PriceInput(
+            gpu=gpu,
+            count=count,
+            hours=hours,
+            days=days,
+            months=months,
+            market=market,
+            hourly_quote_cny=hourly_quote,
+            monthly_quote_cny=monthly_quote,
+            quotes_file=quotes_file,
+        )
+    )
     if as_json:
         emit_json(out)
         return
@@ -53,13 +94,24 @@ def command(gpu: str, hours: float | None, days: float | None, months: float | N
     if out.total_cny:
         t = out.total_cny
         label = {"hourly": "按小时", "monthly": "包月"}[out.billing or "hourly"]
-        rows.append((f"合计 {out.count} 卡 × {out.period_hours:g} h（{label}）/ total", _money(t.low), _money(t.typical), _money(t.high)))
+        rows.append(
+            (
+                f"合计 {out.count} 卡 × {out.period_hours:g} h（{label}）/ total",
+                _money(t.low),
+                _money(t.typical),
+                _money(t.high),
+            )
+        )
         if out.alternative_total_cny:
             a = out.alternative_total_cny
             other = "按小时 / if hourly" if out.billing == "monthly" else "包月 / if monthly"
             rows.append((f"若改{other}", _money(a.low), _money(a.typical), _money(a.high)))
-    print_table(f"{out.gpu_name} 租用价格 / rental price (CNY)", ["", "低 low", "典型 typical", "高 high"], rows,
-                caption=f"as_of {out.as_of} · confidence {out.confidence} · 低=长租/批发 典型=租用平台 高=公有云按量")
+    print_table(
+        f"{out.gpu_name} 租用价格 / rental price (CNY)",
+        ["", "低 low", "典型 typical", "高 high"],
+        rows,
+        caption=f"as_of {out.as_of} · confidence {out.confidence} · 低=长租/批发 典型=租用平台 高=公有云按量",
+    )
     for line in out.advice:
         click.echo(f"• {line}")
     click.echo(f"⚠ {out.warning}")

@@ -1,4 +1,5 @@
 """`gpu-advisor search "query" [--k 5] [--json] [--chroma-url URL]` — search the guide."""
+
 from __future__ import annotations
 
 import textwrap
@@ -36,7 +37,7 @@ def _snippet(text: str) -> str:
         if block.lstrip().startswith(("```", "~~~")):
             lines = block.splitlines()
             if len(lines) > _CODE_LINES:
-                lines = lines[:_CODE_LINES - 1] + ["…", lines[-1]]
+                lines = lines[: _CODE_LINES - 1] + ["…", lines[-1]]
             out.append("\n".join(lines))
             used += sum(len(line) for line in lines)
             continue
@@ -51,11 +52,16 @@ def _snippet(text: str) -> str:
 
 @click.command(name="search")
 @click.argument("query", nargs=-1, required=True)
-@click.option("--k", "k", type=click.IntRange(1, 50), default=5, show_default=True,
-              help="返回几段 / number of passages")
+@click.option(
+    "--k", "k", type=click.IntRange(1, 50), default=5, show_default=True, help="返回几段 / number of passages"
+)
 @click.option("--json", "as_json", is_flag=True, help="输出 JSON / machine-readable output")
-@click.option("--chroma-url", envvar="CHROMA_URL", default=None,
-              help="Chroma 服务地址（默认用本地文件夹）/ Chroma server URL (default: local folder)")
+@click.option(
+    "--chroma-url",
+    envvar="CHROMA_URL",
+    default=None,
+    help="Chroma 服务地址（默认用本地文件夹）/ Chroma server URL (default: local folder)",
+)
 def command(query: tuple[str, ...], k: int, as_json: bool, chroma_url: str | None) -> None:
     """检索指南和你添加的文档 / Search the guidance corpus and your own documents.
 
@@ -71,8 +77,11 @@ def command(query: tuple[str, ...], k: int, as_json: bool, chroma_url: str | Non
         return
     zh = result.language == "zh"
     if not result.hits or result.low_relevance:
-        click.echo("资料里没有找到相关内容（以下结果相关度低，仅供参考）。" if zh else
-                   "Not in my sources (the results below are only loosely related).")
+        click.echo(
+            "资料里没有找到相关内容（以下结果相关度低，仅供参考）。"
+            if zh
+            else "Not in my sources (the results below are only loosely related)."
+        )
     for rank, hit in enumerate(result.hits, start=1):
         title = hit.title.zh if zh else hit.title.en
         flag = ("  [相关度低]" if zh else "  [low relevance]") if hit.low_relevance else ""

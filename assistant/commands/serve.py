@@ -1,4 +1,5 @@
 """`gpu-advisor serve` — start the page on loopback (offline default, no configuration)."""
+
 from __future__ import annotations
 
 import click
@@ -22,8 +23,10 @@ def _parse_auth(value: str | None) -> tuple[str, str] | None:
 def command(host: str, port: int, auth: str | None) -> None:
     credentials = _parse_auth(auth)
     from assistant.web.app import launch
+
     if host not in ("127.0.0.1", "localhost", "::1") and credentials is None:
-        click.echo("注意：页面对网络开放且未设口令 / Note: the page is reachable from the network without --auth.",
-                   err=True)
+        click.echo(
+            "注意：页面对网络开放且未设口令 / Note: the page is reachable from the network without --auth.", err=True
+        )
     click.echo(f"GPU Advisor · 算力顾问 → http://{host}:{port}  (Ctrl+C 退出 / to stop)")
     launch(host=host, port=port, auth=credentials)

@@ -9,31 +9,48 @@ Modules: `slots` (question → Slots), `followups` (carry slots from earlier tur
 (intent → tool calls, arguments fitted to each tool's input model), `compose` + `render` (answer
 skeleton, scope/no-data/invalid statements, citations) and `render_*` (one renderer per tool).
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable
 
-from assistant.offline.types import ComposedAnswer, ToolCall, ToolResult
 # Imported eagerly: the function `compose` must shadow the submodule of the same name.
 from assistant.offline.compose import compose
+from assistant.offline.types import ComposedAnswer, ToolCall, ToolResult
 
-__all__ = ["plan", "next_calls", "compose", "answer", "resolve_language", "ToolCall", "ToolResult",
-           "ComposedAnswer", "OfflinePlannerChatModel"]
+__all__ = [
+    "plan",
+    "next_calls",
+    "compose",
+    "answer",
+    "resolve_language",
+    "ToolCall",
+    "ToolResult",
+    "ComposedAnswer",
+    "OfflinePlannerChatModel",
+]
 
 
 def plan(question: str, history: list[dict] | None = None, language: str = "auto") -> list[ToolCall]:
     from assistant.offline.intents import plan as _plan
+
     return _plan(question, history, language)
 
 
-def next_calls(question: str, history: list[dict] | None, language: str,
-               tool_results: list[ToolResult]) -> list[ToolCall]:
+def next_calls(
+    question: str, history: list[dict] | None, language: str, tool_results: list[ToolResult]
+) -> list[ToolCall]:
     from assistant.offline.intents import next_calls as _next
+
     return _next(question, history, language, tool_results)
 
 
-def answer(question: str, history: list[dict] | None = None, language: str = "auto",
-           runner: Callable[[str, dict], dict] | None = None) -> tuple[ComposedAnswer, list[ToolResult]]:
+def answer(
+    question: str,
+    history: list[dict] | None = None,
+    language: str = "auto",
+    runner: Callable[[str, dict], dict] | None = None,
+) -> tuple[ComposedAnswer, list[ToolResult]]:
     """The whole offline loop without LangChain: plan → run tools → (one more round) → compose.
 
     `runner(name, args) -> dict` defaults to `tools.registry.run_tool`. Used by tests and benchmarks;
@@ -58,9 +75,11 @@ def resolve_language(preference: str | None, question: str, history: list[dict] 
     if preference in ("zh", "en"):
         return preference
     from tools.lang import detect_language
+
     lang = detect_language(question)
     if lang == "en" and history:
         from assistant.offline.slots import extract
+
         if extract(question).is_log:
             for turn in reversed(history):
                 if turn.get("role") == "user" and isinstance(turn.get("content"), str):
@@ -71,5 +90,6 @@ def resolve_language(preference: str | None, question: str, history: list[dict] 
 def __getattr__(name: str) -> Any:
     if name == "OfflinePlannerChatModel":
         from assistant.offline.chat_model import OfflinePlannerChatModel
+
         return OfflinePlannerChatModel
     raise AttributeError(name)

@@ -9,6 +9,7 @@ Protocol (one conversation):
 Answer language: model kwarg / bound `language` ("zh"/"en"), else a system message saying
 `language: zh|en` (or additional_kwargs {"language": ...}), else detected from the question.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,7 @@ from typing import Any, Iterator
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import (AIMessage, AIMessageChunk, BaseMessage, HumanMessage, SystemMessage,
-                                     ToolMessage)
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
 from assistant.offline import compose as compose_answer
@@ -45,20 +45,43 @@ class OfflinePlannerChatModel(BaseChatModel):
 
     def bind_tools(self, tools: Any, *, tool_choice: Any = None, **kwargs: Any):  # type: ignore[override]
         from langchain_core.utils.function_calling import convert_to_openai_tool
+
         return self.bind(tools=[convert_to_openai_tool(t) for t in tools], tool_choice=tool_choice, **kwargs)
 
     # ------------------------------------------------------------------ LangChain hooks
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                  run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> ChatResult:
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
         return ChatResult(generations=[ChatGeneration(message=self.decide(messages, **kwargs))])
 
-    def _stream(self, messages: list[BaseMessage], stop: list[str] | None = None,
-                run_manager: CallbackManagerForLLMRun | None = None, **kwargs: Any) -> Iterator[ChatGenerationChunk]:
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
         msg = self.decide(messages, **kwargs)
         if msg.tool_calls:
-            yield ChatGenerationChunk(message=AIMessageChunk(content="", tool_call_chunks=[
-                {"name": tc["name"], "args": json.dumps(tc["args"], ensure_ascii=False), "id": tc["id"],
-                 "index": i, "type": "tool_call_chunk"} for i, tc in enumerate(msg.tool_calls)]))
+            yield ChatGenerationChunk(
+                message=AIMessageChunk(
+                    content="",
+                    tool_call_chunks=[
+                        {
+                            "name": tc["name"],
+                            "args": json.dumps(tc["args"], ensure_ascii=False),
+                            "id": tc["id"],
+                            "index": i,
+                            "type": "tool_call_chunk",
+                        }
+                        for i, tc in enumerate(msg.tool_calls)
+                    ],
+                )
+            )
             return
         text = msg.content if isinstance(msg.content, str) else ""
         for piece in re.findall(rf".{{1,{self.chunk_chars}}}", text, re.S):
@@ -66,8 +89,11 @@ class OfflinePlannerChatModel(BaseChatModel):
             if run_manager:
                 run_manager.on_llm_new_token(piece, chunk=chunk)
             yield chunk
-        yield ChatGenerationChunk(message=AIMessageChunk(content="", additional_kwargs=msg.additional_kwargs,
-                                                         response_metadata={"finish_reason": "stop"}))
+        yield ChatGenerationChunk(
+            message=AIMessageChunk(
+                content="", additional_kwargs=msg.additional_kwargs, response_metadata={"finish_reason": "stop"}
+            )
+        )
 
     # ------------------------------------------------------------------ the decision
     def decide(self, messages: list[BaseMessage], **kwargs: Any) -> AIMessage:
@@ -85,8 +111,9 @@ class OfflinePlannerChatModel(BaseChatModel):
             if calls:
                 return _tool_message(calls)
         answer = compose_answer(question, history, language, results)
-        return AIMessage(content=answer.text, additional_kwargs={
-            "citations": answer.citations, "language": answer.language})
+        return AIMessage(
+            content=answer.text, additional_kwargs={"citations": answer.citations, "language": answer.language}
+        )
 
 
 def _split(messages: list[BaseMessage]) -> tuple[str, list[dict], list[BaseMessage]]:
@@ -94,12 +121,12 @@ def _split(messages: list[BaseMessage]) -> tuple[str, list[dict], list[BaseMessa
     last = max((i for i, m in enumerate(messages) if isinstance(m, HumanMessage)), default=-1)
     question = _text(messages[last].content) if last >= 0 else ""
     history: list[dict] = []
-    for m in messages[:max(last, 0)]:
+    for m in messages[: max(last, 0)]:
         if isinstance(m, HumanMessage):
             history.append({"role": "user", "content": _text(m.content)})
         elif isinstance(m, AIMessage) and not m.tool_calls and _text(m.content):
             history.append({"role": "assistant", "content": _text(m.content)})
-    return question, history, messages[last + 1:]
+    return question, history, messages[last + 1 :]
 
 
 def _text(content: Any) -> str:
@@ -141,8 +168,9 @@ def _allowed(calls: list[ToolCall], allowed: set[str] | None) -> list[ToolCall]:
 
 
 def _tool_message(calls: list[ToolCall]) -> AIMessage:
-    return AIMessage(content="", tool_calls=[{"name": c.name, "args": c.args, "id": c.id, "type": "tool_call"}
-                                             for c in calls])
+    return AIMessage(
+        content="", tool_calls=[{"name": c.name, "args": c.args, "id": c.id, "type": "tool_call"} for c in calls]
+    )
 
 
 def _results(tail: list[BaseMessage]) -> list[ToolResult]:

@@ -3,6 +3,7 @@
 A follow-up is a short question that changes one thing. We read the earlier user turns (newest
 last), merge their slots in order, and let the new question override only what it says.
 """
+
 from __future__ import annotations
 
 import re
@@ -14,13 +15,35 @@ _FOLLOWUP_RE = re.compile(
     r"^\s*(?:那|那么|那如果|如果|换成|换|改成|改用|用|再|要是|假如|还有|然后)|"
     r"^\s*(?:and|what about|how about|and if|and with|same (?:for|with|but)|switch to|with|on|for|"
     r"instead|now|ok,? (?:and|what about))\b|"
-    r"呢\s*[?？]?\s*$|\binstead\b|换成|改成|改用|\bswitch(?:ed)? to\b", re.I)
+    r"呢\s*[?？]?\s*$|\binstead\b|换成|改成|改用|\bswitch(?:ed)? to\b",
+    re.I,
+)
 
 # Fields a follow-up can inherit. Intent cues are inherited only when the new turn has none.
-_CARRY = ("model", "params_b", "gpus", "gpu_memory_gb", "gpu_form", "gpu_count", "nodes", "mode",
-          "precision", "optimizer", "zero_stage", "context", "batch", "tokens", "budget_cny",
-          "deadline_hours", "period_hours", "period_unit", "period_count", "concurrency", "finetune",
-          "training")
+_CARRY = (
+    "model",
+    "params_b",
+    "gpus",
+    "gpu_memory_gb",
+    "gpu_form",
+    "gpu_count",
+    "nodes",
+    "mode",
+    "precision",
+    "optimizer",
+    "zero_stage",
+    "context",
+    "batch",
+    "tokens",
+    "budget_cny",
+    "deadline_hours",
+    "period_hours",
+    "period_unit",
+    "period_count",
+    "concurrency",
+    "finetune",
+    "training",
+)
 # Cues that describe the question shape (not the topic): a follow-up keeps the old shape.
 _SHAPE_CUES = {"price", "compare", "specs", "how_many", "fit", "max_fit", "time", "plan"}
 
@@ -34,19 +57,38 @@ def is_followup(question: str, slots: Slots) -> bool:
     if _FOLLOWUP_RE.search(q) and short:
         return True
     # "QLoRA" / "8卡" / "H800" alone
-    said_something = bool(slots.gpus or slots.model or slots.mode or slots.gpu_count or slots.context
-                          or slots.precision or slots.period_hours or slots.tokens or slots.budget_cny)
+    said_something = bool(
+        slots.gpus
+        or slots.model
+        or slots.mode
+        or slots.gpu_count
+        or slots.context
+        or slots.precision
+        or slots.period_hours
+        or slots.tokens
+        or slots.budget_cny
+    )
     if short and said_something and not (slots.cues & _SHAPE_CUES) and not slots.out_of_scope:
         return True
     # "一张 4090 够不够？" / "how many servers is that?": a sizing question with no model of its own
     needs_model = slots.cues & {"fit", "how_many", "max_fit", "time"}
     shortish = len(q) <= 60 or len(q.split()) <= 12
     # "how much would 4 of them cost per month?" / 「这个配置一个月多少钱」: a price of the GPU named before
-    if shortish and "price" in slots.cues and not slots.gpus and not slots.out_of_scope and \
-            re.search(r"那|这|\bthat\b|\bit\b|\bthose\b|\bthese\b|\bthem\b|\bthey\b", q, re.I):
+    if (
+        shortish
+        and "price" in slots.cues
+        and not slots.gpus
+        and not slots.out_of_scope
+        and re.search(r"那|这|\bthat\b|\bit\b|\bthose\b|\bthese\b|\bthem\b|\bthey\b", q, re.I)
+    ):
         return True
-    return bool(shortish and needs_model and not (slots.model or slots.params_b) and not slots.out_of_scope
-                and (said_something or re.search(r"那|这|that|it\b|those|these|them", q, re.I)))
+    return bool(
+        shortish
+        and needs_model
+        and not (slots.model or slots.params_b)
+        and not slots.out_of_scope
+        and (said_something or re.search(r"那|这|that|it\b|those|these|them", q, re.I))
+    )
 
 
 def user_turns(history: list[dict] | None) -> list[str]:
@@ -54,7 +96,7 @@ def user_turns(history: list[dict] | None) -> list[str]:
     for turn in history or []:
         role = turn.get("role") if isinstance(turn, dict) else getattr(turn, "type", None)
         content = turn.get("content") if isinstance(turn, dict) else getattr(turn, "content", "")
-        if isinstance(content, list):   # content blocks (Gradio 6 / LangChain): keep the text parts
+        if isinstance(content, list):  # content blocks (Gradio 6 / LangChain): keep the text parts
             content = " ".join(b.get("text", "") if isinstance(b, dict) else str(b) for b in content)
         if role in ("user", "human") and isinstance(content, str) and content.strip():
             out.append(content)
@@ -76,8 +118,11 @@ def resolve(question: str, history: list[dict] | None) -> tuple[Slots, bool]:
         if turn_slots.is_log or turn_slots.out_of_scope:
             continue
         if base is None or not is_followup(turn, turn_slots):
-            base = turn_slots if base is None or not _has_topic(base) or _has_topic(turn_slots) else \
-                _merge(base, turn_slots)
+            base = (
+                turn_slots
+                if base is None or not _has_topic(base) or _has_topic(turn_slots)
+                else _merge(base, turn_slots)
+            )
         else:
             base = _merge(base, turn_slots)
     if base is None:

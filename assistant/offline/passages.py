@@ -14,6 +14,7 @@ Display: code blocks stay fenced Markdown blocks, one command per line (a commen
 language is dropped, so an English answer never loses a passage to a Chinese comment), table rows
 become "a | b" lines, and prose is quoted in whole sentences; a code block is never cut.
 """
+
 from __future__ import annotations
 
 import re
@@ -23,11 +24,52 @@ from typing import Any
 
 from tools.lang import has_cjk
 
-_EN_STOP = {"a", "an", "the", "of", "and", "or", "to", "in", "on", "for", "with", "by", "how", "what", "when", "is",
-            "are", "do", "does", "i", "my", "it", "at", "vs", "versus", "from", "as", "that", "this", "which",
-            "should", "can", "you", "your", "we", "our", "be", "all", "not"}
-_DEFINITIONAL = re.compile(r"区别|不同|差别|是什么|什么是|啥是|啥意思|什么意思|含义|原理|difference|differ|what (?:is|are)|"
-                           r"what's|explain|meaning|compare", re.I)
+_EN_STOP = {
+    "a",
+    "an",
+    "the",
+    "of",
+    "and",
+    "or",
+    "to",
+    "in",
+    "on",
+    "for",
+    "with",
+    "by",
+    "how",
+    "what",
+    "when",
+    "is",
+    "are",
+    "do",
+    "does",
+    "i",
+    "my",
+    "it",
+    "at",
+    "vs",
+    "versus",
+    "from",
+    "as",
+    "that",
+    "this",
+    "which",
+    "should",
+    "can",
+    "you",
+    "your",
+    "we",
+    "our",
+    "be",
+    "all",
+    "not",
+}
+_DEFINITIONAL = re.compile(
+    r"区别|不同|差别|是什么|什么是|啥是|啥意思|什么意思|含义|原理|difference|differ|what (?:is|are)|"
+    r"what's|explain|meaning|compare",
+    re.I,
+)
 
 
 _CODE_Q = re.compile(r"\bxid\s*[:#]?\s*(\d{1,3})(?!\d)", re.I)
@@ -40,14 +82,14 @@ def _en_words(text: str) -> set[str]:
 def _zh_bigrams(text: str) -> set[str]:
     out: set[str] = set()
     for run in re.findall(r"[\u4e00-\u9fff]+", text):
-        out |= {run[i:i + 2] for i in range(len(run) - 1)}
+        out |= {run[i : i + 2] for i in range(len(run) - 1)}
     return out
 
 
 def heading_match(question: str, section: str) -> float:
     """Share (0–1) of a heading's words that the question uses, on the better of its two sides."""
     best = 0.0
-    for side in (section.split(" / ") if " / " in section else [section]):
+    for side in section.split(" / ") if " / " in section else [section]:
         words = _en_words(side) | _zh_bigrams(side)
         if not words:
             continue
@@ -134,7 +176,7 @@ def rank(hits: list[dict[str, Any]], question: str) -> list[dict[str, Any]]:
 
 # ---------------------------------------------------------------- display ------------------------
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+\-.]*)")
-_SHELL_COMMENT = re.compile(r"(?:^|(?<=\s))#(?!!)")   # "# note" / "cmd   # note"; not "#wrong" inside a word
+_SHELL_COMMENT = re.compile(r"(?:^|(?<=\s))#(?!!)")  # "# note" / "cmd   # note"; not "#wrong" inside a word
 
 
 def _code_line(line: str, lang: str) -> str | None:
@@ -143,7 +185,7 @@ def _code_line(line: str, lang: str) -> str | None:
     m = _SHELL_COMMENT.search(line)
     if not m:
         return line.rstrip()
-    code, comment = line[:m.start()].rstrip(), line[m.end():].strip()
+    code, comment = line[: m.start()].rstrip(), line[m.end() :].strip()
     if not comment or has_cjk(comment) == (lang == "zh"):
         return line.rstrip()
     return code or None
@@ -198,7 +240,7 @@ def readable(text: str, lang: str) -> str:
             prose.append(" | ".join(cells) + ("；" if lang == "zh" else ";"))
             continue
         prose.append(line)
-    if code:   # an unclosed fence in the source: still a block
+    if code:  # an unclosed fence in the source: still a block
         blocks.append(f"```{info}\n" + "\n".join(code).strip("\n") + "\n```")
     flush_prose()
     return "\n".join(b for b in blocks if b)
@@ -264,7 +306,7 @@ def _excerpt_prose(text: str, limit: int) -> str:
     if len(out) <= limit * 1.6:
         return out.strip()
     cut = out[:limit]
-    cut = re.sub(r"[\w.,，、%‰`-]*$", "", cut) or cut   # never end inside a number, word or code span
+    cut = re.sub(r"[\w.,，、%‰`-]*$", "", cut) or cut  # never end inside a number, word or code span
     if cut.count("`") % 2:
-        cut = cut[:cut.rfind("`")]
+        cut = cut[: cut.rfind("`")]
     return cut.rstrip() + "…"

@@ -3,6 +3,7 @@
 Numbers are quoted from tool results with `num()` (no rounding beyond what the tool returned,
 so the grounding guard finds each one in a result).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -23,18 +24,29 @@ def num(x: Any) -> str:
     return str(x)
 
 
-
-
 class Writer:
     """Collects the answer's sections; `text()` joins them in a fixed order."""
 
-    ORDER = ("verdict", "context", "can_do", "findings", "checks", "numbers", "causes", "assumptions", "alternatives", "next", "script", "guide",
-             "sources")
+    ORDER = (
+        "verdict",
+        "context",
+        "can_do",
+        "findings",
+        "checks",
+        "numbers",
+        "causes",
+        "assumptions",
+        "alternatives",
+        "next",
+        "script",
+        "guide",
+        "sources",
+    )
 
     def __init__(self, lang: str):
         self.lang = lang
         self.parts: dict[str, list[str]] = {k: [] for k in self.ORDER}
-        self.cited: list[tuple[str, str]] = []   # (doc_id, section) of the passages quoted, in order
+        self.cited: list[tuple[str, str]] = []  # (doc_id, section) of the passages quoted, in order
 
     def t(self, zh: str, en: str) -> str:
         return zh if self.lang == "zh" else en
@@ -42,9 +54,9 @@ class Writer:
     def add(self, section: str, zh: str, en: str) -> None:
         line = self.t(zh, en)
         if self.lang == "zh" and len(line) > 40 and not has_cjk(line):
-            return   # an English-only note from a tool does not belong in a Chinese answer
+            return  # an English-only note from a tool does not belong in a Chinese answer
         if self.lang == "en" and has_cjk(line):
-            return   # nor a Chinese passage in an English one
+            return  # nor a Chinese passage in an English one
         if line and line not in self.parts[section]:
             self.parts[section].append(line)
 
@@ -77,44 +89,68 @@ class Writer:
             else:
                 # a multi-line item (a quoted passage with a fenced command block) stays inside its
                 # bullet: continuation lines are indented, as Markdown list items require
-                blocks.append(self.heading(section) + "\n" + "\n".join(
-                    "- " + ln.replace("\n", "\n  ") for ln in lines))
+                blocks.append(self.heading(section) + "\n" + "\n".join("- " + ln.replace("\n", "\n  ") for ln in lines))
         return "\n\n".join(blocks).strip()
 
     def scope_statement(self) -> None:
-        self.add("verdict",
-                 "这个问题超出了我的范围。我是算力顾问，只回答租用 GPU 做 AI 训练和推理相关的问题：",
-                 "That is outside what I can answer. I am GPU Advisor and only help with renting GPUs "
-                 "for AI training and inference:")
-        for zh, en in (("估算显存：某个模型用某张卡能不能全量训练、LoRA/QLoRA 微调或推理",
-                        "memory: whether a model fits a GPU for full fine-tuning, LoRA/QLoRA or inference"),
-                       ("算最少要几张卡、最长能开多少上下文", "the fewest GPUs for a job, the longest context that fits"),
-                       ("对比显卡规格、查租用价格、估算训练时间和费用",
-                        "GPU specs side by side, rental prices, training time and cost"),
-                       ("按预算和工期推荐配置", "configurations ranked for a budget and deadline"),
-                       ("诊断粘贴的 nvidia-smi / dmesg / NCCL / all_reduce_perf 日志，以及交付验收清单",
-                        "diagnosing pasted nvidia-smi / dmesg / NCCL / all_reduce_perf output, and delivery checks")):
+        self.add(
+            "verdict",
+            "这个问题超出了我的范围。我是算力顾问，只回答租用 GPU 做 AI 训练和推理相关的问题：",
+            "That is outside what I can answer. I am GPU Advisor and only help with renting GPUs "
+            "for AI training and inference:",
+        )
+        for zh, en in (
+            (
+                "估算显存：某个模型用某张卡能不能全量训练、LoRA/QLoRA 微调或推理",
+                "memory: whether a model fits a GPU for full fine-tuning, LoRA/QLoRA or inference",
+            ),
+            ("算最少要几张卡、最长能开多少上下文", "the fewest GPUs for a job, the longest context that fits"),
+            (
+                "对比显卡规格、查租用价格、估算训练时间和费用",
+                "GPU specs side by side, rental prices, training time and cost",
+            ),
+            ("按预算和工期推荐配置", "configurations ranked for a budget and deadline"),
+            (
+                "诊断粘贴的 nvidia-smi / dmesg / NCCL / all_reduce_perf 日志，以及交付验收清单",
+                "diagnosing pasted nvidia-smi / dmesg / NCCL / all_reduce_perf output, and delivery checks",
+            ),
+        ):
             self.add("can_do", zh, en)
-        self.add("next", "可以这样问：「能用这张卡全量训练这个模型吗」「租这张卡一个月多少钱」「帮我看看这段 nvidia-smi 输出」",
-                 "Try: \"Can I fully fine-tune this model on that GPU?\", \"How much is that GPU per month?\" "
-                 "or paste an nvidia-smi output.")
+        self.add(
+            "next",
+            "可以这样问：「能用这张卡全量训练这个模型吗」「租这张卡一个月多少钱」「帮我看看这段 nvidia-smi 输出」",
+            'Try: "Can I fully fine-tune this model on that GPU?", "How much is that GPU per month?" '
+            "or paste an nvidia-smi output.",
+        )
 
     def invalid_input(self, problems: list[tuple[str, str]]) -> None:
         """Input that cannot be right (a negative size, half a GPU): say so, compute nothing."""
-        self.add("verdict", "这个输入无效，我没法按它计算（不会替你改成别的数再算）：",
-                 "That input is invalid, so I cannot compute with it (and will not silently change it):")
-        for zh, en in problems:   # both languages, as every input error is reported (错误 / Error)
+        self.add(
+            "verdict",
+            "这个输入无效，我没法按它计算（不会替你改成别的数再算）：",
+            "That input is invalid, so I cannot compute with it (and will not silently change it):",
+        )
+        for zh, en in problems:  # both languages, as every input error is reported (错误 / Error)
             self.parts["verdict"].append(f"- {zh} / {en}" if self.lang == "zh" else f"- {en} / {zh}")
-        self.add("next", "改正后再问一次，我会给出显存、卡数或时间的估算。",
-                 "Ask again with the corrected figure and I will estimate memory, GPU count or time.")
+        self.add(
+            "next",
+            "改正后再问一次，我会给出显存、卡数或时间的估算。",
+            "Ask again with the corrected figure and I will estimate memory, GPU count or time.",
+        )
 
     def no_data_statement(self) -> None:
         """In scope, but no tool or guide passage holds the figure (e.g. electricity bills)."""
-        self.add("verdict", "这个数我没有可靠的数据（比如电费），所以不给猜测的数字。",
-                 "I have no reliable data for that figure (electricity costs, for example), so I will not guess one.")
-        self.add("next", "我能算的是租金、显存、训练时间和费用：可以问某张卡一个月的租金，或者某个模型要训练多久。",
-                 "I can work out rental prices, memory, training time and cost: ask for a card's monthly rent or how "
-                 "long a model takes to train.")
+        self.add(
+            "verdict",
+            "这个数我没有可靠的数据（比如电费），所以不给猜测的数字。",
+            "I have no reliable data for that figure (electricity costs, for example), so I will not guess one.",
+        )
+        self.add(
+            "next",
+            "我能算的是租金、显存、训练时间和费用：可以问某张卡一个月的租金，或者某个模型要训练多久。",
+            "I can work out rental prices, memory, training time and cost: ask for a card's monthly rent or how "
+            "long a model takes to train.",
+        )
 
     def sources(self, cites: list[dict]) -> None:
         for c in cites:
@@ -139,8 +175,13 @@ def citations(results: list[ToolResult], lang: str = "zh", first: list[tuple[str
     (`first`) come first, then the rest in rank order."""
     out: list[dict] = []
     seen = set()
-    hits = [h for r in results if r.name == "search_guide" and not r.error
-            for h in (r.result.get("hits") or r.result.get("results") or []) if isinstance(h, dict)]
+    hits = [
+        h
+        for r in results
+        if r.name == "search_guide" and not r.error
+        for h in (r.result.get("hits") or r.result.get("results") or [])
+        if isinstance(h, dict)
+    ]
     order = {key: i for i, key in enumerate(first or [])}
     hits.sort(key=lambda h: order.get((str(h.get("doc_id") or h.get("id")), str(h.get("section") or "")), len(order)))
     for hit in hits:
@@ -160,21 +201,27 @@ def citations(results: list[ToolResult], lang: str = "zh", first: list[tuple[str
     return out
 
 
-def write_answer(w: Writer, intent: str, slots: Slots, results: list[ToolResult], question: str,
-                 carried: bool) -> None:
+def write_answer(w: Writer, intent: str, slots: Slots, results: list[ToolResult], question: str, carried: bool) -> None:
     """Dispatch on the tools that answered (specific renderers first, a generic one otherwise)."""
     from assistant.offline import render_tools
+
     errors = [r for r in results if r.error and r.name != "search_guide"]
     answered = [r for r in results if not r.error and r.name != "search_guide"]
     if not answered and not errors:
         if any(r.name == "search_guide" and not r.error for r in results):
             render_tools.guide_only(w, results, question)
         else:
-            w.add("verdict", "这个问题我没法用现有的工具算出可靠的数字，所以不给猜测的答案。",
-                  "I could not get a reliable figure for this from my tools, so I will not guess.")
-            w.add("next", "说清楚模型大小（如 7B）、显卡（如 A100 80G）和用途（全量/LoRA/推理）再问一次。",
-                  "Ask again with the model size (e.g. 7B), the GPU (e.g. A100 80GB) and the job "
-                  "(full fine-tune / LoRA / inference).")
+            w.add(
+                "verdict",
+                "这个问题我没法用现有的工具算出可靠的数字，所以不给猜测的答案。",
+                "I could not get a reliable figure for this from my tools, so I will not guess.",
+            )
+            w.add(
+                "next",
+                "说清楚模型大小（如 7B）、显卡（如 A100 80G）和用途（全量/LoRA/推理）再问一次。",
+                "Ask again with the model size (e.g. 7B), the GPU (e.g. A100 80GB) and the job "
+                "(full fine-tune / LoRA / inference).",
+            )
         return
     render_tools.render(w, intent, slots, answered, results, question, carried)
     for r in errors:

@@ -1,11 +1,12 @@
 """Renderers for the small conversions: `convert_units` (GB/GiB/MiB…, GB/s↔TB/s), `busbw_from_algbw`
 (nccl-tests) and `implied_mfu` (a published run's GPU-hours → MFU)."""
+
 from __future__ import annotations
 
 from typing import Any
 
 from assistant.offline.render import Writer
-from assistant.offline.render_tools import Context, big, bi, renderer, tokens_text
+from assistant.offline.render_tools import Context, bi, big, renderer, tokens_text
 from assistant.offline.types import ToolResult
 
 
@@ -26,31 +27,53 @@ def convert_units(w: Writer, r: ToolResult, ctx: Context) -> None:
     res = r.result
     value, src, dst, out = res.get("value"), res.get("from_unit"), res.get("to_unit"), res.get("result")
     if dst and out is not None:
-        w.add("verdict", f"{figure(value)} {src} = {figure(out)} {dst}。", f"{figure(value)} {src} = {figure(out)} {dst}.")
+        w.add(
+            "verdict", f"{figure(value)} {src} = {figure(out)} {dst}。", f"{figure(value)} {src} = {figure(out)} {dst}."
+        )
     table = res.get("table") or {}
     if res.get("n_bytes") is not None:
-        w.add("numbers", f"换算：{figure(value)} {src} = {figure(res['n_bytes'])} 字节",
-              f"Working: {figure(value)} {src} = {figure(res['n_bytes'])} bytes")
-        others = [f"{figure(v)} {u}" for u, v in table.items() if u not in (src, dst) and u in ("GB", "GiB", "MiB", "TB")]
+        w.add(
+            "numbers",
+            f"换算：{figure(value)} {src} = {figure(res['n_bytes'])} 字节",
+            f"Working: {figure(value)} {src} = {figure(res['n_bytes'])} bytes",
+        )
+        others = [
+            f"{figure(v)} {u}" for u, v in table.items() if u not in (src, dst) and u in ("GB", "GiB", "MiB", "TB")
+        ]
         if others:
             w.add("numbers", "也就是 " + "、".join(others), "That is also " + ", ".join(others))
     elif res.get("bytes_per_s") is not None:
-        w.add("numbers", f"{figure(value)} {src} = {figure(res['bytes_per_s'])} 字节/秒",
-              f"{figure(value)} {src} = {figure(res['bytes_per_s'])} bytes/s")
+        w.add(
+            "numbers",
+            f"{figure(value)} {src} = {figure(res['bytes_per_s'])} 字节/秒",
+            f"{figure(value)} {src} = {figure(res['bytes_per_s'])} bytes/s",
+        )
     w.add("assumptions", res.get("explanation_zh") or "", res.get("explanation_en") or "")
     if src == "MiB" or dst == "MiB" or "nvidia-smi" in ctx.question.lower():
-        w.add("next", "nvidia-smi 的 Memory-Usage 以 MiB（二进制）显示：把 Total 换算成 GB 再和标称显存对比，"
-              "明显偏少说明卡的型号或显存版本不对。",
-              "nvidia-smi's Memory-Usage is in MiB (binary): convert the Total to GB before comparing it with the "
-              "advertised size; much less means a different model or memory variant.")
+        w.add(
+            "next",
+            "nvidia-smi 的 Memory-Usage 以 MiB（二进制）显示：把 Total 换算成 GB 再和标称显存对比，"
+            "明显偏少说明卡的型号或显存版本不对。",
+            "nvidia-smi's Memory-Usage is in MiB (binary): convert the Total to GB before comparing it with the "
+            "advertised size; much less means a different model or memory variant.",
+        )
     if res.get("source") and res.get("n_bytes") is not None:
-        w.add("assumptions", "单位定义：十进制用 SI 前缀（kB/MB/GB），二进制用 IEC 80000-13 前缀（KiB/MiB/GiB）；"
-              "nvidia-smi 以 MiB 显示显存",
-              f"Unit definitions: {res['source']}")
+        w.add(
+            "assumptions",
+            "单位定义：十进制用 SI 前缀（kB/MB/GB），二进制用 IEC 80000-13 前缀（KiB/MiB/GiB）；"
+            "nvidia-smi 以 MiB 显示显存",
+            f"Unit definitions: {res['source']}",
+        )
 
 
-_OP_LABEL = {"all_reduce": "all_reduce", "all_gather": "all_gather", "reduce_scatter": "reduce_scatter",
-             "alltoall": "alltoall", "broadcast": "broadcast", "reduce": "reduce"}
+_OP_LABEL = {
+    "all_reduce": "all_reduce",
+    "all_gather": "all_gather",
+    "reduce_scatter": "reduce_scatter",
+    "alltoall": "alltoall",
+    "broadcast": "broadcast",
+    "reduce": "reduce",
+}
 
 
 @renderer("busbw_from_algbw")
@@ -58,18 +81,26 @@ def busbw(w: Writer, r: ToolResult, ctx: Context) -> None:
     res = r.result
     op, n = _OP_LABEL.get(str(res.get("op")), str(res.get("op"))), res.get("n_gpus")
     bus, alg, factor = figure(res.get("busbw_gbs")), figure(res.get("algbw_gbs")), figure(res.get("factor"))
-    w.add("verdict", f"总线带宽 busbw ≈ {bus} GB/s（{n} 卡 {op}，algbw {alg} GB/s）。",
-          f"The bus bandwidth is about {bus} GB/s ({op} on {n} GPUs, algbw {alg} GB/s).")
+    w.add(
+        "verdict",
+        f"总线带宽 busbw ≈ {bus} GB/s（{n} 卡 {op}，algbw {alg} GB/s）。",
+        f"The bus bandwidth is about {bus} GB/s ({op} on {n} GPUs, algbw {alg} GB/s).",
+    )
     w.add("numbers", f"计算：{res.get('formula')}", f"Working: {res.get('formula')}")
-    w.add("assumptions",
-          "algbw 是消息大小除以耗时；busbw 再乘上这个集合通信的系数，反映每张卡实际在链路上收发的数据量，"
-          "和卡数无关，可以直接和 NVLink / PCIe / 网卡的单向带宽比。",
-          "algbw is message size divided by time; busbw multiplies it by the collective's factor so it reflects what "
-          "each GPU actually moves over its links — independent of the GPU count and directly comparable with the "
-          "one-way speed of NVLink, PCIe or the NIC.")
-    w.add("next", "把这个 busbw 和这台机器的期望值对比（问我「8 卡 A100 的 all_reduce busbw 应该多少」，或贴完整 all_reduce_perf 输出给我诊断）。",
-          "Compare this busbw with what the machine should reach (ask \"expected all_reduce busbw on 8× A100\", or paste "
-          "the full all_reduce_perf output for a diagnosis).")
+    w.add(
+        "assumptions",
+        "algbw 是消息大小除以耗时；busbw 再乘上这个集合通信的系数，反映每张卡实际在链路上收发的数据量，"
+        "和卡数无关，可以直接和 NVLink / PCIe / 网卡的单向带宽比。",
+        "algbw is message size divided by time; busbw multiplies it by the collective's factor so it reflects what "
+        "each GPU actually moves over its links — independent of the GPU count and directly comparable with the "
+        "one-way speed of NVLink, PCIe or the NIC.",
+    )
+    w.add(
+        "next",
+        "把这个 busbw 和这台机器的期望值对比（问我「8 卡 A100 的 all_reduce busbw 应该多少」，或贴完整 all_reduce_perf 输出给我诊断）。",
+        'Compare this busbw with what the machine should reach (ask "expected all_reduce busbw on 8× A100", or paste '
+        "the full all_reduce_perf output for a diagnosis).",
+    )
     if res.get("source"):
         w.add("assumptions", f"公式来源：{res['source']}", f"Formula: {res['source']}")
 
@@ -79,20 +110,37 @@ def implied_mfu(w: Writer, r: ToolResult, ctx: Context) -> None:
     res = r.result
     pct = figure(res.get("mfu_pct"))
     model, gpu = res.get("model"), res.get("gpu_name")
-    w.add("verdict", f"按 6·N·D 算，{model} 这次训练的 MFU 约为 {pct}%。",
-          f"By the 6·N·D count, that run implies an MFU of about {pct}% for {model}.")
-    w.add("numbers", f"训练计算量：6 × {figure(res.get('params'))} 参数 × {tokens_text(w, res.get('tokens'))} token = "
-          f"{res.get('flops'):.3g} FLOPs", f"Training compute: 6 × {figure(res.get('params'))} params × "
-          f"{figure(res.get('tokens'))} tokens = {res.get('flops'):.3g} FLOPs")
-    w.add("numbers", f"{big(res.get('gpu_hours'))} GPU 小时 = {res.get('gpu_seconds'):.4g} GPU 秒，平均每卡有效算力 "
-          f"{figure(res.get('achieved_tflops'))} TFLOPS", f"{big(res.get('gpu_hours'))} GPU-hours = "
-          f"{res.get('gpu_seconds'):.4g} GPU-seconds, i.e. {figure(res.get('achieved_tflops'))} useful TFLOPS per GPU")
-    w.add("numbers", f"{gpu} 的稠密峰值 {figure(res.get('peak_tflops'))} TFLOPS → MFU = "
-          f"{figure(res.get('achieved_tflops'))} / {figure(res.get('peak_tflops'))} = {pct}%",
-          f"{gpu} dense peak {figure(res.get('peak_tflops'))} TFLOPS → MFU = {figure(res.get('achieved_tflops'))} / "
-          f"{figure(res.get('peak_tflops'))} = {pct}%")
+    w.add(
+        "verdict",
+        f"按 6·N·D 算，{model} 这次训练的 MFU 约为 {pct}%。",
+        f"By the 6·N·D count, that run implies an MFU of about {pct}% for {model}.",
+    )
+    w.add(
+        "numbers",
+        f"训练计算量：6 × {figure(res.get('params'))} 参数 × {tokens_text(w, res.get('tokens'))} token = "
+        f"{res.get('flops'):.3g} FLOPs",
+        f"Training compute: 6 × {figure(res.get('params'))} params × "
+        f"{figure(res.get('tokens'))} tokens = {res.get('flops'):.3g} FLOPs",
+    )
+    w.add(
+        "numbers",
+        f"{big(res.get('gpu_hours'))} GPU 小时 = {res.get('gpu_seconds'):.4g} GPU 秒，平均每卡有效算力 "
+        f"{figure(res.get('achieved_tflops'))} TFLOPS",
+        f"{big(res.get('gpu_hours'))} GPU-hours = "
+        f"{res.get('gpu_seconds'):.4g} GPU-seconds, i.e. {figure(res.get('achieved_tflops'))} useful TFLOPS per GPU",
+    )
+    w.add(
+        "numbers",
+        f"{gpu} 的稠密峰值 {figure(res.get('peak_tflops'))} TFLOPS → MFU = "
+        f"{figure(res.get('achieved_tflops'))} / {figure(res.get('peak_tflops'))} = {pct}%",
+        f"{gpu} dense peak {figure(res.get('peak_tflops'))} TFLOPS → MFU = {figure(res.get('achieved_tflops'))} / "
+        f"{figure(res.get('peak_tflops'))} = {pct}%",
+    )
     for note in (res.get("notes") or [])[1:3]:
         w.add("assumptions", bi(note, "zh"), bi(note, "en"))
-    w.add("next", "估算自己的训练时间时，可以用这个 MFU 作为大规模预训练的参考值（问我「7B 训练 1T token 要多久」）。",
-          "Use this MFU as a reference for large-scale pre-training when estimating your own run (ask \"how long to "
-          "train 7B on 1T tokens\").")
+    w.add(
+        "next",
+        "估算自己的训练时间时，可以用这个 MFU 作为大规模预训练的参考值（问我「7B 训练 1T token 要多久」）。",
+        'Use this MFU as a reference for large-scale pre-training when estimating your own run (ask "how long to '
+        'train 7B on 1T tokens").',
+    )

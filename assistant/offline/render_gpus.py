@@ -1,11 +1,22 @@
 """Renderers for GPU facts and money: `gpu_specs`, `gpu_price`, `interconnect_advice`."""
+
 from __future__ import annotations
 
 import re
 
 from assistant.offline.render import Writer, num
-from assistant.offline.render_tools import (Context, bi, cat_words, gb, generic, money, money_range, pct,
-                                            plural, renderer)
+from assistant.offline.render_tools import (
+    Context,
+    bi,
+    cat_words,
+    gb,
+    generic,
+    money,
+    money_range,
+    pct,
+    plural,
+    renderer,
+)
 from assistant.offline.types import ToolResult
 
 
@@ -43,23 +54,41 @@ def _same_or_not(w: Writer, rows: dict, names: list[str], question: str) -> bool
         return False
     same_zh = "、".join(f"{zh} {num(v[0])} {unit}" for zh, _, unit, v in same)
     same_en = ", ".join(f"{en} {num(v[0])} {unit}" for _, en, unit, v in same)
-    diff_zh = "；".join(f"{zh}：{names[0]} {num(v[0])} {unit}，{names[1]} {num(v[1])} {unit}" for zh, _, unit, v in diff)
+    diff_zh = "；".join(
+        f"{zh}：{names[0]} {num(v[0])} {unit}，{names[1]} {num(v[1])} {unit}" for zh, _, unit, v in diff
+    )
     diff_en = "; ".join(f"{en}: {num(v[0])} vs {num(v[1])} {unit}" for _, en, unit, v in diff)
-    w.add("verdict", f"几乎一样：{names[0]} 和 {names[1]} 的{same_zh} 都相同，只差在 {diff_zh}。",
-          f"Almost: the {names[0]} and the {names[1]} have the same {same_en}; they differ only in {diff_en}.")
+    w.add(
+        "verdict",
+        f"几乎一样：{names[0]} 和 {names[1]} 的{same_zh} 都相同，只差在 {diff_zh}。",
+        f"Almost: the {names[0]} and the {names[1]} have the same {same_en}; they differ only in {diff_en}.",
+    )
     return True
 
 
 _ASKED = (  # (question pattern, field, sparse field, zh, en, unit)
     (r"带宽|bandwidth", "mem_bw_gbs", None, "显存带宽", "memory bandwidth", "GB/s"),
-    (r"多大显存|显存多大|显存是多少|多少显存|显存容量|memory capacity|memory size|how much (?:memory|vram)|\bvram\b|"
-     r"memory and", "memory_gb", None, "显存", "memory", "GB"),
+    (
+        r"多大显存|显存多大|显存是多少|多少显存|显存容量|memory capacity|memory size|how much (?:memory|vram)|\bvram\b|"
+        r"memory and",
+        "memory_gb",
+        None,
+        "显存",
+        "memory",
+        "GB",
+    ),
     (r"fp8", "fp8_dense_tflops", "fp8_sparse_tflops", "FP8 稠密算力", "dense FP8 throughput", "TFLOPS"),
     (r"tf32", "tf32_dense_tflops", "tf32_sparse_tflops", "TF32 稠密算力", "dense TF32 throughput", "TFLOPS"),
     (r"fp32|单精度", "fp32_tflops", None, "FP32 算力", "FP32 throughput", "TFLOPS"),
     (r"int8", "int8_dense_tops", "int8_sparse_tops", "INT8 稠密算力", "dense INT8 throughput", "TOPS"),
-    (r"算力|tflops|flops|bf16|fp16|throughput|半精度", "bf16_dense_tflops", "bf16_fp16_sparse_tflops",
-     "BF16 稠密算力", "dense BF16 throughput", "TFLOPS"),
+    (
+        r"算力|tflops|flops|bf16|fp16|throughput|半精度",
+        "bf16_dense_tflops",
+        "bf16_fp16_sparse_tflops",
+        "BF16 稠密算力",
+        "dense BF16 throughput",
+        "TFLOPS",
+    ),
     (r"功耗|power|tdp|瓦", "tdp_w", None, "功耗", "power (TDP)", "W"),
 )
 
@@ -69,29 +98,42 @@ def _direct_spec_answer(w: Writer, g: dict, name: str, question: str) -> None:
     if re.search(r"nvlink", question, re.I) and not re.search(r"带宽|bandwidth", question, re.I):
         v = g.get("nvlink_gbs_bidir")
         if v:
-            w.add("verdict", f"有。{name} 的 NVLink 带宽为 {num(v)} GB/s（双向合计）。",
-                  f"Yes. The {name} has NVLink at {num(v)} GB/s (bidirectional total).")
+            w.add(
+                "verdict",
+                f"有。{name} 的 NVLink 带宽为 {num(v)} GB/s（双向合计）。",
+                f"Yes. The {name} has NVLink at {num(v)} GB/s (bidirectional total).",
+            )
         elif v is not None:
-            w.add("verdict", f"没有。{name} 不支持 NVLink，多卡之间只能走 PCIe。",
-                  f"No. The {name} has no NVLink; multi-GPU traffic goes over PCIe.")
+            w.add(
+                "verdict",
+                f"没有。{name} 不支持 NVLink，多卡之间只能走 PCIe。",
+                f"No. The {name} has no NVLink; multi-GPU traffic goes over PCIe.",
+            )
         return
     if re.search(r"nvlink", question, re.I) and g.get("nvlink_gbs_bidir") is not None:
         v = g["nvlink_gbs_bidir"]
-        w.add("verdict", f"{name} 的 NVLink 带宽为 {num(v)} GB/s（双向合计，单向减半）。" if v else
-              f"{name} 没有 NVLink。", f"The {name}'s NVLink bandwidth is {num(v)} GB/s (bidirectional total; "
-              "half each way)." if v else f"The {name} has no NVLink.")
+        w.add(
+            "verdict",
+            f"{name} 的 NVLink 带宽为 {num(v)} GB/s（双向合计，单向减半）。" if v else f"{name} 没有 NVLink。",
+            f"The {name}'s NVLink bandwidth is {num(v)} GB/s (bidirectional total; half each way)."
+            if v
+            else f"The {name} has no NVLink.",
+        )
         return
     if re.search(r"fp8", question, re.I) and g.get("fp8_supported") is False:
-        w.add("verdict", f"不支持。{name} 没有 FP8 张量核心，训练用 BF16/FP16（或 TF32）。",
-              f"No. The {name} has no FP8 tensor cores; train in BF16/FP16 (or TF32).")
+        w.add(
+            "verdict",
+            f"不支持。{name} 没有 FP8 张量核心，训练用 BF16/FP16（或 TF32）。",
+            f"No. The {name} has no FP8 tensor cores; train in BF16/FP16 (or TF32).",
+        )
         return
-    q = re.sub(r"fp32[\s-]*(?:accumulat\w*|累加)", "", question, flags=re.I)   # "BF16 (FP32 accumulate)"
+    q = re.sub(r"fp32[\s-]*(?:accumulat\w*|累加)", "", question, flags=re.I)  # "BF16 (FP32 accumulate)"
     shown, precision_named = 0, False
     for pattern, field, sparse, zh, en, unit in _ASKED:
         if shown >= 2 or not re.search(pattern, q, re.I):
             continue
         if field == "bf16_dense_tflops" and precision_named and not re.search(r"bf16|fp16|半精度", q, re.I):
-            continue   # "TF32 算力" asked for TF32 only
+            continue  # "TF32 算力" asked for TF32 only
         precision_named = precision_named or field.endswith(("tflops", "tops"))
         v = g.get(field)
         if v is None:
@@ -100,8 +142,11 @@ def _direct_spec_answer(w: Writer, g: dict, name: str, question: str) -> None:
             sv = g.get(sparse) if sparse else None
             extra_zh = f"（带 2:4 稀疏的标称值是 {num(sv)}，宣传页常写这个）" if sv else ""
             extra_en = f" ({num(sv)} with 2:4 sparsity, the figure datasheets headline)" if sv else ""
-            w.add("verdict", f"{name} 的{' ' if zh[0].isascii() else ''}{zh}是 {num(v)} {unit}{extra_zh}。",
-                  f"The {name}'s {en} is {num(v)} {unit}{extra_en}.")
+            w.add(
+                "verdict",
+                f"{name} 的{' ' if zh[0].isascii() else ''}{zh}是 {num(v)} {unit}{extra_zh}。",
+                f"The {name}'s {en} is {num(v)} {unit}{extra_en}.",
+            )
         shown += 1
 
 
@@ -131,8 +176,12 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
     names = [_short_gpu(g) for g in gpus]
     if "suitability" in ctx.slots.cues and len(gpus) == 2 and len(ctx.slots.gpus) == 1:
         _suitability(w, gpus, names, ctx)
-    elif len(gpus) == 2 and len(ctx.slots.gpus) == 1 and gpus[0].get("family") == gpus[1].get("family") \
-            and gpus[0].get("memory_gb") != gpus[1].get("memory_gb"):
+    elif (
+        len(gpus) == 2
+        and len(ctx.slots.gpus) == 1
+        and gpus[0].get("family") == gpus[1].get("family")
+        and gpus[0].get("memory_gb") != gpus[1].get("memory_gb")
+    ):
         _memory_variant_verdict(w, gpus, names)
     if len(gpus) == 1:
         g = gpus[0]
@@ -147,7 +196,9 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
                 parts_en.append("no NVLink")
                 continue
             mem_type = g.get("memory_type") if field == "memory_gb" and g.get("memory_type") else ""
-            parts_zh.append(f"{zh}{'' if zh.endswith('）') else ' '}{num(v)} {unit}" + (f" {mem_type}" if mem_type else ""))
+            parts_zh.append(
+                f"{zh}{'' if zh.endswith('）') else ' '}{num(v)} {unit}" + (f" {mem_type}" if mem_type else "")
+            )
             parts_en.append(f"{en} {num(v)} {unit}" + (f" {mem_type}" if mem_type else ""))
         w.add("verdict", f"{names[0]}：" + "，".join(parts_zh) + "。", f"{names[0]}: " + ", ".join(parts_en) + ".")
         if g.get("china_availability") and w.lang == "en":
@@ -161,8 +212,14 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
                 continue
             values = row.get("values") or []
             none = w.t("无", "none")
-            cells = [f"{names[i]} {none}" if field == "nvlink_gbs_bidir" and v == 0 else
-                     f"{names[i]} {num(v)} {unit}" if v is not None else f"{names[i]} —" for i, v in enumerate(values)]
+            cells = [
+                f"{names[i]} {none}"
+                if field == "nvlink_gbs_bidir" and v == 0
+                else f"{names[i]} {num(v)} {unit}"
+                if v is not None
+                else f"{names[i]} —"
+                for i, v in enumerate(values)
+            ]
             w.add("numbers", f"{zh}：" + "；".join(cells), f"{en[0].upper() + en[1:]}: " + "; ".join(cells))
             best = row.get("best_index")
             if isinstance(best, int) and field != "tdp_w" and len(set(v for v in values if v is not None)) > 1:
@@ -174,12 +231,18 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
             w.add("verdict", "纸面规格上，" + "；".join(zh_bits) + "。", "On paper, " + "; ".join(en_bits) + ".")
         mems = [g.get("memory_gb") for g in gpus]
         if len(set(mems)) == 1 and mems[0] and not same:
-            w.add("verdict", f"显存一样大（都是 {num(mems[0])} GB），能装下的模型规模相同，差别在速度和多卡互联。",
-                  f"Memory is the same ({num(mems[0])} GB each), so they fit the same models; they differ in "
-                  "speed and multi-GPU links.")
-        w.add("next", "先按模型大小定显存下限，再比代际和互联，最后看价格；可以接着问「这几张卡一个月多少钱」。",
-              "Choose by memory floor first, then generation and interconnect, then price; ask next "
-              "\"how much per month for these cards\".")
+            w.add(
+                "verdict",
+                f"显存一样大（都是 {num(mems[0])} GB），能装下的模型规模相同，差别在速度和多卡互联。",
+                f"Memory is the same ({num(mems[0])} GB each), so they fit the same models; they differ in "
+                "speed and multi-GPU links.",
+            )
+        w.add(
+            "next",
+            "先按模型大小定显存下限，再比代际和互联，最后看价格；可以接着问「这几张卡一个月多少钱」。",
+            "Choose by memory floor first, then generation and interconnect, then price; ask next "
+            '"how much per month for these cards".',
+        )
     for g in gpus:
         if g.get("lookup_note"):
             w.add("assumptions", bi(g["lookup_note"], "zh"), bi(g["lookup_note"], "en"))
@@ -190,8 +253,11 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
     shown = 0
     for note in notes:
         if _note_relevance(note, ctx.question) >= 0 and shown < 2:
-            w.add("assumptions", "原文章的简化：" + (note.get("zh") or ""), "Where the seed article simplifies: "
-                  + (note.get("en") or ""))
+            w.add(
+                "assumptions",
+                "原文章的简化：" + (note.get("zh") or ""),
+                "Where the seed article simplifies: " + (note.get("en") or ""),
+            )
             shown += 1
 
 
@@ -200,22 +266,34 @@ def _memory_variant_verdict(w: Writer, gpus: list[dict], names: list[str]) -> No
     small, large = sorted(range(2), key=lambda i: gpus[i].get("memory_gb") or 0)
     gs, gl = gpus[small], gpus[large]
     same_compute = gs.get("bf16_dense_tflops") == gl.get("bf16_dense_tflops")
-    w.add("verdict",
-          f"看任务放不放得进 {num(gs.get('memory_gb'))} GB：放得下就选 {names[small]}，更便宜；要训练更大的模型、"
-          f"开长上下文或大并发推理，选 {names[large]}（{num(gl.get('memory_gb'))} GB，显存带宽 {num(gl.get('mem_bw_gbs'))} "
-          f"GB/s，对 {num(gs.get('mem_bw_gbs'))} GB/s）。"
-          + (f"两者算力相同（BF16 稠密都是 {num(gs.get('bf16_dense_tflops'))} TFLOPS），放得下时速度差别主要来自带宽。"
-             if same_compute else ""),
-          f"It depends on whether the job fits in {num(gs.get('memory_gb'))} GB: if it does, take the {names[small]}, "
-          f"which is cheaper; for larger models, long context or high-concurrency serving, take the {names[large]} "
-          f"({num(gl.get('memory_gb'))} GB, {num(gl.get('mem_bw_gbs'))} GB/s memory bandwidth vs "
-          f"{num(gs.get('mem_bw_gbs'))} GB/s)."
-          + (f" Compute is the same ({num(gs.get('bf16_dense_tflops'))} TFLOPS BF16 dense each), so when both fit "
-             "the difference is bandwidth." if same_compute else ""))
-    w.add("next", f"告诉我模型和用途（如「7B 全量训练」「32B 推理」），我按 {num(gs.get('memory_gb'))} GB 和 "
-                  f"{num(gl.get('memory_gb'))} GB 分别算能不能放下。",
-          f"Tell me the model and job (e.g. \"full fine-tune of a 7B\", \"serve a 32B\") and I will check it against "
-          f"{num(gs.get('memory_gb'))} GB and {num(gl.get('memory_gb'))} GB.")
+    w.add(
+        "verdict",
+        f"看任务放不放得进 {num(gs.get('memory_gb'))} GB：放得下就选 {names[small]}，更便宜；要训练更大的模型、"
+        f"开长上下文或大并发推理，选 {names[large]}（{num(gl.get('memory_gb'))} GB，显存带宽 {num(gl.get('mem_bw_gbs'))} "
+        f"GB/s，对 {num(gs.get('mem_bw_gbs'))} GB/s）。"
+        + (
+            f"两者算力相同（BF16 稠密都是 {num(gs.get('bf16_dense_tflops'))} TFLOPS），放得下时速度差别主要来自带宽。"
+            if same_compute
+            else ""
+        ),
+        f"It depends on whether the job fits in {num(gs.get('memory_gb'))} GB: if it does, take the {names[small]}, "
+        f"which is cheaper; for larger models, long context or high-concurrency serving, take the {names[large]} "
+        f"({num(gl.get('memory_gb'))} GB, {num(gl.get('mem_bw_gbs'))} GB/s memory bandwidth vs "
+        f"{num(gs.get('mem_bw_gbs'))} GB/s)."
+        + (
+            f" Compute is the same ({num(gs.get('bf16_dense_tflops'))} TFLOPS BF16 dense each), so when both fit "
+            "the difference is bandwidth."
+            if same_compute
+            else ""
+        ),
+    )
+    w.add(
+        "next",
+        f"告诉我模型和用途（如「7B 全量训练」「32B 推理」），我按 {num(gs.get('memory_gb'))} GB 和 "
+        f"{num(gl.get('memory_gb'))} GB 分别算能不能放下。",
+        f'Tell me the model and job (e.g. "full fine-tune of a 7B", "serve a 32B") and I will check it against '
+        f"{num(gs.get('memory_gb'))} GB and {num(gl.get('memory_gb'))} GB.",
+    )
 
 
 def _suitability(w: Writer, gpus: list[dict], names: list[str], ctx: Context) -> None:
@@ -229,35 +307,56 @@ def _suitability(w: Writer, gpus: list[dict], names: list[str], ctx: Context) ->
     asks_training = bool(re.search(r"训练|微调|train|fine[\s-]*tun", q, re.I)) or ctx.slots.training
     name, ref_name = names
     facts_zh = f"{name} 的 BF16 稠密算力 {num(tf)} TFLOPS（{ref_name} 是 {num(ref_tf)}），显存 {num(mem)} GB、带宽 {num(bw)} GB/s"
-    facts_en = (f"the {name} has {num(tf)} TFLOPS BF16 dense (the {ref_name}: {num(ref_tf)}), {num(mem)} GB of memory "
-                f"and {num(bw)} GB/s")
-    slow = tf < 0.3 * ref_tf      # well under a third of the usual training card's compute
+    facts_en = (
+        f"the {name} has {num(tf)} TFLOPS BF16 dense (the {ref_name}: {num(ref_tf)}), {num(mem)} GB of memory "
+        f"and {num(bw)} GB/s"
+    )
+    slow = tf < 0.3 * ref_tf  # well under a third of the usual training card's compute
     consumer = not link and (mem or 0) <= 48
     if asks_training:
         if slow and (mem or 0) >= 48:
-            w.add("verdict", f"不适合拿来做大规模训练，它是偏推理的卡：{facts_zh}。推理和 LoRA 微调没问题，"
-                             "大模型全量训练/预训练会慢很多、性价比低。",
-                  f"Not for large-scale training — it is an inference-oriented card: {facts_en}. Inference and LoRA "
-                  "are fine; full training or pre-training of large models is much slower and poor value.")
+            w.add(
+                "verdict",
+                f"不适合拿来做大规模训练，它是偏推理的卡：{facts_zh}。推理和 LoRA 微调没问题，"
+                "大模型全量训练/预训练会慢很多、性价比低。",
+                f"Not for large-scale training — it is an inference-oriented card: {facts_en}. Inference and LoRA "
+                "are fine; full training or pre-training of large models is much slower and poor value.",
+            )
         elif consumer:
-            w.add("verdict", f"单卡 LoRA/QLoRA 和小模型训练可以；多卡全量训练不合适（没有 NVLink）：{facts_zh}。",
-                  f"Fine for single-card LoRA/QLoRA and small models; not for multi-GPU full training (no NVLink): "
-                  f"{facts_en}.")
+            w.add(
+                "verdict",
+                f"单卡 LoRA/QLoRA 和小模型训练可以；多卡全量训练不合适（没有 NVLink）：{facts_zh}。",
+                f"Fine for single-card LoRA/QLoRA and small models; not for multi-GPU full training (no NVLink): "
+                f"{facts_en}.",
+            )
         elif slow:
             w.add("verdict", f"算力偏低，训练会慢：{facts_zh}。", f"Low compute, so training is slow: {facts_en}.")
         else:
             w.add("verdict", f"适合训练：{facts_zh}。", f"Yes, it is a training card: {facts_en}.")
     else:
         good = (mem or 0) >= 48 and (bw or 0) >= 1500
-        facts_zh = (f"{name} 显存 {num(mem)} GB、显存带宽 {num(bw)} GB/s（{ref_name} 是 {num(ref.get('memory_gb'))} GB、"
-                    f"{num(ref.get('mem_bw_gbs'))} GB/s）；BF16 稠密算力 {num(tf)} TFLOPS，对 {num(ref_tf)}")
-        facts_en = (f"the {name} has {num(mem)} GB and {num(bw)} GB/s of memory bandwidth (the {ref_name}: "
-                    f"{num(ref.get('memory_gb'))} GB, {num(ref.get('mem_bw_gbs'))} GB/s); BF16 dense {num(tf)} TFLOPS vs "
-                    f"{num(ref_tf)}")
-        w.add("verdict", (f"适合推理，显存和带宽是推理的关键：{facts_zh}。" if good else
-                          f"能做中小模型推理，受显存限制：{facts_zh}。"),
-              (f"Yes for inference — memory and bandwidth are what serving needs: {facts_en}." if good else
-               f"It can serve small and medium models, limited by memory: {facts_en}."))
+        facts_zh = (
+            f"{name} 显存 {num(mem)} GB、显存带宽 {num(bw)} GB/s（{ref_name} 是 {num(ref.get('memory_gb'))} GB、"
+            f"{num(ref.get('mem_bw_gbs'))} GB/s）；BF16 稠密算力 {num(tf)} TFLOPS，对 {num(ref_tf)}"
+        )
+        facts_en = (
+            f"the {name} has {num(mem)} GB and {num(bw)} GB/s of memory bandwidth (the {ref_name}: "
+            f"{num(ref.get('memory_gb'))} GB, {num(ref.get('mem_bw_gbs'))} GB/s); BF16 dense {num(tf)} TFLOPS vs "
+            f"{num(ref_tf)}"
+        )
+        w.add(
+            "verdict",
+            (
+                f"适合推理，显存和带宽是推理的关键：{facts_zh}。"
+                if good
+                else f"能做中小模型推理，受显存限制：{facts_zh}。"
+            ),
+            (
+                f"Yes for inference — memory and bandwidth are what serving needs: {facts_en}."
+                if good
+                else f"It can serve small and medium models, limited by memory: {facts_en}."
+            ),
+        )
 
 
 _VALUE_Q = re.compile(r"性价比|划算|值不值|value|worth|bang for|cost[\s-]*effective|per (?:yuan|dollar)", re.I)
@@ -268,8 +367,12 @@ def _compute_per_yuan(w: Writer, prices: list[ToolResult], ctx: Context) -> None
     compute per yuan of rent. Said with the tool's own figures (TFLOPS, ¥/card-hour), no new ratio."""
     if len(prices) != 2 or not (ctx.slots.training or _VALUE_Q.search(ctx.question)):
         return
-    specs = {str(g.get("name") or ""): g for r in ctx.by_name("gpu_specs") for g in r.result.get("gpus") or []
-             if isinstance(g, dict)}
+    specs = {
+        str(g.get("name") or ""): g
+        for r in ctx.by_name("gpu_specs")
+        for g in r.result.get("gpus") or []
+        if isinstance(g, dict)
+    }
     rows = []
     for p in prices:
         name = str(p.result.get("gpu_name") or "")
@@ -281,15 +384,24 @@ def _compute_per_yuan(w: Writer, prices: list[ToolResult], ctx: Context) -> None
     rows.sort(reverse=True)
     (_, t_hi, p_hi, best), (_, t_lo, p_lo, other) = rows
     faster = best if t_hi >= t_lo else other
-    zh_tail = "单卡也更快，算力受限的训练选它。" if faster == best else f"但单卡更快的是 {other}，赶时间或多卡通信受限时再考虑它。"
-    en_tail = "and it is also the faster card, so take it for compute-bound training." if faster == best else \
-        f"though the {other} is faster per card — worth it when time or the number of cards is the constraint."
-    w.add("verdict",
-          f"按每元租金买到的 BF16 稠密算力，{best} 更划算（{num(t_hi)} TFLOPS、{money(p_hi)}/卡时，对比 {other} 的 "
-          f"{num(t_lo)} TFLOPS、{money(p_lo)}/卡时），" + zh_tail,
-          f"Per yuan of rent the {best} buys more BF16 dense compute ({num(t_hi)} TFLOPS at {money(p_hi)}/card-hour vs "
-          f"{num(t_lo)} TFLOPS at {money(p_lo)} for the {other}), " + en_tail)
-    if _VALUE_Q.search(ctx.question) and w.parts["verdict"]:   # "which is better value?": this is the answer
+    zh_tail = (
+        "单卡也更快，算力受限的训练选它。"
+        if faster == best
+        else f"但单卡更快的是 {other}，赶时间或多卡通信受限时再考虑它。"
+    )
+    en_tail = (
+        "and it is also the faster card, so take it for compute-bound training."
+        if faster == best
+        else f"though the {other} is faster per card — worth it when time or the number of cards is the constraint."
+    )
+    w.add(
+        "verdict",
+        f"按每元租金买到的 BF16 稠密算力，{best} 更划算（{num(t_hi)} TFLOPS、{money(p_hi)}/卡时，对比 {other} 的 "
+        f"{num(t_lo)} TFLOPS、{money(p_lo)}/卡时），" + zh_tail,
+        f"Per yuan of rent the {best} buys more BF16 dense compute ({num(t_hi)} TFLOPS at {money(p_hi)}/card-hour vs "
+        f"{num(t_lo)} TFLOPS at {money(p_lo)} for the {other}), " + en_tail,
+    )
+    if _VALUE_Q.search(ctx.question) and w.parts["verdict"]:  # "which is better value?": this is the answer
         w.parts["verdict"].insert(0, w.parts["verdict"].pop())
 
 
@@ -303,29 +415,43 @@ def _cheapest(w: Writer, prices: list[ToolResult]) -> None:
         return
     rows.sort()
     (lo, lo_name), (hi, hi_name) = rows[0], rows[-1]
-    if lo == hi:   # one price for every card: neither is "cheapest" nor "most expensive"
-        w.add("verdict", f"按典型租金，{'、'.join(n for _, n in rows)} 价格相同（都是 {money(lo)}/卡时），"
-                         "选哪张看性能和能不能租到。",
-              f"By typical rental price they cost the same ({money(lo)}/card-hour each: "
-              f"{', '.join(n for _, n in rows)}), so choose on performance and availability.")
+    if lo == hi:  # one price for every card: neither is "cheapest" nor "most expensive"
+        w.add(
+            "verdict",
+            f"按典型租金，{'、'.join(n for _, n in rows)} 价格相同（都是 {money(lo)}/卡时），"
+            "选哪张看性能和能不能租到。",
+            f"By typical rental price they cost the same ({money(lo)}/card-hour each: "
+            f"{', '.join(n for _, n in rows)}), so choose on performance and availability.",
+        )
         return
     cheap = [n for p, n in rows if p == lo]
     dear = [n for p, n in rows if p == hi]
     if len(rows) == 2:
-        w.add("verdict", f"按典型租金，{lo_name} 更便宜（{money(lo)}/卡时），{hi_name} 贵一些（{money(hi)}/卡时）；"
-                         "便宜不等于划算，还要看显存够不够、跑得多快。",
-              f"By typical rental price, the {lo_name} is cheaper ({money(lo)}/card-hour) than the {hi_name} "
-              f"({money(hi)}/card-hour); cheaper is not better value unless the memory suffices and the speed is acceptable.")
+        w.add(
+            "verdict",
+            f"按典型租金，{lo_name} 更便宜（{money(lo)}/卡时），{hi_name} 贵一些（{money(hi)}/卡时）；"
+            "便宜不等于划算，还要看显存够不够、跑得多快。",
+            f"By typical rental price, the {lo_name} is cheaper ({money(lo)}/card-hour) than the {hi_name} "
+            f"({money(hi)}/card-hour); cheaper is not better value unless the memory suffices and the speed is acceptable.",
+        )
         return
-    w.add("verdict", f"按典型租金，{'、'.join(cheap)} 最便宜（{money(lo)}/卡时），{'、'.join(dear)} 最贵（{money(hi)}/卡时）；"
-                     "便宜不等于划算，还要看显存够不够、跑得多快。",
-          f"By typical rental price, the {' and the '.join(cheap)} {'is' if len(cheap) == 1 else 'are'} cheapest "
-          f"({money(lo)}/card-hour) and the {' and the '.join(dear)} the most expensive ({money(hi)}/card-hour); "
-          "cheaper is not better value unless the memory suffices and the speed is acceptable.")
+    w.add(
+        "verdict",
+        f"按典型租金，{'、'.join(cheap)} 最便宜（{money(lo)}/卡时），{'、'.join(dear)} 最贵（{money(hi)}/卡时）；"
+        "便宜不等于划算，还要看显存够不够、跑得多快。",
+        f"By typical rental price, the {' and the '.join(cheap)} {'is' if len(cheap) == 1 else 'are'} cheapest "
+        f"({money(lo)}/card-hour) and the {' and the '.join(dear)} the most expensive ({money(hi)}/card-hour); "
+        "cheaper is not better value unless the memory suffices and the speed is acceptable.",
+    )
 
 
-_ONE_PERIOD = {"hour": ("一小时", "an hour"), "day": ("一天", "a day"), "week": ("一周", "a week"),
-               "month": ("一个月", "a month"), "year": ("一年", "a year")}
+_ONE_PERIOD = {
+    "hour": ("一小时", "an hour"),
+    "day": ("一天", "a day"),
+    "week": ("一周", "a week"),
+    "month": ("一个月", "a month"),
+    "year": ("一年", "a year"),
+}
 
 
 def _period_label(w: Writer, ctx: Context, result: dict) -> str:
@@ -333,7 +459,12 @@ def _period_label(w: Writer, ctx: Context, result: dict) -> str:
     if s.period_unit and s.period_count == 1:
         zh, en = _ONE_PERIOD[s.period_unit]
         return w.t(zh, en)
-    if s.period_unit in _ONE_PERIOD and s.period_count and float(s.period_count).is_integer() and s.period_unit != "hour":
+    if (
+        s.period_unit in _ONE_PERIOD
+        and s.period_count
+        and float(s.period_count).is_integer()
+        and s.period_unit != "hour"
+    ):
         # "for 3 months" as the user said it, not "for 2160 hours" (the tool's hours back it)
         zh_unit = {"day": "天", "week": "周", "month": "个月", "year": "年"}[s.period_unit]
         return w.t(f"{num(s.period_count)} {zh_unit}", plural(s.period_count, s.period_unit))
@@ -347,7 +478,7 @@ def _period_label(w: Writer, ctx: Context, result: dict) -> str:
 @renderer("gpu_price", grouped=True)
 def gpu_price(w: Writer, r: ToolResult, ctx: Context) -> None:
     if ctx.by_name("plan_configurations"):
-        return   # the budget check of a plan: quoted by the plan renderer
+        return  # the budget check of a plan: quoted by the plan renderer
     prices = ctx.by_name("gpu_price")
     several = len(prices) > 1
     for p in prices:
@@ -362,78 +493,116 @@ def gpu_price(w: Writer, r: ToolResult, ctx: Context) -> None:
         quote, be = res.get("user_quote") or {}, res.get("break_even") or {}
         if not several and quote.get("hourly_cny") and quote.get("monthly_cny") and be.get("hours_per_month_platform"):
             hours = be["hours_per_month_platform"]
-            w.add("verdict", f"按你的报价（每小时 {money(quote['hourly_cny'])}、包月 {money(quote['monthly_cny'])}），"
-                             f"每月用满约 {num(hours)} 小时以上包月更划算（约合 {pct(be.get('vs_platform_monthly'))} 的开机时间）。",
-                  f"At your quotes ({money(quote['hourly_cny'])}/hour, {money(quote['monthly_cny'])}/month), monthly "
-                  f"billing wins above about {plural(hours, 'hour')} a month ({pct(be.get('vs_platform_monthly'))} utilisation).")
+            w.add(
+                "verdict",
+                f"按你的报价（每小时 {money(quote['hourly_cny'])}、包月 {money(quote['monthly_cny'])}），"
+                f"每月用满约 {num(hours)} 小时以上包月更划算（约合 {pct(be.get('vs_platform_monthly'))} 的开机时间）。",
+                f"At your quotes ({money(quote['hourly_cny'])}/hour, {money(quote['monthly_cny'])}/month), monthly "
+                f"billing wins above about {plural(hours, 'hour')} a month ({pct(be.get('vs_platform_monthly'))} utilisation).",
+            )
             continue
-        if not several and "billing" in ctx.slots.cues and be.get("hours_per_month_platform") and monthly.get("typical"):
+        if (
+            not several
+            and "billing" in ctx.slots.cues
+            and be.get("hours_per_month_platform")
+            and monthly.get("typical")
+        ):
             # "按小时还是包月": the break-even decides
             hours = be["hours_per_month_platform"]
             lead_zh = "一般按小时更划算" if (be.get("vs_platform_monthly") or 0) >= 0.5 else "用得多就包月"
-            w.add("verdict",
-                  f"{lead_zh}：{name} 只有每月用满约 {num(hours)} 小时以上（约 {pct(be.get('vs_platform_monthly'))} "
-                  f"的开机时间）包月才更省。按小时典型 {money(hourly.get('typical'))}/卡时，包月典型 "
-                  f"{money(monthly.get('typical'))}/卡月。",
-                  f"Pay hourly unless you use the {name} more than about {plural(hours, 'hour')} a month "
-                  f"({pct(be.get('vs_platform_monthly'))} utilisation) — above that, monthly is cheaper. Typical prices: "
-                  f"{money(hourly.get('typical'))}/card-hour, {money(monthly.get('typical'))}/card-month.")
+            w.add(
+                "verdict",
+                f"{lead_zh}：{name} 只有每月用满约 {num(hours)} 小时以上（约 {pct(be.get('vs_platform_monthly'))} "
+                f"的开机时间）包月才更省。按小时典型 {money(hourly.get('typical'))}/卡时，包月典型 "
+                f"{money(monthly.get('typical'))}/卡月。",
+                f"Pay hourly unless you use the {name} more than about {plural(hours, 'hour')} a month "
+                f"({pct(be.get('vs_platform_monthly'))} utilisation) — above that, monthly is cheaper. Typical prices: "
+                f"{money(hourly.get('typical'))}/card-hour, {money(monthly.get('typical'))}/card-month.",
+            )
             if be.get("hours_per_month_lease"):
-                w.add("verdict", f"长租/整机的门槛更低：每月超过约 {num(be['hours_per_month_lease'])} 小时"
-                                 f"（约 {pct(be.get('vs_long_term_lease'))}）就比按小时便宜。",
-                      f"A long-term lease breaks even sooner: above about {plural(be['hours_per_month_lease'], 'hour')} a "
-                      f"month ({pct(be.get('vs_long_term_lease'))}).")
+                w.add(
+                    "verdict",
+                    f"长租/整机的门槛更低：每月超过约 {num(be['hours_per_month_lease'])} 小时"
+                    f"（约 {pct(be.get('vs_long_term_lease'))}）就比按小时便宜。",
+                    f"A long-term lease breaks even sooner: above about {plural(be['hours_per_month_lease'], 'hour')} a "
+                    f"month ({pct(be.get('vs_long_term_lease'))}).",
+                )
         lone = ctx.slots.hourly_quote_cny if not ctx.slots.monthly_quote_cny else None
         if not several and lone and hourly.get("typical") is not None:
             lo, hi = (hourly.get("typical_range") or [hourly.get("low"), hourly.get("high")])[:2]
-            where_zh = "偏贵" if hi is not None and lone > hi else "偏便宜" if lo is not None and lone < lo else "在常见区间内"
-            where_en = ("on the expensive side" if hi is not None and lone > hi else
-                        "on the cheap side" if lo is not None and lone < lo else "within the usual range")
-            w.add("verdict", f"你的报价 {money(lone)}/卡时{where_zh}：{name} 市场典型 {money(hourly['typical'])}/卡时"
-                             f"（常见 {money_range(lo, hi)}）。",
-                  f"Your quote of {money(lone)}/card-hour is {where_en}: the {name} typically rents for "
-                  f"{money(hourly['typical'])}/card-hour (usual {money_range(lo, hi)}).")
+            where_zh = (
+                "偏贵" if hi is not None and lone > hi else "偏便宜" if lo is not None and lone < lo else "在常见区间内"
+            )
+            where_en = (
+                "on the expensive side"
+                if hi is not None and lone > hi
+                else "on the cheap side"
+                if lo is not None and lone < lo
+                else "within the usual range"
+            )
+            w.add(
+                "verdict",
+                f"你的报价 {money(lone)}/卡时{where_zh}：{name} 市场典型 {money(hourly['typical'])}/卡时"
+                f"（常见 {money_range(lo, hi)}）。",
+                f"Your quote of {money(lone)}/card-hour is {where_en}: the {name} typically rents for "
+                f"{money(hourly['typical'])}/card-hour (usual {money_range(lo, hi)}).",
+            )
         if total and period and not several:
             rng = total.get("typical_range") or [total.get("low"), total.get("high")]
-            w.add("verdict",
-                  f"租 {cards_zh}{name} {period}，典型价约 {money(total.get('typical'))}"
-                  f"（常见区间 {money_range(*rng)}；最便宜的长租约 {money(total.get('low'))}，"
-                  f"公有云按量最高约 {money(total.get('high'))}）。",
-                  f"Renting {cards_en}{name} for {period} costs about {money(total.get('typical'))} typically "
-                  f"(usual range {money_range(*rng)}; long-term lease from {money(total.get('low'))}, "
-                  f"public-cloud on-demand up to {money(total.get('high'))}).")
+            w.add(
+                "verdict",
+                f"租 {cards_zh}{name} {period}，典型价约 {money(total.get('typical'))}"
+                f"（常见区间 {money_range(*rng)}；最便宜的长租约 {money(total.get('low'))}，"
+                f"公有云按量最高约 {money(total.get('high'))}）。",
+                f"Renting {cards_en}{name} for {period} costs about {money(total.get('typical'))} typically "
+                f"(usual range {money_range(*rng)}; long-term lease from {money(total.get('low'))}, "
+                f"public-cloud on-demand up to {money(total.get('high'))}).",
+            )
         elif hourly or monthly:
             h_rng = hourly.get("typical_range") or [hourly.get("low"), hourly.get("high")]
             m_rng = monthly.get("typical_range") or [monthly.get("low"), monthly.get("high")]
-            w.add("verdict" if not several else "numbers",
-                  f"{name}：按小时典型 {money(hourly.get('typical'))}/卡时（{money_range(*h_rng)}），"
-                  f"包月典型 {money(monthly.get('typical'))}/卡月（{money_range(*m_rng)}）。",
-                  f"{name}: typically {money(hourly.get('typical'))} per card-hour ({money_range(*h_rng)}), "
-                  f"{money(monthly.get('typical'))} per card-month ({money_range(*m_rng)}).")
+            w.add(
+                "verdict" if not several else "numbers",
+                f"{name}：按小时典型 {money(hourly.get('typical'))}/卡时（{money_range(*h_rng)}），"
+                f"包月典型 {money(monthly.get('typical'))}/卡月（{money_range(*m_rng)}）。",
+                f"{name}: typically {money(hourly.get('typical'))} per card-hour ({money_range(*h_rng)}), "
+                f"{money(monthly.get('typical'))} per card-month ({money_range(*m_rng)}).",
+            )
         if several:
             continue
         for market in res.get("by_market") or []:
-            w.add("numbers", f"{market.get('zh')}：{money(market.get('hourly_cny'))}/卡时，"
-                             f"{money(market.get('monthly_cny'))}/卡月",
-                  f"{market.get('en')}: {money(market.get('hourly_cny'))}/card-hour, "
-                  f"{money(market.get('monthly_cny'))}/card-month")
+            w.add(
+                "numbers",
+                f"{market.get('zh')}：{money(market.get('hourly_cny'))}/卡时，{money(market.get('monthly_cny'))}/卡月",
+                f"{market.get('en')}: {money(market.get('hourly_cny'))}/card-hour, "
+                f"{money(market.get('monthly_cny'))}/card-month",
+            )
         server = res.get("server_8card_monthly_cny") or {}
         if server and (count >= 8 or ctx.slots.gpu_count):
-            w.add("numbers", f"整台 8 卡服务器月租典型 {money(server.get('typical'))}",
-                  f"A whole 8-card server: typically {money(server.get('typical'))} per month")
+            w.add(
+                "numbers",
+                f"整台 8 卡服务器月租典型 {money(server.get('typical'))}",
+                f"A whole 8-card server: typically {money(server.get('typical'))} per month",
+            )
         for advice in (res.get("advice") or [])[:2]:
             w.add("alternatives", bi(advice, "zh"), bi(advice, "en"))
         if res.get("proxy"):
-            w.add("assumptions", "这张卡没有直接的报价数据，用的是相近型号的价格作参考。",
-                  "There is no direct price data for this card; a similar card's price is used as a proxy.")
+            w.add(
+                "assumptions",
+                "这张卡没有直接的报价数据，用的是相近型号的价格作参考。",
+                "There is no direct price data for this card; a similar card's price is used as a proxy.",
+            )
     first = prices[0].result if prices else {}
     if several:
         _cheapest(w, prices)
         _compute_per_yuan(w, prices, ctx)
     if first.get("as_of"):
-        w.add("assumptions", f"价格数据截至 {first['as_of']}，可信度 {first.get('confidence', '')}；人民币、不含存储和带宽。",
-              f"Price data as of {first['as_of']}, confidence {first.get('confidence', '')}; CNY, excluding "
-              "storage and bandwidth.")
+        w.add(
+            "assumptions",
+            f"价格数据截至 {first['as_of']}，可信度 {first.get('confidence', '')}；人民币、不含存储和带宽。",
+            f"Price data as of {first['as_of']}, confidence {first.get('confidence', '')}; CNY, excluding "
+            "storage and bandwidth.",
+        )
     if first.get("warning"):
         w.add("next", bi(first["warning"], "zh"), bi(first["warning"], "en"))
 
@@ -447,40 +616,57 @@ def _measured_busbw_verdict(w: Writer, r: ToolResult, measured: float) -> None:
     if low is None or high is None:
         return
     n, topo = bw.get("n_gpus") or r.args.get("n_gpus"), str(bw.get("topology") or "")
-    shown = {"nvswitch": "NVSwitch", "nvlink": "NVLink", "nvlink_bridge": "NVLink bridge", "pcie": "PCIe"}.get(topo, topo)
+    shown = {"nvswitch": "NVSwitch", "nvlink": "NVLink", "nvlink_bridge": "NVLink bridge", "pcie": "PCIe"}.get(
+        topo, topo
+    )
     setup_zh = f" {num(n)} 卡 {r.args.get('gpu') or 'GPU'}（{shown}）"
     setup_en = f"{num(n)} × {r.args.get('gpu') or 'GPU'} ({shown})"
-    tenth = measured < low / 10   # said in words: a derived percentage would be a number no tool gave
+    tenth = measured < low / 10  # said in words: a derived percentage would be a number no tool gave
     if flag is not None and measured < flag:
-        w.add("verdict",
-              f"不正常。你测到的 busbw {num(measured)} GB/s 远低于{setup_zh}的预期 {num(low)}–{num(high)} GB/s，"
-              f"{'不到下限的十分之一' if tenth else '不到下限的一半'}（低于 {num(flag)} GB/s 就说明有问题）。",
-              f"No — {num(measured)} GB/s is far below the {num(low)}–{num(high)} GB/s expected on {setup_en}: "
-              f"{'under a tenth' if tenth else 'under half'} of the low end, and anything under {num(flag)} GB/s "
-              "points to a problem.")
+        w.add(
+            "verdict",
+            f"不正常。你测到的 busbw {num(measured)} GB/s 远低于{setup_zh}的预期 {num(low)}–{num(high)} GB/s，"
+            f"{'不到下限的十分之一' if tenth else '不到下限的一半'}（低于 {num(flag)} GB/s 就说明有问题）。",
+            f"No — {num(measured)} GB/s is far below the {num(low)}–{num(high)} GB/s expected on {setup_en}: "
+            f"{'under a tenth' if tenth else 'under half'} of the low end, and anything under {num(flag)} GB/s "
+            "points to a problem.",
+        )
         if topo in ("nvswitch", "nvlink"):
-            w.add("next", "先看 `nvidia-smi topo -m`：GPU 之间应显示 NV#（如 NV12/NV18），只看到 PIX/PXB/PHB/SYS 说明没走 NVLink；"
-                  "SXM/NVSwitch 机器还要确认 `nvidia-fabricmanager` 服务在运行。",
-                  "Check `nvidia-smi topo -m` first: GPU pairs should show NV# (e.g. NV12/NV18); PIX/PXB/PHB/SYS means "
-                  "traffic is not on NVLink. On SXM/NVSwitch servers also confirm the `nvidia-fabricmanager` service is running.")
-            w.add("next", "用 `NCCL_DEBUG=INFO` 重跑：日志里应是 `via P2P/IPC`，出现 `via SHM` 表示绕主机内存；确认没有设置 `NCCL_P2P_DISABLE=1`。",
-                  "Re-run with `NCCL_DEBUG=INFO`: the log should say `via P2P/IPC`; `via SHM` means traffic detours through "
-                  "host memory. Make sure `NCCL_P2P_DISABLE=1` is not set.")
-        w.add("next", "读最大几档消息时的 busbw 平台值，不是最后一行的平均值；复测仍低就带着输出找服务商。",
-              "Read the busbw plateau at the largest message sizes, not the average on the last line; if it is "
-              "still low, take the output to the provider.")
+            w.add(
+                "next",
+                "先看 `nvidia-smi topo -m`：GPU 之间应显示 NV#（如 NV12/NV18），只看到 PIX/PXB/PHB/SYS 说明没走 NVLink；"
+                "SXM/NVSwitch 机器还要确认 `nvidia-fabricmanager` 服务在运行。",
+                "Check `nvidia-smi topo -m` first: GPU pairs should show NV# (e.g. NV12/NV18); PIX/PXB/PHB/SYS means "
+                "traffic is not on NVLink. On SXM/NVSwitch servers also confirm the `nvidia-fabricmanager` service is running.",
+            )
+            w.add(
+                "next",
+                "用 `NCCL_DEBUG=INFO` 重跑：日志里应是 `via P2P/IPC`，出现 `via SHM` 表示绕主机内存；确认没有设置 `NCCL_P2P_DISABLE=1`。",
+                "Re-run with `NCCL_DEBUG=INFO`: the log should say `via P2P/IPC`; `via SHM` means traffic detours through "
+                "host memory. Make sure `NCCL_P2P_DISABLE=1` is not set.",
+            )
+        w.add(
+            "next",
+            "读最大几档消息时的 busbw 平台值，不是最后一行的平均值；复测仍低就带着输出找服务商。",
+            "Read the busbw plateau at the largest message sizes, not the average on the last line; if it is "
+            "still low, take the output to the provider.",
+        )
     elif measured < low:
-        w.add("verdict",
-              f"偏低。{num(measured)} GB/s 低于{setup_zh}的预期 {num(low)}–{num(high)} GB/s，"
-              f"但还没低到说明硬件有问题（{num(flag)} GB/s）；先确认读的是大消息的平台值，再看 NCCL 版本和设置。",
-              f"Somewhat low — {num(measured)} GB/s is under the {num(low)}–{num(high)} GB/s expected on {setup_en} "
-              f"but not low enough to point to broken hardware (under {num(flag)} GB/s); check you "
-              "read the large-message plateau, then the NCCL version and settings.")
+        w.add(
+            "verdict",
+            f"偏低。{num(measured)} GB/s 低于{setup_zh}的预期 {num(low)}–{num(high)} GB/s，"
+            f"但还没低到说明硬件有问题（{num(flag)} GB/s）；先确认读的是大消息的平台值，再看 NCCL 版本和设置。",
+            f"Somewhat low — {num(measured)} GB/s is under the {num(low)}–{num(high)} GB/s expected on {setup_en} "
+            f"but not low enough to point to broken hardware (under {num(flag)} GB/s); check you "
+            "read the large-message plateau, then the NCCL version and settings.",
+        )
     else:
-        w.add("verdict",
-              f"正常。{num(measured)} GB/s 在{setup_zh}的预期 {num(low)}–{num(high)} GB/s 之内或更高。",
-              f"Yes, that is normal: {num(measured)} GB/s is within (or above) the {num(low)}–{num(high)} GB/s "
-              f"expected on {setup_en}.")
+        w.add(
+            "verdict",
+            f"正常。{num(measured)} GB/s 在{setup_zh}的预期 {num(low)}–{num(high)} GB/s 之内或更高。",
+            f"Yes, that is normal: {num(measured)} GB/s is within (or above) the {num(low)}–{num(high)} GB/s "
+            f"expected on {setup_en}.",
+        )
 
 
 _STATUS = {"ok": ("✓", "✓"), "warn": ("注意", "warning"), "fail": ("不行", "fails"), "info": ("提示", "note")}
@@ -489,7 +675,7 @@ _STATUS = {"ok": ("✓", "✓"), "warn": ("注意", "warning"), "fail": ("不行
 @renderer("interconnect_advice", grouped=True)
 def interconnect_advice(w: Writer, r: ToolResult, ctx: Context) -> None:
     if ctx.intent == "min_gpus" and ctx.by_name("find_min_gpus"):
-        return   # the links of the rented GPU count: quoted by the find_min_gpus renderer
+        return  # the links of the rented GPU count: quoted by the find_min_gpus renderer
     results = ctx.by_name("interconnect_advice")
     several = len(results) > 1
     by_topology = several and all(x.args.get("topology") for x in results)
@@ -500,63 +686,91 @@ def interconnect_advice(w: Writer, r: ToolResult, ctx: Context) -> None:
         for x in results:
             bw, sync = x.result.get("expected_busbw") or {}, x.result.get("gradient_sync") or {}
             topo = str(x.args.get("topology")).replace("pcie", "PCIe").replace("nvswitch", "NVSwitch")
-            t_zh = f"，同步一次梯度约 {num(sync['seconds_low'])}–{num(sync.get('seconds_high'))} 秒" \
-                if sync.get("seconds_low") is not None else ""
-            t_en = f", one gradient all-reduce about {num(sync['seconds_low'])}–{num(sync.get('seconds_high'))} s" \
-                if sync.get("seconds_low") is not None else ""
+            t_zh = (
+                f"，同步一次梯度约 {num(sync['seconds_low'])}–{num(sync.get('seconds_high'))} 秒"
+                if sync.get("seconds_low") is not None
+                else ""
+            )
+            t_en = (
+                f", one gradient all-reduce about {num(sync['seconds_low'])}–{num(sync.get('seconds_high'))} s"
+                if sync.get("seconds_low") is not None
+                else ""
+            )
             if bw.get("low_gbs") is None:
                 continue
             parts_zh.append(f"{topo} 预期 busbw 约 {num(bw.get('low_gbs'))}–{num(bw.get('high_gbs'))} GB/s{t_zh}")
-            parts_en.append(f"{topo}: expected busbw about {num(bw.get('low_gbs'))}–{num(bw.get('high_gbs'))} GB/s{t_en}")
+            parts_en.append(
+                f"{topo}: expected busbw about {num(bw.get('low_gbs'))}–{num(bw.get('high_gbs'))} GB/s{t_en}"
+            )
         n = (results[0].result.get("expected_busbw") or {}).get("n_gpus") or results[0].args.get("n_gpus")
         if parts_zh:
-            w.add("verdict", (f"同样 {num(n)} 张卡：" if n else "") + "；".join(parts_zh) + "。",
-                  (f"Same {plural(n, 'GPU')} — " if n else "") + "; ".join(parts_en) + ".")
+            w.add(
+                "verdict",
+                (f"同样 {num(n)} 张卡：" if n else "") + "；".join(parts_zh) + "。",
+                (f"Same {plural(n, 'GPU')} — " if n else "") + "; ".join(parts_en) + ".",
+            )
     elif several:
         ok = [x for x in results if all(rule.get("status") != "fail" for rule in x.result.get("rules") or [])]
         nets = [str(x.args.get("network")) for x in ok]
-        w.add("verdict", "多机训练，机间网络至少要 100G 且支持 RDMA（IB 或 RoCE）；10G 以太网只够单机。"
-              + (f"下面三种里能用的是：{'、'.join(nets)}。" if nets else ""),
-              "Multi-node training needs at least 100G with RDMA (InfiniBand or RoCE) between servers; 10G "
-              "Ethernet is for single-node only." + (f" Of the three below, usable: {', '.join(nets)}." if nets else ""))
+        w.add(
+            "verdict",
+            "多机训练，机间网络至少要 100G 且支持 RDMA（IB 或 RoCE）；10G 以太网只够单机。"
+            + (f"下面三种里能用的是：{'、'.join(nets)}。" if nets else ""),
+            "Multi-node training needs at least 100G with RDMA (InfiniBand or RoCE) between servers; 10G "
+            "Ethernet is for single-node only." + (f" Of the three below, usable: {', '.join(nets)}." if nets else ""),
+        )
     for x in results:
         res = x.result
         bw = res.get("expected_busbw") or {}
         label = str(x.args.get("network") or res.get("topology") or "").replace("pcie", "PCIe")
         if bw.get("mid_gbs") is not None and not by_topology:
-            w.add("numbers", f"{label}：预期 all-reduce busbw 约 {num(bw.get('low_gbs'))}–{num(bw.get('high_gbs'))} GB/s"
-                  f"（单向口径；拓扑 {res.get('topology')}）",
-                  f"{label}: expected all-reduce busbw about {num(bw.get('low_gbs'))}–{num(bw.get('high_gbs'))} GB/s "
-                  f"(per direction; topology {res.get('topology')})")
+            w.add(
+                "numbers",
+                f"{label}：预期 all-reduce busbw 约 {num(bw.get('low_gbs'))}–{num(bw.get('high_gbs'))} GB/s"
+                f"（单向口径；拓扑 {res.get('topology')}）",
+                f"{label}: expected all-reduce busbw about {num(bw.get('low_gbs'))}–{num(bw.get('high_gbs'))} GB/s "
+                f"(per direction; topology {res.get('topology')})",
+            )
         # a failing rule is the answer ("10 GbE is single-node only"); warnings follow it
         for rule in sorted(res.get("rules") or [], key=lambda rl: {"fail": 0, "warn": 1}.get(str(rl.get("status")), 2)):
             status = rule.get("status")
             target = "verdict" if not several and status in ("fail", "warn") else "findings"
             mark_zh, mark_en = _STATUS.get(str(status), ("", ""))
-            w.add(target, f"{mark_zh}：{rule.get('zh')}" if target == "findings" else rule.get("zh") or "",
-                  f"{mark_en}: {rule.get('en')}" if target == "findings" else rule.get("en") or "")
+            w.add(
+                target,
+                f"{mark_zh}：{rule.get('zh')}" if target == "findings" else rule.get("zh") or "",
+                f"{mark_en}: {rule.get('en')}" if target == "findings" else rule.get("en") or "",
+            )
         sync = res.get("gradient_sync") or {}
         if sync.get("seconds_low") is not None and not by_topology:
-            w.add("numbers", f"每步同步 {gb(sync.get('gb'))} GB 梯度约需 {num(sync['seconds_low'])}–{num(sync.get('seconds_high'))} 秒"
-                  f"（{sync.get('formula', '')}）",
-                  f"Each step's {gb(sync.get('gb'))} GB gradient sync takes about {num(sync['seconds_low'])}–"
-                  f"{num(sync.get('seconds_high'))} s ({sync.get('formula', '')})")
+            w.add(
+                "numbers",
+                f"每步同步 {gb(sync.get('gb'))} GB 梯度约需 {num(sync['seconds_low'])}–{num(sync.get('seconds_high'))} 秒"
+                f"（{sync.get('formula', '')}）",
+                f"Each step's {gb(sync.get('gb'))} GB gradient sync takes about {num(sync['seconds_low'])}–"
+                f"{num(sync.get('seconds_high'))} s ({sync.get('formula', '')})",
+            )
         if not several and bw.get("note"):
             w.add("assumptions", bi(bw["note"], "zh"), bi(bw["note"], "en"))
     if not w.parts["verdict"] and results:
         w.add("verdict", "这个配置的互联没有明显短板。", "No obvious interconnect bottleneck for this setup.")
     for note in (results[0].result.get("notes") or [])[:1] if results else []:
         w.add("assumptions", bi(note, "zh"), bi(note, "en"))
-    if not ctx.slots.measured_busbw_gbs:   # a measured figure was just compared above
-        w.add("next", "租到后跑 nccl-tests 的 all_reduce_perf，把输出贴给我，我对照预期 busbw 帮你判断。",
-              "Once rented, run nccl-tests all_reduce_perf and paste the output; I will compare it with the expected busbw.")
+    if not ctx.slots.measured_busbw_gbs:  # a measured figure was just compared above
+        w.add(
+            "next",
+            "租到后跑 nccl-tests 的 all_reduce_perf，把输出贴给我，我对照预期 busbw 帮你判断。",
+            "Once rented, run nccl-tests all_reduce_perf and paste the output; I will compare it with the expected busbw.",
+        )
 
 
 # ---------------------------------------------------------------- check_reported_memory ---------
 _READ_AS = {
-    "gib_rounded": ("按 nvidia-smi 的 MiB ÷ 1024（GiB，四舍五入或截断）理解——人们常这样把 MiB 说成「G」",
-                    "was read as nvidia-smi MiB ÷ 1024 (GiB, rounded or truncated) — how people usually turn the "
-                    "MiB figure into 'GB'"),
+    "gib_rounded": (
+        "按 nvidia-smi 的 MiB ÷ 1024（GiB，四舍五入或截断）理解——人们常这样把 MiB 说成「G」",
+        "was read as nvidia-smi MiB ÷ 1024 (GiB, rounded or truncated) — how people usually turn the "
+        "MiB figure into 'GB'",
+    ),
     "gib": ("按 GiB 理解", "was read as GiB"),
     "gb": ("按十进制 GB 理解", "was read as decimal GB"),
     "gb_or_gib": ("按十进制 GB 或 GiB 两种读法都算了", "was read both as decimal GB and as GiB"),
@@ -573,38 +787,59 @@ def check_reported_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     seen = f"{num(round(lo))} MiB" if abs(hi - lo) < 1 else f"{num(round(lo))}–{num(round(hi))} MiB"
     verdict = res.get("verdict")
     if verdict == "normal":
-        w.add("verdict", f"**正常，不是假卡的迹象。** 正品 {name} 在 nvidia-smi 里显示 {num(exp)} MiB（= {res['expected_gib']} GiB），"
-                         f"你看到的数字约合 {seen}，对得上。",
-              f"**Normal — not a sign of a fake card.** A genuine {name} shows {num(exp)} MiB in nvidia-smi "
-              f"(= {res['expected_gib']} GiB); your figure is about {seen}, which matches.")
+        w.add(
+            "verdict",
+            f"**正常，不是假卡的迹象。** 正品 {name} 在 nvidia-smi 里显示 {num(exp)} MiB（= {res['expected_gib']} GiB），"
+            f"你看到的数字约合 {seen}，对得上。",
+            f"**Normal — not a sign of a fake card.** A genuine {name} shows {num(exp)} MiB in nvidia-smi "
+            f"(= {res['expected_gib']} GiB); your figure is about {seen}, which matches.",
+        )
     elif verdict == "suspicious":
-        w.add("verdict", f"**可疑：比正品少。** 正品 {name} 在 nvidia-smi 里显示 {num(exp)} MiB（= {res['expected_gib']} GiB），"
-                         f"你看到的约 {seen}，明显偏少，可能不是这张卡或显存被改过。请按下面的命令核对并截图给服务商。",
-              f"**Suspicious: less than a genuine card.** A genuine {name} shows {num(exp)} MiB in nvidia-smi "
-              f"(= {res['expected_gib']} GiB); yours is about {seen}, clearly short — it may be another card or a "
-              f"modified one. Check with the commands below and send the output to the provider.")
+        w.add(
+            "verdict",
+            f"**可疑：比正品少。** 正品 {name} 在 nvidia-smi 里显示 {num(exp)} MiB（= {res['expected_gib']} GiB），"
+            f"你看到的约 {seen}，明显偏少，可能不是这张卡或显存被改过。请按下面的命令核对并截图给服务商。",
+            f"**Suspicious: less than a genuine card.** A genuine {name} shows {num(exp)} MiB in nvidia-smi "
+            f"(= {res['expected_gib']} GiB); yours is about {seen}, clearly short — it may be another card or a "
+            f"modified one. Check with the commands below and send the output to the provider.",
+        )
     elif verdict == "more_than_spec":
-        w.add("verdict", f"**比正品多，和规格不符。** 正品 {name} 显示 {num(exp)} MiB，你看到的约 {seen}：可能是改装扩容卡"
-                         "（如 48GB 改版 4090）或别的型号，驱动兼容和保修要问清楚。",
-              f"**More than a genuine card — does not match the spec.** A genuine {name} shows {num(exp)} MiB; yours "
-              f"is about {seen}: possibly a memory-modded card (e.g. a 48 GB 4090) or another model; ask about "
-              "driver support and warranty.")
+        w.add(
+            "verdict",
+            f"**比正品多，和规格不符。** 正品 {name} 显示 {num(exp)} MiB，你看到的约 {seen}：可能是改装扩容卡"
+            "（如 48GB 改版 4090）或别的型号，驱动兼容和保修要问清楚。",
+            f"**More than a genuine card — does not match the spec.** A genuine {name} shows {num(exp)} MiB; yours "
+            f"is about {seen}: possibly a memory-modded card (e.g. a 48 GB 4090) or another model; ask about "
+            "driver support and warranty.",
+        )
     else:
-        w.add("verdict", f"**无法判断：** 我没有 {name} 在 nvidia-smi 里的显存总数的可引用数据（规格 {num(res.get('memory_gb'))} GB "
-                         f"= {num(round(res.get('datasheet_mib') or 0))} MiB），不编数字。你看到的约 {seen}。",
-              f"**Can't tell:** I have no cited nvidia-smi memory total for the {name} (datasheet "
-              f"{num(res.get('memory_gb'))} GB = {num(round(res.get('datasheet_mib') or 0))} MiB), and I won't guess. "
-              f"Your figure is about {seen}.")
+        w.add(
+            "verdict",
+            f"**无法判断：** 我没有 {name} 在 nvidia-smi 里的显存总数的可引用数据（规格 {num(res.get('memory_gb'))} GB "
+            f"= {num(round(res.get('datasheet_mib') or 0))} MiB），不编数字。你看到的约 {seen}。",
+            f"**Can't tell:** I have no cited nvidia-smi memory total for the {name} (datasheet "
+            f"{num(res.get('memory_gb'))} GB = {num(round(res.get('datasheet_mib') or 0))} MiB), and I won't guess. "
+            f"Your figure is about {seen}.",
+        )
     read_as = _READ_AS.get(res.get("interpretation") or "", ("", ""))
-    w.add("numbers", f"单位：GB = 10^9 字节，GiB = 2^30，MiB = 2^20；nvidia-smi 打印的是 MiB。规格上的 {num(res.get('memory_gb'))} GB "
-                     f"= {num(round(res.get('datasheet_mib') or 0))} MiB；你的数字{read_as[0]}。",
-          f"Units: GB = 10^9 bytes, GiB = 2^30, MiB = 2^20; nvidia-smi prints MiB. The datasheet's "
-          f"{num(res.get('memory_gb'))} GB = {num(round(res.get('datasheet_mib') or 0))} MiB; your figure {read_as[1]}.")
-    w.add("next", "运行 `nvidia-smi -q -d MEMORY`，看 FB Memory Usage 下的 Total（MiB），和上面正品的 MiB 数逐位比较；"
-                  "`nvidia-smi --query-gpu=name,memory.total --format=csv` 一次列出每张卡。",
-          "Run `nvidia-smi -q -d MEMORY` and compare FB Memory Usage → Total (MiB) with the genuine figure above; "
-          "`nvidia-smi --query-gpu=name,memory.total --format=csv` lists every card at once.")
-    w.add("next", "运行 `gpu-advisor checklist`，生成完整的验机脚本（型号、显存、带宽、互联、跑一遍压力测试）。",
-          "Run `gpu-advisor checklist` for a full acceptance script (model, memory, bandwidth, links, a burn-in run).")
+    w.add(
+        "numbers",
+        f"单位：GB = 10^9 字节，GiB = 2^30，MiB = 2^20；nvidia-smi 打印的是 MiB。规格上的 {num(res.get('memory_gb'))} GB "
+        f"= {num(round(res.get('datasheet_mib') or 0))} MiB；你的数字{read_as[0]}。",
+        f"Units: GB = 10^9 bytes, GiB = 2^30, MiB = 2^20; nvidia-smi prints MiB. The datasheet's "
+        f"{num(res.get('memory_gb'))} GB = {num(round(res.get('datasheet_mib') or 0))} MiB; your figure {read_as[1]}.",
+    )
+    w.add(
+        "next",
+        "运行 `nvidia-smi -q -d MEMORY`，看 FB Memory Usage 下的 Total（MiB），和上面正品的 MiB 数逐位比较；"
+        "`nvidia-smi --query-gpu=name,memory.total --format=csv` 一次列出每张卡。",
+        "Run `nvidia-smi -q -d MEMORY` and compare FB Memory Usage → Total (MiB) with the genuine figure above; "
+        "`nvidia-smi --query-gpu=name,memory.total --format=csv` lists every card at once.",
+    )
+    w.add(
+        "next",
+        "运行 `gpu-advisor checklist`，生成完整的验机脚本（型号、显存、带宽、互联、跑一遍压力测试）。",
+        "Run `gpu-advisor checklist` for a full acceptance script (model, memory, bandwidth, links, a burn-in run).",
+    )
     if res.get("source"):
         w.add("assumptions", f"正品显存总数来源：{res['source']}", f"Genuine-card total from: {res['source']}")

@@ -1,12 +1,25 @@
 """Renderers for whole jobs: `estimate_training_time` and `plan_configurations`."""
+
 from __future__ import annotations
 
 import re
 
 from assistant.offline.render import Writer, num
 from assistant.offline.render_memory import fit_sentence, seed_rule_line
-from assistant.offline.render_tools import (Context, article, bi, big, gb, money, money_range, pct, plural,
-                                            renderer, tokens_text, zh_en)
+from assistant.offline.render_tools import (
+    Context,
+    article,
+    bi,
+    big,
+    gb,
+    money,
+    money_range,
+    pct,
+    plural,
+    renderer,
+    tokens_text,
+    zh_en,
+)
 from assistant.offline.types import ToolResult
 
 
@@ -22,59 +35,83 @@ def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
     asks_gpu_hours = re.search(r"gpu[\s-]*hours?|卡时|机时|算力总量", ctx.question, re.I)
     if (asks_gpu_hours or not ctx.slots.gpu_count) and gpu_h.get("mid") is not None:
         # No GPU count given (or GPU-hours asked): the total work is the answer; days depend on the count.
-        w.add("verdict",
-              f"训练 {size} 模型、{toks} token 大约需要 {big(gpu_h['mid'])} 卡时（{card}，按 MFU {pct(mfu.get('mid'))}；"
-              f"区间 {big(gpu_h.get('low'))}–{big(gpu_h.get('high'))}），平台价约 {money(cost.get('mid'))}。",
-              f"Training {article(size)} {size} model on {toks} tokens takes about {big(gpu_h['mid'])} GPU-hours on {card} "
-              f"(at {pct(mfu.get('mid'))} MFU; range {big(gpu_h.get('low'))}–{big(gpu_h.get('high'))}), about "
-              f"{money(cost.get('mid'))} at platform prices.")
+        w.add(
+            "verdict",
+            f"训练 {size} 模型、{toks} token 大约需要 {big(gpu_h['mid'])} 卡时（{card}，按 MFU {pct(mfu.get('mid'))}；"
+            f"区间 {big(gpu_h.get('low'))}–{big(gpu_h.get('high'))}），平台价约 {money(cost.get('mid'))}。",
+            f"Training {article(size)} {size} model on {toks} tokens takes about {big(gpu_h['mid'])} GPU-hours on {card} "
+            f"(at {pct(mfu.get('mid'))} MFU; range {big(gpu_h.get('low'))}–{big(gpu_h.get('high'))}), about "
+            f"{money(cost.get('mid'))} at platform prices.",
+        )
         if days.get("mid") is not None:
-            w.add("verdict", f"用 {num(n)} 张卡要约 {big(days['mid'])} 天；卡数翻倍，时间大致减半。",
-                  ("On one GPU" if n == 1 else f"On {num(n)} GPUs") +
-                  f" that is about {plural(big(days['mid']), 'day')}; doubling the GPUs roughly halves it.")
+            w.add(
+                "verdict",
+                f"用 {num(n)} 张卡要约 {big(days['mid'])} 天；卡数翻倍，时间大致减半。",
+                ("On one GPU" if n == 1 else f"On {num(n)} GPUs")
+                + f" that is about {plural(big(days['mid']), 'day')}; doubling the GPUs roughly halves it.",
+            )
     elif days.get("mid") is not None and hours.get("mid") is not None and days["mid"] < 2:
         # under two days: "about 1 day (0 days if things go well)" hides the figure — say hours
         lo_h, hi_h = hours.get("low", hours["mid"]), hours.get("high", hours["mid"])
-        w.add("verdict",
-              f"用 {num(n)} 张 {card} 训练 {size} 模型、{toks} token，大约要 {big(hours['mid'])} 小时"
-              f"（按 MFU {pct(mfu.get('mid'))} 估；区间 {big(lo_h)}–{big(hi_h)} 小时）。",
-              f"Training {article(size)} {size} model on {toks} tokens with {num(n)} × {card} takes about "
-              f"{plural(big(hours['mid']), 'hour')} (at {pct(mfu.get('mid'))} MFU; range {big(lo_h)}–{big(hi_h)} hours).")
+        w.add(
+            "verdict",
+            f"用 {num(n)} 张 {card} 训练 {size} 模型、{toks} token，大约要 {big(hours['mid'])} 小时"
+            f"（按 MFU {pct(mfu.get('mid'))} 估；区间 {big(lo_h)}–{big(hi_h)} 小时）。",
+            f"Training {article(size)} {size} model on {toks} tokens with {num(n)} × {card} takes about "
+            f"{plural(big(hours['mid']), 'hour')} (at {pct(mfu.get('mid'))} MFU; range {big(lo_h)}–{big(hi_h)} hours).",
+        )
     elif days.get("mid") is not None:
         lo_d, hi_d = round(days.get("low", days["mid"])), round(days.get("high", days["mid"]))
-        w.add("verdict",
-              f"用 {num(n)} 张 {card} 训练 {size} 模型、{toks} token，大约要 {num(round(days['mid']))} 天"
-              f"（按 MFU {pct(mfu.get('mid'))} 估；顺利时 {num(lo_d)} 天，保守 {num(hi_d)} 天）。",
-              f"Training {article(size)} {size} model on {toks} tokens with {num(n)} × {card} takes about "
-              f"{plural(round(days['mid']), 'day')} (at {pct(mfu.get('mid'))} MFU; range {num(lo_d)}–"
-              f"{plural(hi_d, 'day')}).")
+        w.add(
+            "verdict",
+            f"用 {num(n)} 张 {card} 训练 {size} 模型、{toks} token，大约要 {num(round(days['mid']))} 天"
+            f"（按 MFU {pct(mfu.get('mid'))} 估；顺利时 {num(lo_d)} 天，保守 {num(hi_d)} 天）。",
+            f"Training {article(size)} {size} model on {toks} tokens with {num(n)} × {card} takes about "
+            f"{plural(round(days['mid']), 'day')} (at {pct(mfu.get('mid'))} MFU; range {num(lo_d)}–"
+            f"{plural(hi_d, 'day')}).",
+        )
     if hours.get("mid") is not None:
-        w.add("numbers", f"墙钟时间约 {big(hours['mid'])} 小时，共 {big(gpu_h.get('mid', 0))} 卡时"
-              f"（区间 {big(gpu_h.get('low', 0))}–{big(gpu_h.get('high', 0))} 卡时）",
-              f"Wall-clock about {plural(big(hours['mid']), 'hour')}; {big(gpu_h.get('mid', 0))} GPU-hours "
-              f"(range {big(gpu_h.get('low', 0))}–{big(gpu_h.get('high', 0))})")
+        w.add(
+            "numbers",
+            f"墙钟时间约 {big(hours['mid'])} 小时，共 {big(gpu_h.get('mid', 0))} 卡时"
+            f"（区间 {big(gpu_h.get('low', 0))}–{big(gpu_h.get('high', 0))} 卡时）",
+            f"Wall-clock about {plural(big(hours['mid']), 'hour')}; {big(gpu_h.get('mid', 0))} GPU-hours "
+            f"(range {big(gpu_h.get('low', 0))}–{big(gpu_h.get('high', 0))})",
+        )
     if res.get("flops") is not None:
-        w.add("numbers", f"计算量 {res.get('flops_formula', '6·N·D')} ≈ {res['flops']:.2g} FLOPs，"
-              f"单卡峰值 {num(res.get('peak_tflops_per_gpu'))} TFLOPS（{res.get('precision_used', 'bf16')} 稠密）",
-              f"Compute {res.get('flops_formula', '6·N·D')} ≈ {res['flops']:.2g} FLOPs; peak "
-              f"{num(res.get('peak_tflops_per_gpu'))} TFLOPS per GPU ({res.get('precision_used', 'bf16')} dense)")
+        w.add(
+            "numbers",
+            f"计算量 {res.get('flops_formula', '6·N·D')} ≈ {res['flops']:.2g} FLOPs，"
+            f"单卡峰值 {num(res.get('peak_tflops_per_gpu'))} TFLOPS（{res.get('precision_used', 'bf16')} 稠密）",
+            f"Compute {res.get('flops_formula', '6·N·D')} ≈ {res['flops']:.2g} FLOPs; peak "
+            f"{num(res.get('peak_tflops_per_gpu'))} TFLOPS per GPU ({res.get('precision_used', 'bf16')} dense)",
+        )
     if cost.get("mid") is not None:
-        w.add("numbers", f"费用约 {money(cost['mid'])}（{money_range(cost.get('low'), cost.get('high'))}，"
-              f"按每卡时 {money((res.get('price_per_gpu_hour_cny') or {}).get('mid'))} 的平台价）",
-              f"Cost about {money(cost['mid'])} ({money_range(cost.get('low'), cost.get('high'))}, at the platform "
-              f"price of {money((res.get('price_per_gpu_hour_cny') or {}).get('mid'))} per GPU-hour)")
+        w.add(
+            "numbers",
+            f"费用约 {money(cost['mid'])}（{money_range(cost.get('low'), cost.get('high'))}，"
+            f"按每卡时 {money((res.get('price_per_gpu_hour_cny') or {}).get('mid'))} 的平台价）",
+            f"Cost about {money(cost['mid'])} ({money_range(cost.get('low'), cost.get('high'))}, at the platform "
+            f"price of {money((res.get('price_per_gpu_hour_cny') or {}).get('mid'))} per GPU-hour)",
+        )
     by_market = res.get("cost_cny_by_market") or {}
     if by_market.get("long_term_lease") and by_market.get("public_cloud_on_demand"):
-        w.add("numbers", f"长租整机约 {money(by_market['long_term_lease'])}，公有云按量约 "
-              f"{money(by_market['public_cloud_on_demand'])}",
-              f"Long-term lease about {money(by_market['long_term_lease'])}; public-cloud on-demand about "
-              f"{money(by_market['public_cloud_on_demand'])}")
+        w.add(
+            "numbers",
+            f"长租整机约 {money(by_market['long_term_lease'])}，公有云按量约 "
+            f"{money(by_market['public_cloud_on_demand'])}",
+            f"Long-term lease about {money(by_market['long_term_lease'])}; public-cloud on-demand about "
+            f"{money(by_market['public_cloud_on_demand'])}",
+        )
     comm = res.get("comm") or {}
     if comm.get("note"):
         w.add("assumptions", bi(comm["note"], "zh"), bi(comm["note"], "en"))
     if res.get("mfu_source"):
-        w.add("assumptions", "MFU（实际算力利用率）取经验区间，真实值取决于代码、batch 和通信。",
-              "MFU (model FLOPs utilisation) is a typical band; the real figure depends on code, batch and communication.")
+        w.add(
+            "assumptions",
+            "MFU（实际算力利用率）取经验区间，真实值取决于代码、batch 和通信。",
+            "MFU (model FLOPs utilisation) is a typical band; the real figure depends on code, batch and communication.",
+        )
     for note in res.get("notes") or []:
         if isinstance(note, str) and not note.startswith("模型 / model"):
             w.add("assumptions", bi(note, "zh"), bi(note, "en"))
@@ -82,13 +119,19 @@ def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
         if isinstance(warn, str):
             w.add("assumptions", bi(warn, "zh"), bi(warn, "en"))
     if days.get("mid") and days["mid"] > 60:
-        w.add("alternatives", "时间太长：加卡（时间大致和卡数成反比，但多机要 IB/RoCE 网络）、换 H100/H800 这类更快的卡，或减少训练 token。",
-              "Too long: add GPUs (time scales roughly inversely, but multi-node needs IB/RoCE), use faster cards "
-              "such as H100/H800, or train on fewer tokens.")
+        w.add(
+            "alternatives",
+            "时间太长：加卡（时间大致和卡数成反比，但多机要 IB/RoCE 网络）、换 H100/H800 这类更快的卡，或减少训练 token。",
+            "Too long: add GPUs (time scales roughly inversely, but multi-node needs IB/RoCE), use faster cards "
+            "such as H100/H800, or train on fewer tokens.",
+        )
     if not ctx.slots.gpus:
         w.add("assumptions", f"你没指定卡型，这里按 {card} 计算。", f"No GPU was named, so the {card} is assumed.")
-    w.add("next", "先租几个小时跑一小段，用实测的每秒 token 数校准 MFU，再决定租多久。",
-          "Rent for a few hours first, measure tokens per second to calibrate the MFU, then decide how long to rent.")
+    w.add(
+        "next",
+        "先租几个小时跑一小段，用实测的每秒 token 数校准 MFU，再决定租多久。",
+        "Rent for a few hours first, measure tokens per second to calibrate the MFU, then decide how long to rent.",
+    )
 
 
 # ---------------------------------------------------------------- plans -------------------------
@@ -111,19 +154,24 @@ def _option_line(w: Writer, o: dict) -> tuple[str, str]:
     time_en = f", about {gb(days.get('low'))}–{gb(days.get('high'))} days" if days.get("mid") is not None else ""
     head = f"{num(o.get('count'))} × {card}"
     link_zh, link_en = bi(str(o.get("interconnect") or ""), "zh"), bi(str(o.get("interconnect") or ""), "en")
-    return (f"{head}（{link_zh}{where_zh}）：每卡约 {gb(o.get('per_gpu_gb'))} GB{time_zh}，{cost_zh}",
-            f"{head} ({link_en}{where_en}): about {gb(o.get('per_gpu_gb'))} GB per GPU{time_en}, {cost_en}")
+    return (
+        f"{head}（{link_zh}{where_zh}）：每卡约 {gb(o.get('per_gpu_gb'))} GB{time_zh}，{cost_zh}",
+        f"{head} ({link_en}{where_en}): about {gb(o.get('per_gpu_gb'))} GB per GPU{time_en}, {cost_en}",
+    )
 
 
 def _budget_verdict(w: Writer, res: dict, feasible: list[dict], ctx: Context) -> None:
-    """"预算2千块能微调吗": yes/no first — how many hours the budget rents of the cheapest option that fits."""
+    """ "预算2千块能微调吗": yes/no first — how many hours the budget rents of the cheapest option that fits."""
     budget = res.get("budget_cny")
     asks = re.search(r"能|可以|够|行不行|吗|can\b|enough|afford|possible", ctx.question, re.I)
     if not budget or res.get("tokens") or res.get("deadline_hours") or not asks:
-        return   # with a deadline or data size, the plan's own cost figures answer it
+        return  # with a deadline or data size, the plan's own cost figures answer it
     if not feasible:
-        w.add("verdict", f"按 {money(budget)} 的预算不行：没有能放下这个任务的配置。",
-              f"Not within {money(budget)}: no configuration fits the job.")
+        w.add(
+            "verdict",
+            f"按 {money(budget)} 的预算不行：没有能放下这个任务的配置。",
+            f"Not within {money(budget)}: no configuration fits the job.",
+        )
         return
     price = next((p.result for p in ctx.by_name("gpu_price") if p.result.get("period_hours")), None)
     if not price:
@@ -132,18 +180,27 @@ def _budget_verdict(w: Writer, res: dict, feasible: list[dict], ctx: Context) ->
     card = str(best.get("gpu_name") or "").replace("NVIDIA ", "").replace("GeForce ", "")
     hours, hourly = price.get("period_hours"), (price.get("hourly_cny") or {}).get("typical")
     total = (price.get("total_cny") or {}).get("typical")
-    mode = {"lora": ("LoRA 微调", "LoRA fine-tuning"), "qlora": ("QLoRA 微调", "QLoRA fine-tuning"),
-            "full": ("全量训练", "full fine-tuning"), "inference": ("推理", "serving")}.get(str(res.get("mode")), ("", ""))
-    w.add("verdict",
-          f"能，{money(budget)} 够用：{mode[0]}放得进 {num(best.get('count'))} 张 {card}（每卡约 {gb(best.get('per_gpu_gb'))} GB），"
-          f"按典型价 {money(hourly)}/卡时，{money(budget)} 能租约 {big(hours)} 小时（{big(hours)} 小时约 {money(total)}）。"
-          "只要训练在这个时长内跑完，就在预算内。",
-          f"Yes, {money(budget)} is enough: {mode[1]} fits {num(best.get('count'))} × {card} (about "
-          f"{gb(best.get('per_gpu_gb'))} GB per GPU); at the typical {money(hourly)}/card-hour, {money(budget)} rents about "
-          f"{big(hours)} hours ({big(hours)} hours ≈ {money(total)}). As long as training finishes within that, it is "
-          "within budget.")
-    w.add("next", "告诉我数据量（样本数 × 序列长度 × 轮数），我算出要跑多少小时，看看离预算还有多远。",
-          "Tell me the data size (samples × sequence length × epochs) and I will work out the hours needed against the budget.")
+    mode = {
+        "lora": ("LoRA 微调", "LoRA fine-tuning"),
+        "qlora": ("QLoRA 微调", "QLoRA fine-tuning"),
+        "full": ("全量训练", "full fine-tuning"),
+        "inference": ("推理", "serving"),
+    }.get(str(res.get("mode")), ("", ""))
+    w.add(
+        "verdict",
+        f"能，{money(budget)} 够用：{mode[0]}放得进 {num(best.get('count'))} 张 {card}（每卡约 {gb(best.get('per_gpu_gb'))} GB），"
+        f"按典型价 {money(hourly)}/卡时，{money(budget)} 能租约 {big(hours)} 小时（{big(hours)} 小时约 {money(total)}）。"
+        "只要训练在这个时长内跑完，就在预算内。",
+        f"Yes, {money(budget)} is enough: {mode[1]} fits {num(best.get('count'))} × {card} (about "
+        f"{gb(best.get('per_gpu_gb'))} GB per GPU); at the typical {money(hourly)}/card-hour, {money(budget)} rents about "
+        f"{big(hours)} hours ({big(hours)} hours ≈ {money(total)}). As long as training finishes within that, it is "
+        "within budget.",
+    )
+    w.add(
+        "next",
+        "告诉我数据量（样本数 × 序列长度 × 轮数），我算出要跑多少小时，看看离预算还有多远。",
+        "Tell me the data size (samples × sequence length × epochs) and I will work out the hours needed against the budget.",
+    )
 
 
 @renderer("plan_configurations")
@@ -160,27 +217,47 @@ def plan_configurations(w: Writer, r: ToolResult, ctx: Context) -> None:
             w.add("verdict", bi(why, "zh"), bi(why, "en"))
     else:
         w.add("verdict", "在你给的条件下找不到可行的配置。", "No configuration meets the constraints you gave.")
-        for e in ctx.by_name("estimate_memory"):   # why: the job's memory against the card asked for
+        for e in ctx.by_name("estimate_memory"):  # why: the job's memory against the card asked for
             sentence = fit_sentence(w, e.result, lead=False)
             if sentence:
                 w.add("verdict", *sentence)
             if e.result.get("mode") == "full":
                 seed_rule_line(w, e.result)
     if ctx.slots.finetune and not ctx.slots.mode and res.get("mode") == "lora":
-        w.add("assumptions", "你说的是「微调」，没说全量还是 LoRA，这里按 LoRA 算；要全量微调可以接着问「全量呢」。",
-              "You said fine-tune without saying full or LoRA, so LoRA is assumed; ask \"what about full fine-tuning?\" "
-              "for the other.")
+        w.add(
+            "assumptions",
+            "你说的是「微调」，没说全量还是 LoRA，这里按 LoRA 算；要全量微调可以接着问「全量呢」。",
+            'You said fine-tune without saying full or LoRA, so LoRA is assumed; ask "what about full fine-tuning?" '
+            "for the other.",
+        )
     budget, deadline = res.get("budget_cny"), res.get("deadline_hours")
     if budget or deadline:
-        w.add("assumptions", "约束：" + "，".join(x for x in (
-            f"预算 {money(budget)}" if budget else "", f"工期 {num(deadline)} 小时内" if deadline else "") if x),
-              "Constraints: " + ", ".join(x for x in (
-            f"budget {money(budget)}" if budget else "", f"finish within {plural(deadline, 'hour')}" if deadline else "") if x))
+        w.add(
+            "assumptions",
+            "约束："
+            + "，".join(
+                x
+                for x in (f"预算 {money(budget)}" if budget else "", f"工期 {num(deadline)} 小时内" if deadline else "")
+                if x
+            ),
+            "Constraints: "
+            + ", ".join(
+                x
+                for x in (
+                    f"budget {money(budget)}" if budget else "",
+                    f"finish within {plural(deadline, 'hour')}" if deadline else "",
+                )
+                if x
+            ),
+        )
     for o in feasible[1:5]:
         zh, en = _option_line(w, o)
         note = bi(o.get("why") or "", w.lang)
-        w.add("alternatives", f"#{num(o.get('rank'))} {zh}" + (f"（{note}）" if note else ""),
-              f"#{num(o.get('rank'))} {en}" + (f" ({note})" if note else ""))
+        w.add(
+            "alternatives",
+            f"#{num(o.get('rank'))} {zh}" + (f"（{note}）" if note else ""),
+            f"#{num(o.get('rank'))} {en}" + (f" ({note})" if note else ""),
+        )
     for o in feasible[:1]:
         if o.get("billing"):
             w.add("next", bi(o["billing"], "zh"), bi(o["billing"], "en"))
@@ -190,11 +267,18 @@ def plan_configurations(w: Writer, r: ToolResult, ctx: Context) -> None:
         if isinstance(bad, dict):
             card = str(bad.get("gpu_name") or bad.get("gpu") or "")
             reason = bad.get("why") or bad.get("reason") or ""
-            w.add("findings", f"不可行：{card} — {bi(str(reason), 'zh')}", f"Not feasible: {card} — {bi(str(reason), 'en')}")
+            w.add(
+                "findings",
+                f"不可行：{card} — {bi(str(reason), 'zh')}",
+                f"Not feasible: {card} — {bi(str(reason), 'en')}",
+            )
     for a in (res.get("assumptions") or [])[:4]:
         w.add("assumptions", *zh_en(a))
     if res.get("tokens") is None and res.get("mode") != "inference":
-        w.add("next", "告诉我训练数据量（token 数，或样本数 × 序列长度 × 轮数），就能算出要跑几天、总共花多少钱。",
-              "Tell me the training data size (tokens, or samples × sequence length × epochs) to get days and total cost.")
+        w.add(
+            "next",
+            "告诉我训练数据量（token 数，或样本数 × 序列长度 × 轮数），就能算出要跑几天、总共花多少钱。",
+            "Tell me the training data size (tokens, or samples × sequence length × epochs) to get days and total cost.",
+        )
     if res.get("warning"):
         w.add("next", *zh_en(res["warning"]))

@@ -1,11 +1,21 @@
 """Renderers for memory sizing: `estimate_memory`, `find_min_gpus`, `find_max_fit`, `lookup_model`."""
+
 from __future__ import annotations
 
 import re
 
 from assistant.offline.render import Writer, num
-from assistant.offline.render_tools import (Context, article, bi, big, cat_words, gb, generic, mode_label,
-                                            plural, renderer)
+from assistant.offline.render_tools import (
+    Context,
+    article,
+    bi,
+    big,
+    cat_words,
+    gb,
+    mode_label,
+    plural,
+    renderer,
+)
 from assistant.offline.types import ToolResult
 
 
@@ -44,16 +54,19 @@ def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
     if not isinstance(total, (int, float)):
         return None
     model, mode, setup = _model_label(w, est), mode_label(w, est.get("mode")), _setup(w, est)
-    if est.get("mode") == "inference" and est.get("precision"):   # "bf16 inference" / "int4 推理": which weights
+    if est.get("mode") == "inference" and est.get("precision"):  # "bf16 inference" / "int4 推理": which weights
         mode = w.t(f"{est['precision']} 推理", f"{est['precision']} inference")
     need_zh = f"{cat_words(model, mode)}（{setup}）每卡约需 {gb(total)} GB" + (f"（{gb(gib)} GiB）" if gib else "")
-    cap_mode = mode if re.match(r"(?:bf|fp|int)[0-9]", mode) else mode[0].upper() + mode[1:]   # "bf16 inference"
-    need_en = f"{cap_mode} of {model} ({setup}) needs about {gb(total)} GB" + \
-        (f" ({gb(gib)} GiB)" if gib else "") + " per GPU"
+    cap_mode = mode if re.match(r"(?:bf|fp|int)[0-9]", mode) else mode[0].upper() + mode[1:]  # "bf16 inference"
+    need_en = (
+        f"{cap_mode} of {model} ({setup}) needs about {gb(total)} GB"
+        + (f" ({gb(gib)} GiB)" if gib else "")
+        + " per GPU"
+    )
     fits, card, cap, room = est.get("fits"), _gpu_label(est), est.get("gpu_memory_gb"), est.get("headroom_gb")
     usable = est.get("usable_gb")
     reserve = isinstance(usable, (int, float)) and isinstance(cap, (int, float)) and usable < cap
-    if reserve:   # serving engines (vLLM) plan with a fraction of the card
+    if reserve:  # serving engines (vLLM) plan with a fraction of the card
         cap_zh = f"{gb(cap)} GB（推理引擎预留一部分后可用约 {gb(usable)} GB）"
         cap_en = f"{gb(cap)} GB (about {gb(usable)} GB usable after the serving engine's reserve)"
     else:
@@ -62,16 +75,18 @@ def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
     has_en = f"a {cap_en} card" if _bare_size(card) else f"the {card} has {cap_en}"
     if fits is True:
         tight = isinstance(room, (int, float)) and isinstance(cap, (int, float)) and room < 0.1 * cap
-        zh = (("能，但余量很小。" if tight else "能。") if lead else "") + \
-            f"{need_zh}，{has_zh}，还剩约 {gb(room)} GB。"
-        en = (("Yes, but with little room. " if tight else "Yes. ") if lead else "") + \
-            f"{need_en}; {has_en}, leaving about {gb(room)} GB."
+        zh = (
+            ("能，但余量很小。" if tight else "能。") if lead else ""
+        ) + f"{need_zh}，{has_zh}，还剩约 {gb(room)} GB。"
+        en = (
+            ("Yes, but with little room. " if tight else "Yes. ") if lead else ""
+        ) + f"{need_en}; {has_en}, leaving about {gb(room)} GB."
         return zh, en
     if fits is False:
         short = -room if isinstance(room, (int, float)) else None
         only_zh = f"{cap_zh} 的卡放不下" if _bare_size(card) else f"{card} 只有 {cap_zh}"
         only_en = f"a {cap_en} card cannot hold it" if _bare_size(card) else f"the {card} has only {cap_en}"
-        close = bool(est.get("borderline"))   # within 5% of nominal memory: the verdict can flip
+        close = bool(est.get("borderline"))  # within 5% of nominal memory: the verdict can flip
         if short is None:
             short_zh, short_en = "。", "."
         elif short < 0.05:
@@ -85,16 +100,26 @@ def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
 
 
 def _breakdown(w: Writer, est: dict) -> None:
-    parts = (("weights_gb", "权重", "weights"), ("gradients_gb", "梯度", "gradients"),
-             ("optimizer_gb", "优化器状态", "optimizer states"), ("activations_gb", "激活值", "activations"),
-             ("logits_gb", "logits 缓冲", "logits buffer"), ("kv_cache_gb", "KV 缓存", "KV cache"),
-             ("overhead_gb", "框架开销", "framework overhead"))
+    parts = (
+        ("weights_gb", "权重", "weights"),
+        ("gradients_gb", "梯度", "gradients"),
+        ("optimizer_gb", "优化器状态", "optimizer states"),
+        ("activations_gb", "激活值", "activations"),
+        ("logits_gb", "logits 缓冲", "logits buffer"),
+        ("kv_cache_gb", "KV 缓存", "KV cache"),
+        ("overhead_gb", "框架开销", "framework overhead"),
+    )
     zh, en = [], []
     logits = est.get("logits_gb")
     # The tool's activations already include the logits buffer (training): say so instead of listing it twice,
     # so the parts add up to the total.
-    inside = est.get("mode") != "inference" and isinstance(logits, (int, float)) and logits > 0.05 \
-        and isinstance(est.get("activations_gb"), (int, float)) and est["activations_gb"] >= logits
+    inside = (
+        est.get("mode") != "inference"
+        and isinstance(logits, (int, float))
+        and logits > 0.05
+        and isinstance(est.get("activations_gb"), (int, float))
+        and est["activations_gb"] >= logits
+    )
     for key, z, e in parts:
         v = est.get(key)
         if key == "logits_gb" and inside:
@@ -107,26 +132,33 @@ def _breakdown(w: Writer, est: dict) -> None:
             zh.append(f"{z} {gb(v)} GB")
             en.append(f"{e} {gb(v)} GB")
     if zh:
-        w.add("numbers", "每卡构成：" + "、".join(zh) + f"，合计 {gb(est.get('total_gb'))} GB",
-              "Per GPU: " + ", ".join(en) + f"; total {gb(est.get('total_gb'))} GB")
+        w.add(
+            "numbers",
+            "每卡构成：" + "、".join(zh) + f"，合计 {gb(est.get('total_gb'))} GB",
+            "Per GPU: " + ", ".join(en) + f"; total {gb(est.get('total_gb'))} GB",
+        )
     host = est.get("host_ram_gb")
     if isinstance(host, (int, float)) and host > 0:
-        w.add("numbers", f"CPU offload 需要主机内存约 {gb(host)} GB", f"CPU offload needs about {gb(host)} GB of host RAM")
+        w.add(
+            "numbers", f"CPU offload 需要主机内存约 {gb(host)} GB", f"CPU offload needs about {gb(host)} GB of host RAM"
+        )
 
 
 def seed_rule_line(w: Writer, est: dict, section: str = "assumptions") -> None:
     seed = est.get("seed_rule")
     if not isinstance(seed, dict) or not seed.get("model_states_gb"):
         return
-    w.add(section,
-          f"种子文章的经验算法（优化器≈权重的 4 倍，{num(seed.get('bytes_per_param'))} B/参数）得到模型状态 "
-          f"{gb(seed.get('model_states_gb'))} GB；主流混合精度 AdamW 还要存 fp32 主权重和 fp32 的一阶、二阶矩，"
-          f"实际是 {num(seed.get('precise_bytes_per_param'))} B/参数，即 {gb(seed.get('precise_model_states_gb'))} GB"
-          "（ZeRO 论文）。两种算法都还没算激活值。",
-          f"The seed article's rule of thumb (optimizer ≈ 4× the weights, {num(seed.get('bytes_per_param'))} B/param) "
-          f"gives {gb(seed.get('model_states_gb'))} GB of model states; standard mixed-precision AdamW also keeps an "
-          f"fp32 master copy and fp32 moments, {num(seed.get('precise_bytes_per_param'))} B/param = "
-          f"{gb(seed.get('precise_model_states_gb'))} GB (ZeRO paper). Neither includes activations.")
+    w.add(
+        section,
+        f"种子文章的经验算法（优化器≈权重的 4 倍，{num(seed.get('bytes_per_param'))} B/参数）得到模型状态 "
+        f"{gb(seed.get('model_states_gb'))} GB；主流混合精度 AdamW 还要存 fp32 主权重和 fp32 的一阶、二阶矩，"
+        f"实际是 {num(seed.get('precise_bytes_per_param'))} B/参数，即 {gb(seed.get('precise_model_states_gb'))} GB"
+        "（ZeRO 论文）。两种算法都还没算激活值。",
+        f"The seed article's rule of thumb (optimizer ≈ 4× the weights, {num(seed.get('bytes_per_param'))} B/param) "
+        f"gives {gb(seed.get('model_states_gb'))} GB of model states; standard mixed-precision AdamW also keeps an "
+        f"fp32 master copy and fp32 moments, {num(seed.get('precise_bytes_per_param'))} B/param = "
+        f"{gb(seed.get('precise_model_states_gb'))} GB (ZeRO paper). Neither includes activations.",
+    )
 
 
 def _tool_assumptions(w: Writer, res: dict, limit: int = 4) -> None:
@@ -148,7 +180,9 @@ def _alt_line(w: Writer, est: dict, label: str | None = None) -> None:
     if est.get("mode") == "inference" and est.get("precision") in ("int8", "int4"):
         mode = w.t(f"{est['precision']} 量化推理", f"{est['precision']}-quantised inference")
     if est.get("optimizer") == "adamw_8bit" and est.get("mode") == "full":
-        mode = w.t(f"{mode}、8-bit AdamW（优化器状态按 8-bit 存）", f"{mode} with 8-bit AdamW (optimizer states in 8-bit)")
+        mode = w.t(
+            f"{mode}、8-bit AdamW（优化器状态按 8-bit 存）", f"{mode} with 8-bit AdamW (optimizer states in 8-bit)"
+        )
     mode = label or mode
     card = _gpu_label(est)
     if _bare_size(card):
@@ -156,24 +190,36 @@ def _alt_line(w: Writer, est: dict, label: str | None = None) -> None:
     elif w.lang == "en":
         card = f"the {card}"
     weights = est.get("weights_gb")
-    if fits is None and isinstance(weights, (int, float)):   # no card to compare with: say what dominates
-        w.add("alternatives", f"{mode}：每卡约 {gb(total)} GB（其中权重 {gb(weights)} GB）。",
-              f"{mode}: about {gb(total)} GB per GPU (weights {gb(weights)} GB).")
+    if fits is None and isinstance(weights, (int, float)):  # no card to compare with: say what dominates
+        w.add(
+            "alternatives",
+            f"{mode}：每卡约 {gb(total)} GB（其中权重 {gb(weights)} GB）。",
+            f"{mode}: about {gb(total)} GB per GPU (weights {gb(weights)} GB).",
+        )
         return
     if fits is True:
-        w.add("alternatives", f"{mode}：每卡约 {gb(total)} GB，{cat_words(card, '放得下')}（余量约 {gb(room)} GB）。",
-              f"{mode}: about {gb(total)} GB per GPU — fits {card} ({gb(room)} GB to spare).")
+        w.add(
+            "alternatives",
+            f"{mode}：每卡约 {gb(total)} GB，{cat_words(card, '放得下')}（余量约 {gb(room)} GB）。",
+            f"{mode}: about {gb(total)} GB per GPU — fits {card} ({gb(room)} GB to spare).",
+        )
     elif fits is False:
-        w.add("alternatives", f"{mode}：每卡约 {gb(total)} GB，{cat_words(card, '也放不下')}（差约 {gb(-room)} GB）。",
-              f"{mode}: about {gb(total)} GB per GPU — still does not fit {card} ({gb(-room)} GB short).")
+        w.add(
+            "alternatives",
+            f"{mode}：每卡约 {gb(total)} GB，{cat_words(card, '也放不下')}（差约 {gb(-room)} GB）。",
+            f"{mode}: about {gb(total)} GB per GPU — still does not fit {card} ({gb(-room)} GB short).",
+        )
     else:
         w.add("alternatives", f"{mode}：每卡约 {gb(total)} GB。", f"{mode}: about {gb(total)} GB per GPU.")
 
 
 def _activations_bound_adapter(est: dict) -> bool:
     """LoRA/QLoRA that does not fit because of activations (per GPU, not sharded by ZeRO-3)."""
-    return est.get("fits") is False and est.get("mode") in ("lora", "qlora") and \
-        (est.get("activations_gb") or 0) > (est.get("model_states_gb") or 0)
+    return (
+        est.get("fits") is False
+        and est.get("mode") in ("lora", "qlora")
+        and (est.get("activations_gb") or 0) > (est.get("model_states_gb") or 0)
+    )
 
 
 def _min_gpus_line(w: Writer, res: dict, as_alternative: bool, prefix: tuple[str, str] | None = None) -> None:
@@ -185,8 +231,11 @@ def _min_gpus_line(w: Writer, res: dict, as_alternative: bool, prefix: tuple[str
     how_en = "tensor parallelism" if inference else "ZeRO-3/FSDP sharding"
     if not n:
         summary = res.get("summary") or {}
-        w.add("alternatives" if as_alternative else "verdict", summary.get("zh") or "在搜索范围内找不到能放下的卡数。",
-              summary.get("en") or "No GPU count within the search range fits.")
+        w.add(
+            "alternatives" if as_alternative else "verdict",
+            summary.get("zh") or "在搜索范围内找不到能放下的卡数。",
+            summary.get("en") or "No GPU count within the search range fits.",
+        )
         return
     node_zh = f"（{num(nodes)} 台 8 卡机）" if nodes and n > 8 else ""
     node_en = f" ({num(nodes)} servers of 8 GPUs)" if nodes and n > 8 else ""
@@ -195,26 +244,36 @@ def _min_gpus_line(w: Writer, res: dict, as_alternative: bool, prefix: tuple[str
         mode = w.t(f"{est['precision']} 推理", f"{est['precision']} inference")
     job_zh = cat_words(_model_label(w, est), mode) if est and not as_alternative else ""
     job_en = f"For {mode} of {_model_label(w, est)}, w" if est and not as_alternative else "W"
-    zh = (f"{job_zh}：" if job_zh else "") + \
-        f"用{how_zh}至少要 {num(n)} 张 {card}{node_zh}，每卡约 {gb(per)} GB，余量约 {gb(room)} GB。"
-    en = f"{job_en}ith {how_en} you need at least {num(n)} × {card}{node_en}: about {gb(per)} GB per GPU, " \
+    zh = (
+        f"{job_zh}：" if job_zh else ""
+    ) + f"用{how_zh}至少要 {num(n)} 张 {card}{node_zh}，每卡约 {gb(per)} GB，余量约 {gb(room)} GB。"
+    en = (
+        f"{job_en}ith {how_en} you need at least {num(n)} × {card}{node_en}: about {gb(per)} GB per GPU, "
         f"{gb(room)} GB to spare."
+    )
     pre_zh, pre_en = prefix or (("多加卡：", "More GPUs: ") if as_alternative else ("", ""))
     w.add("alternatives" if as_alternative else "verdict", pre_zh + zh, pre_en + en)
 
 
 def _borderline_lines(w: Writer, est: dict, bigger: list[ToolResult]) -> None:
     """A verdict within 5% of nominal memory: why it is a close call and how to tip it."""
-    nominal = next((a for a in est.get("assumptions") or [] if isinstance(a, dict) and "nvidia-smi" in str(a.get("en"))),
-                   None)
+    nominal = next(
+        (a for a in est.get("assumptions") or [] if isinstance(a, dict) and "nvidia-smi" in str(a.get("en"))), None
+    )
     if nominal:
-        w.add("verdict", "这是临界情况：" + str(nominal.get("zh") or "") + "。",
-              "This is a close call: " + str(nominal.get("en") or "") + ".")
+        w.add(
+            "verdict",
+            "这是临界情况：" + str(nominal.get("zh") or "") + "。",
+            "This is a close call: " + str(nominal.get("en") or "") + ".",
+        )
     fits = est.get("fits")
-    w.add("next", ("想稳妥放下：" if fits is False else "想留足余量：")
-          + "缩短上下文或减小并发/batch、KV 缓存改用 fp8，或者换显存更大的卡。",
-          ("To make it fit with margin: " if fits is False else "For more margin: ")
-          + "shorten the context or lower concurrency/batch, store the KV cache in fp8, or use a larger card.")
+    w.add(
+        "next",
+        ("想稳妥放下：" if fits is False else "想留足余量：")
+        + "缩短上下文或减小并发/batch、KV 缓存改用 fp8，或者换显存更大的卡。",
+        ("To make it fit with margin: " if fits is False else "For more margin: ")
+        + "shorten the context or lower concurrency/batch, store the KV cache in fp8, or use a larger card.",
+    )
     for e in bigger:
         _alt_line(w, e.result, w.t("换大显存卡", "A larger card"))
 
@@ -225,12 +284,18 @@ def rent_notes(w: Writer, res: dict, section: str) -> None:
     if n and rent and rent != n:
         servers = -(-int(rent) // 8)
         where_zh = f"{num(servers)} 台 8 卡机" if rent >= 8 else f"一台 {num(rent)} 卡机"
-        where_en = (f"{num(servers)} whole 8-GPU server{'s' if servers > 1 else ''}" if rent >= 8
-                    else f"one {num(rent)}-GPU server")
-        w.add(section, f"{num(n)} 张是理论最少；按整机租实际是 {num(rent)} 张（{where_zh}），分片到 {num(rent)} 张时"
-                       f"每卡约 {gb(res.get('rent_per_gpu_total_gb'))} GB，余量约 {gb(res.get('rent_headroom_gb'))} GB。",
-              f"{num(n)} is the bare minimum; rented as {where_en} that is {num(rent)} GPUs, about "
-              f"{gb(res.get('rent_per_gpu_total_gb'))} GB per GPU with {gb(res.get('rent_headroom_gb'))} GB to spare.")
+        where_en = (
+            f"{num(servers)} whole 8-GPU server{'s' if servers > 1 else ''}"
+            if rent >= 8
+            else f"one {num(rent)}-GPU server"
+        )
+        w.add(
+            section,
+            f"{num(n)} 张是理论最少；按整机租实际是 {num(rent)} 张（{where_zh}），分片到 {num(rent)} 张时"
+            f"每卡约 {gb(res.get('rent_per_gpu_total_gb'))} GB，余量约 {gb(res.get('rent_headroom_gb'))} GB。",
+            f"{num(n)} is the bare minimum; rented as {where_en} that is {num(rent)} GPUs, about "
+            f"{gb(res.get('rent_per_gpu_total_gb'))} GB per GPU with {gb(res.get('rent_headroom_gb'))} GB to spare.",
+        )
     for note in res.get("notes") or []:
         if isinstance(note, dict) and not (rent != n and "bare minimum" in str(note.get("en"))):
             w.add(section, (note.get("zh") or "").rstrip("。") + "。", (note.get("en") or "").rstrip(".") + ".")
@@ -245,26 +310,33 @@ def _time_needs_memory(w: Writer, est: dict) -> None:
     n = est.get("gpus") or 1
     how_zh = f"、{num(n)} 张卡 ZeRO-3 切分后" if n > 1 and est.get("zero_stage") == 3 else ""
     how_en = f" on {num(n)} GPUs with ZeRO-3" if n > 1 and est.get("zero_stage") == 3 else ""
-    w.add("verdict",
-          f"先说明：按这个配置放不下——{mode}{how_zh}每卡约需 {gb(est.get('total_gb'))} GB，{card} 只有 "
-          f"{gb(est.get('gpu_memory_gb'))} GB；下面的时间只在换成放得下的方案（LoRA/QLoRA、更多卡或更大显存的卡）后才有意义。",
-          f"First, this does not fit: {mode}{how_en} needs about {gb(est.get('total_gb'))} GB per GPU, and the {card} "
-          f"has {gb(est.get('gpu_memory_gb'))} GB; the time below only applies once the job fits (LoRA/QLoRA, more "
-          "GPUs or larger cards).")
-    w.parts["verdict"].insert(0, w.parts["verdict"].pop())   # before the time it qualifies
+    w.add(
+        "verdict",
+        f"先说明：按这个配置放不下——{mode}{how_zh}每卡约需 {gb(est.get('total_gb'))} GB，{card} 只有 "
+        f"{gb(est.get('gpu_memory_gb'))} GB；下面的时间只在换成放得下的方案（LoRA/QLoRA、更多卡或更大显存的卡）后才有意义。",
+        f"First, this does not fit: {mode}{how_en} needs about {gb(est.get('total_gb'))} GB per GPU, and the {card} "
+        f"has {gb(est.get('gpu_memory_gb'))} GB; the time below only applies once the job fits (LoRA/QLoRA, more "
+        "GPUs or larger cards).",
+    )
+    w.parts["verdict"].insert(0, w.parts["verdict"].pop())  # before the time it qualifies
 
 
 @renderer("estimate_memory", grouped=True)
 def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     if ctx.by_name("plan_configurations"):
-        return   # a follow-up estimate explaining an infeasible plan; the plan renderer quotes it
+        return  # a follow-up estimate explaining an infeasible plan; the plan renderer quotes it
     if ctx.intent == "train_time":
         _time_needs_memory(w, ctx.by_name("estimate_memory")[0].result)
         return
     ests = ctx.by_name("estimate_memory")
     first_gpu = str(ests[0].args.get("gpu") or "")
-    bigger = [e for e in ests if _bare_size(str(e.args.get("gpu") or "")) and str(e.args.get("gpu")) != first_gpu
-              and ests[0].result.get("borderline")]   # "a 32 GB / 48 GB card" asked after a close call
+    bigger = [
+        e
+        for e in ests
+        if _bare_size(str(e.args.get("gpu") or ""))
+        and str(e.args.get("gpu")) != first_gpu
+        and ests[0].result.get("borderline")
+    ]  # "a 32 GB / 48 GB card" asked after a close call
     ests = [e for e in ests if e not in bigger]
     cards = list(dict.fromkeys(str(e.result.get("gpu")) for e in ests if e.result.get("gpu")))
     if len(cards) > 1:
@@ -274,11 +346,20 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     primary = next((e for e in ests if str(e.args.get("mode")) == str(wanted)), ests[0])
     est = primary.result
     _asked_memory_part(w, est, ctx.question)
-    lora = next((e.result for e in ests if e is not primary and e.args.get("mode") in ("lora", "qlora")
-                 and e.result.get("fits") is True), None)
+    lora = next(
+        (
+            e.result
+            for e in ests
+            if e is not primary and e.args.get("mode") in ("lora", "qlora") and e.result.get("fits") is True
+        ),
+        None,
+    )
     if ctx.slots.finetune and not ctx.slots.mode and est.get("fits") is False and lora:
-        w.add("verdict", f"可以微调，但只能用 {mode_label(w, lora.get('mode'))}，全量微调放不下。",
-              f"Yes, but only with {mode_label(w, lora.get('mode'))}; full fine-tuning does not fit.")
+        w.add(
+            "verdict",
+            f"可以微调，但只能用 {mode_label(w, lora.get('mode'))}，全量微调放不下。",
+            f"Yes, but only with {mode_label(w, lora.get('mode'))}; full fine-tuning does not fit.",
+        )
         sentence = fit_sentence(w, est, lead=False)
     else:
         sentence = fit_sentence(w, est, lead=True)
@@ -292,13 +373,29 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
         seed_rule_line(w, est, "verdict" if asks_rule else "assumptions")
     if est.get("fits") is True and est.get("max_batch"):
         serving = est.get("mode") == "inference"
-        w.add("numbers", (f"这张卡上最多约 {num(est['max_batch'])} 条并发序列" if serving else
-                          f"这张卡上最大微批约 {num(est['max_batch'])}")
-              + (f"，最长{'上下文' if serving else '序列'}约 {num(est['max_seq_len'])} tokens" if est.get("max_seq_len") else ""),
-              (f"Up to about {plural(est['max_batch'], 'concurrent sequence')} on this card" if serving else
-               f"Largest micro-batch on this card: about {num(est['max_batch'])}")
-              + (f"; longest {'context' if serving else 'sequence'} about {num(est['max_seq_len'])} tokens"
-                 if est.get("max_seq_len") else ""))
+        w.add(
+            "numbers",
+            (
+                f"这张卡上最多约 {num(est['max_batch'])} 条并发序列"
+                if serving
+                else f"这张卡上最大微批约 {num(est['max_batch'])}"
+            )
+            + (
+                f"，最长{'上下文' if serving else '序列'}约 {num(est['max_seq_len'])} tokens"
+                if est.get("max_seq_len")
+                else ""
+            ),
+            (
+                f"Up to about {plural(est['max_batch'], 'concurrent sequence')} on this card"
+                if serving
+                else f"Largest micro-batch on this card: about {num(est['max_batch'])}"
+            )
+            + (
+                f"; longest {'context' if serving else 'sequence'} about {num(est['max_seq_len'])} tokens"
+                if est.get("max_seq_len")
+                else ""
+            ),
+        )
     for other in ests:
         if other is not primary:
             _alt_line(w, other.result)
@@ -306,27 +403,41 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
         unnamed = not ctx.slots.gpus and not ctx.slots.vram_gb
         if not mg.result.get("min_gpus") and _activations_bound_adapter(est):
             # the search found no count because adapters' activations are per GPU: say why, not "try LoRA"
-            w.add("alternatives",
-                  f"加卡解决不了：ZeRO-3 只切分权重、梯度和优化器状态，激活值（{gb(est['activations_gb'])} GB，含 logits 缓冲 "
-                  f"{gb(est.get('logits_gb'))} GB）每张卡都要各存一份。",
-                  f"More GPUs do not help: ZeRO-3 shards weights, gradients and optimizer states, but every GPU keeps "
-                  f"its own activations ({gb(est['activations_gb'])} GB, incl. the {gb(est.get('logits_gb'))} GB logits buffer).")
+            w.add(
+                "alternatives",
+                f"加卡解决不了：ZeRO-3 只切分权重、梯度和优化器状态，激活值（{gb(est['activations_gb'])} GB，含 logits 缓冲 "
+                f"{gb(est.get('logits_gb'))} GB）每张卡都要各存一份。",
+                f"More GPUs do not help: ZeRO-3 shards weights, gradients and optimizer states, but every GPU keeps "
+                f"its own activations ({gb(est['activations_gb'])} GB, incl. the {gb(est.get('logits_gb'))} GB logits buffer).",
+            )
             continue
-        _min_gpus_line(w, mg.result, as_alternative=True,
-                       prefix=("单张卡放不下，", "No single card holds it; ") if unnamed else None)
+        _min_gpus_line(
+            w,
+            mg.result,
+            as_alternative=True,
+            prefix=("单张卡放不下，", "No single card holds it; ") if unnamed else None,
+        )
         rent_notes(w, mg.result, "alternatives")
         if unnamed:
-            w.add("assumptions", f"没指定卡型；卡数按 {_gpu_label(mg.result)} 算，换别的卡可以接着问「用 H800 呢」。",
-                  f"No GPU was named; the GPU count uses the {_gpu_label(mg.result)}. Ask \"what about H800?\" "
-                  "for another card.")
+            w.add(
+                "assumptions",
+                f"没指定卡型；卡数按 {_gpu_label(mg.result)} 算，换别的卡可以接着问「用 H800 呢」。",
+                f'No GPU was named; the GPU count uses the {_gpu_label(mg.result)}. Ask "what about H800?" '
+                "for another card.",
+            )
     if (ctx.slots.gpu_count or 1) > 1 and est.get("zero_stage") == 3 and ctx.slots.zero_stage is None:
-        w.add("assumptions", "多卡训练按 ZeRO-3/FSDP 把权重（以及梯度、优化器状态）切分到各卡上计算。",
-              "Training on several GPUs is assumed to shard weights (and gradients, optimizer states) with "
-              "ZeRO-3/FSDP.")
+        w.add(
+            "assumptions",
+            "多卡训练按 ZeRO-3/FSDP 把权重（以及梯度、优化器状态）切分到各卡上计算。",
+            "Training on several GPUs is assumed to shard weights (and gradients, optimizer states) with ZeRO-3/FSDP.",
+        )
     if ctx.slots.zero_stage and (est.get("gpus") or 1) == 1:
-        w.add("assumptions", "ZeRO/FSDP 是把状态切到多张卡上才省显存，单卡开 ZeRO-3 本身不省（除非再加 CPU offload）。",
-              "ZeRO/FSDP saves memory by splitting state across GPUs; on one GPU it saves nothing (unless you "
-              "add CPU offload).")
+        w.add(
+            "assumptions",
+            "ZeRO/FSDP 是把状态切到多张卡上才省显存，单卡开 ZeRO-3 本身不省（除非再加 CPU offload）。",
+            "ZeRO/FSDP saves memory by splitting state across GPUs; on one GPU it saves nothing (unless you "
+            "add CPU offload).",
+        )
     _model_fallback_note(w, ctx, est)
     _tool_assumptions(w, est, limit=3)
     _memory_next_steps(w, ctx, est, ests)
@@ -335,8 +446,18 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
 _ASKED_PART = (  # (question pattern, result key, zh, en)
     (r"kv\s*cache|kv\s*缓存", "kv_cache_gb", "KV 缓存", "the KV cache"),
     (r"activation|激活", "activations_gb", "激活值", "activation memory"),
-    (r"optimizer|优化器|adam", "optimizer_gb", "优化器状态（含 fp32 主权重）", "optimizer states (incl. the fp32 master copy)"),
-    (r"host ram|主机内存|offload|卸载", "host_ram_gb", "需要的主机内存（CPU offload）", "host RAM needed (CPU offload)"),
+    (
+        r"optimizer|优化器|adam",
+        "optimizer_gb",
+        "优化器状态（含 fp32 主权重）",
+        "optimizer states (incl. the fp32 master copy)",
+    ),
+    (
+        r"host ram|主机内存|offload|卸载",
+        "host_ram_gb",
+        "需要的主机内存（CPU offload）",
+        "host RAM needed (CPU offload)",
+    ),
 )
 
 
@@ -346,10 +467,17 @@ def _asked_memory_part(w: Writer, est: dict, question: str) -> None:
         v = est.get(key)
         if re.search(pattern, question, re.I) and isinstance(v, (int, float)) and v > 0:
             gib = est.get("gib", {}).get(key.removesuffix("_gb")) if isinstance(est.get("gib"), dict) else None
-            w.add("verdict", f"{zh}约 {gb(v)} GB" + (f"（{gb(gib)} GiB）" if gib else "") + "。",
-                  f"{en[0].upper() + en[1:]} is about {gb(v)} GB" + (f" ({gb(gib)} GiB)" if gib else "") + ".")
+            w.add(
+                "verdict",
+                f"{zh}约 {gb(v)} GB" + (f"（{gb(gib)} GiB）" if gib else "") + "。",
+                f"{en[0].upper() + en[1:]} is about {gb(v)} GB" + (f" ({gb(gib)} GiB)" if gib else "") + ".",
+            )
     tp = est.get("trainable_params")
-    if re.search(r"trainable|可训练", question, re.I) and isinstance(tp, (int, float)) and est.get("mode") in ("lora", "qlora"):
+    if (
+        re.search(r"trainable|可训练", question, re.I)
+        and isinstance(tp, (int, float))
+        and est.get("mode") in ("lora", "qlora")
+    ):
         w.add("verdict", f"LoRA 可训练参数约 {big(tp)} 个。", f"LoRA adds about {big(tp)} trainable parameters.")
 
 
@@ -363,7 +491,9 @@ def _best_precision_per_card(w: Writer, ests: list[ToolResult], cards: list[str]
     zh, en = [], []
     for card in cards:
         fitting = [e.result for e in ests if str(e.result.get("gpu")) == card and e.result.get("fits") is True]
-        fitting.sort(key=lambda r: _PRECISION_ORDER.index(r["precision"]) if r.get("precision") in _PRECISION_ORDER else 9)
+        fitting.sort(
+            key=lambda r: _PRECISION_ORDER.index(r["precision"]) if r.get("precision") in _PRECISION_ORDER else 9
+        )
         label = _gpu_label({"gpu": card})
         if fitting:
             p = fitting[0].get("precision")
@@ -396,62 +526,105 @@ def _memory_by_card(w: Writer, ctx: Context, ests: list[ToolResult], cards: list
         _min_gpus_line(w, mg.result, as_alternative=True)
     _model_fallback_note(w, ctx, first)
     _tool_assumptions(w, first, limit=2)
-    w.add("next", "显存够用的卡里再比速度和价格：可以接着问「这两张卡一个月多少钱」。",
-          "Among the cards that fit, compare speed and price next: ask \"how much per month for these cards?\"")
+    w.add(
+        "next",
+        "显存够用的卡里再比速度和价格：可以接着问「这两张卡一个月多少钱」。",
+        'Among the cards that fit, compare speed and price next: ask "how much per month for these cards?"',
+    )
 
 
 def _model_fallback_note(w: Writer, ctx: Context, est: dict) -> None:
     s = ctx.slots
     if s.model and est.get("model_kind") == "generic" and not re.fullmatch(r"[\d.]+[bm]", s.model):
-        w.add("assumptions", f"模型目录里还没有「{s.model}」，这里按同样参数量的通用架构估算。",
-              f"'{s.model}' is not in the model catalog yet, so a generic architecture of the same size is used.")
+        w.add(
+            "assumptions",
+            f"模型目录里还没有「{s.model}」，这里按同样参数量的通用架构估算。",
+            f"'{s.model}' is not in the model catalog yet, so a generic architecture of the same size is used.",
+        )
 
 
 def _memory_next_steps(w: Writer, ctx: Context, est: dict, ests: list[ToolResult]) -> None:
     room, cap = est.get("headroom_gb"), est.get("gpu_memory_gb")
-    if est.get("fits") is False and isinstance(room, (int, float)) and isinstance(cap, (int, float)) \
-            and -room < 0.05 * cap and not est.get("borderline"):   # a close call has its own next step
-        w.add("next", "只差一点：缩短上下文/减小 batch、调高推理引擎的显存占用比例，或开更省显存的选项，就可能放下。",
-              "It is only just short: a shorter context or smaller batch, a higher serving-engine memory fraction, "
-              "or a leaner setting may make it fit.")
+    if (
+        est.get("fits") is False
+        and isinstance(room, (int, float))
+        and isinstance(cap, (int, float))
+        and -room < 0.05 * cap
+        and not est.get("borderline")
+    ):  # a close call has its own next step
+        w.add(
+            "next",
+            "只差一点：缩短上下文/减小 batch、调高推理引擎的显存占用比例，或开更省显存的选项，就可能放下。",
+            "It is only just short: a shorter context or smaller batch, a higher serving-engine memory fraction, "
+            "or a leaner setting may make it fit.",
+        )
     if est.get("fits") is False and est.get("mode") == "full" and ctx.slots.mode == "pretrain":
-        w.add("next", "从头预训练用不了 LoRA/QLoRA（没有可以冻结的底座）：省显存靠 8-bit 优化器、加卡用 ZeRO-3/FSDP 切分，"
-              "或者换更大显存的卡。",
-              "Pre-training from scratch cannot use LoRA/QLoRA (there is no base model to freeze): save memory with an "
-              "8-bit optimizer, shard over more GPUs with ZeRO-3/FSDP, or rent larger cards.")
+        w.add(
+            "next",
+            "从头预训练用不了 LoRA/QLoRA（没有可以冻结的底座）：省显存靠 8-bit 优化器、加卡用 ZeRO-3/FSDP 切分，"
+            "或者换更大显存的卡。",
+            "Pre-training from scratch cannot use LoRA/QLoRA (there is no base model to freeze): save memory with an "
+            "8-bit optimizer, shard over more GPUs with ZeRO-3/FSDP, or rent larger cards.",
+        )
     elif est.get("fits") is False and est.get("mode") == "full":
         big = (cap or 0) >= 80
-        w.add("next", "先在这张卡上用 LoRA/QLoRA 把流程跑通，确实需要全量训练时再租多卡"
-              + ("用 ZeRO-3 切分。" if big else "（或 A100/H100 这类大显存卡）。"),
-              "Get the pipeline working with LoRA/QLoRA on this card first; rent several GPUs "
-              + ("with ZeRO-3 sharding " if big else "(or large-memory cards such as A100/H100) ")
-              + "only if you really need full fine-tuning.")
-    elif est.get("fits") is False and est.get("mode") in ("lora", "qlora") and \
-            (est.get("activations_gb") or 0) > (est.get("model_states_gb") or 0):
+        w.add(
+            "next",
+            "先在这张卡上用 LoRA/QLoRA 把流程跑通，确实需要全量训练时再租多卡"
+            + ("用 ZeRO-3 切分。" if big else "（或 A100/H100 这类大显存卡）。"),
+            "Get the pipeline working with LoRA/QLoRA on this card first; rent several GPUs "
+            + ("with ZeRO-3 sharding " if big else "(or large-memory cards such as A100/H100) ")
+            + "only if you really need full fine-tuning.",
+        )
+    elif (
+        est.get("fits") is False
+        and est.get("mode") in ("lora", "qlora")
+        and (est.get("activations_gb") or 0) > (est.get("model_states_gb") or 0)
+    ):
         batch = est.get("batch") or 1
         accum_zh = f"每卡微批降到 1、梯度累积 {num(batch)} 步（等效 batch 不变），" if batch > 1 else ""
-        accum_en = f"micro-batch 1 with {num(batch)} gradient-accumulation steps (same effective batch), " if batch > 1 else ""
-        w.add("next", f"显存主要花在激活值上：{accum_zh}或缩短序列；logits 缓冲可以用分块交叉熵（如 Liger Kernel）压下来。",
-              f"Activations are what does not fit: use {accum_en}or a shorter sequence; a chunked cross-entropy "
-              "(e.g. Liger Kernel) shrinks the logits buffer.")
+        accum_en = (
+            f"micro-batch 1 with {num(batch)} gradient-accumulation steps (same effective batch), " if batch > 1 else ""
+        )
+        w.add(
+            "next",
+            f"显存主要花在激活值上：{accum_zh}或缩短序列；logits 缓冲可以用分块交叉熵（如 Liger Kernel）压下来。",
+            f"Activations are what does not fit: use {accum_en}or a shorter sequence; a chunked cross-entropy "
+            "(e.g. Liger Kernel) shrinks the logits buffer.",
+        )
     elif est.get("fits") is False and est.get("mode") != "inference":
-        w.add("next", "可以换更大显存的卡，或者加卡用 ZeRO-3/FSDP 切分。",
-              "Use a larger-memory card, or add GPUs and shard with ZeRO-3/FSDP.")
+        w.add(
+            "next",
+            "可以换更大显存的卡，或者加卡用 ZeRO-3/FSDP 切分。",
+            "Use a larger-memory card, or add GPUs and shard with ZeRO-3/FSDP.",
+        )
     elif est.get("fits") is False:
-        w.add("next", "可以换更大显存的卡、加卡做并行，或者降低精度（int8/int4 量化）。",
-              "Use a larger-memory card, add GPUs, or lower the precision (int8/int4 quantisation).")
+        w.add(
+            "next",
+            "可以换更大显存的卡、加卡做并行，或者降低精度（int8/int4 量化）。",
+            "Use a larger-memory card, add GPUs, or lower the precision (int8/int4 quantisation).",
+        )
     if est.get("model_kind") == "generic":
-        w.add("next", "告诉我具体模型名（如 Qwen2.5-7B、Llama-3-8B）、序列长度和 batch，能估得更准。",
-              "Name the exact model (e.g. Qwen2.5-7B, Llama-3-8B), sequence length and batch for a tighter figure.")
+        w.add(
+            "next",
+            "告诉我具体模型名（如 Qwen2.5-7B、Llama-3-8B）、序列长度和 batch，能估得更准。",
+            "Name the exact model (e.g. Qwen2.5-7B, Llama-3-8B), sequence length and batch for a tighter figure.",
+        )
     if est.get("mode") == "inference":
         # a serving engine preallocates: its startup log, not a training-style peak, says what is left for KV
-        w.add("next", "租到后按实际的最长上下文和并发启动推理服务（如 vLLM 的 --max-model-len、--max-num-seqs），"
-              "看启动日志里给 KV cache 留了多少显存、能同时放下多少请求。",
-              "Once rented, start the server with your real maximum context and concurrency (vLLM: --max-model-len, "
-              "--max-num-seqs) and read the KV-cache memory and maximum concurrency it reports at startup.")
+        w.add(
+            "next",
+            "租到后按实际的最长上下文和并发启动推理服务（如 vLLM 的 --max-model-len、--max-num-seqs），"
+            "看启动日志里给 KV cache 留了多少显存、能同时放下多少请求。",
+            "Once rented, start the server with your real maximum context and concurrency (vLLM: --max-model-len, "
+            "--max-num-seqs) and read the KV-cache memory and maximum concurrency it reports at startup.",
+        )
         return
-    w.add("next", "租到机器后先跑几步，用 torch.cuda.max_memory_allocated() 对照实际峰值。",
-          "Once rented, run a few steps and check the real peak with torch.cuda.max_memory_allocated().")
+    w.add(
+        "next",
+        "租到机器后先跑几步，用 torch.cuda.max_memory_allocated() 对照实际峰值。",
+        "Once rented, run a few steps and check the real peak with torch.cuda.max_memory_allocated().",
+    )
 
 
 @renderer("find_min_gpus")
@@ -462,11 +635,14 @@ def find_min_gpus(w: Writer, r: ToolResult, ctx: Context) -> None:
     _min_gpus_line(w, res, as_alternative=False)
     rent_notes(w, res, "verdict")
     if r.args.get("precision") == "fp8" and not ctx.slots.precision and r.args.get("mode") == "inference":
-        w.add("assumptions", f"{_model_label(w, res.get('estimate') or {})} 官方发布的就是 FP8 权重（「满血版」），所以先按 FP8 算；"
-              "换成 bf16 权重，显存和卡数大约翻倍。",
-              f"{_model_label(w, res.get('estimate') or {})} is released with FP8 weights (the full model), so FP8 comes "
-              "first; bf16 weights roughly double the memory and the GPU count.")
-    for ic in ctx.by_name("interconnect_advice"):   # the rented count's links (consumer cards: no P2P/NVLink)
+        w.add(
+            "assumptions",
+            f"{_model_label(w, res.get('estimate') or {})} 官方发布的就是 FP8 权重（「满血版」），所以先按 FP8 算；"
+            "换成 bf16 权重，显存和卡数大约翻倍。",
+            f"{_model_label(w, res.get('estimate') or {})} is released with FP8 weights (the full model), so FP8 comes "
+            "first; bf16 weights roughly double the memory and the GPU count.",
+        )
+    for ic in ctx.by_name("interconnect_advice"):  # the rented count's links (consumer cards: no P2P/NVLink)
         for rule in ic.result.get("rules") or []:
             if isinstance(rule, dict) and rule.get("status") in ("warn", "fail"):
                 w.add("verdict", "互联：" + str(rule.get("zh") or ""), "Interconnect: " + str(rule.get("en") or ""))
@@ -476,61 +652,95 @@ def find_min_gpus(w: Writer, r: ToolResult, ctx: Context) -> None:
         if est.get("mode") == "full":
             seed_rule_line(w, est)
     if not ctx.slots.gpus and not ctx.slots.vram_gb:
-        w.add("assumptions", f"你没指定卡型，这里按 {_gpu_label(res) or 'A100 80GB'} 计算；换成别的卡可以直接问「那 H800 呢」。",
-              f"No GPU was named, so {_gpu_label(res) or 'A100 80GB'} is assumed; ask \"what about H800?\" for another card.")
+        w.add(
+            "assumptions",
+            f"你没指定卡型，这里按 {_gpu_label(res) or 'A100 80GB'} 计算；换成别的卡可以直接问「那 H800 呢」。",
+            f'No GPU was named, so {_gpu_label(res) or "A100 80GB"} is assumed; ask "what about H800?" for another card.',
+        )
     _model_fallback_note(w, ctx, est)
     _tool_assumptions(w, res, limit=3)
     if est.get("mode") == "full":
-        w.add("alternatives", "改做 LoRA/QLoRA 微调，所需卡数会少得多；可以接着问「那 LoRA 呢」。",
-              "LoRA/QLoRA fine-tuning needs far fewer GPUs; ask \"what about LoRA?\".")
+        w.add(
+            "alternatives",
+            "改做 LoRA/QLoRA 微调，所需卡数会少得多；可以接着问「那 LoRA 呢」。",
+            'LoRA/QLoRA fine-tuning needs far fewer GPUs; ask "what about LoRA?".',
+        )
     if (res.get("min_gpus") or 0) > 8:
         if est.get("mode") == "inference":
-            w.add("next", "超过一台 8 卡机就要跨机部署（张量并行最好留在机内，跨机用流水线并行），机间要 InfiniBand/RoCE 这类高速 RDMA 网络。",
-                  "More than one 8-GPU server means serving across nodes (keep tensor parallelism inside a node, "
-                  "pipeline across nodes) over a fast RDMA network (InfiniBand/RoCE).")
+            w.add(
+                "next",
+                "超过一台 8 卡机就要跨机部署（张量并行最好留在机内，跨机用流水线并行），机间要 InfiniBand/RoCE 这类高速 RDMA 网络。",
+                "More than one 8-GPU server means serving across nodes (keep tensor parallelism inside a node, "
+                "pipeline across nodes) over a fast RDMA network (InfiniBand/RoCE).",
+            )
         else:
-            w.add("next", "超过一台 8 卡机就是多机训练，机间要 InfiniBand/RoCE 这类高速 RDMA 网络，租之前问清楚。",
-                  "More than one 8-GPU server means multi-node training, which needs a fast RDMA network (InfiniBand/RoCE); ask "
-                  "the provider before renting.")
+            w.add(
+                "next",
+                "超过一台 8 卡机就是多机训练，机间要 InfiniBand/RoCE 这类高速 RDMA 网络，租之前问清楚。",
+                "More than one 8-GPU server means multi-node training, which needs a fast RDMA network (InfiniBand/RoCE); ask "
+                "the provider before renting.",
+            )
 
 
 @renderer("find_max_fit")
 def find_max_fit(w: Writer, r: ToolResult, ctx: Context) -> None:
     res = r.result
     what = res.get("solve_for")
-    label = {"batch": ("最大微批", "largest micro-batch"), "seq_len": ("最长训练序列", "longest training sequence"),
-             "context": ("最长上下文", "longest context"), "concurrency": ("最大并发序列数", "most concurrent sequences")}
+    label = {
+        "batch": ("最大微批", "largest micro-batch"),
+        "seq_len": ("最长训练序列", "longest training sequence"),
+        "context": ("最长上下文", "longest context"),
+        "concurrency": ("最大并发序列数", "most concurrent sequences"),
+    }
     zh, en = label.get(str(what), (str(what), str(what)))
     card = str(res.get("gpu") or "").replace("NVIDIA ", "").replace("GeForce ", "")
     value = res.get("max_value")
     unit_zh = " tokens" if what in ("seq_len", "context") else ""
     n = r.args.get("gpus") or 1
-    bare = _bare_size(card)   # the user gave a memory size ("24GB"), not a GPU name
+    bare = _bare_size(card)  # the user gave a memory size ("24GB"), not a GPU name
     where_zh = f"{num(n)} 张 {card}{' 的卡' if bare else ''}" if n > 1 else (f"{card} 的卡" if bare else card)
-    where_en = f"{num(n)} × {card}{' cards' if bare else ''}" if n > 1 else (f"a {card} card" if bare else f"the {card}")
+    where_en = (
+        f"{num(n)} × {card}{' cards' if bare else ''}" if n > 1 else (f"a {card} card" if bare else f"the {card}")
+    )
     if value:
-        w.add("verdict", f"{cat_words(where_zh, '上')}{zh}约 {num(value)}{unit_zh}。",
-              f"On {where_en}, the {en} is about {num(value)}{unit_zh}.")
+        w.add(
+            "verdict",
+            f"{cat_words(where_zh, '上')}{zh}约 {num(value)}{unit_zh}。",
+            f"On {where_en}, the {en} is about {num(value)}{unit_zh}.",
+        )
         if res.get("capped_by_model"):
-            w.add("verdict", "这是模型本身的上下文上限，不是显存不够。", "That is the model's own context limit, not memory.")
+            w.add(
+                "verdict",
+                "这是模型本身的上下文上限，不是显存不够。",
+                "That is the model's own context limit, not memory.",
+            )
             scaled, more = res.get("rope_scaled_context"), res.get("max_with_rope_scaling")
             if scaled and more:
-                w.add("verdict", f"开启 YaRN rope scaling 后模型最长可到 {num(scaled)} tokens；同样设置下显存能放下约 "
-                                 f"{num(more)} tokens。",
-                      f"With YaRN rope scaling the model goes up to {num(scaled)} tokens; with the same settings memory "
-                      f"holds about {num(more)} tokens.")
+                w.add(
+                    "verdict",
+                    f"开启 YaRN rope scaling 后模型最长可到 {num(scaled)} tokens；同样设置下显存能放下约 "
+                    f"{num(more)} tokens。",
+                    f"With YaRN rope scaling the model goes up to {num(scaled)} tokens; with the same settings memory "
+                    f"holds about {num(more)} tokens.",
+                )
     else:
         serving = (r.args.get("mode") or "") == "inference"
-        w.add("verdict", f"单张 {card}{' 的卡' if bare else ' '}上连最小的配置都放不下，" +
-              ("要多卡或量化。" if serving else "要多卡（ZeRO-3）或改用 LoRA/QLoRA。"),
-              f"A single {card}{' card' if bare else ''} cannot hold even the smallest setting; you need " +
-              ("more GPUs or quantisation." if serving else "more GPUs (ZeRO-3) or LoRA/QLoRA."))
+        w.add(
+            "verdict",
+            f"单张 {card}{' 的卡' if bare else ' '}上连最小的配置都放不下，"
+            + ("要多卡或量化。" if serving else "要多卡（ZeRO-3）或改用 LoRA/QLoRA。"),
+            f"A single {card}{' card' if bare else ''} cannot hold even the smallest setting; you need "
+            + ("more GPUs or quantisation." if serving else "more GPUs (ZeRO-3) or LoRA/QLoRA."),
+        )
     for mg in ctx.by_name("find_min_gpus"):
         _min_gpus_line(w, mg.result, as_alternative=True)
         n = mg.result.get("min_gpus")
         if n:
-            w.add("next", f"想知道 {num(n)} 张时{zh}能到多少，可以接着问「{num(n)} 张呢」。",
-                  f"To see the {en} on {plural(n, 'GPU')}, ask \"what about {num(n)} of them?\"")
+            w.add(
+                "next",
+                f"想知道 {num(n)} 张时{zh}能到多少，可以接着问「{num(n)} 张呢」。",
+                f'To see the {en} on {plural(n, "GPU")}, ask "what about {num(n)} of them?"',
+            )
     est = res.get("estimate") if isinstance(res.get("estimate"), dict) else {}
     if est:
         _breakdown(w, est)
@@ -544,28 +754,62 @@ def lookup_model(w: Writer, r: ToolResult, ctx: Context) -> None:
     arch = res.get("architecture") or {}
     name = res.get("name") or "?"
     pub = res.get("params_published")
-    w.add("verdict", f"{name}：约 {num(res.get('params_b'))}B 参数" + (f"（官方写作 {pub}）" if pub else "")
-          + (f"，{num(arch.get('num_layers'))} 层，隐藏维度 {num(arch.get('hidden_size'))}，{num(arch.get('num_heads'))} 个注意力头、"
-             f"{num(arch.get('num_kv_heads'))} 个 KV 头" if arch else "") + "。",
-          f"{name}: about {num(res.get('params_b'))}B parameters" + (f" (published as {pub})" if pub else "")
-          + (f", {num(arch.get('num_layers'))} layers, hidden size {num(arch.get('hidden_size'))}, "
-             f"{num(arch.get('num_heads'))} attention heads, {num(arch.get('num_kv_heads'))} KV heads" if arch else "") + ".")
+    w.add(
+        "verdict",
+        f"{name}：约 {num(res.get('params_b'))}B 参数"
+        + (f"（官方写作 {pub}）" if pub else "")
+        + (
+            f"，{num(arch.get('num_layers'))} 层，隐藏维度 {num(arch.get('hidden_size'))}，{num(arch.get('num_heads'))} 个注意力头、"
+            f"{num(arch.get('num_kv_heads'))} 个 KV 头"
+            if arch
+            else ""
+        )
+        + "。",
+        f"{name}: about {num(res.get('params_b'))}B parameters"
+        + (f" (published as {pub})" if pub else "")
+        + (
+            f", {num(arch.get('num_layers'))} layers, hidden size {num(arch.get('hidden_size'))}, "
+            f"{num(arch.get('num_heads'))} attention heads, {num(arch.get('num_kv_heads'))} KV heads"
+            if arch
+            else ""
+        )
+        + ".",
+    )
     if res.get("weights_bf16_gb") is not None:
-        w.add("numbers", f"bf16 权重约 {gb(res['weights_bf16_gb'])} GB", f"bf16 weights: about {gb(res['weights_bf16_gb'])} GB")
+        w.add(
+            "numbers",
+            f"bf16 权重约 {gb(res['weights_bf16_gb'])} GB",
+            f"bf16 weights: about {gb(res['weights_bf16_gb'])} GB",
+        )
     if res.get("kv_bytes_per_token_fp16"):
-        w.add("numbers", f"KV 缓存每 token {num(res['kv_bytes_per_token_fp16'])} 字节（按 fp16 计）",
-              f"KV cache: {num(res['kv_bytes_per_token_fp16'])} bytes per token (fp16)")
+        w.add(
+            "numbers",
+            f"KV 缓存每 token {num(res['kv_bytes_per_token_fp16'])} 字节（按 fp16 计）",
+            f"KV cache: {num(res['kv_bytes_per_token_fp16'])} bytes per token (fp16)",
+        )
     if arch.get("max_position_embeddings"):
-        w.add("numbers", f"最大位置长度 {num(arch['max_position_embeddings'])} tokens",
-              f"Max position embeddings: {num(arch['max_position_embeddings'])} tokens")
+        w.add(
+            "numbers",
+            f"最大位置长度 {num(arch['max_position_embeddings'])} tokens",
+            f"Max position embeddings: {num(arch['max_position_embeddings'])} tokens",
+        )
     if res.get("is_moe"):
-        w.add("numbers", f"MoE：每个 token 激活约 {num(res.get('active_params'))} 个参数",
-              f"MoE: about {num(res.get('active_params'))} parameters active per token")
+        w.add(
+            "numbers",
+            f"MoE：每个 token 激活约 {num(res.get('active_params'))} 个参数",
+            f"MoE: about {num(res.get('active_params'))} parameters active per token",
+        )
     if res.get("source"):
-        w.add("assumptions", f"架构数据来自 {res['source']}（截至 {res.get('as_of', '')}）",
-              f"Architecture from {res['source']} (as of {res.get('as_of', '')})")
-    w.add("next", "想知道它要多少显存，可以问「这个模型全量训练/LoRA/推理要多少显存」。",
-          "To size it, ask \"how much memory for full fine-tuning / LoRA / inference of this model?\"")
+        w.add(
+            "assumptions",
+            f"架构数据来自 {res['source']}（截至 {res.get('as_of', '')}）",
+            f"Architecture from {res['source']} (as of {res.get('as_of', '')})",
+        )
+    w.add(
+        "next",
+        "想知道它要多少显存，可以问「这个模型全量训练/LoRA/推理要多少显存」。",
+        'To size it, ask "how much memory for full fine-tuning / LoRA / inference of this model?"',
+    )
 
 
 # ---------------------------------------------------------------- decode_speed -----------------
@@ -576,21 +820,30 @@ def decode_speed(w: Writer, r: ToolResult, ctx: Context) -> None:
     card = str(res.get("gpu") or "").replace("NVIDIA ", "").replace("GeForce ", "")
     lo, mid, hi = res.get("tokens_per_s_low"), res.get("tokens_per_s_mid"), res.get("tokens_per_s_high")
     model = res.get("model")
-    w.add("verdict", f"{model} 在 {card} 上单条序列（batch 1）解码约 **{num(lo)}–{num(hi)} tokens/s**（中值 {num(mid)}），"
-                     f"即每个 token {num(res.get('ms_per_token_low'))}–{num(res.get('ms_per_token_high'))} ms。",
-          f"{model} on the {card} decodes about **{num(lo)}–{num(hi)} tokens/s** for a single sequence (batch 1; "
-          f"mid {num(mid)}), i.e. {num(res.get('ms_per_token_low'))}–{num(res.get('ms_per_token_high'))} ms per token.")
-    w.add("numbers", f"每个 token 读取 {num(res.get('bytes_per_step_gb'))} GB（权重 {num(res.get('weights_read_gb'))} GB + "
-                     f"KV 缓存 {num(res.get('kv_read_gb'))} GB，上下文 {num(res.get('context'))} token）；显存带宽 "
-                     f"{num(res.get('mem_bw_gbs'))} GB/s × η {num(res.get('eta_low'))}–{num(res.get('eta_high'))} ÷ "
-                     f"{num(res.get('bytes_per_step_gb'))} GB = {num(lo)}–{num(hi)} tokens/s",
-          f"Each token reads {num(res.get('bytes_per_step_gb'))} GB (weights {num(res.get('weights_read_gb'))} GB + "
-          f"KV cache {num(res.get('kv_read_gb'))} GB at a {num(res.get('context'))}-token context); bandwidth "
-          f"{num(res.get('mem_bw_gbs'))} GB/s × η {num(res.get('eta_low'))}–{num(res.get('eta_high'))} ÷ "
-          f"{num(res.get('bytes_per_step_gb'))} GB = {num(lo)}–{num(hi)} tokens/s")
+    w.add(
+        "verdict",
+        f"{model} 在 {card} 上单条序列（batch 1）解码约 **{num(lo)}–{num(hi)} tokens/s**（中值 {num(mid)}），"
+        f"即每个 token {num(res.get('ms_per_token_low'))}–{num(res.get('ms_per_token_high'))} ms。",
+        f"{model} on the {card} decodes about **{num(lo)}–{num(hi)} tokens/s** for a single sequence (batch 1; "
+        f"mid {num(mid)}), i.e. {num(res.get('ms_per_token_low'))}–{num(res.get('ms_per_token_high'))} ms per token.",
+    )
+    w.add(
+        "numbers",
+        f"每个 token 读取 {num(res.get('bytes_per_step_gb'))} GB（权重 {num(res.get('weights_read_gb'))} GB + "
+        f"KV 缓存 {num(res.get('kv_read_gb'))} GB，上下文 {num(res.get('context'))} token）；显存带宽 "
+        f"{num(res.get('mem_bw_gbs'))} GB/s × η {num(res.get('eta_low'))}–{num(res.get('eta_high'))} ÷ "
+        f"{num(res.get('bytes_per_step_gb'))} GB = {num(lo)}–{num(hi)} tokens/s",
+        f"Each token reads {num(res.get('bytes_per_step_gb'))} GB (weights {num(res.get('weights_read_gb'))} GB + "
+        f"KV cache {num(res.get('kv_read_gb'))} GB at a {num(res.get('context'))}-token context); bandwidth "
+        f"{num(res.get('mem_bw_gbs'))} GB/s × η {num(res.get('eta_low'))}–{num(res.get('eta_high'))} ÷ "
+        f"{num(res.get('bytes_per_step_gb'))} GB = {num(lo)}–{num(hi)} tokens/s",
+    )
     for a in (res.get("assumptions") or [])[:5]:
         if isinstance(a, dict):
             w.add("assumptions", a.get("zh", ""), a.get("en", ""))
-    w.add("next", "int8/int4 量化（AWQ/GPTQ）读的字节更少，单条速度近似按比例提高；多条并发的总吞吐问「并发 N 路怎么配」。",
-          "int8/int4 quantisation (AWQ/GPTQ) reads fewer bytes, so single-stream speed rises roughly in proportion; "
-          "for total throughput with N concurrent users ask how to serve N concurrent requests.")
+    w.add(
+        "next",
+        "int8/int4 量化（AWQ/GPTQ）读的字节更少，单条速度近似按比例提高；多条并发的总吞吐问「并发 N 路怎么配」。",
+        "int8/int4 quantisation (AWQ/GPTQ) reads fewer bytes, so single-stream speed rises roughly in proportion; "
+        "for total throughput with N concurrent users ask how to serve N concurrent requests.",
+    )

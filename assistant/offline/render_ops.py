@@ -1,14 +1,18 @@
 """Renderers for operations: `diagnose_logs` (pasted output) and `delivery_checklist`."""
+
 from __future__ import annotations
 
 from assistant.offline.render import Writer, num
 from assistant.offline.render_tools import Context, renderer, zh_en
 from assistant.offline.types import ToolResult
 
-
 # ---------------------------------------------------------------- diagnosis ---------------------
-_SEVERITY = {"critical": ("严重", "critical"), "warning": ("警告", "warning"), "info": ("提示", "info"),
-             "ok": ("正常", "ok")}
+_SEVERITY = {
+    "critical": ("严重", "critical"),
+    "warning": ("警告", "warning"),
+    "info": ("提示", "info"),
+    "ok": ("正常", "ok"),
+}
 
 
 @renderer("diagnose_logs")
@@ -33,22 +37,41 @@ def diagnose_logs(w: Writer, r: ToolResult, ctx: Context) -> None:
         zh, en = zh_en(f.get("title"))
         ev = next(iter(f.get("evidence") or []), None)
         quote = f"`{' '.join(str(ev).split())[:160]}`" if ev else ""
-        w.add("findings", f"[{sev_zh}] {zh}" + (f"——原文 {quote}" if quote else ""),
-              f"[{sev_en}] {en}" + (f" — evidence {quote}" if quote else ""))
+        w.add(
+            "findings",
+            f"[{sev_zh}] {zh}" + (f"——原文 {quote}" if quote else ""),
+            f"[{sev_en}] {en}" + (f" — evidence {quote}" if quote else ""),
+        )
     inv = res.get("inventory") or {}
     gpus = inv.get("gpus") or []
     if gpus or inv.get("driver_version"):
         names = sorted({str(g.get("name")) for g in gpus if isinstance(g, dict)})
         mem = next((g.get("memory_total_mib") for g in gpus if isinstance(g, dict) and g.get("memory_total_mib")), None)
-        w.add("numbers", f"识别到 {len(gpus)} 块 GPU：{'、'.join(names)}" + (f"，每块 {num(mem)} MiB" if mem else "")
-              + (f"；驱动 {inv.get('driver_version')}，驱动支持的最高 CUDA {inv.get('cuda_version')}" if inv.get("driver_version") else ""),
-              f"{len(gpus)} GPU(s) seen: {', '.join(names)}" + (f", {num(mem)} MiB each" if mem else "")
-              + (f"; driver {inv.get('driver_version')}, max CUDA {inv.get('cuda_version')}" if inv.get("driver_version") else ""))
+        w.add(
+            "numbers",
+            f"识别到 {len(gpus)} 块 GPU：{'、'.join(names)}"
+            + (f"，每块 {num(mem)} MiB" if mem else "")
+            + (
+                f"；驱动 {inv.get('driver_version')}，驱动支持的最高 CUDA {inv.get('cuda_version')}"
+                if inv.get("driver_version")
+                else ""
+            ),
+            f"{len(gpus)} GPU(s) seen: {', '.join(names)}"
+            + (f", {num(mem)} MiB each" if mem else "")
+            + (
+                f"; driver {inv.get('driver_version')}, max CUDA {inv.get('cuda_version')}"
+                if inv.get("driver_version")
+                else ""
+            ),
+        )
     for row in res.get("acceptance") or []:
         if isinstance(row, dict):
             mark = {"pass": "✓", "fail": "✗"}.get(str(row.get("status")), "?")
-            w.add("findings", f"验收 {mark} {row.get('check')}：期望 {row.get('expected')}，实际 {row.get('observed')}",
-                  f"acceptance {mark} {row.get('check')}: expected {row.get('expected')}, observed {row.get('observed')}")
+            w.add(
+                "findings",
+                f"验收 {mark} {row.get('check')}：期望 {row.get('expected')}，实际 {row.get('observed')}",
+                f"acceptance {mark} {row.get('check')}: expected {row.get('expected')}, observed {row.get('observed')}",
+            )
     if worst:
         for cause in (worst.get("causes") or [])[:2]:
             w.add("causes", *zh_en(cause))
@@ -62,18 +85,27 @@ def diagnose_logs(w: Writer, r: ToolResult, ctx: Context) -> None:
 def delivery_checklist(w: Writer, r: ToolResult, ctx: Context) -> None:
     res = r.result
     out = res.get("output_file") or "gpu_acceptance.txt"
-    w.add("verdict", f"拿到机器先别急着跑训练：在服务器上运行下面的验收脚本，它把所有检查结果存到 {out}，再把这个文件贴给我核对。",
-          f"Before training, run the acceptance script below on the server; it saves every check to {out}. Paste that "
-          "file back and I will check it.")
+    w.add(
+        "verdict",
+        f"拿到机器先别急着跑训练：在服务器上运行下面的验收脚本，它把所有检查结果存到 {out}，再把这个文件贴给我核对。",
+        f"Before training, run the acceptance script below on the server; it saves every check to {out}. Paste that "
+        "file back and I will check it.",
+    )
     for step in res.get("steps") or []:
         if isinstance(step, dict):
             w.add("checks", f"`{step.get('id')}`：{step.get('zh')}", f"`{step.get('id')}`: {step.get('en')}")
     if res.get("expect"):
-        w.add("next", f"核对时用：gpu-advisor diagnose --expect \"{res['expect']}\" {out}",
-              f"To check it: gpu-advisor diagnose --expect \"{res['expect']}\" {out}")
-    w.add("next", "型号、显存、卡数、NVLink 拓扑和 all_reduce 带宽有任何一项对不上，当场找服务商换机。",
-          "If the model, memory, GPU count, NVLink topology or all-reduce bandwidth does not match, ask the provider "
-          "for another machine right away.")
+        w.add(
+            "next",
+            f'核对时用：gpu-advisor diagnose --expect "{res["expect"]}" {out}',
+            f'To check it: gpu-advisor diagnose --expect "{res["expect"]}" {out}',
+        )
+    w.add(
+        "next",
+        "型号、显存、卡数、NVLink 拓扑和 all_reduce 带宽有任何一项对不上，当场找服务商换机。",
+        "If the model, memory, GPU count, NVLink topology or all-reduce bandwidth does not match, ask the provider "
+        "for another machine right away.",
+    )
     script = res.get("script")
     if isinstance(script, str) and script.strip():
         w.parts["script"].append("```bash\n" + script.strip() + "\n```")

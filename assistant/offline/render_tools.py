@@ -2,6 +2,7 @@
 alternatives / next-step lines. A tool without a specific renderer gets the generic one, which
 quotes its top-level figures with their units (read from the key suffix: _gb, _cny, _hours …).
 """
+
 from __future__ import annotations
 
 import re
@@ -30,18 +31,27 @@ _GROUPED: set[str] = set()
 
 def renderer(name: str, *, grouped: bool = False) -> Callable[[Renderer], Renderer]:
     """Register a renderer; a `grouped` one reads every result of its tool at once (runs once)."""
+
     def deco(fn: Renderer) -> Renderer:
         _RENDERERS[name] = fn
         if grouped:
             _GROUPED.add(name)
         return fn
+
     return deco
 
 
-def render(w: Writer, intent: str, slots: Slots, answered: list[ToolResult], all_results: list[ToolResult],
-           question: str, carried: bool) -> None:
+def render(
+    w: Writer,
+    intent: str,
+    slots: Slots,
+    answered: list[ToolResult],
+    all_results: list[ToolResult],
+    question: str,
+    carried: bool,
+) -> None:
     ctx = Context(intent, slots, all_results, question, carried)
-    w.pretrain = slots.mode == "pretrain"   # type: ignore[attr-defined]
+    w.pretrain = slots.mode == "pretrain"  # type: ignore[attr-defined]
     if carried:
         carried_note(w, slots)
     done: set[str] = set()
@@ -55,9 +65,18 @@ def render(w: Writer, intent: str, slots: Slots, answered: list[ToolResult], all
     guide_snippets(w, all_results, limit=1)
 
 
-
-_UNITS = (("_gb", " GB"), ("_gib", " GiB"), ("_gbs", " GB/s"), ("_cny", " 元"), ("_hours", " h"),
-          ("_days", " d"), ("_tflops", " TFLOPS"), ("pct", "%"), ("_ms", " ms"), ("_w", " W"))
+_UNITS = (
+    ("_gb", " GB"),
+    ("_gib", " GiB"),
+    ("_gbs", " GB/s"),
+    ("_cny", " 元"),
+    ("_hours", " h"),
+    ("_days", " d"),
+    ("_tflops", " TFLOPS"),
+    ("pct", "%"),
+    ("_ms", " ms"),
+    ("_w", " W"),
+)
 
 
 def generic(w: Writer, r: ToolResult, ctx: Context) -> None:
@@ -89,22 +108,34 @@ def guide_only(w: Writer, results: list[ToolResult], question: str) -> None:
     shorter, when the guide has one."""
     hits = _hits(results)
     if not hits:
-        w.add("verdict", "指南里没有找到能回答这个问题的段落，我不凭空作答。",
-              "I found no passage in the guide that answers this, so I will not make one up.")
+        w.add(
+            "verdict",
+            "指南里没有找到能回答这个问题的段落，我不凭空作答。",
+            "I found no passage in the guide that answers this, so I will not make one up.",
+        )
         return
     # The substance first: the best passage is the answer (no meta preamble), the next ones follow.
     size = 700 if w.lang == "zh" else 1100
     guide_snippets(w, results, limit=1, section="verdict", max_chars=size, question=question)
-    guide_snippets(w, results, limit=2, section="guide", max_chars=size, question=question, shorter_after=1,
-                   skip=len(w.cited))
+    guide_snippets(
+        w, results, limit=2, section="guide", max_chars=size, question=question, shorter_after=1, skip=len(w.cited)
+    )
 
 
-def guide_snippets(w: Writer, results: list[ToolResult], limit: int = 1, section: str = "guide",
-                   max_chars: int = 200, question: str = "", shorter_after: int | None = None,
-                   skip: int = 0) -> None:
+def guide_snippets(
+    w: Writer,
+    results: list[ToolResult],
+    limit: int = 1,
+    section: str = "guide",
+    max_chars: int = 200,
+    question: str = "",
+    shorter_after: int | None = None,
+    skip: int = 0,
+) -> None:
     """Quote up to `limit` passages (best first when `question` is given); passages after the
     first `shorter_after` are cut to half the length (a pointer, not a second essay)."""
     from assistant.offline.passages import excerpt, rank, readable
+
     hits = rank(_hits(results), question) if question else _hits(results)
     shown = 0
     for hit in hits:
@@ -113,7 +144,7 @@ def guide_snippets(w: Writer, results: list[ToolResult], limit: int = 1, section
         text = readable(hit.get("text") or hit.get("snippet") or hit.get("excerpt") or "", w.lang)
         if not text:
             continue
-        if skip:   # already quoted above (the verdict)
+        if skip:  # already quoted above (the verdict)
             skip -= 1
             continue
         text = excerpt(text, max_chars // 2 if shorter_after is not None and shown >= shorter_after else max_chars)
@@ -127,6 +158,7 @@ def guide_snippets(w: Writer, results: list[ToolResult], limit: int = 1, section
 
 def _first_sentences(text: str, limit: int) -> str:
     from assistant.offline.passages import excerpt
+
     return excerpt(text, limit)
 
 
@@ -134,8 +166,11 @@ def _hits(results: list[ToolResult]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for r in results:
         if r.name == "search_guide" and not r.error:
-            out += [h for h in (r.result.get("hits") or r.result.get("results") or []) if isinstance(h, dict)
-                    and not h.get("low_relevance")]
+            out += [
+                h
+                for h in (r.result.get("hits") or r.result.get("results") or [])
+                if isinstance(h, dict) and not h.get("low_relevance")
+            ]
     return out
 
 
@@ -174,9 +209,13 @@ def gb(x: Any) -> str:
     return f"{x:.1f}" if abs(x) < 1000 else f"{x:,.0f}"
 
 
-_MODE_LABEL = {"full": ("全量训练", "full fine-tuning"), "lora": ("LoRA 微调", "LoRA fine-tuning"),
-               "qlora": ("QLoRA 微调", "QLoRA fine-tuning"), "inference": ("推理", "inference"),
-               "pretrain": ("预训练", "pre-training")}
+_MODE_LABEL = {
+    "full": ("全量训练", "full fine-tuning"),
+    "lora": ("LoRA 微调", "LoRA fine-tuning"),
+    "qlora": ("QLoRA 微调", "QLoRA fine-tuning"),
+    "inference": ("推理", "inference"),
+    "pretrain": ("预训练", "pre-training"),
+}
 
 
 def plural(n: Any, word: str, words: str | None = None) -> str:
@@ -188,7 +227,7 @@ def plural(n: Any, word: str, words: str | None = None) -> str:
 def mode_label(w: Writer, mode: Any) -> str:
     zh, en = _MODE_LABEL.get(str(mode), (str(mode), str(mode)))
     if mode == "full" and getattr(w, "pretrain", False):
-        en = "full training from scratch"   # the memory tools size pre-training as full training
+        en = "full training from scratch"  # the memory tools size pre-training as full training
     return w.t(zh, en)
 
 

@@ -1,4 +1,5 @@
 """Plain data passed between the planner, the tools and the composer (no LangChain here)."""
+
 from __future__ import annotations
 
 import itertools

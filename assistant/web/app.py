@@ -5,6 +5,7 @@ the registry and render with `assistant.web.render`. Analytics are switched off 
 imported, the theme uses locally served fonts, and `share` is never used — so nothing leaves the
 machine. The API key typed on the page lives only in this session's memory.
 """
+
 from __future__ import annotations
 
 import os
@@ -17,14 +18,23 @@ from typing import Any, Iterator  # noqa: E402
 
 import gradio as gr  # noqa: E402
 
-from assistant.web import forms  # noqa: E402
-from assistant.web.chat import (LANG_CHOICES, chat_events_to_messages, display_user_text,  # noqa: E402
-                                flatten_history)
-from assistant.web.render import (findings_html, gpu_compare_rows, gpu_sources_markdown,  # noqa: E402
-                                  memory_chart_html,
-                                  plan_rows, PLAN_COLUMNS, PLAN_COLUMN_WIDTHS)
-
 from assistant.advisor import MAX_QUESTION_CHARS  # noqa: E402  (one limit for every surface)
+from assistant.web import forms  # noqa: E402
+from assistant.web.chat import (
+    LANG_CHOICES,
+    chat_events_to_messages,
+    display_user_text,  # noqa: E402
+    flatten_history,
+)
+from assistant.web.render import (
+    PLAN_COLUMN_WIDTHS,
+    PLAN_COLUMNS,
+    findings_html,
+    gpu_compare_rows,
+    gpu_sources_markdown,  # noqa: E402
+    memory_chart_html,
+    plan_rows,
+)
 
 EXAMPLES = [
     "能用4090全量训练7B吗？",
@@ -58,6 +68,7 @@ def _lang(label: str | None, text: str = "", request: gr.Request | None = None) 
     if choice != "auto":
         return choice
     from tools.lang import detect_language
+
     if detect_language(text) == "zh":
         return "zh"
     accept = ""
@@ -66,8 +77,16 @@ def _lang(label: str | None, text: str = "", request: gr.Request | None = None) 
     return "zh" if accept.startswith("zh") or (not accept and not text) else "en"
 
 
-def respond(message: str, history: list[Any], lang_label: str, backend: str, base_url: str,
-            model: str, api_key: str, request: gr.Request = None) -> Iterator[tuple[list[Any], str]]:
+def respond(
+    message: str,
+    history: list[Any],
+    lang_label: str,
+    backend: str,
+    base_url: str,
+    model: str,
+    api_key: str,
+    request: gr.Request = None,
+) -> Iterator[tuple[list[Any], str]]:
     """Stream one reply. Yields (chat history, textbox value)."""
     from assistant.advisor import stream
 
@@ -77,9 +96,13 @@ def respond(message: str, history: list[Any], lang_label: str, backend: str, bas
         yield history, ""
         return
     if len(question) > MAX_QUESTION_CHARS:
-        history.append({"role": "assistant", "content":
-                        f"内容太长（超过 {MAX_QUESTION_CHARS:,} 个字符），请只粘贴相关部分。/ "
-                        f"Input too long (over {MAX_QUESTION_CHARS:,} characters); paste only the relevant part."})
+        history.append(
+            {
+                "role": "assistant",
+                "content": f"内容太长（超过 {MAX_QUESTION_CHARS:,} 个字符），请只粘贴相关部分。/ "
+                f"Input too long (over {MAX_QUESTION_CHARS:,} characters); paste only the relevant part.",
+            }
+        )
         yield history, ""
         return
     language = LANG_CHOICES.get(lang_label, "auto")
@@ -87,8 +110,9 @@ def respond(message: str, history: list[Any], lang_label: str, backend: str, bas
     history.append({"role": "user", "content": display_user_text(question)})
     yield history, ""
     settings = forms.backend_settings(backend, base_url, model, api_key)
-    events = stream(question, history=turns, language=language,
-                    backend=settings.backend if settings else None, settings=settings)
+    events = stream(
+        question, history=turns, language=language, backend=settings.backend if settings else None, settings=settings
+    )
     for messages in chat_events_to_messages(events, _lang(lang_label, question, request)):
         yield history + messages, ""
 
@@ -100,25 +124,37 @@ def diagnose(text: str, upload: Any, expect: str, lang_label: str, request: gr.R
     html = findings_html(forms.run_diagnosis(combined, expect), lang)
     if upload and forms.upload_truncated(upload):
         limit_mb = forms.MAX_UPLOAD_BYTES / 1e6
-        html = (f'<div class="ga-error">{"文件超过" if lang == "zh" else "The file is over"} {limit_mb:g} MB'
-                f'{"，只诊断了前面部分；请只上传出错前后的日志。" if lang == "zh" else "; only its beginning was diagnosed — upload the part around the error."}'
-                "</div>" + html)
+        html = (
+            f'<div class="ga-error">{"文件超过" if lang == "zh" else "The file is over"} {limit_mb:g} MB'
+            f"{'，只诊断了前面部分；请只上传出错前后的日志。' if lang == 'zh' else '; only its beginning was diagnosed — upload the part around the error.'}"
+            "</div>" + html
+        )
     return html
 
 
-def estimate(model: str, mode: str, gpu: str, gpus: float, seq_len: float, batch: float,
-             lang_label: str, request: gr.Request = None) -> tuple[str, dict[str, Any]]:
+def estimate(
+    model: str,
+    mode: str,
+    gpu: str,
+    gpus: float,
+    seq_len: float,
+    batch: float,
+    lang_label: str,
+    request: gr.Request = None,
+) -> tuple[str, dict[str, Any]]:
     result = forms.run_estimate(model, mode, gpu, gpus, seq_len, batch)
     return memory_chart_html(result, _lang(lang_label, model or "", request)), result
 
 
-def plan(model: str, mode: str, tokens: str, deadline: str, budget: str, lang_label: str,
-         request: gr.Request = None) -> Any:
+def plan(
+    model: str, mode: str, tokens: str, deadline: str, budget: str, lang_label: str, request: gr.Request = None
+) -> Any:
     lang = _lang(lang_label, model or "", request)
     result = forms.run_plan(model, mode, tokens, deadline, budget)
     if "error" in result:
-        return gr.update(value=[[result["error"].get(lang) or result["error"].get("en")] + [""] * 9],
-                         headers=PLAN_COLUMNS[lang])
+        return gr.update(
+            value=[[result["error"].get(lang) or result["error"].get("en")] + [""] * 9], headers=PLAN_COLUMNS[lang]
+        )
     return gr.update(value=plan_rows(result, lang), headers=PLAN_COLUMNS[lang])
 
 
@@ -133,6 +169,7 @@ def api_ask(question: str, language: str = "auto") -> dict[str, Any]:
     """JSON API for scripts (`gradio_client`): the offline advisor's AskResult."""
     from assistant.advisor import ask
     from tools.errors import ToolInputError
+
     try:
         return ask(question, language=language).model_dump(mode="json")
     except ToolInputError as exc:
@@ -141,27 +178,41 @@ def api_ask(question: str, language: str = "auto") -> dict[str, Any]:
 
 def build_app() -> gr.Blocks:
     with gr.Blocks(title="GPU Advisor · 算力顾问", analytics_enabled=False) as demo:
-        gr.Markdown("## GPU Advisor · 算力顾问\n租 GPU 服务器：选什么卡、要几张、多少钱、出了什么问题。"
-                    " · Which cards, how many, what it costs, and what is wrong — offline by default.")
+        gr.Markdown(
+            "## GPU Advisor · 算力顾问\n租 GPU 服务器：选什么卡、要几张、多少钱、出了什么问题。"
+            " · Which cards, how many, what it costs, and what is wrong — offline by default."
+        )
         with gr.Row():
             lang = gr.Radio(list(LANG_CHOICES), value="自动 / Auto", label="语言 / Language", elem_id="lang")
         with gr.Tabs():
             with gr.Tab("对话 Chat", id="chat"):
-                chatbot = gr.Chatbot(label="对话 / Conversation", height=520, elem_id="chatbot",
-                                     feedback_options=None, buttons=["copy"])
+                chatbot = gr.Chatbot(
+                    label="对话 / Conversation", height=520, elem_id="chatbot", feedback_options=None, buttons=["copy"]
+                )
                 with gr.Row():
-                    box = gr.Textbox(placeholder="问点什么，或粘贴 nvidia-smi / dmesg 输出… / Ask, or paste a log…",
-                                     show_label=False, lines=1, max_lines=12, scale=8, elem_id="question")
+                    box = gr.Textbox(
+                        placeholder="问点什么，或粘贴 nvidia-smi / dmesg 输出… / Ask, or paste a log…",
+                        show_label=False,
+                        lines=1,
+                        max_lines=12,
+                        scale=8,
+                        elem_id="question",
+                    )
                     send = gr.Button("发送 Send", variant="primary", scale=1, elem_id="send")
                 gr.Examples(EXAMPLES, inputs=box, label="示例 / Examples")
                 clear = gr.Button("清空 Clear", size="sm")
             with gr.Tab("日志诊断 Diagnose", id="diagnose"):
-                log_box = gr.Textbox(label="粘贴日志 / Paste a log (nvidia-smi, dmesg, NCCL, all_reduce_perf, iostat …)",
-                                     lines=12, max_lines=30, elem_id="log")
+                log_box = gr.Textbox(
+                    label="粘贴日志 / Paste a log (nvidia-smi, dmesg, NCCL, all_reduce_perf, iostat …)",
+                    lines=12,
+                    max_lines=30,
+                    elem_id="log",
+                )
                 with gr.Row():
                     upload = gr.File(label="或上传文件 / or upload a file", file_types=[".txt", ".log", ".out"])
-                    expect = gr.Textbox(label="租的是什么（可选）/ What you rented (optional)",
-                                        placeholder="8x A100-SXM4-80GB")
+                    expect = gr.Textbox(
+                        label="租的是什么（可选）/ What you rented (optional)", placeholder="8x A100-SXM4-80GB"
+                    )
                 diag_btn = gr.Button("诊断 Diagnose", variant="primary", elem_id="diagnose-btn")
                 findings = gr.HTML(elem_id="findings")
             with gr.Tab("显存 Memory", id="memory"):
@@ -185,21 +236,34 @@ def build_app() -> gr.Blocks:
                     p_deadline = gr.Textbox(value="7d", label="期限 / Deadline")
                     p_budget = gr.Textbox(value="50000", label="预算（元）/ Budget (CNY)")
                 p_btn = gr.Button("出方案 Plan", variant="primary", elem_id="plan-btn")
-                p_table = gr.Dataframe(headers=PLAN_COLUMNS["zh"], interactive=False, wrap=True,
-                                       column_widths=PLAN_COLUMN_WIDTHS,
-                                       elem_id="plan-table", label="可按列排序 / click a header to sort")
+                p_table = gr.Dataframe(
+                    headers=PLAN_COLUMNS["zh"],
+                    interactive=False,
+                    wrap=True,
+                    column_widths=PLAN_COLUMN_WIDTHS,
+                    elem_id="plan-table",
+                    label="可按列排序 / click a header to sort",
+                )
             with gr.Tab("GPU 对比 Compare", id="compare"):
                 names = forms.gpu_names()
-                c_names = gr.Dropdown(names, value=forms.default_comparison(names), multiselect=True,
-                                      max_choices=4, label="选 2–4 张卡 / Pick 2–4 cards", elem_id="compare-names")
+                c_names = gr.Dropdown(
+                    names,
+                    value=forms.default_comparison(names),
+                    multiselect=True,
+                    max_choices=4,
+                    label="选 2–4 张卡 / Pick 2–4 cards",
+                    elem_id="compare-names",
+                )
                 c_btn = gr.Button("对比 Compare", variant="primary", elem_id="compare-btn")
                 c_table = gr.Dataframe(interactive=False, wrap=True, elem_id="compare-table")
                 c_sources = gr.Markdown(elem_id="compare-sources")
             with gr.Tab("设置 Settings", id="settings"):
-                gr.Markdown("默认离线运行，不需要密钥。/ Offline by default; no key needed. "
-                            "接入任何 OpenAI 兼容接口（DeepSeek、通义千问、vLLM、Ollama…）/ "
-                            "Any OpenAI-compatible endpoint works. 密钥只保存在本次会话内存中，不会显示或记录。"
-                            " / The key stays in this session's memory only; it is never shown or logged.")
+                gr.Markdown(
+                    "默认离线运行，不需要密钥。/ Offline by default; no key needed. "
+                    "接入任何 OpenAI 兼容接口（DeepSeek、通义千问、vLLM、Ollama…）/ "
+                    "Any OpenAI-compatible endpoint works. 密钥只保存在本次会话内存中，不会显示或记录。"
+                    " / The key stays in this session's memory only; it is never shown or logged."
+                )
                 backend = gr.Radio(["offline", "openai"], value="offline", label="后端 / Back-end", elem_id="backend")
                 base_url = gr.Textbox(label="Base URL", placeholder="http://127.0.0.1:8000/v1")
                 model_name = gr.Textbox(label="模型 / Model", placeholder="deepseek-chat")
@@ -210,8 +274,9 @@ def build_app() -> gr.Blocks:
         send.click(respond, chat_inputs, [chatbot, box], api_visibility="private")
         clear.click(lambda: [], None, chatbot, api_visibility="private")
         diag_btn.click(diagnose, [log_box, upload, expect, lang], findings, api_name="diagnose")
-        m_btn.click(estimate, [m_model, m_mode, m_gpu, m_gpus, m_seq, m_batch, lang], [m_chart, m_json],
-                    api_name="estimate")
+        m_btn.click(
+            estimate, [m_model, m_mode, m_gpu, m_gpus, m_seq, m_batch, lang], [m_chart, m_json], api_name="estimate"
+        )
         p_btn.click(plan, [p_model, p_mode, p_tokens, p_deadline, p_budget, lang], p_table, api_name="plan")
         c_btn.click(compare, [c_names, lang], [c_table, c_sources], api_name="compare")
         gr.api(api_ask, api_name="ask")
@@ -223,17 +288,29 @@ def _warm_up() -> None:
     for jieba's dictionary, Chroma and the agent graph being built."""
     try:
         from assistant.advisor import ask
+
         ask("能用4090全量训练7B吗")
     except Exception:  # warm-up is best effort; a real request reports its own error
         pass
 
 
-def launch(host: str = "127.0.0.1", port: int = 7860, auth: tuple[str, str] | None = None,
-           prevent_thread_lock: bool = False) -> Any:
+def launch(
+    host: str = "127.0.0.1", port: int = 7860, auth: tuple[str, str] | None = None, prevent_thread_lock: bool = False
+) -> Any:
     import threading
+
     threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
     demo = build_app()
     demo.queue(default_concurrency_limit=8)
-    return demo.launch(server_name=host, server_port=port, auth=auth, share=False, css=CSS,
-                       footer_links=["api"], prevent_thread_lock=prevent_thread_lock, quiet=True,
-                       ssr_mode=False, show_error=False)
+    return demo.launch(
+        server_name=host,
+        server_port=port,
+        auth=auth,
+        share=False,
+        css=CSS,
+        footer_links=["api"],
+        prevent_thread_lock=prevent_thread_lock,
+        quiet=True,
+        ssr_mode=False,
+        show_error=False,
+    )

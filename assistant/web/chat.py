@@ -3,6 +3,7 @@
 Tool calls become collapsible steps (a message whose metadata has a `title`), citations
 become collapsible passages, and the answer streams token by token.
 """
+
 from __future__ import annotations
 
 from typing import Any, Iterator
@@ -25,7 +26,7 @@ def display_user_text(text: str) -> str:
 
 def _unfence(text: str) -> str:
     if text.startswith(_FENCE_OPEN) and text.endswith(_FENCE_CLOSE):
-        return text[len(_FENCE_OPEN):-len(_FENCE_CLOSE)]
+        return text[len(_FENCE_OPEN) : -len(_FENCE_CLOSE)]
     return text
 
 
@@ -34,8 +35,11 @@ def flatten_history(history: list[Any] | None) -> list[dict[str, str]]:
     turns: list[dict[str, str]] = []
     for msg in history or []:
         if not isinstance(msg, dict):
-            msg = {"role": getattr(msg, "role", ""), "content": getattr(msg, "content", ""),
-                   "metadata": getattr(msg, "metadata", None)}
+            msg = {
+                "role": getattr(msg, "role", ""),
+                "content": getattr(msg, "content", ""),
+                "metadata": getattr(msg, "metadata", None),
+            }
         if (msg.get("metadata") or {}).get("title"):
             continue
         content = msg.get("content")
@@ -53,7 +57,8 @@ def _citation_text(citation: dict[str, Any], tool_calls: list[dict[str, Any]]) -
     for call in tool_calls:
         for hit in (call.get("result") or {}).get("hits", []) or []:
             if hit.get("doc_id") == citation.get("doc_id") and (
-                    not citation.get("section") or hit.get("section") == citation.get("section")):
+                not citation.get("section") or hit.get("section") == citation.get("section")
+            ):
                 return str(hit.get("text", ""))
     return ""
 
@@ -74,9 +79,15 @@ def chat_events_to_messages(events: Iterator[dict[str, Any]], lang_hint: str) ->
     for event in events:
         kind = event.get("type")
         if kind == "tool_call":
-            step = {"role": "assistant", "content": tool_step_markdown(event.get("args") or {}, None, lang),
-                    "metadata": {"title": f"工具 Tool · {event.get('name')}", "id": str(event.get("id")),
-                                 "status": "pending"}}
+            step = {
+                "role": "assistant",
+                "content": tool_step_markdown(event.get("args") or {}, None, lang),
+                "metadata": {
+                    "title": f"工具 Tool · {event.get('name')}",
+                    "id": str(event.get("id")),
+                    "status": "pending",
+                },
+            }
             steps.append(step)
             by_id[str(event.get("id"))] = step
             step["_args"] = event.get("args") or {}
@@ -88,8 +99,13 @@ def chat_events_to_messages(events: Iterator[dict[str, Any]], lang_hint: str) ->
         elif kind == "token":
             answer["content"] += str(event.get("text", ""))
         elif kind == "notice":
-            tail.append({"role": "assistant", "content": str(event.get("text", "")),
-                         "metadata": {"title": "提示 Notice", "status": "done"}})
+            tail.append(
+                {
+                    "role": "assistant",
+                    "content": str(event.get("text", "")),
+                    "metadata": {"title": "提示 Notice", "status": "done"},
+                }
+            )
         elif kind == "final":
             result = event["result"]
             data = result.model_dump(mode="json") if hasattr(result, "model_dump") else dict(result)
@@ -99,8 +115,13 @@ def chat_events_to_messages(events: Iterator[dict[str, Any]], lang_hint: str) ->
             for cit in data.get("citations") or []:
                 text = _citation_text(cit, data.get("tool_calls") or [])
                 title = f"来源 Source · {cit.get('doc_id')} § {_title_text(cit.get('section'), lang)}"
-                tail.append({"role": "assistant", "content": text or _title_text(cit.get("title"), lang),
-                             "metadata": {"title": title, "status": "done"}})
+                tail.append(
+                    {
+                        "role": "assistant",
+                        "content": text or _title_text(cit.get("title"), lang),
+                        "metadata": {"title": title, "status": "done"},
+                    }
+                )
         yield [_public(m) for m in steps] + ([answer] if answer["content"] else []) + tail
     yield [_public(m) for m in steps] + [answer] + tail
 

@@ -2,6 +2,7 @@
 
 The page never computes a number itself; it only maps widgets to tool inputs.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -42,6 +43,7 @@ def backend_settings(backend: str | None, base_url: str | None, model: str | Non
     if (backend or "offline") == "offline":
         return None
     from assistant.settings import BackendSettings
+
     base = BackendSettings.from_env()
     update: dict[str, Any] = {"backend": "openai"}
     if base_url and base_url.strip():
@@ -80,8 +82,13 @@ def run_diagnosis(text: str, expect: str | None) -> dict[str, Any]:
 
 
 def run_estimate(model: str, mode: str, gpu: str, gpus: Any, seq_len: Any, batch: Any) -> dict[str, Any]:
-    args: dict[str, Any] = {"model": (model or "").strip(), "mode": mode, "gpus": _int(gpus, 1),
-                            "seq_len": _int(seq_len, 2048), "batch": _int(batch, 1)}
+    args: dict[str, Any] = {
+        "model": (model or "").strip(),
+        "mode": mode,
+        "gpus": _int(gpus, 1),
+        "seq_len": _int(seq_len, 2048),
+        "batch": _int(batch, 1),
+    }
     if gpu and gpu.strip():
         args["gpu"] = gpu.strip()
     return run_tool("estimate_memory", args)
@@ -109,6 +116,7 @@ def run_gpu_specs(names: list[str]) -> list[dict[str, Any]]:
 
 def gpu_names() -> list[str]:
     from tools.gpus import all_gpus
+
     return [g.name for g in all_gpus()]
 
 

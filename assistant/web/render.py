@@ -1,12 +1,13 @@
 """Pure rendering helpers for the page (no gradio import): HTML for charts and findings,
 rows for tables. Kept apart so they are testable and the page module stays thin."""
+
 from __future__ import annotations
 
 import html
 import json
 from typing import Any
-from tools.lang import has_cjk
 
+from tools.lang import has_cjk
 
 # Breakdown parts in the order people read them, with bilingual labels and colours.
 MEMORY_PARTS: list[tuple[str, str, str, str]] = [
@@ -77,26 +78,36 @@ def memory_chart_html(estimate: dict[str, Any], lang: str = "zh") -> str:
         label = _t(lang, zh, en)
         segments.append(
             f'<div class="ga-seg" title="{html.escape(label)}: {value:.2f} GB" '
-            f'style="width:{width:.3f}%;background:{colour}"></div>')
+            f'style="width:{width:.3f}%;background:{colour}"></div>'
+        )
         legend.append(
             f'<span class="ga-legend-item"><i style="background:{colour}"></i>'
-            f'{html.escape(label)} {value:.2f} GB</span>')
+            f"{html.escape(label)} {value:.2f} GB</span>"
+        )
     marker = ""
     verdict = ""
     if capacity > 0:
         left = 100.0 * capacity / scale
-        marker = (f'<div class="ga-cap" style="left:{left:.3f}%" '
-                  f'title="{_t(lang, "显卡容量", "GPU capacity")}: {capacity:g} GB"></div>')
-        legend.append(f'<span class="ga-legend-item"><i style="background:#111;width:3px"></i>'
-                      f'{_t(lang, "显卡容量", "GPU capacity")} {capacity:g} GB</span>')
+        marker = (
+            f'<div class="ga-cap" style="left:{left:.3f}%" '
+            f'title="{_t(lang, "显卡容量", "GPU capacity")}: {capacity:g} GB"></div>'
+        )
+        legend.append(
+            f'<span class="ga-legend-item"><i style="background:#111;width:3px"></i>'
+            f"{_t(lang, '显卡容量', 'GPU capacity')} {capacity:g} GB</span>"
+        )
         fits = estimate.get("fits")
         headroom = _num(estimate.get("headroom_gb"))
         if fits is True:
-            verdict = (f'<div class="ga-verdict ga-ok">{_t(lang, "放得下", "Fits")} — '
-                       f'{_t(lang, "余量", "headroom")} {headroom:.2f} GB</div>')
+            verdict = (
+                f'<div class="ga-verdict ga-ok">{_t(lang, "放得下", "Fits")} — '
+                f"{_t(lang, '余量', 'headroom')} {headroom:.2f} GB</div>"
+            )
         elif fits is False:
-            verdict = (f'<div class="ga-verdict ga-bad">{_t(lang, "放不下", "Does not fit")} — '
-                       f'{_t(lang, "超出", "over by")} {abs(headroom):.2f} GB</div>')
+            verdict = (
+                f'<div class="ga-verdict ga-bad">{_t(lang, "放不下", "Does not fit")} — '
+                f"{_t(lang, '超出', 'over by')} {abs(headroom):.2f} GB</div>"
+            )
     notes = []
     if estimate.get("summary"):
         notes.append(f'<div class="ga-note">{html.escape(_text(estimate["summary"], lang))}</div>')
@@ -104,9 +115,10 @@ def memory_chart_html(estimate: dict[str, Any], lang: str = "zh") -> str:
     if seed.get("model_states_gb") is not None and seed.get("precise_model_states_gb") is not None:
         notes.append(
             f'<div class="ga-note">{_t(lang, "经验法则", "Seed rule of thumb")} '
-            f'{seed.get("bytes_per_param", 0):g} B/{_t(lang, "参数", "param")} → {seed["model_states_gb"]:.1f} GB；'
-            f'{_t(lang, "精确", "precise")} {seed.get("precise_bytes_per_param", 0):g} B/{_t(lang, "参数", "param")} → '
-            f'{seed["precise_model_states_gb"]:.1f} GB<br><small>{html.escape(_text(seed.get("reason"), lang))}</small></div>')
+            f"{seed.get('bytes_per_param', 0):g} B/{_t(lang, '参数', 'param')} → {seed['model_states_gb']:.1f} GB；"
+            f"{_t(lang, '精确', 'precise')} {seed.get('precise_bytes_per_param', 0):g} B/{_t(lang, '参数', 'param')} → "
+            f"{seed['precise_model_states_gb']:.1f} GB<br><small>{html.escape(_text(seed.get('reason'), lang))}</small></div>"
+        )
     gpu_name = html.escape(str(estimate.get("gpu") or estimate.get("gpu_name") or ""))
     cap_text = f" / {capacity:g} GB {gpu_name}" if capacity > 0 else ""
     title = _t(lang, "每张卡的显存", "Memory per GPU")
@@ -124,8 +136,7 @@ def error_html(error: dict[str, Any], lang: str) -> str:
     hint = ""
     if error.get("suggestions"):
         hint = "<br>" + _t(lang, "可选：", "Did you mean: ") + html.escape(", ".join(error["suggestions"][:6]))
-    return (f'<div class="ga-error">{html.escape(msg or "")}'
-            f'<br><small>{html.escape(other or "")}</small>{hint}</div>')
+    return f'<div class="ga-error">{html.escape(msg or "")}<br><small>{html.escape(other or "")}</small>{hint}</div>'
 
 
 def findings_html(report: dict[str, Any], lang: str = "zh") -> str:
@@ -139,10 +150,15 @@ def findings_html(report: dict[str, Any], lang: str = "zh") -> str:
     next_action = _text(report.get("next_action"), lang)
     parts.append(
         f'<div class="ga-summary" data-severity="{html.escape(severity)}" style="border-color:{fg};background:{bg}">'
-        f'<b>{_t(lang, "总体", "Overall")}: {html.escape(_text(dict(zip(("zh", "en"), SEVERITY_LABELS.get(severity, (severity, severity)))), lang))}</b>'
-        f' · {_t(lang, "识别到", "Detected")}: {html.escape(kinds)}'
-        + (f'<div class="ga-next"><b>{_t(lang, "下一步", "Next step")}:</b> {html.escape(next_action)}</div>' if next_action else "")
-        + "</div>")
+        f"<b>{_t(lang, '总体', 'Overall')}: {html.escape(_text(dict(zip(('zh', 'en'), SEVERITY_LABELS.get(severity, (severity, severity)))), lang))}</b>"
+        f" · {_t(lang, '识别到', 'Detected')}: {html.escape(kinds)}"
+        + (
+            f'<div class="ga-next"><b>{_t(lang, "下一步", "Next step")}:</b> {html.escape(next_action)}</div>'
+            if next_action
+            else ""
+        )
+        + "</div>"
+    )
     order = {"critical": 0, "warning": 1, "info": 2, "ok": 3}
     for finding in sorted(report.get("findings") or [], key=lambda f: order.get(str(f.get("severity")), 9)):
         sev = str(finding.get("severity", "info"))
@@ -154,18 +170,40 @@ def findings_html(report: dict[str, Any], lang: str = "zh") -> str:
         parts.append(
             f'<div class="ga-finding" data-severity="{html.escape(sev)}" style="border-left:6px solid {fg};background:{bg}">'
             f'<div><span class="ga-badge" style="background:{fg}">{html.escape(label)}</span> '
-            f'<b>{html.escape(_text(finding.get("title"), lang))}</b></div>'
+            f"<b>{html.escape(_text(finding.get('title'), lang))}</b></div>"
             + (f'<div class="ga-evidence">{evidence}</div>' if evidence else "")
-            + (f'<div><b>{_t(lang, "可能原因", "Likely causes")}</b><ul>{causes}</ul></div>' if causes else "")
-            + (f'<div><b>{_t(lang, "建议", "What to do")}</b><ul>{actions}</ul></div>' if actions else "")
-            + "</div>")
+            + (f"<div><b>{_t(lang, '可能原因', 'Likely causes')}</b><ul>{causes}</ul></div>" if causes else "")
+            + (f"<div><b>{_t(lang, '建议', 'What to do')}</b><ul>{actions}</ul></div>" if actions else "")
+            + "</div>"
+        )
     return '<div class="ga-findings">' + "".join(parts) + "</div>"
 
 
 PLAN_COLUMNS = {
-    "zh": ["GPU", "卡数", "节点", "互联", "每卡显存 GB", "天数（中）", "费用元（中）", "天数范围", "费用范围（元）", "说明"],
-    "en": ["GPU", "Count", "Nodes", "Interconnect", "Per-GPU GB", "Days (mid)", "Cost CNY (mid)", "Days range",
-           "Cost range (CNY)", "Notes"],
+    "zh": [
+        "GPU",
+        "卡数",
+        "节点",
+        "互联",
+        "每卡显存 GB",
+        "天数（中）",
+        "费用元（中）",
+        "天数范围",
+        "费用范围（元）",
+        "说明",
+    ],
+    "en": [
+        "GPU",
+        "Count",
+        "Nodes",
+        "Interconnect",
+        "Per-GPU GB",
+        "Days (mid)",
+        "Cost CNY (mid)",
+        "Days range",
+        "Cost range (CNY)",
+        "Notes",
+    ],
 }
 PLAN_COLUMN_WIDTHS = ["15%", "5%", "5%", "12%", "7%", "7%", "8%", "9%", "10%", "22%"]
 
@@ -191,13 +229,20 @@ def plan_rows(plan: dict[str, Any], lang: str = "zh") -> list[list[Any]]:
     sep = "；" if lang == "zh" else "; "
     for opt in plan.get("options") or []:
         notes = [n for n in (opt.get("why"), opt.get("billing"), *(opt.get("notes") or [])) if n]
-        rows.append([
-            opt.get("gpu_name") or opt.get("gpu"), opt.get("count"), opt.get("nodes"), opt.get("interconnect"),
-            _round(opt.get("per_gpu_gb")),
-            _round(_band(opt.get("days"), "mid"), 2), _round(_band(opt.get("cost_cny"), "mid"), 0),
-            _range(opt.get("days"), 2), _range(opt.get("cost_cny"), 0),
-            sep.join(_text(n, lang) for n in notes),
-        ])
+        rows.append(
+            [
+                opt.get("gpu_name") or opt.get("gpu"),
+                opt.get("count"),
+                opt.get("nodes"),
+                opt.get("interconnect"),
+                _round(opt.get("per_gpu_gb")),
+                _round(_band(opt.get("days"), "mid"), 2),
+                _round(_band(opt.get("cost_cny"), "mid"), 0),
+                _range(opt.get("days"), 2),
+                _range(opt.get("cost_cny"), 0),
+                sep.join(_text(n, lang) for n in notes),
+            ]
+        )
     return rows
 
 
@@ -242,9 +287,12 @@ def gpu_sources_markdown(specs: list[dict[str, Any]], lang: str = "zh") -> str:
     """Where each card's figures come from, listed under the comparison table."""
     lines = [f"**{_t(lang, '来源', 'Sources')}**"]
     for spec in specs:
-        lines.append(f"- {str(spec.get('name', '?')).replace('NVIDIA ', '')}: {spec.get('source', '—')}"
-                     f"（{spec.get('as_of', '')}）" if lang == "zh" else
-                     f"- {str(spec.get('name', '?')).replace('NVIDIA ', '')}: {spec.get('source', '—')} ({spec.get('as_of', '')})")
+        lines.append(
+            f"- {str(spec.get('name', '?')).replace('NVIDIA ', '')}: {spec.get('source', '—')}"
+            f"（{spec.get('as_of', '')}）"
+            if lang == "zh"
+            else f"- {str(spec.get('name', '?')).replace('NVIDIA ', '')}: {spec.get('source', '—')} ({spec.get('as_of', '')})"
+        )
     return "\n".join(lines)
 
 

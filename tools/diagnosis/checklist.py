@@ -5,6 +5,7 @@ saves everything to one file, which `gpu-advisor diagnose --expect "8x MODEL" FI
 verifies. Everything user-supplied is interpolated with shlex.quote — a hostile --model value
 cannot break out of its quotes.
 """
+
 from __future__ import annotations
 
 import shlex
@@ -12,22 +13,60 @@ import shlex
 from tools.errors import ToolInputError
 
 STEPS: list[dict[str, str]] = [
-    {"id": "host", "zh": "主机名、内核、时间（开工单时要写节点名）", "en": "hostname, kernel, time (name the node in tickets)"},
-    {"id": "nvidia-smi", "zh": "GPU 数量、型号、驱动版本、驱动支持的最高 CUDA", "en": "GPU count, model, driver version, highest CUDA the driver supports"},
-    {"id": "nvidia-smi -L", "zh": "每块卡的 UUID（记下来，以后可以认出同一块坏卡）", "en": "each GPU's UUID (record it to recognise a bad GPU later)"},
-    {"id": "nvidia-smi -q", "zh": "完整型号（Product Name）、显存总量、ECC、重映射、温度和降频原因、PCIe 链路", "en": "full product name, memory total, ECC, row remapping, temperature and throttle reasons, PCIe link"},
-    {"id": "lspci", "zh": "PCIe 上的 NVIDIA 设备（rev ff 表示掉卡）", "en": "NVIDIA devices on PCIe (rev ff means a lost GPU)"},
+    {
+        "id": "host",
+        "zh": "主机名、内核、时间（开工单时要写节点名）",
+        "en": "hostname, kernel, time (name the node in tickets)",
+    },
+    {
+        "id": "nvidia-smi",
+        "zh": "GPU 数量、型号、驱动版本、驱动支持的最高 CUDA",
+        "en": "GPU count, model, driver version, highest CUDA the driver supports",
+    },
+    {
+        "id": "nvidia-smi -L",
+        "zh": "每块卡的 UUID（记下来，以后可以认出同一块坏卡）",
+        "en": "each GPU's UUID (record it to recognise a bad GPU later)",
+    },
+    {
+        "id": "nvidia-smi -q",
+        "zh": "完整型号（Product Name）、显存总量、ECC、重映射、温度和降频原因、PCIe 链路",
+        "en": "full product name, memory total, ECC, row remapping, temperature and throttle reasons, PCIe link",
+    },
+    {
+        "id": "lspci",
+        "zh": "PCIe 上的 NVIDIA 设备（rev ff 表示掉卡）",
+        "en": "NVIDIA devices on PCIe (rev ff means a lost GPU)",
+    },
     {"id": "topo", "zh": "GPU 互联拓扑（NV# 表示 NVLink）", "en": "GPU interconnect topology (NV# = NVLink)"},
-    {"id": "nvcc", "zh": "CUDA Toolkit 版本（只影响编译扩展）", "en": "CUDA toolkit version (only matters for compiling extensions)"},
-    {"id": "torch", "zh": "PyTorch 版本、wheel 的 CUDA、能否用 GPU", "en": "PyTorch version, the wheel's CUDA, whether it sees the GPUs"},
-    {"id": "nccl-tests", "zh": "all_reduce_perf 8B–1GB 多卡通信带宽", "en": "all_reduce_perf 8 B–1 GB multi-GPU bandwidth"},
+    {
+        "id": "nvcc",
+        "zh": "CUDA Toolkit 版本（只影响编译扩展）",
+        "en": "CUDA toolkit version (only matters for compiling extensions)",
+    },
+    {
+        "id": "torch",
+        "zh": "PyTorch 版本、wheel 的 CUDA、能否用 GPU",
+        "en": "PyTorch version, the wheel's CUDA, whether it sees the GPUs",
+    },
+    {
+        "id": "nccl-tests",
+        "zh": "all_reduce_perf 8B–1GB 多卡通信带宽",
+        "en": "all_reduce_perf 8 B–1 GB multi-GPU bandwidth",
+    },
     {"id": "iostat", "zh": "磁盘 I/O（util、await）", "en": "disk I/O (util, await)"},
-    {"id": "dmesg", "zh": "内核日志里的 Xid / AER / 掉卡记录", "en": "Xid / AER / fallen-off-the-bus lines in the kernel log"},
+    {
+        "id": "dmesg",
+        "zh": "内核日志里的 Xid / AER / 掉卡记录",
+        "en": "Xid / AER / fallen-off-the-bus lines in the kernel log",
+    },
 ]
 
 
-TORCH_CHECK = ("import torch; print('torch_check: version=%s cuda=%s available=%s device_count=%d' % "
-               "(torch.__version__, torch.version.cuda, torch.cuda.is_available(), torch.cuda.device_count()))")
+TORCH_CHECK = (
+    "import torch; print('torch_check: version=%s cuda=%s available=%s device_count=%d' % "
+    "(torch.__version__, torch.version.cuda, torch.cuda.is_available(), torch.cuda.device_count()))"
+)
 
 
 def build_checklist(gpus: int = 8, model: str | None = None, output_file: str = "gpu_acceptance.txt"):
@@ -39,7 +78,9 @@ def build_checklist(gpus: int = 8, model: str | None = None, output_file: str = 
         raise ToolInputError("输出文件名无效", "Invalid output file name", field="output_file")
     model = (model or "").strip() or None
     if model and len(model) > 200:
-        raise ToolInputError("型号文字太长（上限 200 字符）", "The model text is too long (200 characters max)", field="model")
+        raise ToolInputError(
+            "型号文字太长（上限 200 字符）", "The model text is too long (200 characters max)", field="model"
+        )
     expect = f"{gpus}x {model}" if model else f"{gpus}x"
     q = shlex.quote
     script = f"""#!/usr/bin/env bash
@@ -111,4 +152,6 @@ echo
 echo "Saved to / 已保存到: $OUT"
 echo "Check it with / 用下面的命令验收: gpu-advisor diagnose --expect \\"$EXPECT\\" \\"$OUT\\""
 """
-    return DeliveryChecklistOutput(script=script, output_file=output_file, expect=expect if model else None, steps=STEPS)
+    return DeliveryChecklistOutput(
+        script=script, output_file=output_file, expect=expect if model else None, steps=STEPS
+    )

@@ -6,11 +6,11 @@ Severity order (worst wins): ok < info < warning < critical.
 - info: worth knowing; nothing to fix
 - ok: nothing wrong found
 """
+
 from __future__ import annotations
 
-from typing import Literal
-
 import re
+from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 

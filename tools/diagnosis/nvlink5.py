@@ -4,6 +4,7 @@ The kernel line names the unit (e.g. RLW_RXPIPE) and carries two hex words: intr
 error status. A rule matches when the unit and the error status are equal and the intrinfo bits
 fit one of the rule's 32-character patterns (bit 31 first; '1'/'0' must match, '-' is free).
 """
+
 from __future__ import annotations
 
 import re

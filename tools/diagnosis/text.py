@@ -4,6 +4,7 @@ Why: people paste from terminals (ANSI colours, CRLF from Windows clients, NULs 
 binary files), wrap logs in Chinese sentences, and sometimes paste far too much. Every
 regex downstream assumes plain `\n`-separated text without escape codes.
 """
+
 from __future__ import annotations
 
 import re
@@ -47,14 +48,16 @@ def normalize(text: str | bytes | None) -> str:
             "例如 `dmesg | grep -iE 'nvrm|xid|aer' | tail -n 500`。",
             f"The paste is too large ({len(text):,} characters); the limit is 2 MB / 20,000 lines. "
             "Paste only the part around the error, e.g. `dmesg | grep -iE 'nvrm|xid|aer' | tail -n 500`.",
-            field="text")
+            field="text",
+        )
     if looks_binary(text):
         raise ToolInputError(
             "这看起来是二进制文件，不是文本日志。请贴出命令的文字输出（例如 nvidia-smi、dmesg）；"
             "nvidia-bug-report.log.gz 需要先用 gunzip 解压。",
             "This looks like a binary file, not a text log. Paste the text output of the command "
             "(e.g. nvidia-smi, dmesg); decompress nvidia-bug-report.log.gz with gunzip first.",
-            field="text")
+            field="text",
+        )
     text = strip_ansi(text)
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\ufeff", "")
     text = text.replace("\x00", "")
@@ -64,7 +67,8 @@ def normalize(text: str | bytes | None) -> str:
             f"粘贴内容行数太多（{len(lines):,} 行）；上限为 20,000 行 / 2 MB。请只贴出错前后的部分。",
             f"The paste has too many lines ({len(lines):,}); the limit is 20,000 lines / 2 MB. "
             "Paste only the part around the error.",
-            field="text")
+            field="text",
+        )
     return "\n".join(line[:MAX_LINE_CHARS].rstrip() for line in lines)
 
 
@@ -117,14 +121,14 @@ def to_float(s: str | None) -> float | None:
 # (「帮我看看这个报错 [Tue Nov 25 10:02:11 2025] NVRM: Xid …」). Each alternative is anchored on a
 # literal, bounded and free of nested quantifiers.
 _LOG_START = re.compile(
-    r"\[\s{0,12}\d{1,10}\.\d{1,9}\]"                                     # dmesg [  123.456789]
-    r"|\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} {1,2}\d{1,2} "          # dmesg -T [Tue Nov 25 …
+    r"\[\s{0,12}\d{1,10}\.\d{1,9}\]"  # dmesg [  123.456789]
+    r"|\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} {1,2}\d{1,2} "  # dmesg -T [Tue Nov 25 …
     r"|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) {1,2}\d{1,2} \d\d:\d\d:\d\d"  # journalctl/syslog
-    r"|\d{1,2}月 {1,2}\d{1,2} \d\d:\d\d:\d\d"                              # journalctl in a zh_CN locale
-    r"|\b\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d"                               # ISO timestamps
+    r"|\d{1,2}月 {1,2}\d{1,2} \d\d:\d\d:\d\d"  # journalctl in a zh_CN locale
+    r"|\b\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d"  # ISO timestamps
     r"|\bNVRM: |\bpcieport \w|\bnvidia \d{4}:|\bkernel: "
     r"|\b(?:RuntimeError|torch\.\w{1,40}Error|[A-Z]\w{0,40}Error|CUDA error|NCCL (?:WARN|INFO|error)|Watchdog caught)\b"
-    r"|\b[\w.-]{1,64}:\d{1,9}:\d{1,9} \[\d{1,4}\] NCCL "                     # host:pid:tid [rank] NCCL
+    r"|\b[\w.-]{1,64}:\d{1,9}:\d{1,9} \[\d{1,4}\] NCCL "  # host:pid:tid [rank] NCCL
 )
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")
 
@@ -138,7 +142,7 @@ def log_part(line: str) -> str:
     m = _LOG_START.search(line)
     if not m or m.start() == 0:
         return line
-    prefix = line[:m.start()]
+    prefix = line[: m.start()]
     if not _CJK.search(prefix):
         return line
-    return line[m.start():].strip()
+    return line[m.start() :].strip()

@@ -3,6 +3,7 @@
 Source: NVIDIA "Xid Catalog" (docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html)
 via the generated mirror in leptonai/gpud; each row carries `source` and `as_of`.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache

@@ -7,6 +7,7 @@ and a number glued to a unit ("24g", "80GB") is also split into number + unit so
 "24 GB". jieba is initialised quietly and its dictionary cache goes to
 `$GPU_ADVISOR_HOME/cache` (not the system temp folder).
 """
+
 from __future__ import annotations
 
 import logging
@@ -23,16 +24,75 @@ _GENERAL_FREQ: dict[str, int] = {}  # jieba's general-Chinese frequency of the w
 
 # domain words jieba's general dictionary splits apart
 _DOMAIN_WORDS = [
-    "掉卡", "丢卡", "显存", "利用率", "全量", "微调", "全参", "量化", "多机", "单机", "八卡", "双机",
-    "验收", "以次充好", "算力", "带宽", "互联", "租用", "包月", "按小时", "按量", "竞价", "断点续训",
-    "混合精度", "梯度检查点", "重计算", "优化器", "卸载", "推理", "并发", "上下文", "数据中心", "机房",
-    "延迟", "济南", "青岛", "山东", "交换机", "网卡", "驱动", "容器", "共享内存", "报错", "超时",
-    "显卡", "温度", "功耗", "供电", "散热", "掉线", "读盘", "小文件", "预加载", "内存", "硬盘",
-    "万兆", "千兆", "百兆", "卡时", "租卡", "整机", "单卡", "多卡", "八卡机",
+    "掉卡",
+    "丢卡",
+    "显存",
+    "利用率",
+    "全量",
+    "微调",
+    "全参",
+    "量化",
+    "多机",
+    "单机",
+    "八卡",
+    "双机",
+    "验收",
+    "以次充好",
+    "算力",
+    "带宽",
+    "互联",
+    "租用",
+    "包月",
+    "按小时",
+    "按量",
+    "竞价",
+    "断点续训",
+    "混合精度",
+    "梯度检查点",
+    "重计算",
+    "优化器",
+    "卸载",
+    "推理",
+    "并发",
+    "上下文",
+    "数据中心",
+    "机房",
+    "延迟",
+    "济南",
+    "青岛",
+    "山东",
+    "交换机",
+    "网卡",
+    "驱动",
+    "容器",
+    "共享内存",
+    "报错",
+    "超时",
+    "显卡",
+    "温度",
+    "功耗",
+    "供电",
+    "散热",
+    "掉线",
+    "读盘",
+    "小文件",
+    "预加载",
+    "内存",
+    "硬盘",
+    "万兆",
+    "千兆",
+    "百兆",
+    "卡时",
+    "租卡",
+    "整机",
+    "单卡",
+    "多卡",
+    "八卡机",
 ]
 
 # function words that say nothing about the topic (both languages)
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 的 了 吗 呢 吧 啊 呀 么 是 在 有 和 与 及 或 就 都 也 还 要 会 能 可以 可 我 我们 你 你们 他 她 它 这 那
 这个 那个 一个 一下 什么 怎么 怎么样 怎样 如何 为什么 为何 多少 哪个 哪些 哪 吗 嘛 呃 请问 请 想 想要
 个 把 被 让 给 对 从 到 用 上 下 中 里 后 前 时 时候 不 没 没有 很 太 最 更 又 再 之 其 该 如果 但是
@@ -41,7 +101,9 @@ the a an and or of to in on for with by at from is are was were be been being do
 what how why which who when where whats hows can could should would will shall may might must
 i me my we our you your it its this that these those there here as if than then so not no
 about into over under up down out any some much many more most very just also get got
-""".split())
+""".split()
+)
+
 
 def tokenizer_version() -> str:
     """Changes whenever tokenisation rules change, so cached token lists are not reused."""

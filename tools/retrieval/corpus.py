@@ -9,6 +9,7 @@ show the reader the paragraph in the language they asked in.
 User documents (Markdown or plain text) are split at headings, then packed by paragraph into
 passages of at most `MAX_CHARS` characters.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -74,6 +75,7 @@ class Passage:
 
 # ---------------------------------------------------------------- language split
 
+
 def is_chinese_paragraph(paragraph: str) -> bool:
     """True when the paragraph is mainly Chinese (an English paragraph may quote 掉卡)."""
     cjk = len(_CJK.findall(paragraph))
@@ -129,6 +131,7 @@ def split_languages(body: str) -> tuple[str, str]:
 
 # ---------------------------------------------------------------- Markdown structure
 
+
 def split_front_matter(text: str) -> tuple[dict, str]:
     """YAML front matter between leading `---` lines, and the rest."""
     text = text.lstrip("\ufeff")
@@ -140,7 +143,7 @@ def split_front_matter(text: str) -> tuple[dict, str]:
     meta = yaml.safe_load(match.group(1)) or {}
     if not isinstance(meta, dict):
         return {}, text
-    return meta, text[match.end():]
+    return meta, text[match.end() :]
 
 
 def split_sections(body: str, max_level: int) -> list[tuple[int, str, str]]:
@@ -169,6 +172,7 @@ def split_sections(body: str, max_level: int) -> list[tuple[int, str, str]]:
 
 # ---------------------------------------------------------------- guide documents
 
+
 def _as_title(value: object, fallback: str) -> tuple[str, str]:
     if isinstance(value, dict):
         zh = str(value.get("zh") or value.get("en") or fallback)
@@ -193,10 +197,23 @@ def parse_guide(text: str, source: str, fallback_id: str) -> list[Passage]:
     for index, (level, heading, section_body) in enumerate(split_sections(body, max_level=2)):
         section = heading if level else (heading or f"{title_zh} / {title_en}")
         zh, en = split_languages(section_body)
-        passages.append(Passage(doc_id=doc_id, index=index, title_zh=title_zh, title_en=title_en,
-                                section=section, text=section_body, text_zh=zh, text_en=en,
-                                source=source, kind="guide", citations=citations, as_of=as_of,
-                                tags=tags_t))
+        passages.append(
+            Passage(
+                doc_id=doc_id,
+                index=index,
+                title_zh=title_zh,
+                title_en=title_en,
+                section=section,
+                text=section_body,
+                text_zh=zh,
+                text_en=en,
+                source=source,
+                kind="guide",
+                citations=citations,
+                as_of=as_of,
+                tags=tags_t,
+            )
+        )
     return passages
 
 
@@ -220,6 +237,7 @@ def load_guide(guide_dir: Path) -> list[Passage]:
 
 # ---------------------------------------------------------------- user documents
 
+
 def _pack(blocks: Iterable[str], limit: int = MAX_CHARS) -> list[str]:
     """Greedy packing of paragraphs into chunks ≤ limit; a huge paragraph is cut at sentences."""
     chunks: list[str] = []
@@ -228,9 +246,13 @@ def _pack(blocks: Iterable[str], limit: int = MAX_CHARS) -> list[str]:
         pieces = [block]
         if len(block) > limit:  # lines first (a CSV price sheet), then sentences, then hard cuts
             pieces = [line for line in block.splitlines() if line.strip()]
-            pieces = [s for p in pieces for s in
-                      (re.split(r"(?<=[。！？!?；;])\s*|(?<=\.)\s+", p) if len(p) > limit else [p]) if s.strip()]
-            pieces = [p[i:i + limit] for p in pieces for i in range(0, len(p), limit)]
+            pieces = [
+                s
+                for p in pieces
+                for s in (re.split(r"(?<=[。！？!?；;])\s*|(?<=\.)\s+", p) if len(p) > limit else [p])
+                if s.strip()
+            ]
+            pieces = [p[i : i + limit] for p in pieces for i in range(0, len(p), limit)]
         for piece in pieces:
             if current and len(current) + len(piece) + 2 > limit:
                 chunks.append(current)
@@ -263,13 +285,23 @@ def parse_user_document(text: str, doc_id: str, name: str, source: str, markdown
             if header and not (n == 0 and chunk.startswith(header)):
                 chunk = f"{header}\n{chunk}"
             zh, en = split_languages(chunk)
-            passages.append(Passage(doc_id=doc_id, index=len(passages), title_zh=title_zh,
-                                    title_en=title_en, section=heading or name, text=chunk,
-                                    text_zh=zh, text_en=en, source=source, kind="user",
-                                    citations=(name,)))
+            passages.append(
+                Passage(
+                    doc_id=doc_id,
+                    index=len(passages),
+                    title_zh=title_zh,
+                    title_en=title_en,
+                    section=heading or name,
+                    text=chunk,
+                    text_zh=zh,
+                    text_en=en,
+                    source=source,
+                    kind="user",
+                    citations=(name,),
+                )
+            )
     if not passages:
-        raise ToolInputError(f"文档 {name} 没有可检索的文字", f"Document {name} has no searchable text",
-                             field="path")
+        raise ToolInputError(f"文档 {name} 没有可检索的文字", f"Document {name} has no searchable text", field="path")
     return passages
 
 

@@ -15,6 +15,7 @@ offline — see ../shared/reference/stack.md §3).
 Both are registered Chroma embedding functions (`@register_embedding_function`), so a
 persisted collection records which one built it.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -22,9 +23,9 @@ import json
 import os
 import re
 import unicodedata
-from functools import lru_cache
 import urllib.error
 import urllib.request
+from functools import lru_cache
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -54,13 +55,13 @@ def features(text: str) -> Iterable[tuple[str, float]]:
     for run in _CJK_RUN.findall(text):
         for n, weight in _W_CJK.items():
             for i in range(len(run) - n + 1):
-                yield "c:" + run[i:i + n], weight
+                yield "c:" + run[i : i + n], weight
     for word in _LATIN_WORD.findall(text):
         yield "w:" + word, _W_WORD
         padded = f"#{word}#"
         if len(padded) > 4:
             for i in range(len(padded) - 2):
-                yield "3:" + padded[i:i + 3], _W_CHAR3
+                yield "3:" + padded[i : i + 3], _W_CHAR3
 
 
 @lru_cache(maxsize=262_144)  # n-grams repeat a lot across passages; hashing dominates embed time
@@ -146,7 +147,7 @@ class OpenAICompatibleEmbedding(EmbeddingFunction[Documents]):
         out: list[np.ndarray] = []
         docs = list(input)
         for start in range(0, len(docs), self.batch_size):
-            out.extend(self._request(docs[start:start + self.batch_size]))
+            out.extend(self._request(docs[start : start + self.batch_size]))
         return out
 
     def _request(self, texts: Sequence[str]) -> list[np.ndarray]:
@@ -164,13 +165,15 @@ class OpenAICompatibleEmbedding(EmbeddingFunction[Documents]):
                 f"无法从嵌入服务 {self.url} 获取向量：{exc}。请检查 GPU_ADVISOR_EMBED_URL，或取消该设置以使用离线默认嵌入。",
                 f"Could not get embeddings from {self.url}: {exc}. Check GPU_ADVISOR_EMBED_URL, "
                 "or unset it to use the offline default embedding.",
-                field="GPU_ADVISOR_EMBED_URL") from exc
+                field="GPU_ADVISOR_EMBED_URL",
+            ) from exc
         rows = sorted(payload.get("data", []), key=lambda r: r.get("index", 0))
         if len(rows) != len(texts):
             raise ToolInputError(
                 f"嵌入服务返回了 {len(rows)} 个向量，期望 {len(texts)} 个",
                 f"The embedding server returned {len(rows)} vectors, expected {len(texts)}",
-                field="GPU_ADVISOR_EMBED_URL")
+                field="GPU_ADVISOR_EMBED_URL",
+            )
         vectors = []
         for row in rows:
             vec = np.asarray(row["embedding"], dtype=np.float32)

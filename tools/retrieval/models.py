@@ -1,4 +1,5 @@
 """Result models of a guide search (pydantic only, cheap to import)."""
+
 from __future__ import annotations
 
 from typing import Literal
@@ -19,29 +20,45 @@ class Hit(BaseModel):
     doc_id: str = Field(description="guide document id (e.g. 'delivery-acceptance') or user document id ('u-…')")
     title: Title = Field(description="document title, Chinese and English")
     section: str = Field(description="section heading the passage comes from")
-    text: str = Field(description="passage text; for a Chinese query the Chinese paragraphs of the "
-                                  "section, for an English query the English ones (whole section if one side is missing)")
-    score: float = Field(description="fused rank score in 0–1 (reciprocal rank fusion of vector + BM25 + "
-                                     "title match, divided by its maximum; 1.0 for a passage that repeats the "
-                                     "query nearly word for word); compares hits of one query only")
-    relevance: float = Field(description="share (0–1) of the query's words found in this passage, domain words "
-                                         "weighted up (see tools/retrieval/relevance.py); absolute, unlike score")
-    low_relevance: bool = Field(description="true when the passage shares no domain word with the query or "
-                                            "relevance < 0.34: say the sources do not cover it instead of "
-                                            "answering from this passage")
+    text: str = Field(
+        description="passage text; for a Chinese query the Chinese paragraphs of the "
+        "section, for an English query the English ones (whole section if one side is missing)"
+    )
+    score: float = Field(
+        description="fused rank score in 0–1 (reciprocal rank fusion of vector + BM25 + "
+        "title match, divided by its maximum; 1.0 for a passage that repeats the "
+        "query nearly word for word); compares hits of one query only"
+    )
+    relevance: float = Field(
+        description="share (0–1) of the query's words found in this passage, domain words "
+        "weighted up (see tools/retrieval/relevance.py); absolute, unlike score"
+    )
+    low_relevance: bool = Field(
+        description="true when the passage shares no domain word with the query or "
+        "relevance < 0.34: say the sources do not cover it instead of "
+        "answering from this passage"
+    )
     source: str = Field(description="file the passage comes from, e.g. knowledge/guide/<id>.md or user_docs/<file>")
-    kind: Literal["guide", "user"] = Field(description="'guide' = our reviewed corpus, 'user' = a document the user added")
-    citations: list[str] = Field(default_factory=list, description="the document's own sources (papers, datasheets, docs)")
+    kind: Literal["guide", "user"] = Field(
+        description="'guide' = our reviewed corpus, 'user' = a document the user added"
+    )
+    citations: list[str] = Field(
+        default_factory=list, description="the document's own sources (papers, datasheets, docs)"
+    )
     as_of: str = Field(default="", description="date the document's facts were checked (ISO)")
-    see_also: list[str] = Field(default_factory=list, description="ids of other guide documents this passage "
-                                                                  "points to (search them for details)")
+    see_also: list[str] = Field(
+        default_factory=list,
+        description="ids of other guide documents this passage points to (search them for details)",
+    )
 
 
 class SearchResult(BaseModel):
     """Hits for one query, best first: relevant hits by score, then any low-relevance ones by score."""
 
     query: str
-    language: Literal["zh", "en"] = Field(description="language detected in the query; decides which paragraphs `text` shows")
+    language: Literal["zh", "en"] = Field(
+        description="language detected in the query; decides which paragraphs `text` shows"
+    )
     hits: list[Hit]
     low_relevance: bool = Field(description="true when no hit is relevant: answer 'not in my sources'")
     backend: str = Field(description="'embedded' (local Chroma folder) or 'server' (Chroma at CHROMA_URL)")

@@ -1,4 +1,5 @@
 """Where retrieval keeps its state: `$GPU_ADVISOR_HOME` (default `~/.gpu_advisor`)."""
+
 from __future__ import annotations
 
 import os

@@ -16,6 +16,7 @@ about our domain:
 A hit is `low_relevance` when it matches no domain word of the query, or its share is below
 `LOW_RELEVANCE`. Synonym expansion (synonyms.py) is scored the same way, at 0.8 weight.
 """
+
 from __future__ import annotations
 
 import math
@@ -33,7 +34,8 @@ _DIGIT = re.compile(r"\d")
 
 # Everyday English that carries no topic (beyond the BM25 stopwords); a corpus that happens to
 # use "world" or "time" must not make "who won the world cup" look on-topic.
-EVERYDAY_EN = frozenset("""
+EVERYDAY_EN = frozenset(
+    """
 good best better bad new old big small long short high low right left first last next same other own
 make made use used using need needs want wants like get gets go goes going went come take give find
 know think say said tell see look work works run runs way thing things time times day days year years
@@ -46,7 +48,8 @@ report decide pull tell joke weather today tomorrow yesterday recipe food eat co
 song music movie film game sport football cup capital country france china beijing paris london poem
 story book news weather rain sun sunny hot cold nice great well still even back only also really
 every each both few lot lots little much many such own sure yes okay ok please thanks thank hello hi
-""".split())
+""".split()
+)
 
 
 @dataclass(frozen=True)

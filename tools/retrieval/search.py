@@ -27,6 +27,7 @@ English query; the whole section (both languages) is what was searched. Pointers
 "see `cluster-networking`" are returned as `see_also` for the caller to follow; lending rank
 credit along them was tried and lowered recall on the eval (0.98 → 0.92 at 0.5), so it is not done.
 """
+
 from __future__ import annotations
 
 import json
@@ -39,8 +40,9 @@ from tools.errors import ToolInputError
 from tools.lang import detect_language
 from tools.retrieval.corpus import Passage, corpus_hash, load_guide
 from tools.retrieval.models import Hit, SearchResult, Title
+from tools.retrieval.paths import cache_dir, chroma_url_from_env
+from tools.retrieval.paths import guide_dir as default_guide_dir
 from tools.retrieval.relevance import LOW_RELEVANCE
-from tools.retrieval.paths import cache_dir, chroma_url_from_env, guide_dir as default_guide_dir
 from tools.retrieval.synonyms import expand
 
 RRF_K = 60
@@ -54,8 +56,9 @@ EXPANSION_WEIGHT = 0.5  # BM25 weight of words added by synonym expansion
 EXPANDED_FACTOR = 0.8  # relevance through synonym expansion counts a little less than the user's own words
 
 
-def reciprocal_rank_fusion(rankings: dict[str, Sequence[int]], weights: dict[str, float],
-                           k: int = RRF_K) -> dict[int, float]:
+def reciprocal_rank_fusion(
+    rankings: dict[str, Sequence[int]], weights: dict[str, float], k: int = RRF_K
+) -> dict[int, float]:
     """Σ over rankers of weight / (k + rank), rank starting at 1; items absent from a ranking get 0 from it."""
     fused: dict[int, float] = {}
     for name, order in rankings.items():
@@ -87,9 +90,15 @@ def pair_share(pairs: Sequence[tuple[str, str]], text: str) -> float:
 class Retriever:
     """Guide corpus + user documents, indexed in Chroma and BM25; reloads when files change."""
 
-    def __init__(self, guide_dir: Path | None = None, chroma_url: str | None = None,
-                 embedding: Any = None, user_docs: Any = None, chroma_path: Path | None = None,
-                 collection_name: str | None = None) -> None:
+    def __init__(
+        self,
+        guide_dir: Path | None = None,
+        chroma_url: str | None = None,
+        embedding: Any = None,
+        user_docs: Any = None,
+        chroma_path: Path | None = None,
+        collection_name: str | None = None,
+    ) -> None:
         from tools.retrieval.embedding import embedding_from_env
         from tools.retrieval.store import VectorStore
         from tools.retrieval.user_docs import UserDocs
@@ -98,8 +107,9 @@ class Retriever:
         self.chroma_url = chroma_url if chroma_url is not None else chroma_url_from_env()
         self.embedding = embedding or embedding_from_env()
         self.user_docs = user_docs or UserDocs()
-        self.store = VectorStore(self.embedding, chroma_url=self.chroma_url, path=chroma_path,
-                                 collection_name=collection_name)
+        self.store = VectorStore(
+            self.embedding, chroma_url=self.chroma_url, path=chroma_path, collection_name=collection_name
+        )
         self._lock = threading.RLock()
         self._fingerprint: tuple | None = None
         self.passages: list[Passage] = []
@@ -204,8 +214,11 @@ class Retriever:
         language = detect_language(query)
         expanded = expand(query)
         expanded_tokens = tokenize(expanded)
-        profiles = [self._relevance.profile(query), self._relevance.profile(expanded),
-                    self._relevance.profile(expand(query, domain_only=True))]
+        profiles = [
+            self._relevance.profile(query),
+            self._relevance.profile(expanded),
+            self._relevance.profile(expand(query, domain_only=True)),
+        ]
         rankings: dict[str, list[int]] = {}
         rankings["vector"] = [self.by_id[pid] for pid, _ in self.store.query(expanded, CANDIDATES) if pid in self.by_id]
         own_tokens = tokenize(query)
@@ -230,9 +243,14 @@ class Retriever:
         pairs = word_pairs(query)
         # a passage that repeats the question nearly word for word (a line of the user's price
         # sheet) is decided over every candidate, not only the top few: fusion can bury it
-        verbatim = {idx: (len(pairs) >= NEAR_VERBATIM_MIN_PAIRS and judged[idx][1] >= NEAR_VERBATIM_COVERAGE
-                          and pair_share(pairs, self.passages[idx].index_text()) >= NEAR_VERBATIM_PAIRS)
-                    for idx in fused}
+        verbatim = {
+            idx: (
+                len(pairs) >= NEAR_VERBATIM_MIN_PAIRS
+                and judged[idx][1] >= NEAR_VERBATIM_COVERAGE
+                and pair_share(pairs, self.passages[idx].index_text()) >= NEAR_VERBATIM_PAIRS
+            )
+            for idx in fused
+        }
         best_possible = sum(WEIGHTS.values()) / (RRF_K + 1)
         hits: list[Hit] = []
         first: dict[int, bool] = {}  # id(hit) → near-verbatim
@@ -256,9 +274,15 @@ class Retriever:
         # near-verbatim one comes first among those that do
         hits.sort(key=lambda h: (h.low_relevance, not first[id(h)]))  # stable: fused order within groups
         hits = hits[:k]
-        return SearchResult(query=query, language=language, hits=hits,
-                            low_relevance=all(h.low_relevance for h in hits),
-                            backend=self.store.backend, embedding=self.embedding.key(), messages=messages)
+        return SearchResult(
+            query=query,
+            language=language,
+            hits=hits,
+            low_relevance=all(h.low_relevance for h in hits),
+            backend=self.store.backend,
+            embedding=self.embedding.key(),
+            messages=messages,
+        )
 
 
 def _hit(p: Passage, language: str, score: float, relevance: float, low: bool, see_also: list[str]) -> Hit:
@@ -266,7 +290,17 @@ def _hit(p: Passage, language: str, score: float, relevance: float, low: bool, s
         text = p.text_zh or p.text
     else:
         text = p.text_en or p.text
-    return Hit(doc_id=p.doc_id, title=Title(zh=p.title_zh, en=p.title_en), section=p.section, text=text,
-               score=round(score, 4), relevance=round(relevance, 3), low_relevance=low,
-               source=p.source, kind=p.kind, citations=list(p.citations), as_of=p.as_of,
-               see_also=list(see_also))
+    return Hit(
+        doc_id=p.doc_id,
+        title=Title(zh=p.title_zh, en=p.title_en),
+        section=p.section,
+        text=text,
+        score=round(score, 4),
+        relevance=round(relevance, 3),
+        low_relevance=low,
+        source=p.source,
+        kind=p.kind,
+        citations=list(p.citations),
+        as_of=p.as_of,
+        see_also=list(see_also),
+    )

@@ -10,6 +10,7 @@ embed their content hash) are missing and deletes the stale ones. An embedded st
 cannot be opened (corrupt or from an incompatible version) is moved aside and rebuilt from
 the corpus and the user's documents, which live outside it in `user_docs/`.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -49,16 +50,21 @@ def http_client(url: str) -> Any:
 
     parsed = urlparse(url if "://" in url else f"http://{url}")
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
-        raise ToolInputError(f"Chroma 地址无效：{url}（应为 http://主机:端口）",
-                             f"Invalid Chroma URL: {url} (expected http://host:port)", field="chroma_url")
+        raise ToolInputError(
+            f"Chroma 地址无效：{url}（应为 http://主机:端口）",
+            f"Invalid Chroma URL: {url} (expected http://host:port)",
+            field="chroma_url",
+        )
     port = parsed.port or (443 if parsed.scheme == "https" else 8000)
     try:
-        client = chromadb.HttpClient(host=parsed.hostname, port=port, ssl=parsed.scheme == "https",
-                                     settings=_settings())
+        client = chromadb.HttpClient(
+            host=parsed.hostname, port=port, ssl=parsed.scheme == "https", settings=_settings()
+        )
         client.heartbeat()
     except Exception as exc:  # connection refused, DNS, TLS …
-        raise ToolInputError(f"连不上 Chroma 服务 {url}：{exc}",
-                             f"Cannot reach the Chroma server at {url}: {exc}", field="chroma_url") from exc
+        raise ToolInputError(
+            f"连不上 Chroma 服务 {url}：{exc}", f"Cannot reach the Chroma server at {url}: {exc}", field="chroma_url"
+        ) from exc
     return client
 
 
@@ -82,8 +88,13 @@ def _forget_cached_systems() -> None:
 class VectorStore:
     """One Chroma collection per embedding function; ids are `Passage.passage_id`."""
 
-    def __init__(self, embedding: Any, chroma_url: str | None = None, path: Path | None = None,
-                 collection_name: str | None = None) -> None:
+    def __init__(
+        self,
+        embedding: Any,
+        chroma_url: str | None = None,
+        path: Path | None = None,
+        collection_name: str | None = None,
+    ) -> None:
         from tools.retrieval import embedding as _registers_ef  # noqa: F401 - EF classes must be registered
 
         self.embedding = embedding
@@ -98,8 +109,8 @@ class VectorStore:
     def _open(self) -> Any:
         client = http_client(self.chroma_url) if self.chroma_url else persistent_client(self.path)
         collection = client.get_or_create_collection(
-            self.collection_name, embedding_function=self.embedding,
-            configuration={"hnsw": {"space": "cosine"}})
+            self.collection_name, embedding_function=self.embedding, configuration={"hnsw": {"space": "cosine"}}
+        )
         collection.count()  # touch it: a broken store fails here, not at the first query
         self._client, self._collection = client, collection
         return collection
@@ -119,8 +130,10 @@ class VectorStore:
         if self._collection is not None:
             return self._collection
         if not self.chroma_url and not (self.path / "chroma.sqlite3").exists() and messages is not None:
-            messages.append("向量库不存在，正在从指南和你的文档建立 / No vector store found; "
-                            "building it from the guide and your documents")
+            messages.append(
+                "向量库不存在，正在从指南和你的文档建立 / No vector store found; "
+                "building it from the guide and your documents"
+            )
         try:
             return self._open()
         except ToolInputError:
@@ -134,13 +147,16 @@ class VectorStore:
     def recover(self, exc: BaseException, messages: list[str] | None) -> None:
         """An embedded store that fails is moved aside (kept for inspection); a server error is reported."""
         if self.chroma_url:
-            raise ToolInputError(f"Chroma 服务出错：{exc}", f"The Chroma server failed: {exc}",
-                                 field="chroma_url") from exc
+            raise ToolInputError(
+                f"Chroma 服务出错：{exc}", f"The Chroma server failed: {exc}", field="chroma_url"
+            ) from exc
         self._client = self._collection = None
         moved = self._move_aside()
-        note = (f"向量库无法使用（{type(exc).__name__}），已移到 {moved.name} 并从指南和你的文档重建 / "
-                f"The vector store failed ({type(exc).__name__}); moved it to {moved.name} "
-                "and rebuilt it from the guide and your documents")
+        note = (
+            f"向量库无法使用（{type(exc).__name__}），已移到 {moved.name} 并从指南和你的文档重建 / "
+            f"The vector store failed ({type(exc).__name__}); moved it to {moved.name} "
+            "and rebuilt it from the guide and your documents"
+        )
         if messages is not None:
             messages.append(note)
 
@@ -177,13 +193,16 @@ class VectorStore:
         stale = sorted(stored - set(wanted))
         missing = [wanted[i] for i in wanted if i not in stored]
         for i in range(0, len(stale), BATCH):
-            collection.delete(ids=stale[i:i + BATCH])
+            collection.delete(ids=stale[i : i + BATCH])
         for i in range(0, len(missing), BATCH):
-            batch = missing[i:i + BATCH]
+            batch = missing[i : i + BATCH]
             texts = [p.index_text() for p in batch]
-            collection.add(ids=[p.passage_id for p in batch], documents=texts,
-                           embeddings=self.embedding(texts),
-                           metadatas=[{"doc_id": p.doc_id, "kind": p.kind} for p in batch])
+            collection.add(
+                ids=[p.passage_id for p in batch],
+                documents=texts,
+                embeddings=self.embedding(texts),
+                metadatas=[{"doc_id": p.doc_id, "kind": p.kind} for p in batch],
+            )
         collection.modify(metadata={"corpus_hash": content_hash})
         stats.changed, stats.added, stats.removed = True, len(missing), len(stale)
         stats.seconds = time.perf_counter() - start

@@ -6,6 +6,7 @@ original file staying put; the vector store is only an index and can always be r
 here. Markdown and plain text are accepted (`.md .markdown .txt .text .rst .log .csv .tsv`);
 text is decoded as UTF-8, falling back to GB18030 (common for Chinese files from Windows).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -18,9 +19,9 @@ from pathlib import Path
 from typing import Iterable
 
 from tools.errors import ToolInputError
-from tools.textcodec import decode_text
 from tools.retrieval.corpus import Passage, parse_user_document
 from tools.retrieval.paths import user_docs_dir
+from tools.textcodec import decode_text
 
 MARKDOWN_SUFFIXES = {".md", ".markdown", ".mdown"}
 TEXT_SUFFIXES = {".txt", ".text", ".rst", ".log", ".csv", ".tsv"}
@@ -44,8 +45,11 @@ class UserDoc:
 
 def _decode(data: bytes, name: str) -> str:
     if b"\0" in data[:8192]:
-        raise ToolInputError(f"{name} 看起来是二进制文件，只支持 Markdown 和纯文本",
-                             f"{name} looks binary; only Markdown and plain text are supported", field="path")
+        raise ToolInputError(
+            f"{name} 看起来是二进制文件，只支持 Markdown 和纯文本",
+            f"{name} looks binary; only Markdown and plain text are supported",
+            field="path",
+        )
     return decode_text(data)
 
 
@@ -69,8 +73,10 @@ class UserDocs:
         try:
             raw = json.loads(self.manifest_path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise ToolInputError(f"用户文档清单 {self.manifest_path} 已损坏：{exc}",
-                                 f"The user-document manifest {self.manifest_path} is damaged: {exc}") from exc
+            raise ToolInputError(
+                f"用户文档清单 {self.manifest_path} 已损坏：{exc}",
+                f"The user-document manifest {self.manifest_path} is damaged: {exc}",
+            ) from exc
         return [UserDoc(**entry) for entry in raw.get("docs", [])]
 
     def _write(self, docs: Iterable[UserDoc]) -> None:
@@ -99,14 +105,18 @@ class UserDocs:
             if path.is_dir():
                 found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in SUPPORTED)
                 if not found:
-                    raise ToolInputError(f"文件夹 {raw} 里没有 Markdown 或文本文件",
-                                         f"No Markdown or text files in folder {raw}", field="path")
+                    raise ToolInputError(
+                        f"文件夹 {raw} 里没有 Markdown 或文本文件",
+                        f"No Markdown or text files in folder {raw}",
+                        field="path",
+                    )
                 files.extend(found)
             elif path.suffix.lower() not in SUPPORTED:
                 raise ToolInputError(
                     f"不支持的文件类型 {path.suffix or '（无扩展名）'}：{raw}。支持 {' '.join(sorted(SUPPORTED))}",
                     f"Unsupported file type {path.suffix or '(none)'}: {raw}. Supported: {' '.join(sorted(SUPPORTED))}",
-                    field="path")
+                    field="path",
+                )
             else:
                 files.append(path)
         return files
@@ -119,15 +129,19 @@ class UserDocs:
         for path in files:
             data = path.read_bytes()
             if len(data) > MAX_BYTES:
-                raise ToolInputError(f"{path.name} 太大（{len(data) / 1e6:.0f} MB，上限 20 MB）",
-                                     f"{path.name} is too large ({len(data) / 1e6:.0f} MB, limit 20 MB)", field="path")
+                raise ToolInputError(
+                    f"{path.name} 太大（{len(data) / 1e6:.0f} MB，上限 20 MB）",
+                    f"{path.name} is too large ({len(data) / 1e6:.0f} MB, limit 20 MB)",
+                    field="path",
+                )
             text = _decode(data, path.name)
             fmt = "markdown" if path.suffix.lower() in MARKDOWN_SUFFIXES else "text"
             sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
             doc_id = f"u-{_slug(path.stem)}-{sha[:6]}"
             # validate before storing: raises if there is nothing to search
-            parse_user_document(text, doc_id, path.name, f"user_docs/{doc_id}{path.suffix.lower()}",
-                                markdown=fmt == "markdown")
+            parse_user_document(
+                text, doc_id, path.name, f"user_docs/{doc_id}{path.suffix.lower()}", markdown=fmt == "markdown"
+            )
             original = str(path.resolve())
             for old in [d for d in docs if d.original_path == original or d.id == doc_id]:
                 docs.remove(old)
@@ -135,8 +149,16 @@ class UserDocs:
                     (self.folder / old.file).unlink(missing_ok=True)
             stored = f"{doc_id}{path.suffix.lower()}"
             (self.folder / stored).write_text(text, encoding="utf-8")
-            entry = UserDoc(id=doc_id, name=path.name, file=stored, original_path=original, format=fmt,
-                            sha256=sha, chars=len(text), added_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+            entry = UserDoc(
+                id=doc_id,
+                name=path.name,
+                file=stored,
+                original_path=original,
+                format=fmt,
+                sha256=sha,
+                chars=len(text),
+                added_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            )
             docs.append(entry)
             added.append(entry)
         self._write(docs)
@@ -151,10 +173,12 @@ class UserDocs:
             as_path = str(Path(key).expanduser().resolve()) if key else ""
         except (OSError, RuntimeError, ValueError):
             as_path = ""
-        matches = ([d for d in docs if d.id == key]
-                   or [d for d in docs if key and d.original_path in (key, as_path)]
-                   or [d for d in docs if d.name == key]
-                   or [d for d in docs if key and d.id.startswith(key)])
+        matches = (
+            [d for d in docs if d.id == key]
+            or [d for d in docs if key and d.original_path in (key, as_path)]
+            or [d for d in docs if d.name == key]
+            or [d for d in docs if key and d.id.startswith(key)]
+        )
         if len(matches) == 1:
             return matches[0]
         if not matches:
@@ -165,9 +189,15 @@ class UserDocs:
                 f"已有文档：{known}（用 gpu-advisor index list 查看）",
                 f"No document matches {key}: it is neither the id of an added document nor the path "
                 f"or file name it was added with. Documents: {known_en} (see gpu-advisor index list)",
-                field="doc", suggestions=[d.id for d in docs])
-        raise ToolInputError(f"{key} 对应多个文档，请写完整 id", f"{key} matches several documents; use the full id",
-                             field="doc", suggestions=[d.id for d in matches])
+                field="doc",
+                suggestions=[d.id for d in docs],
+            )
+        raise ToolInputError(
+            f"{key} 对应多个文档，请写完整 id",
+            f"{key} matches several documents; use the full id",
+            field="doc",
+            suggestions=[d.id for d in matches],
+        )
 
     def remove_path_or_id(self, key: str) -> list[UserDoc]:
         """What `index remove` does: a folder that was added removes every document added from
@@ -200,6 +230,7 @@ class UserDocs:
             if not path.exists():
                 continue  # copy deleted by hand; `index list` still shows the entry
             text = path.read_text(encoding="utf-8")
-            out.extend(parse_user_document(text, doc.id, doc.name, f"user_docs/{doc.file}",
-                                           markdown=doc.format == "markdown"))
+            out.extend(
+                parse_user_document(text, doc.id, doc.name, f"user_docs/{doc.file}", markdown=doc.format == "markdown")
+            )
         return out

@@ -4,6 +4,7 @@ Rows are `| Test name | Pass/Fail/Warn/Skip [- All | GPU list] |`; 4.x adds per-
 (`| | GPU0: Fail |`) and `Warning:`/`Error:` rows. Level 1 = quick deployment checks, 2 = ~2 min,
 3 = ~15 min hardware, 4 = extended (DCGM docs). GeForce/Quadro support level 1 only.
 """
+
 from __future__ import annotations
 
 import re

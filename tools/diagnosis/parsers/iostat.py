@@ -7,6 +7,7 @@ saturation only for devices serving requests serially; for NVMe/RAID look at que
 await too (iostat man page). The first report is the average since boot, so when several
 reports are pasted the first is skipped.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -75,7 +76,8 @@ def parse(lines: list[str]) -> Iostat | None:
                     await_ms = _f(row[k])
                     break
             queue = _f(row.get("aqu-sz", row.get("avgqu-sz", "x")))
-            out.reports[-1].append(DeviceSample(toks[0], _f(row["%util"]), await_ms, queue,
-                                                _f(row.get("rkB/s", "x")), line.strip()))
+            out.reports[-1].append(
+                DeviceSample(toks[0], _f(row["%util"]), await_ms, queue, _f(row.get("rkB/s", "x")), line.strip())
+            )
     out.reports = [r for r in out.reports if r]
     return out if out.reports else None

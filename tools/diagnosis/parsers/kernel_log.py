@@ -15,6 +15,7 @@ Shapes handled (sources in docs/diagnosis.md; regexes follow leptonai/gpud kmsg.
   nvidia 0000:3b:00.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer, (Receiver ID)
   nvidia 0000:3b:00.0:    [ 5] SDES  / [ 5] Surprise Down Error
 """
+
 from __future__ import annotations
 
 import re
@@ -22,7 +23,9 @@ from dataclasses import dataclass, field
 
 from tools.diagnosis.text import norm_bus_id
 
-_XID = re.compile(r"NVRM: Xid \((?:PCI:)?([0-9a-fA-F]{1,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)\):\s*(\d+),\s?(.*)$")
+_XID = re.compile(
+    r"NVRM: Xid \((?:PCI:)?([0-9a-fA-F]{1,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)\):\s*(\d+),\s?(.*)$"
+)
 _SXID = re.compile(r"SXid \((?:PCI:)?([0-9a-fA-F:.]+)\):\s*(\d+),\s?(.*)$")
 _PID = re.compile(r"pid='?([^,']*)'?,\s*name=([^,]*),")
 _PREV = re.compile(r"caused by previous Xid (\d+)")
@@ -30,13 +33,23 @@ _RECOVERY = re.compile(r"recovery action changed from (0x[0-9a-fA-F]+) \(([^)]*)
 _FATALITY = re.compile(r"\b(Fatal|Nonfatal|Non-fatal)\b")
 _LINK = re.compile(r"\bLink (\d+)\b")
 _UNIT = re.compile(r"\b([A-Z]{3,}(?:_[A-Z0-9]+)+)\b")
-_FALLEN_SINGLE = re.compile(r"NVRM:\s+GPU ((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?):\s+GPU has fallen off the bus")
-_FALLEN_MULTI_START = re.compile(r"NVRM:\s+The NVIDIA GPU ((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)")
+_FALLEN_SINGLE = re.compile(
+    r"NVRM:\s+GPU ((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?):\s+GPU has fallen off the bus"
+)
+_FALLEN_MULTI_START = re.compile(
+    r"NVRM:\s+The NVIDIA GPU ((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)"
+)
 # AER lines are located with str.find and matched with anchored patterns (no leading \S+ scan).
-_AER_RECV_TAIL = re.compile(r"(?:Multiple )?(Corrected|Correctable|Uncorrected \((?:Fatal|Non-Fatal)\)|Uncorrectable \((?:Fatal|Non-Fatal)\)) errors? (?:message )?received:? ?(?:from )?(?:id=)?([0-9a-fA-F:.]*)")
-_AER_SEV_TAIL = re.compile(r"(Corrected|Correctable|Uncorrected \((?:Fatal|Non-Fatal)\)|Uncorrectable \((?:Fatal|Non-Fatal)\)), type=([^,]{1,60})")
+_AER_RECV_TAIL = re.compile(
+    r"(?:Multiple )?(Corrected|Correctable|Uncorrected \((?:Fatal|Non-Fatal)\)|Uncorrectable \((?:Fatal|Non-Fatal)\)) errors? (?:message )?received:? ?(?:from )?(?:id=)?([0-9a-fA-F:.]*)"
+)
+_AER_SEV_TAIL = re.compile(
+    r"(Corrected|Correctable|Uncorrected \((?:Fatal|Non-Fatal)\)|Uncorrectable \((?:Fatal|Non-Fatal)\)), type=([^,]{1,60})"
+)
 _AER_BIT = re.compile(r"\[\s*(\d{1,2})\]\s+(\S{1,40})")
-_NVRM_OTHER = re.compile(r"NVRM: (?:API mismatch|RmInitAdapter failed|GPU at PCI:([0-9a-fA-F:.]+): GPU-[0-9a-f-]+|loading NVIDIA UNIX)")
+_NVRM_OTHER = re.compile(
+    r"NVRM: (?:API mismatch|RmInitAdapter failed|GPU at PCI:([0-9a-fA-F:.]+): GPU-[0-9a-f-]+|loading NVIDIA UNIX)"
+)
 _GPU_UUID = re.compile(r"NVRM: GPU at PCI:([0-9a-fA-F:.]+): (GPU-[0-9a-fA-F-]+)")
 _VERSION = re.compile(r"NVRM: loading NVIDIA UNIX (?:Open Kernel Module for )?\S+ Kernel Module\s+(\d+\.\d+(?:\.\d+)?)")
 
@@ -143,7 +156,11 @@ def parse(lines: list[str]) -> KernelLog | None:
             if i >= 0 and j < 0:
                 m = _AER_RECV_TAIL.match(line, i + 7)
                 if m:
-                    last_aer = AerLine(norm_bus_id(m.group(2)) or norm_bus_id(_last_token(line[:i])), _aer_level(m.group(1)), line.strip())
+                    last_aer = AerLine(
+                        norm_bus_id(m.group(2)) or norm_bus_id(_last_token(line[:i])),
+                        _aer_level(m.group(1)),
+                        line.strip(),
+                    )
                     out.aer.append(last_aer)
                 continue
             if j >= 0:

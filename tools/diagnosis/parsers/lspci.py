@@ -4,6 +4,7 @@
 PCIe bus (the lspci view of "fallen off the bus"). `LnkSta: ... (downgraded)` from -vv shows a
 link trained below its capability.
 """
+
 from __future__ import annotations
 
 import re
@@ -12,7 +13,8 @@ from dataclasses import dataclass, field
 from tools.diagnosis.text import norm_bus_id
 
 _DEV = re.compile(
-    r"^(?:([0-9a-fA-F]{4}):)?([0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+([^:]+?)(?:\s\[[0-9a-f]{4}\])?:\s+NVIDIA Corporation\s+(.*?)\s*(?:\(rev ([0-9a-fA-F]{2})\))?\s*$")
+    r"^(?:([0-9a-fA-F]{4}):)?([0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+([^:]+?)(?:\s\[[0-9a-f]{4}\])?:\s+NVIDIA Corporation\s+(.*?)\s*(?:\(rev ([0-9a-fA-F]{2})\))?\s*$"
+)
 _IDS = re.compile(r"\[(10de):([0-9a-fA-F]{4})\]")
 _LNKSTA = re.compile(r"LnkSta:\s+Speed ([0-9.]+GT/s)( \(downgraded\))?, Width (x\d+)( \(downgraded\))?")
 
@@ -57,8 +59,14 @@ def parse(lines: list[str]) -> Lspci | None:
                 dom = m.group(1) or "0000"
                 ids = _IDS.search(line)
                 name = _IDS.sub("", m.group(4)).strip()
-                last = PciDevice(norm_bus_id(f"{dom}:{m.group(2)}"), m.group(3).strip(), name,
-                                 (m.group(5) or "").lower() or None, ids.group(2) if ids else None, line.strip())
+                last = PciDevice(
+                    norm_bus_id(f"{dom}:{m.group(2)}"),
+                    m.group(3).strip(),
+                    name,
+                    (m.group(5) or "").lower() or None,
+                    ids.group(2) if ids else None,
+                    line.strip(),
+                )
                 out.devices.append(last)
                 continue
         if last is not None and "LnkSta:" in line:

@@ -5,6 +5,7 @@ Transport strings (NCCL): `via P2P/IPC`, `P2P/IPC/read`, `P2P/CUMEM`, `P2P/direc
 `via NET/IB/<n>` (+`/GDRDMA` with GPUDirect RDMA); `NET/IBext_v8/<n>` (plugin);
 `via NET/Socket/<n>` (TCP). Init lines: `NET/IB : No device found.`, `Using network Socket`.
 """
+
 from __future__ import annotations
 
 import re
@@ -85,8 +86,13 @@ def parse(lines: list[str]) -> NcclLog | None:
                 if m:
                     out.env[m.group(1)] = m.group(2)
                     found = True
-            if ("NCCL error" in line or "ncclSystemError" in line or "ncclInternalError" in line
-                    or "ncclUnhandledCudaError" in line or "ncclRemoteError" in line) and len(out.errors) < 20:
+            if (
+                "NCCL error" in line
+                or "ncclSystemError" in line
+                or "ncclInternalError" in line
+                or "ncclUnhandledCudaError" in line
+                or "ncclRemoteError" in line
+            ) and len(out.errors) < 20:
                 out.errors.append(line.strip())
                 found = True
         if "Watchdog caught collective" in line:

@@ -8,6 +8,7 @@ doc/PERFORMANCE.md, busbw = algbw × 2(n−1)/n for AllReduce and reflects the h
 bottleneck; "Avg bus bandwidth" averages tiny messages too, so we report the large-message
 plateau instead.
 """
+
 from __future__ import annotations
 
 import re
@@ -19,13 +20,41 @@ _HEAD = re.compile(r"#\s*nThread\s+(\d+)\s+nGpus\s+(\d+)\s+minBytes\s+(\d+)\s+ma
 _RANK = re.compile(r"#\s+Rank\s+(\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s+(.*)$")
 _AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*([0-9.]+)")
 _OOB = re.compile(r"#\s*Out of bounds values\s*:\s*(\d+)\s+(\w+)")
-_OP = re.compile(r"\b(all_reduce|all_gather|reduce_scatter|alltoall|broadcast|reduce|sendrecv|scatter|gather|hypercube)_perf\b")
+_OP = re.compile(
+    r"\b(all_reduce|all_gather|reduce_scatter|alltoall|broadcast|reduce|sendrecv|scatter|gather|hypercube)_perf\b"
+)
 PLATEAU_MIN_BYTES = 256 * 2**20
 # column sets used when a paste starts below the header (current and pre-2.x nccl-tests)
 DEFAULT_COLUMNS = {
-    13: ["size", "count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time", "algbw", "busbw", "#wrong"],
+    13: [
+        "size",
+        "count",
+        "type",
+        "redop",
+        "root",
+        "time",
+        "algbw",
+        "busbw",
+        "#wrong",
+        "time",
+        "algbw",
+        "busbw",
+        "#wrong",
+    ],
     12: ["size", "count", "type", "redop", "time", "algbw", "busbw", "error", "time", "algbw", "busbw", "error"],
-    11: ["size", "count", "type", "time", "algbw", "busbw", "error", "time", "algbw", "busbw", "error"],  # 2018-era, no redop
+    11: [
+        "size",
+        "count",
+        "type",
+        "time",
+        "algbw",
+        "busbw",
+        "error",
+        "time",
+        "algbw",
+        "busbw",
+        "error",
+    ],  # 2018-era, no redop
 }
 # layouts without a correctness column (a fork or wrapper that drops `#wrong`, or a paste cut at
 # the right edge), recognised by the reduction op in column 4
@@ -33,7 +62,20 @@ NO_CHECK_COLUMNS = {
     11: ["size", "count", "type", "redop", "root", "time", "algbw", "busbw", "time", "algbw", "busbw"],
     10: ["size", "count", "type", "redop", "time", "algbw", "busbw", "time", "algbw", "busbw"],
 }
-_TYPES = {"int8", "uint8", "int32", "uint32", "int64", "uint64", "half", "float", "double", "bfloat16", "fp8_e4m3", "fp8_e5m2"}
+_TYPES = {
+    "int8",
+    "uint8",
+    "int32",
+    "uint32",
+    "int64",
+    "uint64",
+    "half",
+    "float",
+    "double",
+    "bfloat16",
+    "fp8_e4m3",
+    "fp8_e5m2",
+}
 _REDOPS = {"sum", "prod", "max", "min", "avg", "none", "all", "mulsum"}
 
 

@@ -1,5 +1,6 @@
 """`nvcc -V`: the CUDA *toolkit* version. It matters for compiling extensions, not for the
 PyTorch wheel (pip/conda wheels bundle their own CUDA runtime)."""
+
 from __future__ import annotations
 
 import re

@@ -4,6 +4,7 @@
       MIG 3g.40gb     Device  0: (UUID: MIG-...)
 The UUID is what a renter should record and put in a ticket (ml-engineering debug.md).
 """
+
 from __future__ import annotations
 
 import re

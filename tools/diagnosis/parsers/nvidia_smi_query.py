@@ -5,6 +5,7 @@ The layout is indentation-based `Key : Value` lines. R535/R550+ renamed the sect
 "Clocks Throttle Reasons" to "Clocks Event Reasons" (NVML nvmlClocksEventReasons), so both
 names are accepted. Lines are split with str.partition (no regex backtracking).
 """
+
 from __future__ import annotations
 
 import re
@@ -17,8 +18,19 @@ _NUM = re.compile(r"^-?\d+(?:\.\d+)?")
 TOP_LEVEL_KEYS = {"Timestamp", "Driver Version", "CUDA Version", "CUDA UMD Version", "KMD Version", "Attached GPUs"}
 # keys that only exist inside a GPU block: a fragment such as `nvidia-smi -q -d TEMPERATURE` pasted
 # without its "GPU 0000:..." line still belongs to one (unnamed) GPU
-GPU_ONLY_SECTIONS = {"Clocks Throttle Reasons", "Clocks Event Reasons", "FB Memory Usage", "Remapped Rows", "Retired Pages",
-                     "Temperature", "ECC Errors", "GPU Power Readings", "Power Readings", "PCI", "Utilization"}
+GPU_ONLY_SECTIONS = {
+    "Clocks Throttle Reasons",
+    "Clocks Event Reasons",
+    "FB Memory Usage",
+    "Remapped Rows",
+    "Retired Pages",
+    "Temperature",
+    "ECC Errors",
+    "GPU Power Readings",
+    "Power Readings",
+    "PCI",
+    "Utilization",
+}
 TEMP_KEYS = {"GPU Current Temp", "GPU Shutdown Temp", "GPU Slowdown Temp", "GPU Max Operating Temp"}
 THROTTLE_SECTIONS = ("Clocks Throttle Reasons", "Clocks Event Reasons", "Clocks Throttle Reasons Counters")
 
@@ -96,7 +108,11 @@ def parse(lines: list[str]) -> QueryLog | None:
         value = value.strip()
         while stack and stack[-1][0] >= indent:
             stack.pop()
-        if gpu is None and key not in TOP_LEVEL_KEYS and (key in GPU_ONLY_SECTIONS or key in TEMP_KEYS or key == "Product Name"):
+        if (
+            gpu is None
+            and key not in TOP_LEVEL_KEYS
+            and (key in GPU_ONLY_SECTIONS or key in TEMP_KEYS or key == "Product Name")
+        ):
             gpu = QueryGpu(bus_id=None)
             out.gpus.append(gpu)
         if not sep or (not value and key):

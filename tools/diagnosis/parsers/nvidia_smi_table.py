@@ -5,6 +5,7 @@ Formats (see docs/diagnosis.md §Formats): the header reads
 `NVIDIA-SMI x  KMD Version: x  CUDA UMD Version: y` from R610. Each GPU is two or three
 `|`-separated rows; any field may be `N/A` or `ERR!`. A failure message may replace the table.
 """
+
 from __future__ import annotations
 
 import re
@@ -18,12 +19,16 @@ _HEADER = re.compile(r"NVIDIA-SMI\s+(\S+)\s+(?:Driver|KMD) Version:\s*(\S+)\s+CU
 _ROW1_CELL1 = re.compile(r"^\s*(\d{1,2})\s+(.*?)\s+(On|Off|ERR!|N/A)\s*$")
 _BUS = re.compile(r"([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])")
 _ROW2_CELL1 = re.compile(
-    r"^\s*(\d+%|N/A|ERR!)\s+(\d+C|N/A|ERR!)\s+(P\d+|N/A|ERR!)\s+(?:(\S+)\s+)?(\d+W|N/A|ERR!)\s*/\s*(\d+W|N/A|ERR!)\s*$")
+    r"^\s*(\d+%|N/A|ERR!)\s+(\d+C|N/A|ERR!)\s+(P\d+|N/A|ERR!)\s+(?:(\S+)\s+)?(\d+W|N/A|ERR!)\s*/\s*(\d+W|N/A|ERR!)\s*$"
+)
 _MEM = re.compile(r"(\d+|ERR!|N/A)\s*MiB\s*/\s*(\d+|ERR!|N/A)\s*MiB")
 _UTIL = re.compile(r"^\s*(\d+%|N/A|ERR!)\s+(\S.*?)?\s*$")
 _PROC = re.compile(r"^\|\s+(\d+)\s+(\S+)\s+(\S+)\s+(\d+)\s+(C\+G|M\+C|C|G|M)\s+(.*?)\s+(\d+MiB|N/A)\s*\|\s*$")
 FAILURES = (
-    ("unable_to_determine_handle", re.compile(r"Unable to determine the device handle for GPU\s*([0-9A-Fa-f:.]+)?:?\s*(.*)")),
+    (
+        "unable_to_determine_handle",
+        re.compile(r"Unable to determine the device handle for GPU\s*([0-9A-Fa-f:.]+)?:?\s*(.*)"),
+    ),
     ("gpu_lost", re.compile(r"GPU is lost\. Reboot the system to recover this GPU")),
     ("no_devices", re.compile(r"No devices were found")),
     ("driver_not_loaded", re.compile(r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver")),
@@ -94,8 +99,13 @@ def parse(lines: list[str]) -> SmiTable | None:
     in_procs = False
     in_mig = False
     for line in lines:
-        if "NVIDIA-SMI" in line or "Unable to determine" in line or "GPU is lost" in line \
-                or "No devices were found" in line or "Failed to initialize NVML" in line:
+        if (
+            "NVIDIA-SMI" in line
+            or "Unable to determine" in line
+            or "GPU is lost" in line
+            or "No devices were found" in line
+            or "Failed to initialize NVML" in line
+        ):
             m = _HEADER.search(line)
             if m:
                 out.smi_version, out.driver_version, out.cuda_version = m.group(1), m.group(2), m.group(3)
@@ -130,8 +140,11 @@ def parse(lines: list[str]) -> SmiTable | None:
             m = _PROC.match(s)
             if m:
                 mem = m.group(7)
-                out.processes.append(SmiProcess(int(m.group(1)), int(m.group(4)), m.group(5), m.group(6).strip(),
-                                                _int(mem, "MiB"), s.strip()))
+                out.processes.append(
+                    SmiProcess(
+                        int(m.group(1)), int(m.group(4)), m.group(5), m.group(6).strip(), _int(mem, "MiB"), s.strip()
+                    )
+                )
             continue
         if in_mig:
             if re.match(r"^\|\s+\d+\s+\d+\s+\d+\s+\d+\s+\|", s):
@@ -143,8 +156,13 @@ def parse(lines: list[str]) -> SmiTable | None:
         m1 = _ROW1_CELL1.match(cells[0])
         bus = _BUS.search(cells[1])
         if m1 and bus:
-            current = SmiGpu(index=int(m1.group(1)), name=m1.group(2).strip(), persistence=m1.group(3),
-                             bus_id=norm_bus_id(bus.group(1)), ecc=cells[2].strip() or None)
+            current = SmiGpu(
+                index=int(m1.group(1)),
+                name=m1.group(2).strip(),
+                persistence=m1.group(3),
+                bus_id=norm_bus_id(bus.group(1)),
+                ecc=cells[2].strip() or None,
+            )
             current.err_fields += s.count("ERR!")
             current.lines.append(s)
             out.gpus.append(current)

@@ -4,6 +4,7 @@ Legend (nvidia-smi): X self; SYS crosses the inter-socket link; NODE crosses hos
 a NUMA node; PHB crosses a host bridge; PXB several PCIe bridges; PIX at most one bridge;
 NV# a bonded set of # NVLinks. -p2p status: OK, CNS, GNS, TNS, NS (not supported), U.
 """
+
 from __future__ import annotations
 
 import re
@@ -57,7 +58,7 @@ def parse(lines: list[str]) -> list[Topology] | None:
             if cur is None:
                 continue
         if _DEV.match(toks[0]) and len(toks) >= 1 + len(cur.devices) and toks[0] in cur.devices:
-            vals = toks[1:1 + len(cur.devices)]
+            vals = toks[1 : 1 + len(cur.devices)]
             if all(_LINK.match(v) for v in vals):
                 for col, v in zip(cur.devices, vals):
                     cur.matrix[(toks[0], col)] = v

@@ -12,6 +12,7 @@
 - `torch.cuda.is_available()` → False
 - the checklist's own line: `torch_check: version=2.3.1+cu121 cuda=12.1 available=True device_count=8`
 """
+
 from __future__ import annotations
 
 import re
@@ -19,13 +20,27 @@ from dataclasses import dataclass, field
 
 _SIZE = r"([0-9.]+)\s*(KiB|MiB|GiB|TiB|B)"
 _OOM_ALLOC = re.compile(r"Tried to allocate " + _SIZE)
-_OOM_LEGACY = re.compile(r"\(GPU (\d+); " + _SIZE + r" total capacity; " + _SIZE + r" already allocated; " + _SIZE
-                         + r" free; " + _SIZE + r" reserved in total by PyTorch\)")
+_OOM_LEGACY = re.compile(
+    r"\(GPU (\d+); "
+    + _SIZE
+    + r" total capacity; "
+    + _SIZE
+    + r" already allocated; "
+    + _SIZE
+    + r" free; "
+    + _SIZE
+    + r" reserved in total by PyTorch\)"
+)
 _OOM_NEW_TOTAL = re.compile(r"GPU (\d+) has a total capac(?:i)?ty of " + _SIZE + r" of which " + _SIZE + r" is free")
 _OOM_NEW_PROC = re.compile(r"Process (\d+) has " + _SIZE + r" memory in use")
 _OOM_NEW_THIS = re.compile(r"this process has " + _SIZE + r" memory in use")
-_OOM_NEW_ALLOC = re.compile(r"Of the allocated memory " + _SIZE + r" is allocated by PyTorch, and " + _SIZE
-                            + r" is reserved by PyTorch but unallocated")
+_OOM_NEW_ALLOC = re.compile(
+    r"Of the allocated memory "
+    + _SIZE
+    + r" is allocated by PyTorch, and "
+    + _SIZE
+    + r" is reserved by PyTorch but unallocated"
+)
 _TOO_OLD = re.compile(r"NVIDIA driver on your system is too old \(found version (\d+)\)")
 _TORCH_CHECK = re.compile(r"torch_check:\s*version=(\S+)\s+cuda=(\S+)\s+available=(\S+)(?:\s+device_count=(\d+))?")
 _TORCH_VERSION = re.compile(r"\b(\d+\.\d+\.\d+)\+cu(\d{2,3})\b")

@@ -19,6 +19,7 @@ Rules and thresholds (each named where it comes from; docs/diagnosis.md has the 
 
 One module per evidence family: context (Ctx, inventory), smi, kernel, pci, versions, comms, host.
 """
+
 from __future__ import annotations
 
 from tools.diagnosis.detect import Parsed
@@ -33,12 +34,35 @@ from tools.diagnosis.rules.versions import MIN_DRIVER_FOR_CUDA_MAJOR, rules_torc
 
 T = Text
 
-__all__ = ["Ctx", "ExpectedBusbw", "MIN_DRIVER_FOR_CUDA_MAJOR", "NOTHING_RECOGNISED", "NOTHING_WRONG", "RULES", "context_gpu",
-           "expected_busbw", "next_action", "run_rules"]
+__all__ = [
+    "Ctx",
+    "ExpectedBusbw",
+    "MIN_DRIVER_FOR_CUDA_MAJOR",
+    "NOTHING_RECOGNISED",
+    "NOTHING_WRONG",
+    "RULES",
+    "context_gpu",
+    "expected_busbw",
+    "next_action",
+    "run_rules",
+]
 
 
-RULES = (rules_smi_failures, rules_smi_rows, rules_smi_query, rules_kernel, rules_lspci, rules_gpu_count, rules_topo,
-         rules_versions, rules_torch, rules_nccl, rules_nccl_tests, rules_iostat, rules_dcgmi)
+RULES = (
+    rules_smi_failures,
+    rules_smi_rows,
+    rules_smi_query,
+    rules_kernel,
+    rules_lspci,
+    rules_gpu_count,
+    rules_topo,
+    rules_versions,
+    rules_torch,
+    rules_nccl,
+    rules_nccl_tests,
+    rules_iostat,
+    rules_dcgmi,
+)
 
 
 def run_rules(parsed: Parsed) -> Ctx:
@@ -50,10 +74,14 @@ def run_rules(parsed: Parsed) -> Ctx:
     return c
 
 
-NOTHING_WRONG = T(zh="没有发现问题。训练前建议再跑一次 `gpu-advisor checklist` 生成的验收脚本。",
-                  en="Nothing wrong found. Before training, consider running the acceptance script from `gpu-advisor checklist`.")
-NOTHING_RECOGNISED = T(zh="没有认出可诊断的输出。请贴出 nvidia-smi、`dmesg -T | grep -iE 'nvrm|xid|aer'`、NCCL 日志、all_reduce_perf 或 PyTorch 报错的原文。",
-                       en="No diagnosable output recognised. Paste the raw output of nvidia-smi, `dmesg -T | grep -iE 'nvrm|xid|aer'`, NCCL logs, all_reduce_perf or the PyTorch error.")
+NOTHING_WRONG = T(
+    zh="没有发现问题。训练前建议再跑一次 `gpu-advisor checklist` 生成的验收脚本。",
+    en="Nothing wrong found. Before training, consider running the acceptance script from `gpu-advisor checklist`.",
+)
+NOTHING_RECOGNISED = T(
+    zh="没有认出可诊断的输出。请贴出 nvidia-smi、`dmesg -T | grep -iE 'nvrm|xid|aer'`、NCCL 日志、all_reduce_perf 或 PyTorch 报错的原文。",
+    en="No diagnosable output recognised. Paste the raw output of nvidia-smi, `dmesg -T | grep -iE 'nvrm|xid|aer'`, NCCL logs, all_reduce_perf or the PyTorch error.",
+)
 
 
 def next_action(findings: list[Finding], recognised: bool) -> Text:

@@ -1,4 +1,5 @@
 """Shared state for the rules (`Ctx`), the inventory, and context read from the paste (host, GPU named in prose)."""
+
 from __future__ import annotations
 
 import re
@@ -23,12 +24,27 @@ class Ctx:
         self.bus_to_uuid: dict[str, str] = {}
         self.host: str | None = None
 
-    def add(self, fid: str, severity: str, title: tuple[str, str], evidence: list[str] | None = None,
-            causes: list[tuple[str, str]] | None = None, actions: list[tuple[str, str]] | None = None,
-            gpu_index: int | None = None, bus_id: str | None = None) -> Finding:
-        f = Finding(id=fid, severity=severity, title=T(zh=title[0], en=title[1]), evidence=quote(evidence or []),
-                    causes=[T(zh=z, en=e) for z, e in causes or []],
-                    actions=[T(zh=z, en=e) for z, e in actions or []], gpu_index=gpu_index, bus_id=bus_id)
+    def add(
+        self,
+        fid: str,
+        severity: str,
+        title: tuple[str, str],
+        evidence: list[str] | None = None,
+        causes: list[tuple[str, str]] | None = None,
+        actions: list[tuple[str, str]] | None = None,
+        gpu_index: int | None = None,
+        bus_id: str | None = None,
+    ) -> Finding:
+        f = Finding(
+            id=fid,
+            severity=severity,
+            title=T(zh=title[0], en=title[1]),
+            evidence=quote(evidence or []),
+            causes=[T(zh=z, en=e) for z, e in causes or []],
+            actions=[T(zh=z, en=e) for z, e in actions or []],
+            gpu_index=gpu_index,
+            bus_id=bus_id,
+        )
         self.findings.append(f)
         return f
 
@@ -46,7 +62,9 @@ class Ctx:
 
     def ticket(self, index: int | None, bus: str | None, what_zh: str, what_en: str) -> tuple[str, str]:
         """The provider ticket, with exactly what to include."""
-        uuid = (self.index_to_uuid.get(index) if index is not None else None) or (self.bus_to_uuid.get(bus) if bus else None)
+        uuid = (self.index_to_uuid.get(index) if index is not None else None) or (
+            self.bus_to_uuid.get(bus) if bus else None
+        )
         node = self.host or "（主机名 hostname）"
         node_en = self.host or "(hostname)"
         idx_zh = str(index) if index is not None else "（nvidia-smi 左列的编号）"
@@ -55,27 +73,34 @@ class Ctx:
         bus_en = bus or "(nvidia-smi's Bus-Id column)"
         ident_zh = f"节点 {node}，GPU 序号 {idx_zh}，UUID {uuid or '（nvidia-smi -L 查看）'}，PCI 总线号 {bus_zh}"
         ident_en = f"node {node_en}, GPU index {idx_en}, UUID {uuid or '(see nvidia-smi -L)'}, PCI bus id {bus_en}"
-        return (f"给服务商开工单：{what_zh}。写明{ident_zh}；附上相关 Xid/内核日志原文和 `sudo nvidia-bug-report.sh` 生成的 "
-                "nvidia-bug-report.log.gz（没有 root 权限就请服务商在宿主机上运行）。记下 UUID，避免以后又被分到同一块坏卡。",
-                f"Open a ticket with the provider: {what_en}. Include {ident_en}; attach the Xid/kernel-log lines and the "
-                "nvidia-bug-report.log.gz from `sudo nvidia-bug-report.sh` (ask the provider to run it on the host if you lack root). "
-                "Record the UUID so you can tell if you are given the same bad GPU again.")
+        return (
+            f"给服务商开工单：{what_zh}。写明{ident_zh}；附上相关 Xid/内核日志原文和 `sudo nvidia-bug-report.sh` 生成的 "
+            "nvidia-bug-report.log.gz（没有 root 权限就请服务商在宿主机上运行）。记下 UUID，避免以后又被分到同一块坏卡。",
+            f"Open a ticket with the provider: {what_en}. Include {ident_en}; attach the Xid/kernel-log lines and the "
+            "nvidia-bug-report.log.gz from `sudo nvidia-bug-report.sh` (ask the provider to run it on the host if you lack root). "
+            "Record the UUID so you can tell if you are given the same bad GPU again.",
+        )
 
     def exclude(self, index: int | None, bus: str | None = None) -> tuple[str, str]:
         n = len(self.inventory.gpus)
         if index is None or n < 2:
             if bus:
-                return (f"自己能做的：在 nvidia-smi 里找到 Bus-Id 为 {bus} 的那块卡，用 `CUDA_VISIBLE_DEVICES` 排除它，先用其余的卡继续跑。",
-                        f"What you can do now: find the GPU whose Bus-Id is {bus} in nvidia-smi, exclude it with `CUDA_VISIBLE_DEVICES` "
-                        "and keep working on the rest.")
+                return (
+                    f"自己能做的：在 nvidia-smi 里找到 Bus-Id 为 {bus} 的那块卡，用 `CUDA_VISIBLE_DEVICES` 排除它，先用其余的卡继续跑。",
+                    f"What you can do now: find the GPU whose Bus-Id is {bus} in nvidia-smi, exclude it with `CUDA_VISIBLE_DEVICES` "
+                    "and keep working on the rest.",
+                )
             return ("先停止在这块卡上跑任务。", "Stop running jobs on this GPU for now.")
         keep = ",".join(str(g.index) for g in self.inventory.gpus if g.index is not None and g.index != index)
-        return (f"自己能做的：用 `CUDA_VISIBLE_DEVICES={keep}` 排除 GPU {index}，先用其余的卡继续跑（分布式任务要相应减少进程数）。",
-                f"What you can do now: exclude GPU {index} with `CUDA_VISIBLE_DEVICES={keep}` and keep working on the rest "
-                "(reduce the number of ranks accordingly).")
+        return (
+            f"自己能做的：用 `CUDA_VISIBLE_DEVICES={keep}` 排除 GPU {index}，先用其余的卡继续跑（分布式任务要相应减少进程数）。",
+            f"What you can do now: exclude GPU {index} with `CUDA_VISIBLE_DEVICES={keep}` and keep working on the rest "
+            "(reduce the number of ranks accordingly).",
+        )
 
 
 # --------------------------------------------------------------------------- inventory
+
 
 def build_inventory(c: Ctx) -> None:
     table = c.p.get("nvidia_smi_table")
@@ -144,8 +169,11 @@ def build_inventory(c: Ctx) -> None:
     c.host = _find_host(c)
 
 
-_CONTEXT_GPU = re.compile(r"(?<![A-Za-z0-9])((?:RTX\s?)?(?:A100|A800|H100|H800|H200|H20|B200|L40S|L40|L20|A10|V100|4090D?|3090|5090)"
-                          r"(?:[\s-]?(?:SXM\d?|PCIe|NVL|80\s?G(?:B)?|40\s?G(?:B)?))*)(?![A-Za-z0-9])", re.IGNORECASE)
+_CONTEXT_GPU = re.compile(
+    r"(?<![A-Za-z0-9])((?:RTX\s?)?(?:A100|A800|H100|H800|H200|H20|B200|L40S|L40|L20|A10|V100|4090D?|3090|5090)"
+    r"(?:[\s-]?(?:SXM\d?|PCIe|NVL|80\s?G(?:B)?|40\s?G(?:B)?))*)(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
 
 
 def context_gpu(c: Ctx) -> str | None:

@@ -1,11 +1,12 @@
 """Rules on `lspci` (rev ff, downgraded links, GPUs missing from nvidia-smi), the GPU count
 (odd counts, `nvidia-smi -L` vs the table) and `nvidia-smi topo` (NVLink, P2P)."""
+
 from __future__ import annotations
 
 from tools.diagnosis.rules.context import Ctx
 
-
 # --------------------------------------------------------------------------- lspci / topo
+
 
 def rules_lspci(c: Ctx) -> None:
     lp = c.p.get("lspci")
@@ -14,16 +15,42 @@ def rules_lspci(c: Ctx) -> None:
     for d in lp.devices:
         if d.rev == "ff":
             index = c.bus_to_index.get(d.bus_id or "")
-            c.add("pci_rev_ff", "critical", (f"lspci 显示 {d.bus_id} 为 rev ff：设备不再响应", f"lspci shows {d.bus_id} as rev ff: the device no longer responds"), [d.line],
-                  causes=[("GPU 掉卡，配置空间读回全 1", "The GPU fell off the bus; config space reads return all ones")],
-                  actions=[c.exclude(index, d.bus_id), c.ticket(index, d.bus_id, "lspci 显示 rev ff（掉卡）", "lspci shows rev ff (GPU fell off the bus)")],
-                  gpu_index=index, bus_id=d.bus_id)
+            c.add(
+                "pci_rev_ff",
+                "critical",
+                (
+                    f"lspci 显示 {d.bus_id} 为 rev ff：设备不再响应",
+                    f"lspci shows {d.bus_id} as rev ff: the device no longer responds",
+                ),
+                [d.line],
+                causes=[("GPU 掉卡，配置空间读回全 1", "The GPU fell off the bus; config space reads return all ones")],
+                actions=[
+                    c.exclude(index, d.bus_id),
+                    c.ticket(index, d.bus_id, "lspci 显示 rev ff（掉卡）", "lspci shows rev ff (GPU fell off the bus)"),
+                ],
+                gpu_index=index,
+                bus_id=d.bus_id,
+            )
     down = [d for d in lp.devices if d.link_downgraded and d.link_line]
     if down:
-        c.add("pcie_link_downgraded", "info", ("lspci 显示 PCIe 链路降速/降宽（downgraded）", "lspci shows a downgraded PCIe link"),
-              [f"{d.bus_id}: {d.link_line}" for d in down],
-              causes=[("空闲时 GPU 会主动降低 PCIe 速率省电；满载时仍降级才是问题", "Idle GPUs lower the PCIe speed to save power; it matters only if it stays downgraded under load")],
-              actions=[("在跑任务时用 `nvidia-smi -q -d PCI` 复查 Link Width/Generation。", "Recheck Link Width/Generation with `nvidia-smi -q -d PCI` while a job runs.")])
+        c.add(
+            "pcie_link_downgraded",
+            "info",
+            ("lspci 显示 PCIe 链路降速/降宽（downgraded）", "lspci shows a downgraded PCIe link"),
+            [f"{d.bus_id}: {d.link_line}" for d in down],
+            causes=[
+                (
+                    "空闲时 GPU 会主动降低 PCIe 速率省电；满载时仍降级才是问题",
+                    "Idle GPUs lower the PCIe speed to save power; it matters only if it stays downgraded under load",
+                )
+            ],
+            actions=[
+                (
+                    "在跑任务时用 `nvidia-smi -q -d PCI` 复查 Link Width/Generation。",
+                    "Recheck Link Width/Generation with `nvidia-smi -q -d PCI` while a job runs.",
+                )
+            ],
+        )
     table = c.p.get("nvidia_smi_table")
     counts = _smi_counts(c)
     if counts:
@@ -31,12 +58,30 @@ def rules_lspci(c: Ctx) -> None:
         if n_pci > n_smi:
             seen = {g.bus_id for g in table.gpus} if table and table.gpus else set()
             missing = sorted({d.bus_id for d in lp.gpus} - seen - {None}) if seen else []
-            c.add("gpu_count_mismatch", "critical",
-                  (f"PCIe 上有 {n_pci} 块 NVIDIA GPU，但 nvidia-smi 只看到 {n_smi} 块", f"{n_pci} NVIDIA GPUs on PCIe but nvidia-smi sees {n_smi}"),
-                  [d.line for d in lp.gpus if d.bus_id in missing] or [d.line for d in lp.gpus],
-                  causes=[("有卡初始化失败或掉卡", "A GPU failed to initialise or fell off the bus"),
-                          ("容器只分配了部分 GPU（这种情况可以忽略）", "The container was given only some GPUs (fine if intended)")],
-                  actions=[c.ticket(None, missing[0] if missing else None, "部分 GPU 对驱动不可见", "some GPUs are invisible to the driver")])
+            c.add(
+                "gpu_count_mismatch",
+                "critical",
+                (
+                    f"PCIe 上有 {n_pci} 块 NVIDIA GPU，但 nvidia-smi 只看到 {n_smi} 块",
+                    f"{n_pci} NVIDIA GPUs on PCIe but nvidia-smi sees {n_smi}",
+                ),
+                [d.line for d in lp.gpus if d.bus_id in missing] or [d.line for d in lp.gpus],
+                causes=[
+                    ("有卡初始化失败或掉卡", "A GPU failed to initialise or fell off the bus"),
+                    (
+                        "容器只分配了部分 GPU（这种情况可以忽略）",
+                        "The container was given only some GPUs (fine if intended)",
+                    ),
+                ],
+                actions=[
+                    c.ticket(
+                        None,
+                        missing[0] if missing else None,
+                        "部分 GPU 对驱动不可见",
+                        "some GPUs are invisible to the driver",
+                    )
+                ],
+            )
 
 
 # GPU servers are built with 1, 2, 4 or 8 GPUs per node (HGX/DGX baseboards carry 4 or 8 SXM
@@ -47,8 +92,11 @@ SHIPPED_GPU_COUNTS = (1, 2, 4, 8, 10, 16)
 def _smi_counts(c: Ctx) -> dict[str, int]:
     """How many GPUs each nvidia-smi view in the paste lists."""
     counts = {}
-    for kind, label in (("nvidia_smi_table", "nvidia-smi"), ("nvidia_smi_list", "nvidia-smi -L"),
-                        ("nvidia_smi_query", "nvidia-smi -q")):
+    for kind, label in (
+        ("nvidia_smi_table", "nvidia-smi"),
+        ("nvidia_smi_list", "nvidia-smi -L"),
+        ("nvidia_smi_query", "nvidia-smi -q"),
+    ):
         parsed = c.p.get(kind)
         if parsed is not None and getattr(parsed, "gpus", None):
             counts[label] = len(parsed.gpus)
@@ -62,38 +110,57 @@ def rules_gpu_count(c: Ctx) -> None:
     counts = _smi_counts(c)
     if not counts:
         return
-    check = ("在宿主机上对照 `nvidia-smi -L`、`lspci | grep -i nvidia` 和 `dmesg -T | grep -iE 'xid|fallen off'`："
-             "lspci 比 nvidia-smi 多说明有卡掉了或初始化失败；lspci 也少就是没装上或没分配给你。"
-             "如果合同是整机（例如 8 卡），请服务商补齐或换机，并按实际卡数计费。",
-             "On the host compare `nvidia-smi -L`, `lspci | grep -i nvidia` and `dmesg -T | grep -iE 'xid|fallen off'`: "
-             "more GPUs in lspci than in nvidia-smi means a card dropped or failed to initialise; fewer in lspci too means "
-             "it is not installed or not passed to you. If you rented a whole server (e.g. 8 GPUs), ask the provider to "
-             "restore the missing card or move you, and to bill for the cards actually delivered.")
-    subset = ("容器或虚拟机只分配了部分 GPU（`--gpus`、`CUDA_VISIBLE_DEVICES`），这种情况如果是你要的就可以忽略",
-              "The container or VM was given only some GPUs (`--gpus`, `CUDA_VISIBLE_DEVICES`); fine if that is what you asked for")
+    check = (
+        "在宿主机上对照 `nvidia-smi -L`、`lspci | grep -i nvidia` 和 `dmesg -T | grep -iE 'xid|fallen off'`："
+        "lspci 比 nvidia-smi 多说明有卡掉了或初始化失败；lspci 也少就是没装上或没分配给你。"
+        "如果合同是整机（例如 8 卡），请服务商补齐或换机，并按实际卡数计费。",
+        "On the host compare `nvidia-smi -L`, `lspci | grep -i nvidia` and `dmesg -T | grep -iE 'xid|fallen off'`: "
+        "more GPUs in lspci than in nvidia-smi means a card dropped or failed to initialise; fewer in lspci too means "
+        "it is not installed or not passed to you. If you rented a whole server (e.g. 8 GPUs), ask the provider to "
+        "restore the missing card or move you, and to bill for the cards actually delivered.",
+    )
+    subset = (
+        "容器或虚拟机只分配了部分 GPU（`--gpus`、`CUDA_VISIBLE_DEVICES`），这种情况如果是你要的就可以忽略",
+        "The container or VM was given only some GPUs (`--gpus`, `CUDA_VISIBLE_DEVICES`); fine if that is what you asked for",
+    )
     if len(set(counts.values())) > 1:
         desc = "，".join(f"{k} {v} 块" for k, v in counts.items())
         desc_en = ", ".join(f"{k} {v}" for k, v in counts.items())
-        c.add("gpu_count_inconsistent", "warning",
-              (f"同一次输出里 GPU 数量对不上：{desc}", f"GPU counts disagree within one paste: {desc_en}"),
-              [f"{k}: {v} GPUs" for k, v in counts.items()],
-              causes=[("两条命令之间有卡掉了（查 dmesg 的 Xid 79）", "A card dropped between the two commands (look for Xid 79 in dmesg)"),
-                      ("输出来自不同的机器或不同的容器", "The outputs come from different machines or containers")],
-              actions=[check])
+        c.add(
+            "gpu_count_inconsistent",
+            "warning",
+            (f"同一次输出里 GPU 数量对不上：{desc}", f"GPU counts disagree within one paste: {desc_en}"),
+            [f"{k}: {v} GPUs" for k, v in counts.items()],
+            causes=[
+                (
+                    "两条命令之间有卡掉了（查 dmesg 的 Xid 79）",
+                    "A card dropped between the two commands (look for Xid 79 in dmesg)",
+                ),
+                ("输出来自不同的机器或不同的容器", "The outputs come from different machines or containers"),
+            ],
+            actions=[check],
+        )
         return
     n = next(iter(counts.values()))
     lp = c.p.get("lspci")
     n_pci = len(lp.gpus) if lp and lp.gpus else None
     if n in SHIPPED_GPU_COUNTS or n_pci is not None and n_pci < n:
         return
-    c.add("gpu_count_unusual", "warning",
-          (f"GPU 数量为 {n}：服务器出厂一般是 1/2/4/8 卡，可能少了一块或掉了一块",
-           f"GPU count {n} — servers ship with 1/2/4/8; a card may be missing or dropped"),
-          [f"{k}: {v} GPUs" for k, v in counts.items()] + ([f"lspci: {n_pci} NVIDIA GPUs"] if n_pci is not None else []),
-          causes=[("有一块卡掉卡或没被驱动识别", "One GPU fell off the bus or was not initialised by the driver"),
-                  ("交付的机器本来就少装了一块（以次充好）", "The server was delivered one card short"),
-                  subset],
-          actions=[check])
+    c.add(
+        "gpu_count_unusual",
+        "warning",
+        (
+            f"GPU 数量为 {n}：服务器出厂一般是 1/2/4/8 卡，可能少了一块或掉了一块",
+            f"GPU count {n} — servers ship with 1/2/4/8; a card may be missing or dropped",
+        ),
+        [f"{k}: {v} GPUs" for k, v in counts.items()] + ([f"lspci: {n_pci} NVIDIA GPUs"] if n_pci is not None else []),
+        causes=[
+            ("有一块卡掉卡或没被驱动识别", "One GPU fell off the bus or was not initialised by the driver"),
+            ("交付的机器本来就少装了一块（以次充好）", "The server was delivered one card short"),
+            subset,
+        ],
+        actions=[check],
+    )
 
 
 def rules_topo(c: Ctx) -> None:
@@ -104,9 +171,24 @@ def rules_topo(c: Ctx) -> None:
         if t.is_p2p:
             ns = [(a, b, v) for (a, b), v in t.matrix.items() if a != b and v != "OK"]
             if ns:
-                c.add("p2p_not_supported", "warning", ("部分 GPU 之间不支持 P2P", "P2P is not supported between some GPUs"),
-                      t.lines, causes=[("PCIe ACS/IOMMU 或芯片组限制；消费级卡（如 4090）驱动层面不开放 P2P", "PCIe ACS/IOMMU or chipset limits; consumer cards (e.g. 4090) have P2P disabled in the driver")],
-                      actions=[("NCCL 会退回 SHM（经主机内存），多卡通信变慢；可以接受就不用管，否则换 NVLink 机型。", "NCCL falls back to SHM (through host memory), so multi-GPU comms are slower; accept it or rent an NVLink machine.")])
+                c.add(
+                    "p2p_not_supported",
+                    "warning",
+                    ("部分 GPU 之间不支持 P2P", "P2P is not supported between some GPUs"),
+                    t.lines,
+                    causes=[
+                        (
+                            "PCIe ACS/IOMMU 或芯片组限制；消费级卡（如 4090）驱动层面不开放 P2P",
+                            "PCIe ACS/IOMMU or chipset limits; consumer cards (e.g. 4090) have P2P disabled in the driver",
+                        )
+                    ],
+                    actions=[
+                        (
+                            "NCCL 会退回 SHM（经主机内存），多卡通信变慢；可以接受就不用管，否则换 NVLink 机型。",
+                            "NCCL falls back to SHM (through host memory), so multi-GPU comms are slower; accept it or rent an NVLink machine.",
+                        )
+                    ],
+                )
             continue
         gpus = t.gpus
         if len(gpus) < 2:
@@ -115,11 +197,41 @@ def rules_topo(c: Ctx) -> None:
         nv = t.nvlink_counts()
         if not nv:
             worst_link = "SYS" if "SYS" in links else ("NODE" if "NODE" in links else "PHB/PXB/PIX")
-            c.add("no_nvlink", "info", (f"{len(gpus)} 块 GPU 之间没有 NVLink，只走 PCIe（最差 {worst_link}）", f"No NVLink between the {len(gpus)} GPUs; PCIe only (worst path {worst_link})"),
-                  t.lines[:3],
-                  causes=[("PCIe 版/消费级 GPU 本身没有 NVLink，或 NVLink 未生效", "PCIe/consumer GPUs have no NVLink, or NVLink is not active")],
-                  actions=[("如果租的是 SXM（NVLink）机型，这就是交付不符，开工单；PCIe 机型多卡训练请预期更低的通信带宽（all-reduce busbw 约几到 20 GB/s）。", "If you rented an SXM (NVLink) machine this is a wrong delivery: open a ticket. On PCIe machines expect much lower comms bandwidth (all-reduce busbw from a few to ~20 GB/s).")])
+            c.add(
+                "no_nvlink",
+                "info",
+                (
+                    f"{len(gpus)} 块 GPU 之间没有 NVLink，只走 PCIe（最差 {worst_link}）",
+                    f"No NVLink between the {len(gpus)} GPUs; PCIe only (worst path {worst_link})",
+                ),
+                t.lines[:3],
+                causes=[
+                    (
+                        "PCIe 版/消费级 GPU 本身没有 NVLink，或 NVLink 未生效",
+                        "PCIe/consumer GPUs have no NVLink, or NVLink is not active",
+                    )
+                ],
+                actions=[
+                    (
+                        "如果租的是 SXM（NVLink）机型，这就是交付不符，开工单；PCIe 机型多卡训练请预期更低的通信带宽（all-reduce busbw 约几到 20 GB/s）。",
+                        "If you rented an SXM (NVLink) machine this is a wrong delivery: open a ticket. On PCIe machines expect much lower comms bandwidth (all-reduce busbw from a few to ~20 GB/s).",
+                    )
+                ],
+            )
         elif len(set(nv)) > 1 or len(nv) < len(links):
-            c.add("nvlink_degraded", "warning", ("GPU 之间的 NVLink 数量不一致，可能有链路掉了", "Uneven NVLink counts between GPUs; some links may be down"),
-                  t.lines, causes=[("NVLink 链路故障或未训练成功", "An NVLink link failed or did not train")],
-                  actions=[("用 `nvidia-smi nvlink -s` 查看每条链路；开工单请服务商检查。", "Check each link with `nvidia-smi nvlink -s`; ask the provider to inspect.")])
+            c.add(
+                "nvlink_degraded",
+                "warning",
+                (
+                    "GPU 之间的 NVLink 数量不一致，可能有链路掉了",
+                    "Uneven NVLink counts between GPUs; some links may be down",
+                ),
+                t.lines,
+                causes=[("NVLink 链路故障或未训练成功", "An NVLink link failed or did not train")],
+                actions=[
+                    (
+                        "用 `nvidia-smi nvlink -s` 查看每条链路；开工单请服务商检查。",
+                        "Check each link with `nvidia-smi nvlink -s`; ask the provider to inspect.",
+                    )
+                ],
+            )

@@ -1,17 +1,17 @@
 """Driver ↔ CUDA ↔ PyTorch wheel ↔ nvcc cross-checks and PyTorch runtime errors (OOM, ECC, no kernel image …)."""
+
 from __future__ import annotations
 
 import re
 
-
 from tools.diagnosis.rules.context import Ctx
-
 
 # Minimum Linux driver for each CUDA major (NVIDIA CUDA Compatibility, minor-version section).
 MIN_DRIVER_FOR_CUDA_MAJOR = {11: (450, 80, 2), 12: (525, 60, 13), 13: (580, 0, 0)}
 
 
 # --------------------------------------------------------------------------- versions
+
 
 def _version_tuple(v: str | None) -> tuple[int, ...] | None:
     if not v:
@@ -28,14 +28,47 @@ def rules_versions(c: Ctx) -> None:
     if torch and torch.too_old_found:
         found = torch.too_old_found
         cuda_max = f"{found // 1000}.{(found % 1000) // 10}"
-        c.add("driver_too_old", "critical", (f"驱动太旧：只支持到 CUDA {cuda_max}", f"Driver too old: supports CUDA up to {cuda_max}"), [torch.too_old_line or ""],
-              causes=[(f"PyTorch 报告的 found version {found} 表示驱动最高支持 CUDA {cuda_max}，而装的 PyTorch wheel 需要更新的 CUDA", f"found version {found} means the driver supports CUDA {cuda_max}; the installed PyTorch wheel needs a newer CUDA")],
-              actions=[(f"自己能做的：装与驱动匹配的 wheel，例如 CUDA ≤{cuda_max} 的版本（`pip install torch --index-url https://download.pytorch.org/whl/cu1xx`，cu 版本不高于 {cuda_max}）。", f"What you can do: install a wheel built for CUDA ≤{cuda_max} (`pip install torch --index-url https://download.pytorch.org/whl/cu1xx` with cu ≤ {cuda_max})."),
-                       ("或者请服务商升级驱动（CUDA 12.x 需要驱动 ≥525，13.x 需要 ≥580）。", "Or ask the provider to upgrade the driver (CUDA 12.x needs ≥525, 13.x needs ≥580).")])
+        c.add(
+            "driver_too_old",
+            "critical",
+            (f"驱动太旧：只支持到 CUDA {cuda_max}", f"Driver too old: supports CUDA up to {cuda_max}"),
+            [torch.too_old_line or ""],
+            causes=[
+                (
+                    f"PyTorch 报告的 found version {found} 表示驱动最高支持 CUDA {cuda_max}，而装的 PyTorch wheel 需要更新的 CUDA",
+                    f"found version {found} means the driver supports CUDA {cuda_max}; the installed PyTorch wheel needs a newer CUDA",
+                )
+            ],
+            actions=[
+                (
+                    f"自己能做的：装与驱动匹配的 wheel，例如 CUDA ≤{cuda_max} 的版本（`pip install torch --index-url https://download.pytorch.org/whl/cu1xx`，cu 版本不高于 {cuda_max}）。",
+                    f"What you can do: install a wheel built for CUDA ≤{cuda_max} (`pip install torch --index-url https://download.pytorch.org/whl/cu1xx` with cu ≤ {cuda_max}).",
+                ),
+                (
+                    "或者请服务商升级驱动（CUDA 12.x 需要驱动 ≥525，13.x 需要 ≥580）。",
+                    "Or ask the provider to upgrade the driver (CUDA 12.x needs ≥525, 13.x needs ≥580).",
+                ),
+            ],
+        )
     if torch and "driver_insufficient" in torch.events and not c.has("driver_too_old"):
-        c.add("driver_too_old", "critical", ("驱动版本不足以运行这个 CUDA 运行时", "The driver is too old for this CUDA runtime"), [torch.events["driver_insufficient"]],
-              causes=[("程序或 wheel 自带的 CUDA 运行时比驱动支持的最高 CUDA 新", "The program's / wheel's CUDA runtime is newer than the driver supports")],
-              actions=[("对照 nvidia-smi 右上角的 CUDA Version（驱动支持的最高版本）换一个不高于它的 wheel；或请服务商升级驱动。", "Compare with the CUDA Version in nvidia-smi's header (the driver's maximum) and install a wheel no newer than that, or ask the provider to upgrade the driver.")])
+        c.add(
+            "driver_too_old",
+            "critical",
+            ("驱动版本不足以运行这个 CUDA 运行时", "The driver is too old for this CUDA runtime"),
+            [torch.events["driver_insufficient"]],
+            causes=[
+                (
+                    "程序或 wheel 自带的 CUDA 运行时比驱动支持的最高 CUDA 新",
+                    "The program's / wheel's CUDA runtime is newer than the driver supports",
+                )
+            ],
+            actions=[
+                (
+                    "对照 nvidia-smi 右上角的 CUDA Version（驱动支持的最高版本）换一个不高于它的 wheel；或请服务商升级驱动。",
+                    "Compare with the CUDA Version in nvidia-smi's header (the driver's maximum) and install a wheel no newer than that, or ask the provider to upgrade the driver.",
+                )
+            ],
+        )
     torch_cuda = _version_tuple(torch.torch_cuda) if torch and torch.torch_cuda else None
     if torch_cuda and (max_cuda or driver):
         major = torch_cuda[0]
@@ -46,57 +79,182 @@ def rules_versions(c: Ctx) -> None:
         elif driver and need and driver < need:
             bad = True
         if bad and not c.has("driver_too_old"):
-            c.add("torch_cuda_newer_than_driver", "critical",
-                  (f"PyTorch wheel 用的 CUDA {torch.torch_cuda} 超出驱动支持（驱动 {c.inventory.driver_version}，最高 CUDA {c.inventory.cuda_version}）",
-                   f"The PyTorch wheel's CUDA {torch.torch_cuda} exceeds what the driver supports (driver {c.inventory.driver_version}, max CUDA {c.inventory.cuda_version})"),
-                  [torch.available_line or "", _header_line(c)],
-                  causes=[("CUDA 次版本兼容要求：12.x 需要驱动 ≥525，11.x ≥450.80.02，13.x ≥580（NVIDIA CUDA Compatibility）", "Minor-version compatibility needs driver ≥525 for 12.x, ≥450.80.02 for 11.x, ≥580 for 13.x (NVIDIA CUDA Compatibility)")],
-                  actions=[(f"换一个 CUDA 主版本不高于 {c.inventory.cuda_version} 的 PyTorch wheel；或请服务商升级驱动。", f"Install a PyTorch wheel whose CUDA major is ≤ {c.inventory.cuda_version}, or ask the provider to upgrade the driver.")])
+            c.add(
+                "torch_cuda_newer_than_driver",
+                "critical",
+                (
+                    f"PyTorch wheel 用的 CUDA {torch.torch_cuda} 超出驱动支持（驱动 {c.inventory.driver_version}，最高 CUDA {c.inventory.cuda_version}）",
+                    f"The PyTorch wheel's CUDA {torch.torch_cuda} exceeds what the driver supports (driver {c.inventory.driver_version}, max CUDA {c.inventory.cuda_version})",
+                ),
+                [torch.available_line or "", _header_line(c)],
+                causes=[
+                    (
+                        "CUDA 次版本兼容要求：12.x 需要驱动 ≥525，11.x ≥450.80.02，13.x ≥580（NVIDIA CUDA Compatibility）",
+                        "Minor-version compatibility needs driver ≥525 for 12.x, ≥450.80.02 for 11.x, ≥580 for 13.x (NVIDIA CUDA Compatibility)",
+                    )
+                ],
+                actions=[
+                    (
+                        f"换一个 CUDA 主版本不高于 {c.inventory.cuda_version} 的 PyTorch wheel；或请服务商升级驱动。",
+                        f"Install a PyTorch wheel whose CUDA major is ≤ {c.inventory.cuda_version}, or ask the provider to upgrade the driver.",
+                    )
+                ],
+            )
         elif max_cuda and torch_cuda > max_cuda and not bad:
-            c.add("torch_cuda_minor_compat", "info",
-                  (f"wheel 的 CUDA {torch.torch_cuda} 比驱动标称的 {c.inventory.cuda_version} 新，但同一主版本", f"Wheel CUDA {torch.torch_cuda} is newer than the driver's {c.inventory.cuda_version}, same major"),
-                  [_header_line(c)],
-                  causes=[("CUDA 次版本兼容允许这样运行，但 PTX JIT 等少数功能不可用", "Minor-version compatibility allows this; a few features such as PTX JIT are unavailable")],
-                  actions=[("一般能正常训练；遇到 PTX/JIT 相关报错再换低一点的 wheel。", "Training normally works; switch to an older wheel if PTX/JIT errors appear.")])
+            c.add(
+                "torch_cuda_minor_compat",
+                "info",
+                (
+                    f"wheel 的 CUDA {torch.torch_cuda} 比驱动标称的 {c.inventory.cuda_version} 新，但同一主版本",
+                    f"Wheel CUDA {torch.torch_cuda} is newer than the driver's {c.inventory.cuda_version}, same major",
+                ),
+                [_header_line(c)],
+                causes=[
+                    (
+                        "CUDA 次版本兼容允许这样运行，但 PTX JIT 等少数功能不可用",
+                        "Minor-version compatibility allows this; a few features such as PTX JIT are unavailable",
+                    )
+                ],
+                actions=[
+                    (
+                        "一般能正常训练；遇到 PTX/JIT 相关报错再换低一点的 wheel。",
+                        "Training normally works; switch to an older wheel if PTX/JIT errors appear.",
+                    )
+                ],
+            )
     if torch and torch.is_available is False:
         causes = []
         if torch.torch_version and "+cpu" in torch.torch_version:
-            causes.append(("装的是 CPU 版 PyTorch（版本号带 +cpu）", "A CPU-only PyTorch is installed (version ends in +cpu)"))
-        causes += [("wheel 的 CUDA 比驱动新", "The wheel's CUDA is newer than the driver"),
-                   ("容器没有挂载 GPU（缺少 --gpus all）或 CUDA_VISIBLE_DEVICES 为空", "The container has no GPUs (missing --gpus all) or CUDA_VISIBLE_DEVICES is empty"),
-                   ("驱动未加载", "The driver is not loaded")]
-        c.add("torch_cuda_unavailable", "critical", ("torch.cuda.is_available() 为 False：PyTorch 用不了 GPU", "torch.cuda.is_available() is False: PyTorch cannot use the GPU"),
-              [torch.available_line or ""], causes=causes,
-              actions=[("先运行 nvidia-smi：看不到卡是容器/驱动问题；看得到就按 nvidia-smi 右上角 CUDA Version 重装匹配的 wheel（pytorch.org 的安装命令选对 cu 版本）。", "Run nvidia-smi first: no GPUs means a container/driver problem; if GPUs show, reinstall a wheel matching the CUDA Version in nvidia-smi's header (pick the right cu version on pytorch.org).")])
+            causes.append(
+                ("装的是 CPU 版 PyTorch（版本号带 +cpu）", "A CPU-only PyTorch is installed (version ends in +cpu)")
+            )
+        causes += [
+            ("wheel 的 CUDA 比驱动新", "The wheel's CUDA is newer than the driver"),
+            (
+                "容器没有挂载 GPU（缺少 --gpus all）或 CUDA_VISIBLE_DEVICES 为空",
+                "The container has no GPUs (missing --gpus all) or CUDA_VISIBLE_DEVICES is empty",
+            ),
+            ("驱动未加载", "The driver is not loaded"),
+        ]
+        c.add(
+            "torch_cuda_unavailable",
+            "critical",
+            (
+                "torch.cuda.is_available() 为 False：PyTorch 用不了 GPU",
+                "torch.cuda.is_available() is False: PyTorch cannot use the GPU",
+            ),
+            [torch.available_line or ""],
+            causes=causes,
+            actions=[
+                (
+                    "先运行 nvidia-smi：看不到卡是容器/驱动问题；看得到就按 nvidia-smi 右上角 CUDA Version 重装匹配的 wheel（pytorch.org 的安装命令选对 cu 版本）。",
+                    "Run nvidia-smi first: no GPUs means a container/driver problem; if GPUs show, reinstall a wheel matching the CUDA Version in nvidia-smi's header (pick the right cu version on pytorch.org).",
+                )
+            ],
+        )
     if torch and "no_driver" in torch.events and not c.has("torch_cuda_unavailable"):
-        c.add("torch_cuda_unavailable", "critical", ("PyTorch 找不到 NVIDIA 驱动", "PyTorch found no NVIDIA driver"), [torch.events["no_driver"]],
-              causes=[("容器没有挂载 GPU 或驱动未加载", "The container has no GPUs or the driver is not loaded")],
-              actions=[("用 `docker run --gpus all` 启动容器；宿主机 nvidia-smi 也失败就开工单。", "Start the container with `docker run --gpus all`; open a ticket if nvidia-smi fails on the host too.")])
+        c.add(
+            "torch_cuda_unavailable",
+            "critical",
+            ("PyTorch 找不到 NVIDIA 驱动", "PyTorch found no NVIDIA driver"),
+            [torch.events["no_driver"]],
+            causes=[("容器没有挂载 GPU 或驱动未加载", "The container has no GPUs or the driver is not loaded")],
+            actions=[
+                (
+                    "用 `docker run --gpus all` 启动容器；宿主机 nvidia-smi 也失败就开工单。",
+                    "Start the container with `docker run --gpus all`; open a ticket if nvidia-smi fails on the host too.",
+                )
+            ],
+        )
     if nvcc and nvcc.release:
         nv = _version_tuple(nvcc.release)
         if max_cuda and nv and nv[0] > max_cuda[0]:
-            c.add("nvcc_newer_than_driver", "warning", (f"nvcc（CUDA {nvcc.release}）比驱动支持的 CUDA {c.inventory.cuda_version} 新", f"nvcc (CUDA {nvcc.release}) is newer than the driver's CUDA {c.inventory.cuda_version}"),
-                  [nvcc.line, _header_line(c)], causes=[("本地编译的 CUDA 程序/扩展在这个驱动上跑不起来", "Locally compiled CUDA programs/extensions will not run on this driver")],
-                  actions=[("pip/conda 装的 PyTorch 自带运行时，不受 nvcc 影响；只有编译扩展（如 flash-attn）时才需要匹配的 toolkit。", "pip/conda PyTorch bundles its own runtime and ignores nvcc; only compiling extensions (e.g. flash-attn) needs a matching toolkit.")])
+            c.add(
+                "nvcc_newer_than_driver",
+                "warning",
+                (
+                    f"nvcc（CUDA {nvcc.release}）比驱动支持的 CUDA {c.inventory.cuda_version} 新",
+                    f"nvcc (CUDA {nvcc.release}) is newer than the driver's CUDA {c.inventory.cuda_version}",
+                ),
+                [nvcc.line, _header_line(c)],
+                causes=[
+                    (
+                        "本地编译的 CUDA 程序/扩展在这个驱动上跑不起来",
+                        "Locally compiled CUDA programs/extensions will not run on this driver",
+                    )
+                ],
+                actions=[
+                    (
+                        "pip/conda 装的 PyTorch 自带运行时，不受 nvcc 影响；只有编译扩展（如 flash-attn）时才需要匹配的 toolkit。",
+                        "pip/conda PyTorch bundles its own runtime and ignores nvcc; only compiling extensions (e.g. flash-attn) needs a matching toolkit.",
+                    )
+                ],
+            )
         elif max_cuda and nv and nv[0] == max_cuda[0] and nv > max_cuda:
-            c.add("nvcc_newer_minor_than_driver", "info",
-                  (f"nvcc（CUDA Toolkit {nvcc.release}）比驱动支持的最高 CUDA {c.inventory.cuda_version} 新，但主版本相同",
-                   f"nvcc (CUDA toolkit {nvcc.release}) is newer than the driver's maximum CUDA {c.inventory.cuda_version}, same major"),
-                  [nvcc.line, _header_line(c)],
-                  causes=[("nvidia-smi 右上角的 CUDA Version 是驱动支持的最高版本，nvcc 是另装的工具包，两者本来就可以不同",
-                           "The CUDA Version in nvidia-smi's header is the highest the driver supports; nvcc is a separately installed toolkit, so they may differ"),
-                          ("同一主版本内有次版本兼容：一般能编译运行，少数功能（PTX JIT）不可用（NVIDIA CUDA Compatibility）",
-                           "Minor-version compatibility within a major: compiling and running generally work, a few features (PTX JIT) do not (NVIDIA CUDA Compatibility)")],
-                  actions=[("不是装错了；pip/conda 装的 PyTorch 自带 CUDA 运行时，不受 nvcc 影响。编译扩展出错时再装与驱动匹配的 toolkit。",
-                            "Nothing is broken; pip/conda PyTorch bundles its own CUDA runtime. Match the toolkit to the driver only if extension builds fail.")])
+            c.add(
+                "nvcc_newer_minor_than_driver",
+                "info",
+                (
+                    f"nvcc（CUDA Toolkit {nvcc.release}）比驱动支持的最高 CUDA {c.inventory.cuda_version} 新，但主版本相同",
+                    f"nvcc (CUDA toolkit {nvcc.release}) is newer than the driver's maximum CUDA {c.inventory.cuda_version}, same major",
+                ),
+                [nvcc.line, _header_line(c)],
+                causes=[
+                    (
+                        "nvidia-smi 右上角的 CUDA Version 是驱动支持的最高版本，nvcc 是另装的工具包，两者本来就可以不同",
+                        "The CUDA Version in nvidia-smi's header is the highest the driver supports; nvcc is a separately installed toolkit, so they may differ",
+                    ),
+                    (
+                        "同一主版本内有次版本兼容：一般能编译运行，少数功能（PTX JIT）不可用（NVIDIA CUDA Compatibility）",
+                        "Minor-version compatibility within a major: compiling and running generally work, a few features (PTX JIT) do not (NVIDIA CUDA Compatibility)",
+                    ),
+                ],
+                actions=[
+                    (
+                        "不是装错了；pip/conda 装的 PyTorch 自带 CUDA 运行时，不受 nvcc 影响。编译扩展出错时再装与驱动匹配的 toolkit。",
+                        "Nothing is broken; pip/conda PyTorch bundles its own CUDA runtime. Match the toolkit to the driver only if extension builds fail.",
+                    )
+                ],
+            )
         elif torch_cuda and nv and nv[0] != torch_cuda[0]:
-            c.add("nvcc_torch_mismatch", "info", (f"nvcc CUDA {nvcc.release} 与 PyTorch 的 CUDA {torch.torch_cuda} 主版本不同", f"nvcc CUDA {nvcc.release} and PyTorch's CUDA {torch.torch_cuda} differ in major version"),
-                  [nvcc.line], causes=[("只影响编译 CUDA 扩展", "Matters only when compiling CUDA extensions")],
-                  actions=[("编译扩展前装与 torch.version.cuda 相同主版本的 toolkit。", "Install a toolkit with the same major as torch.version.cuda before compiling extensions.")])
+            c.add(
+                "nvcc_torch_mismatch",
+                "info",
+                (
+                    f"nvcc CUDA {nvcc.release} 与 PyTorch 的 CUDA {torch.torch_cuda} 主版本不同",
+                    f"nvcc CUDA {nvcc.release} and PyTorch's CUDA {torch.torch_cuda} differ in major version",
+                ),
+                [nvcc.line],
+                causes=[("只影响编译 CUDA 扩展", "Matters only when compiling CUDA extensions")],
+                actions=[
+                    (
+                        "编译扩展前装与 torch.version.cuda 相同主版本的 toolkit。",
+                        "Install a toolkit with the same major as torch.version.cuda before compiling extensions.",
+                    )
+                ],
+            )
     if nvcc and nvcc.missing:
-        c.add("nvcc_missing", "info", ("没有 nvcc（CUDA Toolkit 未安装或不在 PATH）", "nvcc not found (CUDA toolkit not installed or not on PATH)"), [nvcc.line],
-              causes=[("运行 PyTorch 不需要 nvcc；只有编译扩展才需要", "PyTorch does not need nvcc; only compiling extensions does")],
-              actions=[("需要编译扩展时再装 CUDA Toolkit 或用 devel 版镜像。", "Install the CUDA toolkit or use a -devel image when you need to compile extensions.")])
+        c.add(
+            "nvcc_missing",
+            "info",
+            (
+                "没有 nvcc（CUDA Toolkit 未安装或不在 PATH）",
+                "nvcc not found (CUDA toolkit not installed or not on PATH)",
+            ),
+            [nvcc.line],
+            causes=[
+                (
+                    "运行 PyTorch 不需要 nvcc；只有编译扩展才需要",
+                    "PyTorch does not need nvcc; only compiling extensions does",
+                )
+            ],
+            actions=[
+                (
+                    "需要编译扩展时再装 CUDA Toolkit 或用 devel 版镜像。",
+                    "Install the CUDA toolkit or use a -devel image when you need to compile extensions.",
+                )
+            ],
+        )
 
 
 def _header_line(c: Ctx) -> str:
@@ -113,48 +271,167 @@ def rules_torch(c: Ctx) -> None:
         sev = "warning"
         fid = "cuda_oom"
         if o.other_processes:
-            others = [(p, g) for p, g in o.other_processes if o.this_process_gib is None or abs(g - o.this_process_gib) > 0.01]
+            others = [
+                (p, g) for p, g in o.other_processes if o.this_process_gib is None or abs(g - o.this_process_gib) > 0.01
+            ]
             if others:
                 fid = "oom_other_process"
-                causes.append((f"另有进程占着显存：" + "，".join(f"PID {p} 用了 {g:.2f} GiB" for p, g in others),
-                               "Other processes hold memory: " + ", ".join(f"PID {p} uses {g:.2f} GiB" for p, g in others)))
-        if o.reserved_unallocated_gib is not None and o.requested_gib is not None and \
-                o.reserved_unallocated_gib >= max(0.5, o.requested_gib) and fid == "cuda_oom":
+                causes.append(
+                    (
+                        "另有进程占着显存：" + "，".join(f"PID {p} 用了 {g:.2f} GiB" for p, g in others),
+                        "Other processes hold memory: " + ", ".join(f"PID {p} uses {g:.2f} GiB" for p, g in others),
+                    )
+                )
+        if (
+            o.reserved_unallocated_gib is not None
+            and o.requested_gib is not None
+            and o.reserved_unallocated_gib >= max(0.5, o.requested_gib)
+            and fid == "cuda_oom"
+        ):
             fid = "oom_fragmentation"
-            causes.append((f"PyTorch 预留但未分配 {o.reserved_unallocated_gib:.2f} GiB，大于这次申请的 {o.requested_gib:.2f} GiB：显存碎片化",
-                           f"{o.reserved_unallocated_gib:.2f} GiB reserved but unallocated exceeds the {o.requested_gib:.2f} GiB request: fragmentation"))
+            causes.append(
+                (
+                    f"PyTorch 预留但未分配 {o.reserved_unallocated_gib:.2f} GiB，大于这次申请的 {o.requested_gib:.2f} GiB：显存碎片化",
+                    f"{o.reserved_unallocated_gib:.2f} GiB reserved but unallocated exceeds the {o.requested_gib:.2f} GiB request: fragmentation",
+                )
+            )
         if not causes:
-            causes.append(("模型、batch 或序列长度需要的显存超过这张卡", "The model, batch or sequence length needs more memory than this GPU has"))
+            causes.append(
+                (
+                    "模型、batch 或序列长度需要的显存超过这张卡",
+                    "The model, batch or sequence length needs more memory than this GPU has",
+                )
+            )
         total = f"{o.total_gib:.2f} GiB" if o.total_gib else "?"
         actions = []
         if fid == "oom_other_process":
-            actions.append(("用 nvidia-smi 看是谁占的显存，结束自己遗留的进程；共享机器就换一张空卡（CUDA_VISIBLE_DEVICES）。", "Find the holder with nvidia-smi, kill your own leftover process, or pick a free GPU with CUDA_VISIBLE_DEVICES on a shared machine."))
+            actions.append(
+                (
+                    "用 nvidia-smi 看是谁占的显存，结束自己遗留的进程；共享机器就换一张空卡（CUDA_VISIBLE_DEVICES）。",
+                    "Find the holder with nvidia-smi, kill your own leftover process, or pick a free GPU with CUDA_VISIBLE_DEVICES on a shared machine.",
+                )
+            )
         if fid == "oom_fragmentation":
-            actions.append(("设置 `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` 后重跑。", "Rerun with `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`."))
-        actions.append(("减小 micro-batch、开启梯度检查点（gradient checkpointing）、用 bf16、或用 ZeRO/FSDP 分摊；可以用 `gpu-advisor estimate` 先算显存。", "Reduce the micro-batch, enable gradient checkpointing, use bf16, or shard with ZeRO/FSDP; `gpu-advisor estimate` computes the memory first."))
-        c.add(fid, sev, (f"CUDA 显存不足（GPU {o.gpu if o.gpu is not None else '?'}，总容量 {total}）", f"CUDA out of memory (GPU {o.gpu if o.gpu is not None else '?'}, total {total})"),
-              [o.line], causes=causes, actions=actions)
+            actions.append(
+                (
+                    "设置 `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` 后重跑。",
+                    "Rerun with `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`.",
+                )
+            )
+        actions.append(
+            (
+                "减小 micro-batch、开启梯度检查点（gradient checkpointing）、用 bf16、或用 ZeRO/FSDP 分摊；可以用 `gpu-advisor estimate` 先算显存。",
+                "Reduce the micro-batch, enable gradient checkpointing, use bf16, or shard with ZeRO/FSDP; `gpu-advisor estimate` computes the memory first.",
+            )
+        )
+        c.add(
+            fid,
+            sev,
+            (
+                f"CUDA 显存不足（GPU {o.gpu if o.gpu is not None else '?'}，总容量 {total}）",
+                f"CUDA out of memory (GPU {o.gpu if o.gpu is not None else '?'}, total {total})",
+            ),
+            [o.line],
+            causes=causes,
+            actions=actions,
+        )
     ev = torch.events
     if "uncorrectable_ecc" in ev:
-        c.add("ecc_uncorrectable", "critical", ("CUDA 报告不可纠正的 ECC 错误", "CUDA reported an uncorrectable ECC error"), [ev["uncorrectable_ecc"]],
-              causes=[("显存硬件错误（对应 Xid 48/94/95）", "Memory hardware error (Xid 48/94/95)")],
-              actions=[("查 dmesg 里的 Xid 确定是哪块卡；用 CUDA_VISIBLE_DEVICES 排除它，并开工单（附 Xid 行和 nvidia-bug-report.sh）。", "Find the GPU from the Xid in dmesg; exclude it with CUDA_VISIBLE_DEVICES and open a ticket (Xid lines + nvidia-bug-report.sh).")])
+        c.add(
+            "ecc_uncorrectable",
+            "critical",
+            ("CUDA 报告不可纠正的 ECC 错误", "CUDA reported an uncorrectable ECC error"),
+            [ev["uncorrectable_ecc"]],
+            causes=[("显存硬件错误（对应 Xid 48/94/95）", "Memory hardware error (Xid 48/94/95)")],
+            actions=[
+                (
+                    "查 dmesg 里的 Xid 确定是哪块卡；用 CUDA_VISIBLE_DEVICES 排除它，并开工单（附 Xid 行和 nvidia-bug-report.sh）。",
+                    "Find the GPU from the Xid in dmesg; exclude it with CUDA_VISIBLE_DEVICES and open a ticket (Xid lines + nvidia-bug-report.sh).",
+                )
+            ],
+        )
     if "no_kernel_image" in ev:
-        c.add("no_kernel_image", "critical", ("没有适用于这块 GPU 的 kernel（wheel 不支持此架构）", "No kernel image for this GPU (the wheel lacks its architecture)"), [ev["no_kernel_image"]],
-              causes=[("PyTorch wheel 编译时没有包含这块卡的计算能力（如 RTX 50 系列需要 CUDA 12.8+ 的 wheel）", "The wheel was not built for this GPU's compute capability (e.g. RTX 50-series needs a CUDA 12.8+ wheel)")],
-              actions=[("换更新的 PyTorch wheel（cu128 或更新），并确认驱动支持对应 CUDA。", "Install a newer wheel (cu128 or later) and make sure the driver supports that CUDA.")])
+        c.add(
+            "no_kernel_image",
+            "critical",
+            (
+                "没有适用于这块 GPU 的 kernel（wheel 不支持此架构）",
+                "No kernel image for this GPU (the wheel lacks its architecture)",
+            ),
+            [ev["no_kernel_image"]],
+            causes=[
+                (
+                    "PyTorch wheel 编译时没有包含这块卡的计算能力（如 RTX 50 系列需要 CUDA 12.8+ 的 wheel）",
+                    "The wheel was not built for this GPU's compute capability (e.g. RTX 50-series needs a CUDA 12.8+ wheel)",
+                )
+            ],
+            actions=[
+                (
+                    "换更新的 PyTorch wheel（cu128 或更新），并确认驱动支持对应 CUDA。",
+                    "Install a newer wheel (cu128 or later) and make sure the driver supports that CUDA.",
+                )
+            ],
+        )
     if "illegal_memory_access" in ev or "launch_failure" in ev:
         line = ev.get("illegal_memory_access") or ev.get("launch_failure") or ""
-        c.add("cuda_illegal_memory_access", "warning", ("CUDA 非法访存 / kernel 启动失败", "CUDA illegal memory access / launch failure"), [line],
-              causes=[("程序或自定义算子越界（常伴随 Xid 13/31）", "Out-of-bounds access in the program or a custom kernel (often with Xid 13/31)"),
-                      ("少数情况下是硬件问题：同一块卡在不同任务中反复出现", "Rarely hardware: suspect it if it repeats on one GPU across different jobs")],
-              actions=[("用 `CUDA_LAUNCH_BLOCKING=1` 重跑定位出错的算子，或用 compute-sanitizer；查 dmesg 的 Xid。", "Rerun with `CUDA_LAUNCH_BLOCKING=1` to find the failing op, or use compute-sanitizer; check dmesg for Xids.")])
+        c.add(
+            "cuda_illegal_memory_access",
+            "warning",
+            ("CUDA 非法访存 / kernel 启动失败", "CUDA illegal memory access / launch failure"),
+            [line],
+            causes=[
+                (
+                    "程序或自定义算子越界（常伴随 Xid 13/31）",
+                    "Out-of-bounds access in the program or a custom kernel (often with Xid 13/31)",
+                ),
+                (
+                    "少数情况下是硬件问题：同一块卡在不同任务中反复出现",
+                    "Rarely hardware: suspect it if it repeats on one GPU across different jobs",
+                ),
+            ],
+            actions=[
+                (
+                    "用 `CUDA_LAUNCH_BLOCKING=1` 重跑定位出错的算子，或用 compute-sanitizer；查 dmesg 的 Xid。",
+                    "Rerun with `CUDA_LAUNCH_BLOCKING=1` to find the failing op, or use compute-sanitizer; check dmesg for Xids.",
+                )
+            ],
+        )
     if "device_side_assert" in ev:
-        c.add("device_side_assert", "warning", ("CUDA device-side assert（设备端断言失败）", "CUDA device-side assert triggered"), [ev["device_side_assert"]],
-              causes=[("多为标签/索引越界，例如分类标签 ≥ 类别数、embedding 下标越界", "Usually an out-of-range label/index, e.g. a class label ≥ num_classes or an embedding index out of range")],
-              actions=[("在 CPU 上跑一个 batch 或设 `CUDA_LAUNCH_BLOCKING=1` 找到出错的那一行。", "Run one batch on CPU or set `CUDA_LAUNCH_BLOCKING=1` to find the failing line.")])
+        c.add(
+            "device_side_assert",
+            "warning",
+            ("CUDA device-side assert（设备端断言失败）", "CUDA device-side assert triggered"),
+            [ev["device_side_assert"]],
+            causes=[
+                (
+                    "多为标签/索引越界，例如分类标签 ≥ 类别数、embedding 下标越界",
+                    "Usually an out-of-range label/index, e.g. a class label ≥ num_classes or an embedding index out of range",
+                )
+            ],
+            actions=[
+                (
+                    "在 CPU 上跑一个 batch 或设 `CUDA_LAUNCH_BLOCKING=1` 找到出错的那一行。",
+                    "Run one batch on CPU or set `CUDA_LAUNCH_BLOCKING=1` to find the failing line.",
+                )
+            ],
+        )
     if "devices_busy" in ev:
-        c.add("cuda_devices_busy", "warning", ("CUDA 设备忙或不可用", "CUDA devices busy or unavailable"), [ev["devices_busy"]],
-              causes=[("GPU 处于 Exclusive Process 模式且已有进程占用", "The GPU is in Exclusive Process mode and already in use"),
-                      ("GPU 故障或容器无权限", "A GPU fault or no device permission in the container")],
-              actions=[("看 nvidia-smi 的 Compute M. 列和进程表；结束占用的进程或换卡。", "Check nvidia-smi's Compute M. column and process table; stop the holder or use another GPU.")])
+        c.add(
+            "cuda_devices_busy",
+            "warning",
+            ("CUDA 设备忙或不可用", "CUDA devices busy or unavailable"),
+            [ev["devices_busy"]],
+            causes=[
+                (
+                    "GPU 处于 Exclusive Process 模式且已有进程占用",
+                    "The GPU is in Exclusive Process mode and already in use",
+                ),
+                ("GPU 故障或容器无权限", "A GPU fault or no device permission in the container"),
+            ],
+            actions=[
+                (
+                    "看 nvidia-smi 的 Compute M. 列和进程表；结束占用的进程或换卡。",
+                    "Check nvidia-smi's Compute M. column and process table; stop the holder or use another GPU.",
+                )
+            ],
+        )
