@@ -131,10 +131,6 @@ def unit_spec(unit: str | None) -> tuple[str | None, float, str | None]:
     return _UNIT_SPECS[key]
 
 
-def known_units() -> list[str]:
-    return sorted(_UNIT_SPECS)
-
-
 def to_canonical(value: float, unit: str | None) -> tuple[float, str | None, str | None]:
     dim, factor, per = unit_spec(unit)
     return value * factor, dim, per
@@ -435,9 +431,10 @@ def _scan_literals(text: str) -> list[_Lit]:
             )
         )
     for m in _WORD_NUM_RE.finditer(text):
-        noun = (
-            re.match(r"(?i)\s+(?:[\w-]+\s+)?(GPUs?|cards?|nodes?|servers?|machines?)", text[m.end() :]).group(1).lower()
-        )
+        noun_match = re.match(r"(?i)\s+(?:[\w-]+\s+)?(GPUs?|cards?|nodes?|servers?|machines?)", text[m.end() :])
+        if noun_match is None:  # _WORD_NUM_RE only matches before such a noun
+            continue
+        noun = noun_match.group(1).lower()
         lits.append(
             _Lit(
                 value=float(_WORD_NUMS[m.group(1).lower()]),
@@ -446,7 +443,7 @@ def _scan_literals(text: str) -> list[_Lit]:
                 scale_dim="gpus" if noun.startswith(("gpu", "card")) else "nodes",
             )
         )
-    lits.sort(key=lambda l: l.start)
+    lits.sort(key=lambda lit: lit.start)
     return lits
 
 
@@ -552,7 +549,7 @@ def _sentence_around(text: str, start: int, end: int) -> str:
 
 def _link_ranges(text: str, qs: list[Quantity], lits: list[_Lit]) -> None:
     """56–112 GB, 56~112GB, 56 到 112 GB, 2.5–3.8万/月: the left end inherits the right's unit."""
-    lit_by_start = {l.start: l for l in lits}
+    lit_by_start = {lit.start: lit for lit in lits}
     rid = 0
     for i in range(len(qs) - 1):
         a, b = qs[i], qs[i + 1]

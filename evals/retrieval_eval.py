@@ -22,13 +22,13 @@ from pathlib import Path
 _HERE = str(Path(__file__).resolve().parent)
 sys.path[:] = [p for p in sys.path if str(Path(p or ".").resolve()) != _HERE]
 
-import argparse
-import json
-import os
-import tempfile
-from typing import Any
+import argparse  # noqa: E402 -- after the sys.path fix above
+import json  # noqa: E402 -- after the sys.path fix above
+import os  # noqa: E402 -- after the sys.path fix above
+import tempfile  # noqa: E402 -- after the sys.path fix above
+from typing import Any  # noqa: E402 -- after the sys.path fix above
 
-import yaml
+import yaml  # noqa: E402 -- after the sys.path fix above
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:

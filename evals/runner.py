@@ -92,7 +92,7 @@ def run_case(case: Case, ask_fn: AskFn, *, backend: str | None = None) -> CaseSc
     score.usage = dict(usage)
     score.usage["answers"] = len(results)
     score.usage["fallbacks"] = fallbacks
-    score.usage["latencies_ms"] = latencies  # type: ignore[assignment]
+    score.usage["latencies_ms"] = latencies
     return score
 
 
@@ -142,7 +142,7 @@ class SuiteReport:
         }
 
     def to_dict(self, *, questions: dict[str, str] | None = None) -> dict[str, Any]:
-        lat = [l for s in self.scores for l in s.usage.get("latencies_ms", [])]  # type: ignore[union-attr]
+        lat = [ms for s in self.scores for ms in s.usage.get("latencies_ms", [])]
         answers = sum(int(s.usage.get("answers", 0)) for s in self.scores)
         llm: dict[str, Any] = {
             "answers": answers,

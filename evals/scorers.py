@@ -354,7 +354,8 @@ def check_number(n: NumberExpect, answer: str, calls: list[dict[str, Any]], answ
         if res.ok:
             return Check("number", True, f"{res.expected} ({n.why[:80]})", res.matched.raw if res.matched else "")
         last = res
-    assert last is not None
+    if last is None:  # every expectation has at least one target, so the loop ran
+        raise RuntimeError("number expectation without a target")
     found = ", ".join(q.raw for q in last.found[:8]) or "no number of that kind"
     return Check("number", False, f"{last.expected} — {n.why[:120]}", found)
 

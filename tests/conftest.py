@@ -24,9 +24,9 @@ for _var in (
     os.environ.pop(_var, None)
 # Retrieval state (vector store, the user's added documents) goes to a throw-away folder: tests
 # never read or write the developer's ~/.gpu_advisor.
-import atexit  # noqa: E401,E402
-import shutil
-import tempfile
+import atexit  # noqa: E402 -- after the environment is cleaned above
+import shutil  # noqa: E402
+import tempfile  # noqa: E402
 
 os.environ["GPU_ADVISOR_HOME"] = tempfile.mkdtemp(prefix="gpu-advisor-test-")
 atexit.register(shutil.rmtree, os.environ["GPU_ADVISOR_HOME"], True)

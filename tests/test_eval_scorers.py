@@ -6,6 +6,7 @@ Each expected value is worked out by hand in the comment beside it (GB = 1e9 B, 
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 from evals.numbers import chinese_to_number, extract_quantities, find_number
 from evals.schema import Case, Expect, NumberExpect
@@ -274,13 +275,13 @@ def test_multi_turn_expectations_apply_per_turn() -> None:
 
 
 def test_schema_rejects_cases_without_derivation_or_question() -> None:
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         Case.model_validate(dict(id="x", category="fit", language="zh", question="q"))
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         Case.model_validate(dict(id="x", category="fit", language="zh", derivation="datasheet value"))
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         Case.model_validate(dict(id="x", category="nope", language="zh", question="q", derivation="datasheet value"))
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         NumberExpect.model_validate({"value": 1, "unit": "furlongs", "why": "x y z"})
 
 

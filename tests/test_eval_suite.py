@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from evals.runner import markdown_report, percentile, run_suite, write_reports
-from evals.schema import CATEGORIES, Case, load_cases
+from evals.schema import CATEGORIES, Case, load_cases, load_known_failures
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -507,15 +507,30 @@ def test_cli_bad_arguments_exit_2_bilingual(tmp_path: Path, args: list[str]) -> 
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)
-def test_full_offline_suite_passes_95_percent(cases: list[Case]) -> None:
-    """The CI gate: the offline advisor answers ≥ 95% of the cases correctly."""
-    pytest.importorskip("assistant.advisor")
+def test_full_offline_suite_passes_every_case(cases: list[Case]) -> None:
+    """The CI gate: the offline advisor answers every case, apart from the listed known failures.
+
+    An import error in the advisor fails here (it is not a skip), and a known failure that now
+    passes must leave the list, so the list cannot hide a regression or outlive its reason.
+    """
     from assistant.advisor import ask
 
+    known = load_known_failures()
     report = run_suite(cases, ask_fn=ask, backend="offline", progress=False)
     summary = report.to_dict(questions={c.id: c.final_question() for c in cases})
-    failed = [
+    failed_ids = {f["id"] for f in summary["failures"]}
+    unexpected = [
         f"{f['id']}: {f['failed_checks'][0]['check']} expected {f['failed_checks'][0]['expected']}"
         for f in summary["failures"]
+        if f["id"] not in known
     ][:25]
-    assert summary["pass_rate"] >= 0.95, "\n".join(failed)
+    assert not unexpected, "\n".join(unexpected)
+    now_passing = sorted(set(known) & {c.id for c in cases} - failed_ids)
+    assert not now_passing, f"these known failures pass now; remove them from evals/known_failures.yaml: {now_passing}"
+
+
+def test_known_failures_name_real_cases_with_a_reason(cases: list[Case]) -> None:
+    ids = {c.id for c in cases}
+    for case_id, reason in load_known_failures().items():
+        assert case_id in ids, f"{case_id} is not a case"
+        assert len(reason) >= 20, f"{case_id}: say why it fails"

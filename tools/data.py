@@ -23,7 +23,8 @@ def load_yaml(*parts: str) -> Any:
     """Parse one YAML file under knowledge/ (cached; callers must not mutate the result)."""
     path = knowledge_path(*parts)
     with path.open(encoding="utf-8") as fh:
-        return yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        # the C or pure-Python *safe* loader: no arbitrary objects
+        return yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506
 
 
 def load_yaml_dir(*parts: str) -> list[tuple[Path, Any]]:

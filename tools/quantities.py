@@ -204,7 +204,7 @@ def _count(
             unit = unit[: -len(word)].strip()
     unit = unit.rstrip(".").strip()
     if unit == "" and bare_multiplier is not None and number < 1e4 and not re.search("[万亿]", s):
-        mult = bare_multiplier  # "7" for a model size means 7B
+        mult: float | None = bare_multiplier  # "7" for a model size means 7B
     else:
         mult = _LATIN_MULT.get(unit)
     if mult is None:

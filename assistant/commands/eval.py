@@ -120,7 +120,7 @@ def command(
         sys.exit(1)
 
 
-def _load_ask(target: str | None):  # type: ignore[no-untyped-def]
+def _load_ask(target: str | None):
     """The advisor's ask(), or another callable with the same signature given as module:function."""
     if not target:
         from evals.runner import default_ask
@@ -134,7 +134,7 @@ def _load_ask(target: str | None):  # type: ignore[no-untyped-def]
     return getattr(importlib.import_module(module), attr)
 
 
-def _print_human(summary: dict, markdown_report) -> None:  # type: ignore[no-untyped-def]
+def _print_human(summary: dict, markdown_report) -> None:
     from assistant.commands._common import print_table
 
     rows = [(k, v["passed"], v["total"], f"{v['pass_rate']:.1%}") for k, v in summary["by_category"].items()]
