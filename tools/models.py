@@ -131,7 +131,8 @@ class ModelEntry(BaseModel):
     as_of: str
     notes: str | None = None
     shipped_precision: Precision | None = Field(
-        None, description="dtype of the official weights (config.json torch_dtype / quantization_config); None = not recorded"
+        None,
+        description="dtype of the official weights (config.json torch_dtype / quantization_config); None = not recorded",
     )
     releases: list[Release] = []
 
@@ -182,7 +183,8 @@ def _attention_params(a: Architecture) -> int:
             q = h * a.q_lora_rank + a.q_lora_rank + a.q_lora_rank * a.num_heads * qk
         else:
             q = h * a.num_heads * qk
-        kv = h * (a.kv_lora_rank + rope) + a.kv_lora_rank + a.kv_lora_rank * a.num_heads * (nope + v)
+        c = a.kv_lora_rank or 0
+        kv = h * (c + rope) + c + c * a.num_heads * (nope + v)
         return q + kv + a.num_heads * v * h
     d = a.head_dim
     q = h * a.num_heads * d
@@ -307,6 +309,7 @@ def _norm(text: str) -> str:
     """Lower-case, drop org prefix, chat/instruct suffixes and punctuation: 'Qwen2.5-7B-Instruct' → 'qwen2.57b'."""
     s = text.strip().lower()
     for zh, en in sorted(_FAMILY_ALIASES.items(), key=lambda kv: -len(kv[0])):  # 通义千问 before 千问
+        s = re.sub(re.escape(zh) + r"[\s\-_]*(?=" + en + ")", "", s)  # 智谱 GLM-4.5 → glm-4.5, not glmglm-4.5
         s = s.replace(zh, en)
     s = _FILLER_RE.sub(" ", s)
     s = s.split("/")[-1]
@@ -338,9 +341,9 @@ def _index() -> dict[str, tuple[ModelEntry, Release | None]]:
             index.setdefault(_norm(key), (entry, None))
     for entry in catalog:
         for rel in entry.releases:
-            for key in (rel.name, rel.hf_repo):
-                if key:
-                    index.setdefault(_norm(key), (entry, rel))
+            for name in (rel.name, rel.hf_repo):
+                if name:
+                    index.setdefault(_norm(name), (entry, rel))
     for entry in catalog:
         for key in entry.aliases:
             index.setdefault(_norm(key), (entry, None))
@@ -477,8 +480,14 @@ def variant_of(name: str) -> Variant:
         base, suffix_precision = _peel_quant(query)
         hit = _lookup(base) if base.strip() else None
     if hit is None:
-        return Variant(query=query, base_name=base, model_id=None, precision=suffix_precision, tags=tags,
-                       precision_from="name_suffix" if suffix_precision else "unknown")
+        return Variant(
+            query=query,
+            base_name=base,
+            model_id=None,
+            precision=suffix_precision,
+            tags=tags,
+            precision_from="name_suffix" if suffix_precision else "unknown",
+        )
     entry, rel = hit
     if rel is not None:
         precision, origin = rel.precision, "release"
@@ -665,7 +674,9 @@ def _looks_like_path(query: str) -> bool:
 # ---------------------------------------------------------------- resolution
 
 
-def _resolved(name: str, kind: Literal["catalog", "generic", "config_file"], arch: Architecture, **extra) -> ResolvedModel:
+def _resolved(
+    name: str, kind: Literal["catalog", "generic", "config_file"], arch: Architecture, **extra
+) -> ResolvedModel:
     pc = count_params(arch)
     return ResolvedModel(
         name=name,
@@ -727,9 +738,7 @@ def resolve_model(
         if os.path.isdir(q) and os.path.isfile(os.path.join(q, "config.json")):
             q = os.path.join(q, "config.json")  # a local Hugging Face model folder
         elif os.path.isdir(q):
-            raise ToolInputError(
-                f"文件夹 {q} 里没有 config.json", f"The folder {q} has no config.json", field="model"
-            )
+            raise ToolInputError(f"文件夹 {q} 里没有 config.json", f"The folder {q} has no config.json", field="model")
         if _looks_like_path(q):
             return _maybe_override(_from_config_file(q), params)
         v = variant_of(q)
@@ -784,7 +793,9 @@ def _from_config_file(q: str) -> ResolvedModel:
         try:
             cfg = json.load(fh)
         except json.JSONDecodeError as exc:
-            raise ToolInputError(f"{q} 不是有效的 JSON：{exc}", f"{q} is not valid JSON: {exc}", field="model") from None
+            raise ToolInputError(
+                f"{q} 不是有效的 JSON：{exc}", f"{q} is not valid JSON: {exc}", field="model"
+            ) from None
     if not isinstance(cfg, dict):
         raise ToolInputError(f"{q} 不是 config.json 格式", f"{q} is not a config.json object", field="model")
     arch = architecture_from_hf_config(cfg)
@@ -903,6 +914,10 @@ class LookupModelOutput(BaseModel):
     assumptions: list[dict[str, str]]
     source: str | None
     as_of: str | None
+    family: str | None = None
+    shipped_precision: str | None = Field(None, description="dtype of the official weights (bf16, fp8, mxfp4 …)")
+    weights_precision: str | None = Field(None, description="precision of the weights the name refers to")
+    variant_tags: list[str] = []
 
 
 def lookup_model(inp: LookupModelInput) -> LookupModelOutput:
@@ -926,6 +941,10 @@ def lookup_model(inp: LookupModelInput) -> LookupModelOutput:
         assumptions=m.assumptions,
         source=m.source,
         as_of=m.as_of,
+        family=m.family,
+        shipped_precision=m.shipped_precision,
+        weights_precision=m.weights_precision,
+        variant_tags=m.variant_tags,
     )
 
 
@@ -936,11 +955,12 @@ def _tools():
         ToolSpec(
             name="lookup_model",
             description=(
-                "Look up an open LLM (Llama, Qwen, DeepSeek, Mistral, GLM, Yi, Gemma, Phi, MiniCPM, …) by a "
-                "forgiving name, a bare size ('7B', '70亿') or a local config.json path. Returns the "
+                "Look up an open LLM (Llama, Qwen, DeepSeek, Mistral, GLM, Kimi, gpt-oss, Yi, Gemma, Phi, MiniCPM, "
+                "InternLM, Baichuan, …; 150+ models) by a forgiving name (千问2.5-7B, ds r1 32b, "
+                "Qwen2.5-72B-Instruct-AWQ), a bare size ('7B', '70亿') or a local config.json path. Returns the "
                 "architecture from its published config.json (layers, hidden, heads, KV heads, MoE, MLA, "
                 "sliding window), total and active parameter counts, KV-cache bytes per token at 16-bit, "
-                "bf16 weight size in decimal GB, and the source URL."
+                "bf16 weight size in decimal GB, the precision the official / named weights ship in, and the source URL."
             ),
             input_model=LookupModelInput,
             func=lookup_model,
