@@ -15,7 +15,8 @@ Parameter counting follows the module shapes of Hugging Face transformers' decod
     attn  = h·n_q·d + 2·h·n_kv·d + n_q·d·h  (+ biases)        MLA: low-rank q/kv projections
     mlp   = 3·h·f (gated SwiGLU/GeGLU) or 2·h·f               MoE: E experts + router (+ shared)
     norms = k·h per layer + h final;  emb = V·h (×2 if the LM head is not tied)
-Checked against published counts: Llama‑2‑7B 6,738,415,616; Llama‑3‑8B 8,030,261,248.
+Checked against published counts (tests/test_catalog.py): Llama‑2‑7B 6,738,415,616; Llama‑3‑8B 8,030,261,248;
+Gemma 7B non-embedding 7,751,248,896 (Gemma report); gpt-oss-120b 116.83B / 5.13B active (OpenAI model card).
 """
 
 from __future__ import annotations
