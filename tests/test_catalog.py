@@ -232,6 +232,11 @@ def test_counts_sit_near_every_published_figure():
         ("mistral nemo", "Mistral-Nemo-12B"),
         ("phi3.5 moe", "Phi-3.5-MoE"),
         ("qwq", "QwQ-32B"),
+        # Ollama tags: deepseek-r1:32b is the Qwen-32B distill, deepseek-r1:671b the full model
+        ("qwen2.5:7b", "Qwen2.5-7B"),
+        ("deepseek-r1:32b", "DeepSeek-R1-Distill-Qwen-32B"),
+        ("deepseek-r1:671b", "DeepSeek-R1"),
+        ("llama3.1:8b", "Llama-3.1-8B"),
     ],
 )
 def test_alias_table(query, expected):
@@ -270,6 +275,7 @@ def test_alias_index_covers_every_name_unambiguously():
         ("DeepSeek-V3", "DeepSeek-V3", "fp8", "shipped"),  # V3 paper §3.3: FP8 training; weights released in FP8
         ("gpt-oss-20b", "gpt-oss-20b", "mxfp4", "shipped"),  # gpt-oss card: MoE weights in MXFP4
         ("Llama-2-7b-chat-hf", "Llama-2-7B", "fp16", "shipped"),  # config.json torch_dtype float16
+        ("qwen2.5:72b-instruct-q4_K_M", "Qwen2.5-72B", "gguf-q4_k_m", "name_suffix"),  # Ollama tag
     ],
 )
 def test_variants_resolve_to_architecture_and_precision(query, model_id, precision, origin):
@@ -308,6 +314,16 @@ def test_unknown_name_with_a_size_can_be_estimated_but_says_so_first():
     assert "13B" in first["zh"] and "13B" in first["en"]
     with pytest.raises(ToolInputError):  # no size in the name: nothing to assume from
         resolve_model("mystery-llm", allow_unknown=True)
+
+
+def test_lookup_tool_reports_an_unknown_name():
+    from tools.registry import run_tool
+
+    err = run_tool("lookup_model", {"query": "mystery-llm-13b"})
+    assert "error" in err and err["error"]["zh"] and err["error"]["en"]
+    out = run_tool("lookup_model", {"query": "mystery-llm-13b", "allow_unknown": True})
+    assert out["unknown_name"] == "mystery-llm-13b" and out["kind"] == "generic"
+    assert "not in the model catalog" in out["assumptions"][0]["en"]
 
 
 def test_a_known_name_is_never_flagged_unknown():

@@ -314,7 +314,7 @@ def _norm(text: str) -> str:
         s = s.replace(zh, en)
     s = _FILLER_RE.sub(" ", s)
     s = s.split("/")[-1]
-    parts = [p for p in re.split(r"[\s_\-·]+", s) if p]
+    parts = [p for p in re.split(r"[\s_\-·:]+", s) if p]  # ':' — Ollama tags (qwen2.5:7b, deepseek-r1:32b)
     if len(parts) > 1 and parts[0] == "ds":  # "ds r1", "ds v3": the usual shorthand for DeepSeek
         parts[0] = "deepseek"
     if len(parts) > 1 and parts[0] == "meta" and parts[1].startswith("llama"):  # Meta-Llama-3-8B
@@ -365,7 +365,7 @@ def _lookup(query: str) -> tuple[ModelEntry, Release | None] | None:
     hit = _index().get(_norm(query))
     if hit is not None:
         return hit
-    m = re.match(r"^(.*?)[\s_\-]*(\d+(?:\.\d+)?)\s*([bt])\s*$", query.strip(), flags=re.I)
+    m = re.match(r"^(.*?)[\s_\-:]*(\d+(?:\.\d+)?)\s*([bt])\s*$", query.strip(), flags=re.I)
     if m and m.group(1).strip():
         hit = _index().get(_norm(m.group(1)))
         if hit is not None:
@@ -395,7 +395,7 @@ def _entry_by_id(model_id: str) -> ModelEntry | None:
 # Suffixes of quantised re-releases as they appear in repo and file names, outermost first. Each gives the
 # precision of the weights in that release. AWQ and GPTQ without a bit width are 4-bit in practice
 # (AutoAWQ supports only w4; Qwen/TheBloke GPTQ default -Int4). "bnb-4bit" (unsloth) is bitsandbytes NF4.
-_SEP = r"[\s\-_.]"
+_SEP = r"[\s\-_.:]"
 _QUANT_SUFFIXES: list[tuple[str, str]] = [
     (_SEP + r"(i?q\d_[a-z0-9_]+|q\d_\d)(?:\.gguf)?$", "gguf"),  # …-Q4_K_M.gguf, …-q8_0
     (_SEP + r"(f16|bf16|f32)\.gguf$", "gguf"),
@@ -473,7 +473,7 @@ def variant_of(name: str) -> Variant:
     'qwen2.5-7b-instruct-q4_k_m.gguf' → Qwen2.5-7B, gguf-q4_k_m (name suffix); unknown names give model_id None.
     """
     query = str(name)
-    words = [w for w in re.split(r"[\s_\-/.·]+", query.lower()) if w]
+    words = [w for w in re.split(r"[\s_\-/.·:]+", query.lower()) if w]
     tags = [w for w in _TAG_WORDS if w in words]
     hit = _lookup(query)  # a release such as "Qwen2.5-72B-Instruct-AWQ" is itself in the index
     base, suffix_precision = query, None
@@ -897,6 +897,11 @@ class LookupModelInput(BaseModel):
         description="model name as people write it ('qwen2.5 7b', 'Llama-3-8B-Instruct', "
         "'deepseek r1'), a bare size ('7B', '70亿'), or a local config.json path"
     )
+    allow_unknown: bool = Field(
+        False,
+        description="if the name is not in the catalog but carries a size ('foo-13b'), estimate with a generic "
+        "architecture of that size and say so (unknown_name set) instead of failing",
+    )
 
 
 class LookupModelOutput(BaseModel):
@@ -919,13 +924,14 @@ class LookupModelOutput(BaseModel):
     shipped_precision: str | None = Field(None, description="dtype of the official weights (bf16, fp8, mxfp4 …)")
     weights_precision: str | None = Field(None, description="precision of the weights the name refers to")
     variant_tags: list[str] = []
+    unknown_name: str | None = Field(None, description="the name, when it is not in the catalog")
 
 
 def lookup_model(inp: LookupModelInput) -> LookupModelOutput:
     """Tool body: resolve a model and report its architecture and parameter counts."""
     from tools.memory_kv import kv_bytes_per_token
 
-    m = resolve_model(inp.query)
+    m = resolve_model(inp.query, allow_unknown=inp.allow_unknown)
     return LookupModelOutput(
         name=m.name,
         kind=m.kind,
@@ -946,6 +952,7 @@ def lookup_model(inp: LookupModelInput) -> LookupModelOutput:
         shipped_precision=m.shipped_precision,
         weights_precision=m.weights_precision,
         variant_tags=m.variant_tags,
+        unknown_name=m.unknown_name,
     )
 
 
