@@ -1,6 +1,6 @@
 """Model catalog and parameter counting, checked against published figures.
 
-Exact counts: Llama‑2 / Llama‑3 safetensors totals as quoted in estimators.md §5.1 (and PEFT's
+Exact counts: Llama‑2 / Llama‑3 safetensors totals of the meta-llama checkpoints on the Hugging Face Hub (and PEFT's
 print_trainable_parameters output for Llama‑2‑7B: "all params: 6,742,609,920" = 6,738,415,616 + 4,194,304
 LoRA). Rounded counts: the model cards (Qwen2.5‑7B "7.61B", Mixtral "46.7B total / 12.9B active",
 DeepSeek‑V3 "671B total / 37B activated", Qwen3 MoE "30.5B/3.3B", "235B/22B").

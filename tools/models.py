@@ -1,14 +1,22 @@
 """The model catalog: architecture from each published `config.json`, and a forgiving lookup.
 
-`resolve_model("qwen2.5 7b")`, `resolve_model("Qwen2.5-7B-Instruct")`, `resolve_model("deepseek r1")`,
-a bare size (`"7B"`, `"70亿"`, `"百亿"` → a generic dense architecture, said so in the
-assumptions) or a local HF `config.json` path all give a `ResolvedModel` with parameter counts.
+`resolve_model("qwen2.5 7b")`, `resolve_model("Qwen2.5-7B-Instruct-AWQ")`, `resolve_model("千问2.5-7B")`,
+`resolve_model("ds r1 32b")`, a bare size (`"7B"`, `"70亿"`, `"百亿"` → a generic dense architecture, said so in the
+assumptions) or a local HF `config.json` path / model folder all give a `ResolvedModel` with parameter counts.
+A name the catalog does not know is never silently replaced by a generic shape: it raises a bilingual error with
+close names, or — with `allow_unknown=True` and a size in the name — resolves to the generic shape with
+`unknown_name` set and the assumption stated first.
 
-Parameter counting follows the module shapes of a decoder-only transformer (estimators.md §5.1):
+Vocabulary for other modules (the chat planner): `alias_index()` (normalised alias → canonical id),
+`normalise_name()`, and `variant_of(name)` (base model, shipped/quantised precision, variant tags).
+
+Parameter counting follows the module shapes of Hugging Face transformers' decoder implementations
+(LlamaForCausalLM, Qwen2, Mixtral, DeepSeek-V3 …):
     attn  = h·n_q·d + 2·h·n_kv·d + n_q·d·h  (+ biases)        MLA: low-rank q/kv projections
     mlp   = 3·h·f (gated SwiGLU/GeGLU) or 2·h·f               MoE: E experts + router (+ shared)
     norms = k·h per layer + h final;  emb = V·h (×2 if the LM head is not tied)
-Checked against published counts: Llama‑2‑7B 6,738,415,616; Llama‑3‑8B 8,030,261,248.
+Checked against published counts (tests/test_catalog.py): Llama‑2‑7B 6,738,415,616; Llama‑3‑8B 8,030,261,248;
+Gemma 7B non-embedding 7,751,248,896 (Gemma report); gpt-oss-120b 116.83B / 5.13B active (OpenAI model card).
 """
 
 from __future__ import annotations
@@ -98,6 +106,18 @@ class Architecture(BaseModel):
         return self.num_layers if self.sliding_window_layers is None else self.sliding_window_layers
 
 
+Precision = str  # "bf16", "fp16", "fp32", "fp8", "mxfp4", "int4", "awq-int4", "gptq-int4", "gptq-int8", "gguf-q4_k_m" …
+
+
+class Release(BaseModel):
+    """An official (or widely used) re-release of a catalog model with other weights: same architecture."""
+
+    name: str
+    hf_repo: str | None = None
+    precision: Precision
+    note: str | None = None
+
+
 class ModelEntry(BaseModel):
     """One catalog row (knowledge/models/*.yaml)."""
 
@@ -111,6 +131,11 @@ class ModelEntry(BaseModel):
     source: str
     as_of: str
     notes: str | None = None
+    shipped_precision: Precision | None = Field(
+        None,
+        description="dtype of the official weights (config.json torch_dtype / quantization_config); None = not recorded",
+    )
+    releases: list[Release] = []
 
 
 class ParamCount(BaseModel):
@@ -136,6 +161,15 @@ class ResolvedModel(BaseModel):
     source: str | None = None
     as_of: str | None = None
     assumptions: list[dict[str, str]] = []
+    # Added for variant/precision awareness (issue 13): all optional, old readers ignore them.
+    family: str | None = None
+    query: str | None = Field(None, description="the name as the user wrote it")
+    shipped_precision: Precision | None = Field(None, description="precision of the official base weights")
+    weights_precision: Precision | None = Field(
+        None, description="precision of the weights the query names (a quantised release or name suffix), else shipped"
+    )
+    variant_tags: list[str] = Field(default_factory=list, description="instruct / chat / base / coder … words seen")
+    unknown_name: str | None = Field(None, description="set when the name was not in the catalog (generic shape used)")
 
 
 # ---------------------------------------------------------------- parameter counting
@@ -150,7 +184,8 @@ def _attention_params(a: Architecture) -> int:
             q = h * a.q_lora_rank + a.q_lora_rank + a.q_lora_rank * a.num_heads * qk
         else:
             q = h * a.num_heads * qk
-        kv = h * (a.kv_lora_rank + rope) + a.kv_lora_rank + a.kv_lora_rank * a.num_heads * (nope + v)
+        c = a.kv_lora_rank or 0
+        kv = h * (c + rope) + c + c * a.num_heads * (nope + v)
         return q + kv + a.num_heads * v * h
     d = a.head_dim
     q = h * a.num_heads * d
@@ -232,42 +267,37 @@ def load_catalog() -> tuple[ModelEntry, ...]:
     for _path, doc in load_yaml_dir(*CATALOG_DIR):
         family = doc.get("family", "")
         defaults = doc.get("defaults", {}) or {}
+        row_defaults = {k: v for k, v in defaults.items() if k != "arch"}
         for row in doc.get("models", []):
-            data = {"family": family, "as_of": doc.get("as_of"), **row}
+            data = {"family": family, "as_of": doc.get("as_of"), **row_defaults, **row}
             data["arch"] = {**defaults.get("arch", {}), **row.get("arch", {})}
             rows.append(ModelEntry.model_validate(data))
     return tuple(rows)
 
 
-_STRIP_WORDS = (
-    "instruct",
-    "chat",
-    "hf",
-    "base",
-    "it",
-    "sft",
-    "dpo",
-    "preview",
-    "fp8",
-    "awq",
-    "gptq",
-    "int4",
-    "int8",
-    "gguf",
-    "bf16",
-)
+# Words after a model name that do not change the architecture. Quantisation words (awq, gptq, fp8, gguf …)
+# are NOT here: `variant_of` peels them and records the precision they name.
+_STRIP_WORDS = ("instruct", "chat", "hf", "base", "it", "sft", "dpo", "preview")
 _FAMILY_ALIASES = {
     "千问": "qwen",
     "通义千问": "qwen",
     "通义": "qwen",
     "深度求索": "deepseek",
     "羊驼": "llama",
+    "智谱清言": "glm",
     "智谱": "glm",
     "百川": "baichuan",
+    "书生浦语": "internlm",
+    "书生·浦语": "internlm",
     "书生": "internlm",
+    "浦语": "internlm",
     "零一万物": "yi",
+    "零一": "yi",
+    "面壁智能": "minicpm",
     "面壁": "minicpm",
     "米斯特拉尔": "mistral",
+    "月之暗面": "kimi",
+    "猎鹰": "falcon",
 }
 
 
@@ -280,12 +310,15 @@ def _norm(text: str) -> str:
     """Lower-case, drop org prefix, chat/instruct suffixes and punctuation: 'Qwen2.5-7B-Instruct' → 'qwen2.57b'."""
     s = text.strip().lower()
     for zh, en in sorted(_FAMILY_ALIASES.items(), key=lambda kv: -len(kv[0])):  # 通义千问 before 千问
+        s = re.sub(re.escape(zh) + r"[\s\-_]*(?=" + en + ")", "", s)  # 智谱 GLM-4.5 → glm-4.5, not glmglm-4.5
         s = s.replace(zh, en)
     s = _FILLER_RE.sub(" ", s)
     s = s.split("/")[-1]
-    parts = [p for p in re.split(r"[\s_\-]+", s) if p]
+    parts = [p for p in re.split(r"[\s_\-·:]+", s) if p]  # ':' — Ollama tags (qwen2.5:7b, deepseek-r1:32b)
     if len(parts) > 1 and parts[0] == "ds":  # "ds r1", "ds v3": the usual shorthand for DeepSeek
         parts[0] = "deepseek"
+    if len(parts) > 1 and parts[0] == "meta" and parts[1].startswith("llama"):  # Meta-Llama-3-8B
+        parts.pop(0)
     while len(parts) > 1 and parts[-1] in _STRIP_WORDS:
         parts.pop()
     s = "".join(parts)
@@ -293,32 +326,189 @@ def _norm(text: str) -> str:
     return s
 
 
+def normalise_name(text: str) -> str:
+    """The key `alias_index()` uses for a name ('Qwen2.5-7B-Instruct' → 'qwen2.57b'); public for the planner."""
+    return _norm(text)
+
+
 @lru_cache(maxsize=1)
-def _index() -> dict[str, ModelEntry]:
-    index: dict[str, ModelEntry] = {}
-    for entry in load_catalog():
-        for key in [entry.id, entry.hf_repo, *entry.aliases]:
-            index.setdefault(_norm(key), entry)
+def _index() -> dict[str, tuple[ModelEntry, Release | None]]:
+    """Normalised key → (entry, release). Ids and HF repos first, then releases, then aliases: an exact name
+    always beats somebody else's alias."""
+    index: dict[str, tuple[ModelEntry, Release | None]] = {}
+    catalog = load_catalog()
+    for entry in catalog:
+        for key in (entry.id, entry.hf_repo):
+            index.setdefault(_norm(key), (entry, None))
+    for entry in catalog:
+        for rel in entry.releases:
+            for name in (rel.name, rel.hf_repo):
+                if name:
+                    index.setdefault(_norm(name), (entry, rel))
+    for entry in catalog:
+        for key in entry.aliases:
+            index.setdefault(_norm(key), (entry, None))
     return index
 
 
+@lru_cache(maxsize=1)
+def alias_index() -> dict[str, str]:
+    """Every normalised name, HF repo, release and alias → canonical model id (the chat planner's vocabulary).
+
+    Keys are `normalise_name(...)` forms; look a user's phrase up with `alias_index().get(normalise_name(text))`,
+    or better `variant_of(text).model_id`, which also peels quantisation suffixes and accepts a matching size.
+    """
+    return {key: entry.id for key, (entry, _rel) in _index().items()}
+
+
+def _lookup(query: str) -> tuple[ModelEntry, Release | None] | None:
+    hit = _index().get(_norm(query))
+    if hit is not None:
+        return hit
+    m = re.match(r"^(.*?)[\s_\-:]*(\d+(?:\.\d+)?)\s*([bt])\s*$", query.strip(), flags=re.I)
+    if m and m.group(1).strip():
+        hit = _index().get(_norm(m.group(1)))
+        if hit is not None:
+            size = float(m.group(2)) * (1e12 if m.group(3).lower() == "t" else 1e9)
+            if abs(count_params(hit[0].arch).total - size) <= 0.1 * size:
+                return hit
+    return None
+
+
 def find_entry(query: str) -> ModelEntry | None:
-    """Exact match on a normalised name, id, HF repo or alias; None if nothing matches.
+    """Exact match on a normalised name, id, HF repo, release or alias (quantisation suffixes peeled); None if
+    nothing matches.
 
     A trailing size that agrees with the model ("DeepSeek-R1 671B", "qwen3 30b a3b" is already a name)
     is accepted when dropping it leaves a catalog name whose parameter count is within 10% of it.
     """
-    hit = _index().get(_norm(query))
-    if hit is not None:
-        return hit
-    m = re.match(r"^(.*?)[\s_\-]*(\d+(?:\.\d+)?)\s*([bt])\s*$", query.strip(), flags=re.I)
-    if m and m.group(1).strip():
-        entry = _index().get(_norm(m.group(1)))
-        if entry is not None:
-            size = float(m.group(2)) * (1e12 if m.group(3).lower() == "t" else 1e9)
-            if abs(count_params(entry.arch).total - size) <= 0.1 * size:
-                return entry
-    return None
+    v = variant_of(query)
+    return _entry_by_id(v.model_id) if v.model_id else None
+
+
+def _entry_by_id(model_id: str) -> ModelEntry | None:
+    return next((e for e in load_catalog() if e.id == model_id), None)
+
+
+# ---------------------------------------------------------------- variants: quantised releases and suffixes
+
+# Suffixes of quantised re-releases as they appear in repo and file names, outermost first. Each gives the
+# precision of the weights in that release. AWQ and GPTQ without a bit width are 4-bit in practice
+# (AutoAWQ supports only w4; Qwen/TheBloke GPTQ default -Int4). "bnb-4bit" (unsloth) is bitsandbytes NF4.
+_SEP = r"[\s\-_.:]"
+_QUANT_SUFFIXES: list[tuple[str, str]] = [
+    (_SEP + r"(i?q\d_[a-z0-9_]+|q\d_\d)(?:\.gguf)?$", "gguf"),  # …-Q4_K_M.gguf, …-q8_0
+    (_SEP + r"(f16|bf16|f32)\.gguf$", "gguf"),
+    (r"\.gguf$", "gguf-file"),
+    (_SEP + r"gguf$", "gguf"),
+    (_SEP + r"gptq" + _SEP + r"?int8$", "gptq-int8"),
+    (_SEP + r"gptq" + _SEP + r"?int4$", "gptq-int4"),
+    (_SEP + r"gptq(?:" + _SEP + r"?4bit)?$", "gptq-int4"),
+    (_SEP + r"awq$", "awq-int4"),
+    (_SEP + r"bnb" + _SEP + r"?4bit$", "bnb-nf4"),
+    (_SEP + r"bnb" + _SEP + r"?8bit$", "bnb-int8"),
+    (_SEP + r"fp8(?:" + _SEP + r"(?:dynamic|block))?$", "fp8"),
+    (_SEP + r"w8a8$", "w8a8-int8"),
+    (_SEP + r"w4a16$", "w4a16-int4"),
+    (_SEP + r"mxfp4$", "mxfp4"),
+    (_SEP + r"nvfp4$", "nvfp4"),
+    (_SEP + r"int4$", "int4"),
+    (_SEP + r"int8$", "int8"),
+    (_SEP + r"(?:mlx" + _SEP + r"?)?([48])bit$", "nbit"),
+    (_SEP + r"mlx$", "mlx"),
+    (_SEP + r"bf16$", "bf16"),
+    (_SEP + r"fp16$", "fp16"),
+]
+_TAG_WORDS = ("instruct", "chat", "base", "hf", "it", "sft", "dpo", "preview", "coder", "math", "distill")
+
+
+class Variant(BaseModel):
+    """How a user's model name relates to the catalog: which model, which weights."""
+
+    query: str
+    base_name: str = Field(description="the name with quantisation suffixes removed")
+    model_id: str | None = Field(description="canonical catalog id, None if unknown")
+    family: str | None = None
+    release: str | None = Field(None, description="a catalog release the name matched (e.g. Kimi-K2-Thinking)")
+    precision: Precision | None = Field(
+        None, description="precision of the named weights: from the release or the name suffix, else shipped"
+    )
+    precision_from: Literal["release", "name_suffix", "shipped", "unknown"] = "unknown"
+    shipped_precision: Precision | None = None
+    tags: list[str] = Field(default_factory=list, description="instruct / chat / base / coder … words in the name")
+
+
+def _peel_quant(name: str) -> tuple[str, str | None]:
+    """Strip quantisation suffixes; the innermost precise one decides ('…-GPTQ-Int4' → gptq-int4,
+    '…-q4_k_m.gguf' → gguf-q4_k_m)."""
+    base, precision = name.strip(), None
+    for _ in range(4):
+        for pattern, label in _QUANT_SUFFIXES:
+            m = re.search(pattern, base, flags=re.I)
+            if not m:
+                continue
+            if label == "gguf" and m.groups() and m.group(1):
+                found: str | None = f"gguf-{m.group(1).lower()}"
+            elif label == "nbit":
+                found = f"int{m.group(1)}"
+            elif label in ("gguf-file", "mlx"):
+                found = None  # container only: the bit width is in another part of the name
+            else:
+                found = label
+            if found and (precision is None or precision in ("gguf", "mlx")):
+                precision = found
+            elif label == "gguf-file" and precision is None:
+                precision = "gguf"
+            base = base[: m.start()]
+            break
+        else:
+            break
+    return base, precision
+
+
+def variant_of(name: str) -> Variant:
+    """Resolve a name people write to the catalog model and the precision of the weights it names.
+
+    'Qwen2.5-72B-Instruct-AWQ' → Qwen2.5-72B, awq-int4 (release); 'deepseek-v3' → DeepSeek-V3, fp8 (shipped);
+    'qwen2.5-7b-instruct-q4_k_m.gguf' → Qwen2.5-7B, gguf-q4_k_m (name suffix); unknown names give model_id None.
+    """
+    query = str(name)
+    words = [w for w in re.split(r"[\s_\-/.·:]+", query.lower()) if w]
+    tags = [w for w in _TAG_WORDS if w in words]
+    hit = _lookup(query)  # a release such as "Qwen2.5-72B-Instruct-AWQ" is itself in the index
+    base, suffix_precision = query, None
+    if hit is None:
+        base, suffix_precision = _peel_quant(query)
+        hit = _lookup(base) if base.strip() else None
+    if hit is None:
+        return Variant(
+            query=query,
+            base_name=base,
+            model_id=None,
+            precision=suffix_precision,
+            tags=tags,
+            precision_from="name_suffix" if suffix_precision else "unknown",
+        )
+    entry, rel = hit
+    if rel is not None:
+        precision, origin = rel.precision, "release"
+    elif suffix_precision is not None:
+        precision, origin = suffix_precision, "name_suffix"
+    elif entry.shipped_precision:
+        precision, origin = entry.shipped_precision, "shipped"
+    else:
+        precision, origin = None, "unknown"
+    return Variant(
+        query=query,
+        base_name=base,
+        model_id=entry.id,
+        family=entry.family,
+        release=rel.name if rel else None,
+        precision=precision,
+        precision_from=origin,
+        shipped_precision=entry.shipped_precision,
+        tags=tags,
+    )
 
 
 def suggestions(query: str, n: int = 6) -> list[str]:
@@ -404,6 +594,8 @@ def architecture_from_hf_config(cfg: dict) -> Architecture:
         kv = 1
     head_dim = pick("head_dim", "kv_channels", default=hidden // heads)
     ffn = pick("intermediate_size", "ffn_hidden_size", "n_inner", "ffn_dim", default=4 * hidden)
+    if mt == "qwen":  # Qwen v1 (modeling_qwen.py): w1, w2 = Linear(hidden, intermediate_size // 2)
+        ffn //= 2
     # GPT-2 style families: plain GELU MLP, biases everywhere, LayerNorm with bias, learned positions
     gpt_style = mt in {"gpt_bigcode", "gpt2", "opt"}
     positions = pick("n_positions", "max_position_embeddings", default=0) if gpt_style else 0
@@ -413,7 +605,10 @@ def architecture_from_hf_config(cfg: dict) -> Architecture:
     experts = pick("num_local_experts", "n_routed_experts", "num_experts", default=0) or 0
     window = cfg.get("sliding_window") if cfg.get("use_sliding_window", True) else None
     window_layers = None
-    if window and mt in {"gemma2"}:
+    layer_types = cfg.get("layer_types")
+    if window and isinstance(layer_types, list) and layer_types:  # gpt-oss, newer Gemma/Qwen configs
+        window_layers = sum(1 for t in layer_types if "sliding" in str(t))
+    elif window and mt in {"gemma2"}:
         window_layers = layers // 2
     elif window and mt.startswith("gemma3"):
         pattern = cfg.get("sliding_window_pattern", 6)
@@ -448,8 +643,9 @@ def architecture_from_hf_config(cfg: dict) -> Architecture:
         intermediate_size=ffn,
         vocab_size=pick("padded_vocab_size", "vocab_size"),
         tie_word_embeddings=bool(tie),
-        qkv_bias=bool(pick("attention_bias", "add_qkv_bias", "qkv_bias", default=mt in {"qwen2", "qwen2_moe"})),
-        mlp_bias=bool(cfg.get("mlp_bias", False)),
+        qkv_bias=bool(pick("attention_bias", "add_qkv_bias", "qkv_bias", default=mt in {"qwen", "qwen2", "qwen2_moe"})),
+        mlp_bias=bool(cfg.get("mlp_bias", mt == "gpt_oss")),
+        o_bias=bool(cfg.get("attention_bias", False)) and mt in {"gpt_oss", "phimoe"},
         norms_per_layer=4 if mt.startswith(("gemma2", "gemma3")) else 2,
         qk_norm=mt.startswith(("qwen3", "gemma3")),
         max_position_embeddings=pick("max_position_embeddings", "seq_length"),
@@ -461,7 +657,7 @@ def architecture_from_hf_config(cfg: dict) -> Architecture:
         shared_expert_intermediate_size=cfg.get("shared_expert_intermediate_size"),
         shared_expert_gate=bool(cfg.get("shared_expert_intermediate_size")),
         first_k_dense_layers=pick("first_k_dense_replace", default=0) or 0,
-        router_bias=mt in {"deepseek_v3"},
+        router_bias=mt in {"deepseek_v3", "kimi_k2", "glm4_moe", "gpt_oss"},
         q_lora_rank=cfg.get("q_lora_rank"),
         kv_lora_rank=cfg.get("kv_lora_rank"),
         qk_nope_head_dim=cfg.get("qk_nope_head_dim"),
@@ -479,7 +675,9 @@ def _looks_like_path(query: str) -> bool:
 # ---------------------------------------------------------------- resolution
 
 
-def _resolved(name: str, kind, arch: Architecture, **extra) -> ResolvedModel:
+def _resolved(
+    name: str, kind: Literal["catalog", "generic", "config_file"], arch: Architecture, **extra
+) -> ResolvedModel:
     pc = count_params(arch)
     return ResolvedModel(
         name=name,
@@ -492,11 +690,39 @@ def _resolved(name: str, kind, arch: Architecture, **extra) -> ResolvedModel:
     )
 
 
-def resolve_model(query: str | None = None, params: str | int | float | None = None) -> ResolvedModel:
-    """A catalog name, a local config.json path, or a bare size → `ResolvedModel`.
+def _precision_from_config(cfg: dict) -> str | None:
+    """Weights precision a local config.json declares: quantization_config wins over torch_dtype."""
+    q = cfg.get("quantization_config") or (cfg.get("text_config") or {}).get("quantization_config")
+    if isinstance(q, dict):
+        method = str(q.get("quant_method", "")).lower()
+        bits = q.get("bits") or q.get("w_bit")
+        if method in ("awq", "gptq"):
+            return f"{method}-int{bits or 4}"
+        if method == "fp8":
+            return "fp8"
+        if method == "mxfp4":
+            return "mxfp4"
+        if method == "bitsandbytes":
+            return "bnb-nf4" if q.get("load_in_4bit") else "bnb-int8"
+        if method:
+            return method
+    dtype = str(cfg.get("torch_dtype") or cfg.get("dtype") or "").lower()
+    return {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}.get(dtype)
+
+
+def resolve_model(
+    query: str | None = None,
+    params: str | int | float | None = None,
+    *,
+    allow_unknown: bool = False,
+) -> ResolvedModel:
+    """A catalog name (with variant/quantisation suffixes), a local config.json or model folder, or a bare
+    size → `ResolvedModel`.
 
     `params` (e.g. "7B") overrides the size; with no name it selects the generic architecture.
-    Raises ToolInputError for an unknown name (with close catalog names as suggestions).
+    An unknown name raises ToolInputError (close catalog names as suggestions) — never a silent generic.
+    With `allow_unknown=True` an unknown name that carries a size ("foo-13b") resolves to the generic shape
+    for that size, `unknown_name` set and the first assumption saying so.
     """
     from tools.quantities import parse_param_count
 
@@ -512,31 +738,12 @@ def resolve_model(query: str | None = None, params: str | int | float | None = N
         q = str(query).strip()
         if os.path.isdir(q) and os.path.isfile(os.path.join(q, "config.json")):
             q = os.path.join(q, "config.json")  # a local Hugging Face model folder
+        elif os.path.isdir(q):
+            raise ToolInputError(f"文件夹 {q} 里没有 config.json", f"The folder {q} has no config.json", field="model")
         if _looks_like_path(q):
-            if not os.path.exists(q):
-                raise ToolInputError(f"找不到文件 {q}", f"File not found: {q}", field="model")
-            with open(q, encoding="utf-8") as fh:
-                try:
-                    cfg = json.load(fh)
-                except json.JSONDecodeError as exc:
-                    raise ToolInputError(
-                        f"{q} 不是有效的 JSON：{exc}", f"{q} is not valid JSON: {exc}", field="model"
-                    ) from None
-            arch = architecture_from_hf_config(cfg)
-            res = _resolved(
-                os.path.basename(os.path.dirname(os.path.abspath(q))) or q,
-                "config_file",
-                arch,
-                source=os.path.abspath(q),
-            )
-            res.assumptions.append(
-                {
-                    "zh": f"架构读自本地 config.json（{q}），参数量按形状计算",
-                    "en": f"Architecture read from the local config.json ({q}); parameters counted from shapes",
-                }
-            )
-            return _maybe_override(res, params)
-        entry = find_entry(q)
+            return _maybe_override(_from_config_file(q), params)
+        v = variant_of(q)
+        entry = _entry_by_id(v.model_id) if v.model_id else None
         if entry is not None:
             res = _resolved(
                 entry.id,
@@ -546,11 +753,29 @@ def resolve_model(query: str | None = None, params: str | int | float | None = N
                 hf_repo=entry.hf_repo,
                 source=entry.source,
                 as_of=entry.as_of,
+                family=entry.family,
+                query=q,
+                shipped_precision=entry.shipped_precision,
+                weights_precision=v.precision,
+                variant_tags=v.tags,
             )
+            if v.precision_from in ("release", "name_suffix") and v.precision != entry.shipped_precision:
+                what = f"「{v.release}」" if v.release else "名称后缀"
+                what_en = v.release or "the name's suffix"
+                res.assumptions.append(
+                    {
+                        "zh": f"{q} 按 {entry.id} 的架构计算；权重精度取自{what}：{v.precision}",
+                        "en": f"{q} uses the {entry.id} architecture; weights precision from {what_en}: {v.precision}",
+                    }
+                )
             return _maybe_override(res, params)
         try:
             size = parse_param_count(q, field="model")
         except ToolInputError:
+            if allow_unknown:
+                guessed = _size_in_name(q)
+                if guessed is not None:
+                    return _unknown(q, guessed)
             raise ToolInputError(
                 f"模型目录里没有「{q}」；可以换个写法、给出参数量（如 7B），或给出本地 config.json 路径",
                 f"No model {q!r} in the catalog; try another spelling, a size such as 7B, or a local config.json path",
@@ -560,6 +785,64 @@ def resolve_model(query: str | None = None, params: str | int | float | None = N
         params = size
     size = parse_param_count(params, field="params")
     return _generic(size)
+
+
+def _from_config_file(q: str) -> ResolvedModel:
+    if not os.path.exists(q):
+        raise ToolInputError(f"找不到文件 {q}", f"File not found: {q}", field="model")
+    with open(q, encoding="utf-8") as fh:
+        try:
+            cfg = json.load(fh)
+        except json.JSONDecodeError as exc:
+            raise ToolInputError(
+                f"{q} 不是有效的 JSON：{exc}", f"{q} is not valid JSON: {exc}", field="model"
+            ) from None
+    if not isinstance(cfg, dict):
+        raise ToolInputError(f"{q} 不是 config.json 格式", f"{q} is not a config.json object", field="model")
+    arch = architecture_from_hf_config(cfg)
+    precision = _precision_from_config(cfg)
+    res = _resolved(
+        os.path.basename(os.path.dirname(os.path.abspath(q))) or q,
+        "config_file",
+        arch,
+        source=os.path.abspath(q),
+        query=q,
+        shipped_precision=precision,
+        weights_precision=precision,
+    )
+    res.assumptions.append(
+        {
+            "zh": f"架构读自本地 config.json（{q}），参数量按形状计算",
+            "en": f"Architecture read from the local config.json ({q}); parameters counted from shapes",
+        }
+    )
+    return res
+
+
+_SIZE_IN_NAME = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*([bmt])(?![a-z])", re.I)
+
+
+def _size_in_name(name: str) -> int | None:
+    """The largest 'NNb' / 'NNm' in a name ('my-llama-13b-v2' → 13e9); MoE names give the total ('…-30B-A3B')."""
+    sizes = [
+        float(m.group(1)) * {"b": 1e9, "m": 1e6, "t": 1e12}[m.group(2).lower()] for m in _SIZE_IN_NAME.finditer(name)
+    ]
+    return int(max(sizes)) if sizes else None
+
+
+def _unknown(name: str, size: int) -> ResolvedModel:
+    res = _generic(size)
+    res.unknown_name = name
+    res.query = name
+    res.assumptions.insert(
+        0,
+        {
+            "zh": f"「{name}」不在模型目录里：按名称中的 {size / 1e9:g}B 套用通用稠密架构估算，不是该模型的真实结构",
+            "en": f"{name!r} is not in the model catalog: estimated with a generic dense architecture of the "
+            f"{size / 1e9:g}B in its name, not that model's real shape",
+        },
+    )
+    return res
 
 
 def _generic(size: int) -> ResolvedModel:
@@ -614,6 +897,11 @@ class LookupModelInput(BaseModel):
         description="model name as people write it ('qwen2.5 7b', 'Llama-3-8B-Instruct', "
         "'deepseek r1'), a bare size ('7B', '70亿'), or a local config.json path"
     )
+    allow_unknown: bool = Field(
+        False,
+        description="if the name is not in the catalog but carries a size ('foo-13b'), estimate with a generic "
+        "architecture of that size and say so (unknown_name set) instead of failing",
+    )
 
 
 class LookupModelOutput(BaseModel):
@@ -632,13 +920,18 @@ class LookupModelOutput(BaseModel):
     assumptions: list[dict[str, str]]
     source: str | None
     as_of: str | None
+    family: str | None = None
+    shipped_precision: str | None = Field(None, description="dtype of the official weights (bf16, fp8, mxfp4 …)")
+    weights_precision: str | None = Field(None, description="precision of the weights the name refers to")
+    variant_tags: list[str] = []
+    unknown_name: str | None = Field(None, description="the name, when it is not in the catalog")
 
 
 def lookup_model(inp: LookupModelInput) -> LookupModelOutput:
     """Tool body: resolve a model and report its architecture and parameter counts."""
     from tools.memory_kv import kv_bytes_per_token
 
-    m = resolve_model(inp.query)
+    m = resolve_model(inp.query, allow_unknown=inp.allow_unknown)
     return LookupModelOutput(
         name=m.name,
         kind=m.kind,
@@ -655,6 +948,11 @@ def lookup_model(inp: LookupModelInput) -> LookupModelOutput:
         assumptions=m.assumptions,
         source=m.source,
         as_of=m.as_of,
+        family=m.family,
+        shipped_precision=m.shipped_precision,
+        weights_precision=m.weights_precision,
+        variant_tags=m.variant_tags,
+        unknown_name=m.unknown_name,
     )
 
 
@@ -665,11 +963,12 @@ def _tools():
         ToolSpec(
             name="lookup_model",
             description=(
-                "Look up an open LLM (Llama, Qwen, DeepSeek, Mistral, GLM, Yi, Gemma, Phi, MiniCPM, …) by a "
-                "forgiving name, a bare size ('7B', '70亿') or a local config.json path. Returns the "
+                "Look up an open LLM (Llama, Qwen, DeepSeek, Mistral, GLM, Kimi, gpt-oss, Yi, Gemma, Phi, MiniCPM, "
+                "InternLM, Baichuan, …; 150+ models) by a forgiving name (千问2.5-7B, ds r1 32b, "
+                "Qwen2.5-72B-Instruct-AWQ), a bare size ('7B', '70亿') or a local config.json path. Returns the "
                 "architecture from its published config.json (layers, hidden, heads, KV heads, MoE, MLA, "
                 "sliding window), total and active parameter counts, KV-cache bytes per token at 16-bit, "
-                "bf16 weight size in decimal GB, and the source URL."
+                "bf16 weight size in decimal GB, the precision the official / named weights ship in, and the source URL."
             ),
             input_model=LookupModelInput,
             func=lookup_model,

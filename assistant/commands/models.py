@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
 import click
+
+if TYPE_CHECKING:
+    from tools.models import ModelEntry
 
 
 def _norm(name: str) -> str:
     return name.lower().replace(" ", "").replace("-", "")
 
 
-def _is_family(query: str, catalog) -> bool:  # type: ignore[no-untyped-def]
+def _is_family(query: str, catalog: Iterable[ModelEntry]) -> bool:
     """True when QUERY names a whole family ("qwen", "DeepSeek"), not one model."""
     return _norm(query) in {_norm(e.family) for e in catalog}
 
@@ -41,6 +47,16 @@ def command(query, family, as_json) -> None:
             ("参数量 Params", f"{out.params:,} ({out.params_b:g}B)"),
             ("激活参数 Active params", f"{out.active_params:,}" if out.is_moe else "—"),
             ("官方数字 Published", out.params_published or "—"),
+            ("系列 Family", out.family or "—"),
+            (
+                "权重精度 Weights",
+                (out.weights_precision or "—")
+                + (
+                    f" (官方发布 shipped {out.shipped_precision})"
+                    if out.shipped_precision and out.shipped_precision != out.weights_precision
+                    else ""
+                ),
+            ),
             ("层数 Layers", a.num_layers),
             ("隐藏维度 Hidden", a.hidden_size),
             ("注意力头 / KV 头 Heads / KV heads", f"{a.num_heads} / {a.num_kv_heads}"),
@@ -71,12 +87,12 @@ def command(query, family, as_json) -> None:
             click.echo(f"  - {item['zh']} / {item['en']}")
         return
 
-    rows = []
+    listing: list[dict[str, Any]] = []
     for e in load_catalog():
         if family and _norm(e.family) != _norm(family):
             continue
         pc = count_params(e.arch)
-        rows.append(
+        listing.append(
             {
                 "id": e.id,
                 "family": e.family,
@@ -89,6 +105,9 @@ def command(query, family, as_json) -> None:
                 "kv_heads": e.arch.num_kv_heads,
                 "moe": e.arch.is_moe,
                 "mla": e.arch.is_mla,
+                "shipped_precision": e.shipped_precision,
+                "aliases": e.aliases,
+                "releases": [r.model_dump(exclude_none=True) for r in e.releases],
                 "source": e.source,
                 "as_of": e.as_of,
             }
@@ -96,13 +115,13 @@ def command(query, family, as_json) -> None:
     if as_json:
         from assistant.commands._common import emit_json
 
-        emit_json({"count": len(rows), "models": rows})
+        emit_json({"count": len(listing), "models": listing})
         return
     from assistant.commands._common import print_table
 
     print_table(
-        f"模型目录 Model catalog ({len(rows)})",
-        ["id", "family", "params", "layers", "hidden", "kv heads", "MoE/MLA"],
+        f"模型目录 Model catalog ({len(listing)})",
+        ["id", "family", "params", "layers", "hidden", "kv heads", "MoE/MLA", "dtype"],
         [
             (
                 r["id"],
@@ -112,7 +131,8 @@ def command(query, family, as_json) -> None:
                 r["hidden"],
                 r["kv_heads"],
                 "/".join(x for x, on in (("MoE", r["moe"]), ("MLA", r["mla"])) if on) or "—",
+                r["shipped_precision"] or "—",
             )
-            for r in rows
+            for r in listing
         ],
     )
