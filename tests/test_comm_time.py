@@ -75,14 +75,30 @@ def _pretrain_tokens_per_gpu(params: float) -> float:
 
 VALIDATION = [
     # (case, predicted, measured, source)
-    ("Llama 2 7B, A100-80GB, 2T tokens", _pretrain_tokens_per_gpu(6.74e9), 2e12 / (184_320 * 3600),
-     "Touvron et al. 2023 (Llama 2) Table 2: 184,320 GPU-hours"),
-    ("LLaMA 65B, 2048×A100-80GB", _pretrain_tokens_per_gpu(65.2e9), 380.0,
-     "Touvron et al. 2023 (LLaMA) §2.4: ~380 tokens/s/GPU"),
-    ("TinyLlama 1.1B, 16×A100-40GB, FSDP", _pretrain_tokens_per_gpu(1.1e9), 24_000.0,
-     "github.com/jzhang38/TinyLlama README: 24k tokens/s per A100-40G"),
-    ("Llama 2 7B, 128×A100-80GB, FSDP", _pretrain_tokens_per_gpu(6.74e9), 3_700.0,
-     "pytorch.org/blog/maximizing-training (IBM + Meta, 2024): 3,700 tokens/s/GPU"),
+    (
+        "Llama 2 7B, A100-80GB, 2T tokens",
+        _pretrain_tokens_per_gpu(6.74e9),
+        2e12 / (184_320 * 3600),
+        "Touvron et al. 2023 (Llama 2) Table 2: 184,320 GPU-hours",
+    ),
+    (
+        "LLaMA 65B, 2048×A100-80GB",
+        _pretrain_tokens_per_gpu(65.2e9),
+        380.0,
+        "Touvron et al. 2023 (LLaMA) §2.4: ~380 tokens/s/GPU",
+    ),
+    (
+        "TinyLlama 1.1B, 16×A100-40GB, FSDP",
+        _pretrain_tokens_per_gpu(1.1e9),
+        24_000.0,
+        "github.com/jzhang38/TinyLlama README: 24k tokens/s per A100-40G",
+    ),
+    (
+        "Llama 2 7B, 128×A100-80GB, FSDP",
+        _pretrain_tokens_per_gpu(6.74e9),
+        3_700.0,
+        "pytorch.org/blog/maximizing-training (IBM + Meta, 2024): 3,700 tokens/s/GPU",
+    ),
 ]
 
 
@@ -95,13 +111,15 @@ def test_2x4090_ddp_scaling_matches_a_consumer_measurement() -> None:
     # whyNLP/tinyllama#1: TinyLlama 1.1B, per-GPU batch 3 × 4 accumulation × 2,048 tokens;
     # 1×4090 1.8k tokens/s, 2×4090 DDP 2.7k → measured speed-up 1.5×; DeepSpeed ZeRO-2 1.8k → 1.0×
     step = 2 * 3 * 4 * 2048
-    ddp = step_breakdown("4090", n_gpus=2, params=1.1e9, tokens_per_step=step, micro_batch_tokens=3 * 2048,
-                         strategy="ddp")
+    ddp = step_breakdown(
+        "4090", n_gpus=2, params=1.1e9, tokens_per_step=step, micro_batch_tokens=3 * 2048, strategy="ddp"
+    )
     one = step_breakdown("4090", n_gpus=1, params=1.1e9, tokens_per_step=step // 2, micro_batch_tokens=3 * 2048)
     speedup = 2 * one.step_s.mid / ddp.step_s.mid
     assert 1.5 / 1.3 <= speedup <= 1.5 * 1.3
-    z2 = step_breakdown("4090", n_gpus=2, params=1.1e9, tokens_per_step=step, micro_batch_tokens=3 * 2048,
-                        strategy="zero2")
+    z2 = step_breakdown(
+        "4090", n_gpus=2, params=1.1e9, tokens_per_step=step, micro_batch_tokens=3 * 2048, strategy="zero2"
+    )
     assert 2 * one.step_s.mid / z2.step_s.mid < speedup  # ZeRO-2 reduces every micro-step: slower than DDP, as measured
 
 
@@ -110,8 +128,16 @@ def test_4x3090_fsdp_lora_matches_torchtune_report() -> None:
     # The frozen base is all-gathered in forward and backward every micro-step. Compute per token from the
     # single-GPU figure; tokens per micro-batch assumed 2 × 270 (batch_size 2, alpaca-length samples).
     micro = 540
-    b = step_breakdown("3090", n_gpus=4, params=3.8e9, trainable_params=3.8e7, tokens_per_step=4 * micro,
-                       micro_batch_tokens=micro, strategy="fsdp",
-                       peak_tflops=2558 * 6 * 3.8e9 / 1e12, efficiency=Band(low=1, mid=1, high=1))
+    b = step_breakdown(
+        "3090",
+        n_gpus=4,
+        params=3.8e9,
+        trainable_params=3.8e7,
+        tokens_per_step=4 * micro,
+        micro_batch_tokens=micro,
+        strategy="fsdp",
+        peak_tflops=2558 * 6 * 3.8e9 / 1e12,
+        efficiency=Band(low=1, mid=1, high=1),
+    )
     predicted = micro / b.step_s.mid
     assert 0.7 <= predicted / 595 <= 1.3

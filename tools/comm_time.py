@@ -121,15 +121,15 @@ def step_breakdown(
         if not math.isfinite(x) or x <= 0:
             raise ToolInputError(f"{name} 必须是正的有限数", f"{name} must be a positive finite number", field=name)
     if n_gpus % (tp * pp):
-        raise ToolInputError(
-            "GPU 数必须是 tp × pp 的整数倍", "n_gpus must be a multiple of tp × pp", field="n_gpus"
-        )
+        raise ToolInputError("GPU 数必须是 tp × pp 的整数倍", "n_gpus must be a multiple of tp × pp", field="n_gpus")
     dp = n_gpus // (tp * pp)
     active = active_params or params
     eff = efficiency or Band(low=0.25, mid=0.35, high=0.45)
     peak = peak_tflops or spec.dense_tflops("bf16") or spec.dense_tflops("fp16") or 0.0
     if peak <= 0:
-        raise ToolInputError(f"{spec.name} 没有 BF16/FP16 算力数据", f"No BF16/FP16 figure for {spec.name}", field="gpu")
+        raise ToolInputError(
+            f"{spec.name} 没有 BF16/FP16 算力数据", f"No BF16/FP16 figure for {spec.name}", field="gpu"
+        )
     tokens_per_rank = tokens_per_step / dp
     micro = max(1, math.ceil(tokens_per_rank / micro_batch_tokens))
     bubble = (pp - 1) / micro if pp > 1 else 0.0
@@ -166,7 +166,9 @@ def step_breakdown(
         intra = expected_busbw(spec.id, tp, topology)
         tp_bytes = 4 * (lyr / pp) * 2 * (tp - 1) / tp * micro_batch_tokens * h * 2 * micro
         tp_comm = Band(
-            low=tp_bytes / (intra.high_gbs * 1e9), mid=tp_bytes / (intra.mid_gbs * 1e9), high=tp_bytes / (intra.low_gbs * 1e9)
+            low=tp_bytes / (intra.high_gbs * 1e9),
+            mid=tp_bytes / (intra.mid_gbs * 1e9),
+            high=tp_bytes / (intra.low_gbs * 1e9),
         )
     window = OVERLAP_WINDOW.get(strategy, 0.0)
     fast = max(0.0, dp_comm.low - window * compute_b.low) + tp_comm.low

@@ -637,6 +637,7 @@ def _serving(opt: PlanOption, spec: GpuSpec, at: MemFit, inp: PlanInput, offer=N
             f"estimated without overlap (÷{opt.nodes}), latency is higher and operations harder — int8/int4 (AWQ/GPTQ) "
             "quantisation to fit one server is usually the better deal."
         )
+    _serving_speed(opt, spec, inp)
     try:
         p = gpu_price(PriceInput(gpu=spec.id, count=opt.count, months=1, quotes_file=inp.quotes_file))
         t = p.total_cny
@@ -651,6 +652,37 @@ def _serving(opt: PlanOption, spec: GpuSpec, at: MemFit, inp: PlanInput, offer=N
             opt.billing = "长期服务建议包月/包年。 / For a standing service, rent monthly or yearly."
     except ToolInputError:
         opt.notes.append("无价格数据。 / No price data.")
+
+
+def _serving_speed(opt: PlanOption, spec: GpuSpec, inp: PlanInput) -> None:
+    """Per-user tokens/s, TTFT and CNY per million tokens from tools.serving (one tensor-parallel replica)."""
+    from tools.serving import ServingInput, plan_serving
+
+    if opt.nodes > 1 or inp.input_tokens + inp.output_tokens > inp.context:
+        return
+    try:
+        s = plan_serving(
+            ServingInput(
+                model=inp.model,
+                params=f"{inp.params_b}B" if inp.params_b else None,
+                gpu=spec.id,
+                gpus=opt.count,
+                context=inp.context,
+                input_tokens=inp.input_tokens,
+                output_tokens=inp.output_tokens,
+                concurrency=inp.concurrency,
+                market=opt.market or "any",
+                quotes_file=inp.quotes_file,
+            )
+        )
+    except (ToolInputError, ValueError):
+        return
+    opt.tokens_per_s = Band3(**s.tokens_per_s.model_dump())
+    opt.ttft_s = Band3(**s.ttft_s.model_dump())
+    if s.cost_per_mtok_cny:
+        opt.cost_per_mtok_cny = Band3(**s.cost_per_mtok_cny.model_dump())
+        opt.cost_per_mtok_input_cny = s.cost_per_mtok_input_cny
+    opt.notes.extend(w for w in s.warnings if w not in opt.notes)
 
 
 def _check_limits(opt: PlanOption, deadline_h: float | None, budget: float | None) -> None:

@@ -131,7 +131,9 @@ class CommEstimate(BaseModel):
     tokens_per_step: int
     steps: float
     compute_s_per_step: Band3 = Field(description="seconds of compute per optimizer step (low = fastest)")
-    sync_s_per_step: Band3 = Field(description="seconds of data-parallel traffic per step before overlap (low = fastest)")
+    sync_s_per_step: Band3 = Field(
+        description="seconds of data-parallel traffic per step before overlap (low = fastest)"
+    )
     busbw_gbs: list[float]
     comm_share_mid: float = Field(description="exposed communication ÷ step time at the mid estimate (after overlap)")
     note: str
