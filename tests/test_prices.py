@@ -137,6 +137,6 @@ def test_usage_pattern_picks_the_cheapest_billing_with_arithmetic() -> None:
     # round the clock for 4 weeks: 672 h × ¥2.1 = ¥1,411 > one month ¥1,350 → monthly
     full = gpu_price(PriceInput(gpu="4090", hours_per_day=24, weeks=4)).usage_plan
     assert full.cheapest == "monthly" and "daily" in full.not_priced
-    # a weekly quote and a spot discount join the comparison when given
-    q = gpu_price(PriceInput(gpu="4090", hours_per_day=24, weeks=4, weekly_quote_cny=300, spot_discount=0.5)).usage_plan
+    # a weekly quote and a spot discount join: 4 × ¥150 = ¥600 < spot 672 h × ¥2.1 × 0.5 = ¥705.6 < monthly ¥1,350
+    q = gpu_price(PriceInput(gpu="4090", hours_per_day=24, weeks=4, weekly_quote_cny=150, spot_discount=0.5)).usage_plan
     assert q.cheapest == "weekly" and {o.mode for o in q.options} >= {"weekly", "spot"}
