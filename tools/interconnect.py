@@ -286,9 +286,9 @@ def _single_node(gpu: GpuSpec, n: int, topo: str) -> BusbwRange:
         )
     # No table row: estimate from the link's line rate and typical efficiency.
     link = pcie_link if topo == "pcie" else (_bridge_link(gpu) if topo == "nvlink_bridge" else resolve_link("nvlink3"))
-    bw = link.per_direction_gbs if topo == "pcie" else gpu.nvlink_gbs_per_direction
+    bw: float = float((link.per_direction_gbs if topo == "pcie" else gpu.nvlink_gbs_per_direction) or 0.0)
     if topo == "nvlink_bridge":
-        bw = min(gpu.nvlink_gbs_per_direction, link.per_direction_gbs or bw)
+        bw = min(float(gpu.nvlink_gbs_per_direction or 0.0), link.per_direction_gbs or bw)
     eff = link.efficiency or [0.5, 0.8]
     low, high = eff[0] * bw, eff[1] * bw
     return BusbwRange(

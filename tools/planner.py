@@ -209,7 +209,7 @@ class MemFit(BaseModel):
         return round(self.usable_gb - self.total_gb, 3)
 
 
-def _job(inp: PlanInput, model_q: str | None, params: str | None, n: int):  # type: ignore[no-untyped-def]
+def _job(inp: PlanInput, model_q: str | None, params: str | None, n: int):
     from tools.memory import MemoryJob
 
     job = dict(model=model_q, params=params, mode=inp.mode, gpus=n, seq_len=inp.seq_len, batch=inp.micro_batch)
@@ -220,7 +220,7 @@ def _job(inp: PlanInput, model_q: str | None, params: str | None, n: int):  # ty
     return MemoryJob.model_validate(job)
 
 
-def _memory_at(spec: GpuSpec, inp: PlanInput, model_q: str | None, params: str | None, n: int, model=None) -> MemFit:  # type: ignore[no-untyped-def]
+def _memory_at(spec: GpuSpec, inp: PlanInput, model_q: str | None, params: str | None, n: int, model=None) -> MemFit:
     """Per-GPU memory for the job on `n` cards of `spec` (tools.memory.breakdown; decimal GB)."""
     from tools.memory import breakdown
 
@@ -238,7 +238,7 @@ def _memory_at(spec: GpuSpec, inp: PlanInput, model_q: str | None, params: str |
     )
 
 
-def _min_gpus(spec: GpuSpec, inp: PlanInput, model_q: str | None, params: str | None, model) -> int | None:  # type: ignore[no-untyped-def]
+def _min_gpus(spec: GpuSpec, inp: PlanInput, model_q: str | None, params: str | None, model) -> int | None:
     """Fewest cards that fit: bisection over 1..max_gpus for training (per-GPU memory never rises with more
     sharding), powers of two for tensor-parallel serving — the same search as tools.memory.find_min_gpus."""
     if inp.mode == "inference":
@@ -257,7 +257,7 @@ def _min_gpus(spec: GpuSpec, inp: PlanInput, model_q: str | None, params: str | 
     return cands[lo]
 
 
-def _train_option(spec: GpuSpec, n: int, inp: PlanInput, active: float, total: float, tokens: float | None):  # type: ignore[no-untyped-def]
+def _train_option(spec: GpuSpec, n: int, inp: PlanInput, active: float, total: float, tokens: float | None):
     from tools.train_time import estimate_time
 
     if tokens is None:
@@ -390,7 +390,7 @@ def plan_configurations(inp: PlanInput) -> PlanOutput:
                     break
                 n = want
                 est = _train_option(spec, n, inp, active, total, tokens)
-                if est.wall_hours.mid <= deadline_h:  # type: ignore[union-attr]
+                if est.wall_hours.mid <= deadline_h:
                     notes.append(f"为赶截止时间增加到 {n} 卡。 / Scaled to {n} GPUs to meet the deadline.")
                     break
         nodes = max(1, math.ceil(n / GPUS_PER_NODE))
@@ -453,7 +453,7 @@ def plan_configurations(inp: PlanInput) -> PlanOutput:
         else:
             infeasible.append(opt)
 
-    def key(o: PlanOption) -> tuple:  # type: ignore[type-arg]
+    def key(o: PlanOption) -> tuple:
         cost = o.cost_cny.mid if o.cost_cny else float("inf")
         days = o.days.mid if o.days else 0.0
         speed = -(o.decode_tokens_per_s.mid if o.decode_tokens_per_s else 0.0)
@@ -519,14 +519,14 @@ def _objective(inp: PlanInput, deadline_h: float | None, budget: float | None) -
 _OBJ_ZH = {"cheapest": "最省钱", "fastest": "最快", "lowest_risk": "风险最低"}
 
 
-def _unit_rounder(unit: str):  # type: ignore[no-untyped-def]
+def _unit_rounder(unit: str):
     """Counts people actually rent: per card 1/2/4/8 then whole servers; per server only multiples of 8."""
     if unit == "server_8":
         return lambda n: int(math.ceil(max(n, 1) / GPUS_PER_NODE) * GPUS_PER_NODE)
     return rentable_count
 
 
-def _market_cost(spec: GpuSpec, n: int, wall_h: Band3, offer, quotes_file: str | None) -> Band3 | None:  # type: ignore[no-untyped-def]
+def _market_cost(spec: GpuSpec, n: int, wall_h: Band3, offer, quotes_file: str | None) -> Band3 | None:
     """Whole-run CNY in the chosen market: the market's price level of knowledge/prices.yaml × card-hours, and for
     IDC leases whole server-months (a 2-day job on a monthly lease still pays a month)."""
     from tools.prices import HOURS_PER_MONTH, PriceInput, gpu_price
@@ -560,7 +560,7 @@ def _no_bf16(opt: PlanOption, inp: PlanInput) -> bool:
     return not resolve_gpu(opt.gpu).bf16_dense_tflops
 
 
-def _risk(opt: PlanOption, spec: GpuSpec, inp: PlanInput, offer) -> None:  # type: ignore[no-untyped-def]
+def _risk(opt: PlanOption, spec: GpuSpec, inp: PlanInput, offer) -> None:
     """Stated penalties, each +1 or +2, summed into `risk` (used by objective=lowest_risk, shown for all)."""
     f: list[tuple[int, str]] = []
     if offer.risk:
@@ -610,7 +610,7 @@ def _explain_interconnect(opt: PlanOption, spec: GpuSpec, inp: PlanInput) -> Non
         )
 
 
-def _serving(opt: PlanOption, spec: GpuSpec, at: MemFit, inp: PlanInput, offer=None) -> None:  # type: ignore[no-untyped-def]
+def _serving(opt: PlanOption, spec: GpuSpec, at: MemFit, inp: PlanInput, offer=None) -> None:
     """Decode speed ≈ η·BW / bytes read per step (weights + KV) — memory-bound decoding
     (achieved bandwidth η_bw 0.6–0.9 of the datasheet figure); cost per month for the configuration."""
     from tools.prices import PriceInput, gpu_price

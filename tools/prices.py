@@ -289,7 +289,10 @@ def _yuan(value: float) -> str:
 
 def _break_even_advice(u_lease: float, u_plat: float) -> str:
     parts_zh, parts_en = [], []
-    pairs = ((u_plat, "平台包月", "platform monthly"), (u_lease, "长租/整机", "long-term lease"))
+    pairs: tuple[tuple[float, str, str], ...] = (
+        (u_plat, "平台包月", "platform monthly"),
+        (u_lease, "长租/整机", "long-term lease"),
+    )
     if abs(u_plat - u_lease) < 1e-9:  # one monthly price (e.g. the user's own quote): say it once
         pairs = ((u_plat, "包月", "monthly"),)
     for u, zh, en in pairs:
@@ -362,7 +365,7 @@ def gpu_price(inp: PriceInput) -> PriceOutput:
         advice.append(
             f"表中没有 {gpu.name} 的价格，暂用 {row.key} 的价格作参照，请向服务商询价。 / "  # type: ignore[union-attr]
             f"No price for {gpu.name}; showing {row.key} as a stand-in — ask the provider."
-        )  # type: ignore[union-attr]
+        )
 
     by_market = []
     for market, info in meta["markets"].items():

@@ -98,7 +98,7 @@ def best_offer(gpu: str, market: str | None = None) -> tuple[Offer | None, list[
     pool = [o for o in rows if o.offered and (market in (None, "any") or o.market == market)]
     if not pool:
         return None, rows
-    pool.sort(key=lambda o: (o.unit != "card", AVAIL_ORDER[o.availability], MARKETS.index(o.market)))  # type: ignore[arg-type]
+    pool.sort(key=lambda o: (o.unit != "card", AVAIL_ORDER[o.availability], MARKETS.index(o.market)))
     return pool[0], rows
 
 

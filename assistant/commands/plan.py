@@ -7,7 +7,7 @@ import click
 from assistant.commands._common import emit_json, print_table
 
 
-def option_json(o) -> dict:  # type: ignore[no-untyped-def]
+def option_json(o) -> dict:
     """The CLI contract keys first (gpu, count, nodes, interconnect, fits, per_gpu_gb, days, cost_cny, notes)."""
     data = o.model_dump(mode="json")
     head = {
@@ -69,7 +69,7 @@ def command(
     budget,
     gpus,
     exclude,
-    max_gpus,  # type: ignore[no-untyped-def]
+    max_gpus,
     concurrency,
     context,
     precision,

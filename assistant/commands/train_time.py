@@ -50,7 +50,7 @@ def command(
     n_gpus,
     nodes,
     mode,
-    precision,  # type: ignore[no-untyped-def]
+    precision,
     tf32_enabled,
     fp8_framework,
     recompute,
