@@ -181,3 +181,17 @@ def test_every_option_carries_rent_unit_and_availability() -> None:
         assert o.rent_unit in ("card", "server_8") and o.availability in ("common", "limited", "rare")
         if o.rent_unit == "server_8":
             assert o.count % 8 == 0
+
+
+def test_tiny_jobs_and_non_finite_input_never_crash() -> None:
+    from tools.registry import run_tool
+
+    one = run_tool("plan_configurations", {"model": "qwen2.5-7b", "samples": 1, "seq_len": 1})
+    assert "error" not in one and "under a second" in one["summary"]["en"]
+    tiny = run_tool("plan_configurations", {"model": "qwen2.5-7b", "tokens": "1B", "budget": 0.01})
+    assert tiny["options"] == [] and any("budget" in o["why"] for o in tiny["infeasible"])
+    for bad in ({"tokens": float("inf")}, {"tokens": float("nan")}, {"tokens": "1B", "budget": float("inf")}):
+        r = run_tool("plan_configurations", {"model": "qwen2.5-7b", **bad})
+        assert r["error"]["zh"] and r["error"]["en"]
+    r = run_tool("gpu_price", {"gpu": "4090", "hours": float("inf")})
+    assert "finite" in r["error"]["en"]

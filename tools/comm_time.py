@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from tools.errors import ToolInputError
 from tools.gpus import GpuSpec, resolve_gpu
@@ -218,6 +218,8 @@ def step_breakdown(
 
 
 class StepTimeInput(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)
+
     gpu: str = Field(..., description="GPU name: '4090', 'A100 80G', 'H800'")
     n_gpus: int = Field(8, ge=1, le=65536, description="total GPUs")
     params_b: float = Field(..., gt=0, le=100_000, description="model parameters, billions")

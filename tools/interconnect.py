@@ -1,4 +1,4 @@
-"""Links between GPUs: bandwidth table, all-reduce time, expected nccl-tests busbw, and the seed's rules.
+"""Links between GPUs: bandwidth table, all-reduce time, expected nccl-tests busbw, and the common rules of thumb.
 
 Formulas (NVIDIA/nccl-tests doc/PERFORMANCE.md):
     algbw = S / t;   busbw = algbw · 2(n−1)/n  for all-reduce on n ranks
@@ -24,7 +24,7 @@ from tools.errors import ToolInputError
 from tools.gpus import GpuSpec, resolve_gpu
 from tools.registry import ToolSpec
 
-SEED = "the founding article on renting GPU servers in China (PCIe/NVLink and network sections), checked against nccl-tests measurements"
+SEED = "a common rule of thumb for renting GPU servers in China (PCIe vs NVLink, network), checked against nccl-tests measurements (NVIDIA/nccl-tests doc/PERFORMANCE.md; issues #149, #178, #212)"
 
 
 class Link(BaseModel):
@@ -395,7 +395,7 @@ def expected_busbw(
     )
 
 
-# ---------------------------------------------------------------- the seed's rules, checkable
+# ---------------------------------------------------------------- the common rules of thumb, checkable
 
 
 class RuleResult(BaseModel):
@@ -416,7 +416,7 @@ def check_rules(
     rdma: bool | None,
     parallelism: str,
 ) -> list[RuleResult]:
-    """The seed's interconnect rules applied to one configuration."""
+    """The common interconnect rules of thumb applied to one configuration."""
     out: list[RuleResult] = []
     per_node = max(n_gpus // max(nodes, 1), 1)
     on_pcie = topology in ("pcie", "nvlink_bridge") or topology.startswith("pcie")
@@ -703,7 +703,7 @@ TOOLS = [
         description=(
             "Interconnect check for a GPU configuration: expected nccl-tests all_reduce busbw (GB/s, per direction) "
             "by topology (NVSwitch / NVLink bridge / PCIe, multi-node IB/RoCE/Ethernet), the time of one gradient "
-            "all-reduce in seconds (t = 2(n−1)/n · bytes / busbw), the seed's rules (2 cards on PCIe ok; ≥4 want "
+            "all-reduce in seconds (t = 2(n−1)/n · bytes / busbw), the common rules of thumb (2 cards on PCIe ok; ≥4 want "
             "NVLink; multi-node wants ≥100G IB/RoCE with RDMA; 10G single-node only; 1G management only) as "
             "ok/warn/fail, and the link table with per-direction and bidirectional GB/s."
         ),

@@ -14,9 +14,9 @@ deciding factor. Notable infeasible ones are explained (e.g. 8×4090 for a 7B fu
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tools.errors import ToolInputError
 from tools.gpus import GpuSpec, resolve_gpu
@@ -90,6 +90,8 @@ def interconnect_label(spec: GpuSpec, count: int, nodes: int) -> str:
 
 
 class PlanInput(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)  # inf/nan are refused with a bilingual error, never computed
+
     model: str | None = Field(None, description="model name ('qwen2.5-7b', 'llama-3-70b') or a size ('7B', '70亿')")
     params_b: float | None = Field(None, gt=0, description="parameters in billions, instead of a model name")
     mode: PlanMode = Field("full", description="full (full fine-tune / training) | lora | qlora | inference")
@@ -122,6 +124,13 @@ class PlanInput(BaseModel):
     )
     input_tokens: int = Field(1024, ge=1, description="serving: prompt tokens per request")
     output_tokens: int = Field(256, ge=1, description="serving: generated tokens per request")
+
+    @field_validator("tokens", "budget", "deadline", mode="before")
+    @classmethod
+    def _finite(cls, v: Any) -> Any:
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ValueError("必须是有限数（不能是 inf/nan）/ must be a finite number (not inf/nan)")
+        return v
 
     @model_validator(mode="after")
     def _need_model(self) -> "PlanInput":
@@ -316,7 +325,11 @@ def plan_configurations(inp: PlanInput) -> PlanOutput:
         "卡数取 1/2/4/8 或整台 8 卡机的倍数。 / Counts are 1, 2, 4, 8 or whole 8-GPU servers.",
         "多机：SXM 机型按每台 8 块 IB（HDR/NDR）网卡，PCIe 机型按 1×100G RoCE 估算。 / Multi-node: SXM servers assume 8 IB NICs "
         "(HDR/NDR), PCIe servers 1×100G RoCE.",
-        "费用按租用平台典型价（低=快跑×典型区间下沿，高=慢跑×上沿）。 / Cost at rental-platform typical prices.",
+        "费用按所在渠道的价格档：租用平台=典型价（低=快跑×典型区间下沿，高=慢跑×上沿），公有云=按量高档，IDC 整机=长租低档且按整月计。"
+        " / Cost at the market's price level: rental platform = typical (low = fast run × lower typical, high = slow run × upper), "
+        "public cloud = on-demand high, IDC lease = long-lease low in whole months.",
+        "只提出在所选渠道租得到的卡；租不到的列在 infeasible 里并说明原因（knowledge/rentability.yaml）。 / Only cards rentable "
+        "in the chosen market are proposed; the others are listed under infeasible with the reason (knowledge/rentability.yaml).",
     ]
     if tokens is None and inp.mode != "inference":
         assumptions.append(
@@ -587,7 +600,7 @@ def _risk(opt: PlanOption, spec: GpuSpec, inp: PlanInput, offer) -> None:
 
 
 def _breaks_nvlink_rule(opt: PlanOption, inp: PlanInput) -> bool:
-    """The seed's rule, checked: full training with 4 or more cards in a server wants SXM/NVLink
+    """The common rule of thumb, checked: full training with 4 or more cards in a server wants SXM/NVLink
     (PCIe all-reduce is ~10–25 GB/s against 200+ GB/s on NVSwitch; see knowledge/interconnect.yaml)."""
     if inp.mode != "full" or min(opt.count, GPUS_PER_NODE) < 4:
         return False
@@ -789,7 +802,18 @@ def _summary(name: str, inp: PlanInput, options: list[PlanOption], infeasible: l
     b = options[0]
     zh = f"{name} {mode_zh}：首选 {b.count}×{b.gpu_name}（{b.nodes} 台），每卡约 {b.per_gpu_gb:.1f} GB"
     en = f"{name} {inp.mode}: best is {b.count}× {b.gpu_name} ({b.nodes} node{'s' if b.nodes > 1 else ''}), ~{b.per_gpu_gb:.1f} GB per GPU"
-    if b.days and b.days.high < 1:
+    if b.days and b.days.high * 24 < 0.1:  # a tiny job (one sample): minutes or seconds, never "0.0–0.0 hours"
+        lo_s, hi_s = b.days.low * 86400, b.days.high * 86400
+        if hi_s < 1:
+            zh += "，不到 1 秒"
+            en += ", under a second"
+        elif hi_s < 60:
+            zh += f"，约 {lo_s:.2g}–{hi_s:.2g} 秒"
+            en += f", ~{lo_s:.2g}–{hi_s:.2g} seconds"
+        else:
+            zh += f"，约 {lo_s / 60:.1f}–{hi_s / 60:.1f} 分钟"
+            en += f", ~{lo_s / 60:.1f}–{hi_s / 60:.1f} minutes"
+    elif b.days and b.days.high < 1:
         zh += f"，约 {b.days.low * 24:.1f}–{b.days.high * 24:.1f} 小时"
         en += f", ~{b.days.low * 24:.1f}–{b.days.high * 24:.1f} hours"
     elif b.days:
@@ -801,6 +825,9 @@ def _summary(name: str, inp: PlanInput, options: list[PlanOption], infeasible: l
         if per_hour:
             zh += f"，整套约 ¥{fmt(b.cost_cny.mid)}/小时"
             en += f", ~¥{fmt(b.cost_cny.mid)}/hour for the configuration"
+        elif b.cost_cny.high < 1:
+            zh += "，费用不到 ¥1"
+            en += ", under ¥1"
         else:
             zh += f"，费用约 ¥{fmt(b.cost_cny.low)}–{fmt(b.cost_cny.high)}"
             en += f", ~¥{fmt(b.cost_cny.low)}–{fmt(b.cost_cny.high)}"

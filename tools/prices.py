@@ -5,7 +5,7 @@ override the defaults: a YAML/CSV file (`quotes_file`, or env `GPU_ADVISOR_QUOTE
 hourly/monthly figure. Every answer carries "prices move — confirm with the provider".
 
 Other modules call `price_band(gpu_id_or_name)` (hourly/monthly bands for cost estimates) and
-`seed_checks()` (the seed article's price statements checked against the data).
+`seed_checks()` (common rule-of-thumb price statements checked against the data).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tools.data import load_yaml
 from tools.errors import ToolInputError
@@ -164,6 +164,8 @@ def load_quotes(path: str | Path) -> dict[str, Quote]:
 
 
 class PriceInput(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)  # inf/nan are refused with a bilingual error, never computed
+
     gpu: str = Field(..., description="GPU name, forgiving: '4090', 'A100 80G', 'H100', '910B'")
     count: int = Field(1, ge=1, le=4096, description="number of cards rented")
     hours: float | None = Field(
@@ -563,7 +565,7 @@ def usage_plan(inp: PriceInput, hourly: float, monthly: float) -> UsagePlan:
     )
 
 
-# ---------------------------------------------------------------- the seed article's price statements
+# ---------------------------------------------------------------- common rule-of-thumb price statements
 
 
 class SeedCheck(BaseModel):
@@ -576,7 +578,7 @@ class SeedCheck(BaseModel):
 
 
 def seed_checks() -> list[SeedCheck]:
-    """Check the seed's price statements against knowledge/prices.yaml (used by tests and docs)."""
+    """Check common rule-of-thumb price statements against knowledge/prices.yaml (used by tests and docs)."""
     rows = _prices()[1]
     a100, h100, r4090 = rows["a100_80gb"], rows["h100_80gb_sxm"], rows["rtx_4090"]
     checks: list[SeedCheck] = []

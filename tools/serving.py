@@ -21,7 +21,7 @@ import math
 from functools import lru_cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from tools.data import load_yaml
 from tools.errors import ToolInputError
@@ -64,6 +64,8 @@ class ApiComparison(BaseModel):
 
 
 class ServingInput(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)
+
     model: str | None = Field(None, description="model name ('qwen2.5-7b', 'llama-3-70b') or size ('7B')")
     params: str | float | None = Field(None, description="parameter count instead of a model name ('7B')")
     gpu: str = Field(..., description="GPU name: '4090', 'A100 80G', 'H20', 'L20'")

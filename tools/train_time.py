@@ -17,10 +17,11 @@ Other modules call `estimate_time(...)` (the planner) or the tool `estimate_trai
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tools.data import load_yaml
 from tools.errors import ToolInputError
@@ -448,6 +449,8 @@ def _add_cost(est: TimeEstimate, spec: GpuSpec, hourly_price_cny: float | None, 
 
 
 class TrainTimeInput(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)  # inf/nan are refused with a bilingual error, never computed
+
     model: str | None = Field(
         None, description="model name from the catalog ('qwen2.5-7b', 'llama-3-8b') — or give params_b"
     )
@@ -482,6 +485,13 @@ class TrainTimeInput(BaseModel):
     )
     quotes_file: str | None = Field(None, description="YAML/CSV quotes file (see gpu_price)")
 
+    @field_validator("tokens", mode="before")
+    @classmethod
+    def _finite(cls, v: Any) -> Any:
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ValueError("必须是有限数（不能是 inf/nan）/ must be a finite number (not inf/nan)")
+        return v
+
     @model_validator(mode="after")
     def _need_size_and_tokens(self) -> "TrainTimeInput":
         if self.model is None and self.params_b is None:
@@ -507,13 +517,17 @@ def resolve_sizes(model: str | None, params_b: float | None, active_params_b: fl
 def resolve_tokens(tokens: str | float | None, samples: float | None, seq_len: int | None, epochs: float) -> float:
     if tokens is not None:
         if isinstance(tokens, (int, float)):
-            if tokens <= 0:
+            if not math.isfinite(tokens) or tokens <= 0:
                 raise ToolInputError("token 数必须为正", "tokens must be positive", field="tokens")
             return float(tokens) * epochs
         from tools.quantities import parse_token_count
 
-        return float(parse_token_count(tokens)) * epochs
-    return float(samples) * float(seq_len) * epochs  # type: ignore[arg-type]
+        n = float(parse_token_count(tokens)) * epochs
+    else:
+        n = float(samples) * float(seq_len) * epochs  # type: ignore[arg-type]
+    if not math.isfinite(n) or n <= 0:
+        raise ToolInputError("token 数必须是正的有限数", "tokens must be a positive finite number", field="tokens")
+    return n
 
 
 def estimate_training_time(inp: TrainTimeInput) -> TimeEstimate:
