@@ -54,7 +54,7 @@ def _links() -> tuple[Link, ...]:
 
 def links() -> list[Link]:
     """The whole link table (copies; safe to modify)."""
-    return [l.model_copy() for l in _links()]
+    return [lk.model_copy() for lk in _links()]
 
 
 def _norm(text: str) -> str:
@@ -65,7 +65,7 @@ def _norm(text: str) -> str:
 
 def resolve_link(name: str) -> Link:
     """Forgiving link lookup: 'pcie4', 'PCIe 4.0', 'nvlink3', '100G IB', 'IB HDR', 'RoCE 200G', '10G', '万兆', '千兆'."""
-    table = {l.id: l for l in _links()}
+    table = {lk.id: lk for lk in _links()}
     s = _norm(name)
     if s in table:
         return table[s]
@@ -683,7 +683,7 @@ def interconnect_advice(inp: InterconnectInput) -> InterconnectOutput:
         links()
         if inp.include_link_table
         else [
-            l for l in links() if (network and l.id == network.id) or (inp.link and l.id == resolve_link(inp.link).id)
+            lk for lk in links() if (network and lk.id == network.id) or (inp.link and lk.id == resolve_link(inp.link).id)
         ]
     )
     return InterconnectOutput(
