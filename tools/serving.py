@@ -57,6 +57,7 @@ class ApiComparison(BaseModel):
         None, description="output tokens per month (millions, with the input mix) above which renting is cheaper"
     )
     break_even_share_of_capacity: float | None = Field(None, description="break-even volume ÷ the server's capacity")
+    same_model: bool = Field(False, description="the API serves the same open-weight model family (a like-for-like price)")
     verdict_zh: str
     verdict_en: str
     as_of: str
@@ -294,6 +295,14 @@ def _compare(
                 field="api",
                 suggestions=[r["id"] for r in api_prices()["apis"]],
             )
+    name = out.model.lower().replace(" ", "")
+    family = name.split("-")[0].rstrip("0123456789.")  # "qwen2.5-7b" → "qwen", "deepseek-v3" → "deepseek"
+
+    def same(r: dict[str, Any]) -> bool:
+        om = str(r.get("open_model") or "").lower()
+        return bool(om) and (om in name or name.startswith(om) or om.split("-")[0].rstrip("0123456789.") == family)
+
+    rows = sorted(rows, key=lambda r: not same(r))
     cap_out_m = mid["out"] * replicas * SECONDS_PER_MONTH / 1e6
     ratio_in = inp.input_tokens / inp.output_tokens
     result = []
@@ -324,8 +333,9 @@ def _compare(
                 api_cost_per_month_at_capacity_cny=round(api_at_cap),
                 break_even_output_mtok_per_month=round(be, 2),
                 break_even_share_of_capacity=round(share, 3) if share is not None else None,
-                verdict_zh=vz,
-                verdict_en=ve,
+                same_model=same(r),
+                verdict_zh=vz if same(r) else vz + "（注意：不是同一个模型，质量不同。）",
+                verdict_en=ve if same(r) else ve + " (Note: a different model — quality differs.)",
                 as_of=str(r["as_of"]),
                 source=r["source"],
             )
