@@ -195,3 +195,54 @@ def test_tiny_jobs_and_non_finite_input_never_crash() -> None:
         assert r["error"]["zh"] and r["error"]["en"]
     r = run_tool("gpu_price", {"gpu": "4090", "hours": float("inf")})
     assert "finite" in r["error"]["en"]
+
+
+def test_plan_cli_json_keeps_its_keys_and_adds_the_new_ones(capsys) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from tests.cli_inprocess import run_cli_inprocess
+
+    code, out, _ = run_cli_inprocess(
+        capsys, "plan", "--model", "qwen2.5-7b", "--mode", "inference", "--concurrency", "8", "--json"
+    )
+    assert code == 0
+    data = json.loads(out)
+    opt = data["options"][0]
+    head = ["gpu", "count", "nodes", "interconnect", "fits", "per_gpu_gb", "days", "cost_cny", "notes"]
+    assert list(opt)[: len(head)] == head
+    for k in ("rent_unit", "availability", "tokens_per_s", "ttft_s", "cost_per_mtok_cny"):
+        assert k in opt
+    assert opt["tokens_per_s"]["mid"] > 0 and opt["cost_per_mtok_cny"]["mid"] > 0
+    assert data["objective"] == "cheapest"
+    code, out, _ = run_cli_inprocess(
+        capsys, "plan", "--model", "7B", "--mode", "lora", "--tokens", "1B", "--market", "idc_lease", "--json"
+    )
+    assert code == 0 and all(o["rent_unit"] == "server_8" for o in json.loads(out)["options"])
+
+
+def test_price_and_train_time_cli_take_the_new_flags(capsys) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from tests.cli_inprocess import run_cli_inprocess
+
+    code, out, _ = run_cli_inprocess(
+        capsys, "price", "4090", "--hours-per-day", "8", "--days-per-week", "5", "--weeks", "4", "--json"
+    )
+    assert code == 0 and json.loads(out)["usage_plan"]["cheapest"] == "hourly"
+    code, out, _ = run_cli_inprocess(
+        capsys,
+        "train-time",
+        "--params",
+        "7",
+        "--tokens",
+        "1B",
+        "--gpu",
+        "4090",
+        "--gpus",
+        "8",
+        "--strategy",
+        "zero3",
+        "--json",
+    )
+    data = json.loads(out)
+    assert code == 0 and data["comm"]["strategy"] == "zero3" and data["mfu_effective"]["mid"] < data["mfu"]["mid"]

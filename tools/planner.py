@@ -287,6 +287,7 @@ def _train_option(spec: GpuSpec, n: int, inp: PlanInput, active: float, total: f
         network=network,
         nics_per_node=nics,
         quotes_file=inp.quotes_file,
+        micro_batch_tokens=inp.micro_batch * inp.seq_len,
     )
 
 
@@ -834,6 +835,9 @@ def _summary(name: str, inp: PlanInput, options: list[PlanOption], infeasible: l
             if b.cost_basis and "month" in b.cost_basis:
                 zh += "/月"
                 en += "/month"
+    if b.tokens_per_s and b.cost_per_mtok_cny:
+        zh += f"，每用户约 {b.tokens_per_s.mid:.0f} token/s，满载约 ¥{b.cost_per_mtok_cny.mid:.2f}/百万输出 token"
+        en += f", ~{b.tokens_per_s.mid:.0f} tokens/s per user, ~¥{b.cost_per_mtok_cny.mid:.2f} per million output tokens at full load"
     return {"zh": zh + "。", "en": en + "."}
 
 
@@ -841,11 +845,15 @@ TOOLS = [
     ToolSpec(
         name="plan_configurations",
         description=(
-            "Rank GPU rental configurations for a job (model name or size; mode full/lora/qlora/inference; "
-            "training tokens; optional deadline, budget in CNY, preferred GPUs; for serving: concurrency and "
-            "context). Each option: GPU × count × nodes × interconnect, fits, per-GPU memory (decimal GB), "
-            "wall time in days {low, mid, high}, cost in CNY {low, mid, high} (whole run; per month for serving), "
-            "billing advice and why it ranks there; plus notable infeasible options explained."
+            "Rank GPU rental configurations a renter in China can actually get, for a job (model name or size; mode "
+            "full/lora/qlora/inference; training tokens; optional deadline, budget in CNY, preferred GPUs; market: "
+            "rental_platform | public_cloud | idc_lease | any; objective: cheapest | fastest | lowest_risk, inferred when "
+            "absent; for serving: concurrency, context, input_tokens, output_tokens). Each option: GPU × count × nodes × "
+            "interconnect, rent_unit (card | server_8 — export-controlled SXM cards only as whole 8-GPU servers on monthly "
+            "leases), availability, market, fits, per-GPU memory (decimal GB), wall time in days {low, mid, high} with "
+            "communication-aware effective MFU, cost in CNY {low, mid, high} (whole run; per month for serving), risk and "
+            "risk_factors, billing advice and a 'why' naming the deciding factor; serving options add tokens_per_s per "
+            "user, ttft_s and cost_per_mtok_cny; plus infeasible options with the reason (incl. not rentable)."
         ),
         input_model=PlanInput,
         func=plan_configurations,
