@@ -246,3 +246,20 @@ def test_price_and_train_time_cli_take_the_new_flags(capsys) -> None:  # type: i
     )
     data = json.loads(out)
     assert code == 0 and data["comm"]["strategy"] == "zero3" and data["mfu_effective"]["mid"] < data["mfu"]["mid"]
+
+
+def test_every_gpu_has_a_rentability_row_with_evidence_or_a_reason() -> None:
+    import yaml
+
+    from tools.data import load_yaml
+    from tools.rentability import MARKETS
+
+    rent = {r["gpu"]: r for r in load_yaml("rentability.yaml")["gpus"]}
+    raw = yaml.safe_load(open("knowledge/gpus.yaml", encoding="utf-8"))
+    gpus = [x["id"] for v in raw.values() if isinstance(v, list) for x in v if isinstance(x, dict) and "memory_gb" in x]
+    assert gpus and set(gpus) <= set(rent)
+    for gid, row in rent.items():
+        for m in MARKETS:
+            cell = row[m]
+            assert cell["unit"] in ("card", "server_8")
+            assert cell.get("evidence") or cell.get("why_zh"), (gid, m)
