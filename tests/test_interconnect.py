@@ -171,3 +171,15 @@ def test_multi_node_without_network_asks_for_it() -> None:
     assert {r.id: r.status for r in out.rules}["multi_node_network_unknown"] == "warn"
     assert out.gradient_sync is None  # not guessed without the network
     assert out.expected_busbw.low_gbs == 200  # one HGX A100 server
+
+
+def test_zero3_sync_note_says_it_repeats_every_micro_step_and_dp_that_cannot_fit_is_flagged() -> None:
+    from tools.interconnect import InterconnectInput, interconnect_advice
+
+    z3 = interconnect_advice(InterconnectInput(gpu="4090", n_gpus=8, params_b=7, parallelism="zero3"))
+    assert "EVERY micro-step" in z3.gradient_sync.note
+    dp = interconnect_advice(InterconnectInput(gpu="4090", n_gpus=8, params_b=7, parallelism="dp"))
+    # 7e9 × 16 B = 112 GB per GPU > 24 GB (ZeRO paper, mixed-precision AdamW)
+    assert any("112 GB" in n and "ZeRO-3/FSDP" in n for n in dp.notes)
+    small = interconnect_advice(InterconnectInput(gpu="A100 80G", n_gpus=8, params_b=1, parallelism="dp"))
+    assert not any("cannot hold" in n for n in small.notes)  # 16 GB fits in 80 GB

@@ -667,13 +667,21 @@ def interconnect_advice(inp: InterconnectInput) -> InterconnectOutput:
             seconds_high=round(t_slow, 4),
             formula=f"t = 2(n−1)/n × S / busbw{' × 1.5 (ZeRO-3/FSDP: reduce-scatter + 2 all-gathers)' if factor > 1 else ''} ({src})",
             note=(
-                "每一步同步一次梯度；梯度累积可以摊薄。 / One gradient sync per optimizer step; gradient accumulation amortises it."
-                + (
-                    " ZeRO 论文：ZeRO-3 通信量是数据并行的 1.5 倍。 / ZeRO paper (Rajbhandari et al. 2020): ZeRO-3 moves 1.5× the data of plain DP."
-                    if factor > 1
-                    else ""
-                )
+                "ZeRO-3/FSDP：每个 micro-step 都要收集参数（前向、反向各一次）并 reduce-scatter 梯度，梯度累积摊不薄——"
+                "这里是一个 micro-step 的时间，乘以每步 micro-step 数；通信量是数据并行的 1.5 倍（ZeRO 论文）。 / ZeRO-3/FSDP "
+                "gathers the parameters (forward and backward) and reduce-scatters the gradients on EVERY micro-step, so "
+                "gradient accumulation does not amortise it — this is one micro-step; multiply by micro-steps per step "
+                "(1.5× plain DP per micro-step, Rajbhandari et al. 2020). Per-step breakdown: estimate_step_time."
+                if factor > 1
+                else "每一步同步一次梯度；梯度累积可以摊薄。 / One gradient sync per optimizer step; gradient accumulation amortises it."
             ),
+        )
+    if n_params and spec is not None and inp.parallelism == "dp" and 16 * n_params > spec.memory_gb * 1e9:
+        notes.append(
+            f"纯数据并行放不下全量训练：每卡要 16 B/参数 ≈ {16 * n_params / 1e9:.0f} GB > {spec.memory_gb:g} GB（ZeRO 论文），"
+            "需要 ZeRO-3/FSDP（parallelism=zero3），通信按每个 micro-step 计。 / Plain data parallelism cannot hold a full "
+            f"fine-tune: 16 B/param ≈ {16 * n_params / 1e9:.0f} GB per GPU > {spec.memory_gb:g} GB (ZeRO paper); it needs "
+            "ZeRO-3/FSDP (parallelism=zero3), whose traffic repeats every micro-step. (LoRA/QLoRA syncs only the adapters.)"
         )
     notes.append(
         "busbw 是单向口径：与链路单向速率比较，不要和双向宣传值比。 / busbw is per direction: compare it with the "
@@ -683,7 +691,9 @@ def interconnect_advice(inp: InterconnectInput) -> InterconnectOutput:
         links()
         if inp.include_link_table
         else [
-            lk for lk in links() if (network and lk.id == network.id) or (inp.link and lk.id == resolve_link(inp.link).id)
+            lk
+            for lk in links()
+            if (network and lk.id == network.id) or (inp.link and lk.id == resolve_link(inp.link).id)
         ]
     )
     return InterconnectOutput(
