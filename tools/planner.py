@@ -775,14 +775,22 @@ def _first_why(o: PlanOption, objective: str) -> str:
     limits_en = " and meets the deadline and budget" if o.days else ""
     if objective == "fastest":
         what = "最快" if o.days else "吞吐最高"
-        return f"满足显存和预算的选项里{what}。 / Fastest option that fits and stays within budget."
+        return f"满足显存和预算的选项里{what}。 / Fastest option that fits and stays within budget." + _risk_suffix(o)
     if objective == "lowest_risk":
         risks = "、".join(x.split(" / ")[0] for x in o.risk_factors) or "无"
         return (
             f"满足显存{limits_zh}的选项里风险最低（风险项：{risks}）。 / Lowest-risk option that fits{limits_en} "
             f"(risk factors: {'; '.join(x.split(' / ')[-1] for x in o.risk_factors) or 'none'})."
         )
-    return f"满足显存{limits_zh}的选项里费用最低。 / Cheapest option that fits{limits_en}."
+    return f"满足显存{limits_zh}的选项里费用最低。 / Cheapest option that fits{limits_en}." + _risk_suffix(o)
+
+
+def _risk_suffix(o: PlanOption) -> str:
+    if not o.risk_factors:
+        return ""
+    zh = "、".join(x.split(" / ")[0] for x in o.risk_factors)
+    en = "; ".join(x.split(" / ")[-1] for x in o.risk_factors)
+    return f" 风险：{zh}。 / Risk: {en}."
 
 
 def _notable(infeasible: list[PlanOption], limit: int = 8) -> list[PlanOption]:
