@@ -149,3 +149,22 @@ def test_ttft_for_a_long_prompt_is_prefill_bound() -> None:
     # vllm#20469: 16,000-token prompt on one A100 80GB, mean TTFT 3.35 s (vLLM 0.9.1)
     o = plan_serving(ServingInput(**VALIDATION[5][1]))
     assert 0.7 <= o.ttft_s.mid / 3.345 <= 1.3
+
+
+def test_more_concurrency_raises_server_throughput_and_lowers_per_user_speed() -> None:
+    kw = dict(model="qwen2.5-7b", gpu="A100 80GB PCIe", input_tokens=512, output_tokens=256)
+    few = plan_serving(ServingInput(concurrency=4, **kw))
+    many = plan_serving(ServingInput(concurrency=64, **kw))
+    assert many.server_output_tokens_per_s.mid > few.server_output_tokens_per_s.mid
+    assert many.tokens_per_s.mid < few.tokens_per_s.mid
+    assert many.cost_per_mtok_cny.mid < few.cost_per_mtok_cny.mid  # the same rent spread over more tokens
+
+
+@pytest.mark.parametrize("gpu", ["4090", "L20", "H20", "A800", "H100", "T4", "910B"])
+def test_every_card_gives_a_plan_or_a_clear_error(gpu: str) -> None:
+    try:
+        o = plan_serving(ServingInput(model="qwen2.5-7b", gpu=gpu, input_tokens=256, output_tokens=128))
+    except ToolInputError as exc:
+        assert exc.zh and exc.en
+        return
+    assert o.tokens_per_s.low > 0 and o.ttft_s.low > 0 and o.tokens_per_s.low <= o.tokens_per_s.high
