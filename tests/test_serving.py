@@ -168,3 +168,15 @@ def test_every_card_gives_a_plan_or_a_clear_error(gpu: str) -> None:
         assert exc.zh and exc.en
         return
     assert o.tokens_per_s.low > 0 and o.ttft_s.low > 0 and o.tokens_per_s.low <= o.tokens_per_s.high
+
+
+def test_the_same_model_api_comes_first_and_can_win_at_any_volume() -> None:
+    # UCloud ModelVerse price list (2026-03-24): Qwen3-32B ¥2 in / ¥8 out per million tokens
+    o = plan_serving(
+        ServingInput(model="qwen3-32b", gpu="L20", gpus=2, input_tokens=1024, output_tokens=256, concurrency=32)
+    )
+    first = o.apis[0]
+    assert first.api == "Qwen3-32B" and first.same_model
+    # API per million output tokens with 4 input tokens each: 4 × 2 + 8 = ¥16
+    assert first.break_even_output_mtok_per_month == pytest.approx(o.monthly_cost_cny / 16, rel=0.01)
+    assert first.break_even_share_of_capacity > 1 and "API" in first.verdict_en

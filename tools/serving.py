@@ -57,7 +57,9 @@ class ApiComparison(BaseModel):
         None, description="output tokens per month (millions, with the input mix) above which renting is cheaper"
     )
     break_even_share_of_capacity: float | None = Field(None, description="break-even volume ÷ the server's capacity")
-    same_model: bool = Field(False, description="the API serves the same open-weight model family (a like-for-like price)")
+    same_model: bool = Field(
+        False, description="the API serves the same open-weight model family (a like-for-like price)"
+    )
     verdict_zh: str
     verdict_en: str
     as_of: str
@@ -302,7 +304,11 @@ def _compare(
         om = str(r.get("open_model") or "").lower()
         return bool(om) and (om in name or name.startswith(om) or om.split("-")[0].rstrip("0123456789.") == family)
 
-    rows = sorted(rows, key=lambda r: not same(r))
+    def exact(r: dict[str, Any]) -> bool:
+        om = str(r.get("open_model") or "").lower()
+        return bool(om) and om in name
+
+    rows = sorted(rows, key=lambda r: (not exact(r), not same(r)))  # the same model, then its family, then others
     cap_out_m = mid["out"] * replicas * SECONDS_PER_MONTH / 1e6
     ratio_in = inp.input_tokens / inp.output_tokens
     result = []
