@@ -162,3 +162,25 @@ def test_4xa100_fsdp_and_zero3_fine_tune_matches_the_hf_accelerate_blog(strategy
     )
     predicted = 32_768 / b.step_s.mid
     assert 0.7 <= predicted / measured <= 1.3
+
+
+def test_the_tool_takes_a_model_name_and_lora_syncs_only_adapters() -> None:
+    from tools.registry import run_tool
+
+    full = run_tool("estimate_step_time", {"model": "qwen2.5-7b", "gpu": "4090", "n_gpus": 8, "strategy": "ddp"})
+    lora = run_tool(
+        "estimate_step_time", {"model": "qwen2.5-7b", "gpu": "4090", "n_gpus": 8, "strategy": "ddp", "mode": "lora"}
+    )
+    assert "error" not in full and "error" not in lora
+    # DDP all-reduce of the adapters (1% stand-in) is ~100× smaller than of the 7.6B model's gradients
+    assert lora["dp_bytes_per_step"] == pytest.approx(full["dp_bytes_per_step"] / 100, rel=0.02)
+    assert run_tool("estimate_step_time", {"gpu": "4090"})["error"]["en"]
+
+
+def test_multi_node_traffic_runs_at_the_network_speed() -> None:
+    kw = dict(n_gpus=16, params=7e9, tokens_per_step=524_288, strategy="zero3", nodes=2)
+    slow = step_breakdown("A100 80G", network="RoCE 100G", nics_per_node=1, **kw)
+    fast = step_breakdown("A100 80G", network="IB HDR", nics_per_node=8, **kw)
+    # one 100G NIC per server (≈12.5 GB/s line rate) caps the busbw far below 8 × HDR (8 × 25 GB/s)
+    assert slow.busbw_gbs[1] < 12.5 < fast.busbw_gbs[0]
+    assert slow.exposed_comm_s.mid > 5 * fast.exposed_comm_s.mid

@@ -222,7 +222,12 @@ class StepTimeInput(BaseModel):
 
     gpu: str = Field(..., description="GPU name: '4090', 'A100 80G', 'H800'")
     n_gpus: int = Field(8, ge=1, le=65536, description="total GPUs")
-    params_b: float = Field(..., gt=0, le=100_000, description="model parameters, billions")
+    model: str | None = Field(None, description="model name from the catalog ('qwen2.5-7b'); or give params_b")
+    params_b: float | None = Field(None, gt=0, le=100_000, description="model parameters, billions")
+    mode: Literal["full", "lora", "qlora"] = Field(
+        "full",
+        description="full fine-tune, or LoRA/QLoRA (only adapters are synchronised; FSDP still gathers the base)",
+    )
     strategy: Strategy = Field("zero3", description="ddp | zero1 | zero2 | zero3 | fsdp")
     tokens_per_step: int = Field(262_144, ge=1, description="global batch in tokens per optimizer step")
     micro_batch_tokens: int = Field(2048, ge=1, description="tokens per GPU per micro-batch (micro-batch × seq_len)")
@@ -235,13 +240,20 @@ class StepTimeInput(BaseModel):
 
 
 def estimate_step_time(inp: StepTimeInput) -> StepBreakdown:
-    from tools.train_time import mfu_band
+    from tools.train_time import mfu_band, mfu_data, resolve_sizes
 
-    band, _ = mfu_band("full", "bf16")
+    if inp.model is None and inp.params_b is None:
+        raise ToolInputError("需要模型名或参数量 params_b", "Give a model name or params_b", field="model")
+    total, active, _ = resolve_sizes(inp.model, inp.params_b, None)
+    band, _ = mfu_band(inp.mode, "bf16")
+    lora = inp.mode in ("lora", "qlora")
     return step_breakdown(
         inp.gpu,
         n_gpus=inp.n_gpus,
-        params=inp.params_b * 1e9,
+        params=total,
+        active_params=active,
+        trainable_params=total * 0.01 if lora else None,
+        flops_per_token_factor=int(mfu_data()["flops_per_token"][inp.mode]["no_recompute"]),  # knowledge/mfu.yaml
         tokens_per_step=inp.tokens_per_step,
         micro_batch_tokens=inp.micro_batch_tokens,
         strategy=inp.strategy,
