@@ -180,3 +180,14 @@ def test_the_same_model_api_comes_first_and_can_win_at_any_volume() -> None:
     # API per million output tokens with 4 input tokens each: 4 × 2 + 8 = ¥16
     assert first.break_even_output_mtok_per_month == pytest.approx(o.monthly_cost_cny / 16, rel=0.01)
     assert first.break_even_share_of_capacity > 1 and "API" in first.verdict_en
+
+
+def test_api_cache_hits_lower_the_api_side() -> None:
+    kw = dict(model="qwen2.5-7b", gpu="4090", concurrency=16, input_tokens=1024, output_tokens=256, api="deepseek-chat")
+    cold = plan_serving(ServingInput(**kw)).apis[0]
+    warm = plan_serving(ServingInput(api_cache_hit_rate=0.9, **kw)).apis[0]
+    # DeepSeek V3.2: input ¥2 (miss) / ¥0.2 (hit), output ¥3; 4 input tokens per output token
+    # cold: 4 × 2 + 3 = ¥11 per M output; 90% hits: 4 × (0.1 × 2 + 0.9 × 0.2) + 3 = ¥4.52
+    assert cold.break_even_output_mtok_per_month / warm.break_even_output_mtok_per_month == pytest.approx(
+        4.52 / 11, rel=0.01
+    )

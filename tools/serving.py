@@ -83,6 +83,12 @@ class ServingInput(BaseModel):
         None, gt=0, description="your expected output volume, millions of tokens per month (for the verdict)"
     )
     api: str | None = Field(None, description="API to compare with (id in knowledge/api_prices.yaml); default: all")
+    api_cache_hit_rate: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="share of API input tokens billed at the provider's cache-hit price (repeated prefixes)",
+    )
     quotes_file: str | None = Field(None, description="your own GPU price quotes (YAML/CSV)")
 
 
@@ -313,7 +319,9 @@ def _compare(
     ratio_in = inp.input_tokens / inp.output_tokens
     result = []
     for r in rows:
-        per_m_out = r["input"] * ratio_in + r["output"]  # API CNY per million output tokens with the input mix
+        h = inp.api_cache_hit_rate if r.get("cache_hit") is not None else 0.0
+        price_in = (1 - h) * r["input"] + h * float(r.get("cache_hit") or 0.0)
+        per_m_out = price_in * ratio_in + r["output"]  # API CNY per million output tokens with the input mix
         api_at_cap = per_m_out * cap_out_m
         be = monthly / per_m_out
         share = be / cap_out_m if cap_out_m else None
