@@ -189,6 +189,13 @@ def plan_serving(inp: ServingInput) -> ServingOutput:
             f"并发 {inp.concurrency} 超过显存可容纳的 {max_conc}，按 {max_conc} 计（其余排队）。 / Concurrency "
             f"{inp.concurrency} exceeds the {max_conc} that fit; computed at {max_conc} (the rest queue)."
         )
+    if t > 1 and not spec.is_sxm:
+        warnings.append(
+            f"{t} 卡张量并行走 PCIe{'（GeForce 无 P2P）' if spec.family in ('3090', '4090', '4090d', '5090', '5090d') else ''}："
+            "每层两次 all-reduce 的延迟未计入，实测 4×3090 TP=4 约为本模型的 0.9 倍（club-3090#446）；能放进一张卡时多开副本更好。"
+            f" / Tensor parallel over PCIe on {t} cards: the two all-reduces per layer add latency the model leaves out "
+            "(4×3090 TP=4 measured ≈0.9× the model, club-3090#446); if the model fits one card, run replicas instead."
+        )
     mean_ctx = inp.input_tokens + inp.output_tokens / 2
     kv_mean = kv * mean_ctx / inp.context
     bw = spec.mem_bw_gbs * 1e9
