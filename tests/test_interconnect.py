@@ -48,7 +48,7 @@ def test_link_table_states_both_directions_consistently() -> None:
             assert link.bidirectional_gbs == pytest.approx(2 * link.per_direction_gbs), link.id
         if link.gbit:
             assert link.per_direction_gbs == pytest.approx(link.gbit / 8), link.id  # Gb/s → GB/s
-    by_id = {l.id: l for l in links()}
+    by_id = {lk.id: lk for lk in links()}
     assert by_id["pcie4_x16"].per_direction_gbs == 31.5  # PCIe 4.0 x16: 16 GT/s × 16 × 128/130 / 8
     assert by_id["nvlink3"].bidirectional_gbs == 600 and by_id["nvlink3"].per_direction_gbs == 300
     assert by_id["nvlink4"].bidirectional_gbs == 900
