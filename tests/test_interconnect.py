@@ -48,7 +48,7 @@ def test_link_table_states_both_directions_consistently() -> None:
             assert link.bidirectional_gbs == pytest.approx(2 * link.per_direction_gbs), link.id
         if link.gbit:
             assert link.per_direction_gbs == pytest.approx(link.gbit / 8), link.id  # Gb/s → GB/s
-    by_id = {l.id: l for l in links()}
+    by_id = {lk.id: lk for lk in links()}
     assert by_id["pcie4_x16"].per_direction_gbs == 31.5  # PCIe 4.0 x16: 16 GT/s × 16 × 128/130 / 8
     assert by_id["nvlink3"].bidirectional_gbs == 600 and by_id["nvlink3"].per_direction_gbs == 300
     assert by_id["nvlink4"].bidirectional_gbs == 900
@@ -171,3 +171,15 @@ def test_multi_node_without_network_asks_for_it() -> None:
     assert {r.id: r.status for r in out.rules}["multi_node_network_unknown"] == "warn"
     assert out.gradient_sync is None  # not guessed without the network
     assert out.expected_busbw.low_gbs == 200  # one HGX A100 server
+
+
+def test_zero3_sync_note_says_it_repeats_every_micro_step_and_dp_that_cannot_fit_is_flagged() -> None:
+    from tools.interconnect import InterconnectInput, interconnect_advice
+
+    z3 = interconnect_advice(InterconnectInput(gpu="4090", n_gpus=8, params_b=7, parallelism="zero3"))
+    assert "EVERY micro-step" in z3.gradient_sync.note
+    dp = interconnect_advice(InterconnectInput(gpu="4090", n_gpus=8, params_b=7, parallelism="dp"))
+    # 7e9 × 16 B = 112 GB per GPU > 24 GB (ZeRO paper, mixed-precision AdamW)
+    assert any("112 GB" in n and "ZeRO-3/FSDP" in n for n in dp.notes)
+    small = interconnect_advice(InterconnectInput(gpu="A100 80G", n_gpus=8, params_b=1, parallelism="dp"))
+    assert not any("cannot hold" in n for n in small.notes)  # 16 GB fits in 80 GB

@@ -121,3 +121,22 @@ def test_cost_scales_linearly_with_time_and_cards(hours: float, count: int) -> N
     many = gpu_price(PriceInput(gpu="A100 80G", hours=2 * hours, count=count)).total_cny
     assert one.typical == pytest.approx(hours * 5.75, abs=0.01)
     assert many.typical == pytest.approx(2 * count * hours * 5.75, abs=0.01)
+
+
+def test_usage_pattern_picks_the_cheapest_billing_with_arithmetic() -> None:
+    from tools.prices import PriceInput, gpu_price
+
+    # 4090: hourly typical ¥2.1 (midpoint of 1.9–2.3), monthly typical ¥1,350 (midpoint of 1,100–1,600), prices.yaml
+    part_time = gpu_price(
+        PriceInput(gpu="4090", hours_per_day=8, days_per_week=5, weeks=4, disk_gb=200, disk_cny_per_gb_day=0.01)
+    ).usage_plan
+    # 8 × 5 × 4 = 160 h × ¥2.1 = ¥336, + 200 GB × ¥0.01 × 28 calendar days = ¥56 (disk billed while off) → ¥392
+    hourly = next(o for o in part_time.options if o.mode == "hourly")
+    assert hourly.total_cny == pytest.approx(160 * 2.1 + 200 * 0.01 * 28)
+    assert part_time.cheapest == "hourly" and "160 h" in hourly.arithmetic
+    # round the clock for 4 weeks: 672 h × ¥2.1 = ¥1,411 > one month ¥1,350 → monthly
+    full = gpu_price(PriceInput(gpu="4090", hours_per_day=24, weeks=4)).usage_plan
+    assert full.cheapest == "monthly" and "daily" in full.not_priced
+    # a weekly quote and a spot discount join: 4 × ¥150 = ¥600 < spot 672 h × ¥2.1 × 0.5 = ¥705.6 < monthly ¥1,350
+    q = gpu_price(PriceInput(gpu="4090", hours_per_day=24, weeks=4, weekly_quote_cny=150, spot_discount=0.5)).usage_plan
+    assert q.cheapest == "weekly" and {o.mode for o in q.options} >= {"weekly", "spot"}

@@ -1,4 +1,4 @@
-"""Links between GPUs: bandwidth table, all-reduce time, expected nccl-tests busbw, and the seed's rules.
+"""Links between GPUs: bandwidth table, all-reduce time, expected nccl-tests busbw, and the common rules of thumb.
 
 Formulas (NVIDIA/nccl-tests doc/PERFORMANCE.md):
     algbw = S / t;   busbw = algbw · 2(n−1)/n  for all-reduce on n ranks
@@ -24,7 +24,7 @@ from tools.errors import ToolInputError
 from tools.gpus import GpuSpec, resolve_gpu
 from tools.registry import ToolSpec
 
-SEED = "the founding article on renting GPU servers in China (PCIe/NVLink and network sections), checked against nccl-tests measurements"
+SEED = "a common rule of thumb for renting GPU servers in China (PCIe vs NVLink, network), checked against nccl-tests measurements (NVIDIA/nccl-tests doc/PERFORMANCE.md; issues #149, #178, #212)"
 
 
 class Link(BaseModel):
@@ -54,7 +54,7 @@ def _links() -> tuple[Link, ...]:
 
 def links() -> list[Link]:
     """The whole link table (copies; safe to modify)."""
-    return [l.model_copy() for l in _links()]
+    return [lk.model_copy() for lk in _links()]
 
 
 def _norm(text: str) -> str:
@@ -65,7 +65,7 @@ def _norm(text: str) -> str:
 
 def resolve_link(name: str) -> Link:
     """Forgiving link lookup: 'pcie4', 'PCIe 4.0', 'nvlink3', '100G IB', 'IB HDR', 'RoCE 200G', '10G', '万兆', '千兆'."""
-    table = {l.id: l for l in _links()}
+    table = {lk.id: lk for lk in _links()}
     s = _norm(name)
     if s in table:
         return table[s]
@@ -286,9 +286,9 @@ def _single_node(gpu: GpuSpec, n: int, topo: str) -> BusbwRange:
         )
     # No table row: estimate from the link's line rate and typical efficiency.
     link = pcie_link if topo == "pcie" else (_bridge_link(gpu) if topo == "nvlink_bridge" else resolve_link("nvlink3"))
-    bw = link.per_direction_gbs if topo == "pcie" else gpu.nvlink_gbs_per_direction
+    bw: float = float((link.per_direction_gbs if topo == "pcie" else gpu.nvlink_gbs_per_direction) or 0.0)
     if topo == "nvlink_bridge":
-        bw = min(gpu.nvlink_gbs_per_direction, link.per_direction_gbs or bw)
+        bw = min(float(gpu.nvlink_gbs_per_direction or 0.0), link.per_direction_gbs or bw)
     eff = link.efficiency or [0.5, 0.8]
     low, high = eff[0] * bw, eff[1] * bw
     return BusbwRange(
@@ -395,7 +395,7 @@ def expected_busbw(
     )
 
 
-# ---------------------------------------------------------------- the seed's rules, checkable
+# ---------------------------------------------------------------- the common rules of thumb, checkable
 
 
 class RuleResult(BaseModel):
@@ -416,7 +416,7 @@ def check_rules(
     rdma: bool | None,
     parallelism: str,
 ) -> list[RuleResult]:
-    """The seed's interconnect rules applied to one configuration."""
+    """The common interconnect rules of thumb applied to one configuration."""
     out: list[RuleResult] = []
     per_node = max(n_gpus // max(nodes, 1), 1)
     on_pcie = topology in ("pcie", "nvlink_bridge") or topology.startswith("pcie")
@@ -667,13 +667,21 @@ def interconnect_advice(inp: InterconnectInput) -> InterconnectOutput:
             seconds_high=round(t_slow, 4),
             formula=f"t = 2(n−1)/n × S / busbw{' × 1.5 (ZeRO-3/FSDP: reduce-scatter + 2 all-gathers)' if factor > 1 else ''} ({src})",
             note=(
-                "每一步同步一次梯度；梯度累积可以摊薄。 / One gradient sync per optimizer step; gradient accumulation amortises it."
-                + (
-                    " ZeRO 论文：ZeRO-3 通信量是数据并行的 1.5 倍。 / ZeRO paper (Rajbhandari et al. 2020): ZeRO-3 moves 1.5× the data of plain DP."
-                    if factor > 1
-                    else ""
-                )
+                "ZeRO-3/FSDP：每个 micro-step 都要收集参数（前向、反向各一次）并 reduce-scatter 梯度，梯度累积摊不薄——"
+                "这里是一个 micro-step 的时间，乘以每步 micro-step 数；通信量是数据并行的 1.5 倍（ZeRO 论文）。 / ZeRO-3/FSDP "
+                "gathers the parameters (forward and backward) and reduce-scatters the gradients on EVERY micro-step, so "
+                "gradient accumulation does not amortise it — this is one micro-step; multiply by micro-steps per step "
+                "(1.5× plain DP per micro-step, Rajbhandari et al. 2020). Per-step breakdown: estimate_step_time."
+                if factor > 1
+                else "每一步同步一次梯度；梯度累积可以摊薄。 / One gradient sync per optimizer step; gradient accumulation amortises it."
             ),
+        )
+    if n_params and spec is not None and inp.parallelism == "dp" and 16 * n_params > spec.memory_gb * 1e9:
+        notes.append(
+            f"纯数据并行放不下全量训练：每卡要 16 B/参数 ≈ {16 * n_params / 1e9:.0f} GB > {spec.memory_gb:g} GB（ZeRO 论文），"
+            "需要 ZeRO-3/FSDP（parallelism=zero3），通信按每个 micro-step 计。 / Plain data parallelism cannot hold a full "
+            f"fine-tune: 16 B/param ≈ {16 * n_params / 1e9:.0f} GB per GPU > {spec.memory_gb:g} GB (ZeRO paper); it needs "
+            "ZeRO-3/FSDP (parallelism=zero3), whose traffic repeats every micro-step. (LoRA/QLoRA syncs only the adapters.)"
         )
     notes.append(
         "busbw 是单向口径：与链路单向速率比较，不要和双向宣传值比。 / busbw is per direction: compare it with the "
@@ -683,7 +691,9 @@ def interconnect_advice(inp: InterconnectInput) -> InterconnectOutput:
         links()
         if inp.include_link_table
         else [
-            l for l in links() if (network and l.id == network.id) or (inp.link and l.id == resolve_link(inp.link).id)
+            lk
+            for lk in links()
+            if (network and lk.id == network.id) or (inp.link and lk.id == resolve_link(inp.link).id)
         ]
     )
     return InterconnectOutput(
@@ -703,7 +713,7 @@ TOOLS = [
         description=(
             "Interconnect check for a GPU configuration: expected nccl-tests all_reduce busbw (GB/s, per direction) "
             "by topology (NVSwitch / NVLink bridge / PCIe, multi-node IB/RoCE/Ethernet), the time of one gradient "
-            "all-reduce in seconds (t = 2(n−1)/n · bytes / busbw), the seed's rules (2 cards on PCIe ok; ≥4 want "
+            "all-reduce in seconds (t = 2(n−1)/n · bytes / busbw), the common rules of thumb (2 cards on PCIe ok; ≥4 want "
             "NVLink; multi-node wants ≥100G IB/RoCE with RDMA; 10G single-node only; 1G management only) as "
             "ok/warn/fail, and the link table with per-direction and bidirectional GB/s."
         ),

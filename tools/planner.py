@@ -1,19 +1,22 @@
 """Rank rental configurations (GPU type × count × nodes × interconnect) for one job.
 
-The seed's logic, made deterministic: memory sets the floor (tools.memory.find_min_gpus, ZeRO‑3/FSDP
+A common rule-of-thumb procedure, made deterministic: memory sets the floor (tools.memory.find_min_gpus, ZeRO‑3/FSDP
 sharding for training, tensor parallel for serving), the GPU generation sets the speed
 (tools.train_time: 6·N·D over dense peak × MFU band), the interconnect decides whether more cards help
 (tools.interconnect: gradient all-reduce per step), and the price decides what is sensible
-(tools.prices). Options that fit are ranked by cost (ties → faster); notable infeasible ones are
-explained (e.g. 8×4090 for a 7B full fine-tune: fits only with ZeRO‑3 over PCIe — slow).
+(tools.prices), and what can actually be rented in the user's market sets the unit (tools.rentability:
+export-controlled SXM cards only as whole 8-GPU servers on monthly IDC leases). Options are ranked by an explicit
+objective — cheapest meeting deadline and budget, fastest within budget, or lowest risk — with stated penalties
+(no BF16 for a BF16-trained model, full training over 4+ PCIe cards, scarce supply), and each "why" names the
+deciding factor. Notable infeasible ones are explained (e.g. 8×4090 for a 7B full fine-tune: ZeRO‑3 over PCIe).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tools.errors import ToolInputError
 from tools.gpus import GpuSpec, resolve_gpu
@@ -21,6 +24,8 @@ from tools.registry import ToolSpec
 from tools.train_time import Band3
 
 PlanMode = Literal["full", "lora", "qlora", "inference"]
+Market = Literal["any", "rental_platform", "public_cloud", "idc_lease"]
+Objective = Literal["cheapest", "fastest", "lowest_risk"]
 
 # Cards teams in China actually rent (one variant per family; non-NVIDIA only on request).
 DEFAULT_CANDIDATES = [
@@ -85,6 +90,8 @@ def interconnect_label(spec: GpuSpec, count: int, nodes: int) -> str:
 
 
 class PlanInput(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)  # inf/nan are refused with a bilingual error, never computed
+
     model: str | None = Field(None, description="model name ('qwen2.5-7b', 'llama-3-70b') or a size ('7B', '70亿')")
     params_b: float | None = Field(None, gt=0, description="parameters in billions, instead of a model name")
     mode: PlanMode = Field("full", description="full (full fine-tune / training) | lora | qlora | inference")
@@ -105,6 +112,25 @@ class PlanInput(BaseModel):
     precision: Literal["bf16", "fp16", "fp8"] = Field("bf16", description="training compute precision")
     quotes_file: str | None = Field(None, description="your own price quotes (YAML/CSV), override the table")
     top: int = Field(8, ge=1, le=40, description="how many ranked options to return")
+    market: Market = Field(
+        "any",
+        description="where you rent: rental_platform (AutoDL/恒源云/矩池云…), public_cloud (阿里云/腾讯云/火山引擎/百度智能云), "
+        "idc_lease (whole 8-GPU servers, monthly), or any (per-card platforms first)",
+    )
+    objective: Objective | None = Field(
+        None,
+        description="cheapest (meets deadline and budget) | fastest (within budget) | lowest_risk; "
+        "default: fastest when only a budget is given, else cheapest",
+    )
+    input_tokens: int = Field(1024, ge=1, description="serving: prompt tokens per request")
+    output_tokens: int = Field(256, ge=1, description="serving: generated tokens per request")
+
+    @field_validator("tokens", "budget", "deadline", mode="before")
+    @classmethod
+    def _finite(cls, v: Any) -> Any:
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ValueError("必须是有限数（不能是 inf/nan）/ must be a finite number (not inf/nan)")
+        return v
 
     @model_validator(mode="after")
     def _need_model(self) -> "PlanInput":
@@ -133,7 +159,21 @@ class PlanOption(BaseModel):
     decode_tokens_per_s: Band3 | None = Field(
         None, description="inference: aggregate decode tokens/s at the concurrency"
     )
-    comm_share: float | None = Field(None, description="gradient sync share of each step (mid), training")
+    comm_share: float | None = Field(
+        None, description="communication share of each step (mid, after overlap), training"
+    )
+    mfu: Band3 | None = Field(None, description="training: effective MFU after communication (low/mid/high)")
+    rent_unit: str = Field("card", description="card = rented per card; server_8 = only whole 8-GPU servers")
+    availability: str = Field("common", description="common | limited | rare in the chosen market")
+    market: str | None = Field(None, description="rental_platform | public_cloud | idc_lease")
+    risk: int = Field(0, description="sum of stated risk penalties (0 = none)")
+    risk_factors: list[str] = Field(default_factory=list, description="the penalties, bilingual")
+    tokens_per_s: Band3 | None = Field(None, description="serving: output tokens/s per user at the concurrency")
+    ttft_s: Band3 | None = Field(None, description="serving: time to first token, seconds")
+    cost_per_mtok_cny: Band3 | None = Field(
+        None, description="serving: CNY per million output tokens at full load (low = cheapest)"
+    )
+    cost_per_mtok_input_cny: float | None = Field(None, description="serving: CNY per million input tokens (mid)")
     why: str = ""
     notes: list[str] = Field(default_factory=list)
 
@@ -151,6 +191,9 @@ class PlanOutput(BaseModel):
     summary: dict[str, str]
     assumptions: list[str]
     warning: str
+    objective: str = Field("cheapest", description="the ranking objective used")
+    objective_reason: str = Field("", description="why this objective (given or inferred), bilingual")
+    market: str = "any"
 
 
 def _price_hint(spec: GpuSpec) -> float | None:
@@ -175,7 +218,7 @@ class MemFit(BaseModel):
         return round(self.usable_gb - self.total_gb, 3)
 
 
-def _job(inp: PlanInput, model_q: str | None, params: str | None, n: int):  # type: ignore[no-untyped-def]
+def _job(inp: PlanInput, model_q: str | None, params: str | None, n: int):
     from tools.memory import MemoryJob
 
     job = dict(model=model_q, params=params, mode=inp.mode, gpus=n, seq_len=inp.seq_len, batch=inp.micro_batch)
@@ -186,7 +229,7 @@ def _job(inp: PlanInput, model_q: str | None, params: str | None, n: int):  # ty
     return MemoryJob.model_validate(job)
 
 
-def _memory_at(spec: GpuSpec, inp: PlanInput, model_q: str | None, params: str | None, n: int, model=None) -> MemFit:  # type: ignore[no-untyped-def]
+def _memory_at(spec: GpuSpec, inp: PlanInput, model_q: str | None, params: str | None, n: int, model=None) -> MemFit:
     """Per-GPU memory for the job on `n` cards of `spec` (tools.memory.breakdown; decimal GB)."""
     from tools.memory import breakdown
 
@@ -204,7 +247,7 @@ def _memory_at(spec: GpuSpec, inp: PlanInput, model_q: str | None, params: str |
     )
 
 
-def _min_gpus(spec: GpuSpec, inp: PlanInput, model_q: str | None, params: str | None, model) -> int | None:  # type: ignore[no-untyped-def]
+def _min_gpus(spec: GpuSpec, inp: PlanInput, model_q: str | None, params: str | None, model) -> int | None:
     """Fewest cards that fit: bisection over 1..max_gpus for training (per-GPU memory never rises with more
     sharding), powers of two for tensor-parallel serving — the same search as tools.memory.find_min_gpus."""
     if inp.mode == "inference":
@@ -223,7 +266,7 @@ def _min_gpus(spec: GpuSpec, inp: PlanInput, model_q: str | None, params: str | 
     return cands[lo]
 
 
-def _train_option(spec: GpuSpec, n: int, inp: PlanInput, active: float, total: float, tokens: float | None):  # type: ignore[no-untyped-def]
+def _train_option(spec: GpuSpec, n: int, inp: PlanInput, active: float, total: float, tokens: float | None):
     from tools.train_time import estimate_time
 
     if tokens is None:
@@ -244,6 +287,7 @@ def _train_option(spec: GpuSpec, n: int, inp: PlanInput, active: float, total: f
         network=network,
         nics_per_node=nics,
         quotes_file=inp.quotes_file,
+        micro_batch_tokens=inp.micro_batch * inp.seq_len,
     )
 
 
@@ -282,15 +326,43 @@ def plan_configurations(inp: PlanInput) -> PlanOutput:
         "卡数取 1/2/4/8 或整台 8 卡机的倍数。 / Counts are 1, 2, 4, 8 or whole 8-GPU servers.",
         "多机：SXM 机型按每台 8 块 IB（HDR/NDR）网卡，PCIe 机型按 1×100G RoCE 估算。 / Multi-node: SXM servers assume 8 IB NICs "
         "(HDR/NDR), PCIe servers 1×100G RoCE.",
-        "费用按租用平台典型价（低=快跑×典型区间下沿，高=慢跑×上沿）。 / Cost at rental-platform typical prices.",
+        "费用按所在渠道的价格档：租用平台=典型价（低=快跑×典型区间下沿，高=慢跑×上沿），公有云=按量高档，IDC 整机=长租低档且按整月计。"
+        " / Cost at the market's price level: rental platform = typical (low = fast run × lower typical, high = slow run × upper), "
+        "public cloud = on-demand high, IDC lease = long-lease low in whole months.",
+        "只提出在所选渠道租得到的卡；租不到的列在 infeasible 里并说明原因（knowledge/rentability.yaml）。 / Only cards rentable "
+        "in the chosen market are proposed; the others are listed under infeasible with the reason (knowledge/rentability.yaml).",
     ]
     if tokens is None and inp.mode != "inference":
         assumptions.append(
             "未给训练 token 数：只比较显存和每小时价格。 / No training tokens given: ranked by memory fit and hourly price only."
         )
 
+    objective, objective_reason = _objective(inp, deadline_h, budget)
+    from tools.rentability import absence_reason, best_offer, check_market
+
+    market = check_market(inp.market)
     for gid in ids:
         spec = resolve_gpu(gid)
+        offer, rows = best_offer(spec.id, market)
+        if offer is None:
+            zh, en = absence_reason(rows, market)
+            infeasible.append(
+                PlanOption(
+                    gpu=spec.id,
+                    gpu_name=spec.name,
+                    count=0,
+                    nodes=0,
+                    interconnect="-",
+                    fits=False,
+                    feasible=False,
+                    gpu_memory_gb=spec.memory_gb,
+                    rent_unit="-",
+                    availability="not_offered",
+                    market=market,
+                    why=f"租不到：{zh}。 / Not rentable: {en}.",
+                )
+            )
+            continue
         min_gpus = _min_gpus(spec, inp, inp.model, params_str, model)
         if min_gpus is None:
             infeasible.append(
@@ -303,6 +375,9 @@ def plan_configurations(inp: PlanInput) -> PlanOutput:
                     fits=False,
                     feasible=False,
                     gpu_memory_gb=spec.memory_gb,
+                    rent_unit=offer.unit,
+                    availability=offer.availability,
+                    market=offer.market,
                     why=(
                         f"最多 {inp.max_gpus} 张也放不下（{spec.memory_gb:g} GB/卡）。 / Does not fit even on {inp.max_gpus} cards "
                         f"({spec.memory_gb:g} GB each)."
@@ -310,20 +385,26 @@ def plan_configurations(inp: PlanInput) -> PlanOutput:
                 )
             )
             continue
-        n = rentable_count(min_gpus)
-        if n > inp.max_gpus:
+        unit = _unit_rounder(offer.unit)
+        n = unit(min_gpus)
+        if n > inp.max_gpus and offer.unit == "card":
             n = min_gpus
         notes: list[str] = []
+        if offer.unit == "server_8" and n > min_gpus:
+            notes.append(
+                f"只能整台 8 卡服务器租（{offer.market_zh.split('（')[0]}），{min_gpus} 卡够用也按 {n} 卡计费。 / Rented only as whole "
+                f"8-GPU servers ({offer.market_en.split(' (')[0]}): {min_gpus} cards would fit, {n} are paid for."
+            )
         est = _train_option(spec, n, inp, active, total, tokens) if inp.mode != "inference" else None
         # scale up to meet the deadline (time ∝ 1/n, re-checked with the interconnect term)
         if est is not None and deadline_h is not None and est.wall_hours.mid > deadline_h:
             for _ in range(4):
-                want = rentable_count(math.ceil(n * est.wall_hours.mid / deadline_h))
+                want = unit(math.ceil(n * est.wall_hours.mid / deadline_h))
                 if want <= n or want > inp.max_gpus:
                     break
                 n = want
                 est = _train_option(spec, n, inp, active, total, tokens)
-                if est.wall_hours.mid <= deadline_h:  # type: ignore[union-attr]
+                if est.wall_hours.mid <= deadline_h:
                     notes.append(f"为赶截止时间增加到 {n} 卡。 / Scaled to {n} GPUs to meet the deadline.")
                     break
         nodes = max(1, math.ceil(n / GPUS_PER_NODE))
@@ -340,6 +421,9 @@ def plan_configurations(inp: PlanInput) -> PlanOutput:
             gpu_memory_gb=spec.memory_gb,
             headroom_gb=at.headroom_gb,
             notes=notes,
+            rent_unit=offer.unit,
+            availability=offer.availability,
+            market=offer.market,
         )
         if not spec.is_nvidia:
             opt.notes.append(
@@ -349,9 +433,13 @@ def plan_configurations(inp: PlanInput) -> PlanOutput:
             opt.notes.append("不支持 BF16，需 FP16 + GradScaler。 / No BF16: use FP16 with GradScaler.")
         _explain_interconnect(opt, spec, inp)
         if est is not None:
-            opt.days, opt.gpu_hours, opt.cost_cny = est.days, est.gpu_hours, est.cost_cny
-            opt.cost_basis = "whole run, rental-platform price / 整个训练，按租用平台价"
+            opt.days, opt.gpu_hours = est.days, est.gpu_hours
+            opt.cost_cny = _market_cost(spec, n, est.wall_hours, offer, inp.quotes_file) or est.cost_cny
+            opt.cost_basis = f"whole run, {offer.market} price / 整个训练，按{offer.market_zh.split('（')[0]}价"
+            if offer.min_term_months:
+                opt.cost_basis += " (monthly minimum / 按月起租)"
             opt.comm_share = est.comm.comm_share_mid if est.comm else None
+            opt.mfu = getattr(est, "mfu_effective", None) or est.mfu
             opt.notes.extend(w for w in est.warnings if w not in opt.notes)
             try:
                 p = gpu_price(
@@ -360,35 +448,53 @@ def plan_configurations(inp: PlanInput) -> PlanOutput:
                 opt.billing = p.advice[0] if p.advice else None
             except ToolInputError:
                 pass
+            if offer.min_term_months:
+                opt.billing = (
+                    f"IDC 整机按月起租：{nodes} 台 × 至少 {offer.min_term_months:g} 个月。 / IDC whole-server lease: "
+                    f"{nodes} server(s) × at least {offer.min_term_months:g} month(s)."
+                )
         elif inp.mode == "inference":
-            _serving(opt, spec, at, inp)
+            _serving(opt, spec, at, inp, offer)
         else:
             h = _price_hint(spec)
             if h is not None:
                 opt.cost_cny = Band3(low=round(h * n, 2), mid=round(h * n, 2), high=round(h * n, 2))
                 opt.cost_basis = "per hour for the whole configuration / 整套每小时"
         _check_limits(opt, deadline_h, budget)
+        _risk(opt, spec, inp, offer)
         if opt.feasible:
             options.append(opt)
         else:
             infeasible.append(opt)
 
-    def key(o: PlanOption) -> tuple[bool, bool, float, float]:
+    def key(o: PlanOption) -> tuple:
         cost = o.cost_cny.mid if o.cost_cny else float("inf")
         days = o.days.mid if o.days else 0.0
+        speed = -(o.decode_tokens_per_s.mid if o.decode_tokens_per_s else 0.0)
         # serving: one server before several (cross-node serving is slower and harder to run, see _serving);
-        # full training: options that break the seed's NVLink rule come after those that keep it, whatever
+        # full training: options that break the common NVLink rule of thumb come after those that keep it, whatever
         # their modelled cost — the time model cannot see PCIe contention, P2P-off copies or flaky multi-node
-        # consumer rigs, which is why the rule exists.
-        return (inp.mode == "inference" and o.nodes > 1, _breaks_nvlink_rule(o, inp), cost, days)
+        # consumer rigs, which is why the rule exists. Cards without BF16 come after those with it for a
+        # BF16-trained model (FP16 + loss scaling risks overflow on BF16 checkpoints).
+        tiers = (inp.mode == "inference" and o.nodes > 1, _breaks_nvlink_rule(o, inp), _no_bf16(o, inp))
+        if objective == "fastest":
+            return (*tiers, days if inp.mode != "inference" else speed, cost)
+        if objective == "lowest_risk":
+            return (o.risk, *tiers, cost, days)
+        return (*tiers, cost, days)
 
     options.sort(key=key)
-    _rank_reasons(options)
+    _rank_reasons(options, objective)
     for o in options:
         if _breaks_nvlink_rule(o, inp):
             o.why = (o.why or "") + (
                 " 排在 NVLink 机型之后：4 卡及以上的全量训练按经验应选 SXM/NVLink。"
                 " / Ranked after NVLink options: full training on 4+ cards wants SXM/NVLink."
+            )
+        if _no_bf16(o, inp):
+            o.why = (o.why or "") + (
+                " 排在支持 BF16 的卡之后：模型按 BF16 训练，这张卡只能 FP16 + 损失缩放。"
+                " / Ranked after BF16-capable cards: the model is BF16-trained and this card only does FP16 with loss scaling."
             )
     infeasible.sort(key=lambda o: (not o.fits, *key(o)))
     summary = _summary(model.name, inp, options, infeasible)
@@ -405,11 +511,97 @@ def plan_configurations(inp: PlanInput) -> PlanOutput:
         summary=summary,
         assumptions=assumptions,
         warning=warning_text(),
+        objective=objective,
+        objective_reason=objective_reason,
+        market=inp.market,
     )
 
 
+def _objective(inp: PlanInput, deadline_h: float | None, budget: float | None) -> tuple[str, str]:
+    """The ranking objective and why: the user's choice, else fastest when only a budget is given (spend it on
+    speed), else cheapest that meets the deadline (and budget)."""
+    if inp.objective:
+        return inp.objective, f"按你的选择：{_OBJ_ZH[inp.objective]}。 / As chosen: {inp.objective}."
+    if budget is not None and deadline_h is None:
+        return (
+            "fastest",
+            "只给了预算、没给截止时间：在预算内选最快的。 / Budget but no deadline: fastest within budget.",
+        )
+    return "cheapest", "默认：满足截止时间和预算的最便宜方案。 / Default: cheapest that meets the deadline and budget."
+
+
+_OBJ_ZH = {"cheapest": "最省钱", "fastest": "最快", "lowest_risk": "风险最低"}
+
+
+def _unit_rounder(unit: str):
+    """Counts people actually rent: per card 1/2/4/8 then whole servers; per server only multiples of 8."""
+    if unit == "server_8":
+        return lambda n: int(math.ceil(max(n, 1) / GPUS_PER_NODE) * GPUS_PER_NODE)
+    return rentable_count
+
+
+def _market_cost(spec: GpuSpec, n: int, wall_h: Band3, offer, quotes_file: str | None) -> Band3 | None:
+    """Whole-run CNY in the chosen market: the market's price level of knowledge/prices.yaml × card-hours, and for
+    IDC leases whole server-months (a 2-day job on a monthly lease still pays a month)."""
+    from tools.prices import HOURS_PER_MONTH, PriceInput, gpu_price
+
+    try:
+        p = gpu_price(PriceInput(gpu=spec.id, quotes_file=quotes_file))
+    except ToolInputError:
+        return None
+    h, m = p.hourly_cny, p.monthly_cny
+    if offer.price_level == "low":  # IDC: per card-month at the lease floor, whole months
+        months = [
+            max(offer.min_term_months, math.ceil(x / HOURS_PER_MONTH)) for x in (wall_h.low, wall_h.mid, wall_h.high)
+        ]
+        return Band3(
+            low=round(n * m.low * months[0]), mid=round(n * m.low * months[1]), high=round(n * m.low * months[2])
+        )
+    if offer.price_level == "high":
+        return Band3(
+            low=round(n * wall_h.low * h.high), mid=round(n * wall_h.mid * h.high), high=round(n * wall_h.high * h.high)
+        )
+    lo, hi = h.typical_range or [h.typical, h.typical]
+    return Band3(
+        low=round(n * wall_h.low * lo), mid=round(n * wall_h.mid * h.typical), high=round(n * wall_h.high * hi)
+    )
+
+
+def _no_bf16(opt: PlanOption, inp: PlanInput) -> bool:
+    """Training a BF16 model on a card without BF16 (V100, T4): FP16 + loss scaling, a stated penalty."""
+    if inp.mode == "inference" or inp.precision != "bf16":
+        return False
+    return not resolve_gpu(opt.gpu).bf16_dense_tflops
+
+
+def _risk(opt: PlanOption, spec: GpuSpec, inp: PlanInput, offer) -> None:
+    """Stated penalties, each +1 or +2, summed into `risk` (used by objective=lowest_risk, shown for all)."""
+    f: list[tuple[int, str]] = []
+    if offer.risk:
+        f.append(
+            (
+                offer.risk,
+                f"货源{offer.availability_zh}（{offer.market_zh.split('（')[0]}） / supply is {offer.availability}",
+            )
+        )
+    if _no_bf16(opt, inp) or (inp.mode == "inference" and not spec.bf16_dense_tflops):
+        f.append((2, "不支持 BF16：FP16 可能溢出 / no BF16: FP16 may overflow"))
+    if _breaks_nvlink_rule(opt, inp):
+        f.append((2, "全量训练跨 4 张以上 PCIe 卡 / full training across 4+ PCIe cards"))
+    if opt.nodes > 1:
+        f.append((1, f"跨 {opt.nodes} 台机器 / spans {opt.nodes} servers"))
+    if not spec.is_nvidia:
+        f.append((2, "非 NVIDIA 软件栈 / non-NVIDIA software stack"))
+    if opt.headroom_gb is not None and opt.gpu_memory_gb and opt.headroom_gb < 0.1 * opt.gpu_memory_gb:
+        f.append((1, "显存余量不足 10% / under 10% memory headroom"))
+    if any("slow end" in x or "expensive end" in x for x in opt.notes):
+        f.append((1, "区间上沿会超期或超预算 / the slow or expensive end misses a limit"))
+    opt.risk = sum(w for w, _ in f)
+    opt.risk_factors = [t for _, t in f]
+
+
 def _breaks_nvlink_rule(opt: PlanOption, inp: PlanInput) -> bool:
-    """The seed's rule, checked: full training with 4 or more cards in a server wants SXM/NVLink
+    """The common rule of thumb, checked: full training with 4 or more cards in a server wants SXM/NVLink
     (PCIe all-reduce is ~10–25 GB/s against 200+ GB/s on NVSwitch; see knowledge/interconnect.yaml)."""
     if inp.mode != "full" or min(opt.count, GPUS_PER_NODE) < 4:
         return False
@@ -432,7 +624,7 @@ def _explain_interconnect(opt: PlanOption, spec: GpuSpec, inp: PlanInput) -> Non
         )
 
 
-def _serving(opt: PlanOption, spec: GpuSpec, at: MemFit, inp: PlanInput) -> None:
+def _serving(opt: PlanOption, spec: GpuSpec, at: MemFit, inp: PlanInput, offer=None) -> None:
     """Decode speed ≈ η·BW / bytes read per step (weights + KV) — memory-bound decoding
     (achieved bandwidth η_bw 0.6–0.9 of the datasheet figure); cost per month for the configuration."""
     from tools.prices import PriceInput, gpu_price
@@ -459,15 +651,52 @@ def _serving(opt: PlanOption, spec: GpuSpec, at: MemFit, inp: PlanInput) -> None
             f"estimated without overlap (÷{opt.nodes}), latency is higher and operations harder — int8/int4 (AWQ/GPTQ) "
             "quantisation to fit one server is usually the better deal."
         )
+    _serving_speed(opt, spec, inp)
     try:
         p = gpu_price(PriceInput(gpu=spec.id, count=opt.count, months=1, quotes_file=inp.quotes_file))
         t = p.total_cny
-        if t is not None:
+        level = offer.price_level if offer is not None else "typical"
+        if t is not None and level != "typical":
+            x = getattr(t, level)
+            opt.cost_cny = Band3(low=x, mid=x, high=x)
+        elif t is not None:
             opt.cost_cny = Band3(low=t.low, mid=t.typical, high=t.high)
+        if t is not None:
             opt.cost_basis = "per month, whole configuration / 整套每月"
             opt.billing = "长期服务建议包月/包年。 / For a standing service, rent monthly or yearly."
     except ToolInputError:
         opt.notes.append("无价格数据。 / No price data.")
+
+
+def _serving_speed(opt: PlanOption, spec: GpuSpec, inp: PlanInput) -> None:
+    """Per-user tokens/s, TTFT and CNY per million tokens from tools.serving (one tensor-parallel replica)."""
+    from tools.serving import ServingInput, plan_serving
+
+    if opt.nodes > 1 or inp.input_tokens + inp.output_tokens > inp.context:
+        return
+    try:
+        s = plan_serving(
+            ServingInput(
+                model=inp.model,
+                params=f"{inp.params_b}B" if inp.params_b else None,
+                gpu=spec.id,
+                gpus=opt.count,
+                context=inp.context,
+                input_tokens=inp.input_tokens,
+                output_tokens=inp.output_tokens,
+                concurrency=inp.concurrency,
+                market=opt.market or "any",
+                quotes_file=inp.quotes_file,
+            )
+        )
+    except (ToolInputError, ValueError):
+        return
+    opt.tokens_per_s = Band3(**s.tokens_per_s.model_dump())
+    opt.ttft_s = Band3(**s.ttft_s.model_dump())
+    if s.cost_per_mtok_cny:
+        opt.cost_per_mtok_cny = Band3(**s.cost_per_mtok_cny.model_dump())
+        opt.cost_per_mtok_input_cny = s.cost_per_mtok_input_cny
+    opt.notes.extend(w for w in s.warnings if w not in opt.notes)
 
 
 def _check_limits(opt: PlanOption, deadline_h: float | None, budget: float | None) -> None:
@@ -497,21 +726,20 @@ def _check_limits(opt: PlanOption, deadline_h: float | None, budget: float | Non
             opt.notes.append("贵的情况下会超预算。 / At the expensive end it would exceed the budget.")
 
 
-def _rank_reasons(options: list[PlanOption]) -> None:
+def _rank_reasons(options: list[PlanOption], objective: str = "cheapest") -> None:
+    """Rank numbers and a 'why' that names the deciding factor against option #1 (cost, speed or risk)."""
     if not options:
         return
     best = options[0]
     for i, o in enumerate(options, start=1):
         o.rank = i
         if i == 1:
-            o.why = (
-                "满足显存"
-                + ("、截止时间和预算" if o.days else "")
-                + "的选项里费用最低。 / Cheapest option that fits"
-                + (" and meets the deadline and budget." if o.days else ".")
-            )
+            o.why = _first_why(o, objective)
             continue
         parts_zh, parts_en = [], []
+        if objective == "lowest_risk" and o.risk > best.risk:
+            parts_zh.append(f"风险更高（{'、'.join(x.split(' / ')[0] for x in o.risk_factors)}）")
+            parts_en.append(f"riskier ({'; '.join(x.split(' / ')[-1] for x in o.risk_factors)})")
         if o.cost_cny and best.cost_cny and best.cost_cny.mid:
             r = o.cost_cny.mid / best.cost_cny.mid
             parts_zh.append(f"费用约为第 1 名的 {r:.1f} 倍")
@@ -532,11 +760,37 @@ def _rank_reasons(options: list[PlanOption]) -> None:
         if o.decode_tokens_per_s is not None and o.nodes > 1:
             parts_zh.append(f"要跨 {o.nodes} 台机器部署")
             parts_en.append(f"needs {o.nodes} servers")
+        if objective != "lowest_risk" and o.risk > best.risk and o.risk_factors:
+            parts_zh.append(f"风险：{'、'.join(x.split(' / ')[0] for x in o.risk_factors)}")
+            parts_en.append(f"risk: {'; '.join(x.split(' / ')[-1] for x in o.risk_factors)}")
         o.why = (
             ("，".join(parts_zh) + "。 / " + ", ".join(parts_en) + ".")
             if parts_zh
-            else "同等条件下排在后面。 / Ranked lower on cost."
+            else "同等条件下排在后面。 / Ranked lower on the same terms."
         )
+
+
+def _first_why(o: PlanOption, objective: str) -> str:
+    limits_zh = "、截止时间和预算" if o.days else ""
+    limits_en = " and meets the deadline and budget" if o.days else ""
+    if objective == "fastest":
+        what = "最快" if o.days else "吞吐最高"
+        return f"满足显存和预算的选项里{what}。 / Fastest option that fits and stays within budget." + _risk_suffix(o)
+    if objective == "lowest_risk":
+        risks = "、".join(x.split(" / ")[0] for x in o.risk_factors) or "无"
+        return (
+            f"满足显存{limits_zh}的选项里风险最低（风险项：{risks}）。 / Lowest-risk option that fits{limits_en} "
+            f"(risk factors: {'; '.join(x.split(' / ')[-1] for x in o.risk_factors) or 'none'})."
+        )
+    return f"满足显存{limits_zh}的选项里费用最低。 / Cheapest option that fits{limits_en}." + _risk_suffix(o)
+
+
+def _risk_suffix(o: PlanOption) -> str:
+    if not o.risk_factors:
+        return ""
+    zh = "、".join(x.split(" / ")[0] for x in o.risk_factors)
+    en = "; ".join(x.split(" / ")[-1] for x in o.risk_factors)
+    return f" 风险：{zh}。 / Risk: {en}."
 
 
 def _notable(infeasible: list[PlanOption], limit: int = 8) -> list[PlanOption]:
@@ -557,7 +811,18 @@ def _summary(name: str, inp: PlanInput, options: list[PlanOption], infeasible: l
     b = options[0]
     zh = f"{name} {mode_zh}：首选 {b.count}×{b.gpu_name}（{b.nodes} 台），每卡约 {b.per_gpu_gb:.1f} GB"
     en = f"{name} {inp.mode}: best is {b.count}× {b.gpu_name} ({b.nodes} node{'s' if b.nodes > 1 else ''}), ~{b.per_gpu_gb:.1f} GB per GPU"
-    if b.days and b.days.high < 1:
+    if b.days and b.days.high * 24 < 0.1:  # a tiny job (one sample): minutes or seconds, never "0.0–0.0 hours"
+        lo_s, hi_s = b.days.low * 86400, b.days.high * 86400
+        if hi_s < 1:
+            zh += "，不到 1 秒"
+            en += ", under a second"
+        elif hi_s < 60:
+            zh += f"，约 {lo_s:.2g}–{hi_s:.2g} 秒"
+            en += f", ~{lo_s:.2g}–{hi_s:.2g} seconds"
+        else:
+            zh += f"，约 {lo_s / 60:.1f}–{hi_s / 60:.1f} 分钟"
+            en += f", ~{lo_s / 60:.1f}–{hi_s / 60:.1f} minutes"
+    elif b.days and b.days.high < 1:
         zh += f"，约 {b.days.low * 24:.1f}–{b.days.high * 24:.1f} 小时"
         en += f", ~{b.days.low * 24:.1f}–{b.days.high * 24:.1f} hours"
     elif b.days:
@@ -569,12 +834,18 @@ def _summary(name: str, inp: PlanInput, options: list[PlanOption], infeasible: l
         if per_hour:
             zh += f"，整套约 ¥{fmt(b.cost_cny.mid)}/小时"
             en += f", ~¥{fmt(b.cost_cny.mid)}/hour for the configuration"
+        elif b.cost_cny.high < 1:
+            zh += "，费用不到 ¥1"
+            en += ", under ¥1"
         else:
             zh += f"，费用约 ¥{fmt(b.cost_cny.low)}–{fmt(b.cost_cny.high)}"
             en += f", ~¥{fmt(b.cost_cny.low)}–{fmt(b.cost_cny.high)}"
             if b.cost_basis and "month" in b.cost_basis:
                 zh += "/月"
                 en += "/month"
+    if b.tokens_per_s and b.cost_per_mtok_cny:
+        zh += f"，每用户约 {b.tokens_per_s.mid:.0f} token/s，满载约 ¥{b.cost_per_mtok_cny.mid:.2f}/百万输出 token"
+        en += f", ~{b.tokens_per_s.mid:.0f} tokens/s per user, ~¥{b.cost_per_mtok_cny.mid:.2f} per million output tokens at full load"
     return {"zh": zh + "。", "en": en + "."}
 
 
@@ -582,11 +853,15 @@ TOOLS = [
     ToolSpec(
         name="plan_configurations",
         description=(
-            "Rank GPU rental configurations for a job (model name or size; mode full/lora/qlora/inference; "
-            "training tokens; optional deadline, budget in CNY, preferred GPUs; for serving: concurrency and "
-            "context). Each option: GPU × count × nodes × interconnect, fits, per-GPU memory (decimal GB), "
-            "wall time in days {low, mid, high}, cost in CNY {low, mid, high} (whole run; per month for serving), "
-            "billing advice and why it ranks there; plus notable infeasible options explained."
+            "Rank GPU rental configurations a renter in China can actually get, for a job (model name or size; mode "
+            "full/lora/qlora/inference; training tokens; optional deadline, budget in CNY, preferred GPUs; market: "
+            "rental_platform | public_cloud | idc_lease | any; objective: cheapest | fastest | lowest_risk, inferred when "
+            "absent; for serving: concurrency, context, input_tokens, output_tokens). Each option: GPU × count × nodes × "
+            "interconnect, rent_unit (card | server_8 — export-controlled SXM cards only as whole 8-GPU servers on monthly "
+            "leases), availability, market, fits, per-GPU memory (decimal GB), wall time in days {low, mid, high} with "
+            "communication-aware effective MFU, cost in CNY {low, mid, high} (whole run; per month for serving), risk and "
+            "risk_factors, billing advice and a 'why' naming the deciding factor; serving options add tokens_per_s per "
+            "user, ttft_s and cost_per_mtok_cny; plus infeasible options with the reason (incl. not rentable)."
         ),
         input_model=PlanInput,
         func=plan_configurations,

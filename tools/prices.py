@@ -5,7 +5,7 @@ override the defaults: a YAML/CSV file (`quotes_file`, or env `GPU_ADVISOR_QUOTE
 hourly/monthly figure. Every answer carries "prices move — confirm with the provider".
 
 Other modules call `price_band(gpu_id_or_name)` (hourly/monthly bands for cost estimates) and
-`seed_checks()` (the seed article's price statements checked against the data).
+`seed_checks()` (common rule-of-thumb price statements checked against the data).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tools.data import load_yaml
 from tools.errors import ToolInputError
@@ -164,6 +164,8 @@ def load_quotes(path: str | Path) -> dict[str, Quote]:
 
 
 class PriceInput(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)  # inf/nan are refused with a bilingual error, never computed
+
     gpu: str = Field(..., description="GPU name, forgiving: '4090', 'A100 80G', 'H100', '910B'")
     count: int = Field(1, ge=1, le=4096, description="number of cards rented")
     hours: float | None = Field(
@@ -177,6 +179,20 @@ class PriceInput(BaseModel):
         None, gt=0, description="your own quote per card-month (overrides the table)"
     )
     quotes_file: str | None = Field(None, description=f"YAML/CSV file of your quotes; default: env {QUOTES_ENV}")
+    hours_per_day: float | None = Field(
+        None, gt=0, le=24, description="usage pattern: hours the machine runs per day (with days_per_week, weeks)"
+    )
+    days_per_week: float = Field(7, gt=0, le=7, description="usage pattern: days per week it runs")
+    weeks: float | None = Field(None, gt=0, le=520, description="usage pattern: project length in weeks")
+    disk_gb: float = Field(0, ge=0, le=1_000_000, description="extra data disk kept while the machine is off, GB")
+    disk_cny_per_gb_day: float | None = Field(
+        None, ge=0, le=100, description="your platform's extra-disk price per GB per day (billed even when stopped)"
+    )
+    daily_quote_cny: float | None = Field(None, gt=0, description="your quote per card-day (按日), if offered")
+    weekly_quote_cny: float | None = Field(None, gt=0, description="your quote per card-week (按周), if offered")
+    spot_discount: float | None = Field(
+        None, gt=0, lt=1, description="spot/preemptible discount off the hourly price (0.5 = half price)"
+    )
 
     @model_validator(mode="after")
     def _one_period(self) -> "PriceInput":
@@ -206,6 +222,26 @@ class BreakEven(BaseModel):
     hours_per_month_platform: float
 
 
+class BillingOption(BaseModel):
+    mode: str = Field(description="hourly | daily | weekly | monthly | spot")
+    zh: str
+    en: str
+    total_cny: float
+    arithmetic: str = Field(description="how the total was computed, with the numbers")
+
+
+class UsagePlan(BaseModel):
+    """Cheapest billing mode for a usage pattern (hours/day × days/week × weeks), disk billed while off included."""
+
+    hours_used: float
+    calendar_days: float
+    options: list[BillingOption]
+    cheapest: str
+    advice_zh: str
+    advice_en: str
+    not_priced: list[str] = Field(default_factory=list, description="modes left out for lack of a price (give a quote)")
+
+
 class PriceOutput(BaseModel):
     gpu: str
     gpu_name: str
@@ -229,6 +265,7 @@ class PriceOutput(BaseModel):
     as_of: str
     advice: list[str]
     warning: str
+    usage_plan: UsagePlan | None = Field(None, description="billing from a usage pattern, when one is given")
 
 
 def _quote_for(gpu: GpuSpec, inp: PriceInput) -> Quote | None:
@@ -254,7 +291,10 @@ def _yuan(value: float) -> str:
 
 def _break_even_advice(u_lease: float, u_plat: float) -> str:
     parts_zh, parts_en = [], []
-    pairs = ((u_plat, "平台包月", "platform monthly"), (u_lease, "长租/整机", "long-term lease"))
+    pairs: tuple[tuple[float, str, str], ...] = (
+        (u_plat, "平台包月", "platform monthly"),
+        (u_lease, "长租/整机", "long-term lease"),
+    )
     if abs(u_plat - u_lease) < 1e-9:  # one monthly price (e.g. the user's own quote): say it once
         pairs = ((u_plat, "包月", "monthly"),)
     for u, zh, en in pairs:
@@ -327,7 +367,7 @@ def gpu_price(inp: PriceInput) -> PriceOutput:
         advice.append(
             f"表中没有 {gpu.name} 的价格，暂用 {row.key} 的价格作参照，请向服务商询价。 / "  # type: ignore[union-attr]
             f"No price for {gpu.name}; showing {row.key} as a stand-in — ask the provider."
-        )  # type: ignore[union-attr]
+        )
 
     by_market = []
     for market, info in meta["markets"].items():
@@ -395,7 +435,11 @@ def gpu_price(inp: PriceInput) -> PriceOutput:
     if confidence in ("low", "estimate"):
         advice.append(f"该价格可信度低（{confidence}）。 / This price has low confidence ({confidence}).")
 
+    usage = usage_plan(inp, hourly.typical, monthly.typical) if inp.hours_per_day is not None else None
+    if usage is not None:
+        advice.insert(0, f"{usage.advice_zh} / {usage.advice_en}")
     return PriceOutput(
+        usage_plan=usage,
         gpu=gpu.id,
         gpu_name=gpu.name,
         price_key=row.key if row else None,
@@ -421,7 +465,107 @@ def gpu_price(inp: PriceInput) -> PriceOutput:
     )
 
 
-# ---------------------------------------------------------------- the seed article's price statements
+def usage_plan(inp: PriceInput, hourly: float, monthly: float) -> UsagePlan:
+    """Total cost per billing mode for `count` cards used hours_per_day × days_per_week for `weeks`.
+
+    hourly  = hours used × hourly price (+ extra disk billed every calendar day, running or not)
+    daily   = days used × your per-day quote;  weekly = weeks × your per-week quote
+    monthly = ⌈calendar days ÷ 30⌉ months × monthly price (the machine is yours all month; the disk is included)
+    spot    = hours used × hourly × (1 − discount), with the risk of being reclaimed mid-run
+    """
+    weeks = inp.weeks or 1.0
+    hpd = float(inp.hours_per_day or 24)
+    days_used = inp.days_per_week * weeks
+    hours = hpd * days_used
+    cal_days = 7 * weeks
+    n = inp.count
+    disk = inp.disk_gb * (inp.disk_cny_per_gb_day or 0) * cal_days
+    disk_txt = (
+        f" + 磁盘 {inp.disk_gb:g} GB × ¥{inp.disk_cny_per_gb_day:g}/GB/日 × {cal_days:g} 日 = ¥{_yuan(disk)} / disk"
+        if disk
+        else ""
+    )
+    opts = [
+        BillingOption(
+            mode="hourly",
+            zh="按量（关机不计卡时）",
+            en="hourly (stopped = no card-hours)",
+            total_cny=round(hours * hourly * n + disk, 2),
+            arithmetic=f"{hpd:g} h × {inp.days_per_week:g} d × {weeks:g} wk = {hours:g} h × ¥{_yuan(hourly)} × {n}{disk_txt}",
+        )
+    ]
+    months = math.ceil(cal_days / 30 - 1e-9)
+    opts.append(
+        BillingOption(
+            mode="monthly",
+            zh="包月",
+            en="monthly",
+            total_cny=round(months * monthly * n, 2),
+            arithmetic=f"⌈{cal_days:g} d ÷ 30⌉ = {months} 月/months × ¥{_yuan(monthly)} × {n}",
+        )
+    )
+    missing: list[str] = []
+    if inp.daily_quote_cny:
+        opts.append(
+            BillingOption(
+                mode="daily",
+                zh="按日",
+                en="daily",
+                total_cny=round(math.ceil(days_used) * inp.daily_quote_cny * n + disk, 2),
+                arithmetic=f"⌈{days_used:g}⌉ d × ¥{_yuan(inp.daily_quote_cny)} × {n}{disk_txt}",
+            )
+        )
+    else:
+        missing.append("daily")
+    if inp.weekly_quote_cny:
+        opts.append(
+            BillingOption(
+                mode="weekly",
+                zh="按周",
+                en="weekly",
+                total_cny=round(math.ceil(weeks) * inp.weekly_quote_cny * n, 2),
+                arithmetic=f"⌈{weeks:g}⌉ wk × ¥{_yuan(inp.weekly_quote_cny)} × {n}",
+            )
+        )
+    else:
+        missing.append("weekly")
+    if inp.spot_discount:
+        opts.append(
+            BillingOption(
+                mode="spot",
+                zh="抢占式（可能被回收）",
+                en="spot (can be reclaimed)",
+                total_cny=round(hours * hourly * (1 - inp.spot_discount) * n + disk, 2),
+                arithmetic=f"{hours:g} h × ¥{_yuan(hourly)} × (1 − {inp.spot_discount:g}) × {n}{disk_txt}",
+            )
+        )
+    else:
+        missing.append("spot")
+    best = min(opts, key=lambda o: o.total_cny)
+    second = sorted(opts, key=lambda o: o.total_cny)[1] if len(opts) > 1 else best
+    zh = (
+        f"按你的用法（每天 {hpd:g} 小时、每周 {inp.days_per_week:g} 天、共 {weeks:g} 周）最省的是{best.zh}：¥{_yuan(best.total_cny)}"
+        f"（{best.arithmetic}），次选{second.zh} ¥{_yuan(second.total_cny)}。"
+    )
+    en = (
+        f"For your pattern ({hpd:g} h/day, {inp.days_per_week:g} d/week, {weeks:g} weeks) the cheapest is {best.en}: "
+        f"¥{_yuan(best.total_cny)} ({best.arithmetic}); next {second.en} ¥{_yuan(second.total_cny)}."
+    )
+    if missing:
+        zh += f" 未比较 {'/'.join(missing)}：没有公开价格，给出报价即可比较。"
+        en += f" Not compared: {'/'.join(missing)} (no public price — pass your quote)."
+    return UsagePlan(
+        hours_used=hours,
+        calendar_days=cal_days,
+        options=opts,
+        cheapest=best.mode,
+        advice_zh=zh,
+        advice_en=en,
+        not_priced=missing,
+    )
+
+
+# ---------------------------------------------------------------- common rule-of-thumb price statements
 
 
 class SeedCheck(BaseModel):
@@ -434,7 +578,7 @@ class SeedCheck(BaseModel):
 
 
 def seed_checks() -> list[SeedCheck]:
-    """Check the seed's price statements against knowledge/prices.yaml (used by tests and docs)."""
+    """Check common rule-of-thumb price statements against knowledge/prices.yaml (used by tests and docs)."""
     rows = _prices()[1]
     a100, h100, r4090 = rows["a100_80gb"], rows["h100_80gb_sxm"], rows["rtx_4090"]
     checks: list[SeedCheck] = []
@@ -511,7 +655,9 @@ TOOLS = [
             "China GPU rental price ranges in CNY (RMB): per card-hour and per card-month as low/typical/high, "
             "per 8-card server per month, by market (long-term lease, rental platform, public cloud on-demand), "
             "total for a period (hours/days/months × count), hourly-vs-monthly break-even utilisation, dated "
-            "source points, as_of and confidence. User quotes override defaults. Prices move — confirm with the provider."
+            "source points, as_of and confidence. User quotes override defaults. With a usage pattern (hours_per_day, "
+            "days_per_week, weeks, disk_gb + disk_cny_per_gb_day billed while off, daily/weekly quotes, spot_discount) it "
+            "returns usage_plan: the total per billing mode with the arithmetic and the cheapest. Prices move — confirm with the provider."
         ),
         input_model=PriceInput,
         func=gpu_price,

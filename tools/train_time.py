@@ -7,18 +7,21 @@
 
 MFU bands come from published runs (Llama 2's GPU-hours imply ≈0.38–0.43 on A100) — knowledge/mfu.yaml.
 TF32 counts only when enabled (PyTorch matmuls default to FP32 since 1.12); FP8 only where the card has it
-and the framework (e.g. Transformer Engine) is used. On weak interconnects the gradient all-reduce per step
-is added on top (tools.interconnect), because communication can dominate.
+and the framework (e.g. Transformer Engine) is used. On several GPUs the band is the compute-only efficiency:
+each step's communication for the chosen strategy (DDP, ZeRO-1/2/3, FSDP — parameters gathered every
+micro-step) over the real link is added after the stated overlap (tools.comm_time), and the effective MFU
+follows from it rather than being fixed.
 
 Other modules call `estimate_time(...)` (the planner) or the tool `estimate_training_time`.
 """
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tools.data import load_yaml
 from tools.errors import ToolInputError
@@ -129,10 +132,16 @@ class CommEstimate(BaseModel):
     tokens_per_step: int
     steps: float
     compute_s_per_step: Band3 = Field(description="seconds of compute per optimizer step (low = fastest)")
-    sync_s_per_step: Band3 = Field(description="seconds of gradient all-reduce per step (low = fastest)")
+    sync_s_per_step: Band3 = Field(
+        description="seconds of data-parallel traffic per step before overlap (low = fastest)"
+    )
     busbw_gbs: list[float]
-    comm_share_mid: float = Field(description="sync ÷ (compute + sync) at the mid estimate, no overlap")
+    comm_share_mid: float = Field(description="exposed communication ÷ step time at the mid estimate (after overlap)")
     note: str
+    strategy: str = Field("ddp", description="ddp | zero1 | zero2 | zero3 | fsdp")
+    micro_steps: int = Field(1, description="micro-batches per optimizer step per data-parallel rank")
+    exposed_s_per_step: Band3 | None = Field(None, description="communication left after overlap (low = fastest)")
+    overlap: str = ""
 
 
 class TimeEstimate(BaseModel):
@@ -152,6 +161,9 @@ class TimeEstimate(BaseModel):
     wall_hours: Band3
     days: Band3
     comm: CommEstimate | None = None
+    mfu_effective: Band3 | None = Field(
+        None, description="MFU after communication (multi-GPU): compute efficiency × compute share of the step"
+    )
     price_per_gpu_hour_cny: Band3 | None = None
     cost_cny: Band3 | None = Field(
         None, description="GPU-hours × rental-platform price (low = fast run at the cheaper typical price)"
@@ -187,6 +199,8 @@ def estimate_time(
     hourly_price_cny: float | None = None,
     quotes_file: str | None = None,
     with_cost: bool = True,
+    strategy: str | None = None,
+    micro_batch_tokens: int = 2048,
 ) -> TimeEstimate:
     """Core arithmetic (no model lookup). `mfu` overrides the band with one figure."""
     spec = gpu if isinstance(gpu, GpuSpec) else resolve_gpu(gpu)
@@ -209,6 +223,7 @@ def estimate_time(
     )
     wall_s = compute_s.model_copy()
     comm = None
+    mfu_effective: Band3 | None = None
     notes: list[str] = []
     if n_gpus > 8 and nodes == 1:  # HGX/PCIe servers hold at most 8 GPUs
         nodes = -(-n_gpus // 8)
@@ -238,21 +253,40 @@ def estimate_time(
             zero3=zero3,
             mode=mode,
             params=params or active_params,
+            strategy=strategy or ("zero3" if zero3 else "ddp"),
+            micro_batch_tokens=micro_batch_tokens,
+            band=band,
         )
-        if comm is not None:
+        if comm is not None and comm.exposed_s_per_step is not None:
             steps = comm.steps
-            # fast end: sync fully overlapped with compute; mid: half hidden; slow end: not overlapped
+            ex = comm.exposed_s_per_step
             wall_s = Band3(
-                low=max(compute_s.low, steps * comm.sync_s_per_step.low),
-                mid=compute_s.mid + 0.5 * steps * comm.sync_s_per_step.mid,
-                high=compute_s.high + steps * comm.sync_s_per_step.high,
+                low=compute_s.low + steps * ex.low,
+                mid=compute_s.mid + steps * ex.mid,
+                high=compute_s.high + steps * ex.high,
             )
+            eff_mfu = Band3(
+                low=band.low * compute_s.high / wall_s.high,
+                mid=band.mid * compute_s.mid / wall_s.mid,
+                high=band.high * compute_s.low / wall_s.low,
+            )
+            mfu_effective = _r(eff_mfu, 4)
             if comm.comm_share_mid > 0.25:
+                zero3_hint = (
+                    "ZeRO-3/FSDP 每个 micro-step 都要收集参数：加大 micro-batch（少几个 micro-step）或换 NVLink 机型。"
+                    if comm.strategy in ("zero3", "fsdp")
+                    else "用梯度累积加大全局 batch，或换更快的互联。"
+                )
+                zero3_hint_en = (
+                    "ZeRO-3/FSDP gathers the parameters every micro-step: larger micro-batches (fewer micro-steps) or an NVLink server help."
+                    if comm.strategy in ("zero3", "fsdp")
+                    else "a larger global batch (gradient accumulation) or a faster interconnect lowers it."
+                )
                 warnings.append(
-                    f"梯度同步约占每步 {comm.comm_share_mid:.0%}（全局 batch 每步 {comm.tokens_per_step:,} token，按不与计算重叠估算）："
-                    "加卡的收益会打折扣；用梯度累积加大全局 batch，或换更快的互联，能降低这个比例。 / Gradient sync is "
-                    f"~{comm.comm_share_mid:.0%} of each step (global batch {comm.tokens_per_step:,} tokens per step, no overlap): "
-                    "more GPUs help less; a larger global batch (gradient accumulation) or a faster interconnect lowers it."
+                    f"通信约占每步 {comm.comm_share_mid:.0%}（{comm.strategy}，每步 {comm.micro_steps} 个 micro-batch，已计入重叠），"
+                    f"有效 MFU 约 {eff_mfu.mid:.0%}：加卡的收益会打折扣；{zero3_hint} / Communication is "
+                    f"~{comm.comm_share_mid:.0%} of each step ({comm.strategy}, {comm.micro_steps} micro-batches per step, after overlap), "
+                    f"effective MFU ~{eff_mfu.mid:.0%}: more GPUs help less; {zero3_hint_en}"
                 )
     wall_h = Band3(low=wall_s.low / 3600, mid=wall_s.mid / 3600, high=wall_s.high / 3600)
     gpu_h = Band3(low=wall_h.low * n_gpus, mid=wall_h.mid * n_gpus, high=wall_h.high * n_gpus)
@@ -276,9 +310,11 @@ def estimate_time(
         wall_hours=_r(wall_h, 4),
         days=_r(days, 5),
         comm=comm,
+        mfu_effective=mfu_effective,
         warnings=warnings,
         notes=notes,
     )
+    _fit_warning(est, spec, strategy or ("zero3" if zero3 else "ddp"), mode)
     if with_cost:
         _add_cost(est, spec, hourly_price_cny, quotes_file)
     return est
@@ -303,44 +339,85 @@ def _comm(
     zero3: bool,
     mode: str,
     params: float,
+    strategy: str = "ddp",
+    micro_batch_tokens: int = 2048,
+    band: Band3 | None = None,
 ) -> CommEstimate | None:
-    from tools.interconnect import allreduce_time_s, expected_busbw
+    """Per-step communication for the strategy over the real link (tools.comm_time), scaled to the run."""
+    from tools.comm_time import Band as CBand
+    from tools.comm_time import step_breakdown
 
-    if mode in ("lora", "qlora"):
-        return None  # adapters are tiny (≈0.1–1% of N): sync is negligible
+    if mode in ("lora", "qlora") and strategy not in ("zero3", "fsdp"):
+        return None  # adapters are tiny (≈0.1–1% of N): plain data-parallel sync is negligible
     # default global batch: 128 × 2,048 tokens, or 16,384 tokens per GPU on bigger jobs (e.g. 4 × 4,096) — people
     # grow the global batch with the GPU count; Llama 2 used 4M tokens per step on 2,048 A100s (Touvron et al. 2023, §2.2)
     tps = tokens_per_step or max(262_144, 16_384 * n_gpus)
     if nodes > 1 and network is None:
         return None
+    steps = tokens / tps
+    b = band or Band3(low=0.25, mid=0.35, high=0.45)
     try:
-        bus = expected_busbw(spec.id, n_gpus, topology, nodes=nodes, network=network, nics_per_node=nics_per_node)
+        bd = step_breakdown(
+            spec,
+            n_gpus=n_gpus,
+            params=params,
+            active_params=params,
+            trainable_params=(params * 0.01 if mode in ("lora", "qlora") else None),
+            tokens_per_step=int(tps),
+            micro_batch_tokens=micro_batch_tokens,
+            strategy=strategy,
+            # compute is taken from the caller (same FLOPs formula and band); the breakdown supplies the traffic
+            efficiency=CBand(low=b.low, mid=b.mid, high=b.high),
+            topology=topology,
+            nodes=nodes,
+            network=network,
+            nics_per_node=nics_per_node,
+        )
     except ToolInputError:
         return None
-    if bus.high_gbs <= 0:
+    if bd.busbw_gbs[1] <= 0:
         return None
-    steps = tokens / tps
-    factor = 1.5 if zero3 else 1.0  # ZeRO-3 moves 1.5× plain DP (Rajbhandari et al. 2020)
-    size = grad_params * 2  # bf16 gradients
-    sync = Band3(
-        low=allreduce_time_s(size, n_gpus, bus.high_gbs) * factor,
-        mid=allreduce_time_s(size, n_gpus, bus.mid_gbs) * factor,
-        high=allreduce_time_s(size, n_gpus, bus.low_gbs) * factor,
-    )
     per_step = Band3(low=compute_s.low / steps, mid=compute_s.mid / steps, high=compute_s.high / steps)
-    share = sync.mid / (per_step.mid + sync.mid)
+    # overlap inside the strategy's window, against the caller's compute per step
+    from tools.comm_time import OVERLAP_WINDOW
+
+    w = OVERLAP_WINDOW.get(strategy, 0.0)
+    d = bd.dp_comm_s
+    exposed = Band3(
+        low=max(0.0, d.low - w * per_step.low),
+        mid=(d.mid + max(0.0, d.mid - w * per_step.mid)) / 2,
+        high=d.high,
+    )
+    share = exposed.mid / (per_step.mid + exposed.mid)
     return CommEstimate(
         tokens_per_step=tps,
         steps=round(steps, 1),
         compute_s_per_step=_r(per_step, 3),
-        sync_s_per_step=_r(sync, 3),
-        busbw_gbs=[bus.low_gbs, bus.high_gbs],
+        sync_s_per_step=_r(Band3(low=d.low, mid=d.mid, high=d.high), 3),
+        busbw_gbs=bd.busbw_gbs,
         comm_share_mid=round(share, 3),
-        note=(
-            f"每步同步 {size / 1e9:.1f} GB 梯度，busbw {bus.low_gbs:g}–{bus.high_gbs:g} GB/s（{bus.topology}）"
-            f"{'，ZeRO-3 ×1.5' if zero3 else ''}。 / Each step syncs {size / 1e9:.1f} GB of gradients at "
-            f"{bus.low_gbs:g}–{bus.high_gbs:g} GB/s busbw ({bus.topology}){', ZeRO-3 ×1.5' if zero3 else ''}."
-        ),
+        note=f"{bd.note_zh} / {bd.note_en}",
+        strategy=strategy,
+        micro_steps=bd.micro_steps,
+        exposed_s_per_step=_r(exposed, 3),
+        overlap=bd.overlap,
+    )
+
+
+def _fit_warning(est: TimeEstimate, spec: GpuSpec, strategy: str, mode: str) -> None:
+    """Say so when a time is given for a full fine-tune whose model states cannot fit without sharding
+    (ZeRO paper, Rajbhandari et al. 2020, §5: 16Ψ for DDP, 4Ψ + 12Ψ/N for ZeRO-1, 2Ψ + 14Ψ/N for ZeRO-2)."""
+    if mode not in ("full", "pretrain"):
+        return
+    psi, n = est.params, est.n_gpus
+    per_gpu = {"ddp": 16 * psi, "zero1": 4 * psi + 12 * psi / n, "zero2": 2 * psi + 14 * psi / n}.get(strategy)
+    if per_gpu is None or per_gpu <= spec.memory_gb * 1e9:
+        return
+    est.warnings.append(
+        f"按 {strategy.upper()} 估算的时间不可用：每卡仅模型状态就要约 {per_gpu / 1e9:.0f} GB > {spec.memory_gb:g} GB，"
+        f"需要 ZeRO-3/FSDP 分片（通信更多，时间更长），请用 zero3 重新估算。 / The {strategy.upper()} time is not achievable: "
+        f"model states alone need ~{per_gpu / 1e9:.0f} GB per GPU > {spec.memory_gb:g} GB; this needs ZeRO-3/FSDP "
+        "sharding (more traffic, longer) — re-estimate with zero3."
     )
 
 
@@ -372,6 +449,8 @@ def _add_cost(est: TimeEstimate, spec: GpuSpec, hourly_price_cny: float | None, 
 
 
 class TrainTimeInput(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)  # inf/nan are refused with a bilingual error, never computed
+
     model: str | None = Field(
         None, description="model name from the catalog ('qwen2.5-7b', 'llama-3-8b') — or give params_b"
     )
@@ -396,11 +475,22 @@ class TrainTimeInput(BaseModel):
     topology: str | None = Field(None, description="intra-node link: auto | nvswitch | nvlink_bridge | pcie")
     network: str | None = Field(None, description="inter-node network when nodes > 1: 'IB HDR', 'RoCE 100G', '10G'")
     nics_per_node: int | None = Field(None, ge=1, description="inter-node NICs per server")
-    zero3: bool = Field(False, description="ZeRO-3/FSDP full sharding (1.5× communication)")
+    zero3: bool = Field(False, description="ZeRO-3/FSDP full sharding (parameters gathered every micro-step)")
+    strategy: Literal["ddp", "zero1", "zero2", "zero3", "fsdp"] | None = Field(
+        None, description="data-parallel strategy for the communication term (default ddp, or zero3 when zero3=true)"
+    )
+    micro_batch_tokens: int = Field(2048, ge=1, description="tokens per GPU per micro-batch (micro-batch × seq_len)")
     hourly_price_cny: float | None = Field(
         None, gt=0, description="your quote per GPU-hour (CNY); default: price table"
     )
     quotes_file: str | None = Field(None, description="YAML/CSV quotes file (see gpu_price)")
+
+    @field_validator("tokens", mode="before")
+    @classmethod
+    def _finite(cls, v: Any) -> Any:
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ValueError("必须是有限数（不能是 inf/nan）/ must be a finite number (not inf/nan)")
+        return v
 
     @model_validator(mode="after")
     def _need_size_and_tokens(self) -> "TrainTimeInput":
@@ -427,13 +517,17 @@ def resolve_sizes(model: str | None, params_b: float | None, active_params_b: fl
 def resolve_tokens(tokens: str | float | None, samples: float | None, seq_len: int | None, epochs: float) -> float:
     if tokens is not None:
         if isinstance(tokens, (int, float)):
-            if tokens <= 0:
+            if not math.isfinite(tokens) or tokens <= 0:
                 raise ToolInputError("token 数必须为正", "tokens must be positive", field="tokens")
             return float(tokens) * epochs
         from tools.quantities import parse_token_count
 
-        return float(parse_token_count(tokens)) * epochs
-    return float(samples) * float(seq_len) * epochs  # type: ignore[arg-type]
+        n = float(parse_token_count(tokens)) * epochs
+    else:
+        n = float(samples) * float(seq_len) * epochs  # type: ignore[arg-type]
+    if not math.isfinite(n) or n <= 0:
+        raise ToolInputError("token 数必须是正的有限数", "tokens must be a positive finite number", field="tokens")
+    return n
 
 
 def estimate_training_time(inp: TrainTimeInput) -> TimeEstimate:
@@ -459,6 +553,8 @@ def estimate_training_time(inp: TrainTimeInput) -> TimeEstimate:
         zero3=inp.zero3,
         hourly_price_cny=inp.hourly_price_cny,
         quotes_file=inp.quotes_file,
+        strategy=inp.strategy,
+        micro_batch_tokens=inp.micro_batch_tokens,
     )
     if active < total:
         est.notes.append(
@@ -475,8 +571,10 @@ TOOLS = [
         description=(
             "Training compute, time and cost: FLOPs = 6·N·D (8·N·D with full recomputation; LoRA 4·N·D; MoE uses "
             "active params), wall time = FLOPs / (GPUs × dense peak TFLOPS × MFU) with a cited MFU band "
-            "(low/mid/high), plus the gradient all-reduce per step on weak interconnects. Returns FLOPs, GPU-hours, "
-            "wall hours and days {low, mid, high}, and cost in CNY from the price table (or the user's quote)."
+            "(low/mid/high), plus each step's communication for the strategy (ddp/zero1/zero2/zero3/fsdp) over the real link after "
+            "stated overlap, giving an effective MFU. Returns FLOPs, GPU-hours, wall hours and days {low, mid, high}, "
+            "mfu_effective, the comm breakdown, warnings (e.g. DDP time for a model that only fits sharded), and cost in CNY "
+            "from the price table (or the user's quote)."
         ),
         input_model=TrainTimeInput,
         func=estimate_training_time,

@@ -7,7 +7,7 @@ import click
 from assistant.commands._common import emit_json, print_table
 
 
-def option_json(o) -> dict:  # type: ignore[no-untyped-def]
+def option_json(o) -> dict:
     """The CLI contract keys first (gpu, count, nodes, interconnect, fits, per_gpu_gb, days, cost_cny, notes)."""
     data = o.model_dump(mode="json")
     head = {
@@ -37,6 +37,25 @@ def option_json(o) -> dict:  # type: ignore[no-untyped-def]
 @click.option("--precision", type=click.Choice(["bf16", "fp16", "fp8"]), default="bf16", show_default=True)
 @click.option("--quotes", "quotes_file", default=None, help="你的报价文件 / your quotes file (YAML/CSV)")
 @click.option("--top", type=int, default=8, show_default=True)
+@click.option(
+    "--market",
+    type=click.Choice(["any", "rental_platform", "public_cloud", "idc_lease"]),
+    default="any",
+    show_default=True,
+    help="租用渠道 / where you rent (AutoDL 类平台、公有云、IDC 整机长租)",
+)
+@click.option(
+    "--objective",
+    type=click.Choice(["cheapest", "fastest", "lowest_risk"]),
+    default=None,
+    help="排序目标 / ranking objective (default: inferred)",
+)
+@click.option(
+    "--input-tokens", type=int, default=1024, show_default=True, help="推理每请求输入 / serving prompt tokens"
+)
+@click.option(
+    "--output-tokens", type=int, default=256, show_default=True, help="推理每请求输出 / serving output tokens"
+)
 @click.option("--json", "as_json", is_flag=True, help="JSON output / 输出 JSON")
 def command(
     model,
@@ -50,12 +69,16 @@ def command(
     budget,
     gpus,
     exclude,
-    max_gpus,  # type: ignore[no-untyped-def]
+    max_gpus,
     concurrency,
     context,
     precision,
     quotes_file,
     top,
+    market,
+    objective,
+    input_tokens,
+    output_tokens,
     as_json,
 ) -> None:
     """配置方案排名 / ranked rental configurations for a job.
@@ -98,6 +121,10 @@ def command(
             precision=precision,
             quotes_file=quotes_file,
             top=top,
+            market=market,
+            objective=objective,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
         )
     )
     if as_json:
@@ -112,10 +139,12 @@ def command(
         days = f"{o.days.low:.1f}–{o.days.high:.1f}" if o.days else "–"
         cost = f"¥{o.cost_cny.low:,.0f}–{o.cost_cny.high:,.0f}" if o.cost_cny else "–"
         extra = f"{o.decode_tokens_per_s.mid:,.0f} tok/s" if o.decode_tokens_per_s else days
+        if serving and o.cost_per_mtok_cny:
+            extra += f" ¥{o.cost_per_mtok_cny.mid:.2f}/M"
         rows.append(
             (
                 o.rank,
-                f"{o.count}× {o.gpu_name.replace('NVIDIA ', '')}",
+                f"{o.count}× {o.gpu_name.replace('NVIDIA ', '')}" + (" ▣" if o.rent_unit == "server_8" else ""),
                 o.nodes,
                 f"{o.per_gpu_gb:.1f}/{o.gpu_memory_gb:g}",
                 extra,
@@ -139,6 +168,8 @@ def command(
     for o in out.options:
         click.echo(f"  #{o.rank} {o.interconnect}")
         click.echo(f"      {o.why}")
+    click.echo("  ▣ = 只能整台 8 卡服务器租 / whole 8-GPU servers only")
+    click.echo(f"• {out.objective_reason}")
     click.echo(f"• {out.summary['zh']}\n  {out.summary['en']}")
     if out.infeasible:
         click.echo("不可行或受限的选项 / infeasible or constrained:")

@@ -42,6 +42,14 @@ def _money(x: float | None) -> str:
     default=None,
     help="报价文件 YAML/CSV（默认读环境变量 GPU_ADVISOR_QUOTES）/ your quotes file",
 )
+@click.option("--hours-per-day", type=float, default=None, help="每天开机小时数 / hours the machine runs per day")
+@click.option("--days-per-week", type=float, default=7, show_default=True, help="每周使用天数 / days per week")
+@click.option("--weeks", type=float, default=None, help="项目周数 / project length in weeks")
+@click.option("--disk-gb", type=float, default=0, show_default=True, help="关机也计费的数据盘 GB / disk kept while off")
+@click.option("--disk-price", type=float, default=None, help="数据盘 元/GB/天 / disk CNY per GB per day")
+@click.option("--daily-quote", type=float, default=None, help="按日报价（元/卡/天）/ your per card-day quote")
+@click.option("--weekly-quote", type=float, default=None, help="按周报价（元/卡/周）/ your per card-week quote")
+@click.option("--spot-discount", type=float, default=None, help="抢占式折扣，如 0.5 / spot discount off hourly")
 @click.option("--json", "as_json", is_flag=True, help="JSON output / 输出 JSON")
 def command(
     gpu: str,
@@ -53,6 +61,14 @@ def command(
     hourly_quote: float | None,
     monthly_quote: float | None,
     quotes_file: str | None,
+    hours_per_day: float | None,
+    days_per_week: float,
+    weeks: float | None,
+    disk_gb: float,
+    disk_price: float | None,
+    daily_quote: float | None,
+    weekly_quote: float | None,
+    spot_discount: float | None,
     as_json: bool,
 ) -> None:
     """租用价格区间（人民币）/ GPU rental price ranges in China (CNY).
@@ -61,6 +77,7 @@ def command(
     例 / e.g.  gpu-advisor price "A100 80G" --days 10 --count 8
                gpu-advisor price 4090 --months 3 --json
                gpu-advisor price H800 --hourly 9.5
+               gpu-advisor price 4090 --hours-per-day 8 --days-per-week 5 --weeks 6 --disk-gb 200 --disk-price 0.01
     """
     from tools.errors import ToolInputError
     from tools.prices import PriceInput, gpu_price
@@ -80,6 +97,14 @@ def command(
             hourly_quote_cny=hourly_quote,
             monthly_quote_cny=monthly_quote,
             quotes_file=quotes_file,
+            hours_per_day=hours_per_day if (hours_per_day is not None or weeks is not None) else None,
+            days_per_week=days_per_week,
+            weeks=weeks,
+            disk_gb=disk_gb,
+            disk_cny_per_gb_day=disk_price,
+            daily_quote_cny=daily_quote,
+            weekly_quote_cny=weekly_quote,
+            spot_discount=spot_discount,
         )
     )
     if as_json:
@@ -112,6 +137,9 @@ def command(
         rows,
         caption=f"as_of {out.as_of} · confidence {out.confidence} · 低=长租/批发 典型=租用平台 高=公有云按量",
     )
+    if out.usage_plan:
+        for o in out.usage_plan.options:
+            click.echo(f"  {o.zh} / {o.en}: ¥{o.total_cny:,.0f}  = {o.arithmetic}")
     for line in out.advice:
         click.echo(f"• {line}")
     click.echo(f"⚠ {out.warning}")

@@ -34,6 +34,15 @@ from assistant.commands._common import emit_json, print_table
 @click.option("--network", default=None, help="机间网络 / inter-node network ('IB HDR', 'RoCE 100G')")
 @click.option("--zero3", is_flag=True, help="ZeRO-3 / FSDP 全分片 / full sharding")
 @click.option(
+    "--strategy",
+    type=click.Choice(["ddp", "zero1", "zero2", "zero3", "fsdp"]),
+    default=None,
+    help="数据并行策略（通信量）/ data-parallel strategy for the communication term",
+)
+@click.option(
+    "--micro-batch-tokens", type=int, default=2048, show_default=True, help="每卡每个 micro-batch 的 token 数"
+)
+@click.option(
     "--hourly", "hourly_price_cny", type=float, default=None, help="每卡每小时报价 / your quote per GPU-hour (CNY)"
 )
 @click.option("--quotes", "quotes_file", default=None, help="报价文件 / quotes file (YAML/CSV)")
@@ -50,7 +59,7 @@ def command(
     n_gpus,
     nodes,
     mode,
-    precision,  # type: ignore[no-untyped-def]
+    precision,
     tf32_enabled,
     fp8_framework,
     recompute,
@@ -58,6 +67,8 @@ def command(
     topology,
     network,
     zero3,
+    strategy,
+    micro_batch_tokens,
     hourly_price_cny,
     quotes_file,
     as_json,
@@ -101,6 +112,8 @@ def command(
             topology=topology,
             network=network,
             zero3=zero3,
+            strategy=strategy,
+            micro_batch_tokens=micro_batch_tokens,
             hourly_price_cny=hourly_price_cny,
             quotes_file=quotes_file,
         )
@@ -109,7 +122,24 @@ def command(
         emit_json(out)
         return
     rows = [
-        ("MFU", f"{out.mfu.high:.0%}", f"{out.mfu.mid:.0%}", f"{out.mfu.low:.0%}"),
+        (
+            "MFU（纯计算）/ compute-only" if out.mfu_effective else "MFU",
+            f"{out.mfu.high:.0%}",
+            f"{out.mfu.mid:.0%}",
+            f"{out.mfu.low:.0%}",
+        ),
+        *(
+            [
+                (
+                    "有效 MFU（含通信）/ effective",
+                    f"{out.mfu_effective.high:.0%}",
+                    f"{out.mfu_effective.mid:.0%}",
+                    f"{out.mfu_effective.low:.0%}",
+                )
+            ]
+            if out.mfu_effective
+            else []
+        ),
         (
             "GPU 小时 / GPU-hours",
             f"{out.gpu_hours.low:,.0f}",
