@@ -1,6 +1,6 @@
-"""The GPU spec table: forgiving lookup, side-by-side comparison, and the seed's corrections.
+"""The GPU spec table: forgiving lookup, side-by-side comparison, and corrections to common claims.
 
-Data: `knowledge/gpus.yaml` (30 GPUs, each row with `source`, `as_of`, `confidence`).
+Data: `knowledge/gpus.yaml` (each row with `source`, `as_of`, `confidence`; `nvidia_smi_total_mib` for every card).
 Dense and sparse Tensor figures are separate fields and the tools use dense unless asked;
 GeForce/RTX BF16 dense is the FP32-accumulate rate (NVIDIA Ada whitepaper App. A).
 
@@ -72,6 +72,12 @@ class GpuSpec(BaseModel):
         None, description="memory total nvidia-smi prints, MiB (2^20 bytes); None = no public log cited"
     )
     nvidia_smi_total_source: str | None = None
+    nvidia_smi_total_confidence: str | None = Field(
+        None, description="observed = seen in public nvidia-smi output; derived = reasoned from a sibling card"
+    )
+    modded: bool = Field(False, description="memory-modded board (e.g. 4090 48G, 2080 Ti 22G): not an NVIDIA SKU")
+    caveat: str | None = Field(None, description="renter-facing caveat, zh / en (modded, off-warranty, old)")
+    reliability: str | None = Field(None, description="what is publicly known about reliability, zh / en")
     lookup_rank: int = 0
     source: str
     as_of: str
@@ -82,6 +88,11 @@ class GpuSpec(BaseModel):
     @classmethod
     def _iso(cls, v: object) -> str:
         return str(v)
+
+    @property
+    def reported_gb(self) -> float | None:
+        """What the driver reports, decimal GB (nvidia-smi MiB × 2^20 / 1e9); None when not cited."""
+        return round(self.nvidia_smi_total_mib * 2**20 / 1e9, 3) if self.nvidia_smi_total_mib else None
 
     @property
     def nvlink_gbs_per_direction(self) -> float:
@@ -186,8 +197,11 @@ _FAMILY_PATTERNS: list[tuple[str, str]] = [
     ("a6000", r"a6000"),
     ("4090d", r"4090d"),
     ("4090", r"4090"),
+    ("4080", r"4080"),
+    ("2080ti", r"2080ti"),
     ("5090d", r"5090d"),
     ("5090", r"5090"),
+    ("3090ti", r"3090ti"),
     ("3090", r"3090"),
     ("l40s", r"l40s"),
     ("l40", r"l40"),
@@ -199,7 +213,8 @@ _FAMILY_PATTERNS: list[tuple[str, str]] = [
     ("b200", r"b200"),
     ("a100", r"a100"),
     ("a800", r"a800"),
-    ("a10", r"a10"),
+    ("a10", r"a10(?!0)"),
+    ("a30", r"a30"),
     ("a40", r"a40"),
     ("l4", r"l4"),
     ("v100", r"v100"),
@@ -325,13 +340,15 @@ def resolve_gpu(name: str) -> GpuSpec:
             if key in {_normalise(n) for n in [spec.name, *spec.nvidia_smi_names]}:
                 return spec
             _, others = _by_tokens(candidate)
-            others = [o for o in others if o.id != spec.id]
+            # a memory-modded board (4090 48G) is named explicitly, never offered as "the other variant"
+            others = [o for o in others if o.id != spec.id and not o.modded]
             if others and _tokens(candidate)[1] is None:
                 spec.lookup_note = _variant_note(name, spec, others)
             return spec
     choice, others = _by_tokens(name)
     if choice is not None:
         spec = choice.model_copy()
+        others = [o for o in others if not o.modded]
         if others:
             spec.lookup_note = _variant_note(name, spec, others)
         return spec
@@ -543,7 +560,9 @@ def check_reported_memory(inp: ReportedMemoryInput) -> ReportedMemoryOutput:
     if inp.seen_unit == "GB" and inp.seen_value < 1000:
         glo, ghi, _ = _seen_range_mib(inp.seen_value, "GiB")
         lo, hi, how = min(lo, glo), max(hi, ghi), "gb_or_gib"
-    expected = spec.nvidia_smi_total_mib
+    # a derived total (reasoned from a sibling card) is good enough for sizing, not for calling a card fake
+    derived = spec.nvidia_smi_total_confidence == "derived"
+    expected = None if derived else spec.nvidia_smi_total_mib
     datasheet_mib = spec.memory_gb * 1e9 / MIB
     tol = 0.01  # 1 %: driver versions differ by a few MiB in reservations
     commands = [
@@ -555,7 +574,14 @@ def check_reported_memory(inp: ReportedMemoryInput) -> ReportedMemoryOutput:
         "MiB = 2^20 字节，GiB = 2^30，GB = 10^9；nvidia-smi 显示的是 MiB。 / "
         "MiB = 2^20 bytes, GiB = 2^30, GB = 10^9; nvidia-smi prints MiB."
     ]
-    if expected is None:
+    if expected is None and derived:
+        verdict = "unknown"
+        notes.append(
+            f"{spec.name} 没有可引用的 nvidia-smi 实测总数；推算值约 {spec.nvidia_smi_total_mib:,} MiB"
+            f"（{spec.nvidia_smi_total_source}），只能作参考。 / No cited nvidia-smi total for the {spec.name}; the "
+            f"derived figure is about {spec.nvidia_smi_total_mib:,} MiB ({spec.nvidia_smi_total_source}), a guide only."
+        )
+    elif expected is None:
         verdict = "unknown"
         notes.append(
             f"没有可引用的 {spec.name} nvidia-smi 显存总数；规格 {spec.memory_gb:g} GB = {datasheet_mib:,.0f} MiB。 / "
