@@ -27,8 +27,8 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 
 from tools.errors import ToolInputError
 from tools.memory_capacity import GpuCapacity as GpuCapacity  # re-exported for callers
-from tools.memory_verdict import FitChange, fit_changes, nearest_option
 from tools.memory_capacity import resolve_gpu_capacity as resolve_gpu_capacity
+from tools.memory_verdict import FitChange, fit_changes, nearest_option
 
 GB = 10**9
 GiB = 2**30
@@ -922,8 +922,8 @@ def _inference(job: MemoryJob, m) -> Breakdown:
     if layer_split and tp > 1:
         A.append(
             _a(
-                f"device_map=\"auto\" 把层平分到 {tp} 张卡：每卡放 1/{tp} 的权重和 KV 缓存，一次只有一张卡在算",
-                f"device_map=\"auto\" splits the layers over {tp} GPUs: each holds 1/{tp} of the weights and KV "
+                f'device_map="auto" 把层平分到 {tp} 张卡：每卡放 1/{tp} 的权重和 KV 缓存，一次只有一张卡在算',
+                f'device_map="auto" splits the layers over {tp} GPUs: each holds 1/{tp} of the weights and KV '
                 f"cache, and only one GPU computes at a time",
             )
         )
@@ -1083,8 +1083,13 @@ def _summary(
             zh += f"，{cap.name} 放不下，{short_zh}"
             en += f"; does not fit on {cap.name}, {short_en}"
             if changes:
-                zh += "；改设置后可以：" + "；或 ".join(f"{c.label['zh']}（约 {c.total_gb:.1f} GB）" for c in changes[:3])
-                en += "; it fits with: " + "; or ".join(f"{c.label['en']} (~{c.total_gb:.1f} GB)" for c in changes[:3])
+                usable_gb = b.total / GB + (headroom or 0.0)
+                combined = any(c.total_gb > usable_gb for c in changes)  # steps of one combination, not alternatives
+                sep_zh, sep_en = ("，再 ", "; then ") if combined else ("；或 ", "; or ")
+                zh += "；改设置后可以：" + sep_zh.join(
+                    f"{c.label['zh']}（约 {c.total_gb:.1f} GB）" for c in changes[:4]
+                )
+                en += "; it fits with: " + sep_en.join(f"{c.label['en']} (~{c.total_gb:.1f} GB)" for c in changes[:4])
             elif nearest:
                 zh += f"；最接近的可行方案：{nearest.label['zh']}（约 {nearest.total_gb:.1f} GB/卡）"
                 en += f"; nearest option that fits: {nearest.label['en']} (~{nearest.total_gb:.1f} GB per GPU)"

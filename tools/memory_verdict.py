@@ -145,7 +145,10 @@ def _candidates(job: Any, max_value: MaxValue) -> list[tuple[str, str, dict[str,
                 "cpu_offload",
                 "optimizer",
                 update,
-                _a("优化器卸载到 CPU（ZeRO-Offload，慢数倍）", "CPU optimizer offload (ZeRO-Offload, several times slower)"),
+                _a(
+                    "优化器卸载到 CPU（ZeRO-Offload，慢数倍）",
+                    "CPU optimizer offload (ZeRO-Offload, several times slower)",
+                ),
             )
         )
     return out
@@ -204,7 +207,12 @@ def nearest_option(job: Any, evaluate: Evaluate) -> FitChange | None:
     if job.mode == "full":
         options.append(("mode", "lora", {"mode": "lora"}, _a("改用 LoRA 微调", "LoRA instead of full fine-tuning")))
         options.append(
-            ("mode", "qlora", {"mode": "qlora", "precision": "int4"}, _a("改用 QLoRA", "QLoRA instead of full fine-tuning"))
+            (
+                "mode",
+                "qlora",
+                {"mode": "qlora", "precision": "int4"},
+                _a("改用 QLoRA", "QLoRA instead of full fine-tuning"),
+            )
         )
     if job.mode == "lora":
         options.append(("qlora", "nf4", {"mode": "qlora", "precision": "int4"}, _a("改用 QLoRA", "QLoRA")))
