@@ -319,11 +319,13 @@ class MemoryJob(BaseModel):
             return "vllm"
         if self.fsdp != "none":
             return "fsdp"
-        return "deepspeed" if self.zero else "hf"
+        return "hf"  # --zero alone keeps the ZeRO paper's accounting; --engine deepspeed adds its fp32 partitions
 
     @property
     def loss_id(self) -> str:
-        return "hf" if self.loss == "auto" else self.loss
+        # auto keeps the forward-peak accounting (10 B/logit) the planner was calibrated with; pass loss="hf" for the
+        # transformers ≥ 4.46 fp32-upcast peak (16 B)
+        return "bf16" if self.loss == "auto" else self.loss
 
     @property
     def memory_fraction(self) -> float:
