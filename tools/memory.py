@@ -319,13 +319,11 @@ class MemoryJob(BaseModel):
             return "vllm"
         if self.fsdp != "none":
             return "fsdp"
-        return "hf"  # --zero alone keeps the ZeRO paper's accounting; --engine deepspeed adds its fp32 partitions
+        return "deepspeed" if self.zero else "hf"
 
     @property
     def loss_id(self) -> str:
-        # auto keeps the forward-peak accounting (10 B/logit) the planner was calibrated with; pass loss="hf" for the
-        # transformers ≥ 4.46 fp32-upcast peak (16 B)
-        return "bf16" if self.loss == "auto" else self.loss
+        return "hf" if self.loss == "auto" else self.loss
 
     @property
     def memory_fraction(self) -> float:
@@ -1037,8 +1035,8 @@ def _capacity_note(job: MemoryJob, cap: GpuCapacity, usable: float) -> dict[str,
     """Nominal, reported and usable side by side, with where the reported figure comes from."""
     frac = job.memory_fraction
     if cap.reported_mib:
-        rep_zh = f"驱动报告 {cap.reported_mib:,} MiB = {cap.reported_gb:.2f} GB"
-        rep_en = f"the driver reports {cap.reported_mib:,} MiB = {cap.reported_gb:.2f} GB"
+        rep_zh = f"nvidia-smi 显示 {cap.reported_mib} MiB ≈ {cap.reported_gb:.1f} GB"
+        rep_en = f"nvidia-smi reports {cap.reported_mib} MiB ≈ {cap.reported_gb:.1f} GB"
         if cap.reported_confidence == "derived":
             rep_zh += "（推算值）"
             rep_en += " (derived)"
