@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.memory import GB, GiB, EstimateMemoryInput, estimate_memory
+from tools.memory import GB, EstimateMemoryInput, GiB, estimate_memory
 from tools.memory_capacity import resolve_gpu_capacity
 
 A100_MIB, RTX4090_MIB = 81920, 24564  # modal-labs/modal-client PR #2797; vllm-project/vllm issue #7553

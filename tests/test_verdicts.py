@@ -58,9 +58,7 @@ def test_llama3_8b_vllm_on_an_80gb_card() -> None:
 def test_qwen_7b_lora_8k_on_one_a100(qwen_v1) -> None:
     # QwenLM/Qwen README: Qwen-7B LoRA, seq 8192, batch 1, one A100-SXM4-80G: 36.6 G
     out = estimate_memory(
-        EstimateMemoryInput(
-            model=qwen_v1("7B"), mode="lora", lora_rank=64, seq_len=8192, loss="bf16", gpu="A100 80GB"
-        )
+        EstimateMemoryInput(model=qwen_v1("7B"), mode="lora", lora_rank=64, seq_len=8192, loss="bf16", gpu="A100 80GB")
     )
     assert out.verdict in RAN
 

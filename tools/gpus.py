@@ -17,7 +17,7 @@ import unicodedata
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, computed_field, field_validator
 
 from tools.data import load_yaml
 from tools.errors import ToolInputError
@@ -89,6 +89,7 @@ class GpuSpec(BaseModel):
     def _iso(cls, v: object) -> str:
         return str(v)
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def reported_gb(self) -> float | None:
         """What the driver reports, decimal GB (nvidia-smi MiB × 2^20 / 1e9); None when not cited."""
@@ -133,7 +134,7 @@ class GpuSpec(BaseModel):
 
 
 class SeedNote(BaseModel):
-    """A place where the founding article simplifies, with the precise statement beside it."""
+    """A common claim that simplifies, with the precise statement beside it."""
 
     id: str
     seed_claim: str
@@ -167,7 +168,7 @@ def all_gpus() -> list[GpuSpec]:
 
 
 def seed_notes_for(gpu_ids: list[str] | None = None) -> list[SeedNote]:
-    """Seed corrections relevant to these GPUs (all when None)."""
+    """Corrections to common claims relevant to these GPUs (all when None)."""
     notes = _table()[1]
     if gpu_ids is None:
         return list(notes)
@@ -461,9 +462,7 @@ class GpuSpecsInput(BaseModel):
         max_length=4,
         description="1–4 GPU names, forgiving: '4090', 'A100 80G', 'NVIDIA A100-SXM4-80GB', 'H800', '910B', '昇腾910B'",
     )
-    include_seed_notes: bool = Field(
-        True, description="add the corrections to the seed article that concern these GPUs"
-    )
+    include_seed_notes: bool = Field(True, description="add the corrections to common claims that concern these GPUs")
 
 
 class GpuSpecsOutput(BaseModel):
@@ -628,7 +627,8 @@ TOOLS = [
             "Look up 1–4 GPUs (forgiving names, incl. nvidia-smi names and 昇腾910B) and return datasheet specs: "
             "memory (GB, decimal), memory bandwidth (GB/s), dense TFLOPS per precision (sparse kept apart), "
             "NVLink (GB/s, bidirectional), PCIe gen, TDP (W), China availability, source/as_of/confidence; "
-            "with 2–4 names also a side-by-side table and ratios, plus corrections to the seed article."
+            "with 2–4 names also a side-by-side table and ratios, plus corrections to common claims; nvidia_smi_total_mib "
+            "/ reported_gb (what the driver shows) beside the nominal memory_gb."
         ),
         input_model=GpuSpecsInput,
         func=gpu_specs,

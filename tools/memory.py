@@ -1077,7 +1077,7 @@ def _summary(
             zh += f"，{cap.name} 放得下，余量 {headroom:.1f} GB"
             en += f"; fits on {cap.name} with {headroom:.1f} GB to spare"
         else:
-            short = -headroom
+            short = -(headroom or 0.0)
             short_zh = f"差 {short:.1f} GB" if short >= 0.05 else "差不到 0.1 GB"
             short_en = f"short by {short:.1f} GB" if short >= 0.05 else "short by under 0.1 GB"
             zh += f"，{cap.name} 放不下，{short_zh}"
@@ -1256,6 +1256,8 @@ class FindMinGpusInput(MemoryJob):
 class FindMinGpusOutput(BaseModel):
     gpu: str
     gpu_memory_gb: float
+    reported_gb: float | None = Field(None, description="what the driver reports per GPU (nvidia-smi MiB), GB")
+    usable_gb: float | None = Field(None, description="reported × engine memory fraction: what the search fits into")
     min_gpus: int | None = Field(description="fewest GPUs that fit; null if none up to max_gpus")
     nodes: int | None = Field(description="8-GPU nodes needed")
     per_gpu_total_gb: float | None
@@ -1355,6 +1357,8 @@ def find_min_gpus(inp: FindMinGpusInput) -> FindMinGpusOutput:
         return FindMinGpusOutput(
             gpu=cap.name,
             gpu_memory_gb=cap.memory_gb,
+            reported_gb=cap.reported_gb,
+            usable_gb=_round(_usable(job, cap) / GB),
             min_gpus=None,
             nodes=None,
             per_gpu_total_gb=None,
@@ -1379,6 +1383,8 @@ def find_min_gpus(inp: FindMinGpusInput) -> FindMinGpusOutput:
     return FindMinGpusOutput(
         gpu=cap.name,
         gpu_memory_gb=cap.memory_gb,
+        reported_gb=cap.reported_gb,
+        usable_gb=_round(_usable(job, cap) / GB),
         min_gpus=found,
         nodes=nodes,
         per_gpu_total_gb=est.total_gb,
@@ -1413,6 +1419,8 @@ class FindMaxFitInput(MemoryJob):
 class FindMaxFitOutput(BaseModel):
     gpu: str
     gpu_memory_gb: float
+    reported_gb: float | None = Field(None, description="what the driver reports per GPU (nvidia-smi MiB), GB")
+    usable_gb: float | None = Field(None, description="reported × engine memory fraction: what the search fits into")
     solve_for: str
     max_value: int | None = Field(description="largest value that fits; null if even 1 does not")
     capped_by_model: bool = Field(
@@ -1458,6 +1466,8 @@ def find_max_fit(inp: FindMaxFitInput) -> FindMaxFitOutput:
         return FindMaxFitOutput(
             gpu=cap.name,
             gpu_memory_gb=cap.memory_gb,
+            reported_gb=cap.reported_gb,
+            usable_gb=_round(_usable(job, cap) / GB),
             solve_for=field,
             max_value=None,
             estimate=None,
@@ -1482,6 +1492,8 @@ def find_max_fit(inp: FindMaxFitInput) -> FindMaxFitOutput:
     return FindMaxFitOutput(
         gpu=cap.name,
         gpu_memory_gb=cap.memory_gb,
+        reported_gb=cap.reported_gb,
+        usable_gb=_round(_usable(job, cap) / GB),
         solve_for=field,
         max_value=value,
         estimate=est,

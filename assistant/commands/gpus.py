@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from assistant.commands._common import emit_json, print_table
@@ -22,7 +24,7 @@ def _nvlink(v: object) -> str:
     return "无 none" if v == 0 else _fmt(v)
 
 
-def gpu_json(spec) -> dict:  # type: ignore[no-untyped-def]
+def gpu_json(spec: Any) -> dict[str, Any]:
     """The CLI contract fields first, then everything else from the table."""
     data = spec.model_dump(mode="json")
     head = {
@@ -63,7 +65,7 @@ def command(names: tuple[str, ...], as_json: bool) -> None:
         if as_json:
             emit_json({"gpus": [gpu_json(s) for s in specs]})
             return
-        rows = [
+        rows: list[tuple[str, ...]] = [
             (
                 s.name.replace("NVIDIA ", "").replace("GeForce ", ""),
                 _fmt(s.memory_gb),
