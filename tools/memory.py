@@ -414,7 +414,13 @@ class EstimateMemoryOutput(BaseModel):
         None, description="fits (as configured) | fits_with_changes (see changes) | does_not_fit (see nearest_option)"
     )
     changes: list[FitChange] = Field(default_factory=list, description="settings that make it fit, each with its total")
-    nearest_option: FitChange | None = Field(None, description="when nothing else fits: the closest job that does")
+    changes_combined: bool = Field(
+        False, description="false: each change fits on its own (alternatives); true: apply them together, in order"
+    )
+    nearest_option: FitChange | None = Field(
+        None,
+        description="whenever it does not fit as configured: the closest different job that does (LoRA, int4, more GPUs)",
+    )
     max_context_fit: dict[str, int | None] | None = Field(
         None, description="inference: longest context per sequence that fits, per engine (hf / vllm / sglang)"
     )
@@ -1061,6 +1067,7 @@ def _summary(
     headroom: float | None,
     changes: list[FitChange] | None = None,
     nearest: FitChange | None = None,
+    combined: bool = False,
 ) -> dict[str, str]:
     mode_zh = {"full": "全量训练", "lora": "LoRA 微调", "qlora": "QLoRA 微调", "inference": "推理"}[job.mode]
     mode_en = {
@@ -1083,14 +1090,12 @@ def _summary(
             zh += f"，{cap.name} 放不下，{short_zh}"
             en += f"; does not fit on {cap.name}, {short_en}"
             if changes:
-                usable_gb = b.total / GB + (headroom or 0.0)
-                combined = any(c.total_gb > usable_gb for c in changes)  # steps of one combination, not alternatives
                 sep_zh, sep_en = ("，再 ", "; then ") if combined else ("；或 ", "; or ")
                 zh += "；改设置后可以：" + sep_zh.join(
                     f"{c.label['zh']}（约 {c.total_gb:.1f} GB）" for c in changes[:4]
                 )
                 en += "; it fits with: " + sep_en.join(f"{c.label['en']} (~{c.total_gb:.1f} GB)" for c in changes[:4])
-            elif nearest:
+            if nearest and not changes:
                 zh += f"；最接近的可行方案：{nearest.label['zh']}（约 {nearest.total_gb:.1f} GB/卡）"
                 en += f"; nearest option that fits: {nearest.label['en']} (~{nearest.total_gb:.1f} GB per GPU)"
         if _borderline(headroom, cap):
@@ -1124,6 +1129,7 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
     sources = list(dict.fromkeys(b.sources))
     verdict: str | None = None
     changes: list[FitChange] = []
+    combined = False
     nearest: FitChange | None = None
     ctx_fit: dict[str, int | None] | None = None
     conc_fit: dict[str, int | None] | None = None
@@ -1150,10 +1156,9 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         if fits:
             verdict = "fits"
         else:
-            changes = fit_changes(inp, evaluate, best)
+            changes, combined = fit_changes(inp, evaluate, best)
             verdict = "fits_with_changes" if changes else "does_not_fit"
-            if not changes:
-                nearest = nearest_option(inp, evaluate)
+            nearest = nearest_option(inp, evaluate)
         if inp.mode == "inference":
             max_batch = _max_value(inp.model_copy(update={"batch": 1}), cap, model, "concurrency", 1 << 20)
             max_seq = _max_value(inp, cap, model, "context", 1 << 24)
@@ -1230,6 +1235,7 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         loss=None if inference else inp.loss_id,
         verdict=verdict,
         changes=changes,
+        changes_combined=combined,
         nearest_option=nearest,
         max_context_fit=ctx_fit,
         max_concurrency_fit=conc_fit,
@@ -1238,7 +1244,7 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         max_batch=max_batch,
         max_seq_len=max_seq,
         borderline=_borderline(headroom, cap),
-        summary=_summary(inp, model.name, b, cap, fits, headroom, changes, nearest),
+        summary=_summary(inp, model.name, b, cap, fits, headroom, changes, nearest, combined),
         assumptions=assumptions,
         sources=list(dict.fromkeys(sources)),
     )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from itertools import combinations
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -165,39 +166,66 @@ def _apply(job: Any, update: dict[str, Any]) -> Any | None:
         return None
 
 
-def fit_changes(job: Any, evaluate: Evaluate, max_value: MaxValue) -> list[FitChange]:
-    """Single changes that each make `job` fit; if none does, the shortest cumulative combination that does."""
+def fit_changes(job: Any, evaluate: Evaluate, max_value: MaxValue) -> tuple[list[FitChange], bool]:
+    """Changes that make `job` fit and whether they are meant together.
+
+    First every single change that fits on its own (alternatives, returned with False). If none does, the smallest
+    combination (up to three changes, least disruptive first) that fits, each step with its cumulative total (True).
+    For serving, a combination may end with the longest max_model_len that then fits."""
     singles: list[FitChange] = []
-    applicable: list[tuple[str, str, Any, dict[str, str]]] = []
+    combinable: list[tuple[str, str, dict[str, Any], dict[str, str]]] = []
     for kind, value, update, label in _candidates(job, max_value):
         new = _apply(job, update)
         if new is None:
             continue
         total, usable = evaluate(new)
-        applicable.append((kind, value, update, label))
         if total <= usable:
             singles.append(FitChange(kind=kind, value=value, total_gb=round(total / GB, 3), label=label))
-    if singles:
-        return singles
-    combined: list[FitChange] = []
-    current = job
-    for kind, value, update, label in applicable:
         if kind in ("max_model_len", "max_num_seqs"):
-            continue  # these shrink the workload; they are offered only on their own
+            continue  # these shrink the workload: offered alone, or last on top of a combination
         if kind == "micro_batch":  # in a combination go straight to micro-batch 1 (same effective batch)
             value, update = "1", {"batch": 1}
             label = _a(f"微批 1 × 梯度累积 {job.batch}", f"micro-batch 1 × gradient accumulation {job.batch}")
+        combinable.append((kind, value, update, label))
+    if singles:
+        return singles, False
+    for size in range(2, min(3, len(combinable)) + 1):
+        for combo in combinations(combinable, size):
+            steps = _steps(job, combo, evaluate)
+            if steps and steps[-1][1]:
+                return [c for c, _ in steps], True
+    if job.mode == "inference" and combinable:
+        steps = _steps(job, tuple(combinable), evaluate)
+        current = job
+        for _, _, update, _ in combinable:
+            current = _apply(current, update) or current
+        n = max_value(current, "context")
+        if steps is not None and n is not None and n >= 1024:
+            n = n // 1024 * 1024
+            fitted = _apply(current, {"context": n})
+            if fitted is not None:
+                total, usable = evaluate(fitted)
+                if total <= usable:
+                    label = _a(f"max_model_len ≤ {n:,}", f"max_model_len ≤ {n:,}")
+                    last = FitChange(kind="max_model_len", value=str(n), total_gb=round(total / GB, 3), label=label)
+                    return [c for c, _ in steps] + [last], True
+    return [], False
+
+
+def _steps(
+    job: Any, combo: tuple[tuple[str, str, dict[str, Any], dict[str, str]], ...], evaluate: Evaluate
+) -> list[tuple[FitChange, bool]] | None:
+    """Apply `combo` in order; each step with its cumulative total and whether the job fits after it."""
+    out: list[tuple[FitChange, bool]] = []
+    current = job
+    for kind, value, update, label in combo:
         new = _apply(current, update)
         if new is None:
-            continue
-        total, usable = evaluate(new)
-        if total >= evaluate(current)[0]:
-            continue
+            return None
         current = new
-        combined.append(FitChange(kind=kind, value=value, total_gb=round(total / GB, 3), label=label))
-        if total <= usable:
-            return combined
-    return []
+        total, usable = evaluate(current)
+        out.append((FitChange(kind=kind, value=value, total_gb=round(total / GB, 3), label=label), total <= usable))
+    return out
 
 
 def nearest_option(job: Any, evaluate: Evaluate) -> FitChange | None:

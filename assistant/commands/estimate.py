@@ -250,6 +250,12 @@ def _print_human(out) -> None:
         )
         label = {"fits": "放得下 / fits", "fits_with_changes": "改设置后放得下 / fits with changes"}
         click.echo(f"结论 / verdict: {label.get(out.verdict or '', '放不下 / does not fit')}")
+        if out.changes:
+            click.echo(
+                "  以下改动一起做（依次）/ apply these together, in order:"
+                if out.changes_combined
+                else "  以下任一改动即可 / any one of these:"
+            )
         for c in out.changes:
             click.echo(f"  → {c.label['zh']} / {c.label['en']}: ≈ {c.total_gb:,.1f} GB")
         if out.nearest_option:
