@@ -2,7 +2,11 @@
 
 Three tools share one engine (`breakdown`):
 - `estimate_memory`: the per-GPU breakdown (decimal GB with GiB beside), assumptions, sources,
-  and with a GPU: fits / headroom, the largest micro-batch and longest sequence that fit.
+  and with a GPU: nominal / reported / usable memory (tools/memory_capacity.py), the three-way verdict with the
+  changes that make it fit (tools/memory_verdict.py), the largest micro-batch and longest sequence that fit, and for
+  serving the longest context and most concurrency per engine. Engine, stack and loss profiles (HF, vLLM, SGLang;
+  Trainer, DeepSpeed, FSDP; fp32-upcast / chunked / fused cross-entropy) come from knowledge/engines.yaml
+  (tools/memory_engines.py).
 - `find_min_gpus`: the fewest GPUs of a type or size that fit the job (ZeRO‑3/FSDP by default).
 - `find_max_fit`: the largest micro-batch, sequence length, context or concurrency that fits.
 
@@ -431,10 +435,8 @@ class EstimateMemoryOutput(BaseModel):
     headroom_gb: float | None = None
     borderline: bool | None = Field(
         None,
-        description="true when the verdict is within 5% of the card's nominal memory "
-        "either way: a close call that context length, batch or the "
-        "engine's memory fraction can flip (cards carry ~7% more than "
-        "nominal decimal GB: 24 GB = 24 GiB = 25.8 GB)",
+        description="true when the headroom is within 5% of the card's nominal memory either way: a close call "
+        "that context length, batch, fragmentation or the engine's memory fraction can flip",
     )
     max_batch: int | None = Field(
         None, description="largest micro-batch (training) or concurrency (inference) that fits"
