@@ -133,3 +133,14 @@ def test_engine_that_does_not_match_the_mode_is_a_bilingual_error() -> None:
     assert "推理" in err.value.zh and "inference" in err.value.en
     with pytest.raises(ToolInputError):
         estimate_memory(EstimateMemoryInput(params="7B", mode="full", engine="vllm"))
+
+
+def test_modded_card_is_sized_by_its_driver_total_and_carries_the_caveat() -> None:
+    """RTX 4090 48G (modded): nvidia-smi 49140 MiB (tinygrad/open-gpu-kernel-modules#36) = 51.53 GB; under vLLM
+    0.9 × 51.53 = 46.37 GB usable. Qwen2.5-32B AWQ at 32k fits; the answer says the card is off-warranty."""
+    out = estimate_memory(
+        EstimateMemoryInput(model="qwen2.5-32b", mode="inference", precision="int4", context=32768, gpu="4090 48G")
+    )
+    assert out.reported_mib == 49140 and out.usable_gb == pytest.approx(0.9 * 49140 * 2**20 / 1e9, abs=2e-3)
+    assert out.verdict == "fits"
+    assert any("保修" in a["zh"] and "warranty" in a["en"] for a in out.assumptions)
