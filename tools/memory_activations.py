@@ -17,9 +17,9 @@ Recomputation (paper §4–5):
     none      L·b·s·c                       selective: same without the 5as term
     full      L·b·s·2h (layer inputs)  + one layer's c·b·s while it is recomputed in backward
     both      + b·s·8h for the final norm and the LM-head input
-Logits: b·s·V·LOGITS_BYTES_PER_ELEMENT — the transient peak while the loss is computed: bf16 logits
-returned to the caller (2) + the fp32 upcast (4) + the fp32 log-softmax autograd keeps (4). Only the last
-(4 B/element) stays saved for backward; scripts/validate_memory.py measures that part.
+Logits: b·s·V·bytes_per_element from the loss profile in knowledge/engines.yaml (transformers default 16:
+bf16 logits 2 + fp32 upcast 4 + fp32 log-softmax 4 + its fp32 gradient 4 + bf16 gradient 2; bf16 losses 10; chunked
+3.5; fused 0.5). LOGITS_BYTES_PER_ELEMENT (10) is the forward-only peak scripts/validate_memory.py measures.
 The constants are checked against PyTorch's saved tensors by scripts/validate_memory.py.
 """
 
