@@ -1159,6 +1159,15 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
             verdict = "fits"
         else:
             changes, combined = fit_changes(inp, evaluate, best)
+            for c in changes:
+                if c.kind == "cpu_offload":  # say how much host RAM the offloaded states need
+                    upd: dict[str, Any] = {"offload": "optimizer"}
+                    if inp.zero_stage < 2 and inp.fsdp == "none":
+                        upd["zero"] = 2
+                    ram = breakdown(inp.model_copy(update=upd), model).host_ram / GB
+                    c.label = _a(
+                        c.label["zh"] + f"，需约 {ram:,.0f} GB 内存", c.label["en"] + f", ~{ram:,.0f} GB host RAM"
+                    )
             verdict = "fits_with_changes" if changes else "does_not_fit"
             nearest = nearest_option(inp, evaluate)
         if inp.mode == "inference":
