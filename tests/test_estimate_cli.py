@@ -155,3 +155,37 @@ def test_estimate_imports_nothing_heavy():
     )
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert "HEAVY []" in proc.stderr, proc.stderr
+
+
+def test_json_adds_capacity_verdict_changes_engine() -> None:
+    d = _json("estimate", "-m", "qwen2.5-7b", "--mode", "inference", "--context", "65536", "--concurrency", "4",
+              "--gpu", "4090")  # fmt: skip
+    assert KEYS <= set(d) and {"fits", "usable_gb", "gpu_memory_gb", "headroom_gb", "borderline"} <= set(d)
+    assert d["gpu_memory_gb"] == d["nominal_gb"] == 24
+    assert d["reported_gb"] == pytest.approx(24564 * 2**20 / 1e9, abs=1e-3)  # nvidia-smi 24564 MiB
+    assert d["usable_gb"] == pytest.approx(0.9 * d["reported_gb"], abs=2e-3)
+    assert d["engine"] == "vllm" and d["verdict"] == "fits_with_changes" and d["fits"] is False
+    assert d["changes"] and {"kind", "value", "total_gb", "label"} <= set(d["changes"][0])
+    assert set(d["max_context_fit"]) == {"hf", "vllm", "sglang"}
+
+
+def test_new_flags_engine_loss_adapter_mem_fraction() -> None:
+    d = _json("estimate", "-m", "Llama-3-8B", "--mode", "lora", "--seq-len", "4096", "--loss", "fused",
+              "--adapter-dtype", "bf16")  # fmt: skip
+    assert d["loss"] == "fused" and d["logits_gb"] == pytest.approx(4096 * 128256 * 0.5 / 1e9, abs=1e-3)
+    s = _json("estimate", "-m", "qwen2.5-7b", "--mode", "inference", "--engine", "sglang", "--mem-fraction", "0.8",
+              "--gpu", "A100 80GB")  # fmt: skip
+    assert s["engine"] == "sglang" and s["usable_gb"] == pytest.approx(0.8 * 81920 * 2**20 / 1e9, abs=2e-3)
+    from tools.errors import ToolInputError
+
+    with pytest.raises(ToolInputError) as err:  # the CLI entry point prints it in zh + en
+        _run("estimate", "-m", "qwen2.5-7b", "--mode", "inference", "--engine", "deepspeed")
+    assert "推理" in err.value.zh and "inference" in err.value.en
+
+
+def test_human_view_shows_the_three_capacities_and_the_changes() -> None:
+    res = _run("estimate", "-m", "qwen2.5-7b", "--mode", "inference", "--context", "65536", "--concurrency", "4",
+               "--gpu", "4090")  # fmt: skip
+    assert res.exit_code == 0
+    assert "nominal 24 GB" in res.output and "reported 25.76 GB (24,564 MiB)" in res.output
+    assert "usable 23.18 GB" in res.output and "→" in res.output

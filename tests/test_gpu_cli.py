@@ -155,3 +155,14 @@ def test_console_script_path_exits_2() -> None:
         [sys.executable, "-m", "assistant.cli", "gpus", "RTX 9999"], capture_output=True, text=True, timeout=60
     )
     assert out.returncode == 2 and "错误 / Error" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_gpus_cli_shows_driver_total_and_no_seed_wording(capsys) -> None:
+    from tests.cli_inprocess import run_cli_inprocess
+
+    code, out, _ = run_cli_inprocess(capsys, "gpus", "4090 48G")
+    assert code == 0
+    assert "49140" in out and "51.527" in out  # nvidia-smi MiB and MiB × 2^20 / 1e9
+    assert "warranty" in out and "保修" in out
+    code, out, _ = run_cli_inprocess(capsys, "gpus", "a100", "4090")
+    assert code == 0 and "seed" not in out.lower() and "种子" not in out

@@ -1,4 +1,4 @@
-"""Batch-1 decode speed: tokens/s ≈ η_bw · BW / (weight bytes + KV bytes), η_bw 0.6–0.9 (estimators.md §5.5).
+"""Batch-1 decode speed: tokens/s ≈ η_bw · BW / (weight bytes + KV bytes), η_bw 0.6–0.9 (memory-bound roofline, Williams et al., CACM 2009).
 
 Expected values are worked by hand below from published configs and datasheets, not read off the code.
 """

@@ -1,6 +1,6 @@
-"""The GPU spec table: forgiving lookup, side-by-side comparison, and the seed's corrections.
+"""The GPU spec table: forgiving lookup, side-by-side comparison, and corrections to common claims.
 
-Data: `knowledge/gpus.yaml` (30 GPUs, each row with `source`, `as_of`, `confidence`).
+Data: `knowledge/gpus.yaml` (each row with `source`, `as_of`, `confidence`; `nvidia_smi_total_mib` for every card).
 Dense and sparse Tensor figures are separate fields and the tools use dense unless asked;
 GeForce/RTX BF16 dense is the FP32-accumulate rate (NVIDIA Ada whitepaper App. A).
 
@@ -17,7 +17,7 @@ import unicodedata
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, computed_field, field_validator
 
 from tools.data import load_yaml
 from tools.errors import ToolInputError
@@ -72,6 +72,12 @@ class GpuSpec(BaseModel):
         None, description="memory total nvidia-smi prints, MiB (2^20 bytes); None = no public log cited"
     )
     nvidia_smi_total_source: str | None = None
+    nvidia_smi_total_confidence: str | None = Field(
+        None, description="observed = seen in public nvidia-smi output; derived = reasoned from a sibling card"
+    )
+    modded: bool = Field(False, description="memory-modded board (e.g. 4090 48G, 2080 Ti 22G): not an NVIDIA SKU")
+    caveat: str | None = Field(None, description="renter-facing caveat, zh / en (modded, off-warranty, old)")
+    reliability: str | None = Field(None, description="what is publicly known about reliability, zh / en")
     lookup_rank: int = 0
     source: str
     as_of: str
@@ -82,6 +88,12 @@ class GpuSpec(BaseModel):
     @classmethod
     def _iso(cls, v: object) -> str:
         return str(v)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def reported_gb(self) -> float | None:
+        """What the driver reports, decimal GB (nvidia-smi MiB × 2^20 / 1e9); None when not cited."""
+        return round(self.nvidia_smi_total_mib * 2**20 / 1e9, 3) if self.nvidia_smi_total_mib else None
 
     @property
     def nvlink_gbs_per_direction(self) -> float:
@@ -122,7 +134,7 @@ class GpuSpec(BaseModel):
 
 
 class SeedNote(BaseModel):
-    """A place where the founding article simplifies, with the precise statement beside it."""
+    """A common claim that simplifies, with the precise statement beside it."""
 
     id: str
     seed_claim: str
@@ -156,7 +168,7 @@ def all_gpus() -> list[GpuSpec]:
 
 
 def seed_notes_for(gpu_ids: list[str] | None = None) -> list[SeedNote]:
-    """Seed corrections relevant to these GPUs (all when None)."""
+    """Corrections to common claims relevant to these GPUs (all when None)."""
     notes = _table()[1]
     if gpu_ids is None:
         return list(notes)
@@ -186,8 +198,11 @@ _FAMILY_PATTERNS: list[tuple[str, str]] = [
     ("a6000", r"a6000"),
     ("4090d", r"4090d"),
     ("4090", r"4090"),
+    ("4080", r"4080"),
+    ("2080ti", r"2080ti"),
     ("5090d", r"5090d"),
     ("5090", r"5090"),
+    ("3090ti", r"3090ti"),
     ("3090", r"3090"),
     ("l40s", r"l40s"),
     ("l40", r"l40"),
@@ -199,7 +214,8 @@ _FAMILY_PATTERNS: list[tuple[str, str]] = [
     ("b200", r"b200"),
     ("a100", r"a100"),
     ("a800", r"a800"),
-    ("a10", r"a10"),
+    ("a10", r"a10(?!0)"),
+    ("a30", r"a30"),
     ("a40", r"a40"),
     ("l4", r"l4"),
     ("v100", r"v100"),
@@ -325,13 +341,15 @@ def resolve_gpu(name: str) -> GpuSpec:
             if key in {_normalise(n) for n in [spec.name, *spec.nvidia_smi_names]}:
                 return spec
             _, others = _by_tokens(candidate)
-            others = [o for o in others if o.id != spec.id]
+            # a memory-modded board (4090 48G) is named explicitly, never offered as "the other variant"
+            others = [o for o in others if o.id != spec.id and not o.modded]
             if others and _tokens(candidate)[1] is None:
                 spec.lookup_note = _variant_note(name, spec, others)
             return spec
     choice, others = _by_tokens(name)
     if choice is not None:
         spec = choice.model_copy()
+        others = [o for o in others if not o.modded]
         if others:
             spec.lookup_note = _variant_note(name, spec, others)
         return spec
@@ -444,9 +462,7 @@ class GpuSpecsInput(BaseModel):
         max_length=4,
         description="1–4 GPU names, forgiving: '4090', 'A100 80G', 'NVIDIA A100-SXM4-80GB', 'H800', '910B', '昇腾910B'",
     )
-    include_seed_notes: bool = Field(
-        True, description="add the corrections to the seed article that concern these GPUs"
-    )
+    include_seed_notes: bool = Field(True, description="add the corrections to common claims that concern these GPUs")
 
 
 class GpuSpecsOutput(BaseModel):
@@ -543,7 +559,9 @@ def check_reported_memory(inp: ReportedMemoryInput) -> ReportedMemoryOutput:
     if inp.seen_unit == "GB" and inp.seen_value < 1000:
         glo, ghi, _ = _seen_range_mib(inp.seen_value, "GiB")
         lo, hi, how = min(lo, glo), max(hi, ghi), "gb_or_gib"
-    expected = spec.nvidia_smi_total_mib
+    # a derived total (reasoned from a sibling card) is good enough for sizing, not for calling a card fake
+    derived = spec.nvidia_smi_total_confidence == "derived"
+    expected = None if derived else spec.nvidia_smi_total_mib
     datasheet_mib = spec.memory_gb * 1e9 / MIB
     tol = 0.01  # 1 %: driver versions differ by a few MiB in reservations
     commands = [
@@ -555,7 +573,14 @@ def check_reported_memory(inp: ReportedMemoryInput) -> ReportedMemoryOutput:
         "MiB = 2^20 字节，GiB = 2^30，GB = 10^9；nvidia-smi 显示的是 MiB。 / "
         "MiB = 2^20 bytes, GiB = 2^30, GB = 10^9; nvidia-smi prints MiB."
     ]
-    if expected is None:
+    if expected is None and derived:
+        verdict = "unknown"
+        notes.append(
+            f"{spec.name} 没有可引用的 nvidia-smi 实测总数；推算值约 {spec.nvidia_smi_total_mib:,} MiB"
+            f"（{spec.nvidia_smi_total_source}），只能作参考。 / No cited nvidia-smi total for the {spec.name}; the "
+            f"derived figure is about {spec.nvidia_smi_total_mib:,} MiB ({spec.nvidia_smi_total_source}), a guide only."
+        )
+    elif expected is None:
         verdict = "unknown"
         notes.append(
             f"没有可引用的 {spec.name} nvidia-smi 显存总数；规格 {spec.memory_gb:g} GB = {datasheet_mib:,.0f} MiB。 / "
@@ -602,7 +627,8 @@ TOOLS = [
             "Look up 1–4 GPUs (forgiving names, incl. nvidia-smi names and 昇腾910B) and return datasheet specs: "
             "memory (GB, decimal), memory bandwidth (GB/s), dense TFLOPS per precision (sparse kept apart), "
             "NVLink (GB/s, bidirectional), PCIe gen, TDP (W), China availability, source/as_of/confidence; "
-            "with 2–4 names also a side-by-side table and ratios, plus corrections to the seed article."
+            "with 2–4 names also a side-by-side table and ratios, plus corrections to common claims; nvidia_smi_total_mib "
+            "/ reported_gb (what the driver shows) beside the nominal memory_gb."
         ),
         input_model=GpuSpecsInput,
         func=gpu_specs,

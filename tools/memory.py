@@ -2,7 +2,11 @@
 
 Three tools share one engine (`breakdown`):
 - `estimate_memory`: the per-GPU breakdown (decimal GB with GiB beside), assumptions, sources,
-  and with a GPU: fits / headroom, the largest micro-batch and longest sequence that fit.
+  and with a GPU: nominal / reported / usable memory (tools/memory_capacity.py), the three-way verdict with the
+  changes that make it fit (tools/memory_verdict.py), the largest micro-batch and longest sequence that fit, and for
+  serving the longest context and most concurrency per engine. Engine, stack and loss profiles (HF, vLLM, SGLang;
+  Trainer, DeepSpeed, FSDP; fp32-upcast / chunked / fused cross-entropy) come from knowledge/engines.yaml
+  (tools/memory_engines.py).
 - `find_min_gpus`: the fewest GPUs of a type or size that fit the job (ZeRO‑3/FSDP by default).
 - `find_max_fit`: the largest micro-batch, sequence length, context or concurrency that fits.
 
@@ -26,6 +30,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from tools.errors import ToolInputError
+from tools.memory_capacity import GpuCapacity as GpuCapacity  # re-exported for callers
+from tools.memory_capacity import resolve_gpu_capacity as resolve_gpu_capacity
+from tools.memory_verdict import FitChange, fit_changes, nearest_option
 
 GB = 10**9
 GiB = 2**30
@@ -38,8 +45,12 @@ Offload = Literal["none", "optimizer", "optimizer_and_params"]
 Fsdp = Literal["none", "full_shard", "shard_grad_op", "hybrid_shard", "no_shard"]
 KvDtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 Int4Format = Literal["awq", "gptq", "nf4"]
+Engine = Literal["auto", "hf", "vllm", "sglang", "deepspeed", "fsdp"]
+LossImpl = Literal["auto", "hf", "bf16", "chunked", "fused"]
+AdapterDtype = Literal["fp32", "bf16"]
+Verdict = Literal["fits", "fits_with_changes", "does_not_fit"]
 
-CUDA_CONTEXT_BYTES = 1.0 * GiB  # CUDA context + cuBLAS/cuDNN workspaces: 0.5–1.5 GiB observed (estimators.md §5.2)
+CUDA_CONTEXT_BYTES = 1.0 * GiB  # CUDA context + cuBLAS/cuDNN workspaces: 0.5–1.5 GiB (vLLM non_torch_memory logs)
 FRAGMENTATION = 0.10  # PyTorch caching allocator slack on dynamic (activation) memory, 5–20 %
 ZERO_BUCKET_ELEMENTS = 5e8  # DeepSpeed default reduce_bucket_size / allgather_bucket_size
 OFFLOAD_BUFFER = 1.5  # DeepSpeed estimator's additional_buffer_factor for host memory
@@ -119,6 +130,26 @@ _SYNONYMS: dict[str, dict[str, str]] = {
     },
     "fsdp": {"true": "full_shard", "yes": "full_shard", "full": "full_shard", "false": "none", "no": "none"},
     "kv_dtype": {"bfloat16": "bf16", "float16": "fp16", "fp8_e4m3": "fp8", "fp8_e5m2": "fp8"},
+    "engine": {
+        "transformers": "hf",
+        "huggingface": "hf",
+        "trainer": "hf",
+        "hf_trainer": "hf",
+        "ddp": "hf",
+        "pytorch": "hf",
+        "ds": "deepspeed",
+        "zero": "deepspeed",
+        "sgl": "sglang",
+    },
+    "loss": {
+        "default": "hf",
+        "transformers": "hf",
+        "liger": "fused",
+        "unsloth": "fused",
+        "fused_ce": "fused",
+        "torchtune": "chunked",
+        "chunked_ce": "chunked",
+    },
 }
 
 
@@ -179,7 +210,11 @@ class MemoryJob(BaseModel):
         "all", description="comma list of q,k,v,o,gate,up,down, or 'all' (all linear layers) / 'attn' / 'mlp'"
     )
     qlora_double_quant: bool = Field(True, description="QLoRA double quantisation of the NF4 scales")
-    int4_format: Int4Format = Field("awq", description="inference int4 format: awq / gptq (g128) or nf4 (bitsandbytes)")
+    int4_format: Int4Format | None = Field(
+        None,
+        description="4-bit format: awq / gptq (g128) or nf4 (bitsandbytes); default awq for inference, nf4 for QLoRA "
+        "(gptq/awq = LoRA on a GPTQ/AWQ base)",
+    )
     context: int | None = Field(
         None, ge=1, le=10_000_000, description="inference: tokens per sequence (prompt + output); defaults to seq_len"
     )
@@ -192,6 +227,22 @@ class MemoryJob(BaseModel):
         gt=0.1,
         le=1.0,
         description="inference: fraction of GPU memory the serving engine may use (vLLM default 0.9)",
+    )
+    engine: Engine = Field(
+        "auto",
+        description="runtime: inference hf (transformers generate) | vllm (default) | sglang; training hf (Trainer/DDP, "
+        "default) | deepspeed (default when zero > 0) | fsdp (default when fsdp is set); profiles in knowledge/engines.yaml",
+    )
+    loss: LossImpl = Field(
+        "auto",
+        description="training loss implementation: hf (transformers default, logits upcast to fp32, 16 B/logit) | bf16 "
+        "(remote-code models, 10 B) | chunked (torchtune, 3.5 B) | fused (Liger/unsloth, ~0.5 B)",
+    )
+    adapter_dtype: AdapterDtype = Field(
+        "fp32", description="LoRA/QLoRA adapter weights: fp32 (PEFT default autocast) or bf16 (unsloth, torchtune)"
+    )
+    mem_fraction_static: float | None = Field(
+        None, gt=0.1, le=1.0, description="SGLang: static memory fraction for weights + KV (default 0.85)"
     )
 
     @model_validator(mode="before")
@@ -246,7 +297,51 @@ class MemoryJob(BaseModel):
             )
         if self.zero and self.fsdp != "none":
             raise ToolInputError("ZeRO 和 FSDP 只能选一个", "Choose either ZeRO or FSDP, not both", field="fsdp")
+        infer = self.mode == "inference"
+        if infer and self.engine in ("deepspeed", "fsdp"):
+            raise ToolInputError(
+                f"{self.engine} 是训练框架；推理请选 hf、vllm 或 sglang",
+                f"{self.engine} is a training stack; for inference choose hf, vllm or sglang",
+                field="engine",
+                suggestions=["hf", "vllm", "sglang"],
+            )
+        if not infer and self.engine in ("vllm", "sglang"):
+            raise ToolInputError(
+                f"{self.engine} 是推理引擎；训练请选 hf、deepspeed 或 fsdp",
+                f"{self.engine} is a serving engine; for training choose hf, deepspeed or fsdp",
+                field="engine",
+                suggestions=["hf", "deepspeed", "fsdp"],
+            )
         return self
+
+    @property
+    def engine_id(self) -> str:
+        """The concrete engine: inference defaults to vLLM, training to the stack the other options imply."""
+        if self.engine != "auto":
+            return self.engine
+        if self.mode == "inference":
+            return "vllm"
+        if self.fsdp != "none":
+            return "fsdp"
+        return "deepspeed" if self.zero else "hf"
+
+    @property
+    def loss_id(self) -> str:
+        return "hf" if self.loss == "auto" else self.loss
+
+    @property
+    def memory_fraction(self) -> float:
+        """Share of the reported memory the engine plans within (1.0 for training and HF generate)."""
+        if self.mode != "inference":
+            return 1.0
+        e = self.engine_id
+        if e == "vllm":
+            return self.gpu_memory_utilization
+        if e == "sglang":
+            from tools.memory_engines import inference_profile
+
+            return self.mem_fraction_static or inference_profile("sglang").memory_fraction
+        return 1.0
 
     @property
     def zero_stage(self) -> int:
@@ -268,7 +363,7 @@ class EstimateMemoryInput(MemoryJob):
 
 
 class SeedRule(BaseModel):
-    """The seed article's rule next to the precise figure."""
+    """A common rule of thumb (optimizer ≈ 4× weights) next to the precise figure."""
 
     bytes_per_param: float
     model_states_gb: float
@@ -306,16 +401,42 @@ class EstimateMemoryOutput(BaseModel):
     kv_bytes_per_token: float | None = None
     seed_rule: SeedRule | None = None
     gpu: str | None = None
-    gpu_memory_gb: float | None = None
-    usable_gb: float | None = None
-    fits: bool | None = None
+    gpu_memory_gb: float | None = Field(None, description="nominal (datasheet) memory, decimal GB")
+    nominal_gb: float | None = Field(None, description="= gpu_memory_gb: the datasheet figure, decimal GB")
+    reported_gb: float | None = Field(
+        None, description="what the driver reports (nvidia-smi MiB × 2^20 / 1e9); the nominal size for a bare '24GB'"
+    )
+    reported_mib: int | None = Field(None, description="nvidia-smi memory total, MiB")
+    reported_source: str | None = None
+    reported_confidence: str | None = None
+    reserve_gb: float | None = Field(None, description="reported − usable: what the engine keeps back, GB")
+    usable_gb: float | None = Field(None, description="reported × engine memory fraction: what verdicts use, GB")
+    engine: str = Field("hf", description="hf | vllm | sglang (inference); hf | deepspeed | fsdp (training)")
+    engine_version: str | None = None
+    loss: str | None = Field(None, description="training loss implementation: hf | bf16 | chunked | fused")
+    verdict: Verdict | None = Field(
+        None, description="fits (as configured) | fits_with_changes (see changes) | does_not_fit (see nearest_option)"
+    )
+    changes: list[FitChange] = Field(default_factory=list, description="settings that make it fit, each with its total")
+    changes_combined: bool = Field(
+        False, description="false: each change fits on its own (alternatives); true: apply them together, in order"
+    )
+    nearest_option: FitChange | None = Field(
+        None,
+        description="whenever it does not fit as configured: the closest different job that does (LoRA, int4, more GPUs)",
+    )
+    max_context_fit: dict[str, int | None] | None = Field(
+        None, description="inference: longest context per sequence that fits, per engine (hf / vllm / sglang)"
+    )
+    max_concurrency_fit: dict[str, int | None] | None = Field(
+        None, description="inference: most concurrent sequences at this context that fit, per engine"
+    )
+    fits: bool | None = Field(None, description="fits as configured (verdict == 'fits')")
     headroom_gb: float | None = None
     borderline: bool | None = Field(
         None,
-        description="true when the verdict is within 5% of the card's nominal memory "
-        "either way: a close call that context length, batch or the "
-        "engine's memory fraction can flip (cards carry ~7% more than "
-        "nominal decimal GB: 24 GB = 24 GiB = 25.8 GB)",
+        description="true when the headroom is within 5% of the card's nominal memory either way: a close call "
+        "that context length, batch, fragmentation or the engine's memory fraction can flip",
     )
     max_batch: int | None = Field(
         None, description="largest micro-batch (training) or concurrency (inference) that fits"
@@ -327,37 +448,6 @@ class EstimateMemoryOutput(BaseModel):
 
 
 # ---------------------------------------------------------------- GPU capacity
-
-
-class GpuCapacity(BaseModel):
-    name: str
-    memory_gb: float
-    source: str | None = None
-
-
-def resolve_gpu_capacity(gpu: str) -> GpuCapacity:
-    """A size ('24GB', '80G', '24') or a GPU name looked up in tools/gpus.py."""
-    import re
-
-    from tools.quantities import parse_size_gb
-
-    text = str(gpu).strip()
-    bare = re.fullmatch(r"\d+(?:\.\d+)?", text)
-    sized = re.match(r"^\d+(?:\.\d+)?\s*(?:gb|gib|g|tb|t)?(?:\s*(?:显存|vram|memory|hbm\w*|gddr\w*))?$", text.lower())
-    if sized and not (bare and float(text) > 300):  # "4090" is a card, "24" / "24GB" / "24G显存" a size
-        gb = parse_size_gb(text, field="gpu")
-        return GpuCapacity(name=f"{gb:g} GB", memory_gb=gb)
-    try:
-        from tools import gpus  # built by the GPU-table helper
-    except ImportError:
-        raise ToolInputError(
-            f"GPU 型号表还不可用，无法识别「{text}」；请直接给显存大小，如 24GB 或 80G",
-            f"The GPU table is not available yet, cannot resolve {text!r}; give a size such as 24GB or 80G",
-            field="gpu",
-        ) from None
-    spec = gpus.resolve_gpu(text)
-    return GpuCapacity(name=spec.name, memory_gb=float(spec.memory_gb), source=getattr(spec, "source", None))
-
 
 # ---------------------------------------------------------------- the engine
 
@@ -513,16 +603,17 @@ def _training(job: MemoryJob, m) -> Breakdown:
         targets = parse_lora_targets(job.lora_targets)
         trainable = lora_param_count(arch, job.lora_rank, targets)
         S.append(SOURCES["lora"])
-        # PEFT keeps adapter weights in fp32 (autocast_adapter_dtype=True since v0.12): 4 B weights + 4 B grads
-        adapter_w, adapter_g = 4.0, 4.0
+        # PEFT keeps adapter weights in fp32 (autocast_adapter_dtype=True since v0.12): 4 B weights + 4 B grads;
+        # unsloth / torchtune keep them in bf16 (2 + 2)
+        adapter_w = adapter_g = 4.0 if job.adapter_dtype == "fp32" else 2.0
         if job.mode == "lora":
             base = P * (2.0 if sixteen_bit else 4.0)
             A.append(
                 _a(
                     f"LoRA：底座冻结（{'bf16' if sixteen_bit else 'fp32'}），适配器 r={job.lora_rank}、目标 "
-                    f"{','.join(targets)}，可训练 {trainable:,} 个参数（fp32 适配器）",
+                    f"{','.join(targets)}，可训练 {trainable:,} 个参数（{job.adapter_dtype} 适配器）",
                     f"LoRA: frozen base in {'bf16' if sixteen_bit else 'fp32'}, adapters r={job.lora_rank} on "
-                    f"{','.join(targets)}: {trainable:,} trainable params (fp32 adapters)",
+                    f"{','.join(targets)}: {trainable:,} trainable params ({job.adapter_dtype} adapters)",
                 )
             )
         else:
@@ -532,6 +623,10 @@ def _training(job: MemoryJob, m) -> Breakdown:
             if job.precision == "int8":
                 per_q = 1.0 + 4.0 / arch.hidden_size  # LLM.int8(): int8 + an fp32 scale per row
                 label = "int8 (LLM.int8)"
+            elif job.int4_format in ("gptq", "awq"):
+                # LoRA on a GPTQ/AWQ checkpoint (e.g. Qwen-7B-Chat-Int4): 4-bit + fp16 scale and zero per 128
+                per_q = 0.5 + 32 / 128 / 8
+                label = f"{job.int4_format.upper()} int4 g128"
             else:
                 per_q = 0.5 + ((8 / 64 + 32 / (64 * 256)) / 8 if job.qlora_double_quant else 4 / 64)
                 label = "NF4" + (" + 双重量化" if job.qlora_double_quant else "")
@@ -555,6 +650,22 @@ def _training(job: MemoryJob, m) -> Breakdown:
             )
         )
 
+    # ---- DeepSpeed keeps an fp32 gradient partition the ZeRO paper does not count (knowledge/engines.yaml)
+    engine = job.engine_id
+    extra_grad = 0.0
+    if zero and not job.fp32_grads and job.offload == "none":
+        from tools.memory_engines import training_profile
+
+        extra_grad = trainable * training_profile(engine).extra_fp32_grad_bytes.get(zero, 0.0) / N
+        if extra_grad:
+            A.append(
+                _a(
+                    f"DeepSpeed ZeRO‑{zero} 另存一份 fp32 梯度分片：{extra_grad / GB:.2f} GB/卡"
+                    f"（DeepSpeed 估算公式 {'2P+18P/N' if zero < 3 else '18P/N'}）",
+                    f"DeepSpeed ZeRO-{zero} also keeps an fp32 gradient partition: {extra_grad / GB:.2f} GB per GPU "
+                    f"(DeepSpeed's estimator: {'2P + 18P/N' if zero < 3 else '18P/N'})",
+                )
+            )
     # ---- sharding (ZeRO paper §5: P_os, P_os+g, P_os+g+p)
     if zero >= 1:
         opt /= N
@@ -562,6 +673,7 @@ def _training(job: MemoryJob, m) -> Breakdown:
         grads /= N
     if zero >= 3:
         weights /= N  # full weights, or the frozen base plus adapters, are partitioned under ZeRO‑3/FSDP
+    grads += extra_grad
     if zero:
         name = {1: "ZeRO‑1（分片优化器状态）", 2: "ZeRO‑2（再分片梯度）", 3: "ZeRO‑3/FSDP（再分片权重）"}[zero]
         A.append(_a(f"{name}，分片到 {N} 张卡", f"ZeRO stage {zero} sharded over {N} GPUs"))
@@ -590,8 +702,19 @@ def _training(job: MemoryJob, m) -> Breakdown:
         )
 
     # ---- activations
+    from tools.memory_engines import loss_profile
+
     acts = training_activation_bytes(arch, job.seq_len, job.batch, job.checkpointing, job.flash_attention)
-    logits = logits_bytes(arch, job.seq_len, job.batch)
+    loss = loss_profile(job.loss_id)
+    logits = logits_bytes(arch, job.seq_len, job.batch, loss.bytes_per_element)
+    A.append(
+        _a(
+            f"损失实现：{loss.label['zh']}，每个 logit 元素约 {loss.bytes_per_element:g} B（{loss.version}）：{loss.why['zh']}",
+            f"Loss: {loss.label['en']}, about {loss.bytes_per_element:g} B per logit element ({loss.version}): "
+            f"{loss.why['en']}",
+        )
+    )
+    S.append(f"Loss memory: {loss.source}")
     ck = {
         "none": ("不重算（保存全部激活）", "no recomputation"),
         "selective": ("选择性重算（Megatron，仅重算注意力）", "selective recomputation (Megatron, attention only)"),
@@ -655,10 +778,10 @@ def _training(job: MemoryJob, m) -> Breakdown:
             precise_bytes_per_param=precise,
             precise_model_states_gb=round(P * precise / GB, 2),
             reason=_a(
-                "种子文章的「约为权重的 4 倍」= bf16 权重 + bf16 梯度 + 两份 bf16 Adam 状态（8 B/参数），没有 fp32 主权重；"
+                "常见经验算法「约为权重的 4 倍」= bf16 权重 + bf16 梯度 + 两份 bf16 Adam 状态（8 B/参数），没有 fp32 主权重；"
                 "主流混合精度训练（DeepSpeed、Megatron、HF Trainer）还保留 fp32 主权重和 fp32 的 m、v，共 16 B/参数"
                 "（ZeRO 论文）；8 B/参数只是纯 bf16 训练的下限。两者都不含激活值",
-                "The seed's '≈4× the weights' = bf16 weights + bf16 grads + two bf16 Adam states (8 B/param) "
+                "The common rule of thumb '≈4× the weights' = bf16 weights + bf16 grads + two bf16 Adam states (8 B/param) "
                 "with no fp32 master; standard mixed precision (DeepSpeed, Megatron, HF Trainer) also keeps an "
                 "fp32 master copy and fp32 m, v: 16 B/param (ZeRO paper); 8 B/param is the pure-bf16 lower "
                 "bound. Neither includes activations.",
@@ -712,15 +835,19 @@ def inference_weight_bytes_per_param(job: MemoryJob) -> tuple[float, str]:
         return 1.0, "int8 (per-row fp16 scales ≈ 0)"
     if job.int4_format == "nf4":
         return 0.5 + ((8 / 64 + 32 / (64 * 256)) / 8 if job.qlora_double_quant else 4 / 64), "NF4 (bitsandbytes)"
-    return 0.5 + 32 / 128 / 8, f"int4 {job.int4_format.upper()} g128 (+fp16 scale/zero per 128 ≈ 0.25 bit)"
+    fmt = (job.int4_format or "awq").upper()
+    return 0.5 + 32 / 128 / 8, f"int4 {fmt} g128 (+fp16 scale/zero per 128 ≈ 0.25 bit)"
 
 
 def _inference(job: MemoryJob, m) -> Breakdown:
     from tools.memory_activations import prefill_workspace_bytes
+    from tools.memory_engines import inference_profile
     from tools.memory_kv import KV_DTYPE_BYTES, kv_bytes_per_token, kv_cache_bytes
 
     arch, P = m.arch, m.params
     tp = job.gpus
+    prof = inference_profile(job.engine_id)
+    layer_split = prof.id == "hf"  # device_map="auto": whole layers per GPU, not tensor parallel
     ctx = job.context or job.seq_len
     seqs = job.concurrency or job.batch
     per_q, label = inference_weight_bytes_per_param(job)
@@ -742,7 +869,10 @@ def _inference(job: MemoryJob, m) -> Breakdown:
     weights /= tp
     kv_dtype = job.kv_dtype or ("fp32" if job.precision in ("fp32", "tf32") else "bf16")
     kvb = KV_DTYPE_BYTES[kv_dtype]
-    kv = kv_cache_bytes(arch, ctx, seqs, kvb, tensor_parallel=tp)
+    if layer_split:
+        kv = kv_cache_bytes(arch, ctx, seqs, kvb) / tp  # each GPU caches its own layers' K/V
+    else:
+        kv = kv_cache_bytes(arch, ctx, seqs, kvb, tensor_parallel=tp)
     per_token = kv_bytes_per_token(arch, kvb)
     if arch.is_mla:
         S.append(SOURCES["mla"])
@@ -768,18 +898,44 @@ def _inference(job: MemoryJob, m) -> Breakdown:
             ),
         )
     )
-    chunk = min(ctx * seqs, 8192)
-    acts = prefill_workspace_bytes(arch, chunk, seqs) / tp
-    overhead = CUDA_CONTEXT_BYTES
+    if prof.prefill == "whole":
+        chunk = ctx * seqs  # HF generate prefills every prompt token in one forward
+        acts = prefill_workspace_bytes(arch, chunk, seqs)  # one layer at a time, on whichever GPU holds it
+    else:
+        chunk = min(ctx * seqs, prof.prefill_chunk_tokens or 8192)
+        acts = prefill_workspace_bytes(arch, chunk, seqs) / tp
+    overhead = prof.non_torch_bytes(tp)
+    S.append(f"Engine {prof.id} ({prof.version}): {prof.source}")
+    frac = job.memory_fraction
+    reserve_zh = (
+        f"，并按总显存的 {frac:.0%}（{prof.memory_fraction_key}）规划" if prof.memory_fraction_key else "，不预留显存"
+    )
+    reserve_en = (
+        f"; it plans within {frac:.0%} of total memory ({prof.memory_fraction_key})"
+        if prof.memory_fraction_key
+        else "; nothing is pre-reserved"
+    )
     A.append(
         _a(
-            f"预填充按每块 {chunk} token 计算临时显存；框架开销按 CUDA 上下文约 1 GiB 计；服务引擎（如 vLLM）按 "
-            f"{job.gpu_memory_utilization:.0%} 的显存规划",
-            f"Prefill workspace for {chunk}-token chunks; ~1 GiB CUDA context; the serving engine (e.g. vLLM) "
-            f"plans within {job.gpu_memory_utilization:.0%} of GPU memory",
+            f"引擎 {prof.label['zh']}（{prof.version}）：预填充{'整段一次' if prof.prefill == 'whole' else '分块'}，"
+            f"每次 {chunk:,} token 的临时显存；PyTorch 之外每卡约 {overhead / GiB:.1f} GiB（CUDA 上下文"
+            f"{'、NCCL 缓冲' if tp > 1 and not layer_split else ''}{'、CUDA 图' if prof.id != 'hf' else ''}）"
+            + reserve_zh,
+            f"Engine {prof.label['en']} ({prof.version}): {'whole-prompt' if prof.prefill == 'whole' else 'chunked'} "
+            f"prefill, workspace for {chunk:,} tokens at a time; about {overhead / GiB:.1f} GiB per GPU outside "
+            f"PyTorch (CUDA context{', NCCL buffers' if tp > 1 and not layer_split else ''}"
+            f"{', CUDA graphs' if prof.id != 'hf' else ''})" + reserve_en,
         )
     )
-    if tp > 1:
+    if layer_split and tp > 1:
+        A.append(
+            _a(
+                f'device_map="auto" 把层平分到 {tp} 张卡：每卡放 1/{tp} 的权重和 KV 缓存，一次只有一张卡在算',
+                f'device_map="auto" splits the layers over {tp} GPUs: each holds 1/{tp} of the weights and KV '
+                f"cache, and only one GPU computes at a time",
+            )
+        )
+    elif tp > 1:
         A.append(
             _a(
                 f"张量并行 {tp} 卡：权重与 KV 头平分到每张卡",
@@ -814,7 +970,9 @@ def _round(x: float, n: int = 3) -> float:
 
 
 def _usable(job: MemoryJob, cap: GpuCapacity) -> float:
-    return cap.memory_gb * GB * (job.gpu_memory_utilization if job.mode == "inference" else 1.0)
+    """Reported memory × the engine's fraction (vLLM gpu_memory_utilization, SGLang mem_fraction_static, 1.0 for
+    training and HF generate, whose CUDA context is already in the estimate's overhead)."""
+    return cap.reported_gb * GB * job.memory_fraction
 
 
 def _fits(job: MemoryJob, cap: GpuCapacity, model) -> bool:
@@ -874,8 +1032,44 @@ def _max_value(
     return lo
 
 
+def _engine_version(job: MemoryJob) -> str:
+    from tools.memory_engines import inference_profile, training_profile
+
+    e = job.engine_id
+    return inference_profile(e).version if job.mode == "inference" else training_profile(e).version
+
+
+def _capacity_note(job: MemoryJob, cap: GpuCapacity, usable: float) -> dict[str, str]:
+    """Nominal, reported and usable side by side, with where the reported figure comes from."""
+    frac = job.memory_fraction
+    if cap.reported_mib:
+        rep_zh = f"nvidia-smi 显示 {cap.reported_mib} MiB ≈ {cap.reported_gb:.1f} GB"
+        rep_en = f"nvidia-smi reports {cap.reported_mib} MiB ≈ {cap.reported_gb:.1f} GB"
+        if cap.reported_confidence == "derived":
+            rep_zh += "（推算值）"
+            rep_en += " (derived)"
+    else:
+        rep_zh, rep_en = "按给出的大小计", "taken at the size given"
+    use_zh = f"可用 {usable / GB:.2f} GB" + (f"（引擎占比 {frac:g}）" if frac < 1 else "（CUDA 上下文已计入开销）")
+    use_en = f"usable {usable / GB:.2f} GB" + (
+        f" (engine fraction {frac:g})" if frac < 1 else " (the CUDA context is counted in the overhead)"
+    )
+    return _a(
+        f"显存：标称 {cap.memory_gb:g} GB（十进制）；{rep_zh}；{use_zh}。结论按可用显存判断",
+        f"GPU memory: nominal {cap.memory_gb:g} GB (decimal); {rep_en}; {use_en}. The verdict uses usable memory",
+    )
+
+
 def _summary(
-    job: MemoryJob, name: str, b: Breakdown, cap: GpuCapacity | None, fits: bool | None, headroom: float | None
+    job: MemoryJob,
+    name: str,
+    b: Breakdown,
+    cap: GpuCapacity | None,
+    fits: bool | None,
+    headroom: float | None,
+    changes: list[FitChange] | None = None,
+    nearest: FitChange | None = None,
+    combined: bool = False,
 ) -> dict[str, str]:
     mode_zh = {"full": "全量训练", "lora": "LoRA 微调", "qlora": "QLoRA 微调", "inference": "推理"}[job.mode]
     mode_en = {
@@ -892,11 +1086,20 @@ def _summary(
             zh += f"，{cap.name} 放得下，余量 {headroom:.1f} GB"
             en += f"; fits on {cap.name} with {headroom:.1f} GB to spare"
         else:
-            short = -headroom
+            short = -(headroom or 0.0)
             short_zh = f"差 {short:.1f} GB" if short >= 0.05 else "差不到 0.1 GB"
             short_en = f"short by {short:.1f} GB" if short >= 0.05 else "short by under 0.1 GB"
             zh += f"，{cap.name} 放不下，{short_zh}"
             en += f"; does not fit on {cap.name}, {short_en}"
+            if changes:
+                sep_zh, sep_en = ("，再 ", "; then ") if combined else ("；或 ", "; or ")
+                zh += "；改设置后可以：" + sep_zh.join(
+                    f"{c.label['zh']}（约 {c.total_gb:.1f} GB）" for c in changes[:4]
+                )
+                en += "; it fits with: " + sep_en.join(f"{c.label['en']} (~{c.total_gb:.1f} GB)" for c in changes[:4])
+            if nearest and not changes:
+                zh += f"；最接近的可行方案：{nearest.label['zh']}（约 {nearest.total_gb:.1f} GB/卡）"
+                en += f"; nearest option that fits: {nearest.label['en']} (~{nearest.total_gb:.1f} GB per GPU)"
         if _borderline(headroom, cap):
             zh += "（临界：缩短上下文/序列、减小 batch 或调高显存占用比例就可能翻转结论）"
             en += " (a close call: a shorter context/sequence, a smaller batch or a higher memory fraction can flip it)"
@@ -907,8 +1110,8 @@ BORDERLINE_FRACTION = 0.05
 
 
 def _borderline(headroom_gb: float | None, cap: GpuCapacity | None) -> bool | None:
-    """Within 5% of nominal memory either way. Cards hold ~7% more than nominal decimal GB (24 GB = 24 GiB =
-    25.77 GB; nvidia-smi shows 24564 MiB), which this estimate leaves out on purpose, so such verdicts can flip."""
+    """Within 5% of the card's memory either way: real runs differ from estimates by that much (fragmentation,
+    engine versions), so a context, batch or memory-fraction change can flip the verdict."""
     if headroom_gb is None or cap is None:
         return None
     return abs(headroom_gb) < BORDERLINE_FRACTION * cap.memory_gb
@@ -926,22 +1129,55 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
     max_batch = max_seq = None
     assumptions = list(b.assumptions)
     sources = list(dict.fromkeys(b.sources))
+    verdict: str | None = None
+    changes: list[FitChange] = []
+    combined = False
+    nearest: FitChange | None = None
+    ctx_fit: dict[str, int | None] | None = None
+    conc_fit: dict[str, int | None] | None = None
     if cap is not None:
         usable = _usable(inp, cap)
         fits = b.total <= usable
         headroom = (usable - b.total) / GB
         if cap.source:
             sources.append(f"GPU memory: {cap.source}")
-        assumptions.append(
-            _a(
-                f"显存按标称 {cap.memory_gb:g} GB（十进制）计；nvidia-smi 显示的通常略多（如 24 GB 卡为 24564 MiB ≈ 25.8 GB），所以结论偏保守",
-                f"GPU capacity taken as the nominal {cap.memory_gb:g} GB (decimal); nvidia-smi usually shows "
-                f"slightly more (a 24 GB card reports 24564 MiB ≈ 25.8 GB), so the verdict is conservative",
-            )
-        )
+        if cap.reported_source:
+            sources.append(f"GPU reported memory: {cap.reported_source}")
+        assumptions.append(_capacity_note(inp, cap, usable))
+        if cap.caveat:
+            assumptions.append(_a(cap.caveat.split(" / ")[0], cap.caveat.split(" / ")[-1]))
+
+        def evaluate(job: MemoryJob) -> tuple[float, float]:
+            return breakdown(job, model).total, _usable(job, cap)
+
+        def best(job: MemoryJob, field: str) -> int | None:
+            limit = {"batch": 1 << 16, "seq_len": 1 << 24, "context": 1 << 24, "concurrency": 1 << 20}[field]
+            base = job.model_copy(update={"batch": 1}) if field == "concurrency" else job
+            return _max_value(base, cap, model, field, limit)
+
+        if fits:
+            verdict = "fits"
+        else:
+            changes, combined = fit_changes(inp, evaluate, best)
+            for c in changes:
+                if c.kind == "cpu_offload":  # say how much host RAM the offloaded states need
+                    upd: dict[str, Any] = {"offload": "optimizer"}
+                    if inp.zero_stage < 2 and inp.fsdp == "none":
+                        upd["zero"] = 2
+                    ram = breakdown(inp.model_copy(update=upd), model).host_ram / GB
+                    c.label = _a(
+                        c.label["zh"] + f"，需约 {ram:,.0f} GB 内存", c.label["en"] + f", ~{ram:,.0f} GB host RAM"
+                    )
+            verdict = "fits_with_changes" if changes else "does_not_fit"
+            nearest = nearest_option(inp, evaluate)
         if inp.mode == "inference":
             max_batch = _max_value(inp.model_copy(update={"batch": 1}), cap, model, "concurrency", 1 << 20)
             max_seq = _max_value(inp, cap, model, "context", 1 << 24)
+            ctx_fit, conc_fit = {}, {}
+            for e in ("hf", "vllm", "sglang"):
+                ej = inp.model_copy(update={"engine": e})
+                ctx_fit[e] = max_seq if e == inp.engine_id else best(ej, "context")
+                conc_fit[e] = max_batch if e == inp.engine_id else best(ej, "concurrency")
         else:
             max_batch = _max_value(inp, cap, model, "batch", 1 << 16)
             max_seq = _max_value(inp, cap, model, "seq_len", 1 << 24)
@@ -998,13 +1234,28 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         seed_rule=b.seed_rule,
         gpu=cap.name if cap else None,
         gpu_memory_gb=cap.memory_gb if cap else None,
+        nominal_gb=cap.memory_gb if cap else None,
+        reported_gb=cap.reported_gb if cap else None,
+        reported_mib=cap.reported_mib if cap else None,
+        reported_source=cap.reported_source if cap else None,
+        reported_confidence=cap.reported_confidence if cap else None,
+        reserve_gb=_round(cap.reported_gb - usable / GB) if cap is not None and usable is not None else None,
         usable_gb=_round(usable / GB) if usable is not None else None,
+        engine=inp.engine_id,
+        engine_version=_engine_version(inp),
+        loss=None if inference else inp.loss_id,
+        verdict=verdict,
+        changes=changes,
+        changes_combined=combined,
+        nearest_option=nearest,
+        max_context_fit=ctx_fit,
+        max_concurrency_fit=conc_fit,
         fits=fits,
         headroom_gb=_round(headroom) if headroom is not None else None,
         max_batch=max_batch,
         max_seq_len=max_seq,
         borderline=_borderline(headroom, cap),
-        summary=_summary(inp, model.name, b, cap, fits, headroom),
+        summary=_summary(inp, model.name, b, cap, fits, headroom, changes, nearest, combined),
         assumptions=assumptions,
         sources=list(dict.fromkeys(sources)),
     )
@@ -1022,6 +1273,8 @@ class FindMinGpusInput(MemoryJob):
 class FindMinGpusOutput(BaseModel):
     gpu: str
     gpu_memory_gb: float
+    reported_gb: float | None = Field(None, description="what the driver reports per GPU (nvidia-smi MiB), GB")
+    usable_gb: float | None = Field(None, description="reported × engine memory fraction: what the search fits into")
     min_gpus: int | None = Field(description="fewest GPUs that fit; null if none up to max_gpus")
     nodes: int | None = Field(description="8-GPU nodes needed")
     per_gpu_total_gb: float | None
@@ -1121,6 +1374,8 @@ def find_min_gpus(inp: FindMinGpusInput) -> FindMinGpusOutput:
         return FindMinGpusOutput(
             gpu=cap.name,
             gpu_memory_gb=cap.memory_gb,
+            reported_gb=cap.reported_gb,
+            usable_gb=_round(_usable(job, cap) / GB),
             min_gpus=None,
             nodes=None,
             per_gpu_total_gb=None,
@@ -1145,6 +1400,8 @@ def find_min_gpus(inp: FindMinGpusInput) -> FindMinGpusOutput:
     return FindMinGpusOutput(
         gpu=cap.name,
         gpu_memory_gb=cap.memory_gb,
+        reported_gb=cap.reported_gb,
+        usable_gb=_round(_usable(job, cap) / GB),
         min_gpus=found,
         nodes=nodes,
         per_gpu_total_gb=est.total_gb,
@@ -1179,6 +1436,8 @@ class FindMaxFitInput(MemoryJob):
 class FindMaxFitOutput(BaseModel):
     gpu: str
     gpu_memory_gb: float
+    reported_gb: float | None = Field(None, description="what the driver reports per GPU (nvidia-smi MiB), GB")
+    usable_gb: float | None = Field(None, description="reported × engine memory fraction: what the search fits into")
     solve_for: str
     max_value: int | None = Field(description="largest value that fits; null if even 1 does not")
     capped_by_model: bool = Field(
@@ -1224,6 +1483,8 @@ def find_max_fit(inp: FindMaxFitInput) -> FindMaxFitOutput:
         return FindMaxFitOutput(
             gpu=cap.name,
             gpu_memory_gb=cap.memory_gb,
+            reported_gb=cap.reported_gb,
+            usable_gb=_round(_usable(job, cap) / GB),
             solve_for=field,
             max_value=None,
             estimate=None,
@@ -1248,6 +1509,8 @@ def find_max_fit(inp: FindMaxFitInput) -> FindMaxFitOutput:
     return FindMaxFitOutput(
         gpu=cap.name,
         gpu_memory_gb=cap.memory_gb,
+        reported_gb=cap.reported_gb,
+        usable_gb=_round(_usable(job, cap) / GB),
         solve_for=field,
         max_value=value,
         estimate=est,
@@ -1279,8 +1542,9 @@ def _tools():
                 "none/selective/full recomputation) incl. logits, KV cache (GQA/MLA/sliding window), "
                 "framework overhead, total. Supports ZeRO 0–3/FSDP over N GPUs, CPU offload (host RAM "
                 "needed), precisions fp32…int4 and optimizers. With `gpu` (name or '24GB'): fits, "
-                "headroom_gb, max_batch, max_seq_len. Also returns the seed article's 4×-weights rule "
-                "beside the precise 16 B/param figure. " + units
+                "headroom_gb, max_batch, max_seq_len, usable_gb (driver-reported memory × engine fraction), verdict "
+                "fits | fits_with_changes | does_not_fit with numbered changes. Also returns a common rule of thumb "
+                "(optimizer ≈ 4× weights) beside the precise 16 B/param figure. " + units
             ),
             input_model=EstimateMemoryInput,
             func=estimate_memory,

@@ -17,9 +17,9 @@ Recomputation (paper §4–5):
     none      L·b·s·c                       selective: same without the 5as term
     full      L·b·s·2h (layer inputs)  + one layer's c·b·s while it is recomputed in backward
     both      + b·s·8h for the final norm and the LM-head input
-Logits: b·s·V·LOGITS_BYTES_PER_ELEMENT — the transient peak while the loss is computed: bf16 logits
-returned to the caller (2) + the fp32 upcast (4) + the fp32 log-softmax autograd keeps (4). Only the last
-(4 B/element) stays saved for backward; scripts/validate_memory.py measures that part.
+Logits: b·s·V·bytes_per_element from the loss profile in knowledge/engines.yaml (transformers default 16:
+bf16 logits 2 + fp32 upcast 4 + fp32 log-softmax 4 + its fp32 gradient 4 + bf16 gradient 2; bf16 losses 10; chunked
+3.5; fused 0.5). LOGITS_BYTES_PER_ELEMENT (10) is the forward-only peak scripts/validate_memory.py measures.
 The constants are checked against PyTorch's saved tensors by scripts/validate_memory.py.
 """
 
@@ -86,14 +86,17 @@ def training_activation_bytes(
     return tokens * (L * layer_bytes_per_token(arch, seq_len, flash) + head)
 
 
-def logits_bytes(arch: Architecture, seq_len: int, batch: int) -> float:
-    """The LM-head output and the loss's fp32 copies: b·s·V·10 bytes. Large for 128k–256k vocabularies."""
-    return seq_len * batch * arch.vocab_size * LOGITS_BYTES_PER_ELEMENT
+def logits_bytes(
+    arch: Architecture, seq_len: int, batch: int, bytes_per_element: float = LOGITS_BYTES_PER_ELEMENT
+) -> float:
+    """The LM-head output and the loss's copies: b·s·V·bytes_per_element (the loss profile in
+    knowledge/engines.yaml: HF fp32 upcast 16, bf16 10, chunked 3.5, fused 0.5). Large for 128k–256k vocabularies."""
+    return seq_len * batch * arch.vocab_size * bytes_per_element
 
 
 def prefill_workspace_bytes(arch: Architecture, chunk_tokens: int, sequences: int) -> float:
     """Inference peak outside weights and KV: one layer's transient tensors for a prefill chunk,
-    b·s_chunk·(4h + 2f)·2 bytes (estimators.md §5.2), plus fp32 logits for the last token of each
+    b·s_chunk·(4h + 2f)·2 bytes (hidden, q/k/v/o and the MLP's gate/up outputs of one layer), plus fp32 logits for the last token of each
     sequence (servers such as vLLM compute logits only where a token is sampled)."""
     f = effective_mlp_width(arch)
     workspace = chunk_tokens * (4 * arch.hidden_size + 2 * f) * ACT_BYTES

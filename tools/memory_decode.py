@@ -2,7 +2,7 @@
 
 Single-sequence decoding is memory-bandwidth bound: every generated token reads all (active) weights and the
 sequence's KV cache once, so tokens/s ≈ η_bw · BW / bytes_per_step, with achieved bandwidth η_bw ≈ 0.6–0.9 of
-the datasheet figure (../shared/reference/estimators.md §5.5; the same rule tools/planner.py uses for serving).
+the datasheet figure (roofline as in Williams et al., CACM 2009; the same rule tools/planner.py uses for serving).
 Weights and KV bytes come from `estimate_memory` (tools/memory.py), bandwidth from knowledge/gpus.yaml.
 """
 
@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from tools.errors import ToolInputError
 from tools.registry import ToolSpec
 
-ETA_LOW, ETA_HIGH = 0.6, 0.9  # achieved / datasheet memory bandwidth (estimators.md §5.5)
+ETA_LOW, ETA_HIGH = 0.6, 0.9  # achieved / datasheet memory bandwidth (STREAM-style measurements reach 60–90%)
 
 
 class DecodeSpeedInput(BaseModel):
@@ -158,7 +158,7 @@ def decode_speed(inp: DecodeSpeedInput) -> DecodeSpeedOutput:
         assumptions=A,
         sources=[
             f"memory bandwidth: {spec.source}",
-            "decode tok/s ≈ η_bw·BW / (weight bytes + KV bytes), η_bw 0.6–0.9 (estimators.md §5.5)",
+            "decode tok/s ≈ η_bw·BW / (weight bytes + KV bytes), η_bw 0.6–0.9 (memory-bound roofline, Williams et al. 2009)",
         ],
     )
 

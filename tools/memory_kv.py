@@ -18,7 +18,7 @@ KV_DTYPE_BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0
 
 def kv_bytes_per_token_per_layer(arch: Architecture, bytes_per_value: float) -> float:
     if arch.is_mla:
-        return (arch.kv_lora_rank + (arch.qk_rope_head_dim or 0)) * bytes_per_value
+        return ((arch.kv_lora_rank or 0) + (arch.qk_rope_head_dim or 0)) * bytes_per_value
     return 2 * arch.num_kv_heads * arch.head_dim * bytes_per_value
 
 

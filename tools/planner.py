@@ -235,7 +235,7 @@ def _memory_at(spec: GpuSpec, inp: PlanInput, model_q: str | None, params: str |
 
     job = _job(inp, model_q, params, n)
     b = breakdown(job, model)
-    usable = spec.memory_gb * (job.gpu_memory_utilization if inp.mode == "inference" else 1.0)
+    usable = (spec.reported_gb or spec.memory_gb) * job.memory_fraction  # driver-reported memory, as tools.memory
     total = b.total / 1e9
     return MemFit(
         n=n,

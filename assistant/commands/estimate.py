@@ -14,6 +14,8 @@ _OPTIMIZERS = ["adamw", "adamw_bf16", "adamw_8bit", "sgd", "adafactor"]
 _OFFLOAD = ["none", "optimizer", "optimizer_and_params", "all", "params"]
 _FSDP = ["none", "full_shard", "shard_grad_op", "hybrid_shard", "no_shard"]
 _KV = ["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
+_ENGINES = ["auto", "hf", "vllm", "sglang", "deepspeed", "fsdp"]
+_LOSSES = ["auto", "hf", "bf16", "chunked", "fused"]
 
 
 @click.command("estimate", context_settings={"help_option_names": ["-h", "--help"]})
@@ -91,9 +93,32 @@ _KV = ["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 @click.option(
     "--int4-format",
     type=click.Choice(["awq", "gptq", "nf4"], case_sensitive=False),
-    default="awq",
+    default=None,
+    help="4-bit 格式（推理默认 awq，QLoRA 默认 nf4；gptq/awq = 在 GPTQ/AWQ 底座上做 LoRA）/ 4-bit format",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(_ENGINES, case_sensitive=False),
+    default="auto",
     show_default=True,
-    help="推理 int4 格式 / inference int4 format",
+    help="运行框架 / runtime: hf | vllm | sglang (inference), hf | deepspeed | fsdp (training)",
+)
+@click.option(
+    "--loss",
+    type=click.Choice(_LOSSES, case_sensitive=False),
+    default="auto",
+    show_default=True,
+    help="损失实现 / loss: hf (fp32 upcast) | bf16 | chunked (torchtune) | fused (Liger/unsloth)",
+)
+@click.option(
+    "--adapter-dtype",
+    type=click.Choice(["fp32", "bf16"], case_sensitive=False),
+    default="fp32",
+    show_default=True,
+    help="LoRA 适配器精度 / adapter dtype",
+)
+@click.option(
+    "--mem-fraction", type=float, default=None, help="SGLang mem_fraction_static（默认 0.85）/ SGLang static fraction"
 )
 @click.option(
     "--gpu-util", type=float, default=0.9, show_default=True, help="推理可用显存比例（vLLM）/ serving memory fraction"
@@ -123,6 +148,10 @@ def command(
     concurrency,
     kv_dtype,
     int4_format,
+    engine,
+    loss,
+    adapter_dtype,
+    mem_fraction,
     gpu_util,
     gpu,
     as_json,
@@ -169,7 +198,11 @@ def command(
         context=context,
         concurrency=concurrency,
         kv_dtype=kv_dtype.lower() if kv_dtype else None,
-        int4_format=int4_format.lower(),
+        int4_format=int4_format.lower() if int4_format else None,
+        engine=engine.lower(),
+        loss=loss.lower(),
+        adapter_dtype=adapter_dtype.lower(),
+        mem_fraction_static=mem_fraction,
         gpu_memory_utilization=gpu_util,
         gpu=gpu,
     )
@@ -199,7 +232,7 @@ def _print_human(out) -> None:
     if out.mode == "inference":
         rows = [r for r in rows if not r[0].startswith(("梯度", "优化器", "= 模型"))]
     title = (
-        f"{out.model} · {out.mode} · {out.precision} · {out.gpus} GPU"
+        f"{out.model} · {out.mode} · {out.precision} · {out.gpus} GPU · {out.engine}"
         + (f" · ZeRO-{out.zero_stage}" if out.zero_stage else "")
         + " — 每卡 / per GPU"
     )
@@ -209,6 +242,34 @@ def _print_human(out) -> None:
         [(name, f"{gb:,.2f}", f"{gib:,.2f}") for name, gb, gib in rows],
         caption=f"参数 params {out.params / 1e9:.2f}B · 可训练 trainable {out.trainable_params:,}",
     )
+    if out.gpu is not None:
+        mib = f" ({out.reported_mib:,} MiB)" if out.reported_mib else ""
+        click.echo(
+            f"显存 / GPU memory · 标称 nominal {out.nominal_gb:g} GB · 驱动报告 reported {out.reported_gb:.2f} GB{mib}"
+            f" · 可用 usable {out.usable_gb:.2f} GB"
+        )
+        label = {"fits": "放得下 / fits", "fits_with_changes": "改设置后放得下 / fits with changes"}
+        click.echo(f"结论 / verdict: {label.get(out.verdict or '', '放不下 / does not fit')}")
+        if out.changes:
+            click.echo(
+                "  以下改动一起做（依次）/ apply these together, in order:"
+                if out.changes_combined
+                else "  以下任一改动即可 / any one of these:"
+            )
+        for c in out.changes:
+            click.echo(f"  → {c.label['zh']} / {c.label['en']}: ≈ {c.total_gb:,.1f} GB")
+        if out.nearest_option:
+            n = out.nearest_option
+            click.echo(
+                f"  最接近的可行方案 / nearest option: {n.label['zh']} / {n.label['en']}: ≈ {n.total_gb:,.1f} GB"
+            )
+        if out.max_context_fit:
+            per = " · ".join(
+                f"{e} {out.max_context_fit[e] if out.max_context_fit[e] is not None else '—'}"
+                f"/{out.max_concurrency_fit[e] if out.max_concurrency_fit and out.max_concurrency_fit[e] is not None else '—'}"
+                for e in out.max_context_fit
+            )
+            click.echo(f"最长上下文/最大并发 per engine (context/concurrency): {per}")
     click.echo(out.summary["zh"])
     click.echo(out.summary["en"])
     if out.max_batch is not None or out.max_seq_len is not None:
@@ -226,7 +287,8 @@ def _print_human(out) -> None:
     if out.seed_rule:
         s = out.seed_rule
         click.echo(
-            f"经验法则 / seed rule: {s.bytes_per_param:g} B/参数 → {s.model_states_gb:,.1f} GB；"
+            f"常见经验算法（优化器≈4×权重）/ a common rule of thumb (optimizer ≈ 4× weights): "
+            f"{s.bytes_per_param:g} B/参数 → {s.model_states_gb:,.1f} GB；"
             f"精确 / precise: {s.precise_bytes_per_param:g} B/param → {s.precise_model_states_gb:,.1f} GB"
         )
         click.echo(f"  {s.reason['zh']}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from assistant.commands._common import emit_json, print_table
@@ -22,13 +24,14 @@ def _nvlink(v: object) -> str:
     return "无 none" if v == 0 else _fmt(v)
 
 
-def gpu_json(spec) -> dict:  # type: ignore[no-untyped-def]
+def gpu_json(spec: Any) -> dict[str, Any]:
     """The CLI contract fields first, then everything else from the table."""
     data = spec.model_dump(mode="json")
     head = {
         "id": spec.id,
         "name": spec.name,
         "memory_gb": spec.memory_gb,
+        "reported_gb": spec.reported_gb,
         "mem_bw_gbs": spec.mem_bw_gbs,
         "bf16_dense_tflops": spec.bf16_dense_tflops,
         "fp8_dense_tflops": spec.fp8_dense_tflops,
@@ -62,7 +65,7 @@ def command(names: tuple[str, ...], as_json: bool) -> None:
         if as_json:
             emit_json({"gpus": [gpu_json(s) for s in specs]})
             return
-        rows = [
+        rows: list[tuple[str, ...]] = [
             (
                 s.name.replace("NVIDIA ", "").replace("GeForce ", ""),
                 _fmt(s.memory_gb),
@@ -110,7 +113,9 @@ def command(names: tuple[str, ...], as_json: bool) -> None:
         rows = [
             (f"{zh} / {en}", (_nvlink if f == "nvlink_gbs_bidir" else _fmt)(getattr(s, f)))
             for f, zh, en in [
-                ("memory_gb", "显存 GB", "Memory GB"),
+                ("memory_gb", "显存 GB（标称）", "Memory GB (nominal)"),
+                ("reported_gb", "驱动报告 GB", "Reported GB (driver)"),
+                ("nvidia_smi_total_mib", "nvidia-smi MiB", "nvidia-smi MiB"),
                 ("memory_type", "类型", "Type"),
                 ("mem_bw_gbs", "带宽 GB/s", "BW GB/s"),
                 ("fp32_tflops", "FP32", "FP32"),
@@ -133,5 +138,10 @@ def command(names: tuple[str, ...], as_json: bool) -> None:
         print_table(s.name, ["", "value"], rows, caption=f"source: {s.source} · as_of {s.as_of}")
     for note in out.notes:
         click.echo(f"• {note}")
+    for g in out.gpus:
+        if g.caveat:
+            click.echo(f"• {g.name}: {g.caveat}")
+        if g.reliability:
+            click.echo(f"• {g.name} 可靠性 / reliability: {g.reliability}")
     for n in out.seed_notes:
-        click.echo(f"• 原文更正 / seed correction [{n.id}]: {n.zh}\n  {n.en}")
+        click.echo(f"• 常见说法的更正 / correction to a common claim [{n.id}]: {n.zh}\n  {n.en}")
