@@ -185,7 +185,7 @@ def _ticket(ctx: Any, root: Finding, members: list[Finding]) -> Text:
         f"「{root.title.zh}」。节点 {host or '（hostname）'}，GPU 序号 {index if index is not None else '（nvidia-smi 第一列）'}，"
         f"UUID {uuid or '（nvidia-smi -L）'}，PCI 地址 {bus or '（nvidia-smi 的 Bus-Id）'}，序列号 {serial or '（nvidia-smi -q | grep Serial）'}，"
         f"时间 {when or '（日志时间）'}。证据："
-        + " | ".join(ev)
+        + " | ".join(ev).rstrip("。.")
         + "。附 `sudo nvidia-bug-report.sh` 生成的 nvidia-bug-report.log.gz"
         "（没有 root 就请服务商在宿主机上运行）；记下 UUID，避免再分到同一块卡。"
     )
@@ -193,7 +193,7 @@ def _ticket(ctx: Any, root: Finding, members: list[Finding]) -> Text:
         f"“{root.title.en}”. Node {host or '(hostname)'}, GPU index {index if index is not None else '(first column of nvidia-smi)'}, "
         f"UUID {uuid or '(nvidia-smi -L)'}, PCI address {bus or '(Bus-Id in nvidia-smi)'}, serial {serial or '(nvidia-smi -q | grep Serial)'}, "
         f"time {when or '(log timestamp)'}. Evidence: "
-        + " | ".join(ev)
+        + " | ".join(ev).rstrip(".")
         + ". Attach nvidia-bug-report.log.gz from `sudo nvidia-bug-report.sh` "
         "(ask the provider to run it on the host if you lack root); note the UUID so you are not given the same GPU again."
     )
