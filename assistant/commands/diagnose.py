@@ -171,7 +171,9 @@ def command(files: tuple[str, ...], as_json: bool, expect: str | None) -> None:
             continue
         except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
             if single:
-                raise ToolInputError(f"无法读取文件 {name}", f"Cannot read file {name}: {exc.strerror}", field="file")
+                raise ToolInputError(
+                    f"无法读取文件 {name}", f"Cannot read file {name}: {exc.strerror}", field="file"
+                ) from exc
             failed = True
             err = ToolInputError(f"无法读取文件 {name}", f"Cannot read file {name}: {exc.strerror}", field="file")
             if as_json:
