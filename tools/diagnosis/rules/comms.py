@@ -173,13 +173,16 @@ def rules_nccl_taxonomy(c: Ctx, n: Any) -> bool:
 
         late = late_cue(c.p.lines)
         first = bool(n.seqnums) and min(n.seqnums) <= FIRST_COLLECTIVES and not late
+        tms = [w[1] for w in n.watchdogs if w[1]]
+        secs_zh = f"，超时 {tms[0] // 1000} 秒" if tms else ""
+        secs_en = f", timeout {tms[0] // 1000} s" if tms else ""
         if first:
             c.add(
                 "nccl_timeout_first",
                 "warning",
                 (
-                    f"NCCL 在最开始的集合通信（SeqNum={min(n.seqnums)}）就超时：通信器根本没建起来",
-                    f"NCCL timed out on one of the first collectives (SeqNum={min(n.seqnums)}): the communicator never worked",
+                    f"NCCL 在最开始的集合通信（SeqNum={min(n.seqnums)}{secs_zh}）就超时：通信器根本没建起来",
+                    f"NCCL timed out on one of the first collectives (SeqNum={min(n.seqnums)}{secs_en}): the communicator never worked",
                 ),
                 [w[2] for w in n.watchdogs][:3],
                 causes=[
@@ -202,8 +205,8 @@ def rules_nccl_taxonomy(c: Ctx, n: Any) -> bool:
                 "nccl_timeout_later",
                 "warning",
                 (
-                    f"训练进行中 NCCL 超时（{seq or '跑了一段时间后'}）：通信本身是通的，是某个 rank 没跟上或卡住了",
-                    f"NCCL timed out mid-training ({seq or 'after running for a while'}): communication worked, one rank stopped arriving or hung",
+                    f"训练进行中 NCCL 超时（{seq or '跑了一段时间后'}{secs_zh}）：通信本身是通的，是某个 rank 没跟上或卡住了",
+                    f"NCCL timed out mid-training ({seq or 'after running for a while'}{secs_en}): communication worked, one rank stopped arriving or hung",
                 ),
                 [w[2] for w in n.watchdogs][:3] + ([late] if late else []),
                 causes=[
