@@ -257,3 +257,13 @@ def test_expect_feeds_the_busbw_reference_for_a_headerless_table() -> None:
     assert "36.0 GB/s" in low.title.en
     bw = next(r for r in rented.acceptance or [] if r.check == "bandwidth")
     assert bw.status == "fail"
+
+
+def test_throttle_reasons_and_temperature_on_one_gpu_are_one_incident() -> None:
+    # HW slowdown + SW thermal + near the slowdown temperature: one heat story, one action (cooling)
+    text = (Path(__file__).parent / "diagnosis_samples" / "q_fragment_temperature_throttle.txt").read_text(
+        encoding="utf-8"
+    )
+    r = diagnose_text(text)
+    assert len(r.incidents) == 1 and r.verdict == "ask_provider"
+    assert {"clocks_hw_slowdown", "clocks_sw_thermal"} <= set(r.incidents[0].finding_ids)

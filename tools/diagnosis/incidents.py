@@ -22,7 +22,7 @@ from tools.diagnosis.findings import SEVERITY_RANK, Finding, Incident, Text
 
 LOSS = ("xid_79", "gpu_lost", "gpu_fallen_off_bus", "pci_rev_ff")
 AER = ("pcie_aer_fatal", "pcie_aer_nonfatal", "pcie_aer_corrected")
-THERMAL = ("gpu_hot", "clocks_sw_thermal", "clocks_hw_slowdown", "dcgm_health_thermal")
+THERMAL = ("gpu_hot", "clocks_sw_thermal", "clocks_hw_slowdown", "dcgm_health_thermal", "gpu_near_slowdown_temp")
 SLOW = ("input_bound_suspected", "gpu_hang_suspected", "stalled_job_suspected", "clocks_power_cap")
 _TIME = re.compile(r"^\[?((?:[A-Z][a-z]{2} ){1,2}[ \d]?\d \d\d:\d\d:\d\d(?: \d{4})?|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d)")
 
@@ -64,9 +64,18 @@ def build(ctx: Any, findings: list[Finding]) -> list[Incident]:
     xids = [f for f in findings if f.id.startswith("xid_") and id(f) not in used]
     if hung:
         take(hung + xids)
-    for hot in [f for f in findings if f.id in THERMAL and id(f) not in used]:
-        slow = [f for f in findings if f.id in SLOW and id(f) not in used and (f.gpu_index in (None, hot.gpu_index))]
-        take([hot] + slow)
+    for hot in [f for f in findings if f.id in THERMAL]:
+        if id(hot) in used:
+            continue
+        same = [
+            f
+            for f in findings
+            if f is not hot
+            and id(f) not in used
+            and (f.id in THERMAL or f.id in SLOW)
+            and (f.gpu_index is None or hot.gpu_index is None or f.gpu_index == hot.gpu_index)
+        ]
+        take([hot] + same)
     for f in findings:
         if id(f) not in used:
             take([f])
