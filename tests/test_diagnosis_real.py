@@ -267,3 +267,25 @@ def test_throttle_reasons_and_temperature_on_one_gpu_are_one_incident() -> None:
     r = diagnose_text(text)
     assert len(r.incidents) == 1 and r.verdict == "ask_provider"
     assert {"clocks_hw_slowdown", "clocks_sw_thermal"} <= set(r.incidents[0].finding_ids)
+
+
+def test_ibv_devinfo_port_down_and_dcgmi_health_table() -> None:
+    # ibv_devinfo(1) layout: hca_id / port: N / state: PORT_DOWN (1)
+    r = diagnose_text(
+        "hca_id:\tmlx5_2\n\ttransport:\t\t\tInfiniBand (0)\n\tphys_port_cnt:\t\t\t1\n"
+        "\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_DOWN (1)\n\t\t\tlink_layer:\t\tInfiniBand\n"
+    )
+    assert r.findings[0].id == "ib_port_down" and "mlx5_2" in r.next_action.en
+    # dcgmi health -c (DCGM user guide layout): PCIe replay warning is the provider's link problem
+    h = diagnose_text(
+        "+---------------------------+----------------------------------------------------------+\n"
+        "| Health Monitor Report                                                                |\n"
+        "+===========================+==========================================================+\n"
+        "| Group 1                   | Overall Health: Warning                                  |\n"
+        "| -> 0                      | Warning                                                  |\n"
+        "|    -> PCIe system         | Warning - Detected more than 8 PCIe replays per minute   |\n"
+    )
+    assert h.kinds == ["dcgmi_health"] and h.findings[0].id == "dcgm_health_warn"
+    assert (h.severity, h.verdict) == ("warning", "ask_provider")
+    ok = diagnose_text("| Group 1                   | Overall Health: Healthy                                  |\n")
+    assert ok.kinds == ["dcgmi_health"] and ok.severity == "ok"

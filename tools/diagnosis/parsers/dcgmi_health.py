@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_OVERALL = re.compile(r"Overall Health\s*\|?\s*(Healthy|Warning|Failure|Fail)", re.I)
+_OVERALL = re.compile(r"Overall Health\s*[:|]?\s*\|?\s*(Healthy|Warning|Failure|Fail)", re.I)
 _ROW = re.compile(
-    r"\|\s*([A-Za-z][A-Za-z ]*?)\s+system\s*\|\s*(Healthy|Warning|Failure|Fail)\b\s*-?\s*(.*?)\|?\s*$", re.I
+    r"\|\s*(?:->\s*)?([A-Za-z][A-Za-z ]*?)\s+system\s*\|\s*(Healthy|Warning|Failure|Fail)\b\s*-?\s*(.*?)\|?\s*$", re.I
 )
 _WATCH = re.compile(r"Detected an? (WARNING|FAILURE|FAIL\w*) in health system (\w+):\s*'?(.*)", re.I)
 _GPU = re.compile(r"\bGPU (\d+)\b")

@@ -17,6 +17,23 @@ def rules_dcgm_health(c: Ctx) -> None:
     h = c.p.get("dcgmi_health")
     if not h:
         return
+    if not h.incidents and h.overall in ("warning", "failure"):
+        fail = h.overall == "failure"
+        c.add(
+            "dcgm_health_fail" if fail else "dcgm_health_warn",
+            "critical" if fail else "warning",
+            (
+                f"DCGM 健康检查总体结果：{'失败' if fail else '告警'}",
+                f"DCGM health overall: {'failure' if fail else 'warning'}",
+            ),
+            [h.overall_line or ""],
+            actions=[
+                (
+                    "贴出完整的 `dcgmi health -c` 输出（各子系统那几行）；把它和 `nvidia-bug-report.sh` 发给服务商。",
+                    "Paste the full `dcgmi health -c` output (the per-system rows) and send it with `nvidia-bug-report.sh` to the provider.",
+                )
+            ],
+        )
     for inc in h.incidents[:1]:
         sysname = inc.system.lower()
         gi = inc.gpu
