@@ -67,7 +67,7 @@ def test_sample_expectations(path: Path) -> None:
 def test_catalog_has_every_code_with_source_and_both_languages() -> None:
     cat = catalog()
     assert sorted(cat) == list(range(1, 173))  # NVIDIA's catalog lists codes 1–172 (generated 2025-10-29)
-    for code, row in cat.items():
+    for _code, row in cat.items():
         assert row["source"] and row["as_of"]
         assert row["name"]["zh"] and row["name"]["en"]
         assert row["immediate_action"]["zh"] and row["investigatory_action"]["en"]
@@ -115,11 +115,18 @@ def test_xid79_maps_to_gpu_index_and_ticket_has_everything() -> None:
     f = next(x for x in r.findings if x.id == "xid_79")
     assert (f.gpu_index, f.bus_id) == (2, "0000:48:00")  # bus 48:00 is row 2 of the pasted table
     first = f.actions[0]
-    assert "CUDA_VISIBLE_DEVICES=0,1,3" in first.en and "CUDA_VISIBLE_DEVICES=0,1,3" in first.zh
+    # four GPUs in the table: the others are 0,1,3, numbered as nvidia-smi numbers them (PCI_BUS_ID)
+    assert "CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0,1,3" in first.en
+    assert "CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0,1,3" in first.zh
     ticket = next(a for a in f.actions if a.en.startswith("Open a ticket"))
     for needle in ("GPU index 2", "PCI bus id 0000:48:00", "nvidia-bug-report.sh", "UUID"):
         assert needle in ticket.en
-    assert r.next_action == first
+    # the next action leads with the verdict and carries the ticket (GPU index, PCI address)
+    assert r.verdict == "move_machine" and r.next_action.en.startswith("Move machine")
+    assert r.next_action.zh.startswith("换机器")
+    assert "CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0,1,3" in r.next_action.en
+    assert "GPU index 2" in r.next_action.en and "0000:48:00" in r.next_action.en
+    assert r.incidents[0].ticket is not None and "nvidia-bug-report.sh" in r.incidents[0].ticket.en
 
 
 def test_ticket_uses_uuid_from_kernel_log_and_host_from_journal() -> None:
@@ -269,9 +276,13 @@ def test_nvlink5_decode_sheet() -> None:
     assert r.severity == "critical" and any("XID 144-150 Decode" in c.en for c in r.findings[0].causes)
 
 
-def test_without_a_table_the_first_step_names_the_bus_id_to_exclude() -> None:
+def test_without_a_table_the_next_step_names_the_bus_id_but_never_excludes_blindly() -> None:
+    # One kernel line: the paste does not show how many GPUs the box has, so "exclude it with
+    # CUDA_VISIBLE_DEVICES" could leave nothing — the next step is move machine + the ticket.
     r = diagnose_text(
         "[ 8123.456789] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
     )
     first = r.next_action
-    assert "0000:3b:00" in first.en and "CUDA_VISIBLE_DEVICES" in first.en and "CUDA_VISIBLE_DEVICES" in first.zh
+    assert "0000:3b:00" in first.en and "0000:3b:00" in first.zh
+    assert "CUDA_VISIBLE_DEVICES" not in first.en and "CUDA_VISIBLE_DEVICES" not in first.zh
+    assert r.verdict == "move_machine" and "nvidia-bug-report.sh" in first.en

@@ -91,7 +91,9 @@ def test_diagnosis_rejects_oversized_paste_fast_and_bilingually():
 def test_diagnosis_at_the_limits_is_accepted():
     from tools.diagnose import diagnose_text
 
-    assert diagnose_text("x\n" * (DIAG_MAX_LINES - 1)).severity == "info"
+    assert (
+        diagnose_text("x\n" * (DIAG_MAX_LINES - 1)).severity == "unknown"
+    )  # issue 14: nothing recognised is unknown, never info
     # one 4,000-character line is kept, longer lines are cut (never rejected)
     report = diagnose_text("NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus. " + "z" * 50_000)
     assert 79 in [x.code for x in report.xids]

@@ -33,9 +33,22 @@ def _read_limited(name: str) -> bytes:
     return data
 
 
-COLOURS = {"critical": "bold red", "warning": "yellow", "info": "cyan", "ok": "green"}
-LABEL = {"critical": "严重 critical", "warning": "警告 warning", "info": "提示 info", "ok": "正常 ok"}
-REPORT_KEYS = ("kinds", "inventory", "xids", "severity", "findings", "next_action")
+COLOURS = {"critical": "bold red", "warning": "yellow", "info": "cyan", "ok": "green", "unknown": "magenta"}
+LABEL = {
+    "critical": "严重 critical",
+    "warning": "警告 warning",
+    "info": "提示 info",
+    "ok": "正常 ok",
+    "unknown": "未识别 unknown",
+}
+VERDICT_LABEL = {
+    "move_machine": "换机器 / move machine",
+    "ask_provider": "找服务商 / ask the provider",
+    "fix_setup": "改你的配置 / fix your setup",
+    "no_action": "无需处理 / no action",
+    "need_more_input": "需要更多输出 / paste more",
+}
+REPORT_KEYS = ("kinds", "inventory", "xids", "severity", "findings", "next_action", "verdict", "incidents")
 
 
 def _report_json(report, name: str | None) -> dict:
@@ -72,11 +85,21 @@ def _print_human(report, name: str | None) -> None:
 
     con = Console()
     sev = report.severity
-    head = f"[{COLOURS[sev]}]{LABEL[sev]}[/]"
+    head = f"[{COLOURS[sev]}]{LABEL[sev]}[/]  [bold]{VERDICT_LABEL.get(report.verdict, report.verdict)}[/]"
     if name:
         head = f"{escape(name)} · " + head
+    con.print(head)
+    # the renter's next step comes first, before any table
+    con.print(
+        f"[bold]下一步 / next:[/] {escape(report.next_action.zh)}\n               {escape(report.next_action.en)}"
+    )
     kinds = ", ".join(report.kinds) or "—"
-    con.print(f"{head}   检测到 / detected: {escape(kinds)}")
+    con.print(f"检测到 / detected: {escape(kinds)}")
+    if len(report.incidents) > 1:
+        for inc in report.incidents[1:4]:
+            con.print(
+                f"  · [{COLOURS[inc.severity]}]{LABEL[inc.severity]}[/] {escape(inc.title.zh)} / {escape(inc.title.en)}"
+            )
     line = _inventory_line(report.inventory)
     if line:
         con.print(escape(line))
@@ -102,9 +125,6 @@ def _print_human(report, name: str | None) -> None:
         for r in report.acceptance:
             t.add_row(escape(r.check), escape(r.expected), escape(r.observed), f"[{colour[r.status]}]{r.status}[/]")
         con.print(t)
-    con.print(
-        f"[bold]下一步 / next:[/] {escape(report.next_action.zh)}\n               {escape(report.next_action.en)}"
-    )
 
 
 @click.command(name="diagnose")
@@ -151,7 +171,9 @@ def command(files: tuple[str, ...], as_json: bool, expect: str | None) -> None:
             continue
         except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
             if single:
-                raise ToolInputError(f"无法读取文件 {name}", f"Cannot read file {name}: {exc.strerror}", field="file")
+                raise ToolInputError(
+                    f"无法读取文件 {name}", f"Cannot read file {name}: {exc.strerror}", field="file"
+                ) from exc
             failed = True
             err = ToolInputError(f"无法读取文件 {name}", f"Cannot read file {name}: {exc.strerror}", field="file")
             if as_json:

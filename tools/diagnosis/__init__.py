@@ -8,9 +8,13 @@ Layout (one job per module):
 - `xid`        the NVIDIA Xid catalog from knowledge/xid.yaml
 - `nvlink5`    NVIDIA's "XID 144-150 Decode" sheet for NVLink5 Xids
 - `rules/`     the decision tree and cross-checks that turn parsed data into findings
-               (context, smi, kernel, pci, versions, comms, host)
+               (context, smi, kernel, pci, versions, comms, host, runtime, fabric, health, narrative)
+- `policy`     the severity policy, in one place (knowledge/diagnosis/severity_policy.yaml)
+- `incidents`  join findings into incidents; verdict, next action and provider ticket
+- `report`     paste → DiagnosisReport (the engine behind the diagnose_logs tool)
 - `acceptance` verify a delivery-checklist output against what was rented
 - `checklist`  the ready-to-run acceptance bash script
 
-The public entry point is `tools.diagnose.diagnose_text` (and the tools it exposes).
+Entry points: `tools.diagnosis.report.diagnose_text` (re-exported by the registry façade
+`tools.diagnose`, which nothing here imports) and `tools.diagnosis.detect` for "is this a paste".
 """

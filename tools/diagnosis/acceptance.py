@@ -193,7 +193,10 @@ def check_delivery(report: DiagnosisReport, parsed: Any, spec: str) -> list[Acce
 
         plateau, _ = runs[0].plateau()
         topo_kind = "nvlink" if (topos and topos[0].nvlink_counts()) or wants_nvlink else "pcie"
-        ref = expected_busbw(names[0] if names else model, runs[0].n_ranks, topo_kind)
+        n_ranks = (
+            runs[0].n_ranks or runs[0].ranks_from_bandwidth() or count or 0
+        )  # what was rented when the paste has no header
+        ref = expected_busbw(names[0] if names else model, n_ranks, topo_kind)
         if plateau is None:
             rows.append(
                 AcceptanceRow(check="bandwidth", expected="—", observed="no large-message rows", status="unknown")

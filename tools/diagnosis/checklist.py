@@ -1,4 +1,4 @@
-"""The delivery-acceptance script (the seed article's checklist, 防止以次充好).
+"""The delivery-acceptance script (a common acceptance checklist for rented GPU servers, 防止以次充好).
 
 It runs on the rented server, prints every section under a `===== name =====` marker and
 saves everything to one file, which `gpu-advisor diagnose --expect "8x MODEL" FILE` then
@@ -10,7 +10,17 @@ from __future__ import annotations
 
 import shlex
 
+from pydantic import BaseModel, Field
+
 from tools.errors import ToolInputError
+
+
+class DeliveryChecklistOutput(BaseModel):
+    script: str = Field(description="bash script to run on the rented server")
+    output_file: str
+    expect: str | None = Field(description="the --expect value to pass to `gpu-advisor diagnose` with the saved file")
+    steps: list[dict[str, str]] = Field(description="what each step checks, zh/en")
+
 
 STEPS: list[dict[str, str]] = [
     {
@@ -69,9 +79,9 @@ TORCH_CHECK = (
 )
 
 
-def build_checklist(gpus: int = 8, model: str | None = None, output_file: str = "gpu_acceptance.txt"):
-    from tools.diagnose import DeliveryChecklistOutput
-
+def build_checklist(
+    gpus: int = 8, model: str | None = None, output_file: str = "gpu_acceptance.txt"
+) -> DeliveryChecklistOutput:
     if not isinstance(gpus, int) or gpus < 1 or gpus > 64:
         raise ToolInputError("GPU 数量应在 1 到 64 之间", "The GPU count must be between 1 and 64", field="gpus")
     if not output_file or "\n" in output_file or "\x00" in output_file or len(output_file) > 200:
@@ -112,7 +122,7 @@ have() {{ command -v "$1" >/dev/null 2>&1; }}
   nvidia-smi -L
 
   section "nvidia-smi -q"
-  # seed checks: nvidia-smi -q | grep -i "product name"; nvidia-smi -q -d MEMORY | grep -i total
+  # common checks: nvidia-smi -q | grep -i "product name"; nvidia-smi -q -d MEMORY | grep -i total
   nvidia-smi -q
 
   section "lspci"

@@ -1,11 +1,21 @@
-"""Decide which parsers apply to a paste. One paste may mix several outputs, so every kind
-whose cheap signature appears is parsed, and a kind counts as detected only if its parser
-actually found something (a stray word like "AER" in prose does not make a kernel log).
+"""Decide which parsers apply to a paste — the single source of "is this a paste, and which kinds".
+
+One paste may mix several outputs, so every kind whose cheap signature appears is parsed, and a
+kind counts as detected only if its parser actually found something (a stray word like "AER" in
+prose does not make a kernel log). Public API, for the planner and the tools alike:
+
+- `detect_kinds(text)`  kinds whose parser found something, in report order
+- `paste_kinds(text)`   the same, but [] when the text is a question *about* an error rather
+                        than a paste of one (prose-prone kinds need a pasted shape)
+- `is_paste(text)`      `bool(paste_kinds(text))`
+- `INPUTS`              what diagnose_logs reads, bilingual (for "nothing recognised" replies)
+- `parse_all(text)`     the parsed results themselves (used by the rules)
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,11 +42,23 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
         "Retired Pages",
     ),
     "topo": ("GPU0",),
-    "kernel_log": ("NVRM", "SXid", "AER", "PCIe Bus Error"),
-    "lspci": ("NVIDIA Corporation",),
+    "kernel_log": ("NVRM", "SXid", "AER", "PCIe Bus Error", "blocked for more than", "state:D"),
+    "lspci": ("NVIDIA Corporation", "LnkSta:"),
+    "infiniband": ("CA '", "Infiniband device '", "hca_id:", "==>", "BW average", "BW peak", "RDMA_Write"),
+    "container_runtime": ("could not select device driver", "nvidia-container-cli", "unknown or invalid runtime name"),
+    "cuda_runtime": (
+        "system not yet initialized",
+        "802",
+        "peer access is not supported",
+        "forward compatibility was attempted",
+        "no CUDA-capable device",
+    ),
+    "vllm": ("cache blocks", "GPU blocks", "KV cache"),
+    "nvidia_smi_dmon": ("pwr", "gtemp"),
     "nvcc": ("Cuda compilation tools", "nvcc: command not found", "nvcc: not found", "nvcc"),
     "torch_errors": (
         "out of memory",
+        "Tried to allocate",
         "too old",
         "insufficient for CUDA runtime",
         "uncorrectable ECC",
@@ -47,12 +69,48 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
         "no kernel image",
         "Found no NVIDIA driver",
         "CUDA initialization",
+        "is not compatible with the current PyTorch installation",
     ),
     "nccl_log": ("NCCL", "Watchdog caught collective"),
     "nccl_tests": ("busbw", "nThread", "Avg bus bandwidth", "Out of bounds values", "#wrong", "_perf"),
     "iostat": ("%util",),
     "dcgmi_diag": ("Diagnostic",),
+    "dcgmi_health": ("health system", "Overall Health", "Health Monitor"),
+    "narrative": ("nvidia-smi", "GPU", "显卡", "卡", "gpu"),
 }
+
+# Kinds whose trigger words also occur in a person's question ("NCCL 超时怎么办？"): they count as a
+# paste only when the text also looks pasted (several lines, a prompt, an `XxxError:` line).
+PROSE_PRONE = frozenset({"torch_errors", "nccl_log", "kernel_log", "cuda_runtime", "vllm"})
+_PASTED_SHAPE = re.compile(
+    r"^\s*(?:\$|#|root@|\w+@[\w.-]+[:~]|>>>|\[\s*\d+\.\d+\]|[\w.]*(?:Error|Exception|Warning)\b\s*:|Traceback)",
+    re.M,
+)
+
+# What diagnose_logs reads (said back when nothing in a paste was recognised).
+INPUTS: tuple[tuple[str, str], ...] = (
+    ("nvidia-smi（表格、-L、-q、dmon、topo -m）", "nvidia-smi (table, -L, -q, dmon, topo -m)"),
+    (
+        "内核日志：`dmesg -T` / `journalctl -k`（Xid、AER、GSP、hung task）",
+        "kernel log: `dmesg -T` / `journalctl -k` (Xid, AER, GSP, hung tasks)",
+    ),
+    ("`lspci -vv`（LnkCap/LnkSta 链路速率与宽度）", "`lspci -vv` (LnkCap/LnkSta link speed and width)"),
+    (
+        "NCCL_DEBUG=INFO 日志、PyTorch NCCL 看门狗报错、all_reduce_perf 结果",
+        "NCCL_DEBUG=INFO logs, PyTorch NCCL watchdog errors, all_reduce_perf output",
+    ),
+    (
+        "PyTorch/CUDA 报错（显存不足、驱动太旧、sm_XX 不兼容、错误 802）",
+        "PyTorch/CUDA errors (OOM, driver too old, sm_XX not compatible, error 802)",
+    ),
+    ("vLLM 启动日志（KV cache / GPU blocks）", "vLLM start-up logs (KV cache / GPU blocks)"),
+    ("Docker / nvidia-container-cli 报错", "Docker / nvidia-container-cli errors"),
+    (
+        "ibstat、ibstatus、ibv_devinfo、ibdev2netdev、ib_write_bw",
+        "ibstat, ibstatus, ibv_devinfo, ibdev2netdev, ib_write_bw",
+    ),
+    ("dcgmi diag / dcgmi health、nvcc -V、iostat -x", "dcgmi diag / dcgmi health, nvcc -V, iostat -x"),
+)
 
 
 @dataclass
@@ -80,4 +138,25 @@ def parse_all(text: str) -> Parsed:
 
 
 def detect_kinds(text: str) -> list[str]:
+    """Kinds whose parser found something in `text`, in report order (no prose filtering)."""
     return parse_all(text).kinds
+
+
+def paste_kinds(text: str) -> list[str]:
+    """The kinds in `text`, or [] when it is a question about an error rather than a paste of one.
+
+    Why: "CUDA out of memory 一般有哪些原因？" names an error without pasting one; the planner should
+    answer it as a question. Kinds outside PROSE_PRONE are unambiguous machine output.
+    """
+    if not text or not text.strip():
+        return []
+    kinds = detect_kinds(text)
+    if not kinds or set(kinds) - PROSE_PRONE:
+        return kinds
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    return kinds if len(lines) >= 3 or _PASTED_SHAPE.search(text) else []
+
+
+def is_paste(text: str) -> bool:
+    """True when diagnose_logs should handle `text` (it recognises at least one kind in it)."""
+    return bool(paste_kinds(text))

@@ -1,10 +1,12 @@
 """The diagnosis report model: findings with severity, quoted evidence, causes, actions.
 
-Severity order (worst wins): ok < info < warning < critical.
-- critical: stop using this GPU/node (or this result) until it is reset, rebooted or repaired
-- warning: something is wrong or degraded; the job may run but slower or at risk
-- info: worth knowing; nothing to fix
-- ok: nothing wrong found
+Severity order (worst wins): unknown < ok < info < warning < critical. The policy that assigns them
+lives in one place (tools/diagnosis/policy.py, knowledge/diagnosis/severity_policy.yaml):
+- critical: hardware fault, or the GPU/host is unusable until reset or replacement
+- warning: blocks or degrades the job (the renter fixes it, or the provider must: link, cooling)
+- info: worth knowing; no action
+- ok: healthy (recognised, nothing wrong)
+- unknown: nothing in the paste was recognised (never reported as info)
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator
 
-Severity = Literal["ok", "info", "warning", "critical"]
-SEVERITY_RANK: dict[str, int] = {"ok": 0, "info": 1, "warning": 2, "critical": 3}
+Severity = Literal["unknown", "ok", "info", "warning", "critical"]
+SEVERITY_RANK: dict[str, int] = {"unknown": -1, "ok": 0, "info": 1, "warning": 2, "critical": 3}
+Verdict = Literal["move_machine", "ask_provider", "fix_setup", "no_action", "need_more_input"]
 MAX_EVIDENCE_LINES = 8
 MAX_EVIDENCE_CHARS = 300
 
@@ -93,6 +96,20 @@ class AcceptanceRow(BaseModel):
     note: Text | None = None
 
 
+class Incident(BaseModel):
+    """Findings that are one story (joined by PCI topology and time), with one next action."""
+
+    id: str = Field(description="the root finding's id")
+    severity: Severity
+    verdict: Verdict
+    title: Text
+    finding_ids: list[str] = Field(default_factory=list, description="root first")
+    gpu_index: int | None = None
+    bus_id: str | None = None
+    next_action: Text
+    ticket: Text | None = Field(default=None, description="text to send the provider, when it is theirs to fix")
+
+
 class DiagnosisReport(BaseModel):
     kinds: list[str] = Field(default_factory=list, description="input kinds detected in the paste")
     inventory: Inventory = Field(default_factory=Inventory)
@@ -100,6 +117,10 @@ class DiagnosisReport(BaseModel):
     severity: Severity = "ok"
     findings: list[Finding] = Field(default_factory=list)
     next_action: Text
+    verdict: Verdict = Field(
+        default="no_action", description="move_machine | ask_provider | fix_setup | no_action | need_more_input"
+    )
+    incidents: list[Incident] = Field(default_factory=list, description="worst first; findings joined into stories")
     acceptance: list[AcceptanceRow] | None = Field(default=None, description="only with --expect")
 
 

@@ -69,7 +69,7 @@ def parse(lines: list[str]) -> Iostat | None:
             out.reports.append([])
             continue
         if cols is not None and len(toks) == len(cols):
-            row = dict(zip(cols, toks))
+            row = dict(zip(cols, toks, strict=False))
             await_ms = None
             for k in ("await", "r_await"):
                 if k in row:

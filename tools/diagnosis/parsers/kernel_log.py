@@ -14,6 +14,11 @@ Shapes handled (sources in docs/diagnosis.md; regexes follow leptonai/gpud kmsg.
   pcieport 0000:00:02.0: AER: Uncorrected (Fatal) error received: 0000:3b:00.0
   nvidia 0000:3b:00.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer, (Receiver ID)
   nvidia 0000:3b:00.0:    [ 5] SDES  / [ 5] Surprise Down Error
+  NVRM: GPU6 _kgspBootGspRm: (the GPU is likely in a bad state and may need to be reset)   (GSP, no Xid)
+  NVRM: ... Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) ...                          (no Xid)
+  NVRM: GPU Board Serial Number: 0322716036227
+  INFO: task python3:1234 blocked for more than 120 seconds.  /  task:python3 state:D ...    (hung task)
+  nvidia 0000:02:00.0: device has no AER-aware driver     (the device below the AER port)
 """
 
 from __future__ import annotations
@@ -51,6 +56,17 @@ _NVRM_OTHER = re.compile(
     r"NVRM: (?:API mismatch|RmInitAdapter failed|GPU at PCI:([0-9a-fA-F:.]+): GPU-[0-9a-f-]+|loading NVIDIA UNIX)"
 )
 _GPU_UUID = re.compile(r"NVRM: GPU at PCI:([0-9a-fA-F:.]+): (GPU-[0-9a-fA-F-]+)")
+_SERIAL = re.compile(r"NVRM: GPU Board Serial Number:\s*(\S+)")
+_GSP_FAIL = re.compile(
+    r"Cannot initialize GSP firmware|_kgspBootGspRm|GSP-CrashCat|kgspHealthCheck|may need to be reset|"
+    r"GPU marked for reset|Back to back GSP RPC timeout|Timeout waiting for RPC from GSP|rpcRecvPoll timedout"
+)
+_RESET_REQUIRED = re.compile(r"NV_ERR_RESET_REQUIRED|GPU marked for reset|requires? (?:a )?reset|may need to be reset")
+_HUNG = re.compile(r"\btask (\S+?):(\d+) blocked for more than (\d+) seconds")
+_STATE_D = re.compile(r"\btask:(\S+)\s+state:D\b")
+_AER_DOWNSTREAM = re.compile(
+    r"\bnvidia ((?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): (?:device has no AER-aware driver|AER:)"
+)
 _VERSION = re.compile(r"NVRM: loading NVIDIA UNIX (?:Open Kernel Module for )?\S+ Kernel Module\s+(\d+\.\d+(?:\.\d+)?)")
 
 
@@ -88,6 +104,22 @@ class KernelLog:
     api_mismatch: list[str] = field(default_factory=list)
     driver_version: str | None = None
     uuids: dict[str, str] = field(default_factory=dict)  # bus id -> GPU UUID ("NVRM: GPU at PCI:...")
+    serials: dict[str, str] = field(default_factory=dict)  # bus id -> board serial (line after "GPU at PCI:")
+    gsp_failures: list[str] = field(default_factory=list)  # GSP boot/RPC/crash lines without an Xid
+    reset_required: list[str] = field(default_factory=list)  # NV_ERR_RESET_REQUIRED / "needs to be reset"
+    hung_tasks: list["HungTask"] = field(default_factory=list)
+    aer_downstream: dict[str, str] = field(default_factory=dict)  # AER port bus -> GPU bus named right after it
+
+
+@dataclass
+class HungTask:
+    """A task stuck in state D; `in_gpu_driver` when its stack runs through nvidia/nvidia_uvm."""
+
+    task: str
+    line: str
+    seconds: int | None = None
+    in_gpu_driver: bool = False
+    stack: list[str] = field(default_factory=list)
 
 
 def _last_token(prefix: str) -> str | None:
@@ -106,7 +138,27 @@ def parse(lines: list[str]) -> KernelLog | None:
     out = KernelLog()
     pending_multi: tuple[str | None, str, int] | None = None  # (bus, first line, lines left)
     last_aer: AerLine | None = None
+    last_bus: str | None = None  # from the latest "NVRM: GPU at PCI:" line (the serial follows it)
+    hung: HungTask | None = None
+    hung_left = 0
     for line in lines:
+        if hung is not None and hung_left > 0:
+            hung_left -= 1
+            if "[nvidia" in line or " nvidia_" in line or "uvm_" in line or "os_acquire" in line:
+                hung.in_gpu_driver = True
+                if len(hung.stack) < 3:
+                    hung.stack.append(line.strip())
+        if "blocked for more than" in line or "state:D" in line:
+            m = _HUNG.search(line) or _STATE_D.search(line)
+            if m:
+                if hung is not None and hung_left > 0 and "state:D" in line and m.re is _STATE_D:
+                    hung_left = 40  # the "task:… state:D" line of the same report
+                else:
+                    secs = int(m.group(3)) if m.re is _HUNG else None
+                    hung = HungTask(task=m.group(1), line=line.strip(), seconds=secs)
+                    out.hung_tasks.append(hung)
+                    hung_left = 40
+                continue
         if pending_multi is not None:
             bus, first, left = pending_multi
             if "fallen off the bus" in line:
@@ -134,8 +186,18 @@ def parse(lines: list[str]) -> KernelLog | None:
             if "GPU at PCI:" in line:
                 u = _GPU_UUID.search(line)
                 if u and norm_bus_id(u.group(1)):
-                    out.uuids[norm_bus_id(u.group(1))] = u.group(2)  # type: ignore[index]
+                    last_bus = norm_bus_id(u.group(1))
+                    out.uuids[last_bus] = u.group(2)  # type: ignore[index]
                 continue
+            if "Serial Number" in line:
+                sn = _SERIAL.search(line)
+                if sn and last_bus:
+                    out.serials[last_bus] = sn.group(1)
+                continue
+            if _GSP_FAIL.search(line) and len(out.gsp_failures) < 20:
+                out.gsp_failures.append(line.strip())
+            if _RESET_REQUIRED.search(line) and len(out.reset_required) < 20:
+                out.reset_required.append(line.strip())
             if "RmInitAdapter failed" in line:
                 out.rm_init_failed.append(line.strip())
             elif "API mismatch" in line:
@@ -176,6 +238,10 @@ def parse(lines: list[str]) -> KernelLog | None:
                         last_aer = AerLine(bus, level, line.strip(), m.group(2).strip())
                         out.aer.append(last_aer)
             continue
+        if last_aer is not None and "nvidia " in line:
+            d = _AER_DOWNSTREAM.search(line)
+            if d and last_aer.bus_id and norm_bus_id(d.group(1)):
+                out.aer_downstream.setdefault(last_aer.bus_id, norm_bus_id(d.group(1)))  # type: ignore[arg-type]
         if last_aer is not None and "]" in line:
             k = line.find("[", line.find(": ") + 1 if ": " in line else 0)
             m = _AER_BIT.match(line, k) if k >= 0 else None
@@ -183,7 +249,18 @@ def parse(lines: list[str]) -> KernelLog | None:
                 last_aer.bits.append(m.group(2))
                 if len(last_aer.line) < 1000:
                     last_aer.line += "\n" + line.strip()
-    if not (out.xids or out.sxids or out.fallen_off or out.aer or out.rm_init_failed or out.api_mismatch or out.uuids):
+    if not (
+        out.xids
+        or out.sxids
+        or out.fallen_off
+        or out.aer
+        or out.rm_init_failed
+        or out.api_mismatch
+        or out.uuids
+        or out.gsp_failures
+        or out.reset_required
+        or out.hung_tasks
+    ):
         return None
     return out
 

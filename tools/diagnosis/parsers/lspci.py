@@ -16,7 +16,31 @@ _DEV = re.compile(
     r"^(?:([0-9a-fA-F]{4}):)?([0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])\s+([^:]+?)(?:\s\[[0-9a-f]{4}\])?:\s+NVIDIA Corporation\s+(.*?)\s*(?:\(rev ([0-9a-fA-F]{2})\))?\s*$"
 )
 _IDS = re.compile(r"\[(10de):([0-9a-fA-F]{4})\]")
-_LNKSTA = re.compile(r"LnkSta:\s+Speed ([0-9.]+GT/s)( \(downgraded\))?, Width (x\d+)( \(downgraded\))?")
+_LNKSTA = re.compile(r"LnkSta:\s+Speed ([0-9.]+)GT/s( \(downgraded\))?(?: \(ok\))?, Width x(\d+)( \(downgraded\))?")
+_LNKCAP = re.compile(r"LnkCap:\s+Port #\d+, Speed ([0-9.]+)GT/s, Width x(\d+)")
+
+
+@dataclass
+class PciLink:
+    """LnkCap (what the link can do) vs LnkSta (what it trained to) from `lspci -vv`."""
+
+    sta_speed: float
+    sta_width: int
+    line: str
+    cap_speed: float | None = None
+    cap_width: int | None = None
+    speed_flagged: bool = False  # lspci's own "(downgraded)"
+    width_flagged: bool = False
+    bus_id: str | None = None
+    cap_line: str | None = None
+
+    @property
+    def width_degraded(self) -> bool:
+        return self.width_flagged or (self.cap_width is not None and self.sta_width < self.cap_width)
+
+    @property
+    def speed_degraded(self) -> bool:
+        return self.speed_flagged or (self.cap_speed is not None and self.sta_speed < self.cap_speed)
 
 
 @dataclass
@@ -29,6 +53,7 @@ class PciDevice:
     line: str
     link_downgraded: bool = False
     link_line: str | None = None
+    link: PciLink | None = None
 
     @property
     def is_gpu(self) -> bool:
@@ -39,6 +64,7 @@ class PciDevice:
 @dataclass
 class Lspci:
     devices: list[PciDevice] = field(default_factory=list)
+    links: list[PciLink] = field(default_factory=list)  # every LnkSta seen (NVIDIA device or not named)
 
     @property
     def gpus(self) -> list[PciDevice]:
@@ -52,6 +78,7 @@ class Lspci:
 def parse(lines: list[str]) -> Lspci | None:
     out = Lspci()
     last: PciDevice | None = None
+    cap: tuple[float, int, str] | None = None
     for line in lines:
         if "NVIDIA" in line and len(line) < 400:
             m = _DEV.match(line.strip())
@@ -68,10 +95,33 @@ def parse(lines: list[str]) -> Lspci | None:
                     line.strip(),
                 )
                 out.devices.append(last)
+                cap = None
                 continue
-        if last is not None and "LnkSta:" in line:
+        if "LnkCap:" in line:
+            c = _LNKCAP.search(line)
+            if c:
+                cap = (float(c.group(1)), int(c.group(2)), line.strip())
+            continue
+        if "LnkSta:" in line:
             m = _LNKSTA.search(line)
-            if m and (m.group(2) or m.group(4)):
-                last.link_downgraded = True
-                last.link_line = line.strip()
-    return out if out.devices else None
+            if not m:
+                continue
+            link = PciLink(
+                sta_speed=float(m.group(1)),
+                sta_width=int(m.group(3)),
+                line=line.strip(),
+                cap_speed=cap[0] if cap else None,
+                cap_width=cap[1] if cap else None,
+                cap_line=cap[2] if cap else None,
+                speed_flagged=bool(m.group(2)),
+                width_flagged=bool(m.group(4)),
+                bus_id=last.bus_id if last else None,
+            )
+            cap = None
+            out.links.append(link)
+            if last is not None and last.link is None:
+                last.link = link
+                if m.group(2) or m.group(4):
+                    last.link_downgraded = True
+                    last.link_line = line.strip()
+    return out if out.devices or out.links else None

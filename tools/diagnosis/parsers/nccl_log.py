@@ -19,6 +19,22 @@ _WATCHDOG = re.compile(r"Watchdog caught collective operation timeout: WorkNCCL\
 _OPTYPE = re.compile(r"OpType=(\w+)")
 _TIMEOUT = re.compile(r"Timeout\(ms\)=(\d+)")
 _ENV = re.compile(r"(NCCL_\w+) set by environment to (\S+)")
+_SEQ = re.compile(r"SeqNum=(\d+)")
+_IFACES = re.compile(
+    r"(?:Bootstrap|NET/Socket|NET)\s*: Using (?:interface )?((?:\[\d+\])?[\w.:-]+?:[0-9a-fA-F:.%\w-]+<\d+>(?:\s+\[\d+\][\w.:-]+?:[0-9a-fA-F:.%\w-]+<\d+>)*)"
+)
+_IFACE = re.compile(r"(?:\[\d+\])?([\w.-]+):([0-9a-fA-F:.%\w-]+)<\d+>")
+_OLD_STYLE = re.compile(r"\[\d+\] (?:\S+ )?(?:NCCL )?(?:INFO|WARN) ")
+CONNECT_ERRORS = (
+    "Connection refused",
+    "Connection timed out",
+    "Call to connect failed",
+    "No route to host",
+    "Network is unreachable",
+    "Connection reset by peer",
+    "Connection closed by remote peer",
+    "Address family not supported",
+)
 
 
 @dataclass
@@ -33,6 +49,13 @@ class NcclLog:
     errors: list[str] = field(default_factory=list)
     watchdogs: list[tuple[str | None, int | None, str]] = field(default_factory=list)  # (op, timeout ms, line)
     env: dict[str, str] = field(default_factory=dict)
+    seqnums: list[int] = field(default_factory=list)  # SeqNum of each watchdog timeout
+    ifaces: list[tuple[str, str, str]] = field(default_factory=list)  # (name, address, line) from Bootstrap/NET/Socket
+    connect_errors: list[str] = field(default_factory=list)
+    shm_errors: list[str] = field(default_factory=list)
+    oom_errors: list[str] = field(default_factory=list)
+    p2p_errors: list[str] = field(default_factory=list)
+    ib_used: str | None = None  # "NET/IB : Using [0]mlx5_0:1/IB …"
 
 
 def _family(t: str) -> str:
@@ -53,7 +76,8 @@ def parse(lines: list[str]) -> NcclLog | None:
     out = NcclLog()
     found = False
     for line in lines:
-        if "NCCL" in line:
+        if "NCCL" in line or _OLD_STYLE.search(line):
+            _taxonomy(out, line)
             if " via " in line:
                 m = _VIA.search(line + " ")
                 if m:
@@ -104,5 +128,37 @@ def parse(lines: list[str]) -> NcclLog | None:
                 op = o.group(1) if o else None
                 tm = int(t.group(1)) if t else None
             out.watchdogs.append((op, tm, line.strip()))
+            seq = _SEQ.search(line)
+            if seq:
+                out.seqnums.append(int(seq.group(1)))
             found = True
+        elif "Some NCCL operations have failed or timed out" in line and not out.watchdogs:
+            out.watchdogs.append((None, None, line.strip()))
+            found = True
+    found = found or bool(out.ifaces or out.connect_errors or out.shm_errors or out.oom_errors or out.p2p_errors)
     return out if found else None
+
+
+def _taxonomy(out: NcclLog, line: str) -> None:
+    """Collect the lines each NCCL failure cause is diagnosed from (one list per cause)."""
+    s = line.strip()
+    if ": Using" in line and ("Bootstrap" in line or "NET/Socket" in line or "NET :" in line):
+        m = _IFACES.search(line)
+        if m and len(out.ifaces) < 40:
+            for name, addr in _IFACE.findall(m.group(1)):
+                out.ifaces.append((name, addr, s))
+    if "NET/IB : Using [" in line and out.ib_used is None:
+        out.ib_used = s
+    if any(e in line for e in CONNECT_ERRORS) and len(out.connect_errors) < 20:
+        out.connect_errors.append(s)
+    shm = "/dev/shm" in line  # noqa: S108 — a substring of NCCL's log line, not a file we open
+    if (shm or "posix_fallocate" in line or "shared memory segment" in line) and len(out.shm_errors) < 20:
+        out.shm_errors.append(s)
+    if ("out of memory" in line or "Failed to CUDA calloc" in line or "Failed to CUDA malloc" in line) and len(
+        out.oom_errors
+    ) < 20:
+        out.oom_errors.append(s)
+    if ("peer access is not supported" in line or "failed to open CUDA IPC handle" in line) and len(
+        out.p2p_errors
+    ) < 20:
+        out.p2p_errors.append(s)

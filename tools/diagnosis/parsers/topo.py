@@ -46,9 +46,9 @@ def parse(lines: list[str]) -> list[Topology] | None:
         if cur is None or is_header:
             if is_header:
                 cols = []
-                for t in toks:
-                    if _DEV.match(t):
-                        cols.append(t)
+                for tok in toks:
+                    if _DEV.match(tok):
+                        cols.append(tok)
                     else:
                         break
                 cur = Topology(devices=cols)
@@ -60,7 +60,7 @@ def parse(lines: list[str]) -> list[Topology] | None:
         if _DEV.match(toks[0]) and len(toks) >= 1 + len(cur.devices) and toks[0] in cur.devices:
             vals = toks[1 : 1 + len(cur.devices)]
             if all(_LINK.match(v) for v in vals):
-                for col, v in zip(cur.devices, vals):
+                for col, v in zip(cur.devices, vals, strict=False):
                     cur.matrix[(toks[0], col)] = v
                 cur.lines.append(line.rstrip())
                 continue

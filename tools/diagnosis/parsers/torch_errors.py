@@ -10,6 +10,10 @@
 - `CUDA driver version is insufficient for CUDA runtime version`
 - `uncorrectable ECC error encountered`
 - `torch.cuda.is_available()` → False
+- legacy (≤1.3): `(GPU 0; T total capacity; A already allocated; F free; C cached)` — C is the
+  cached-but-free part
+- `NVIDIA GeForce RTX 5090 with CUDA capability sm_120 is not compatible with the current PyTorch
+  installation. The current PyTorch install supports CUDA capabilities sm_50 … sm_90.`
 - the checklist's own line: `torch_check: version=2.3.1+cu121 cuda=12.1 available=True device_count=8`
 """
 
@@ -31,13 +35,26 @@ _OOM_LEGACY = re.compile(
     + _SIZE
     + r" reserved in total by PyTorch\)"
 )
+_OOM_CACHED = re.compile(
+    r"\(GPU (\d+); "
+    + _SIZE
+    + r" total capacity; "
+    + _SIZE
+    + r" already allocated; "
+    + _SIZE
+    + r" free; "
+    + _SIZE
+    + r" cached\)"
+)
+_ARCH = re.compile(r"(\S.*?) with CUDA capability sm_(\d+) is not compatible with the current PyTorch installation")
+_ARCH_SUPPORTS = re.compile(r"supports CUDA capabilities ((?:(?:sm|compute)_\d+\s*)+)")
 _OOM_NEW_TOTAL = re.compile(r"GPU (\d+) has a total capac(?:i)?ty of " + _SIZE + r" of which " + _SIZE + r" is free")
 _OOM_NEW_PROC = re.compile(r"Process (\d+) has " + _SIZE + r" memory in use")
 _OOM_NEW_THIS = re.compile(r"this process has " + _SIZE + r" memory in use")
 _OOM_NEW_ALLOC = re.compile(
     r"Of the allocated memory "
     + _SIZE
-    + r" is allocated by PyTorch, and "
+    + r" is allocated by PyTorch,(?: with [0-9.]+\s*(?:KiB|MiB|GiB|TiB|B) allocated in private pools \([^)]*\),)? and "
     + _SIZE
     + r" is reserved by PyTorch but unallocated"
 )
@@ -89,6 +106,7 @@ class TorchErrors:
     torch_cuda: str | None = None
     device_count: int | None = None
     too_old_line: str | None = None
+    arch: tuple[str, int, list[int], str] | None = None  # (GPU name, sm, sm list the wheel has, line)
 
 
 def parse(lines: list[str]) -> TorchErrors | None:
@@ -96,7 +114,17 @@ def parse(lines: list[str]) -> TorchErrors | None:
     found = False
     prev = ""
     for line in lines:
-        if "out of memory" in line and "CUDA" in line:
+        if "is not compatible with the current PyTorch" in line and out.arch is None:
+            m = _ARCH.search(line)
+            if m:
+                out.arch = (m.group(1).strip(" \"'「“"), int(m.group(2)), [], line.strip())
+                found = True
+        if out.arch is not None and not out.arch[2] and "supports CUDA capabilities" in line:
+            m = _ARCH_SUPPORTS.search(line)
+            if m:
+                sms = [int(x.split("_")[1]) for x in m.group(1).split() if x.startswith("sm_")]
+                out.arch = (out.arch[0], out.arch[1], sms, out.arch[3])
+        if ("out of memory" in line and "CUDA" in line) or ("Tried to allocate" in line and "(GPU " in line):
             out.ooms.append(_oom(line))
             found = True
         elif "too old" in line:
@@ -151,6 +179,15 @@ def _oom(line: str) -> Oom:
         o.free_gib = _gib(m.group(6), m.group(7))
         reserved = _gib(m.group(8), m.group(9))
         o.reserved_unallocated_gib = max(reserved - o.allocated_gib, 0.0)
+        return o
+    m = _OOM_CACHED.search(line)
+    if m:
+        o.format = "legacy"
+        o.gpu = int(m.group(1))
+        o.total_gib = _gib(m.group(2), m.group(3))
+        o.allocated_gib = _gib(m.group(4), m.group(5))
+        o.free_gib = _gib(m.group(6), m.group(7))
+        o.reserved_unallocated_gib = _gib(m.group(8), m.group(9))
         return o
     m = _OOM_NEW_TOTAL.search(line)
     if m:

@@ -26,9 +26,13 @@ from tools.diagnosis.detect import Parsed
 from tools.diagnosis.findings import SEVERITY_RANK, Finding, Text, worst
 from tools.diagnosis.rules.comms import ExpectedBusbw, expected_busbw, rules_nccl, rules_nccl_tests
 from tools.diagnosis.rules.context import Ctx, build_inventory, context_gpu
+from tools.diagnosis.rules.fabric import rules_infiniband
+from tools.diagnosis.rules.health import rules_dcgm_health, rules_dmon
 from tools.diagnosis.rules.host import rules_dcgmi, rules_iostat
 from tools.diagnosis.rules.kernel import rules_kernel
+from tools.diagnosis.rules.narrative import rules_narrative
 from tools.diagnosis.rules.pci import rules_gpu_count, rules_lspci, rules_topo
+from tools.diagnosis.rules.runtime import rules_container, rules_cuda_runtime, rules_vllm
 from tools.diagnosis.rules.smi import rules_smi_failures, rules_smi_query, rules_smi_rows
 from tools.diagnosis.rules.versions import MIN_DRIVER_FOR_CUDA_MAJOR, rules_torch, rules_versions
 
@@ -62,11 +66,19 @@ RULES = (
     rules_nccl_tests,
     rules_iostat,
     rules_dcgmi,
+    rules_dcgm_health,
+    rules_dmon,
+    rules_infiniband,
+    rules_container,
+    rules_cuda_runtime,
+    rules_vllm,
+    rules_narrative,
 )
 
 
-def run_rules(parsed: Parsed) -> Ctx:
+def run_rules(parsed: Parsed, expect: tuple[int | None, str | None] | None = None) -> Ctx:
     c = Ctx(parsed)
+    c.expect = expect
     build_inventory(c)
     for rule in RULES:
         rule(c)
@@ -79,8 +91,8 @@ NOTHING_WRONG = T(
     en="Nothing wrong found. Before training, consider running the acceptance script from `gpu-advisor checklist`.",
 )
 NOTHING_RECOGNISED = T(
-    zh="没有认出可诊断的输出。请贴出 nvidia-smi、`dmesg -T | grep -iE 'nvrm|xid|aer'`、NCCL 日志、all_reduce_perf 或 PyTorch 报错的原文。",
-    en="No diagnosable output recognised. Paste the raw output of nvidia-smi, `dmesg -T | grep -iE 'nvrm|xid|aer'`, NCCL logs, all_reduce_perf or the PyTorch error.",
+    zh="没有认出可诊断的输出。请贴出 nvidia-smi、`dmesg -T | grep -iE 'nvrm|xid|aer'`、NCCL 日志、all_reduce_perf、PyTorch/vLLM/Docker 报错、ibstat 或 `lspci -vv` 的原文。",
+    en="No diagnosable output recognised. Paste the raw output of nvidia-smi, `dmesg -T | grep -iE 'nvrm|xid|aer'`, NCCL logs, all_reduce_perf, the PyTorch/vLLM/Docker error, ibstat or `lspci -vv`.",
 )
 
 

@@ -4,16 +4,262 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from tools.diagnosis.rules.context import Ctx, context_gpu
 
 # --------------------------------------------------------------------------- NCCL / nccl-tests
 
 
+_BAD_IFACE = re.compile(r"^(?:docker\d*|virbr\d*|veth\w*|br-\w+|cni\d*|flannel\S*|ip6tnl\d*|tunl\d*|lo)$")
+FIRST_COLLECTIVES = 10  # watchdog SeqNum ≤ this: the communicator never got going (init/network)
+
+
+def _bad_ifaces(n: Any) -> list[tuple[str, str, str]]:
+    """Interfaces NCCL chose that peers cannot reach: docker/veth/virbr bridges, tunnels, lo, IPv6 link-local."""
+    return [(nm, a, ln) for nm, a, ln in n.ifaces if _BAD_IFACE.match(nm) or a.lower().startswith("fe80")]
+
+
+def _ib_hint(c: Ctx, n: Any) -> str | None:
+    """Evidence that the machine has RDMA even though NCCL fell back to sockets."""
+    for nm, _a, ln in n.ifaces:
+        if nm.startswith("ib"):
+            return ln
+    if n.ib_used:
+        return n.ib_used
+    ib = c.p.get("infiniband")
+    if ib and any(p.usable for p in ib.ports):
+        return (
+            next(p.lines[0] for p in ib.ports if p.usable and p.lines)
+            if any(p.lines for p in ib.ports)
+            else "ibstat: Active"
+        )
+    return None
+
+
+def rules_nccl_taxonomy(c: Ctx, n: Any) -> bool:
+    """One root cause per NCCL failure, most specific first; True when one was found.
+
+    Order (each cause hides the later, more generic ones): NCCL's own GPU OOM, /dev/shm too small,
+    P2P/IPC unsupported, an unreachable bootstrap interface, IB present but unused, connect
+    refused/timed out, then watchdog timeouts split into first collective vs later (NCCL
+    troubleshooting guide; PyTorch ProcessGroupNCCL watchdog).
+    """
+    if n.oom_errors:
+        c.add(
+            "nccl_gpu_oom",
+            "warning",
+            (
+                "NCCL 自己申请 GPU 显存失败（out of memory）：显存被任务占满，没给通信留余量",
+                "NCCL could not allocate GPU memory for its buffers: the job filled the card and left no room for communication",
+            ),
+            n.oom_errors[:4],
+            causes=[
+                (
+                    "模型/batch 把显存用满；NCCL 每个通信器需要几百 MB 缓冲区（NCCL_BUFFSIZE）",
+                    "The model/batch fills memory; NCCL needs a few hundred MB of buffers per communicator (NCCL_BUFFSIZE)",
+                )
+            ],
+            actions=[
+                (
+                    "给 NCCL 留显存：减小 batch，或调低 gpu_memory_utilization（vLLM）/ 显存占比；不是网络问题。",
+                    "Leave memory for NCCL: reduce the batch, or lower gpu_memory_utilization (vLLM) / the memory fraction; this is not a network problem.",
+                )
+            ],
+        )
+        return True
+    if n.shm_errors:
+        c.add(
+            "nccl_shm_too_small",
+            "warning",
+            (
+                "NCCL 建共享内存段失败：/dev/shm 太小（Docker 默认 64 MB）",
+                "NCCL could not create its shared-memory segment: /dev/shm is too small (Docker's default is 64 MB)",
+            ),
+            n.shm_errors[:4],
+            causes=[
+                ("容器的 /dev/shm 太小或被残留文件占满", "The container's /dev/shm is too small or full of stale files")
+            ],
+            actions=[
+                (
+                    "容器加 `--shm-size=16g`（或 `--ipc=host`）；Kubernetes 在 /dev/shm 挂 `emptyDir: {medium: Memory}`。用 `df -h /dev/shm` 确认。",
+                    "Start the container with `--shm-size=16g` (or `--ipc=host`); on Kubernetes mount `emptyDir: {medium: Memory}` at /dev/shm. Check with `df -h /dev/shm`.",
+                )
+            ],
+        )
+        return True
+    if n.p2p_errors:
+        _p2p_unsupported(c, n.p2p_errors[:3])
+        return True
+    bad = _bad_ifaces(n)
+    if bad:
+        good = sorted(
+            {
+                nm
+                for nm, a, _ in n.ifaces
+                if (nm, a, _) not in bad and not _BAD_IFACE.match(nm) and not a.lower().startswith("fe80")
+            }
+        )
+        pick = good[0] if good else "eth0"
+        c.add(
+            "nccl_bootstrap_iface",
+            "warning",
+            (
+                f"NCCL 选了对端连不上的网卡：{', '.join(sorted({nm for nm, _a, _l in bad}))}（容器网桥 / IPv6 链路本地地址）",
+                f"NCCL picked an interface its peers cannot reach: {', '.join(sorted({nm for nm, _a, _l in bad}))} (container bridge / IPv6 link-local)",
+            ),
+            [ln for _nm, _a, ln in bad][:2] + n.connect_errors[:2],
+            causes=[
+                (
+                    "NCCL 自动选网卡时选到了 docker/veth 网桥或 fe80:: 链路本地地址，跨机不可达",
+                    "NCCL's automatic choice landed on a docker/veth bridge or an fe80:: link-local address, unreachable across nodes",
+                )
+            ],
+            actions=[
+                (
+                    f"所有节点都设 `export NCCL_SOCKET_IFNAME={pick}`（写真正互通的网卡名，`ip addr` 查看），再用 NCCL_DEBUG=INFO 确认 Bootstrap 用的是它。",
+                    f"Set `export NCCL_SOCKET_IFNAME={pick}` on every node (the NIC the nodes actually share; see `ip addr`), then confirm with NCCL_DEBUG=INFO that Bootstrap uses it.",
+                )
+            ],
+        )
+        return True
+    hint = _ib_hint(c, n)
+    if n.ib_not_found and hint:
+        c.add(
+            "nccl_ib_unused",
+            "warning",
+            (
+                "机器有 InfiniBand/RDMA，但 NCCL 没用上，退回了 TCP Socket",
+                "The machine has InfiniBand/RDMA but NCCL did not use it and fell back to TCP sockets",
+            ),
+            [n.ib_not_found, hint],
+            causes=[
+                (
+                    "容器里看不到 /dev/infiniband 或缺 libibverbs，或 NCCL_IB_DISABLE/NCCL_IB_HCA 设错",
+                    "/dev/infiniband or libibverbs is missing in the container, or NCCL_IB_DISABLE/NCCL_IB_HCA is wrong",
+                )
+            ],
+            actions=[
+                (
+                    "容器加 `--device /dev/infiniband --cap-add IPC_LOCK`、装 rdma-core（libibverbs）；设 `NCCL_IB_HCA=mlx5`，用 NCCL_DEBUG=INFO 确认出现 `NET/IB : Using`。",
+                    "Give the container `--device /dev/infiniband --cap-add IPC_LOCK`, install rdma-core (libibverbs), set `NCCL_IB_HCA=mlx5`, and confirm `NET/IB : Using` with NCCL_DEBUG=INFO.",
+                )
+            ],
+        )
+        return True
+    if n.connect_errors and not n.watchdogs:
+        c.add(
+            "nccl_connect_failed",
+            "warning",
+            (
+                "NCCL 连不上其他节点（连接被拒绝/超时）",
+                "NCCL cannot connect to the other nodes (connection refused / timed out)",
+            ),
+            n.connect_errors[:4],
+            causes=[
+                ("节点间端口被防火墙/安全组挡住", "A firewall or security group blocks the ports between nodes"),
+                ("对端进程已经退出（先看对端日志）", "The peer process already exited (read its log first)"),
+            ],
+            actions=[
+                (
+                    "放通节点间的端口（防火墙/安全组，NCCL 用随机高位端口，最好同一内网全放通）；先确认对端 rank 没有先报错退出。",
+                    "Open the ports between the nodes (firewall / security group; NCCL uses random high ports, so allow the private subnet); check that the peer rank did not fail first.",
+                )
+            ],
+        )
+        return True
+    if n.watchdogs:
+        from tools.diagnosis.parsers.narrative import late_cue
+
+        late = late_cue(c.p.lines)
+        first = bool(n.seqnums) and min(n.seqnums) <= FIRST_COLLECTIVES and not late
+        tms = [w[1] for w in n.watchdogs if w[1]]
+        secs_zh = f"，超时 {tms[0] // 1000} 秒" if tms else ""
+        secs_en = f", timeout {tms[0] // 1000} s" if tms else ""
+        if first:
+            c.add(
+                "nccl_timeout_first",
+                "warning",
+                (
+                    f"NCCL 在最开始的集合通信（SeqNum={min(n.seqnums)}{secs_zh}）就超时：通信器根本没建起来",
+                    f"NCCL timed out on one of the first collectives (SeqNum={min(n.seqnums)}{secs_en}): the communicator never worked",
+                ),
+                [w[2] for w in n.watchdogs][:3],
+                causes=[
+                    (
+                        "初始化/网络问题：网卡选错、端口不通、IB 不可用",
+                        "Initialisation/network: wrong interface, blocked ports, unusable IB",
+                    )
+                ],
+                actions=[
+                    (
+                        "用 `NCCL_DEBUG=INFO` 重跑，看 Bootstrap/NET 选了哪张网卡；跨机时设 `NCCL_SOCKET_IFNAME` 为节点互通的网卡并放通端口。",
+                        "Rerun with `NCCL_DEBUG=INFO` and read which interface Bootstrap/NET picked; across nodes set `NCCL_SOCKET_IFNAME` to the shared NIC and open the ports.",
+                    )
+                ],
+            )
+            return True
+        if n.seqnums or late:
+            seq = f"SeqNum={min(n.seqnums)}" if n.seqnums else ""
+            c.add(
+                "nccl_timeout_later",
+                "warning",
+                (
+                    f"训练进行中 NCCL 超时（{seq or '跑了一段时间后'}{secs_zh}）：通信本身是通的，是某个 rank 没跟上或卡住了",
+                    f"NCCL timed out mid-training ({seq or 'after running for a while'}{secs_en}): communication worked, one rank stopped arriving or hung",
+                ),
+                [w[2] for w in n.watchdogs][:3] + ([late] if late else []),
+                causes=[
+                    (
+                        "某个 rank 慢或卡住：数据加载、保存 checkpoint、不均衡的样本",
+                        "One rank is slow or stuck: data loading, checkpoint saving, uneven samples",
+                    ),
+                    (
+                        "那个 rank 所在的 GPU 出了硬件问题（看 dmesg 的 Xid）",
+                        "A hardware fault on that rank's GPU (check dmesg for Xids)",
+                    ),
+                ],
+                actions=[
+                    (
+                        "找出没到达的 rank：超时前用 `py-spy dump --pid <PID>` 看各 rank 卡在哪，并在每个节点查 `dmesg -T | grep -i xid`；不要先改网络配置。",
+                        "Find the rank that did not arrive: `py-spy dump --pid <PID>` on each rank before the timeout, and `dmesg -T | grep -i xid` on every node; do not start with the network config.",
+                    )
+                ],
+            )
+            return True
+    return False
+
+
+def _p2p_unsupported(c: Ctx, lines: list[str]) -> None:
+    c.add(
+        "nccl_p2p_unsupported",
+        "warning",
+        (
+            "GPU 之间不支持 P2P 直连（peer access is not supported）",
+            "The GPUs cannot do peer-to-peer (peer access is not supported)",
+        ),
+        lines,
+        causes=[
+            ("消费级卡（3090/4090 等）不开放 P2P", "Consumer cards (3090/4090 …) have no P2P"),
+            (
+                "PCIe ACS/IOMMU 或虚拟化挡住了 P2P（NCCL 故障排查文档 ACS 一节）",
+                "PCIe ACS/IOMMU or virtualisation blocks P2P (NCCL troubleshooting guide, ACS)",
+            ),
+        ],
+        actions=[
+            (
+                "关掉 P2P 让 NCCL 走共享内存：`export NCCL_P2P_DISABLE=1`；vLLM 再加 `--disable-custom-all-reduce`。",
+                "Turn P2P off so NCCL uses shared memory: `export NCCL_P2P_DISABLE=1`; for vLLM also pass `--disable-custom-all-reduce`.",
+            )
+        ],
+    )
+
+
 def rules_nccl(c: Ctx) -> None:
     n = c.p.get("nccl_log")
     if not n:
         return
+    specific = rules_nccl_taxonomy(c, n)
     topos = c.p.get("topo") or []
     has_nvlink = any(t.nvlink_counts() for t in topos if not t.is_p2p)
     if not topos:
@@ -63,10 +309,12 @@ def rules_nccl(c: Ctx) -> None:
                 )
             ],
         )
-    if n.transports.get("NET/Socket") or n.network == "Socket":
+    socket_used = n.transports.get("NET/Socket") or n.network == "Socket" or (n.ib_not_found and n.ifaces)
+    if socket_used and not c.has("nccl_ib_unused") and not specific:
+        ibv = any("libibverbs" in w or "ibv" in w for w in n.warns)
         c.add(
             "nccl_socket_fallback",
-            "warning",
+            "warning" if ibv else "info",
             (
                 "NCCL 跨机通信走 TCP Socket，没有用 RDMA（IB/RoCE）",
                 "NCCL crosses nodes over TCP sockets, not RDMA (IB/RoCE)",
@@ -107,7 +355,7 @@ def rules_nccl(c: Ctx) -> None:
                 )
             ],
         )
-    if n.watchdogs:
+    if n.watchdogs and not specific:
         op, tm, line = n.watchdogs[0]
         c.add(
             "nccl_watchdog_timeout",
@@ -137,7 +385,7 @@ def rules_nccl(c: Ctx) -> None:
             ],
         )
     other_warns = [w for w in n.warns if "ibv" not in w and "libibverbs" not in w]
-    if n.errors or other_warns:
+    if (n.errors or other_warns) and not specific:
         c.add(
             "nccl_error",
             "warning",
@@ -196,7 +444,7 @@ def expected_busbw(gpu_name: str | None, n_gpus: int, topology: str | None) -> E
             return ExpectedBusbw(
                 float(r.mid_gbs), float(r.low_gbs), float(r.high_gbs), float(r.flag_below_gbs), str(r.source)
             )
-    except Exception:  # noqa: BLE001 — unknown GPU there (or module mid-edit): fall back to our table
+    except Exception:  # noqa: BLE001, S110 — unknown GPU there (or module mid-edit): fall back to our table
         pass
     from tools.data import load_yaml
 
@@ -232,8 +480,8 @@ def rules_nccl_tests(c: Ctx) -> None:
                 ],
                 actions=[
                     (
-                        "不要在这台机器上训练；逐对 GPU 重跑（-g 2，CUDA_VISIBLE_DEVICES 选两块）找出坏卡。",
-                        "Do not train on this node; rerun pairwise (-g 2 with CUDA_VISIBLE_DEVICES) to find the bad GPU.",
+                        "不要在这台机器上训练；逐对 GPU 重跑（-g 2，`CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0,1` 这样选两块）找出坏卡。",
+                        "Do not train on this node; rerun pairwise (-g 2 with e.g. `CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0,1`) to find the bad GPU.",
                     ),
                     c.ticket(
                         None,
@@ -269,7 +517,7 @@ def rules_nccl_tests(c: Ctx) -> None:
         plateau, big = run.plateau()
         if plateau is None:
             continue
-        n = run.n_ranks or run.ranks_from_bandwidth() or 0
+        n = run.n_ranks or run.ranks_from_bandwidth() or (c.expect[0] if c.expect and c.expect[0] else 0)
         names = run.gpu_names or [g.name for g in c.inventory.gpus if g.name]
         gpu_name = names[0] if names else context_gpu(c)
         topos = c.p.get("topo") or []
@@ -299,7 +547,12 @@ def rules_nccl_tests(c: Ctx) -> None:
                     "nccl-tests max message too small to reach the bandwidth plateau",
                 ),
                 evidence,
-                actions=[("用 `-b 8 -e 1G -f 2` 重跑（seed 文章给出的参数）。", "Rerun with `-b 8 -e 1G -f 2`.")],
+                actions=[
+                    (
+                        "用 `-b 8 -e 1G -f 2` 重跑（常见的验收参数：8 B 到 1 GB，每次翻倍）。",
+                        "Rerun with `-b 8 -e 1G -f 2` (the usual acceptance sweep: 8 B to 1 GB, doubling).",
+                    )
+                ],
             )
         if ref and plateau < ref.flag_below_gbs:
             c.add(

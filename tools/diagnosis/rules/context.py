@@ -23,6 +23,7 @@ class Ctx:
         self.index_to_uuid: dict[int, str] = {}
         self.bus_to_uuid: dict[str, str] = {}
         self.host: str | None = None
+        self.expect: tuple[int | None, str | None] | None = None  # (GPU count, model) the renter says they rented
 
     def add(
         self,
@@ -82,20 +83,19 @@ class Ctx:
         )
 
     def exclude(self, index: int | None, bus: str | None = None) -> tuple[str, str]:
-        n = len(self.inventory.gpus)
-        if index is None or n < 2:
-            if bus:
-                return (
-                    f"自己能做的：在 nvidia-smi 里找到 Bus-Id 为 {bus} 的那块卡，用 `CUDA_VISIBLE_DEVICES` 排除它，先用其余的卡继续跑。",
-                    f"What you can do now: find the GPU whose Bus-Id is {bus} in nvidia-smi, exclude it with `CUDA_VISIBLE_DEVICES` "
-                    "and keep working on the rest.",
-                )
+        """Keep working on the other GPUs — only when the paste shows more than one, and always with
+        CUDA_DEVICE_ORDER=PCI_BUS_ID (CUDA's default order is fastest-first, not nvidia-smi's)."""
+        gpus = self.inventory.gpus
+        if index is None and bus:
+            index = self.bus_to_index.get(bus)
+        keep = ",".join(str(g.index) for g in gpus if g.index is not None and g.index != index)
+        if len(gpus) < 2 or index is None or not keep:
             return ("先停止在这块卡上跑任务。", "Stop running jobs on this GPU for now.")
-        keep = ",".join(str(g.index) for g in self.inventory.gpus if g.index is not None and g.index != index)
+        cmd = f"CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES={keep}"
         return (
-            f"自己能做的：用 `CUDA_VISIBLE_DEVICES={keep}` 排除 GPU {index}，先用其余的卡继续跑（分布式任务要相应减少进程数）。",
-            f"What you can do now: exclude GPU {index} with `CUDA_VISIBLE_DEVICES={keep}` and keep working on the rest "
-            "(reduce the number of ranks accordingly).",
+            f"自己能做的：用 `{cmd}` 排除 GPU {index}，先用其余的卡继续跑（PCI_BUS_ID 让编号与 nvidia-smi 一致；分布式任务要相应减少进程数）。",
+            f"What you can do now: exclude GPU {index} with `{cmd}` and keep working on the rest "
+            "(PCI_BUS_ID makes the numbering match nvidia-smi; reduce the number of ranks accordingly).",
         )
 
 
@@ -118,9 +118,9 @@ def build_inventory(c: Ctx) -> None:
         inv.cuda_version = inv.cuda_version or query.cuda_version
         for i, g in enumerate(query.gpus):
             key = g.bus_id or f"q{i}"
-            info = by_bus.get(key)
-            if info is None:
-                info = GpuInfo(index=i if not table else None, bus_id=g.bus_id)
+            found = by_bus.get(key)
+            info = found if found is not None else GpuInfo(index=i if not table else None, bus_id=g.bus_id)
+            if found is None:
                 by_bus[key] = info
             if g.product_name:
                 info.name = g.product_name  # -q has the untruncated name
@@ -131,7 +131,7 @@ def build_inventory(c: Ctx) -> None:
     if smi_list:
         if by_bus:
             by_index = {g.index: g for g in by_bus.values() if g.index is not None}
-            for idx, name, uuid in smi_list.gpus:
+            for idx, _name, uuid in smi_list.gpus:
                 if idx in by_index:
                     by_index[idx].uuid = by_index[idx].uuid or uuid
         else:
@@ -140,7 +140,7 @@ def build_inventory(c: Ctx) -> None:
     if not by_bus:
         runs = c.p.get("nccl_tests")
         if runs and runs[0].ranks:
-            for rank, host, dev, bus, name in runs[0].ranks:
+            for rank, _host, dev, _bus, name in runs[0].ranks:
                 if len(runs[0].hosts) == 1:
                     by_bus[f"r{rank}"] = GpuInfo(index=dev, name=name)
         elif c.p.get("lspci"):
@@ -188,6 +188,8 @@ def context_gpu(c: Ctx) -> str | None:
         m = _CONTEXT_GPU.search(line)
         if m:
             return m.group(1).strip()
+    if c.expect and c.expect[1]:
+        return c.expect[1]  # what was rented (--expect / the page's field) when the paste names no GPU
     return None
 
 

@@ -22,8 +22,8 @@ def rules_iostat(c: Ctx) -> None:
             [s.line for s in busy],
             causes=[
                 (
-                    "数据读取跟不上 GPU（seed 文章：GPU 利用率长期低于 50% 多半是 I/O 瓶颈）",
-                    "Data loading cannot keep up with the GPUs (seed article: GPU utilisation stuck below 50% usually means I/O)",
+                    "数据读取跟不上 GPU（常见经验：GPU 利用率长期低于 50% 多半是 I/O 瓶颈）",
+                    "Data loading cannot keep up with the GPUs (a common rule of thumb: GPU utilisation stuck below 50% usually means I/O)",
                 ),
                 (
                     "注意：NVMe/RAID 能并行处理请求，%util 接近 100% 不一定饱和；同时看 aqu-sz 和 await（iostat 手册）",

@@ -151,7 +151,8 @@ def rules_kernel(c: Ctx) -> None:
                 c.ticket(None, bus, f"NVSwitch SXid {code}", f"NVSwitch SXid {code}"),
             ],
         )
-    if k.rm_init_failed:
+    _gsp_and_hung(c, k)
+    if k.rm_init_failed and not c.has("gsp_init_failed"):
         c.add(
             "rm_init_adapter_failed",
             "critical",
@@ -267,7 +268,7 @@ def _xid_finding(c: Ctx, code: int, items: list[Any], codes_seen: set[int]) -> N
 
         decoded = [decode(code, x.unit, x.text) for x in items]
         levels = []
-        for x, row in zip(items, decoded):
+        for x, row in zip(items, decoded, strict=False):
             if row is not None:
                 fatal = _is_fatal(row["severity"])
                 quiet = row["resolution"] == "IGNORE" and row["investigatory"] == "IGNORE"
@@ -340,3 +341,117 @@ def _xid_finding(c: Ctx, code: int, items: list[Any], codes_seen: set[int]) -> N
             ),
         )
     c.add(f"xid_{code}", sev, (title_zh, title_en), lines, causes=causes, actions=actions, gpu_index=index, bus_id=bus)
+
+
+def _gsp_and_hung(c: Ctx, k: Any) -> None:
+    """GSP failures and reset-required states logged without an Xid, and hung tasks in the GPU driver.
+
+    open-gpu-kernel-modules#1230/#446: "the GPU is likely in a bad state and may need to be reset",
+    NV_ERR_RESET_REQUIRED — the GPU is unusable until a GPU reset / node reboot. A task stuck in D
+    state inside nvidia/nvidia_uvm (or right after Xids) means the driver is wedged: reboot
+    (leptonai/gpud#117: nvidia-smi stuck in D state after Xid 45).
+    """
+    xid_codes = {x.code for x in k.xids}
+    if k.gsp_failures and not (xid_codes & {119, 120}):
+        boot = [ln for ln in k.gsp_failures if "Boot" in ln or "initialize" in ln or "bad state" in ln]
+        fid = "gsp_init_failed" if boot else "gsp_reset_required"
+        if k.reset_required and not boot:
+            fid = "gsp_reset_required"
+        c.add(
+            fid,
+            "critical",
+            (
+                "GPU 的 GSP 固件启动失败，GPU 处于异常状态，需要重置"
+                if fid == "gsp_init_failed"
+                else "GPU 的 GSP 固件无响应，驱动已标记这块 GPU 需要重置",
+                "The GPU's GSP firmware failed to boot; the GPU is in a bad state and needs a reset"
+                if fid == "gsp_init_failed"
+                else "The GPU's GSP firmware stopped responding; the driver marked the GPU for reset",
+            ),
+            (k.reset_required[:2] + k.gsp_failures[:3] + k.rm_init_failed[:1]),
+            causes=[
+                (
+                    "GPU/GSP 固件卡死（常见于驱动 bug 或硬件问题），重启前这块卡都不能用",
+                    "The GPU/GSP firmware is wedged (a driver bug or hardware); the GPU is unusable until reset",
+                )
+            ],
+            actions=[
+                c.ticket(
+                    None,
+                    None,
+                    "GSP 固件报错/需要重置 GPU，请重置 GPU 或重启节点",
+                    "GSP firmware errors / GPU reset required; please reset the GPU or reboot the node",
+                )
+            ],
+        )
+    elif k.reset_required and not c.has("xid_154"):
+        c.add(
+            "gsp_reset_required",
+            "critical",
+            (
+                "驱动报告这块 GPU 需要重置（NV_ERR_RESET_REQUIRED）",
+                "The driver reports the GPU needs a reset (NV_ERR_RESET_REQUIRED)",
+            ),
+            k.reset_required[:3],
+            actions=[
+                c.ticket(
+                    None,
+                    None,
+                    "驱动报 NV_ERR_RESET_REQUIRED，请重置 GPU 或重启节点",
+                    "the driver reports NV_ERR_RESET_REQUIRED; please reset the GPU or reboot the node",
+                )
+            ],
+        )
+    stuck = [h for h in k.hung_tasks if h.in_gpu_driver or k.xids]
+    if stuck:
+        h = stuck[0]
+        c.add(
+            "hung_task_gpu_driver",
+            "critical",
+            (
+                f"进程 {h.task} 卡死在 GPU 驱动里（D 状态"
+                + (f"超过 {h.seconds} 秒" if h.seconds else "")
+                + "）：驱动已挂起，要重启才能恢复",
+                f"Task {h.task} is stuck in the GPU driver (state D"
+                + (f" for over {h.seconds} s" if h.seconds else "")
+                + "): the driver is wedged until a reboot",
+            ),
+            [h.line] + h.stack[:2] + [x.line for x in k.xids[:1]],
+            causes=[
+                (
+                    "GPU 出错（Xid）后驱动卡死，连 nvidia-smi 都会挂住",
+                    "The driver hung after a GPU error (Xid); even nvidia-smi will hang",
+                )
+            ],
+            actions=[
+                c.ticket(
+                    None,
+                    None,
+                    "GPU 驱动卡死（hung task / D 状态），需要重启节点",
+                    "the GPU driver is hung (hung task / state D); the node needs a reboot",
+                )
+            ],
+        )
+    elif k.hung_tasks:
+        h = k.hung_tasks[0]
+        c.add(
+            "hung_task",
+            "warning",
+            (
+                f"进程 {h.task} 卡住超过 {h.seconds or 120} 秒（D 状态，不在 GPU 驱动里）",
+                f"Task {h.task} blocked for more than {h.seconds or 120} s (state D, not in the GPU driver)",
+            ),
+            [h.line],
+            causes=[
+                (
+                    "多半在等磁盘/网络文件系统（NFS、慢盘）",
+                    "Usually waiting on disk or a network file system (NFS, a slow disk)",
+                )
+            ],
+            actions=[
+                (
+                    "看调用栈是哪个子系统；用 `iostat -x 1` 看磁盘是否打满，NFS 挂载是否正常。",
+                    "Read the stack for the subsystem; check the disk with `iostat -x 1` and whether NFS mounts respond.",
+                )
+            ],
+        )

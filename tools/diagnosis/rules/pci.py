@@ -31,23 +31,59 @@ def rules_lspci(c: Ctx) -> None:
                 gpu_index=index,
                 bus_id=d.bus_id,
             )
-    down = [d for d in lp.devices if d.link_downgraded and d.link_line]
-    if down:
+    narrow = [lk for lk in lp.links if lk.width_degraded]
+    slow = [lk for lk in lp.links if lk.speed_degraded and not lk.width_degraded]
+    if narrow:
+        lk = narrow[0]
+        cap = f"x{lk.cap_width}" if lk.cap_width else "x16"
+        index = c.bus_to_index.get(lk.bus_id or "")
         c.add(
-            "pcie_link_downgraded",
-            "info",
-            ("lspci 显示 PCIe 链路降速/降宽（downgraded）", "lspci shows a downgraded PCIe link"),
-            [f"{d.bus_id}: {d.link_line}" for d in down],
+            "pcie_width_degraded",
+            "warning",
+            (
+                f"PCIe 链路宽度降级：训练到 x{lk.sta_width}（能力 {cap}），主机↔GPU 带宽按比例下降",
+                f"PCIe link width degraded: trained at x{lk.sta_width} (capable of {cap}); host↔GPU bandwidth drops in proportion",
+            ),
+            [x for lk2 in narrow[:3] for x in (lk2.cap_line, lk2.line) if x],
             causes=[
                 (
-                    "空闲时 GPU 会主动降低 PCIe 速率省电；满载时仍降级才是问题",
-                    "Idle GPUs lower the PCIe speed to save power; it matters only if it stays downgraded under load",
+                    "GPU/转接卡（riser）没插好、金手指或插槽接触不良，或主板/BIOS 把插槽拆成了 x8",
+                    "The GPU or riser is not seated, a bad contact, or the board/BIOS bifurcated the slot to x8",
                 )
             ],
             actions=[
                 (
-                    "在跑任务时用 `nvidia-smi -q -d PCI` 复查 Link Width/Generation。",
-                    "Recheck Link Width/Generation with `nvidia-smi -q -d PCI` while a job runs.",
+                    "链路宽度不会因为空闲而降低（那是速率）：请服务商重新插拔该卡/转接卡或换槽位，修好后用 `lspci -vv` 复查 LnkSta 为 x16。",
+                    "Width does not drop at idle (speed does): ask the provider to reseat the GPU/riser or move it to another slot, then recheck that LnkSta shows x16 with `lspci -vv`.",
+                )
+            ],
+            gpu_index=index,
+            bus_id=lk.bus_id,
+        )
+    elif slow:
+        lk = slow[0]
+        c.add(
+            "pcie_speed_idle_downshift",
+            "info",
+            (
+                f"PCIe 链路当前速率 {lk.sta_speed:g} GT/s 低于能力值"
+                + (f" {lk.cap_speed:g} GT/s" if lk.cap_speed else "")
+                + "，宽度正常：多半是空闲省电降速",
+                f"PCIe link at {lk.sta_speed:g} GT/s, below its capability"
+                + (f" of {lk.cap_speed:g} GT/s" if lk.cap_speed else "")
+                + ", width intact: most likely idle power saving",
+            ),
+            [x for x in (lk.cap_line, lk.line) if x],
+            causes=[
+                (
+                    "空闲时 GPU 会把 PCIe 速率降到 2.5 GT/s 省电（ASPM/链路电源管理），有负载时自动升回",
+                    "Idle GPUs drop the PCIe speed to 2.5 GT/s to save power (ASPM/link power management) and retrain under load",
+                )
+            ],
+            actions=[
+                (
+                    "在 GPU 有负载时（跑训练或 `nvidia-smi -q -d PCI` 同时跑任务）再看一次；负载下仍降速才需要找服务商。",
+                    "Look again while the GPU is under load (during a job, or `nvidia-smi -q -d PCI` while one runs); only a downshift under load needs the provider.",
                 )
             ],
         )

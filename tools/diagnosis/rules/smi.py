@@ -407,8 +407,8 @@ def rules_smi_rows(c: Ctx) -> None:
             ],
             actions=[
                 (
-                    "核对合同；分布式训练会被最慢的卡拖慢，用 CUDA_VISIBLE_DEVICES 只用同型号的卡。",
-                    "Check the contract; distributed training runs at the slowest card's pace, so use CUDA_VISIBLE_DEVICES to pick one model.",
+                    "核对合同；分布式训练会被最慢的卡拖慢，用 `CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=…` 只用同型号的卡（编号与 nvidia-smi 一致）。",
+                    "Check the contract; distributed training runs at the slowest card's pace, so pick one model with `CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=…` (numbering as in nvidia-smi).",
                 )
             ],
         )

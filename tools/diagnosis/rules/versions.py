@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from tools.diagnosis.rules.context import Ctx
 
@@ -262,79 +263,153 @@ def _header_line(c: Ctx) -> str:
     return (t.header_line or "") if t else ""
 
 
+# PyTorch's OOM taxonomy, read from its own message (PyTorch docs, "CUDA semantics → memory management"):
+# - memory outside this process ≥ 1 GiB and ≥ 20 % of the card → another process holds it
+# - reserved-but-unallocated ≥ the request and ≥ 3 % of the card → fragmentation (expandable_segments)
+# - otherwise the work does not fit the card → shrink it
+OTHER_MIN_GIB, OTHER_MIN_SHARE, FRAG_MIN_SHARE = 1.0, 0.20, 0.03
+
+
+def classify_oom(o: Any) -> tuple[str, float]:
+    """(finding id, GiB held outside this process) for one parsed OOM message."""
+    total = o.total_gib
+    others = 0.0
+    if o.other_processes:
+        own = o.this_process_gib
+        if own is None and o.allocated_gib is not None:
+            # In a container PyTorch lists this very process as "Process N has M" (its PID namespace differs).
+            est = o.allocated_gib + (o.reserved_unallocated_gib or 0.0)
+            others = sum(g for _, g in o.other_processes if abs(g - est) > max(1.5, 0.1 * est))
+        else:
+            others = sum(g for _, g in o.other_processes if own is None or abs(g - own) > 0.01)
+    elif o.format == "legacy" and total and o.free_gib is not None and o.allocated_gib is not None:
+        others = max(total - o.allocated_gib - (o.reserved_unallocated_gib or 0.0) - o.free_gib, 0.0)
+    if total and others >= OTHER_MIN_GIB and others >= OTHER_MIN_SHARE * total:
+        return "oom_other_process", others
+    r, req = o.reserved_unallocated_gib, o.requested_gib
+    if r is not None and req is not None and total and r >= req and r >= FRAG_MIN_SHARE * total:
+        return "oom_fragmentation", others
+    return "oom_exceeds_capacity", others
+
+
+def _oom_finding(c: Ctx, o: Any) -> None:
+    fid, others = classify_oom(o)
+    total = f"{o.total_gib:.2f} GiB" if o.total_gib else "?"
+    req = f"{o.requested_gib:.2f} GiB" if o.requested_gib is not None else "?"
+    r = o.reserved_unallocated_gib
+    gpu = o.gpu if o.gpu is not None else "?"
+    if fid == "oom_other_process":
+        title = (
+            f"显存被其他进程占用：GPU {gpu} 上约 {others:.1f} GiB（共 {total}）不属于这个进程",
+            f"Another process holds the memory: about {others:.1f} GiB of GPU {gpu} ({total}) is outside this process",
+        )
+        causes = [
+            (
+                "同一张卡上还有别的进程（自己遗留的、别人的，或另一个服务）",
+                "Another process is on the same GPU (a leftover of yours, someone else's, or another service)",
+            )
+        ]
+        actions = [
+            (
+                "先用 `nvidia-smi` 看 Processes 一栏是谁占的显存：是自己遗留的就结束它（`kill <PID>`）；不是你的就换一张空闲的卡或找服务商。",
+                "Run `nvidia-smi` and read the Processes section: kill your own leftover (`kill <PID>`); if it is not yours, use a free GPU or ask the provider.",
+            )
+        ]
+    elif fid == "oom_fragmentation":
+        title = (
+            f"显存碎片化：PyTorch 缓存了 {r:.2f} GiB 未用的显存，却放不下这次 {req} 的申请",
+            f"Memory fragmentation: PyTorch caches {r:.2f} GiB it is not using, yet cannot place this {req} request",
+        )
+        causes = [
+            (
+                "缓存块大小不合适（碎片），PyTorch 报错里自己给出的就是这个建议",
+                "The cached blocks are the wrong sizes (fragmentation) — PyTorch's own message suggests exactly this",
+            )
+        ]
+        actions = [
+            (
+                "设置 `export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` 后重跑；仍不够再减小 batch。",
+                "Rerun with `export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`; if it still does not fit, reduce the batch.",
+            )
+        ]
+    else:
+        title = (
+            f"显存不够：GPU {gpu}（{total}）放不下这次 {req} 的申请，显存已被这个任务自己用满",
+            f"Out of memory: GPU {gpu} ({total}) cannot fit this {req} request; the job itself fills the card",
+        )
+        causes = [
+            (
+                "模型、batch 或序列长度需要的显存超过这张卡",
+                "The model, batch or sequence length needs more memory than this GPU has",
+            )
+        ]
+        actions = [
+            (
+                "缩小任务：减小 batch / 序列长度、开启梯度检查点（gradient checkpointing）、用 bf16 或量化；一张卡不够就用多卡切分（FSDP/ZeRO、tensor parallel、device_map）。"
+                "`gpu-advisor estimate` 可以先算显存。",
+                "Shrink the work: smaller batch / sequence length, gradient checkpointing, bf16 or quantisation; if one card is not enough, "
+                "shard across GPUs (FSDP/ZeRO, tensor parallel, device_map). `gpu-advisor estimate` computes the memory first.",
+            )
+        ]
+    c.add(
+        fid,
+        "warning",
+        title,
+        [o.line],
+        causes=causes,
+        actions=actions,
+        gpu_index=o.gpu if isinstance(o.gpu, int) else None,
+    )
+
+
+# Lowest CUDA toolkit that builds each architecture (CUDA Toolkit release notes / PyTorch get-started):
+# sm_80 11.0, sm_86 11.1, sm_89/sm_90 11.8, sm_100/sm_120 12.8.
+ARCH_MIN_CUDA = {80: "11.0", 86: "11.1", 89: "11.8", 90: "11.8", 100: "12.8", 101: "12.8", 120: "12.8"}
+
+
+def _arch_finding(c: Ctx, name: str, sm: int, have: list[int], line: str) -> None:
+    need = ARCH_MIN_CUDA.get(sm)
+    tag = f"cu{need.replace('.', '')}" if need else None
+    if need and sm >= 100:
+        how_zh = f"装一个用 CUDA {need}+ 编译的 PyTorch：`pip install torch --index-url https://download.pytorch.org/whl/{tag}`（{tag}），驱动要 ≥ 570。"
+        how_en = f"Install a PyTorch wheel built with CUDA {need}+: `pip install torch --index-url https://download.pytorch.org/whl/{tag}` ({tag}); the driver must be ≥ 570."
+    elif need:
+        how_zh = f"装一个用 CUDA {need} 或更新版本编译的 PyTorch wheel（例如 pip 安装 +cu118 / +cu121 版本）。"
+        how_en = f"Install a PyTorch wheel built with CUDA {need} or newer (e.g. pip install a +cu118 / +cu121 build)."
+    else:
+        how_zh, how_en = (
+            "换一个包含该架构的 PyTorch wheel（pytorch.org/get-started）。",
+            "Install a PyTorch wheel that includes this architecture (pytorch.org/get-started).",
+        )
+    c.add(
+        "torch_arch_unsupported",
+        "warning",
+        (
+            f"当前 PyTorch 不支持 {name}（sm_{sm}）：这个 wheel 只带 "
+            + (" ".join(f"sm_{x}" for x in have) or "旧架构")
+            + " 的 kernel",
+            f"This PyTorch build does not support {name} (sm_{sm}): the wheel only has kernels for "
+            + (" ".join(f"sm_{x}" for x in have) or "older architectures"),
+        ),
+        [line],
+        causes=[
+            (
+                "PyTorch 版本/构建早于这块卡的架构，与驱动无关",
+                "The PyTorch build predates the card's architecture; the driver is not the problem",
+            )
+        ],
+        actions=[(how_zh, how_en)],
+    )
+
+
 def rules_torch(c: Ctx) -> None:
     torch = c.p.get("torch_errors")
     if not torch:
         return
     for o in torch.ooms[:1]:
-        causes = []
-        sev = "warning"
-        fid = "cuda_oom"
-        if o.other_processes:
-            others = [
-                (p, g) for p, g in o.other_processes if o.this_process_gib is None or abs(g - o.this_process_gib) > 0.01
-            ]
-            if others:
-                fid = "oom_other_process"
-                causes.append(
-                    (
-                        "另有进程占着显存：" + "，".join(f"PID {p} 用了 {g:.2f} GiB" for p, g in others),
-                        "Other processes hold memory: " + ", ".join(f"PID {p} uses {g:.2f} GiB" for p, g in others),
-                    )
-                )
-        if (
-            o.reserved_unallocated_gib is not None
-            and o.requested_gib is not None
-            and o.reserved_unallocated_gib >= max(0.5, o.requested_gib)
-            and fid == "cuda_oom"
-        ):
-            fid = "oom_fragmentation"
-            causes.append(
-                (
-                    f"PyTorch 预留但未分配 {o.reserved_unallocated_gib:.2f} GiB，大于这次申请的 {o.requested_gib:.2f} GiB：显存碎片化",
-                    f"{o.reserved_unallocated_gib:.2f} GiB reserved but unallocated exceeds the {o.requested_gib:.2f} GiB request: fragmentation",
-                )
-            )
-        if not causes:
-            causes.append(
-                (
-                    "模型、batch 或序列长度需要的显存超过这张卡",
-                    "The model, batch or sequence length needs more memory than this GPU has",
-                )
-            )
-        total = f"{o.total_gib:.2f} GiB" if o.total_gib else "?"
-        actions = []
-        if fid == "oom_other_process":
-            actions.append(
-                (
-                    "用 nvidia-smi 看是谁占的显存，结束自己遗留的进程；共享机器就换一张空卡（CUDA_VISIBLE_DEVICES）。",
-                    "Find the holder with nvidia-smi, kill your own leftover process, or pick a free GPU with CUDA_VISIBLE_DEVICES on a shared machine.",
-                )
-            )
-        if fid == "oom_fragmentation":
-            actions.append(
-                (
-                    "设置 `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True` 后重跑。",
-                    "Rerun with `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`.",
-                )
-            )
-        actions.append(
-            (
-                "减小 micro-batch、开启梯度检查点（gradient checkpointing）、用 bf16、或用 ZeRO/FSDP 分摊；可以用 `gpu-advisor estimate` 先算显存。",
-                "Reduce the micro-batch, enable gradient checkpointing, use bf16, or shard with ZeRO/FSDP; `gpu-advisor estimate` computes the memory first.",
-            )
-        )
-        c.add(
-            fid,
-            sev,
-            (
-                f"CUDA 显存不足（GPU {o.gpu if o.gpu is not None else '?'}，总容量 {total}）",
-                f"CUDA out of memory (GPU {o.gpu if o.gpu is not None else '?'}, total {total})",
-            ),
-            [o.line],
-            causes=causes,
-            actions=actions,
-        )
+        _oom_finding(c, o)
+    if torch.arch is not None:
+        _arch_finding(c, *torch.arch)
     ev = torch.events
     if "uncorrectable_ecc" in ev:
         c.add(
@@ -345,8 +420,8 @@ def rules_torch(c: Ctx) -> None:
             causes=[("显存硬件错误（对应 Xid 48/94/95）", "Memory hardware error (Xid 48/94/95)")],
             actions=[
                 (
-                    "查 dmesg 里的 Xid 确定是哪块卡；用 CUDA_VISIBLE_DEVICES 排除它，并开工单（附 Xid 行和 nvidia-bug-report.sh）。",
-                    "Find the GPU from the Xid in dmesg; exclude it with CUDA_VISIBLE_DEVICES and open a ticket (Xid lines + nvidia-bug-report.sh).",
+                    "查 dmesg 里的 Xid 确定是哪块卡；多卡机器先用 `CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=<其余卡>` 排除它，并开工单（附 Xid 行和 nvidia-bug-report.sh）。",
+                    "Find the GPU from the Xid in dmesg; on a multi-GPU box exclude it with `CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=<the others>` and open a ticket (Xid lines + nvidia-bug-report.sh).",
                 )
             ],
         )

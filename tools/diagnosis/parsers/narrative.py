@@ -1,0 +1,51 @@
+"""What a renter says in words when there is no log line to quote (Chinese first).
+
+「训练跑着跑着掉卡了，nvidia-smi 看不到一张卡」 / "2 GPUs disappeared in nvidia-smi" is the symptom of a GPU
+that fell off the bus or was lost (NVIDIA Xid 79 / "GPU is lost"); 「训练了一段时间」 / "after 6 hours"
+tells a late NCCL timeout from one on the first collective. Only these cues are read; everything else
+in prose is left to the assistant.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_DROPPED_ZH = re.compile(
+    r"掉卡|掉了一张|少了(?:一|1|两|2)?张(?:卡|GPU|显卡)?|"
+    r"(?:显卡|GPU|卡)[^，。,.\n]{0,8}(?:突然)?(?:消失|不见了|没了|丢了|掉了|识别不到|检测不到|掉线)|"
+    r"nvidia-smi[^，。\n]{0,12}(?:看不到|只(?:显示|识别|能看到|有)[^，。\n]{0,10}(?:张|块|个|号)|少了|检测不到|识别不到|消失)|"
+    r"(?:只(?:显示|识别)|仅识别)[^，。\n]{0,12}(?:GPU|卡)[^，。\n]{0,12}(?:缺失|少)"
+)
+_DROPPED_EN = re.compile(
+    r"GPUs? (?:\w+ )?(?:disappeared|disappears|vanished|went missing|dropped out|is missing|are missing|is not detected|not detected)|"
+    r"(?:lost|losing) (?:a|one|\d) GPUs?|nvidia-smi (?:only shows|shows only|no longer shows|does not show|doesn't show)|"
+    r"(?:one|a|\d) GPUs? (?:is|are|went) (?:lost|missing|gone)|disappear(?:ed|s)? (?:again|in `?nvidia-smi)"
+)
+_LATE_ZH = re.compile(r"训练了一段时间|跑了一段时间|跑着跑着|训练(?:了)?(?:几|\d+)个?(?:小时|天)|过了一段时间")
+_LATE_EN = re.compile(
+    r"after (?:\d+(?: to \d+)?|several|a few|many) (?:hours|epochs|days)|hours of training|after a while"
+)
+
+
+@dataclass
+class Narrative:
+    dropped_line: str | None = None
+    late_line: str | None = None
+
+
+def _find(pat: re.Pattern[str], lines: list[str]) -> str | None:
+    for line in lines[:400]:
+        if len(line) < 600 and pat.search(line):
+            return line.strip()
+    return None
+
+
+def late_cue(lines: list[str]) -> str | None:
+    """The person's sentence saying the failure came late in a run, if any (not a kind on its own)."""
+    return _find(_LATE_ZH, lines) or _find(_LATE_EN, lines)
+
+
+def parse(lines: list[str]) -> Narrative | None:
+    dropped = _find(_DROPPED_ZH, lines) or _find(_DROPPED_EN, lines)
+    return Narrative(dropped_line=dropped, late_line=late_cue(lines)) if dropped else None

@@ -1,0 +1,59 @@
+"""vLLM start-up logs: the KV cache got no (or too little) memory.
+
+INFO ... llm_engine.py:275] # GPU blocks: 0, # CPU blocks: 256
+ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` ...
+ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be
+stored in KV cache (20000). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` ...
+Model loading took 14.2487 GB
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_BLOCKS = re.compile(r"# GPU blocks: (\d+)")
+_NO_MEM = re.compile(r"No available memory for the cache blocks")
+_MAXLEN = re.compile(
+    r"max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)"
+)
+_LOADED = re.compile(r"Model loading took ([0-9.]+) ?GB")
+_UTIL = re.compile(r"gpu[-_]memory[-_]utilization[ =]+([0-9.]+)")
+
+
+@dataclass
+class VllmLog:
+    no_cache_line: str | None = None
+    gpu_blocks: int | None = None
+    blocks_line: str | None = None
+    max_len: tuple[int, int] | None = None  # (model max len, tokens that fit)
+    max_len_line: str | None = None
+    weights_gb: float | None = None
+    utilization: float | None = None
+
+    @property
+    def kv_cache_starved(self) -> bool:
+        return bool(self.no_cache_line) or self.gpu_blocks == 0 or self.max_len is not None
+
+
+def parse(lines: list[str]) -> VllmLog | None:
+    out = VllmLog()
+    for line in lines:
+        if out.no_cache_line is None and _NO_MEM.search(line):
+            out.no_cache_line = line.strip()
+        m = _BLOCKS.search(line)
+        if m and out.gpu_blocks is None:
+            out.gpu_blocks, out.blocks_line = int(m.group(1)), line.strip()
+        m = _MAXLEN.search(line)
+        if m and out.max_len is None:
+            out.max_len, out.max_len_line = (int(m.group(1)), int(m.group(2))), line.strip()
+        m = _LOADED.search(line)
+        if m:
+            out.weights_gb = float(m.group(1))
+        m = _UTIL.search(line)
+        if m:
+            try:
+                out.utilization = float(m.group(1))
+            except ValueError:
+                pass
+    return out if out.kv_cache_starved else None
