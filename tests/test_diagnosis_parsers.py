@@ -360,20 +360,34 @@ def test_binary_and_oversized_inputs_are_refused_bilingually() -> None:
         diagnose_text("ok\n" * 20_001)
 
 
-def test_ten_thousand_line_logs_parse_fast() -> None:
+def test_ten_thousand_line_logs_parse_in_linear_time() -> None:
+    """A paste four times longer takes about four times longer, not sixteen (no quadratic parser).
+
+    Compared as a ratio inside one run, so a busy machine slows both sides alike; the absolute
+    speed target lives in `make bench`.
+    """
     xid = "[Tue Mar  3 11:02:15 2026] NVRM: Xid (PCI:0000:3b:00): 13, pid=1, name=python, Graphics SM Warp Exception\n"
     aer = "pcieport 0000:00:03.1: AER: Correctable error message received from 0000:00:00.0\n"
     noise = "|" + " " * 250 + "|" + " " * 30 + "| x |\n"
     hostile = "a" * 3000 + " " + " " * 900 + "AER" + "\n"
-    for body in (
-        xid * 10_000,
-        (aer + noise) * 5_000,
-        hostile * 300 + sample("nccl_tests_8xa100_good") * 40,
-        ("NCCL INFO via " + " " * 1900 + "\n") * 1_000,
+
+    def best_of_three(body: str) -> float:
+        diagnose_text(body[:1000])  # warm the lazily loaded tables first
+        runs = []
+        for _ in range(3):
+            start = time.perf_counter()
+            diagnose_text(body)
+            runs.append(time.perf_counter() - start)
+        return min(runs)
+
+    for unit, n in (
+        (xid, 10_000),
+        (aer + noise, 5_000),
+        (hostile, 300),
+        ("NCCL INFO via " + " " * 1900 + "\n", 1_000),
     ):
-        start = time.perf_counter()
-        diagnose_text(body)
-        assert time.perf_counter() - start < 1.0
+        small, large = best_of_three(unit * (n // 4)), best_of_three(unit * n)
+        assert large < 12 * max(small, 1e-3), f"{n} lines took {large:.3f}s vs {small:.3f}s for {n // 4}"
 
 
 # ------------------------------------------------------------------ nvidia-smi -L, fragments, quoted values
