@@ -18,9 +18,11 @@ import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 GUIDE = REPO / "knowledge" / "guide"
+# The founding article the corpus topics were drawn from. It is team material outside the
+# repository (not shipped, never cited): the copy check below skips when it is absent.
 SEED = REPO.parent / "shared" / "seed" / "000_f8a6e4751bd286e6.txt"
 
-# Fixed ids (brief: corpus_ids.md). Retrieval evals expect exactly these.
+# Fixed ids. The retrieval evals (evals/retrieval/, tests/retrieval_cases.py) expect exactly these.
 FIXED_IDS = [
     "memory-by-model-size",
     "memory-formula",
@@ -52,8 +54,8 @@ FIXED_IDS = [
     "faq",
 ]
 
-# Every topic of the seed article, with the words that must appear somewhere in the corpus
-# (case-insensitive). Taken from the seed's own sections.
+# Every topic of the founding article, with the words that must appear somewhere in the corpus
+# (case-insensitive). Taken from that article's own sections.
 SEED_TOPICS: dict[str, list[str]] = {
     "memory by model size": ["7B", "13B", "30B", "多模态", "multimodal", "24 GB", "80 GB"],
     "memory formula": ["梯度", "优化器", "激活", "activations", "16 B/param", "8 B/param"],

@@ -44,17 +44,40 @@ class ToolSpec:
 
 
 def _discover() -> dict[str, ToolSpec]:
+    """Every `TOOLS` list in `tools/`, its sub-packages included, keyed by tool name.
+
+    A tool may be a module (`tools/gpus.py`) or live in a package (`tools/diagnosis/__init__.py`
+    or any module inside it), so no façade module is needed. Names starting with `_` are
+    private and skipped. Only modules whose source defines `TOOLS` at top level are imported:
+    walking a package must not drag in its heavy helpers (`tools/retrieval/embedding.py` needs
+    numpy and chromadb) just to learn that they define no tools. Two tools with one name are a
+    bug and raise.
+    """
+    import re
+
     import tools
 
+    defines_tools = re.compile(r"^TOOLS\s*[:=]", re.MULTILINE)
+
+    def _raise(name: str) -> None:
+        raise  # re-raise what walk_packages caught: by default it would swallow a broken package
+
     found: dict[str, ToolSpec] = {}
-    for info in sorted(pkgutil.iter_modules(tools.__path__), key=lambda i: i.name):
-        if info.name.startswith("_") or info.ispkg:
+    for info in pkgutil.walk_packages(tools.__path__, prefix="tools.", onerror=_raise):
+        if any(part.startswith("_") for part in info.name.split(".")[1:]):
             continue
-        module = importlib.import_module(f"tools.{info.name}")
-        for spec in getattr(module, "TOOLS", []):
-            if spec.name in found:
-                raise RuntimeError(f"duplicate tool name {spec.name!r}")
-            found[spec.name] = spec
+        spec = info.module_finder.find_spec(info.name, None)
+        origin = spec.origin if spec is not None else None
+        if not origin or not origin.endswith(".py"):
+            continue
+        with open(origin, encoding="utf-8") as handle:
+            if not defines_tools.search(handle.read()):
+                continue
+        module = importlib.import_module(info.name)
+        for tool in getattr(module, "TOOLS", []):
+            if tool.name in found:
+                raise RuntimeError(f"duplicate tool name {tool.name!r}")
+            found[tool.name] = tool
     return found
 
 
