@@ -86,6 +86,26 @@ _REASONS: dict[str, tuple[str, str]] = {
     "missing_api_key": ("没有配置大模型的 API Key", "No API key is configured for the LLM"),
     "empty_answer": ("大模型没有给出回答", "The LLM gave no answer"),
     "llm_error": ("大模型调用失败", "The LLM call failed"),
+    "visitor_endpoint_disabled": (
+        "本页面不接受自定义 Base URL（运营方可用 GPU_ADVISOR_ALLOW_VISITOR_ENDPOINT 开启）",
+        "This page does not accept a custom Base URL (the operator can enable GPU_ADVISOR_ALLOW_VISITOR_ENDPOINT)",
+    ),
+    "visitor_key_required": (
+        "使用自己的 Base URL 时必须填写自己的 API Key",
+        "With your own Base URL you must enter your own API key",
+    ),
+    "visitor_endpoint_invalid": (
+        "Base URL 无效（须为 http(s)://主机/…，不含用户名密码）",
+        "Invalid Base URL (must be http(s)://host/… without credentials)",
+    ),
+    "visitor_endpoint_not_allowed": (
+        "这个 Base URL 的主机不在运营方允许的列表里",
+        "This Base URL's host is not on the operator's allow-list",
+    ),
+    "tool_error": ("工具计算出错", "A tool failed while computing"),
+    "deadline": ("回答超过了总时限", "The answer ran past the overall deadline"),
+    "reply_too_long": ("大模型的回答超过了长度上限", "The LLM's reply was over the length limit"),
+    "tool_call_limit": ("大模型一次调用的工具太多", "The LLM called too many tools in one turn"),
 }
 
 
@@ -385,6 +405,8 @@ class _Run:
     def _llm(self) -> Iterator[dict]:
         from assistant.agent import build_agent, run_config
 
+        if self.settings.blocked:
+            raise LLMFailure(self.settings.blocked, "visitor settings refused")
         if self.settings.missing_key():
             raise LLMFailure("missing_api_key", "set OPENAI_API_KEY or OPENAI_BASE_URL")
         agent = build_agent(self.settings, self.language)
