@@ -1,8 +1,9 @@
 """The tool registry as LangChain tools, so the agent sees exactly what the CLI and the page run.
 
-Each `ToolSpec` becomes a `StructuredTool` with the spec's pydantic input model as `args_schema`
-(the model reads field descriptions, bounds and defaults as JSON Schema) and the spec's
-description (which states units). The tool returns `(json_text, result_dict)`: the model reads
+Each `ToolSpec` becomes a `StructuredTool` whose `args_schema` is the spec's input model as JSON
+Schema *minus operator settings* (`ToolSpec.llm_schema()`: no quotes file, no store path — those come
+from flags and env only), with the spec's description (which states units). Validation happens once,
+in `ToolSpec.run` as an untrusted caller: an operator field the model sends anyway is refused. The tool returns `(json_text, result_dict)`: the model reads
 the JSON text, the advisor keeps the dict as the artifact for `tool_calls[].result`.
 
 Bad input from the model (schema violation, `ToolInputError`) comes back as the same bilingual
@@ -37,16 +38,16 @@ def to_langchain_tool(spec: "ToolSpec") -> "StructuredTool":
     from langchain_core.tools import StructuredTool
 
     def _run(**kwargs: Any) -> tuple[str, dict[str, Any]]:
-        # Re-validate through the spec so the agent, CLI and page share one code path
-        # (ToolInputError → bilingual error dict; other exceptions are bugs and raise).
-        result = spec.run(kwargs)
+        # Validate through the spec as an untrusted caller, so the agent and the page share one code
+        # path (ToolInputError → bilingual error dict; other exceptions are bugs and raise).
+        result = spec.run(kwargs, operator=False)
         return tool_json(result), result
 
     return StructuredTool.from_function(
         func=_run,
         name=spec.name,
         description=spec.description,
-        args_schema=spec.input_model,
+        args_schema=spec.llm_schema(),
         response_format="content_and_artifact",
         handle_validation_error=_validation_error_content,
         infer_schema=False,

@@ -23,6 +23,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from tools.errors import ToolInputError
+from tools.registry import operator_paths_allowed as _operator_paths_allowed
+from tools.textcodec import read_regular_file as _read_regular
 
 CATALOG_DIR = ("models",)
 
@@ -510,18 +512,18 @@ def resolve_model(query: str | None = None, params: str | int | float | None = N
         )
     if query is not None:
         q = str(query).strip()
-        if os.path.isdir(q) and os.path.isfile(os.path.join(q, "config.json")):
+        operator = _operator_paths_allowed()  # issue 18: only the CLI's operator names files; the LLM/page never
+        if operator and os.path.isdir(q) and os.path.isfile(os.path.join(q, "config.json")):
             q = os.path.join(q, "config.json")  # a local Hugging Face model folder
-        if _looks_like_path(q):
+        if operator and _looks_like_path(q):
             if not os.path.exists(q):
                 raise ToolInputError(f"找不到文件 {q}", f"File not found: {q}", field="model")
-            with open(q, encoding="utf-8") as fh:
-                try:
-                    cfg = json.load(fh)
-                except json.JSONDecodeError as exc:
-                    raise ToolInputError(
-                        f"{q} 不是有效的 JSON：{exc}", f"{q} is not valid JSON: {exc}", field="model"
-                    ) from None
+            try:
+                cfg = json.loads(_read_regular(q, max_bytes=2_000_000, field="model"))
+            except json.JSONDecodeError as exc:
+                raise ToolInputError(
+                    f"{q} 不是有效的 JSON：{exc}", f"{q} is not valid JSON: {exc}", field="model"
+                ) from None
             arch = architecture_from_hf_config(cfg)
             res = _resolved(
                 os.path.basename(os.path.dirname(os.path.abspath(q))) or q,
