@@ -176,6 +176,7 @@ def _chinese_mentions(text: str, strict: bool, taken: list[tuple[int, int]]) -> 
             value = parse_chinese_number(run)
         except ValueError:
             continue  # 三四天 (a range), 一二: not one numeral
+        cands: tuple[tuple[float, float], ...]
         if percent:
             cands = ((value, 0.5), (value / 100, 0.005))
             label = "百分之" + run
