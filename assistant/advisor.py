@@ -22,7 +22,7 @@ import logging
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Literal
+from typing import Any, Generator, Iterator, Literal
 
 from pydantic import BaseModel, Field
 
@@ -298,6 +298,16 @@ def _classify(exc: BaseException) -> LLMFailure | None:
     return None
 
 
+def _raised_in_tools(exc: BaseException) -> bool:
+    """True when the traceback passes through a tool module (tools.*)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        if str(tb.tb_frame.f_globals.get("__name__", "")).startswith("tools."):
+            return True
+        tb = tb.tb_next
+    return False
+
+
 # Where the chat model receives and parses replies; tools run in langchain_core.tools / langgraph.
 _CLIENT_MODULES = ("openai", "langchain_openai", "langchain_core.language_models")
 
@@ -355,7 +365,11 @@ class _Run:
         except Exception as exc:  # noqa: BLE001 — classified below; bugs re-raise
             failure = _classify(exc)
             if failure is None:
-                raise
+                # a tool (or our own code) failed mid-answer: the visitor still gets the offline answer;
+                # the traceback goes to the log so the bug is seen, never to the page
+                log.warning("LLM answer failed with %s; answering offline", type(exc).__name__, exc_info=True)
+                code = "tool_error" if _raised_in_tools(exc) else "llm_error"
+                failure = LLMFailure(code, type(exc).__name__)
             reason = scrub(f"{failure.code}: {failure.detail}" if failure.detail else failure.code, self.settings)
             log.info("LLM back-end failed, answering offline: %s", reason)
             notice = fallback_notice(failure.code)
@@ -391,7 +405,7 @@ class _Run:
         return [*_history_messages(self.history), HumanMessage(self.question)]
 
     # -- offline ----------------------------------------------------------------------------
-    def _offline(self, prefix: str) -> Iterator[dict]:
+    def _offline(self, prefix: str) -> Generator[dict, None, _Attempt]:
         from assistant.agent import build_agent, run_config
 
         offline = self.settings.with_backend("offline")
@@ -402,7 +416,7 @@ class _Run:
         return attempt
 
     # -- LLM --------------------------------------------------------------------------------
-    def _llm(self) -> Iterator[dict]:
+    def _llm(self) -> Generator[dict, None, _Attempt]:
         from assistant.agent import build_agent, run_config
 
         if self.settings.blocked:
@@ -453,7 +467,9 @@ class _Run:
             raise LLMFailure("empty_answer", "the model's final message was empty")
 
     # -- one pass of the agent loop ---------------------------------------------------------
-    def _loop(self, agent: Any, messages: list[Any], config: dict, *, live_tokens: bool) -> Iterator[dict]:
+    def _loop(
+        self, agent: Any, messages: list[Any], config: dict, *, live_tokens: bool
+    ) -> Generator[dict, None, _Attempt]:
         from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
 
         from tools.registry import all_tools
@@ -490,7 +506,7 @@ class _Run:
                         for call in msg.tool_calls:
                             if call["name"] not in known:
                                 raise LLMFailure("malformed_tool_call", f"unknown tool {call['name']!r}")
-                            pending[call["id"]] = (call["name"], call["args"])
+                            pending[str(call["id"])] = (call["name"], call["args"])
                             yield {"type": "tool_call", "id": call["id"], "name": call["name"], "args": call["args"]}
                     elif isinstance(msg, ToolMessage):
                         name, args = pending.pop(msg.tool_call_id, (msg.name or "", {}))
