@@ -137,6 +137,31 @@ def resolve_language(language: str, question: str, history: list[dict] | None = 
 # One limit for every surface (CLI, page, API): long enough for a full `nvidia-smi -q` of 8 GPUs plus
 # a dmesg excerpt, short enough that a stray multi-megabyte paste is refused at once.
 MAX_QUESTION_CHARS = 200_000
+# Per-answer limits (docs/reliability.md). History: the most recent turns that fit, oldest dropped first —
+# a 10 MB history must not cost minutes of CPU; older turns add nothing a follow-up needs.
+MAX_HISTORY_TURNS = 24
+MAX_HISTORY_CHARS = 60_000
+# The LLM: tool calls in one turn, and the length of its final answer (the page shows ~20,000 characters).
+MAX_TOOL_CALLS_PER_TURN = 8
+MAX_ANSWER_CHARS = 20_000
+
+
+def trim_history(history: list[dict] | None) -> list[dict]:
+    """The newest turns within MAX_HISTORY_TURNS and MAX_HISTORY_CHARS (a longer single turn is cut)."""
+    kept: list[dict] = []
+    total = 0
+    for turn in reversed([t for t in (history or []) if isinstance(t, dict)][-MAX_HISTORY_TURNS:]):
+        content = turn.get("content")
+        if not isinstance(content, str):
+            continue
+        room = MAX_HISTORY_CHARS - total
+        if room <= 0:
+            break
+        if len(content) > room:
+            content = content[-room:]
+        total += len(content)
+        kept.append({**turn, "content": content})
+    return list(reversed(kept))
 
 
 def ask(
@@ -308,6 +333,10 @@ def _raised_in_tools(exc: BaseException) -> bool:
     return False
 
 
+# What a limit cut by the ReplyGuard looks like to the openai client.
+_TRANSPORT_CODES = ("timeout", "connection_error", "malformed_response", "http_error")
+
+
 # Where the chat model receives and parses replies; tools run in langchain_core.tools / langgraph.
 _CLIENT_MODULES = ("openai", "langchain_openai", "langchain_core.language_models")
 
@@ -347,12 +376,17 @@ class _Run:
                 field="question",
             )
         self.question = question.strip()
-        self.history = [t for t in (history or []) if isinstance(t, dict)]
+        self.history = trim_history(history)
         self.language = resolve_language(language, self.question, self.history)
         base = settings or BackendSettings.from_env(backend)
         self.settings = base.with_backend(backend)
         self.tokens = tokens
         self.t0 = time.perf_counter()
+        from assistant.agent import ReplyGuard
+
+        self.deadline_at = time.monotonic() + self.settings.answer_deadline_s
+        self.guard = ReplyGuard(self.settings.request_total_s, self.deadline_at)
+        self._llm_active = False
 
     # -- the whole answer -----------------------------------------------------------------
     def events(self) -> Iterator[dict]:
@@ -363,7 +397,10 @@ class _Run:
         try:
             attempt = yield from self._llm()
         except Exception as exc:  # noqa: BLE001 — classified below; bugs re-raise
+            self._llm_active = False
             failure = _classify(exc)
+            if failure is not None and self.guard.tripped and failure.code in _TRANSPORT_CODES:
+                failure = LLMFailure(self.guard.tripped, failure.detail)
             if failure is None:
                 # a tool (or our own code) failed mid-answer: the visitor still gets the offline answer;
                 # the traceback goes to the log so the bug is seen, never to the page
@@ -423,9 +460,10 @@ class _Run:
             raise LLMFailure(self.settings.blocked, "visitor settings refused")
         if self.settings.missing_key():
             raise LLMFailure("missing_api_key", "set OPENAI_API_KEY or OPENAI_BASE_URL")
-        agent = build_agent(self.settings, self.language)
+        agent = build_agent(self.settings, self.language, guard=self.guard)
         config = run_config(self.settings)
         messages = self._input_messages()
+        self._llm_active = True
         attempt = yield from self._loop(agent, messages, config, live_tokens=False)
         self._check_well_formed(attempt)
         report = check_grounding(attempt.answer, self._sources(attempt.records))
@@ -465,6 +503,8 @@ class _Run:
             raise LLMFailure("malformed_tool_call", f"unparseable tool call arguments for {names}")
         if not attempt.answer.strip():
             raise LLMFailure("empty_answer", "the model's final message was empty")
+        if len(attempt.answer) > MAX_ANSWER_CHARS:
+            raise LLMFailure("reply_too_long", f"{len(attempt.answer):,} characters")
 
     # -- one pass of the agent loop ---------------------------------------------------------
     def _loop(
@@ -482,6 +522,8 @@ class _Run:
         modes = ["updates", "messages"] if self.tokens else ["updates"]
         streamed = False
         for mode, data in agent.stream({"messages": messages}, config, stream_mode=modes):
+            if self._llm_active and time.monotonic() > self.deadline_at:
+                raise LLMFailure("deadline", f"over {self.settings.answer_deadline_s:g} s")
             if mode == "messages":
                 chunk, meta = data
                 if not live_tokens or meta.get("langgraph_node") != "model":
@@ -503,6 +545,8 @@ class _Run:
                         if msg.invalid_tool_calls:
                             names = ", ".join(str(c.get("name")) for c in msg.invalid_tool_calls)
                             raise LLMFailure("malformed_tool_call", f"unparseable tool call arguments for {names}")
+                        if self._llm_active and len(msg.tool_calls) > MAX_TOOL_CALLS_PER_TURN:
+                            raise LLMFailure("tool_call_limit", f"{len(msg.tool_calls)} calls in one turn")
                         for call in msg.tool_calls:
                             if call["name"] not in known:
                                 raise LLMFailure("malformed_tool_call", f"unknown tool {call['name']!r}")

@@ -51,6 +51,12 @@ class BackendSettings(BaseModel):
     timeout_s: float = Field(30.0, gt=0, le=600, description="per-request timeout, seconds")
     max_retries: int = Field(2, ge=0, le=10, description="retries on connection errors, 429 and 5xx")
     max_steps: int = Field(6, ge=1, le=50, description="most model turns per question before giving up")
+    request_total_s: float = Field(
+        60.0, gt=0, le=600, description="total time for one LLM HTTP request, body included (a trickle is cut)"
+    )
+    answer_deadline_s: float = Field(
+        120.0, gt=0, le=1800, description="overall deadline for one answer, retries and repair turn included"
+    )
     blocked: str | None = Field(
         None, description="why a visitor's choice was refused (the advisor then answers offline with a notice)"
     )
@@ -72,7 +78,7 @@ class BackendSettings(BaseModel):
     def from_env(cls, backend: str | None = None, **overrides: object) -> "BackendSettings":
         """Environment first, explicit arguments win: `GPU_ADVISOR_BACKEND`, `OPENAI_BASE_URL`,
         `OPENAI_API_KEY`, `GPU_ADVISOR_MODEL`, `GPU_ADVISOR_TIMEOUT`, `GPU_ADVISOR_MAX_RETRIES`,
-        `GPU_ADVISOR_MAX_STEPS`."""
+        `GPU_ADVISOR_MAX_STEPS`, `GPU_ADVISOR_REQUEST_TOTAL`, `GPU_ADVISOR_ANSWER_DEADLINE`."""
         env = os.environ
         values: dict[str, object] = {"backend": check_backend(backend or env.get("GPU_ADVISOR_BACKEND") or "")}
         for field, var in (
@@ -82,6 +88,8 @@ class BackendSettings(BaseModel):
             ("timeout_s", "GPU_ADVISOR_TIMEOUT"),
             ("max_retries", "GPU_ADVISOR_MAX_RETRIES"),
             ("max_steps", "GPU_ADVISOR_MAX_STEPS"),
+            ("request_total_s", "GPU_ADVISOR_REQUEST_TOTAL"),
+            ("answer_deadline_s", "GPU_ADVISOR_ANSWER_DEADLINE"),
         ):
             if env.get(var):
                 values[field] = env[var]
