@@ -51,6 +51,7 @@ class Citation(BaseModel):
     doc_id: str
     title: str = ""
     section: str = ""
+    origin: Literal["guide", "user"] = Field("guide", description="'user' = the user's own document, never the guide")
 
 
 class AskResult(BaseModel):
@@ -277,10 +278,13 @@ def _citations(records: list[ToolCallRecord], final_message: Any, language: str)
     seen: set[tuple[str, str]] = set()
     out: list[Citation] = []
     for c in raw:
+        doc_id = str(c.get("doc_id", ""))
+        user = c.get("origin") == "user" or c.get("kind") == "user" or doc_id.startswith("u-")
         cit = Citation(
-            doc_id=str(c.get("doc_id", "")),
+            doc_id=doc_id,
             title=_as_text(c.get("title"), language),
             section=_as_text(c.get("section"), language),
+            origin="user" if user else "guide",
         )
         if cit.doc_id and (cit.doc_id, cit.section) not in seen:
             seen.add((cit.doc_id, cit.section))
@@ -436,6 +440,17 @@ class _Run:
         # into a call and then quote it back. Tools echo the inputs they actually used.
         return [self.question, _UNIT_FACTS, *(t.get("content", "") for t in self.history), *(r.result for r in records)]
 
+    def _own_words(self) -> str:
+        """What the user said themselves: a short question whole, else only the lines around a paste
+        (assistant.offline.slots.user_words), plus their earlier turns read the same way."""
+        from assistant.offline.slots import user_words
+
+        def own(text: str) -> str:
+            return text if len(text.splitlines()) <= 2 else user_words(text)
+
+        turns = [own(str(t.get("content", ""))) for t in self.history if t.get("role") in ("user", "human")]
+        return "\n".join([*turns, own(self.question)])
+
     def _input_messages(self) -> list[Any]:
         from langchain_core.messages import HumanMessage
 
@@ -460,7 +475,7 @@ class _Run:
             raise LLMFailure(self.settings.blocked, "visitor settings refused")
         if self.settings.missing_key():
             raise LLMFailure("missing_api_key", "set OPENAI_API_KEY or OPENAI_BASE_URL")
-        agent = build_agent(self.settings, self.language, guard=self.guard)
+        agent = build_agent(self.settings, self.language, guard=self.guard, own_words=self._own_words())
         config = run_config(self.settings)
         messages = self._input_messages()
         self._llm_active = True

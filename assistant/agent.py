@@ -154,6 +154,7 @@ def build_agent(
     model: "BaseChatModel | None" = None,
     tool_specs: Iterable["ToolSpec"] | None = None,
     guard: ReplyGuard | None = None,
+    own_words: str | None = None,
 ) -> Any:
     """A compiled LangGraph agent for one back-end and answer language.
 
@@ -163,7 +164,7 @@ def build_agent(
     """
     settings = backend_settings or BackendSettings.from_env()
     language = language if language in ("zh", "en") else "zh"
-    cacheable = model is None and tool_specs is None and settings.backend == "offline"
+    cacheable = model is None and tool_specs is None and own_words is None and settings.backend == "offline"
     if cacheable:
         with _LOCK:
             if language in _OFFLINE_CACHE:
@@ -173,7 +174,7 @@ def build_agent(
 
     from assistant.lc_tools import registry_tools
 
-    tools = registry_tools(tool_specs)
+    tools = registry_tools(tool_specs, own_words=own_words)
     if model is None:
         model = offline_chat_model(language) if settings.backend == "offline" else openai_chat_model(settings, guard)
     agent = create_agent(
