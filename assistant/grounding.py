@@ -9,7 +9,8 @@ A number in the answer is *grounded* when some source number equals it after nor
   两百四十 GB = 240, 百万 = 10^6, 百分之五十 = 50%; a lone 一/两/三… counts only before a measure
   word (两张卡, 三天), so 一下 / 两者 / 一般 are words, not numbers;
 - a figure with a magnitude (9万, 1.2万, 7k, 3M, 70亿) is one whole quantity: 9万 is 90,000 and never
-  matches a stray 9;
+  matches a stray 9 (B/T also match the bare figure: model sizes and token counts are given in billions
+  and trillions, 7B ↔ params_b = 7);
 - rounding to the displayed precision: "13.7" matches 13.68 (±0.05), "14" matches 13.6 (±0.5);
   a round figure (trailing zeros, or a magnitude such as 9万) allows half its last non-zero place
   but never more than 5% of its value ("10,000" does not stand for 6,000);
@@ -223,8 +224,10 @@ def extract(text: str, *, strict: bool = True) -> list[Mention]:
             step = 2 * tol
             whole = [(value * k, step * k) for k in mults]
             cands = [(v, _round_tol(v, st) if _decimals(num) == 0 else 0.5 * st) for v, st in whole]
-            if not strict:
-                cands.append((value, tol))  # sources: "7B" may also be read as the 7 of params_b
+            if not strict or suffix in ("B", "b", "T"):
+                # model sizes and token counts are written in billions/trillions (7B ↔ params_b = 7,
+                # 1T ↔ tokens_t = 1); 万/k/M never stand for their bare digits
+                cands.append((value, tol))
         taken.append((m.start(), m.end()))
         found.append((m.start(), Mention(text=m.group(0).strip(), candidates=tuple(cands))))
     found += _chinese_mentions(text, strict, taken)
