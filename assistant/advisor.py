@@ -22,7 +22,7 @@ import logging
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Literal
+from typing import Any, Generator, Iterator, Literal
 
 from pydantic import BaseModel, Field
 
@@ -51,6 +51,7 @@ class Citation(BaseModel):
     doc_id: str
     title: str = ""
     section: str = ""
+    origin: Literal["guide", "user"] = Field("guide", description="'user' = the user's own document, never the guide")
 
 
 class AskResult(BaseModel):
@@ -86,6 +87,26 @@ _REASONS: dict[str, tuple[str, str]] = {
     "missing_api_key": ("没有配置大模型的 API Key", "No API key is configured for the LLM"),
     "empty_answer": ("大模型没有给出回答", "The LLM gave no answer"),
     "llm_error": ("大模型调用失败", "The LLM call failed"),
+    "visitor_endpoint_disabled": (
+        "本页面不接受自定义 Base URL（运营方可用 GPU_ADVISOR_ALLOW_VISITOR_ENDPOINT 开启）",
+        "This page does not accept a custom Base URL (the operator can enable GPU_ADVISOR_ALLOW_VISITOR_ENDPOINT)",
+    ),
+    "visitor_key_required": (
+        "使用自己的 Base URL 时必须填写自己的 API Key",
+        "With your own Base URL you must enter your own API key",
+    ),
+    "visitor_endpoint_invalid": (
+        "Base URL 无效（须为 http(s)://主机/…，不含用户名密码）",
+        "Invalid Base URL (must be http(s)://host/… without credentials)",
+    ),
+    "visitor_endpoint_not_allowed": (
+        "这个 Base URL 的主机不在运营方允许的列表里",
+        "This Base URL's host is not on the operator's allow-list",
+    ),
+    "tool_error": ("工具计算出错", "A tool failed while computing"),
+    "deadline": ("回答超过了总时限", "The answer ran past the overall deadline"),
+    "reply_too_long": ("大模型的回答超过了长度上限", "The LLM's reply was over the length limit"),
+    "tool_call_limit": ("大模型一次调用的工具太多", "The LLM called too many tools in one turn"),
 }
 
 
@@ -117,6 +138,31 @@ def resolve_language(language: str, question: str, history: list[dict] | None = 
 # One limit for every surface (CLI, page, API): long enough for a full `nvidia-smi -q` of 8 GPUs plus
 # a dmesg excerpt, short enough that a stray multi-megabyte paste is refused at once.
 MAX_QUESTION_CHARS = 200_000
+# Per-answer limits (docs/reliability.md). History: the most recent turns that fit, oldest dropped first —
+# a 10 MB history must not cost minutes of CPU; older turns add nothing a follow-up needs.
+MAX_HISTORY_TURNS = 24
+MAX_HISTORY_CHARS = 60_000
+# The LLM: tool calls in one turn, and the length of its final answer (the page shows ~20,000 characters).
+MAX_TOOL_CALLS_PER_TURN = 8
+MAX_ANSWER_CHARS = 20_000
+
+
+def trim_history(history: list[dict] | None) -> list[dict]:
+    """The newest turns within MAX_HISTORY_TURNS and MAX_HISTORY_CHARS (a longer single turn is cut)."""
+    kept: list[dict] = []
+    total = 0
+    for turn in reversed([t for t in (history or []) if isinstance(t, dict)][-MAX_HISTORY_TURNS:]):
+        content = turn.get("content")
+        if not isinstance(content, str):
+            continue
+        room = MAX_HISTORY_CHARS - total
+        if room <= 0:
+            break
+        if len(content) > room:
+            content = content[-room:]
+        total += len(content)
+        kept.append({**turn, "content": content})
+    return list(reversed(kept))
 
 
 def ask(
@@ -232,10 +278,13 @@ def _citations(records: list[ToolCallRecord], final_message: Any, language: str)
     seen: set[tuple[str, str]] = set()
     out: list[Citation] = []
     for c in raw:
+        doc_id = str(c.get("doc_id", ""))
+        user = c.get("origin") == "user" or c.get("kind") == "user" or doc_id.startswith("u-")
         cit = Citation(
-            doc_id=str(c.get("doc_id", "")),
+            doc_id=doc_id,
             title=_as_text(c.get("title"), language),
             section=_as_text(c.get("section"), language),
+            origin="user" if user else "guide",
         )
         if cit.doc_id and (cit.doc_id, cit.section) not in seen:
             seen.add((cit.doc_id, cit.section))
@@ -278,6 +327,20 @@ def _classify(exc: BaseException) -> LLMFailure | None:
     return None
 
 
+def _raised_in_tools(exc: BaseException) -> bool:
+    """True when the traceback passes through a tool module (tools.*)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        if str(tb.tb_frame.f_globals.get("__name__", "")).startswith("tools."):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+# What a limit cut by the ReplyGuard looks like to the openai client.
+_TRANSPORT_CODES = ("timeout", "connection_error", "malformed_response", "http_error")
+
+
 # Where the chat model receives and parses replies; tools run in langchain_core.tools / langgraph.
 _CLIENT_MODULES = ("openai", "langchain_openai", "langchain_core.language_models")
 
@@ -317,12 +380,17 @@ class _Run:
                 field="question",
             )
         self.question = question.strip()
-        self.history = [t for t in (history or []) if isinstance(t, dict)]
+        self.history = trim_history(history)
         self.language = resolve_language(language, self.question, self.history)
         base = settings or BackendSettings.from_env(backend)
         self.settings = base.with_backend(backend)
         self.tokens = tokens
         self.t0 = time.perf_counter()
+        from assistant.agent import ReplyGuard
+
+        self.deadline_at = time.monotonic() + self.settings.answer_deadline_s
+        self.guard = ReplyGuard(self.settings.request_total_s, self.deadline_at)
+        self._llm_active = False
 
     # -- the whole answer -----------------------------------------------------------------
     def events(self) -> Iterator[dict]:
@@ -333,9 +401,16 @@ class _Run:
         try:
             attempt = yield from self._llm()
         except Exception as exc:  # noqa: BLE001 — classified below; bugs re-raise
+            self._llm_active = False
             failure = _classify(exc)
+            if failure is not None and self.guard.tripped and failure.code in _TRANSPORT_CODES:
+                failure = LLMFailure(self.guard.tripped, failure.detail)
             if failure is None:
-                raise
+                # a tool (or our own code) failed mid-answer: the visitor still gets the offline answer;
+                # the traceback goes to the log so the bug is seen, never to the page
+                log.warning("LLM answer failed with %s; answering offline", type(exc).__name__, exc_info=True)
+                code = "tool_error" if _raised_in_tools(exc) else "llm_error"
+                failure = LLMFailure(code, type(exc).__name__)
             reason = scrub(f"{failure.code}: {failure.detail}" if failure.detail else failure.code, self.settings)
             log.info("LLM back-end failed, answering offline: %s", reason)
             notice = fallback_notice(failure.code)
@@ -365,13 +440,24 @@ class _Run:
         # into a call and then quote it back. Tools echo the inputs they actually used.
         return [self.question, _UNIT_FACTS, *(t.get("content", "") for t in self.history), *(r.result for r in records)]
 
+    def _own_words(self) -> str:
+        """What the user said themselves: a short question whole, else only the lines around a paste
+        (assistant.offline.slots.user_words), plus their earlier turns read the same way."""
+        from assistant.offline.slots import user_words
+
+        def own(text: str) -> str:
+            return text if len(text.splitlines()) <= 2 else user_words(text)
+
+        turns = [own(str(t.get("content", ""))) for t in self.history if t.get("role") in ("user", "human")]
+        return "\n".join([*turns, own(self.question)])
+
     def _input_messages(self) -> list[Any]:
         from langchain_core.messages import HumanMessage
 
         return [*_history_messages(self.history), HumanMessage(self.question)]
 
     # -- offline ----------------------------------------------------------------------------
-    def _offline(self, prefix: str) -> Iterator[dict]:
+    def _offline(self, prefix: str) -> Generator[dict, None, _Attempt]:
         from assistant.agent import build_agent, run_config
 
         offline = self.settings.with_backend("offline")
@@ -382,14 +468,17 @@ class _Run:
         return attempt
 
     # -- LLM --------------------------------------------------------------------------------
-    def _llm(self) -> Iterator[dict]:
+    def _llm(self) -> Generator[dict, None, _Attempt]:
         from assistant.agent import build_agent, run_config
 
+        if self.settings.blocked:
+            raise LLMFailure(self.settings.blocked, "visitor settings refused")
         if self.settings.missing_key():
             raise LLMFailure("missing_api_key", "set OPENAI_API_KEY or OPENAI_BASE_URL")
-        agent = build_agent(self.settings, self.language)
+        agent = build_agent(self.settings, self.language, guard=self.guard, own_words=self._own_words())
         config = run_config(self.settings)
         messages = self._input_messages()
+        self._llm_active = True
         attempt = yield from self._loop(agent, messages, config, live_tokens=False)
         self._check_well_formed(attempt)
         report = check_grounding(attempt.answer, self._sources(attempt.records))
@@ -429,9 +518,13 @@ class _Run:
             raise LLMFailure("malformed_tool_call", f"unparseable tool call arguments for {names}")
         if not attempt.answer.strip():
             raise LLMFailure("empty_answer", "the model's final message was empty")
+        if len(attempt.answer) > MAX_ANSWER_CHARS:
+            raise LLMFailure("reply_too_long", f"{len(attempt.answer):,} characters")
 
     # -- one pass of the agent loop ---------------------------------------------------------
-    def _loop(self, agent: Any, messages: list[Any], config: dict, *, live_tokens: bool) -> Iterator[dict]:
+    def _loop(
+        self, agent: Any, messages: list[Any], config: dict, *, live_tokens: bool
+    ) -> Generator[dict, None, _Attempt]:
         from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
 
         from tools.registry import all_tools
@@ -444,6 +537,8 @@ class _Run:
         modes = ["updates", "messages"] if self.tokens else ["updates"]
         streamed = False
         for mode, data in agent.stream({"messages": messages}, config, stream_mode=modes):
+            if self._llm_active and time.monotonic() > self.deadline_at:
+                raise LLMFailure("deadline", f"over {self.settings.answer_deadline_s:g} s")
             if mode == "messages":
                 chunk, meta = data
                 if not live_tokens or meta.get("langgraph_node") != "model":
@@ -465,10 +560,12 @@ class _Run:
                         if msg.invalid_tool_calls:
                             names = ", ".join(str(c.get("name")) for c in msg.invalid_tool_calls)
                             raise LLMFailure("malformed_tool_call", f"unparseable tool call arguments for {names}")
+                        if self._llm_active and len(msg.tool_calls) > MAX_TOOL_CALLS_PER_TURN:
+                            raise LLMFailure("tool_call_limit", f"{len(msg.tool_calls)} calls in one turn")
                         for call in msg.tool_calls:
                             if call["name"] not in known:
                                 raise LLMFailure("malformed_tool_call", f"unknown tool {call['name']!r}")
-                            pending[call["id"]] = (call["name"], call["args"])
+                            pending[str(call["id"])] = (call["name"], call["args"])
                             yield {"type": "tool_call", "id": call["id"], "name": call["name"], "args": call["args"]}
                     elif isinstance(msg, ToolMessage):
                         name, args = pending.pop(msg.tool_call_id, (msg.name or "", {}))

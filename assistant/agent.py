@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import threading
+import time
 from typing import TYPE_CHECKING, Any, Iterable
 
 from assistant.prompts import system_prompt
@@ -47,15 +48,89 @@ def _init_params(cls: type) -> set[str]:
         return set()
 
 
-def openai_chat_model(settings: BackendSettings) -> "BaseChatModel":
+# A reply longer than this is not an answer (the page shows ~20,000 characters at most); 2 MB of
+# JSON/SSE leaves room for tool-call arguments and SSE framing (each streamed token costs ~150 bytes).
+MAX_REPLY_BYTES = 4_000_000
+
+
+class ReplyGuard:
+    """Limits on the LLM's HTTP replies, enforced while the bytes arrive (httpx transport wrapper).
+
+    WHY: the openai client's `timeout` applies per read, so an endpoint that trickles one byte every
+    few seconds holds an answer for `retries × forever`; and a 30-million-character reply would be
+    read in full. Each request is cut at `request_total_s` or at the answer deadline, whichever comes
+    first, and at MAX_REPLY_BYTES. `tripped` tells the advisor which limit was hit."""
+
+    def __init__(self, request_total_s: float, deadline_at: float | None = None, max_bytes: int = MAX_REPLY_BYTES):
+        self.request_total_s = request_total_s
+        self.deadline_at = deadline_at
+        self.max_bytes = max_bytes
+        self.tripped: str | None = None
+
+    def http_client(self) -> Any:
+        import httpx
+
+        guard = self
+
+        class _Stream(httpx.SyncByteStream):
+            def __init__(self, inner: Any, limit_at: float, request: Any) -> None:
+                self.inner, self.limit_at, self.request, self.seen = inner, limit_at, request, 0
+
+            def __iter__(self) -> Any:
+                for chunk in self.inner:
+                    self.seen += len(chunk)
+                    if self.seen > guard.max_bytes:
+                        guard.tripped = "reply_too_long"
+                        raise httpx.ReadError("reply over the length limit", request=self.request)
+                    if time.monotonic() > self.limit_at:
+                        guard.tripped = guard.tripped or "timeout"
+                        raise httpx.ReadTimeout("total read time over the limit", request=self.request)
+                    yield chunk
+
+            def close(self) -> None:
+                close = getattr(self.inner, "close", None)
+                if close:
+                    close()
+
+        class _Transport(httpx.BaseTransport):
+            def __init__(self) -> None:
+                self.inner = httpx.HTTPTransport()
+
+            def handle_request(self, request: Any) -> Any:
+                now = time.monotonic()
+                limit_at = now + guard.request_total_s
+                if guard.deadline_at is not None:
+                    limit_at = min(limit_at, guard.deadline_at)
+                if now >= limit_at or guard.tripped == "reply_too_long":
+                    # a final, non-retryable reply: the client must not back off and try again
+                    guard.tripped = guard.tripped or "deadline"
+                    return httpx.Response(
+                        400,
+                        headers={"x-should-retry": "false"},
+                        json={"error": {"message": f"stopped: {guard.tripped}", "type": "limit"}},
+                        request=request,
+                    )
+                response = self.inner.handle_request(request)
+                response.stream = _Stream(response.stream, limit_at, request)
+                return response
+
+            def close(self) -> None:
+                self.inner.close()
+
+        return httpx.Client(transport=_Transport())
+
+
+def openai_chat_model(settings: BackendSettings, guard: ReplyGuard | None = None) -> "BaseChatModel":
     """ChatOpenAI for any compatible endpoint; token streaming stays on (no `streaming=False`)."""
     from langchain_openai import ChatOpenAI
 
+    guard = guard or ReplyGuard(settings.request_total_s)
     kwargs: dict[str, Any] = {
         "model": settings.model,
         "api_key": settings.key_for_client(),
         "timeout": settings.timeout_s,
         "max_retries": settings.max_retries,
+        "http_client": guard.http_client(),
     }
     if settings.base_url:
         kwargs["base_url"] = settings.base_url
@@ -78,6 +153,8 @@ def build_agent(
     *,
     model: "BaseChatModel | None" = None,
     tool_specs: Iterable["ToolSpec"] | None = None,
+    guard: ReplyGuard | None = None,
+    own_words: str | None = None,
 ) -> Any:
     """A compiled LangGraph agent for one back-end and answer language.
 
@@ -87,7 +164,7 @@ def build_agent(
     """
     settings = backend_settings or BackendSettings.from_env()
     language = language if language in ("zh", "en") else "zh"
-    cacheable = model is None and tool_specs is None and settings.backend == "offline"
+    cacheable = model is None and tool_specs is None and own_words is None and settings.backend == "offline"
     if cacheable:
         with _LOCK:
             if language in _OFFLINE_CACHE:
@@ -97,9 +174,9 @@ def build_agent(
 
     from assistant.lc_tools import registry_tools
 
-    tools = registry_tools(tool_specs)
+    tools = registry_tools(tool_specs, own_words=own_words)
     if model is None:
-        model = offline_chat_model(language) if settings.backend == "offline" else openai_chat_model(settings)
+        model = offline_chat_model(language) if settings.backend == "offline" else openai_chat_model(settings, guard)
     agent = create_agent(
         model,
         tools=tools,

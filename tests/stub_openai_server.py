@@ -18,6 +18,9 @@ The request's `model` field picks a scripted behaviour, so one server serves eve
 | `invented`            | after tool results, answers with a number no tool gave (987654 GB), also after a repair request |
 | `invented_then_fixed` | invents a number once; after the repair request, answers from the tool results |
 | `noindex`             | like `tool_then_answer`, but streamed tool-call deltas lack `index` (a broken server) |
+| `trickle`             | a 200 reply whose body arrives one byte every `trickle_interval` s, forever (each read within the per-read timeout) |
+| `huge`                | a final answer of `huge_chars` characters (default 30 million) |
+| `many_tools`          | one turn with `many_count` tool calls (default 40) |
 
 Streaming splits tool calls OpenAI-style: a header delta (index, id, name, `arguments: ""`), then
 argument fragments carrying only `index`. Every request is recorded (path, headers, JSON body).
@@ -53,6 +56,9 @@ class StubOpenAI:
 
     plan: list[tuple[str, dict[str, Any]]] = field(default_factory=lambda: [("gpu_specs", {"names": ["A100"]})])
     slow_seconds: float = 3.0
+    trickle_interval: float = 0.2
+    huge_chars: int = 30_000_000
+    many_count: int = 40
     requests: list[Recorded] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -203,8 +209,15 @@ class StubOpenAI:
             time.sleep(self.slow_seconds)
             model = "tool_then_answer"
 
+        if model == "trickle":
+            self._trickle(handler)
+            return
         tool_text = _tool_texts(messages)
-        if model == "endless":
+        if model == "huge":
+            reply = {"content": "A100 " * (self.huge_chars // 5)}
+        elif model == "many_tools" and not after_tools:
+            reply = {"tool_calls": [self._call(*self.plan[0]) for _ in range(self.many_count)]}
+        elif model == "endless":
             reply = {"tool_calls": [self._call(*self.plan[0])]}
         elif model == "bad_json" and not after_tools:
             # not JSON at all: even LangChain's partial-JSON repair of streamed chunks cannot parse it
@@ -229,6 +242,20 @@ class StubOpenAI:
             self._sse(handler, model, reply, noindex=(model == "noindex"))
         else:
             self._json(handler, 200, _completion(model, reply))
+
+    def _trickle(self, handler: BaseHTTPRequestHandler) -> None:
+        try:
+            handler.send_response(200)
+            handler.send_header("content-type", "application/json")
+            handler.end_headers()
+            handler.wfile.write(b"{")
+            handler.wfile.flush()
+            for _ in range(100_000):
+                time.sleep(self.trickle_interval)
+                handler.wfile.write(b" ")
+                handler.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError, OSError):
+            pass
 
     def _id(self) -> str:
         return f"call_stub_{next(self._ids)}"

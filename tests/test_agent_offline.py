@@ -91,7 +91,7 @@ def test_result_matches_the_contract(zh_result):
     for call in data["tool_calls"]:
         assert set(call) == {"name", "args", "result"}
     for cit in data["citations"]:
-        assert set(cit) == {"doc_id", "title", "section"} and cit["doc_id"]
+        assert set(cit) == {"doc_id", "title", "section", "origin"} and cit["doc_id"]
 
 
 def test_stream_events_add_up_to_the_answer():

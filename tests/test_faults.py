@@ -359,3 +359,48 @@ def test_page_serves_concurrent_sessions_without_errors():
         answers.setdefault(q, set()).add(r["answer"])
         assert r["language"] == ("en" if q.startswith("How") else "zh")
     assert all(len(a) == 1 for a in answers.values()), {q: len(a) for q, a in answers.items()}
+
+
+# ---------------------------------------------------------------- issue 18: a tool that crashes mid-answer
+
+
+def test_a_tool_exception_during_an_llm_answer_falls_back_offline(monkeypatch):
+    """A bug inside a tool the LLM called must not become a traceback on the page: the offline
+    answer comes instead, with the bilingual notice first (the bug itself goes to the log)."""
+    import dataclasses
+
+    from tools import registry
+
+    registry.all_tools()
+    original = registry._CACHE["interconnect_advice"]
+
+    def boom(_inp):
+        raise RuntimeError("a bug deep in a formula")
+
+    monkeypatch.setitem(registry._CACHE, "interconnect_advice", dataclasses.replace(original, func=boom))
+    with StubOpenAI(plan=[("interconnect_advice", {"nodes": 2})]) as server:
+        events, result, _ = _run_stream(QUESTION, _settings(server.base_url, "tool_then_answer", max_retries=0))
+    _assert_offline_answer_with_notice(events, result)
+    assert result.fallback_reason.startswith("tool_error")
+    assert "工具计算出错" in result.answer and "A tool failed" in result.answer
+
+
+def test_hostile_numbers_from_the_llm_come_back_as_data_not_a_crash():
+    """inf / 1e400 / 1e308 in a tool call from the model: a bilingual error the model can read."""
+    from tools.registry import run_tool
+
+    for args in (
+        {"gpu": "A100", "hours": float("inf")},
+        {"gpu": "A100", "hours": 1e308},
+        {"gpu": "A100", "monthly_quote_cny": 1e-308},
+        {"gpu": "A100", "days": "1e400"},
+        {"gpu": ""},
+    ):
+        result = run_tool("gpu_price", args)
+        assert "error" in result and result["error"]["zh"] and result["error"]["en"], args
+    for args in (
+        {"model": "7B", "tokens": "1e400"},
+        {"model": "7B", "tokens": "inf"},
+        {"model": "7B", "tokens": "1B", "budget": "nan"},
+    ):
+        assert "error" in run_tool("plan_configurations", args), args

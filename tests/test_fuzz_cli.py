@@ -311,3 +311,67 @@ def test_real_entry_point_never_prints_a_traceback(argv, tmp_path):
         [sys.executable, "-m", "assistant.cli", *argv], capture_output=True, text=True, timeout=60, cwd=ROOT, env=env
     )
     check_outcome(argv, proc.returncode, proc.stdout, proc.stderr)
+
+
+# ------------------------------------------------------------------ issue 18: the 55 tracebacks, reproduced
+
+_BASES = {
+    "price": ["A100"],
+    "train-time": ["--model", "7B", "--tokens", "1B", "--gpu", "A100"],
+    "plan": ["--model", "7B", "--tokens", "1B"],
+    "estimate": ["--params", "7B"],
+}
+_NUMERIC_OPTS = {
+    "price": ["--hours", "--days", "--months", "--count", "--hourly", "--monthly"],
+    "train-time": ["--tokens", "--epochs", "--mfu", "--hourly", "--gpus", "--nodes", "--samples", "--seq-len"],
+    "plan": ["--tokens", "--samples", "--epochs", "--deadline", "--budget", "--max-gpus"],
+    "estimate": ["--params", "--gpus", "--seq-len", "--batch", "--gpu-util", "--context"],
+}
+_HOSTILE_NUMBERS = ["inf", "-inf", "nan", "1e308", "1e400", "1e-308", ""]
+
+
+def _with(base: list[str], opt: str, value: str) -> list[str]:
+    if opt in base:
+        out = list(base)
+        out[out.index(opt) + 1] = value
+        return out
+    return [*base, opt, value]
+
+
+@pytest.mark.parametrize("command", sorted(_BASES))
+def test_hostile_numbers_never_crash_or_print_infinity(command):
+    """inf / nan / 1e308 / 1e400 / 1e-308 / "" in every numeric option: exit 0 or a bilingual exit 2,
+    never a traceback, never `Infinity`/`NaN` in JSON or `¥inf` for people."""
+    import click
+
+    from assistant.cli import cli
+
+    known = {o for p in cli.get_command(click.Context(cli), command).params for o in getattr(p, "opts", [])}
+    for opt in _NUMERIC_OPTS[command]:
+        if opt not in known:
+            continue
+        for value in _HOSTILE_NUMBERS:
+            for as_json in (True, False):
+                argv = [command, *_with(_BASES[command], opt, value), *(["--json"] if as_json else [])]
+                code, out, err = invoke(argv)
+                check_outcome(argv, code, out, err)
+                assert "Infinity" not in out and "NaN" not in out, argv
+                assert not re.search(r"(?i)¥\s*-?inf|\binf\b|\bnan\b", out), (argv, out[:300])
+                if value in ("inf", "-inf", "nan", "1e400", "1e308", ""):
+                    assert code == 2, (argv, out[:200])
+
+
+def test_empty_model_name_is_a_clean_error():
+    argv = ["train-time", "--model", "", "--tokens", "1B", "--gpu", "A100"]
+    code, out, err = invoke(argv)
+    check_outcome(argv, code, out, err)
+    assert code == 2 and "--model" in err
+
+
+def test_tiny_samples_and_budgets_never_divide_by_zero():
+    for argv in (
+        ["plan", "--model", "7B", "--samples", "1", "--seq-len", "1", "--json"],
+        ["plan", "--model", "7B", "--tokens", "1B", "--budget", "0.01", "--json"],
+        ["plan", "--model", "7B", "--tokens", "1", "--deadline", "1h", "--json"],
+    ):
+        check_outcome(argv, *invoke(argv))

@@ -240,9 +240,10 @@ def test_stub_llm_failure_with_injection_leaks_nothing(caplog):
 
 
 @pytest.mark.parametrize("model", ["tool_then_answer", "server_error", "bad_json"])
-def test_page_chat_never_shows_the_key(model, caplog):
+def test_page_chat_never_shows_the_key(model, caplog, monkeypatch):
     """The key typed into the page's Settings tab never appears in any streamed chat message."""
     caplog.set_level(logging.DEBUG)
+    monkeypatch.setenv("GPU_ADVISOR_ALLOW_VISITOR_ENDPOINT", "1")  # a visitor's own endpoint + own key
     from assistant.web import app
 
     with StubOpenAI(plan=[("gpu_specs", {"names": ["A100"]})]) as stub:
@@ -270,7 +271,7 @@ def test_key_typed_on_the_real_page_is_never_echoed_or_logged():
     from tests.web_server import running_page
 
     with StubOpenAI(plan=[("gpu_specs", {"names": ["A100"]})]) as stub:
-        with running_page() as url:
+        with running_page(env={"GPU_ADVISOR_ALLOW_VISITOR_ENDPOINT": "1"}) as url:
             client = Client(url, verbose=False)
             outputs = []
             for model in ("tool_then_answer", "server_error"):

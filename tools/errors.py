@@ -33,7 +33,7 @@ class ToolInputError(ValueError):
 
 def from_validation_error(exc: Exception) -> ToolInputError:
     """Turn a pydantic ValidationError into a bilingual ToolInputError (first problem named)."""
-    errors = getattr(exc, "errors", lambda: [])()
+    errors: list[dict[str, Any]] = getattr(exc, "errors", lambda: [])()
     if errors:
         first = errors[0]
         loc = ".".join(str(p) for p in first.get("loc", ()) if p != "__root__") or "input"

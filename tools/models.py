@@ -31,6 +31,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from tools.errors import ToolInputError
+from tools.registry import operator_paths_allowed as _operator_paths_allowed
+from tools.textcodec import read_regular_file as _read_regular
 
 CATALOG_DIR = ("models",)
 
@@ -736,11 +738,12 @@ def resolve_model(
         )
     if query is not None:
         q = str(query).strip()
-        if os.path.isdir(q) and os.path.isfile(os.path.join(q, "config.json")):
+        operator = _operator_paths_allowed()  # issue 18: only the CLI's operator names files; the LLM/page never
+        if operator and os.path.isdir(q) and os.path.isfile(os.path.join(q, "config.json")):
             q = os.path.join(q, "config.json")  # a local Hugging Face model folder
-        elif os.path.isdir(q):
+        elif operator and os.path.isdir(q):
             raise ToolInputError(f"文件夹 {q} 里没有 config.json", f"The folder {q} has no config.json", field="model")
-        if _looks_like_path(q):
+        if operator and _looks_like_path(q):
             return _maybe_override(_from_config_file(q), params)
         v = variant_of(q)
         entry = _entry_by_id(v.model_id) if v.model_id else None
@@ -790,13 +793,10 @@ def resolve_model(
 def _from_config_file(q: str) -> ResolvedModel:
     if not os.path.exists(q):
         raise ToolInputError(f"找不到文件 {q}", f"File not found: {q}", field="model")
-    with open(q, encoding="utf-8") as fh:
-        try:
-            cfg = json.load(fh)
-        except json.JSONDecodeError as exc:
-            raise ToolInputError(
-                f"{q} 不是有效的 JSON：{exc}", f"{q} is not valid JSON: {exc}", field="model"
-            ) from None
+    try:
+        cfg = json.loads(_read_regular(q, max_bytes=2_000_000, field="model"))
+    except json.JSONDecodeError as exc:
+        raise ToolInputError(f"{q} 不是有效的 JSON：{exc}", f"{q} is not valid JSON: {exc}", field="model") from None
     if not isinstance(cfg, dict):
         raise ToolInputError(f"{q} 不是 config.json 格式", f"{q} is not a config.json object", field="model")
     arch = architecture_from_hf_config(cfg)

@@ -10,19 +10,17 @@ Other modules call `price_band(gpu_id_or_name)` (hourly/monthly bands for cost e
 
 from __future__ import annotations
 
-import csv
 import math
 import os
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tools.data import load_yaml
 from tools.errors import ToolInputError
 from tools.gpus import GpuSpec, resolve_gpu
+from tools.quotes import Quote, load_quotes  # noqa: F401 — re-export; reading moved to tools/quotes.py
 from tools.registry import ToolSpec
 
 HOURS_PER_MONTH = 720  # the convention used by the price notes: card-month = 720 card-hours
@@ -120,44 +118,6 @@ def row_for(gpu: GpuSpec) -> tuple[PriceRow | None, bool]:
 
 
 # ---------------------------------------------------------------- user quotes
-
-
-class Quote(BaseModel):
-    gpu: str
-    hourly_cny: float | None = Field(None, gt=0)
-    monthly_cny: float | None = Field(None, gt=0)
-    provider: str | None = None
-    date: str | None = None
-
-
-def load_quotes(path: str | Path) -> dict[str, Quote]:
-    """Read a user's quotes from YAML (list of mappings, or {quotes: [...]}) or CSV
-    (header: gpu,hourly_cny,monthly_cny,provider,date). Keys are resolved GPU ids."""
-    p = Path(path).expanduser()
-    if not p.exists():
-        raise ToolInputError(f"找不到报价文件 {p}", f"Quotes file not found: {p}", field="quotes_file")
-    text = p.read_text(encoding="utf-8-sig")
-    try:
-        if p.suffix.lower() == ".csv":
-            items: list[dict[str, Any]] = [dict(r) for r in csv.DictReader(text.splitlines())]
-        else:
-            data = yaml.safe_load(text) or []
-            items = data.get("quotes", []) if isinstance(data, dict) else list(data)
-    except (yaml.YAMLError, csv.Error) as exc:
-        raise ToolInputError(
-            f"报价文件格式有误：{exc}", f"Cannot parse quotes file: {exc}", field="quotes_file"
-        ) from exc
-    quotes: dict[str, Quote] = {}
-    for item in items:
-        clean = {k.strip(): (v.strip() if isinstance(v, str) else v) for k, v in item.items() if k}
-        for k in ("hourly_cny", "monthly_cny"):
-            if clean.get(k) in ("", None):
-                clean[k] = None
-        if clean.get("date") is not None:
-            clean["date"] = str(clean["date"])
-        q = Quote.model_validate(clean)
-        quotes[resolve_gpu(q.gpu).id] = q
-    return quotes
 
 
 # ---------------------------------------------------------------- the tool

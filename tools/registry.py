@@ -2,18 +2,124 @@
 
 A tool module under `tools/` exposes `TOOLS: list[ToolSpec]`. Discovery is lazy (nothing is
 imported until `all_tools()` is called) so the CLI's fast paths stay fast.
+
+Trust boundary (issue 18): `ToolSpec.run` is how the LLM, the offline planner and the page call a
+tool, so by default it treats its caller as *untrusted*: operator settings (`OPERATOR_FIELDS`, e.g.
+a quotes file) are refused, no filesystem path is opened on the caller's behalf
+(`operator_paths_allowed()` is False while the tool runs), and every number is checked to be finite
+and in a computable range before the tool sees it. The CLI builds input models itself and runs as
+the operator (paths from flags and env are the operator's own).
 """
 
 from __future__ import annotations
 
+import contextvars
 import importlib
+import logging
+import math
 import pkgutil
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from pydantic import BaseModel, ValidationError
 
 from tools.errors import ToolInputError, from_validation_error
+
+log = logging.getLogger(__name__)
+
+# Settings only the operator may give (flags, env, settings) — never the LLM or a page visitor.
+OPERATOR_FIELDS: frozenset[str] = frozenset(
+    {"quotes_file", "store_path", "store_dir", "chroma_url", "persist_dir", "home", "config_path"}
+)
+
+# Numbers outside this range are not a real rental question and overflow later arithmetic
+# (1e308 hours × 720 → inf; 1/1e-308 → inf). 1e15 is above any real count here (the largest
+# published pre-training runs are ~3.6e13 tokens); 1e-6 is below any real price, share or ratio.
+MAX_MAGNITUDE = 1e15
+MIN_MAGNITUDE = 1e-6
+
+_OPERATOR: contextvars.ContextVar[bool] = contextvars.ContextVar("gpu_advisor_operator", default=True)
+_NUMERIC_LITERAL = re.compile(r"(?i)(?<![\w.])[-+]?(?:\d[\d_,]*\.?\d*|\.\d+)(?:e[-+]?\d+)?|\b(?:nan|inf(?:inity)?)\b")
+
+
+def operator_paths_allowed() -> bool:
+    """True when the code runs for the operator (CLI), False inside a tool call from the LLM or the page.
+
+    Tools that could open a file named in their input (a model's config.json) must check this first."""
+    return _OPERATOR.get()
+
+
+def _out_of_range(field: str, raw: object) -> ToolInputError:
+    return ToolInputError(
+        f"{field} 的数值 {str(raw)[:40]} 不是有限的正常数值（应在 {MIN_MAGNITUDE:g} 到 {MAX_MAGNITUDE:g} 之间）",
+        f"{field}: {str(raw)[:40]} is not a usable finite number (expected between {MIN_MAGNITUDE:g} and "
+        f"{MAX_MAGNITUDE:g})",
+        field=field,
+    )
+
+
+def check_number(value: float, field: str) -> None:
+    """Finite and within [MIN_MAGNITUDE, MAX_MAGNITUDE] in size (0 is left to the field's own bounds)."""
+    if isinstance(value, bool):
+        return
+    if not math.isfinite(value) or abs(value) > MAX_MAGNITUDE or (value != 0 and abs(value) < MIN_MAGNITUDE):
+        raise _out_of_range(field, value)
+
+
+def check_numeric_text(text: str, field: str) -> None:
+    """A string argument ("1e400", "inf 小时", "1e308B") whose number literal is unusable."""
+    for m in _NUMERIC_LITERAL.finditer(text[:2000]):
+        literal = m.group(0).replace("_", "").replace(",", "")
+        try:
+            value = float(literal)
+        except ValueError:
+            continue
+        check_number(value, field)
+
+
+def check_values(obj: Any, field: str = "input", *, strings: bool = True) -> None:
+    """Walk parsed input: numbers finite and bounded; number-like text too (`strings`)."""
+    if isinstance(obj, BaseModel):
+        for name in type(obj).model_fields:
+            check_values(getattr(obj, name), name, strings=strings)
+    elif isinstance(obj, bool) or obj is None:
+        return
+    elif isinstance(obj, (int, float)):
+        check_number(float(obj) if not isinstance(obj, int) or abs(obj) < 10**300 else math.inf, field)
+    elif isinstance(obj, str):
+        if strings:
+            check_numeric_text(obj, field)
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            check_values(v, f"{field}.{k}", strings=strings)
+    elif isinstance(obj, (list, tuple, set)):
+        for v in obj:
+            check_values(v, field, strings=strings)
+
+
+def finite_output(obj: Any) -> bool:
+    """True when a tool result holds no inf/nan (JSON would print `Infinity`, people `¥inf`)."""
+    if isinstance(obj, float):
+        return math.isfinite(obj)
+    if isinstance(obj, dict):
+        return all(finite_output(v) for v in obj.values())
+    if isinstance(obj, (list, tuple)):
+        return all(finite_output(v) for v in obj)
+    return True
+
+
+# Free-text fields (a pasted log, a search query) may hold any digits; they are not quantities.
+_FREE_TEXT_FIELDS = frozenset({"text", "query", "question", "names", "expect", "log", "content"})
+
+
+def _computation_error(name: str) -> ToolInputError:
+    return ToolInputError(
+        "这些数值超出了可计算的范围，请检查输入（例如时长、价格、token 数）",
+        f"{name}: these values are outside the range that can be computed; check the input "
+        "(durations, prices, token counts)",
+        field="input",
+    )
 
 
 @dataclass(frozen=True)
@@ -28,19 +134,71 @@ class ToolSpec:
     input_model: type[BaseModel]
     func: Callable[[Any], BaseModel]
 
-    def run(self, args: dict[str, Any]) -> dict[str, Any]:
+    def operator_fields(self) -> set[str]:
+        return set(self.input_model.model_fields) & OPERATOR_FIELDS
+
+    def llm_schema(self) -> dict[str, Any]:
+        """The JSON schema the LLM sees: the input model without operator settings."""
+        schema = self.input_model.model_json_schema()
+        hidden = self.operator_fields()
+        props = {k: v for k, v in (schema.get("properties") or {}).items() if k not in hidden}
+        schema["properties"] = props
+        if "required" in schema:
+            schema["required"] = [k for k in schema["required"] if k not in hidden]
+        schema.setdefault("title", self.input_model.__name__)
+        schema.setdefault("description", self.description)
+        return schema
+
+    def _prepare(self, args: dict[str, Any], operator: bool) -> dict[str, Any]:
+        if not isinstance(args, dict):
+            raise ToolInputError("工具参数必须是一个对象", "Tool arguments must be an object", field="input")
+        clean: dict[str, Any] = {}
+        fields = self.input_model.model_fields
+        for key, value in args.items():
+            if key in OPERATOR_FIELDS and not operator:
+                if value in (None, ""):
+                    continue
+                raise ToolInputError(
+                    f"{key} 是运营方设置，只能在命令行或环境变量里给出",
+                    f"{key} is an operator setting; it can only come from the command line or the environment",
+                    field=key,
+                )
+            if isinstance(value, str) and not value.strip():
+                info = fields.get(key)
+                if info is not None and not info.is_required():
+                    continue  # "" for an optional field means "not given"
+                raise ToolInputError(f"{key} 不能为空", f"{key} must not be empty", field=key)
+            clean[key] = value
+        return clean
+
+    def run(self, args: dict[str, Any], *, operator: bool = False) -> dict[str, Any]:
         """Validate `args`, run, and return a JSON-ready dict.
 
-        Bad input returns `{"error": {"zh", "en", ...}}` (the model can read and retry);
-        any other exception is a bug and propagates.
+        Bad input returns `{"error": {"zh", "en", ...}}` (the model can read and retry) — that includes
+        numbers that are not finite or outside a computable range, and arithmetic that still overflows.
+        Any other exception is a bug and propagates.
         """
+        token = _OPERATOR.set(operator)
         try:
-            parsed = self.input_model.model_validate(args or {})
-            return self.func(parsed).model_dump(mode="json")
+            clean = self._prepare(args if args is not None else {}, operator)
+            for key, value in clean.items():
+                check_values(value, key, strings=key not in _FREE_TEXT_FIELDS)
+            parsed = self.input_model.model_validate(clean)
+            check_values(parsed, strings=False)
+            try:
+                result = self.func(parsed).model_dump(mode="json")
+            except (ArithmeticError, RecursionError) as exc:  # overflow / division by zero deep in a formula
+                log.info("tool %s: %s: %s", self.name, type(exc).__name__, exc)
+                raise _computation_error(self.name) from None
+            if not finite_output(result):
+                raise _computation_error(self.name)
+            return result
         except ValidationError as exc:
             return from_validation_error(exc).to_dict()
         except ToolInputError as exc:
             return exc.to_dict()
+        finally:
+            _OPERATOR.reset(token)
 
 
 def _discover() -> dict[str, ToolSpec]:
@@ -98,5 +256,6 @@ def get_tool(name: str) -> ToolSpec:
     return tools[name]
 
 
-def run_tool(name: str, args: dict[str, Any]) -> dict[str, Any]:
-    return get_tool(name).run(args)
+def run_tool(name: str, args: dict[str, Any], *, operator: bool = False) -> dict[str, Any]:
+    """Run a tool for an untrusted caller (LLM, planner, page) unless `operator=True`."""
+    return get_tool(name).run(args, operator=operator)

@@ -19,10 +19,63 @@ def fail(zh: str, en: str) -> None:
 
 
 def emit_json(obj: Any) -> None:
-    """One JSON object per line (UTF-8, Chinese unescaped)."""
+    """One JSON object per line (UTF-8, Chinese unescaped). Never `Infinity`/`NaN` (not JSON)."""
     if hasattr(obj, "model_dump"):
         obj = obj.model_dump(mode="json")
-    click.echo(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+    try:
+        text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        raise _out_of_range() from None
+    click.echo(text)
+
+
+def _out_of_range() -> ToolInputError:
+    return ToolInputError(
+        "结果超出了可计算的范围，请检查输入的数值（时长、价格、token 数）",
+        "The result is outside the range that can be computed; check the numbers given (durations, prices, tokens)",
+    )
+
+
+# Sub-commands whose option values are quantities: each value must be non-empty, and any number in it
+# finite and in a computable range (tools/registry.py MAX_MAGNITUDE) — `inf`, `nan`, `1e400`, `1e308`
+# and `""` get a bilingual error naming the option instead of an OverflowError deep in a formula.
+NUMERIC_COMMANDS = frozenset({"estimate", "price", "train-time", "plan", "models", "gpus"})
+_FREE_TEXT_OPTIONS = frozenset({"--expect", "--query", "--question"})
+
+
+def check_cli_values(group: click.Group, argv: list[str]) -> None:
+    """Refuse unusable option values before the command runs (see NUMERIC_COMMANDS)."""
+    from tools.registry import check_numeric_text
+
+    if not argv or argv[0] not in NUMERIC_COMMANDS:
+        return
+    command = group.get_command(click.Context(group), argv[0])
+    if command is None:
+        return
+    takes_value: set[str] = set()
+    for param in command.params:
+        if isinstance(param, click.Option) and not param.is_flag and not param.count:
+            takes_value.update(param.opts)
+    args = argv[1:]
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            break
+        name, eq, inline = arg.partition("=")
+        if eq and name in takes_value:
+            opt, value = name, inline
+        elif arg in takes_value and i + 1 < len(args):
+            opt, value = arg, args[i + 1]
+            i += 1
+        else:
+            i += 1
+            continue
+        i += 1
+        if not value.strip():
+            raise ToolInputError(f"{opt} 不能为空", f"{opt} must not be empty", field=opt.lstrip("-"))
+        if opt not in _FREE_TEXT_OPTIONS:
+            check_numeric_text(value, opt)
 
 
 def print_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]], caption: str | None = None) -> None:
@@ -51,6 +104,7 @@ def run_cli(group: click.Group, argv: list[str]) -> None:
     from pydantic import ValidationError
 
     try:
+        check_cli_values(group, argv)
         group.main(args=argv, prog_name="gpu-advisor", standalone_mode=False)
     except ToolInputError as exc:
         click.echo(f"错误 / Error: {exc.bilingual()}", err=True)
@@ -71,6 +125,10 @@ def run_cli(group: click.Group, argv: list[str]) -> None:
                 err=True,
             )
         sys.exit(EXIT_BAD_INPUT if isinstance(exc, click.UsageError) else exc.exit_code)
+    except (OverflowError, ZeroDivisionError, FloatingPointError):
+        # a last line of defence: check_cli_values keeps these out; never print a traceback for them
+        click.echo(f"错误 / Error: {_out_of_range().bilingual()}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
     except FileNotFoundError as exc:
         click.echo(f"错误 / Error: 找不到文件 {exc.filename} / file not found: {exc.filename}", err=True)
         sys.exit(EXIT_BAD_INPUT)

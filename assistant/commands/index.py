@@ -66,7 +66,10 @@ def list_docs(as_json: bool) -> None:
 
     from tools.retrieval.user_docs import UserDocs
 
-    docs = UserDocs().list()
+    store = UserDocs()
+    docs = store.list()
+    for message in store.messages:  # e.g. a damaged manifest rebuilt from the stored copies
+        click.echo(message, err=True)
     if as_json:
         emit_json({"docs": [asdict(d) for d in docs]})
         return

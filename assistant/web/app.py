@@ -118,11 +118,15 @@ def respond(
 
 
 def diagnose(text: str, upload: Any, expect: str, lang_label: str, request: gr.Request = None) -> str:
-    content = forms.read_upload(upload) if upload else ""
+    from assistant.uploads import read_uploads  # size/count/type limits, cache copy deleted after reading
+
+    uploaded = read_uploads(upload)
+    content = uploaded.text
     combined = "\n".join(part for part in (text or "", content) if part.strip())
     lang = _lang(lang_label, "", request)
     html = findings_html(forms.run_diagnosis(combined, expect), lang)
-    if upload and forms.upload_truncated(upload):
+    html = uploaded.errors_html(lang) + html
+    if upload and uploaded.truncated:
         limit_mb = forms.MAX_UPLOAD_BYTES / 1e6
         html = (
             f'<div class="ga-error">{"文件超过" if lang == "zh" else "The file is over"} {limit_mb:g} MB'
@@ -177,7 +181,9 @@ def api_ask(question: str, language: str = "auto") -> dict[str, Any]:
 
 
 def build_app() -> gr.Blocks:
-    with gr.Blocks(title="GPU Advisor · 算力顾问", analytics_enabled=False) as demo:
+    with gr.Blocks(
+        title="GPU Advisor · 算力顾问", analytics_enabled=False, delete_cache=(600, 3600)
+    ) as demo:  # uploads expire from Gradio's cache after an hour (assistant/uploads.py deletes ours at once)
         gr.Markdown(
             "## GPU Advisor · 算力顾问\n租 GPU 服务器：选什么卡、要几张、多少钱、出了什么问题。"
             " · Which cards, how many, what it costs, and what is wrong — offline by default."
@@ -313,4 +319,5 @@ def launch(
         quiet=True,
         ssr_mode=False,
         show_error=False,
+        max_file_size=20_000_000,  # assistant.uploads.MAX_UPLOAD_HARD_BYTES
     )

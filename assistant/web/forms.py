@@ -39,20 +39,10 @@ def _int(value: Any, default: int) -> int:
 
 
 def backend_settings(backend: str | None, base_url: str | None, model: str | None, api_key: str | None) -> Any:
-    """BackendSettings for the chat, or None for the offline default."""
-    if (backend or "offline") == "offline":
-        return None
-    from assistant.settings import BackendSettings
+    """BackendSettings for the chat, or None for the offline default (policy: assistant.settings.visitor_settings)."""
+    from assistant.settings import visitor_settings
 
-    base = BackendSettings.from_env()
-    update: dict[str, Any] = {"backend": "openai"}
-    if base_url and base_url.strip():
-        update["base_url"] = base_url.strip()
-    if model and model.strip():
-        update["model"] = model.strip()
-    if api_key and api_key.strip():
-        update["api_key"] = api_key.strip()
-    return BackendSettings.model_validate({**base.model_dump(), **update})
+    return visitor_settings(backend, base_url, model, api_key)
 
 
 def upload_path(upload: Any) -> Path:

@@ -42,6 +42,12 @@ class Hit(BaseModel):
     kind: Literal["guide", "user"] = Field(
         description="'guide' = our reviewed corpus, 'user' = a document the user added"
     )
+    origin: Literal["guide", "user"] = Field(
+        "guide",
+        description="who wrote it: 'user' = the user's own material (not reviewed, never the guide; a tool's "
+        "figures take precedence over its claims); 'guide' = the reviewed guide",
+    )
+    note: str = Field("", description="for user documents: how to present it (the user's own material)")
     citations: list[str] = Field(
         default_factory=list, description="the document's own sources (papers, datasheets, docs)"
     )

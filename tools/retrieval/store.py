@@ -104,6 +104,7 @@ class VectorStore:
         self.collection_name = collection_name or f"gpu_advisor_{embedding.key()}"
         self._client: Any = None
         self._collection: Any = None
+        self._identity: tuple[int, int] | None = None
 
     # -------------------------------------------------------------- opening
     def _open(self) -> Any:
@@ -113,7 +114,24 @@ class VectorStore:
         )
         collection.count()  # touch it: a broken store fails here, not at the first query
         self._client, self._collection = client, collection
+        self._identity = self._file_identity()
         return collection
+
+    def _file_identity(self) -> tuple[int, int] | None:
+        """(device, inode) of the embedded store's sqlite file: changes when the CLI rebuilds the store."""
+        if self.chroma_url:
+            return None
+        try:
+            st = (self.path / "chroma.sqlite3").stat()
+            return st.st_dev, st.st_ino
+        except OSError:
+            return (0, 0)
+
+    def reset(self) -> None:
+        """Forget the open client, so the next use reopens the store from disk (a long-running page
+        picks up a store that `gpu-advisor index rebuild` replaced, or recovers after damage)."""
+        _forget_cached_systems()
+        self._client = self._collection = None
 
     def _move_aside(self) -> Path:
         _forget_cached_systems()
@@ -128,7 +146,9 @@ class VectorStore:
     def collection(self, messages: list[str] | None = None) -> Any:
         """The collection, opening it (and recovering a broken embedded store) on first use."""
         if self._collection is not None:
-            return self._collection
+            if self.chroma_url or self._file_identity() == self._identity:
+                return self._collection
+            self.reset()  # replaced or removed on disk since we opened it
         if not self.chroma_url and not (self.path / "chroma.sqlite3").exists() and messages is not None:
             messages.append(
                 "向量库不存在，正在从指南和你的文档建立 / No vector store found; "
