@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import click
 
-_MODES = ["full", "lora", "qlora", "inference"]
-_PRECISIONS = ["fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4"]
-_OPTIMIZERS = ["adamw", "adamw_bf16", "adamw_8bit", "sgd", "adafactor"]
-_OFFLOAD = ["none", "optimizer", "optimizer_and_params", "all", "params"]
-_FSDP = ["none", "full_shard", "shard_grad_op", "hybrid_shard", "no_shard"]
-_KV = ["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
-_ENGINES = ["auto", "hf", "vllm", "sglang", "deepspeed", "fsdp"]
-_LOSSES = ["auto", "hf", "bf16", "chunked", "fused"]
+from assistant.commands._fields import choices
+from tools.memory import EstimateMemoryInput as _In
+
+# `--offload all|params` are older spellings the model's synonyms map onto optimizer_and_params.
+_OFFLOAD = [*choices(_In, "offload"), "all", "params"]
 
 
 @click.command("estimate", context_settings={"help_option_names": ["-h", "--help"]})
@@ -29,21 +26,21 @@ _LOSSES = ["auto", "hf", "bf16", "chunked", "fused"]
 @click.option("--params", "-p", "params", default=None, help="参数量 / parameter count: 7B, 1.5b, 70亿, 百亿")
 @click.option(
     "--mode",
-    type=click.Choice(_MODES, case_sensitive=False),
+    type=click.Choice(choices(_In, "mode"), case_sensitive=False),
     default="full",
     show_default=True,
     help="全量 / full, lora, qlora, 推理 / inference",
 )
 @click.option(
     "--precision",
-    type=click.Choice(_PRECISIONS, case_sensitive=False),
+    type=click.Choice(choices(_In, "precision"), case_sensitive=False),
     default="bf16",
     show_default=True,
     help="训练精度或推理权重精度 / training dtype or inference weight dtype",
 )
 @click.option(
     "--optimizer",
-    type=click.Choice(_OPTIMIZERS, case_sensitive=False),
+    type=click.Choice(choices(_In, "optimizer"), case_sensitive=False),
     default="adamw",
     show_default=True,
     help="adamw = 混合精度 fp32 主权重 / mixed precision with fp32 master (16 B/param)",
@@ -58,7 +55,7 @@ _LOSSES = ["auto", "hf", "bf16", "chunked", "fused"]
 @click.option("--zero", type=click.IntRange(0, 3), default=0, show_default=True, help="DeepSpeed ZeRO 阶段 / stage 0–3")
 @click.option(
     "--fsdp",
-    type=click.Choice(_FSDP, case_sensitive=False),
+    type=click.Choice(choices(_In, "fsdp"), case_sensitive=False),
     default="none",
     is_flag=False,
     flag_value="full_shard",
@@ -76,7 +73,7 @@ _LOSSES = ["auto", "hf", "bf16", "chunked", "fused"]
 @click.option("--batch", type=int, default=1, show_default=True, help="每卡微批 / micro-batch per GPU")
 @click.option(
     "--checkpointing",
-    type=click.Choice(["none", "selective", "full"], case_sensitive=False),
+    type=click.Choice(choices(_In, "checkpointing"), case_sensitive=False),
     default="full",
     show_default=True,
     help="激活重算 / activation recomputation",
@@ -88,31 +85,34 @@ _LOSSES = ["auto", "hf", "bf16", "chunked", "fused"]
 @click.option("--context", type=int, default=None, help="推理：每条序列的 token 数 / inference tokens per sequence")
 @click.option("--concurrency", type=int, default=None, help="推理：并发序列数 / inference sequences at once")
 @click.option(
-    "--kv-dtype", type=click.Choice(_KV, case_sensitive=False), default=None, help="KV 缓存精度 / KV-cache dtype"
+    "--kv-dtype",
+    type=click.Choice(choices(_In, "kv_dtype"), case_sensitive=False),
+    default=None,
+    help="KV 缓存精度 / KV-cache dtype",
 )
 @click.option(
     "--int4-format",
-    type=click.Choice(["awq", "gptq", "nf4"], case_sensitive=False),
+    type=click.Choice(choices(_In, "int4_format"), case_sensitive=False),
     default=None,
     help="4-bit 格式（推理默认 awq，QLoRA 默认 nf4；gptq/awq = 在 GPTQ/AWQ 底座上做 LoRA）/ 4-bit format",
 )
 @click.option(
     "--engine",
-    type=click.Choice(_ENGINES, case_sensitive=False),
+    type=click.Choice(choices(_In, "engine"), case_sensitive=False),
     default="auto",
     show_default=True,
     help="运行框架 / runtime: hf | vllm | sglang (inference), hf | deepspeed | fsdp (training)",
 )
 @click.option(
     "--loss",
-    type=click.Choice(_LOSSES, case_sensitive=False),
+    type=click.Choice(choices(_In, "loss"), case_sensitive=False),
     default="auto",
     show_default=True,
     help="损失实现 / loss: hf (fp32 upcast) | bf16 | chunked (torchtune) | fused (Liger/unsloth)",
 )
 @click.option(
     "--adapter-dtype",
-    type=click.Choice(["fp32", "bf16"], case_sensitive=False),
+    type=click.Choice(choices(_In, "adapter_dtype"), case_sensitive=False),
     default="fp32",
     show_default=True,
     help="LoRA 适配器精度 / adapter dtype",
