@@ -215,22 +215,39 @@ def command(
     _print_human(out)
 
 
+# Rows of the human table: (output field, key in `out.gib`); labels come from the output model.
+_ROWS = (
+    ("weights_gb", "weights"),
+    ("gradients_gb", "gradients"),
+    ("optimizer_gb", "optimizer"),
+    ("model_states_gb", "model_states"),
+    ("activations_gb", "activations"),
+    ("kv_cache_gb", "kv_cache"),
+    ("overhead_gb", "overhead"),
+    ("total_gb", None),
+)
+_TRAINING_ONLY = ("gradients_gb", "optimizer_gb", "model_states_gb")
+
+
+def _row_label(name: str) -> str:
+    """'优化器状态（含主权重） Optimizer states (incl. master weights)' — zh first, then en."""
+    from tools.labels import field_label, field_note
+    from tools.memory import EstimateMemoryOutput as Out
+
+    zh, en = field_label(Out, name, "zh"), field_label(Out, name, "en")
+    nz, ne = field_note(Out, name, "zh"), field_note(Out, name, "en")
+    text = f"{zh}（{nz}） {en} ({ne})" if nz and ne else f"{zh} {en}"
+    return ("= " + text) if name == "model_states_gb" else text
+
+
 def _print_human(out) -> None:
     from assistant.commands._common import print_table
 
-    g = out.gib
     rows = [
-        ("权重 Weights", out.weights_gb, g["weights"]),
-        ("梯度 Gradients", out.gradients_gb, g["gradients"]),
-        ("优化器状态（含主权重） Optimizer (incl. master)", out.optimizer_gb, g["optimizer"]),
-        ("= 模型状态 Model states", out.model_states_gb, g["model_states"]),
-        ("激活值（含 logits） Activations (incl. logits)", out.activations_gb, g["activations"]),
-        ("KV 缓存 KV cache", out.kv_cache_gb, g["kv_cache"]),
-        ("框架开销 Overhead", out.overhead_gb, g["overhead"]),
-        ("合计 Total", out.total_gb, out.total_gib),
+        (_row_label(name), getattr(out, name), out.gib[key] if key else out.total_gib)
+        for name, key in _ROWS
+        if not (out.mode == "inference" and name in _TRAINING_ONLY)
     ]
-    if out.mode == "inference":
-        rows = [r for r in rows if not r[0].startswith(("梯度", "优化器", "= 模型"))]
     title = (
         f"{out.model} · {out.mode} · {out.precision} · {out.gpus} GPU · {out.engine}"
         + (f" · ZeRO-{out.zero_stage}" if out.zero_stage else "")
