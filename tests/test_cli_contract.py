@@ -287,3 +287,16 @@ def test_the_contract_catches_drift():
     assert _hand_copied_choices('x = click.Choice(choices(M, "mode"))\n') == []
     assert choices(EstimateMemoryInput, "mode") == ["full", "lora", "qlora", "inference"]
     assert bounds(EstimateMemoryInput, "zero") == {"ge": 0, "le": 3}
+
+
+@pytest.mark.parametrize("name", ["ask", "chat", "eval"])
+def test_backend_choices_are_the_settings_literal(name):
+    """The advisor commands wrap no tool, but their --backend comes from one place: assistant.settings."""
+    from assistant.settings import BACKENDS, Backend
+
+    assert set(BACKENDS) == set(typing.get_args(Backend))
+    opts = [p for p in _command(name).params if p.name == "backend"]
+    assert opts, f"{name}: no --backend option"
+    for p in opts:
+        assert isinstance(p.type, click.Choice)
+        assert {c.lower() for c in p.type.choices} == set(typing.get_args(Backend))

@@ -33,13 +33,9 @@ def choices(model: type[BaseModel], field: str) -> list[str]:
     return values
 
 
-def default(model: type[BaseModel], field: str) -> Any:
-    """The model's default for `field`, so a CLI default and `show_default` say what the tool does."""
-    return model.model_fields[field].get_default(call_default_factory=True)
-
-
 def bounds(model: type[BaseModel], field: str) -> dict[str, Any]:
-    """The `ge/gt/le/lt` constraints pydantic keeps in the field's metadata."""
+    """The `ge/gt/le/lt` constraints pydantic keeps in the field's metadata (the contract test compares
+    them with a `click.IntRange`/`FloatRange`)."""
     out: dict[str, Any] = {}
     for item in model.model_fields[field].metadata:
         for key in ("ge", "gt", "le", "lt"):
