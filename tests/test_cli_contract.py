@@ -27,7 +27,7 @@ from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
 from assistant.cli import COMMANDS
-from assistant.commands._fields import bounds, choices
+from tools.fields import bounds, choices
 from tools.registry import all_tools
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -271,7 +271,7 @@ def _hand_copied_choices(source: str) -> list[int]:
 
 @pytest.mark.parametrize("name", sorted(CONTRACTS))
 def test_no_hand_copied_choices(name):
-    """Choices come from the model (`_fields.choices`), never a literal list in the command module."""
+    """Choices come from the model (`tools.fields.choices`), never a literal list in the command module."""
     module = COMMANDS[name].split(":")[0]
     source = (ROOT / (module.replace(".", "/") + ".py")).read_text(encoding="utf-8")
     assert not _hand_copied_choices(source), f"{module}: hand-copied choices on lines {_hand_copied_choices(source)}"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from assistant.commands._fields import choices
+from tools.fields import choices
 from tools.memory import EstimateMemoryInput as _In
 
 # `--offload all|params` are older spellings the model's synonyms map onto optimizer_and_params.

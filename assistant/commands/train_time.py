@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from assistant.commands._common import emit_json, print_table
-from assistant.commands._fields import choices
+from tools.fields import choices
 from tools.train_time import TrainTimeInput as _In
 
 

@@ -1,7 +1,8 @@
-"""CLI option types read off a tool's pydantic input model, so the CLI never re-declares them.
+"""What a tool's input model allows, read off the model so no surface re-declares it.
 
-A `click.Choice` built from `choices(Model, "field")` cannot drift from the field's `Literal`;
-`tests/test_cli_contract.py` checks every command against its tool's input model.
+A `click.Choice` (or a page dropdown) built from `choices(Model, "field")` cannot drift from the
+field's `Literal`; `tests/test_cli_contract.py` checks every CLI command against its tool's input
+model. No click or gradio here: every surface can import it.
 """
 
 from __future__ import annotations
