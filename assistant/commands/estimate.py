@@ -176,8 +176,6 @@ def command(
             "Give --model NAME or --params SIZE (e.g. --params 7B)",
             field="model",
         )
-    if offload in ("all", "params"):
-        offload = "optimizer_and_params"
     inp = EstimateMemoryInput(
         model=model,
         params=params,
