@@ -30,6 +30,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from tools.errors import ToolInputError
+from tools.labels import label
 from tools.memory_capacity import GpuCapacity as GpuCapacity  # re-exported for callers
 from tools.memory_capacity import resolve_gpu_capacity as resolve_gpu_capacity
 from tools.memory_verdict import FitChange, fit_changes, nearest_option
@@ -382,18 +383,36 @@ class EstimateMemoryOutput(BaseModel):
     zero_stage: int
     params: int
     trainable_params: int
-    weights_gb: float
-    gradients_gb: float
-    optimizer_gb: float = Field(description="optimizer states incl. fp32 master weights, per GPU")
-    model_states_gb: float
-    activations_gb: float = Field(description="activations incl. logits (training) or prefill workspace (inference)")
-    logits_gb: float
-    kv_cache_gb: float
-    overhead_gb: float
-    total_gb: float
+    # The per-GPU breakdown, decimal GB; labels are defined here once for every surface (tools/labels.py).
+    weights_gb: float = Field(json_schema_extra=label("权重", "Weights"))
+    gradients_gb: float = Field(json_schema_extra=label("梯度", "Gradients"))
+    optimizer_gb: float = Field(
+        description="optimizer states incl. fp32 master weights, per GPU",
+        json_schema_extra=label("优化器状态", "Optimizer states", note_zh="含主权重", note_en="incl. master"),
+    )
+    model_states_gb: float = Field(
+        description="weights + gradients + optimizer states", json_schema_extra=label("模型状态", "Model states")
+    )
+    activations_gb: float = Field(
+        description="activations incl. logits (training) or prefill workspace (inference)",
+        json_schema_extra=label("激活值", "Activations", note_zh="含 logits", note_en="incl. logits"),
+    )
+    logits_gb: float = Field(
+        description="the logits buffer, already inside activations_gb (training)",
+        json_schema_extra=label("logits 缓冲", "Logits buffer"),
+    )
+    kv_cache_gb: float = Field(json_schema_extra=label("KV 缓存", "KV cache"))
+    overhead_gb: float = Field(json_schema_extra=label("框架开销", "Framework overhead"))
+    total_gb: float = Field(
+        description="model states + activations + KV cache + overhead", json_schema_extra=label("合计", "Total")
+    )
     total_gib: float
     gib: dict[str, float] = Field(description="the same breakdown in GiB (2^30 bytes)")
-    host_ram_gb: float = Field(0.0, description="CPU RAM per node for offloaded states (DeepSpeed ×1.5 buffer)")
+    host_ram_gb: float = Field(
+        0.0,
+        description="CPU RAM per node for offloaded states (DeepSpeed ×1.5 buffer)",
+        json_schema_extra=label("主机内存", "Host RAM", note_zh="CPU 卸载", note_en="CPU offload"),
+    )
     seq_len: int | None = None
     batch: int | None = None
     context: int | None = None
@@ -445,6 +464,11 @@ class EstimateMemoryOutput(BaseModel):
     summary: dict[str, str]
     assumptions: list[dict[str, str]]
     sources: list[str]
+
+
+# The parts of EstimateMemoryOutput that add up to total_gb, in the order people read them
+# (logits_gb is inside activations_gb; model_states_gb is the first three).
+BREAKDOWN_PARTS = ("weights_gb", "gradients_gb", "optimizer_gb", "activations_gb", "kv_cache_gb", "overhead_gb")
 
 
 # ---------------------------------------------------------------- GPU capacity

@@ -91,14 +91,6 @@ def print_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]
     Console().print(table)
 
 
-def read_text_arg(value: str) -> str:
-    """`-` means standard input; otherwise a path. Bytes are decoded forgivingly."""
-    from tools.textcodec import decode_text
-
-    with sys.stdin.buffer if value == "-" else open(value, "rb") as fh:
-        return decode_text(fh.read())
-
-
 def run_cli(group: click.Group, argv: list[str]) -> None:
     """Run the click group; bad input exits 2 with `中文 / English`, never a traceback."""
     from pydantic import ValidationError

@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import click
 
-_MODES = ["full", "lora", "qlora", "inference"]
-_PRECISIONS = ["fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4"]
-_OPTIMIZERS = ["adamw", "adamw_bf16", "adamw_8bit", "sgd", "adafactor"]
-_OFFLOAD = ["none", "optimizer", "optimizer_and_params", "all", "params"]
-_FSDP = ["none", "full_shard", "shard_grad_op", "hybrid_shard", "no_shard"]
-_KV = ["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
-_ENGINES = ["auto", "hf", "vllm", "sglang", "deepspeed", "fsdp"]
-_LOSSES = ["auto", "hf", "bf16", "chunked", "fused"]
+from tools.fields import choices
+from tools.memory import EstimateMemoryInput as _In
+
+# `--offload all|params` are older spellings the model's synonyms map onto optimizer_and_params.
+_OFFLOAD = [*choices(_In, "offload"), "all", "params"]
 
 
 @click.command("estimate", context_settings={"help_option_names": ["-h", "--help"]})
@@ -29,21 +26,21 @@ _LOSSES = ["auto", "hf", "bf16", "chunked", "fused"]
 @click.option("--params", "-p", "params", default=None, help="参数量 / parameter count: 7B, 1.5b, 70亿, 百亿")
 @click.option(
     "--mode",
-    type=click.Choice(_MODES, case_sensitive=False),
+    type=click.Choice(choices(_In, "mode"), case_sensitive=False),
     default="full",
     show_default=True,
     help="全量 / full, lora, qlora, 推理 / inference",
 )
 @click.option(
     "--precision",
-    type=click.Choice(_PRECISIONS, case_sensitive=False),
+    type=click.Choice(choices(_In, "precision"), case_sensitive=False),
     default="bf16",
     show_default=True,
     help="训练精度或推理权重精度 / training dtype or inference weight dtype",
 )
 @click.option(
     "--optimizer",
-    type=click.Choice(_OPTIMIZERS, case_sensitive=False),
+    type=click.Choice(choices(_In, "optimizer"), case_sensitive=False),
     default="adamw",
     show_default=True,
     help="adamw = 混合精度 fp32 主权重 / mixed precision with fp32 master (16 B/param)",
@@ -58,7 +55,7 @@ _LOSSES = ["auto", "hf", "bf16", "chunked", "fused"]
 @click.option("--zero", type=click.IntRange(0, 3), default=0, show_default=True, help="DeepSpeed ZeRO 阶段 / stage 0–3")
 @click.option(
     "--fsdp",
-    type=click.Choice(_FSDP, case_sensitive=False),
+    type=click.Choice(choices(_In, "fsdp"), case_sensitive=False),
     default="none",
     is_flag=False,
     flag_value="full_shard",
@@ -76,7 +73,7 @@ _LOSSES = ["auto", "hf", "bf16", "chunked", "fused"]
 @click.option("--batch", type=int, default=1, show_default=True, help="每卡微批 / micro-batch per GPU")
 @click.option(
     "--checkpointing",
-    type=click.Choice(["none", "selective", "full"], case_sensitive=False),
+    type=click.Choice(choices(_In, "checkpointing"), case_sensitive=False),
     default="full",
     show_default=True,
     help="激活重算 / activation recomputation",
@@ -88,31 +85,34 @@ _LOSSES = ["auto", "hf", "bf16", "chunked", "fused"]
 @click.option("--context", type=int, default=None, help="推理：每条序列的 token 数 / inference tokens per sequence")
 @click.option("--concurrency", type=int, default=None, help="推理：并发序列数 / inference sequences at once")
 @click.option(
-    "--kv-dtype", type=click.Choice(_KV, case_sensitive=False), default=None, help="KV 缓存精度 / KV-cache dtype"
+    "--kv-dtype",
+    type=click.Choice(choices(_In, "kv_dtype"), case_sensitive=False),
+    default=None,
+    help="KV 缓存精度 / KV-cache dtype",
 )
 @click.option(
     "--int4-format",
-    type=click.Choice(["awq", "gptq", "nf4"], case_sensitive=False),
+    type=click.Choice(choices(_In, "int4_format"), case_sensitive=False),
     default=None,
     help="4-bit 格式（推理默认 awq，QLoRA 默认 nf4；gptq/awq = 在 GPTQ/AWQ 底座上做 LoRA）/ 4-bit format",
 )
 @click.option(
     "--engine",
-    type=click.Choice(_ENGINES, case_sensitive=False),
+    type=click.Choice(choices(_In, "engine"), case_sensitive=False),
     default="auto",
     show_default=True,
     help="运行框架 / runtime: hf | vllm | sglang (inference), hf | deepspeed | fsdp (training)",
 )
 @click.option(
     "--loss",
-    type=click.Choice(_LOSSES, case_sensitive=False),
+    type=click.Choice(choices(_In, "loss"), case_sensitive=False),
     default="auto",
     show_default=True,
     help="损失实现 / loss: hf (fp32 upcast) | bf16 | chunked (torchtune) | fused (Liger/unsloth)",
 )
 @click.option(
     "--adapter-dtype",
-    type=click.Choice(["fp32", "bf16"], case_sensitive=False),
+    type=click.Choice(choices(_In, "adapter_dtype"), case_sensitive=False),
     default="fp32",
     show_default=True,
     help="LoRA 适配器精度 / adapter dtype",
@@ -176,8 +176,6 @@ def command(
             "Give --model NAME or --params SIZE (e.g. --params 7B)",
             field="model",
         )
-    if offload in ("all", "params"):
-        offload = "optimizer_and_params"
     inp = EstimateMemoryInput(
         model=model,
         params=params,
@@ -215,22 +213,39 @@ def command(
     _print_human(out)
 
 
+# Rows of the human table: (output field, key in `out.gib`); labels come from the output model.
+_ROWS = (
+    ("weights_gb", "weights"),
+    ("gradients_gb", "gradients"),
+    ("optimizer_gb", "optimizer"),
+    ("model_states_gb", "model_states"),
+    ("activations_gb", "activations"),
+    ("kv_cache_gb", "kv_cache"),
+    ("overhead_gb", "overhead"),
+    ("total_gb", None),
+)
+_TRAINING_ONLY = ("gradients_gb", "optimizer_gb", "model_states_gb")
+
+
+def _row_label(name: str) -> str:
+    """'优化器状态（含主权重） Optimizer states (incl. master weights)' — zh first, then en."""
+    from tools.labels import field_label, field_note
+    from tools.memory import EstimateMemoryOutput as Out
+
+    zh, en = field_label(Out, name, "zh"), field_label(Out, name, "en")
+    nz, ne = field_note(Out, name, "zh"), field_note(Out, name, "en")
+    text = f"{zh}（{nz}） {en} ({ne})" if nz and ne else f"{zh} {en}"
+    return ("= " + text) if name == "model_states_gb" else text
+
+
 def _print_human(out) -> None:
     from assistant.commands._common import print_table
 
-    g = out.gib
     rows = [
-        ("权重 Weights", out.weights_gb, g["weights"]),
-        ("梯度 Gradients", out.gradients_gb, g["gradients"]),
-        ("优化器状态（含主权重） Optimizer (incl. master)", out.optimizer_gb, g["optimizer"]),
-        ("= 模型状态 Model states", out.model_states_gb, g["model_states"]),
-        ("激活值（含 logits） Activations (incl. logits)", out.activations_gb, g["activations"]),
-        ("KV 缓存 KV cache", out.kv_cache_gb, g["kv_cache"]),
-        ("框架开销 Overhead", out.overhead_gb, g["overhead"]),
-        ("合计 Total", out.total_gb, out.total_gib),
+        (_row_label(name), getattr(out, name), out.gib[key] if key else out.total_gib)
+        for name, key in _ROWS
+        if not (out.mode == "inference" and name in _TRAINING_ONLY)
     ]
-    if out.mode == "inference":
-        rows = [r for r in rows if not r[0].startswith(("梯度", "优化器", "= 模型"))]
     title = (
         f"{out.model} · {out.mode} · {out.precision} · {out.gpus} GPU · {out.engine}"
         + (f" · ZeRO-{out.zero_stage}" if out.zero_stage else "")

@@ -6,13 +6,14 @@ import sys
 
 import click
 
+from assistant.settings import BACKENDS
 from tools.errors import ToolInputError
 
 
 @click.command(name="eval")
 @click.option(
     "--backend",
-    type=click.Choice(["offline", "openai"]),
+    type=click.Choice(BACKENDS),
     default=None,
     help="offline（默认）或 OpenAI 兼容接口 / offline (default) or an OpenAI-compatible endpoint",
 )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 
 from assistant.commands._common import emit_json, print_table
+from tools.fields import choices
+from tools.planner import PlanInput as _In
 
 
 def option_json(o) -> dict:
@@ -22,7 +24,7 @@ def option_json(o) -> dict:
 @click.option(
     "--params", "params_b", default=None, help="参数量 / parameters ('7B', '70亿'; a bare number is billions)"
 )
-@click.option("--mode", type=click.Choice(["full", "lora", "qlora", "inference"]), default="full", show_default=True)
+@click.option("--mode", type=click.Choice(choices(_In, "mode")), default="full", show_default=True)
 @click.option("--tokens", default=None, help="训练 token 数 / training tokens ('1B', '1万亿')")
 @click.option("--samples", type=float, default=None, help="样本数（× --seq-len × --epochs）/ samples")
 @click.option("--epochs", type=float, default=1.0, show_default=True)
@@ -34,19 +36,19 @@ def option_json(o) -> dict:
 @click.option("--max-gpus", type=int, default=64, show_default=True)
 @click.option("--concurrency", type=int, default=8, show_default=True, help="推理并发 / serving concurrency")
 @click.option("--context", type=int, default=4096, show_default=True, help="推理上下文 / serving context tokens")
-@click.option("--precision", type=click.Choice(["bf16", "fp16", "fp8"]), default="bf16", show_default=True)
+@click.option("--precision", type=click.Choice(choices(_In, "precision")), default="bf16", show_default=True)
 @click.option("--quotes", "quotes_file", default=None, help="你的报价文件 / your quotes file (YAML/CSV)")
 @click.option("--top", type=int, default=8, show_default=True)
 @click.option(
     "--market",
-    type=click.Choice(["any", "rental_platform", "public_cloud", "idc_lease"]),
+    type=click.Choice(choices(_In, "market")),
     default="any",
     show_default=True,
     help="租用渠道 / where you rent (AutoDL 类平台、公有云、IDC 整机长租)",
 )
 @click.option(
     "--objective",
-    type=click.Choice(["cheapest", "fastest", "lowest_risk"]),
+    type=click.Choice(choices(_In, "objective")),
     default=None,
     help="排序目标 / ranking objective (default: inferred)",
 )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 
 from assistant.commands._common import emit_json, print_table
+from tools.fields import choices
+from tools.prices import PriceInput as _In
 
 
 def _money(x: float | None) -> str:
@@ -21,7 +23,7 @@ def _money(x: float | None) -> str:
 @click.option("--count", type=int, default=1, show_default=True, help="卡数 / number of cards")
 @click.option(
     "--market",
-    type=click.Choice(["long_term_lease", "rental_platform", "public_cloud_on_demand"]),
+    type=click.Choice(choices(_In, "market")),
     default=None,
     help="只看一种市场 / one market only",
 )

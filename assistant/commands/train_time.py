@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 
 from assistant.commands._common import emit_json, print_table
+from tools.fields import choices
+from tools.train_time import TrainTimeInput as _In
 
 
 @click.command(name="train-time")
@@ -22,20 +24,18 @@ from assistant.commands._common import emit_json, print_table
 @click.option("--gpu", required=True, help="GPU 型号 / GPU name")
 @click.option("--gpus", "n_gpus", type=int, default=1, show_default=True, help="GPU 数 / number of GPUs")
 @click.option("--nodes", type=int, default=1, show_default=True, help="服务器数 / servers")
-@click.option("--mode", type=click.Choice(["pretrain", "full", "lora", "qlora"]), default="full", show_default=True)
-@click.option(
-    "--precision", type=click.Choice(["bf16", "fp16", "fp8", "tf32", "fp32"]), default="bf16", show_default=True
-)
+@click.option("--mode", type=click.Choice(choices(_In, "mode")), default="full", show_default=True)
+@click.option("--precision", type=click.Choice(choices(_In, "precision")), default="bf16", show_default=True)
 @click.option("--tf32", "tf32_enabled", is_flag=True, help="FP32 时已开启 TF32 / TF32 enabled with fp32")
 @click.option("--fp8-framework", is_flag=True, help="框架真正跑 FP8（如 Transformer Engine）/ stack runs FP8")
-@click.option("--recompute", type=click.Choice(["none", "selective", "full"]), default="none", show_default=True)
+@click.option("--recompute", type=click.Choice(choices(_In, "recompute")), default="none", show_default=True)
 @click.option("--mfu", type=float, default=None, help="指定 MFU（0–1）/ fixed MFU")
 @click.option("--topology", default=None, help="机内互联 / intra-node: auto, nvswitch, pcie, nvlink_bridge")
 @click.option("--network", default=None, help="机间网络 / inter-node network ('IB HDR', 'RoCE 100G')")
 @click.option("--zero3", is_flag=True, help="ZeRO-3 / FSDP 全分片 / full sharding")
 @click.option(
     "--strategy",
-    type=click.Choice(["ddp", "zero1", "zero2", "zero3", "fsdp"]),
+    type=click.Choice(choices(_In, "strategy")),
     default=None,
     help="数据并行策略（通信量）/ data-parallel strategy for the communication term",
 )

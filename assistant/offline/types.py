@@ -20,9 +20,6 @@ class ToolCall:
     args: dict[str, Any]
     id: str = field(default_factory=new_call_id)
 
-    def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "args": self.args, "id": self.id}
-
 
 @dataclass
 class ToolResult:
