@@ -80,7 +80,7 @@ def _saved_activation_bytes(model, input_ids, vocab: int) -> tuple[int, int]:
             ptr = storage.data_ptr()
             if ptr not in param_ptrs and ptr not in seen:
                 seen[ptr] = (storage.nbytes(), t.dim() >= 1 and t.shape[-1] == vocab)
-        except Exception:  # pragma: no cover - sparse or meta tensors
+        except Exception:  # noqa: S110 -- pragma: no cover; sparse or meta tensors have no storage to count
             pass
         return t
 

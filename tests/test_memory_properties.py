@@ -107,8 +107,8 @@ def test_offload_never_raises_gpu_memory(model, zero, gpus):
 @given(model=models, seq=st.integers(128, 16384))
 def test_qlora_below_lora_below_full(model, seq):
     """gpu_poor issue #1 reported QLoRA above LoRA; ours must order them."""
-    q, l, f = (_total(model, mode=m, seq_len=seq) for m in ("qlora", "lora", "full"))
-    assert q < l < f
+    qlora, lora, full = (_total(model, mode=m, seq_len=seq) for m in ("qlora", "lora", "full"))
+    assert qlora < lora < full
 
 
 @SETTINGS

@@ -152,7 +152,8 @@ def split_sections(body: str, max_level: int) -> list[tuple[int, str, str]]:
     Text before the first such heading gets level 0 and the heading of the `# ` title if any.
     """
     sections: list[tuple[int, str, str]] = []
-    level, heading, lines = 0, "", []
+    level, heading = 0, ""
+    lines: list[str] = []
     in_fence = False
     for line in body.splitlines():
         if _FENCE.match(line):

@@ -120,7 +120,10 @@ class HashNgramEmbedding(EmbeddingFunction[Documents]):
 
 
 def _endpoint(url: str) -> str:
+    """The embeddings URL; only http(s) — never file: or a custom scheme (urllib would open those too)."""
     url = url.rstrip("/")
+    if not url.lower().startswith(("http://", "https://")):
+        raise ValueError(f"embedding endpoint must be http(s): {url!r}")
     if url.endswith("/embeddings"):
         return url
     if url.endswith("/v1"):
@@ -156,9 +159,9 @@ class OpenAICompatibleEmbedding(EmbeddingFunction[Documents]):
         key = os.environ.get("GPU_ADVISOR_EMBED_API_KEY")
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        req = urllib.request.Request(_endpoint(self.url), data=body, headers=headers, method="POST")
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
+            req = urllib.request.Request(_endpoint(self.url), data=body, headers=headers, method="POST")  # noqa: S310
+            with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:  # noqa: S310 -- scheme checked in _endpoint
                 payload = json.loads(resp.read().decode("utf-8"))
         except (urllib.error.URLError, OSError, ValueError) as exc:
             raise ToolInputError(

@@ -35,7 +35,7 @@ import logging
 import re
 import threading
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from tools.errors import ToolInputError
 from tools.lang import detect_language
@@ -61,7 +61,7 @@ log = logging.getLogger(__name__)
 
 
 def reciprocal_rank_fusion(
-    rankings: dict[str, Sequence[int]], weights: dict[str, float], k: int = RRF_K
+    rankings: Mapping[str, Sequence[int]], weights: dict[str, float], k: int = RRF_K
 ) -> dict[int, float]:
     """Σ over rankers of weight / (k + rank), rank starting at 1; items absent from a ranking get 0 from it."""
     fused: dict[int, float] = {}
@@ -77,7 +77,7 @@ def word_pairs(query: str) -> list[tuple[str, str]]:
     from tools.retrieval.bm25 import plain_words
 
     words = plain_words(query)
-    return list(dict.fromkeys(zip(words, words[1:])))  # once each: a repeated phrase is not more verbatim
+    return list(dict.fromkeys(zip(words, words[1:], strict=False)))  # once each: a repeated phrase is not more verbatim
 
 
 def pair_share(pairs: Sequence[tuple[str, str]], text: str) -> float:
@@ -258,7 +258,7 @@ class Retriever:
             # the user's own words count fully, words added by synonym expansion at EXPANSION_WEIGHT
             scores = index.scores(own_tokens)
             if extra_tokens:
-                scores = [a + EXPANSION_WEIGHT * b for a, b in zip(scores, index.scores(extra_tokens))]
+                scores = [a + EXPANSION_WEIGHT * b for a, b in zip(scores, index.scores(extra_tokens), strict=True)]
             order = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: -scores[i])
             rankings[name] = order[:CANDIDATES]
         fused = reciprocal_rank_fusion(rankings, WEIGHTS)

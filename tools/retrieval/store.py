@@ -81,7 +81,7 @@ def _forget_cached_systems() -> None:
         from chromadb.api.client import SharedSystemClient
 
         SharedSystemClient.clear_system_cache()
-    except Exception:  # pragma: no cover - internal API moved
+    except Exception:  # noqa: S110 -- pragma: no cover; chromadb's internal API moved: nothing to clear
         pass
 
 
@@ -236,4 +236,4 @@ class VectorStore:
             return []
         vector = self.embedding([text])[0]
         result = collection.query(query_embeddings=[vector], n_results=min(n, count), include=["distances"])
-        return [(pid, 1.0 - float(d)) for pid, d in zip(result["ids"][0], result["distances"][0])]
+        return [(pid, 1.0 - float(d)) for pid, d in zip(result["ids"][0], result["distances"][0], strict=True)]
