@@ -76,7 +76,7 @@ class CoreAgent:
             if not getattr(reply, "tool_calls", None):
                 return
             steps += 1
-            results = [self._call(call) for call in reply.tool_calls]
+            results = [self._call(call) for call in getattr(reply, "tool_calls", [])]
             messages.extend(results)
             yield "updates", {"tools": {"messages": results}}
 
