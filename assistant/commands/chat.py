@@ -42,7 +42,8 @@ def _read_message(interactive: bool) -> str | None:
     line = _read_line(interactive)
     if line is None or line.strip() not in BLOCK_FENCES:
         return line
-    fence, lines = line.strip(), []
+    fence = line.strip()
+    lines: list[str] = []
     while True:
         nxt = _read_line(interactive) if not interactive else _read_block_line()
         if nxt is None or nxt.strip() == fence:
