@@ -86,7 +86,7 @@ def test_plan_rows_keep_numbers_numeric_for_sorting() -> None:
     }
     row = plan_rows(plan, "en")[0]
     assert row[:7] == ["H100", 8, 1, "NVLink", 61.2, 1.5, 1501.0]
-    assert row[7:] == ["1.00–2.00", "1,000–2,000", "a; b"]
+    assert row[7:] == ["1.00–2.00", "1,000–2,000", "a. b."]  # notes read as sentences
 
 
 def test_gpu_compare_is_one_column_per_card() -> None:
@@ -142,9 +142,28 @@ def test_stream_events_become_steps_answer_and_citations() -> None:
         },
     ]
     final = list(chat_events_to_messages(iter(events), "en"))[-1]
-    assert final[0]["metadata"]["status"] == "done" and "passage text" in final[0]["content"]
-    assert final[1] == {"role": "assistant", "content": "Hello world"}
-    assert final[2]["content"] == "passage text" and "faq" in final[2]["metadata"]["title"]
+    group, step, answer = final  # one collapsed line for the steps, the step inside it, the answer
+    assert group["metadata"]["title"] == "工具 Tools · 1 step: search_guide" and group["metadata"]["status"] == "done"
+    assert step["metadata"]["parent_id"] == group["metadata"]["id"] and "passage text" in step["content"]
+    # the answer named no sources itself, so they are added once, titles only
+    assert answer == {"role": "assistant", "content": "Hello world\n\nSources: FAQ"}
+
+
+def test_a_shaped_answer_keeps_its_own_sources_and_folds_its_details() -> None:
+    text = (
+        "不能。每卡约需 117.1 GB，RTX 4090 只有 24 GB。\n\n<details><summary>细节 / Details</summary>\n"
+        "- 权重 14 GB\n</details>\n\n来源：常见问题速答"
+    )
+    events = [
+        {"type": "token", "text": text},
+        {
+            "type": "final",
+            "result": {"answer": text, "language": "zh", "citations": [{"doc_id": "faq", "title": "常见问题速答"}]},
+        },
+    ]
+    (answer,) = list(chat_events_to_messages(iter(events), "zh"))[-1]
+    assert answer["content"].count("常见问题速答") == 1
+    assert "<details><summary>细节 / Details</summary>\n\n- 权重 14 GB\n\n</details>" in answer["content"]
 
 
 def test_bilingual_strings_are_split_by_language() -> None:
