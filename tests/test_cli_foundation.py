@@ -165,3 +165,18 @@ def test_ask_json_is_untouched_by_rendering(capsys, monkeypatch) -> None:
 
     out = _ask(capsys, monkeypatch, SHAPED, "--json")
     assert json.loads(out)["answer"] == SHAPED
+
+
+def test_busy_port_is_one_bilingual_line_with_the_way_out(capsys) -> None:
+    import socket
+
+    from tests.cli_inprocess import run_cli_inprocess
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        code, out, err = run_cli_inprocess(capsys, "serve", "--port", str(port))
+    assert code == 2 and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert "已被占用" in err and "already in use" in err and f"make run PORT={port + 1}" in err

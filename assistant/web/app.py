@@ -30,6 +30,7 @@ from assistant.web.render import (  # noqa: E402
     PLAN_COLUMN_WIDTHS,
     PLAN_COLUMNS,
     cards_html,
+    column_widths,
     compare_cards_html,
     findings_html,
     gpu_compare_rows,
@@ -78,7 +79,7 @@ CSS = """
   .tab-container button{padding:6px 8px !important;font-size:13px}
   #chatbot{height:70vh !important}
   .ga-legend{font-size:12px}
-  .ga-card-line{flex-wrap:wrap}.ga-card-k{flex-basis:100%}.ga-card-v{text-align:left}
+  .ga-card-k{flex:0 0 38%}.ga-card-v{text-align:left}
 }
 """
 
@@ -86,7 +87,7 @@ CSS = """
 # in view. Autoscroll is off and this moves the newest reply's first line to the top of the chat
 # (and into the window), once when the reply starts and again when it is complete.
 SCROLL_JS = """
-() => {
+(phase) => {
   const root = document.querySelector('#chatbot');
   if (!root) return;
   const users = root.querySelectorAll('.message-row.user-row');
@@ -102,10 +103,11 @@ SCROLL_JS = """
     box = box.parentElement;
   }
   if (box && box !== document.body) {
-    box.scrollTop += target.getBoundingClientRect().top - box.getBoundingClientRect().top - 4;
+    box.scrollTop += target.getBoundingClientRect().top - box.getBoundingClientRect().top - 30;
   }
   const top = target.getBoundingClientRect().top;
   if (top < 0 || top > window.innerHeight - 80) window.scrollBy(0, top - 60);
+  if (phase !== 'start') root.dataset.replied = String(users.length);  // the reply is complete
 }
 """
 
@@ -123,7 +125,7 @@ WATCH_JS = (
     const rows = root.querySelectorAll('.message-row');
     const last = rows[rows.length - 1];
     const users = root.querySelectorAll('.message-row.user-row').length;
-    if (last && last.classList.contains('bot-row') && users > seen) { seen = users; scroll(); }
+    if (last && last.classList.contains('bot-row') && users > seen) { seen = users; scroll('start'); }
     if (users < seen) seen = users;
   };
   new MutationObserver(check).observe(document.body, {childList: true, subtree: true});
@@ -259,8 +261,9 @@ def plan(
             ["!"], [[message]], "plan-cards-list"
         )
     headers, rows = plan_table(result, lang)
-    widths = PLAN_COLUMN_WIDTHS if len(headers) == len(PLAN_COLUMN_WIDTHS) else None
-    return gr.update(value=rows, headers=headers, column_widths=widths), cards_html(headers, rows, "plan-cards-list")
+    return gr.update(value=rows, headers=headers, column_widths=column_widths(headers)), cards_html(
+        headers, rows, "plan-cards-list"
+    )
 
 
 def compare(names: list[str], lang_label: str, request: gr.Request | None = None) -> tuple[Any, str, str]:
@@ -283,6 +286,22 @@ def api_ask(question: str, language: str = "auto") -> dict[str, Any]:
         return ask(question, language=language).model_dump(mode="json")
     except ToolInputError as exc:
         return exc.to_dict()
+
+
+def _memory_inputs(mode: str) -> list[Any]:
+    infer = mode == "inference"
+    return [
+        gr.update(visible=infer),
+        gr.update(visible=infer and forms.estimate_accepts("engine")),
+        gr.update(visible=infer),
+        gr.update(visible=not infer),
+        gr.update(visible=not infer),
+    ]
+
+
+def _plan_inputs(mode: str) -> list[Any]:
+    infer = mode == "inference"
+    return [gr.update(visible=not infer), gr.update(visible=not infer), gr.update(visible=infer)]
 
 
 def build_app() -> gr.Blocks:
@@ -334,7 +353,9 @@ def build_app() -> gr.Blocks:
             with gr.Tab("显存 Memory", id="memory"):
                 with gr.Row():
                     m_model = gr.Textbox(value="Qwen2.5-7B", label="模型 / Model (name or size, e.g. 7B)")
-                    m_mode = gr.Dropdown(["full", "lora", "qlora", "inference"], value="full", label="方式 / Mode")
+                    m_mode = gr.Dropdown(
+                        ["full", "lora", "qlora", "inference"], value="full", label="方式 / Mode", elem_id="m-mode"
+                    )
                     m_gpu = gr.Textbox(value="4090", label="显卡 / GPU (name or 24GB)")
                 with gr.Row():
                     m_gpus = gr.Number(value=1, precision=0, minimum=1, label="卡数 / GPUs")
@@ -342,15 +363,40 @@ def build_app() -> gr.Blocks:
                     m_batch = gr.Number(value=1, precision=0, minimum=1, label="微批 / Micro-batch")
                 with gr.Row():
                     m_precision = gr.Dropdown(
-                        PRECISIONS, value="bf16", label="精度 / Precision (inference: weights; int8/int4 = quantised)"
+                        PRECISIONS,
+                        value="bf16",
+                        label="精度 / Precision (inference: weights; int8/int4 = quantised)",
+                        elem_id="m-precision",
                     )
-                    m_kv = gr.Dropdown(KV_DTYPES, value="auto", label="KV 缓存类型 / KV-cache dtype (inference)")
-                    m_engine = gr.Dropdown(ENGINES, value="auto", label="推理引擎 / Engine (inference)")
-                with gr.Row():
+                    m_kv = gr.Dropdown(
+                        KV_DTYPES,
+                        value="auto",
+                        label="KV 缓存类型 / KV-cache dtype (inference)",
+                        elem_id="m-kv",
+                        visible=False,
+                    )
+                    m_engine = gr.Dropdown(
+                        ENGINES,
+                        value="auto",
+                        label="推理引擎 / Engine (inference)",
+                        elem_id="m-engine",
+                        visible=False,  # ENGINE HOOK: shown in inference mode once estimate_memory takes `engine`
+                    )
+                with gr.Row(visible=False) as m_serving:
                     m_context = gr.Number(
-                        value=None, precision=0, minimum=1, label="上下文长度 / Context tokens (inference)"
+                        value=None,
+                        precision=0,
+                        minimum=0,  # the browser sends 0 for an empty box: 0 = the tool's default
+                        label="上下文长度 / Context tokens (inference; 0 = 默认 default)",
+                        elem_id="m-context",
                     )
-                    m_conc = gr.Number(value=None, precision=0, minimum=1, label="并发数 / Concurrent requests")
+                    m_conc = gr.Number(
+                        value=None,
+                        precision=0,
+                        minimum=0,
+                        label="并发数 / Concurrent requests (0 = 默认 default)",
+                        elem_id="m-conc",
+                    )
                 m_btn = gr.Button("估算 Estimate", variant="primary", elem_id="estimate-btn")
                 m_chart = gr.HTML(elem_id="memory-chart")
                 with gr.Accordion("明细 JSON / Details", open=False):
@@ -358,11 +404,13 @@ def build_app() -> gr.Blocks:
             with gr.Tab("方案 Plan", id="plan"):
                 with gr.Row():
                     p_model = gr.Textbox(value="Llama-3.1-8B", label="模型 / Model")
-                    p_mode = gr.Dropdown(["full", "lora", "qlora", "inference"], value="full", label="方式 / Mode")
+                    p_mode = gr.Dropdown(
+                        ["full", "lora", "qlora", "inference"], value="full", label="方式 / Mode", elem_id="p-mode"
+                    )
                     p_tokens = gr.Textbox(value="1B", label="训练 token 数 / Training tokens")
                     p_deadline = gr.Textbox(value="7d", label="期限 / Deadline")
                     p_budget = gr.Textbox(value="50000", label="预算（元）/ Budget (CNY)")
-                with gr.Row():
+                with gr.Row(visible=False) as p_serving:
                     p_conc = gr.Number(
                         value=8, precision=0, minimum=1, label="并发数 / Concurrent requests (inference)"
                     )
@@ -423,6 +471,9 @@ def build_app() -> gr.Blocks:
             api_name="plan",
         )
         c_btn.click(compare, [c_names, lang], [c_table, c_cards, c_sources], api_name="compare")
+        # Inputs that only mean something in one mode are shown only in that mode.
+        m_mode.change(_memory_inputs, m_mode, [m_kv, m_engine, m_serving, m_seq, m_batch], api_visibility="private")
+        p_mode.change(_plan_inputs, p_mode, [p_tokens, p_deadline, p_serving], api_visibility="private")
         gr.api(api_ask, api_name="ask")
     return demo
 

@@ -96,6 +96,10 @@ def _tool_fields(name: str) -> set[str]:
     return set(get_tool(name).input_model.model_fields)
 
 
+def estimate_accepts(field: str) -> bool:
+    return field in _tool_fields("estimate_memory")
+
+
 def run_estimate(
     model: str,
     mode: str,

@@ -306,6 +306,18 @@ def serving_table(plan: dict[str, Any], lang: str = "zh") -> tuple[list[str], li
     return headers, rows
 
 
+def column_widths(headers: list[str]) -> list[str | int]:
+    """Widths for a plan table: the training table's fixed set, or for the serving table GPU 16%,
+    four narrow columns, up to 8% per figure and the rest (at least 15%) for the notes (so notes never squeeze to a
+    few characters per line)."""
+    if headers in (PLAN_COLUMNS["zh"], PLAN_COLUMNS["en"]):
+        return PLAN_COLUMN_WIDTHS
+    figures = max(0, len(headers) - 6)
+    each = min(8, 40 // figures) if figures else 0  # the notes keep at least 15%
+    notes = 100 - (16 + 5 + 5 + 12 + 7) - each * figures
+    return ["16%", "5%", "5%", "12%", "7%", *([f"{each}%"] * figures), f"{notes}%"]
+
+
 def plan_table(plan: dict[str, Any], lang: str = "zh") -> tuple[list[str], list[list[Any]]]:
     """Headers and rows for the Plan tab: training columns, or serving columns in inference mode."""
     if str(plan.get("mode", "")) == "inference":
