@@ -118,13 +118,31 @@ _UNIT_CANON = {"g": "gb", "gib": "gb", "t": "tb", "tib": "tb", "mb": "mb", "m": 
 _USEFUL = re.compile(r"[0-9a-z\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
+def _import_jieba() -> Any:
+    """jieba without `pkg_resources`: jieba 0.42 imports it only to find its own dictionary file
+    and falls back to a plain path when it is missing. pkg_resources scans every installed package
+    (~0.2–0.4 s of a cold `gpu-advisor ask`), so it is hidden for the duration of this import only."""
+    import sys
+
+    if "jieba" in sys.modules or "pkg_resources" in sys.modules:
+        import jieba
+
+        return jieba
+    sys.modules["pkg_resources"] = None  # type: ignore[assignment]  # makes `import pkg_resources` fail
+    try:
+        import jieba
+    finally:
+        del sys.modules["pkg_resources"]
+    return jieba
+
+
 def _tokenizer() -> Any:
     """A private jieba Tokenizer (the global one is left alone), initialised once, quietly."""
     global _TOKENIZER
     if _TOKENIZER is None:
         with _LOCK:
             if _TOKENIZER is None:
-                import jieba
+                jieba = _import_jieba()
 
                 jieba.setLogLevel(logging.WARNING)
                 tok = jieba.Tokenizer()
