@@ -180,3 +180,15 @@ def test_busy_port_is_one_bilingual_line_with_the_way_out(capsys) -> None:
     assert code == 2 and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
     assert "已被占用" in err and "already in use" in err and f"make run PORT={port + 1}" in err
+
+
+def test_llm_prompt_asks_for_the_shape_the_page_and_terminal_render() -> None:
+    from assistant.answer_shape import for_terminal, has_details
+    from assistant.prompts import DETAILS_OPEN, system_prompt
+
+    for lang in ("zh", "en"):
+        prompt = system_prompt(lang)
+        assert DETAILS_OPEN in prompt and "</details>" in prompt
+        assert "Line 1: the verdict" in prompt and "at most 5" in prompt and "Sources once" in prompt
+    example = f"No: about 117 GB per GPU.\n\n{DETAILS_OPEN}\n\n- weights 14 GB\n\n</details>\n\nSources: FAQ"
+    assert has_details(example) and "### 细节 / Details" in for_terminal(example)
