@@ -73,15 +73,22 @@ CSS = """
 .ga-card-k{color:#555;flex:0 0 45%}.ga-card-v{text-align:right;flex:1 1 auto;overflow-wrap:anywhere}
 #plan-table th,#plan-table td,#compare-table th,#compare-table td{word-break:normal;overflow-wrap:normal}
 @media (max-width:480px){
-  .gradio-container{padding:0 4px !important}
+  #chatbot .message-row.bubble{margin-left:2px !important;margin-right:2px !important;max-width:calc(100% - 4px) !important}
+  #chatbot .message{padding:6px !important}
   .ga-cards{display:block}
   #plan-table,#compare-table{display:none !important}
   .tab-container button{padding:6px 8px !important;font-size:13px}
-  #chatbot{height:70vh !important}
+  #chatbot{height:50vh !important;min-height:300px}
   .ga-legend{font-size:12px}
   .ga-card-k{flex:0 0 38%}.ga-card-v{text-align:left}
 }
 """
+
+# Gradio scopes `css` to its content box; the page's own 32 px side padding sits outside it, so the
+# phone rule for it goes into <head> unscoped.
+HEAD = (
+    "<style>@media (max-width:480px){.main.fillable{padding-left:8px !important;padding-right:8px !important}}</style>"
+)
 
 # Gradio's Chatbot scrolls to the bottom after each update, which puts the sources, not the verdict,
 # in view. Autoscroll is off and this moves the newest reply's first line to the top of the chat
@@ -515,6 +522,7 @@ def launch(
             share=False,
             css=CSS,
             js=WATCH_JS,
+            head=HEAD,
             footer_links=["api"],
             prevent_thread_lock=prevent_thread_lock,
             quiet=True,
