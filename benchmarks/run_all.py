@@ -112,12 +112,13 @@ def parse_cold_start(text: str) -> list[tuple[str, str, str]]:
 def parse_cold_ask(text: str) -> list[tuple[str, str, str]]:
     ask = _num(r"cold ask median (\d+) ms", text, int)
     est = _num(r"cold estimate median (\d+) ms", text, int)
-    ratio = _num(r"ratio median ([\d.]+)", text)
+    ratio = _num(r"; ratio median ([\d.]+)", text)
     pairs = _num(r"over (\d+) pairs", text, int)
+    cpu = _num(r"cpu ratio median ([\d.]+)", text)
     return [
         (
             "cold ask / cold estimate (paired)",
-            f"{ratio:.2f}×",
+            f"{ratio:.2f}× wall, {cpu:.2f}× CPU",
             f"ask {ask} ms vs estimate {est} ms, median of {pairs} pairs; target ≤ 5×",
         ),
     ]
