@@ -21,9 +21,10 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-## Run the app on its offline default (the web page on http://127.0.0.1:7860).
+## Run the app on its offline default (the web page on http://127.0.0.1:7860; another port: make run PORT=7861).
+PORT ?= 7860
 run: setup
-	$(BIN)/gpu-advisor serve
+	$(BIN)/gpu-advisor serve --port $(PORT)
 
 ## Run the whole test suite.
 test: setup

@@ -170,11 +170,22 @@ def build_agent(
             if language in _OFFLINE_CACHE:
                 return _OFFLINE_CACHE[language]
 
-    from langchain.agents import create_agent
-
     from assistant.lc_tools import registry_tools
 
     tools = registry_tools(tool_specs, own_words=own_words)
+    if cacheable:
+        # The planner's own loop on langchain_core: the same chat-model/tool protocol without
+        # importing LangGraph (~1 s of a cold `ask`); see assistant/core_loop.py.
+        from assistant.core_loop import CoreAgent
+
+        prompt = system_prompt(language, (t.name for t in tools))
+        agent: Any = CoreAgent(offline_chat_model(language), tools, prompt, name=f"gpu_advisor_{settings.backend}")
+        with _LOCK:
+            _OFFLINE_CACHE[language] = agent
+        return agent
+
+    from langchain.agents import create_agent
+
     if model is None:
         model = offline_chat_model(language) if settings.backend == "offline" else openai_chat_model(settings, guard)
     agent = create_agent(
@@ -183,7 +194,4 @@ def build_agent(
         system_prompt=system_prompt(language, (t.name for t in tools)),
         name=f"gpu_advisor_{settings.backend}",
     )
-    if cacheable:
-        with _LOCK:
-            _OFFLINE_CACHE[language] = agent
     return agent

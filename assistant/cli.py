@@ -7,6 +7,7 @@ invoked, so `gpu-advisor estimate …` never pays for langchain, chromadb or gra
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 
 import click

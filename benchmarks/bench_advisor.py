@@ -116,8 +116,8 @@ def bench_stub() -> None:
                 backend="openai", base_url=stub.base_url, model=model, api_key="EMPTY", max_retries=0, timeout_s=10
             )
             for label, run in (
-                ("json", lambda q: ask(q, settings=settings)),
-                ("sse", lambda q: list(stream(q, settings=settings))[-1]["result"]),
+                ("json", lambda q, s=settings: ask(q, settings=s)),
+                ("sse", lambda q, s=settings: list(stream(q, settings=s))[-1]["result"]),
             ):
                 stub.reset()
                 run("warm-up " + questions[0])

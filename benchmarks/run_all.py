@@ -8,6 +8,7 @@ absolute numbers depend on the machine and on whatever else shares its cores.
 | row | script |
 | --- | --- |
 | `estimate` cold start | benchmarks/bench_cold_start.py |
+| cold `ask` vs cold `estimate` (paired ratio) | benchmarks/bench_cold_ask.py |
 | offline answer p50/p95 | benchmarks/bench_advisor.py |
 | retrieval p50/p95, index build | benchmarks/bench_retrieval.py --json |
 | page reply p50/p95 under 20 and 50 concurrent sessions, server peak RSS | benchmarks/bench_page_load.py |
@@ -108,6 +109,21 @@ def parse_cold_start(text: str) -> list[tuple[str, str, str]]:
     return [("estimate cold start (median)", f"{median} ms", f"min {lo} / max {hi} ms; target < 500 ms")]
 
 
+def parse_cold_ask(text: str) -> list[tuple[str, str, str]]:
+    ask = _num(r"cold ask median (\d+) ms", text, int)
+    est = _num(r"cold estimate median (\d+) ms", text, int)
+    ratio = _num(r"; ratio median ([\d.]+)", text)
+    pairs = _num(r"over (\d+) pairs", text, int)
+    cpu = _num(r"cpu ratio median ([\d.]+)", text)
+    return [
+        (
+            "cold ask / cold estimate (paired)",
+            f"{ratio:.2f}× wall, {cpu:.2f}× CPU",
+            f"ask {ask} ms vs estimate {est} ms, median of {pairs} pairs; target ≤ 5×",
+        ),
+    ]
+
+
 def parse_advisor(text: str) -> list[tuple[str, str, str]]:
     p50 = _num(r"p50 ([\d.]+) ·", text)
     p95 = _num(r"p95 ([\d.]+) ·", text)
@@ -199,6 +215,7 @@ def steps(quick: bool, soak: bool) -> list[Step]:
         Step(
             "cold_start", [PY, str(BENCH / "bench_cold_start.py"), "--runs", "3" if quick else "10"], parse_cold_start
         ),
+        Step("cold_ask", [PY, str(BENCH / "bench_cold_ask.py"), "--pairs", "3" if quick else "7"], parse_cold_ask),
         Step("advisor", [PY, str(BENCH / "bench_advisor.py")], parse_advisor),
         Step(
             "retrieval",
@@ -282,7 +299,7 @@ def main() -> int:
         "--only",
         nargs="*",
         default=None,
-        help="run only these steps (cold_start advisor retrieval page_20 page_50 eval soak)",
+        help="run only these steps (cold_start cold_ask advisor retrieval page_20 page_50 eval soak)",
     )
     ap.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = ap.parse_args()

@@ -86,7 +86,7 @@ def test_plan_rows_keep_numbers_numeric_for_sorting() -> None:
     }
     row = plan_rows(plan, "en")[0]
     assert row[:7] == ["H100", 8, 1, "NVLink", 61.2, 1.5, 1501.0]
-    assert row[7:] == ["1.00–2.00", "1,000–2,000", "a; b"]
+    assert row[7:] == ["1.00–2.00", "1,000–2,000", "a. b."]  # notes read as sentences
 
 
 def test_gpu_compare_is_one_column_per_card() -> None:
@@ -142,9 +142,28 @@ def test_stream_events_become_steps_answer_and_citations() -> None:
         },
     ]
     final = list(chat_events_to_messages(iter(events), "en"))[-1]
-    assert final[0]["metadata"]["status"] == "done" and "passage text" in final[0]["content"]
-    assert final[1] == {"role": "assistant", "content": "Hello world"}
-    assert final[2]["content"] == "passage text" and "faq" in final[2]["metadata"]["title"]
+    group, step, answer = final  # one collapsed line for the steps, the step inside it, the answer
+    assert group["metadata"]["title"] == "工具 Tools · 1 step: search_guide" and group["metadata"]["status"] == "done"
+    assert step["metadata"]["parent_id"] == group["metadata"]["id"] and "passage text" in step["content"]
+    # the answer named no sources itself, so they are added once, titles only
+    assert answer == {"role": "assistant", "content": "Hello world\n\nSources: FAQ"}
+
+
+def test_a_shaped_answer_keeps_its_own_sources_and_folds_its_details() -> None:
+    text = (
+        "不能。每卡约需 117.1 GB，RTX 4090 只有 24 GB。\n\n<details><summary>细节 / Details</summary>\n"
+        "- 权重 14 GB\n</details>\n\n来源：常见问题速答"
+    )
+    events = [
+        {"type": "token", "text": text},
+        {
+            "type": "final",
+            "result": {"answer": text, "language": "zh", "citations": [{"doc_id": "faq", "title": "常见问题速答"}]},
+        },
+    ]
+    (answer,) = list(chat_events_to_messages(iter(events), "zh"))[-1]
+    assert answer["content"].count("常见问题速答") == 1
+    assert "<details><summary>细节 / Details</summary>\n\n- 权重 14 GB\n\n</details>" in answer["content"]
 
 
 def test_bilingual_strings_are_split_by_language() -> None:
@@ -183,3 +202,89 @@ def test_chart_states_the_seed_rule_beside_the_precise_figure() -> None:
     }
     html = memory_chart_html(est, "en")
     assert "8 B/param → 56.0 GB" in html and "16 B/param → 112.0 GB" in html and "no fp32 master" in html
+
+
+# ---------------------------------------------------------------- serving columns, cards, notes (issue 16)
+
+SERVING_PLAN = {
+    "mode": "inference",
+    "options": [
+        {
+            "gpu": "RTX 4090",
+            "gpu_name": "NVIDIA GeForce RTX 4090 24GB",
+            "count": 1,
+            "nodes": 1,
+            "interconnect": "单卡 / single GPU",
+            "per_gpu_gb": 19.04,
+            "days": None,
+            "cost_cny": {"low": 1200.0, "mid": 1350.0, "high": 1500.0},
+            "decode_tokens_per_s": {"low": 300.0, "mid": 339.4, "high": 380.0},
+            "tokens_per_s": {"low": 38.0, "mid": 42.44, "high": 47.0},
+            "ttft_s": {"low": 0.1, "mid": 0.183, "high": 0.3},
+            "cost_per_mtok_cny": {"low": 1.2, "mid": 1.538, "high": 2.0},
+            "why": "最便宜。",
+            "notes": ["长期服务建议包月"],
+        }
+    ],
+}
+
+
+def test_inference_plan_has_serving_columns_and_no_training_columns() -> None:
+    from assistant.web.render import column_widths, plan_table
+
+    headers, rows = plan_table(SERVING_PLAN, "en")
+    assert "Days (mid)" not in headers and "Days range" not in headers and "Cost range (CNY)" not in headers
+    row = dict(zip(headers, rows[0], strict=True))
+    assert row["Tokens/s per user"] == 42.4 and row["Total tokens/s"] == 339
+    assert row["TTFT s"] == 0.18 and row["CNY per M output tokens"] == 1.54
+    assert row["Cost CNY / month (mid)"] == 1350 and row["Interconnect"] == "single GPU"
+    assert "CNY per M input tokens" not in headers  # absent from every option: no empty column
+    widths = column_widths(headers)
+    assert len(widths) == len(headers) and sum(int(str(w).rstrip("%")) for w in widths) == 100
+
+
+def test_serving_columns_appear_only_when_the_planner_gives_them() -> None:
+    from assistant.web.render import plan_table
+
+    older = {"mode": "inference", "options": [{**SERVING_PLAN["options"][0]}]}
+    for key in ("tokens_per_s", "ttft_s", "cost_per_mtok_cny"):
+        older["options"][0].pop(key)
+    headers, _ = plan_table(older, "zh")
+    assert "总吞吐 tokens/s" in headers and "首 token 延迟 s" not in headers
+
+
+def test_notes_read_as_sentences_without_doubled_punctuation() -> None:
+    from assistant.web.render import join_notes
+
+    assert join_notes(["最便宜。", "长期服务建议包月；"], "zh") == "最便宜。长期服务建议包月。"
+    assert join_notes(["Cheapest option.", "rent monthly"], "en") == "Cheapest option. rent monthly."
+
+
+def test_cards_show_every_value_with_its_label() -> None:
+    from assistant.web.render import cards_html, compare_cards_html
+
+    html = cards_html(["GPU", "Count", "Notes"], [["H100 <b>", 8, ""]], "x")
+    assert html.count('class="ga-card"') == 1 and "H100 &lt;b&gt;" in html  # escaped
+    assert 'Count</span><span class="ga-card-v">8<' in html and "Notes" not in html  # empty value left out
+    cards = compare_cards_html(
+        ["Field", "A100", "H100", "4090"], [["Memory GB", 80, 80, 24], ["BW GB/s", 2039, 3350, 1008]]
+    )
+    assert cards.count('class="ga-card"') == 3  # one card per GPU
+    assert "4090</div>" in cards and ">1008<" in cards
+
+
+def test_memory_form_sends_inference_fields_only_for_inference(monkeypatch) -> None:
+    from assistant.web import forms
+
+    sent: list[dict] = []
+    monkeypatch.setattr(forms, "run_tool", lambda name, args: sent.append(args) or {})
+    forms.run_estimate(
+        "7B", "inference", "4090", 1, 2048, 1, precision="int4", kv_dtype="fp8", context=32768, concurrency=0
+    )
+    forms.run_estimate("7B", "full", "4090", 1, 2048, 1, precision="bf16", kv_dtype="fp8", context=32768, concurrency=8)
+    assert sent[0]["precision"] == "int4" and sent[0]["kv_dtype"] == "fp8" and sent[0]["context"] == 32768
+    assert "concurrency" not in sent[0]  # 0 = the tool's default
+    assert "kv_dtype" not in sent[1] and "context" not in sent[1] and "concurrency" not in sent[1]
+    # the engine choice is sent only if the tool has that input
+    forms.run_estimate("7B", "inference", "4090", 1, 2048, 1, engine="vllm")
+    assert ("engine" in sent[-1]) == forms.estimate_accepts("engine")

@@ -23,8 +23,12 @@ def free_port() -> int:
 
 @contextmanager
 def running_page(
-    extra_args: list[str] | None = None, env: dict[str, str] | None = None, timeout: float = 90.0
+    extra_args: list[str] | None = None,
+    env: dict[str, str] | None = None,
+    timeout: float = 90.0,
+    module: str = "assistant.cli",
 ) -> Iterator[str]:
+    """The page on a free port; `module` may name a test wrapper (tests.web_shaped) run with `-m`."""
     port = free_port()
     full_env = {
         **os.environ,
@@ -35,7 +39,7 @@ def running_page(
     }
     log = open(ROOT / "artifacts" / f"serve-{port}.log", "w") if (ROOT / "artifacts").is_dir() else subprocess.DEVNULL
     proc = subprocess.Popen(
-        [sys.executable, "-m", "assistant.cli", "serve", "--port", str(port), *(extra_args or [])],
+        [sys.executable, "-m", module, "serve", "--port", str(port), *(extra_args or [])],
         cwd=ROOT,
         env=full_env,
         stdout=log,
@@ -53,7 +57,7 @@ def running_page(
                         break
             except Exception:
                 if time.monotonic() > deadline:
-                    raise TimeoutError("page did not come up")
+                    raise TimeoutError("page did not come up") from None
                 time.sleep(0.3)
         yield url
     finally:

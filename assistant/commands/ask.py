@@ -34,12 +34,15 @@ def tool_call_line(name: str, args: dict[str, Any], result: dict[str, Any] | Non
 
 
 def format_footer(result: Any) -> str:
-    """The compact tool list and sources printed under an answer for people."""
+    """The compact tool list printed under an answer for people; the sources too, but only when the
+    answer does not end with its own sources line (they are shown once, issue 16)."""
+    from assistant.answer_shape import has_sources
+
     lines: list[str] = []
     if result.tool_calls:
         lines.append("工具 / Tools:")
         lines += [f"  · {tool_call_line(c.name, c.args, c.result)}" for c in result.tool_calls]
-    if result.citations:
+    if result.citations and not has_sources(result.answer):
         lines.append("来源 / Sources:")
         for c in result.citations:
             where = f" § {c.section}" if c.section else ""
@@ -49,6 +52,25 @@ def format_footer(result: Any) -> str:
         meta += " · 数字未全部核实 / not all numbers verified"
     lines.append(meta)
     return "\n".join(lines)
+
+
+def print_answer(answer: str, plain: bool = False) -> None:
+    """The answer for a terminal: rich Markdown (bold, lists, code, the details block as a
+    "细节 / Details" section); `plain` prints the same text as Markdown source, no styling."""
+    from assistant.answer_shape import for_terminal
+
+    text = for_terminal(answer)
+    if plain:
+        click.echo(text)
+        return
+    from rich.console import Console
+    from rich.markdown import Markdown
+
+    console = Console(soft_wrap=False)
+    with console.capture() as captured:
+        console.print(Markdown(text, code_theme="ansi_dark", justify="default", hyperlinks=False))
+    # rich pads list items and headings to the full width; trailing blanks only hurt copy-paste
+    click.echo(_TRAILING_BLANKS.sub(r"\1", captured.get()).rstrip("\n"), color=console.is_terminal or None)
 
 
 def _stdin_lines() -> Iterator[str]:
@@ -61,6 +83,7 @@ def _stdin_lines() -> Iterator[str]:
 
 
 _TEXT_MARK = "\x00"
+_TRAILING_BLANKS = re.compile(r"[ \t]+((?:\x1b\[[0-9;]*m)*)$", re.M)
 
 
 class _QuestionCommand(click.Command):
@@ -79,6 +102,7 @@ class _QuestionCommand(click.Command):
 )
 @click.argument("question", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="输出 JSON / print AskResult as JSON")
+@click.option("--plain", is_flag=True, help="纯文本（不排版）/ plain text, no terminal styling")
 @click.option(
     "--backend",
     type=BACKEND_CHOICE,
@@ -88,7 +112,7 @@ class _QuestionCommand(click.Command):
 @click.option(
     "--lang", "language", type=LANG_CHOICE, default="auto", show_default=True, help="回答语言 / answer language"
 )
-def command(question: tuple[str, ...], as_json: bool, backend: str | None, language: str) -> None:
+def command(question: tuple[str, ...], as_json: bool, plain: bool, backend: str | None, language: str) -> None:
     from assistant.advisor import ask
     from assistant.settings import BackendSettings
 
@@ -105,6 +129,6 @@ def command(question: tuple[str, ...], as_json: bool, backend: str | None, langu
     if as_json:
         emit_json(result)
         return
-    click.echo(result.answer)
+    print_answer(result.answer, plain=plain)
     click.echo("")
     click.echo(format_footer(result))

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from assistant.commands.ask import BACKEND_CHOICE, LANG_CHOICE, format_footer, tool_call_line
+from assistant.commands.ask import BACKEND_CHOICE, LANG_CHOICE, format_footer, print_answer, tool_call_line
 
 HELP_TEXT = (
     "命令 / commands: /exit 退出 · /reset 清空对话 / forget the conversation · "
@@ -42,7 +42,8 @@ def _read_message(interactive: bool) -> str | None:
     line = _read_line(interactive)
     if line is None or line.strip() not in BLOCK_FENCES:
         return line
-    fence, lines = line.strip(), []
+    fence = line.strip()
+    lines: list[str] = []
     while True:
         nxt = _read_line(interactive) if not interactive else _read_block_line()
         if nxt is None or nxt.strip() == fence:
@@ -57,24 +58,23 @@ def _read_block_line() -> str | None:
         return None
 
 
-def _answer(question: str, history: list[dict[str, str]], language: str, settings: Any, interactive: bool) -> Any:
-    """Stream one reply: tool calls as they happen, then the answer text, then the footer."""
+def _answer(
+    question: str, history: list[dict[str, str]], language: str, settings: Any, interactive: bool, plain: bool = False
+) -> Any:
+    """One reply: tool calls as they happen, then the answer rendered for the terminal (the details
+    block as a "细节 / Details" section, never raw HTML), then the footer."""
     from assistant.advisor import stream
 
     result = None
-    printed = False
     for event in stream(question, history=history, language=language, settings=settings):
         kind = event["type"]
         if kind == "tool_call" and interactive:
             click.echo(click.style(f"  → {tool_call_line(event['name'], event['args'])}", dim=True))
-        elif kind == "token":
-            click.echo(event["text"], nl=False)
-            printed = True
         elif kind == "final":
             result = event["result"]
-    if result is not None and not printed:
-        click.echo(result.answer, nl=False)
-    click.echo("\n")
+    if result is not None:
+        print_answer(result.answer, plain=plain)
+    click.echo("")
     if result is not None:
         click.echo(click.style(format_footer(result), dim=True) if interactive else format_footer(result))
     click.echo("")
@@ -91,7 +91,8 @@ def _answer(question: str, history: list[dict[str, str]], language: str, setting
 @click.option(
     "--lang", "language", type=LANG_CHOICE, default="auto", show_default=True, help="回答语言 / answer language"
 )
-def command(backend: str | None, language: str) -> None:
+@click.option("--plain", is_flag=True, help="纯文本（不排版）/ plain text, no terminal styling")
+def command(backend: str | None, language: str, plain: bool) -> None:
     from assistant.settings import BackendSettings
 
     settings = BackendSettings.from_env(backend)
@@ -125,7 +126,7 @@ def command(backend: str | None, language: str) -> None:
         if not interactive:
             first, _, rest = text.partition("\n")
             click.echo(f"> {first}" + (f"  (+{rest.count(chr(10)) + 1} 行 / lines)" if rest else ""))
-        result = _answer(text, history, language, settings, interactive)
+        result = _answer(text, history, language, settings, interactive, plain)
         if result is not None:
             history += [{"role": "user", "content": text}, {"role": "assistant", "content": result.answer}]
             del history[:-MAX_HISTORY_TURNS]

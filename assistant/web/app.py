@@ -20,20 +20,23 @@ import gradio as gr  # noqa: E402
 
 from assistant.advisor import MAX_QUESTION_CHARS  # noqa: E402  (one limit for every surface)
 from assistant.web import forms  # noqa: E402
-from assistant.web.chat import (
+from assistant.web.chat import (  # noqa: E402
     LANG_CHOICES,
     chat_events_to_messages,
-    display_user_text,  # noqa: E402
+    display_user_text,
     flatten_history,
 )
-from assistant.web.render import (
+from assistant.web.render import (  # noqa: E402
     PLAN_COLUMN_WIDTHS,
     PLAN_COLUMNS,
+    cards_html,
+    column_widths,
+    compare_cards_html,
     findings_html,
     gpu_compare_rows,
-    gpu_sources_markdown,  # noqa: E402
+    gpu_sources_markdown,
     memory_chart_html,
-    plan_rows,
+    plan_table,
 )
 
 EXAMPLES = [
@@ -59,7 +62,88 @@ CSS = """
 .ga-evidence code{font-size:12px;white-space:pre-wrap}
 .ga-note{margin-top:6px;color:#333}
 .ga-error{color:#b42318;border:1px solid #b42318;border-radius:4px;padding:8px}
+#log textarea,#chatbot pre,#chatbot code{font-family:ui-monospace,"IBM Plex Mono","DejaVu Sans Mono",Menlo,Consolas,monospace}
+#log textarea{font-size:13px;white-space:pre;overflow-x:auto}
+#chatbot details{border:1px solid var(--border-color-primary,#ddd);border-radius:6px;padding:4px 10px;margin:8px 0}
+#chatbot details>summary{cursor:pointer;font-weight:600}
+.ga-cards{display:none}
+.ga-card{border:1px solid var(--border-color-primary,#ddd);border-radius:8px;padding:8px 10px;margin:8px 0}
+.ga-card-title{font-weight:700;margin-bottom:4px}
+.ga-card-line{display:flex;justify-content:space-between;gap:12px;padding:2px 0;border-top:1px dashed #eee}
+.ga-card-k{color:#555;flex:0 0 45%}.ga-card-v{text-align:right;flex:1 1 auto;overflow-wrap:anywhere}
+#plan-table th,#plan-table td,#compare-table th,#compare-table td{word-break:normal;overflow-wrap:normal}
+@media (max-width:480px){
+  #chatbot .message-row.bubble{margin-left:2px !important;margin-right:2px !important;max-width:calc(100% - 4px) !important}
+  #chatbot .message{padding:6px !important}
+  .ga-cards{display:block}
+  #plan-table,#compare-table{display:none !important}
+  .tab-container button{padding:6px 8px !important;font-size:13px}
+  #chatbot{height:50vh !important;min-height:300px}
+  .ga-legend{font-size:12px}
+  .ga-card-k{flex:0 0 38%}.ga-card-v{text-align:left}
+}
 """
+
+# Gradio scopes `css` to its content box; the page's own 32 px side padding sits outside it, so the
+# phone rule for it goes into <head> unscoped.
+HEAD = (
+    "<style>@media (max-width:480px){.main.fillable{padding-left:8px !important;padding-right:8px !important}}</style>"
+)
+
+# Gradio's Chatbot scrolls to the bottom after each update, which puts the sources, not the verdict,
+# in view. Autoscroll is off and this moves the newest reply's first line to the top of the chat
+# (and into the window), once when the reply starts and again when it is complete.
+SCROLL_JS = """
+(phase) => {
+  const root = document.querySelector('#chatbot');
+  if (!root) return;
+  const users = root.querySelectorAll('.message-row.user-row');
+  const last = users[users.length - 1];
+  if (!last) return;
+  let target = last.nextElementSibling;
+  while (target && !(target.classList && target.classList.contains('message-row'))) target = target.nextElementSibling;
+  target = target || last;
+  let box = target.parentElement;
+  while (box && box !== document.body) {
+    const style = getComputedStyle(box).overflowY;
+    if (box.scrollHeight > box.clientHeight + 1 && (style === 'auto' || style === 'scroll')) break;
+    box = box.parentElement;
+  }
+  if (box && box !== document.body) {
+    box.scrollTop += target.getBoundingClientRect().top - box.getBoundingClientRect().top - 30;
+  }
+  const top = target.getBoundingClientRect().top;
+  if (top < 0 || top > window.innerHeight - 80) window.scrollBy(0, top - 60);
+  if (phase !== 'start') root.dataset.replied = String(users.length);  // the reply is complete
+}
+"""
+
+# Runs once on page load: when a new reply appears, bring its first line into view (see SCROLL_JS).
+WATCH_JS = (
+    """
+() => {
+  const scroll = """
+    + SCROLL_JS.strip()
+    + """;
+  let seen = 0;
+  const check = () => {
+    const root = document.querySelector('#chatbot');
+    if (!root) return;
+    const rows = root.querySelectorAll('.message-row');
+    const last = rows[rows.length - 1];
+    const users = root.querySelectorAll('.message-row.user-row').length;
+    if (last && last.classList.contains('bot-row') && users > seen) { seen = users; scroll('start'); }
+    if (users < seen) seen = users;
+  };
+  new MutationObserver(check).observe(document.body, {childList: true, subtree: true});
+}
+"""
+)
+
+# Inference precision and KV-cache dtype as the memory tool spells them.
+PRECISIONS = ["bf16", "fp16", "fp8", "int8", "int4", "fp32"]
+KV_DTYPES = ["auto", "bf16", "fp16", "fp8", "int8"]
+ENGINES = ["auto", "vllm", "sglang", "hf"]
 
 
 def _lang(label: str | None, text: str = "", request: gr.Request | None = None) -> str:
@@ -85,7 +169,7 @@ def respond(
     base_url: str,
     model: str,
     api_key: str,
-    request: gr.Request = None,
+    request: gr.Request | None = None,
 ) -> Iterator[tuple[list[Any], str]]:
     """Stream one reply. Yields (chat history, textbox value)."""
     from assistant.advisor import stream
@@ -117,7 +201,7 @@ def respond(
         yield history + messages, ""
 
 
-def diagnose(text: str, upload: Any, expect: str, lang_label: str, request: gr.Request = None) -> str:
+def diagnose(text: str, upload: Any, expect: str, lang_label: str, request: gr.Request | None = None) -> str:
     from assistant.uploads import read_uploads  # size/count/type limits, cache copy deleted after reading
 
     uploaded = read_uploads(upload)
@@ -144,29 +228,64 @@ def estimate(
     seq_len: float,
     batch: float,
     lang_label: str,
-    request: gr.Request = None,
+    precision: str = "bf16",
+    kv_dtype: str = "auto",
+    context: float | None = None,
+    concurrency: float | None = None,
+    engine: str = "auto",
+    request: gr.Request | None = None,
 ) -> tuple[str, dict[str, Any]]:
-    result = forms.run_estimate(model, mode, gpu, gpus, seq_len, batch)
+    result = forms.run_estimate(
+        model,
+        mode,
+        gpu,
+        gpus,
+        seq_len,
+        batch,
+        precision=precision,
+        kv_dtype=kv_dtype,
+        context=context,
+        concurrency=concurrency,
+        engine=engine,
+    )
     return memory_chart_html(result, _lang(lang_label, model or "", request)), result
 
 
 def plan(
-    model: str, mode: str, tokens: str, deadline: str, budget: str, lang_label: str, request: gr.Request = None
-) -> Any:
+    model: str,
+    mode: str,
+    tokens: str,
+    deadline: str,
+    budget: str,
+    lang_label: str,
+    concurrency: float | None = None,
+    context: float | None = None,
+    request: gr.Request | None = None,
+) -> tuple[Any, str]:
+    """The ranked options as a table (wide screens) and as cards (phones); serving columns in
+    inference mode, training columns otherwise."""
     lang = _lang(lang_label, model or "", request)
-    result = forms.run_plan(model, mode, tokens, deadline, budget)
+    result = forms.run_plan(model, mode, tokens, deadline, budget, concurrency=concurrency, context=context)
     if "error" in result:
-        return gr.update(
-            value=[[result["error"].get(lang) or result["error"].get("en")] + [""] * 9], headers=PLAN_COLUMNS[lang]
+        message = result["error"].get(lang) or result["error"].get("en")
+        return gr.update(value=[[message] + [""] * 9], headers=PLAN_COLUMNS[lang]), cards_html(
+            ["!"], [[message]], "plan-cards-list"
         )
-    return gr.update(value=plan_rows(result, lang), headers=PLAN_COLUMNS[lang])
+    headers, rows = plan_table(result, lang)
+    return gr.update(value=rows, headers=headers, column_widths=column_widths(headers)), cards_html(
+        headers, rows, "plan-cards-list"
+    )
 
 
-def compare(names: list[str], lang_label: str, request: gr.Request = None) -> tuple[Any, str]:
+def compare(names: list[str], lang_label: str, request: gr.Request | None = None) -> tuple[Any, str, str]:
     lang = _lang(lang_label, "", request)
     specs = forms.run_gpu_specs(names or [])
     headers, rows = gpu_compare_rows(specs, lang)
-    return gr.update(value=rows, headers=headers), gpu_sources_markdown(specs, lang) if specs else ""
+    return (
+        gr.update(value=rows, headers=headers),
+        compare_cards_html(headers, rows) if specs else "",
+        gpu_sources_markdown(specs, lang) if specs else "",
+    )
 
 
 def api_ask(question: str, language: str = "auto") -> dict[str, Any]:
@@ -180,6 +299,22 @@ def api_ask(question: str, language: str = "auto") -> dict[str, Any]:
         return exc.to_dict()
 
 
+def _memory_inputs(mode: str) -> list[Any]:
+    infer = mode == "inference"
+    return [
+        gr.update(visible=infer),
+        gr.update(visible=infer and forms.estimate_accepts("engine")),
+        gr.update(visible=infer),
+        gr.update(visible=not infer),
+        gr.update(visible=not infer),
+    ]
+
+
+def _plan_inputs(mode: str) -> list[Any]:
+    infer = mode == "inference"
+    return [gr.update(visible=not infer), gr.update(visible=not infer), gr.update(visible=infer)]
+
+
 def build_app() -> gr.Blocks:
     with gr.Blocks(
         title="GPU Advisor · 算力顾问", analytics_enabled=False, delete_cache=(600, 3600)
@@ -190,10 +325,17 @@ def build_app() -> gr.Blocks:
         )
         with gr.Row():
             lang = gr.Radio(list(LANG_CHOICES), value="自动 / Auto", label="语言 / Language", elem_id="lang")
-        with gr.Tabs():
+        # "wrap": on a phone every tab stays on screen (two rows) instead of hiding behind "…"
+        with gr.Tabs(overflow_behavior="wrap", elem_id="tabs"):
             with gr.Tab("对话 Chat", id="chat"):
                 chatbot = gr.Chatbot(
-                    label="对话 / Conversation", height=520, elem_id="chatbot", feedback_options=None, buttons=["copy"]
+                    label="对话 / Conversation",
+                    height=520,
+                    elem_id="chatbot",
+                    feedback_options=None,
+                    buttons=["copy"],
+                    autoscroll=False,  # SCROLL_JS shows the reply's first line instead of the bottom
+                    sanitize_html=True,
                 )
                 with gr.Row():
                     box = gr.Textbox(
@@ -204,7 +346,7 @@ def build_app() -> gr.Blocks:
                         scale=8,
                         elem_id="question",
                     )
-                    send = gr.Button("发送 Send", variant="primary", scale=1, elem_id="send")
+                    send = gr.Button("发送 Send", variant="primary", scale=1, elem_id="send", min_width=80)
                 gr.Examples(EXAMPLES, inputs=box, label="示例 / Examples")
                 clear = gr.Button("清空 Clear", size="sm")
             with gr.Tab("日志诊断 Diagnose", id="diagnose"):
@@ -224,12 +366,50 @@ def build_app() -> gr.Blocks:
             with gr.Tab("显存 Memory", id="memory"):
                 with gr.Row():
                     m_model = gr.Textbox(value="Qwen2.5-7B", label="模型 / Model (name or size, e.g. 7B)")
-                    m_mode = gr.Dropdown(["full", "lora", "qlora", "inference"], value="full", label="方式 / Mode")
+                    m_mode = gr.Dropdown(
+                        ["full", "lora", "qlora", "inference"], value="full", label="方式 / Mode", elem_id="m-mode"
+                    )
                     m_gpu = gr.Textbox(value="4090", label="显卡 / GPU (name or 24GB)")
                 with gr.Row():
                     m_gpus = gr.Number(value=1, precision=0, minimum=1, label="卡数 / GPUs")
                     m_seq = gr.Number(value=2048, precision=0, minimum=1, label="序列长度 / Sequence length")
                     m_batch = gr.Number(value=1, precision=0, minimum=1, label="微批 / Micro-batch")
+                with gr.Row():
+                    m_precision = gr.Dropdown(
+                        PRECISIONS,
+                        value="bf16",
+                        label="精度 / Precision (inference: weights; int8/int4 = quantised)",
+                        elem_id="m-precision",
+                    )
+                    m_kv = gr.Dropdown(
+                        KV_DTYPES,
+                        value="auto",
+                        label="KV 缓存类型 / KV-cache dtype (inference)",
+                        elem_id="m-kv",
+                        visible=False,
+                    )
+                    m_engine = gr.Dropdown(
+                        ENGINES,
+                        value="auto",
+                        label="推理引擎 / Engine (inference)",
+                        elem_id="m-engine",
+                        visible=False,  # ENGINE HOOK: shown in inference mode once estimate_memory takes `engine`
+                    )
+                with gr.Row(visible=False) as m_serving:
+                    m_context = gr.Number(
+                        value=None,
+                        precision=0,
+                        minimum=0,  # the browser sends 0 for an empty box: 0 = the tool's default
+                        label="上下文长度 / Context tokens (inference; 0 = 默认 default)",
+                        elem_id="m-context",
+                    )
+                    m_conc = gr.Number(
+                        value=None,
+                        precision=0,
+                        minimum=0,
+                        label="并发数 / Concurrent requests (0 = 默认 default)",
+                        elem_id="m-conc",
+                    )
                 m_btn = gr.Button("估算 Estimate", variant="primary", elem_id="estimate-btn")
                 m_chart = gr.HTML(elem_id="memory-chart")
                 with gr.Accordion("明细 JSON / Details", open=False):
@@ -237,10 +417,19 @@ def build_app() -> gr.Blocks:
             with gr.Tab("方案 Plan", id="plan"):
                 with gr.Row():
                     p_model = gr.Textbox(value="Llama-3.1-8B", label="模型 / Model")
-                    p_mode = gr.Dropdown(["full", "lora", "qlora", "inference"], value="full", label="方式 / Mode")
+                    p_mode = gr.Dropdown(
+                        ["full", "lora", "qlora", "inference"], value="full", label="方式 / Mode", elem_id="p-mode"
+                    )
                     p_tokens = gr.Textbox(value="1B", label="训练 token 数 / Training tokens")
                     p_deadline = gr.Textbox(value="7d", label="期限 / Deadline")
                     p_budget = gr.Textbox(value="50000", label="预算（元）/ Budget (CNY)")
+                with gr.Row(visible=False) as p_serving:
+                    p_conc = gr.Number(
+                        value=8, precision=0, minimum=1, label="并发数 / Concurrent requests (inference)"
+                    )
+                    p_context = gr.Number(
+                        value=4096, precision=0, minimum=1, label="上下文长度 / Context tokens (inference)"
+                    )
                 p_btn = gr.Button("出方案 Plan", variant="primary", elem_id="plan-btn")
                 p_table = gr.Dataframe(
                     headers=PLAN_COLUMNS["zh"],
@@ -248,8 +437,9 @@ def build_app() -> gr.Blocks:
                     wrap=True,
                     column_widths=PLAN_COLUMN_WIDTHS,
                     elem_id="plan-table",
-                    label="可按列排序 / click a header to sort",
+                    label="按推荐顺序排列 / Ranked, best first",
                 )
+                p_cards = gr.HTML(elem_id="plan-cards")
             with gr.Tab("GPU 对比 Compare", id="compare"):
                 names = forms.gpu_names()
                 c_names = gr.Dropdown(
@@ -262,6 +452,7 @@ def build_app() -> gr.Blocks:
                 )
                 c_btn = gr.Button("对比 Compare", variant="primary", elem_id="compare-btn")
                 c_table = gr.Dataframe(interactive=False, wrap=True, elem_id="compare-table")
+                c_cards = gr.HTML(elem_id="compare-cards")
                 c_sources = gr.Markdown(elem_id="compare-sources")
             with gr.Tab("设置 Settings", id="settings"):
                 gr.Markdown(
@@ -276,15 +467,26 @@ def build_app() -> gr.Blocks:
                 api_key = gr.Textbox(label="API Key", type="password", elem_id="api-key")
 
         chat_inputs = [box, chatbot, lang, backend, base_url, model_name, api_key]
-        box.submit(respond, chat_inputs, [chatbot, box], api_name="chat")
-        send.click(respond, chat_inputs, [chatbot, box], api_visibility="private")
+        box.submit(respond, chat_inputs, [chatbot, box], api_name="chat").then(None, js=SCROLL_JS)
+        send.click(respond, chat_inputs, [chatbot, box], api_visibility="private").then(None, js=SCROLL_JS)
         clear.click(lambda: [], None, chatbot, api_visibility="private")
         diag_btn.click(diagnose, [log_box, upload, expect, lang], findings, api_name="diagnose")
         m_btn.click(
-            estimate, [m_model, m_mode, m_gpu, m_gpus, m_seq, m_batch, lang], [m_chart, m_json], api_name="estimate"
+            estimate,
+            [m_model, m_mode, m_gpu, m_gpus, m_seq, m_batch, lang, m_precision, m_kv, m_context, m_conc, m_engine],
+            [m_chart, m_json],
+            api_name="estimate",
         )
-        p_btn.click(plan, [p_model, p_mode, p_tokens, p_deadline, p_budget, lang], p_table, api_name="plan")
-        c_btn.click(compare, [c_names, lang], [c_table, c_sources], api_name="compare")
+        p_btn.click(
+            plan,
+            [p_model, p_mode, p_tokens, p_deadline, p_budget, lang, p_conc, p_context],
+            [p_table, p_cards],
+            api_name="plan",
+        )
+        c_btn.click(compare, [c_names, lang], [c_table, c_cards, c_sources], api_name="compare")
+        # Inputs that only mean something in one mode are shown only in that mode.
+        m_mode.change(_memory_inputs, m_mode, [m_kv, m_engine, m_serving, m_seq, m_batch], api_visibility="private")
+        p_mode.change(_plan_inputs, p_mode, [p_tokens, p_deadline, p_serving], api_visibility="private")
         gr.api(api_ask, api_name="ask")
     return demo
 
@@ -292,12 +494,19 @@ def build_app() -> gr.Blocks:
 def _warm_up() -> None:
     """Open the retrieval index and run one offline answer, so the first visitor does not pay
     for jieba's dictionary, Chroma and the agent graph being built."""
+    import logging
+
     try:
         from assistant.advisor import ask
 
         ask("能用4090全量训练7B吗")
     except Exception:  # warm-up is best effort; a real request reports its own error
-        pass
+        logging.getLogger(__name__).debug("warm-up answer failed", exc_info=True)
+
+
+# Replies are short CPU work (~50 ms offline), so sessions need not wait in one line: the
+# queue runs up to this many events at once (Gradio's default is 1 per event listener).
+CONCURRENCY = 32
 
 
 def launch(
@@ -305,19 +514,31 @@ def launch(
 ) -> Any:
     import threading
 
+    from assistant.commands.serve import check_port
+
+    check_port(host, port)
     threading.Thread(target=_warm_up, name="warm-up", daemon=True).start()
     demo = build_app()
-    demo.queue(default_concurrency_limit=8)
-    return demo.launch(
-        server_name=host,
-        server_port=port,
-        auth=auth,
-        share=False,
-        css=CSS,
-        footer_links=["api"],
-        prevent_thread_lock=prevent_thread_lock,
-        quiet=True,
-        ssr_mode=False,
-        show_error=False,
-        max_file_size=20_000_000,  # assistant.uploads.MAX_UPLOAD_HARD_BYTES
-    )
+    demo.queue(default_concurrency_limit=CONCURRENCY, max_size=None)
+    try:
+        return demo.launch(
+            server_name=host,
+            server_port=port,
+            auth=auth,
+            share=False,
+            css=CSS,
+            js=WATCH_JS,
+            head=HEAD,
+            footer_links=["api"],
+            prevent_thread_lock=prevent_thread_lock,
+            quiet=True,
+            ssr_mode=False,
+            show_error=False,
+            max_threads=max(40, CONCURRENCY + 8),
+            max_file_size=20_000_000,  # assistant.uploads.MAX_UPLOAD_HARD_BYTES
+        )
+    except OSError as exc:  # taken between the check and gradio's bind
+        if "port" not in str(exc).lower():
+            raise
+        check_port(host, port)  # raises the bilingual busy-port error
+        raise

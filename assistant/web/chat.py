@@ -52,50 +52,87 @@ def flatten_history(history: list[Any] | None) -> list[dict[str, str]]:
     return turns
 
 
-def _citation_text(citation: dict[str, Any], tool_calls: list[dict[str, Any]]) -> str:
-    """Find the cited passage's text among the search results the answer used."""
-    for call in tool_calls:
-        for hit in (call.get("result") or {}).get("hits", []) or []:
-            if hit.get("doc_id") == citation.get("doc_id") and (
-                not citation.get("section") or hit.get("section") == citation.get("section")
-            ):
-                return str(hit.get("text", ""))
-    return ""
-
-
 def _title_text(title: Any, lang: str) -> str:
     if isinstance(title, dict):
         return str(title.get(lang) or title.get("en") or title.get("zh") or "")
     return str(title or "")
 
 
+TOOLS_GROUP_ID = "tool-steps"
+
+
+def tools_group_title(steps: list[dict[str, Any]], lang: str) -> str:
+    """One line for all of a reply's tool steps: 工具 Tools · 3 步 steps: estimate_memory, search_guide."""
+    names = list(dict.fromkeys(str(s.get("_name", "")) for s in steps))
+    shown = ", ".join(names[:4]) + (" …" if len(names) > 4 else "")
+    count = f"{len(steps)} 步" if lang == "zh" else f"{len(steps)} step{'s' if len(steps) != 1 else ''}"
+    return f"工具 Tools · {count}: {shown}"
+
+
+def sources_line(citations: list[dict[str, Any]], lang: str) -> str:
+    """The sources once, titles only, for an answer that did not list them itself."""
+    titles = list(dict.fromkeys(_title_text(c.get("title"), lang) or str(c.get("doc_id", "")) for c in citations))
+    titles = [t for t in titles if t]
+    if not titles:
+        return ""
+    return ("来源：" + "；".join(titles)) if lang == "zh" else ("Sources: " + "; ".join(titles))
+
+
 def chat_events_to_messages(events: Iterator[dict[str, Any]], lang_hint: str) -> Iterator[list[dict[str, Any]]]:
-    """Yield the growing list of assistant messages for one reply."""
+    """Yield the growing list of assistant messages for one reply: one collapsed line holding the
+    tool steps, then the answer (its details block folded by the browser), then any notices."""
+    from assistant.answer_shape import for_page, has_sources
+
     steps: list[dict[str, Any]] = []
     by_id: dict[str, dict[str, Any]] = {}
     answer = {"role": "assistant", "content": ""}
     tail: list[dict[str, Any]] = []
     lang = lang_hint if lang_hint in ("zh", "en") else "zh"
+    extra = ""
+
+    def messages() -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        if steps:
+            pending = any(s["metadata"]["status"] == "pending" for s in steps)
+            out.append(
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "metadata": {
+                        "title": tools_group_title(steps, lang),
+                        "id": TOOLS_GROUP_ID,
+                        "status": "pending" if pending else "done",
+                    },
+                }
+            )
+            out += [_public(m) for m in steps]
+        text = answer["content"]
+        if text:
+            out.append({"role": "assistant", "content": for_page(text) + extra})
+        return out + tail
+
     for event in events:
         kind = event.get("type")
         if kind == "tool_call":
-            step = {
+            step: dict[str, Any] = {
                 "role": "assistant",
                 "content": tool_step_markdown(event.get("args") or {}, None, lang),
                 "metadata": {
-                    "title": f"工具 Tool · {event.get('name')}",
+                    "title": f"{event.get('name')}",
                     "id": str(event.get("id")),
+                    "parent_id": TOOLS_GROUP_ID,
                     "status": "pending",
                 },
+                "_name": event.get("name"),
+                "_args": event.get("args") or {},
             }
             steps.append(step)
             by_id[str(event.get("id"))] = step
-            step["_args"] = event.get("args") or {}
         elif kind == "tool_result":
-            step = by_id.get(str(event.get("id")))
-            if step is not None:
-                step["content"] = tool_step_markdown(step.get("_args", {}), event.get("result") or {}, lang)
-                step["metadata"]["status"] = "done"
+            done = by_id.get(str(event.get("id")))
+            if done is not None:
+                done["content"] = tool_step_markdown(done.get("_args", {}), event.get("result") or {}, lang)
+                done["metadata"]["status"] = "done"
         elif kind == "token":
             answer["content"] += str(event.get("text", ""))
         elif kind == "notice":
@@ -112,18 +149,13 @@ def chat_events_to_messages(events: Iterator[dict[str, Any]], lang_hint: str) ->
             lang = data.get("language", lang)
             if not answer["content"]:
                 answer["content"] = data.get("answer", "")
-            for cit in data.get("citations") or []:
-                text = _citation_text(cit, data.get("tool_calls") or [])
-                title = f"来源 Source · {cit.get('doc_id')} § {_title_text(cit.get('section'), lang)}"
-                tail.append(
-                    {
-                        "role": "assistant",
-                        "content": text or _title_text(cit.get("title"), lang),
-                        "metadata": {"title": title, "status": "done"},
-                    }
-                )
-        yield [_public(m) for m in steps] + ([answer] if answer["content"] else []) + tail
-    yield [_public(m) for m in steps] + [answer] + tail
+            if not has_sources(answer["content"]):
+                line = sources_line(data.get("citations") or [], lang)
+                extra = f"\n\n{line}" if line else ""
+            for s in steps:
+                s["metadata"]["status"] = "done"
+        yield messages()
+    yield messages()
 
 
 def _public(message: dict[str, Any]) -> dict[str, Any]:

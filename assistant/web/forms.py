@@ -71,7 +71,41 @@ def run_diagnosis(text: str, expect: str | None) -> dict[str, Any]:
     return run_tool("diagnose_logs", args)
 
 
-def run_estimate(model: str, mode: str, gpu: str, gpus: Any, seq_len: Any, batch: Any) -> dict[str, Any]:
+def _optional_int(value: Any) -> int | None:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return None
+    return number if number >= 1 else None
+
+
+def _tool_fields(name: str) -> set[str]:
+    """The input fields a registry tool accepts (so the page passes only what the tool knows)."""
+    from tools.registry import get_tool
+
+    return set(get_tool(name).input_model.model_fields)
+
+
+def estimate_accepts(field: str) -> bool:
+    return field in _tool_fields("estimate_memory")
+
+
+def run_estimate(
+    model: str,
+    mode: str,
+    gpu: str,
+    gpus: Any,
+    seq_len: Any,
+    batch: Any,
+    *,
+    precision: str | None = None,
+    kv_dtype: str | None = None,
+    context: Any = None,
+    concurrency: Any = None,
+    engine: str | None = None,
+) -> dict[str, Any]:
+    """Memory per GPU. Precision applies to every mode; KV dtype, context, concurrency and engine
+    only to inference (a training estimate ignores them rather than failing)."""
     args: dict[str, Any] = {
         "model": (model or "").strip(),
         "mode": mode,
@@ -81,17 +115,44 @@ def run_estimate(model: str, mode: str, gpu: str, gpus: Any, seq_len: Any, batch
     }
     if gpu and gpu.strip():
         args["gpu"] = gpu.strip()
+    if precision:
+        args["precision"] = precision
+    if mode == "inference":
+        if kv_dtype and kv_dtype != "auto":
+            args["kv_dtype"] = kv_dtype
+        if _optional_int(context):
+            args["context"] = _optional_int(context)
+        if _optional_int(concurrency):
+            args["concurrency"] = _optional_int(concurrency)
+        # ENGINE HOOK: `engine` (hf / vllm / sglang) is passed once estimate_memory accepts it
+        # (helper h13's change); until then the field is absent and the choice is not sent.
+        if engine and engine != "auto" and "engine" in _tool_fields("estimate_memory"):
+            args["engine"] = engine
     return run_tool("estimate_memory", args)
 
 
-def run_plan(model: str, mode: str, tokens: str, deadline: str, budget: str) -> dict[str, Any]:
+def run_plan(
+    model: str,
+    mode: str,
+    tokens: str,
+    deadline: str,
+    budget: str,
+    *,
+    concurrency: Any = None,
+    context: Any = None,
+) -> dict[str, Any]:
     args: dict[str, Any] = {"model": (model or "").strip(), "mode": mode}
-    if tokens and tokens.strip():
+    if mode != "inference" and tokens and tokens.strip():
         args["tokens"] = tokens.strip()
-    if deadline and deadline.strip():
+    if deadline and deadline.strip() and mode != "inference":
         args["deadline"] = deadline.strip()
     if budget and budget.strip():
         args["budget"] = budget.strip()
+    if mode == "inference":
+        if _optional_int(concurrency):
+            args["concurrency"] = _optional_int(concurrency)
+        if _optional_int(context):
+            args["context"] = _optional_int(context)
     return run_tool("plan_configurations", args)
 
 

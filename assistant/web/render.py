@@ -114,8 +114,8 @@ def memory_chart_html(estimate: dict[str, Any], lang: str = "zh") -> str:
     seed = estimate.get("seed_rule") or {}
     if seed.get("model_states_gb") is not None and seed.get("precise_model_states_gb") is not None:
         notes.append(
-            f'<div class="ga-note">{_t(lang, "经验法则", "Seed rule of thumb")} '
-            f"{seed.get('bytes_per_param', 0):g} B/{_t(lang, '参数', 'param')} → {seed['model_states_gb']:.1f} GB；"
+            f'<div class="ga-note">{_t(lang, "常见经验算法", "A common rule of thumb")} '
+            f"{seed.get('bytes_per_param', 0):g} B/{_t(lang, '参数', 'param')} → {seed['model_states_gb']:.1f} GB{_t(lang, '；', '; ')}"
             f"{_t(lang, '精确', 'precise')} {seed.get('precise_bytes_per_param', 0):g} B/{_t(lang, '参数', 'param')} → "
             f"{seed['precise_model_states_gb']:.1f} GB<br><small>{html.escape(_text(seed.get('reason'), lang))}</small></div>"
         )
@@ -150,7 +150,7 @@ def findings_html(report: dict[str, Any], lang: str = "zh") -> str:
     next_action = _text(report.get("next_action"), lang)
     parts.append(
         f'<div class="ga-summary" data-severity="{html.escape(severity)}" style="border-color:{fg};background:{bg}">'
-        f"<b>{_t(lang, '总体', 'Overall')}: {html.escape(_text(dict(zip(('zh', 'en'), SEVERITY_LABELS.get(severity, (severity, severity)))), lang))}</b>"
+        f"<b>{_t(lang, '总体', 'Overall')}: {html.escape(_text(dict(zip(('zh', 'en'), SEVERITY_LABELS.get(severity, (severity, severity)), strict=True)), lang))}</b>"
         f" · {_t(lang, '识别到', 'Detected')}: {html.escape(kinds)}"
         + (
             f'<div class="ga-next"><b>{_t(lang, "下一步", "Next step")}:</b> {html.escape(next_action)}</div>'
@@ -163,7 +163,7 @@ def findings_html(report: dict[str, Any], lang: str = "zh") -> str:
     for finding in sorted(report.get("findings") or [], key=lambda f: order.get(str(f.get("severity")), 9)):
         sev = str(finding.get("severity", "info"))
         fg, bg = SEVERITY_COLOURS.get(sev, SEVERITY_COLOURS["info"])
-        label = _text(dict(zip(("zh", "en"), SEVERITY_LABELS.get(sev, (sev, sev)))), lang)
+        label = _text(dict(zip(("zh", "en"), SEVERITY_LABELS.get(sev, (sev, sev)), strict=True)), lang)
         evidence = "".join(f"<code>{html.escape(str(line))}</code><br>" for line in (finding.get("evidence") or [])[:6])
         causes = "".join(f"<li>{html.escape(_text(c, lang))}</li>" for c in (finding.get("causes") or []))
         actions = "".join(f"<li>{html.escape(_text(a, lang))}</li>" for a in (finding.get("actions") or []))
@@ -205,7 +205,7 @@ PLAN_COLUMNS = {
         "Notes",
     ],
 }
-PLAN_COLUMN_WIDTHS = ["15%", "5%", "5%", "12%", "7%", "7%", "8%", "9%", "10%", "22%"]
+PLAN_COLUMN_WIDTHS: list[str | int] = ["15%", "5%", "5%", "12%", "7%", "7%", "8%", "9%", "10%", "22%"]
 
 
 def _band(value: Any, key: str) -> Any:
@@ -223,10 +223,25 @@ def _range(value: Any, digits: int) -> str:
     return f"{low:,.{digits}f}–{high:,.{digits}f}"
 
 
+_SENTENCE_END = ("。", ".", "！", "？", "!", "?")
+
+
+def join_notes(notes: list[Any], lang: str) -> str:
+    """Notes as sentences, each ended once: 「…更省。按月租…」 / "… cheaper. Rent monthly …" (never 「。；」 or ".;")."""
+    out = []
+    for note in notes:
+        text = _text(note, lang).strip().rstrip("；;，,")
+        if not text:
+            continue
+        if not text.endswith(_SENTENCE_END):
+            text += "。" if lang == "zh" else "."
+        out.append(text)
+    return ("" if lang == "zh" else " ").join(out)
+
+
 def plan_rows(plan: dict[str, Any], lang: str = "zh") -> list[list[Any]]:
     """Planner options as table rows; the mid figures stay numbers so the table sorts numerically."""
     rows = []
-    sep = "；" if lang == "zh" else "; "
     for opt in plan.get("options") or []:
         notes = [n for n in (opt.get("why"), opt.get("billing"), *(opt.get("notes") or [])) if n]
         rows.append(
@@ -234,16 +249,112 @@ def plan_rows(plan: dict[str, Any], lang: str = "zh") -> list[list[Any]]:
                 opt.get("gpu_name") or opt.get("gpu"),
                 opt.get("count"),
                 opt.get("nodes"),
-                opt.get("interconnect"),
+                _text(opt.get("interconnect"), lang),
                 _round(opt.get("per_gpu_gb")),
                 _round(_band(opt.get("days"), "mid"), 2),
                 _round(_band(opt.get("cost_cny"), "mid"), 0),
                 _range(opt.get("days"), 2),
                 _range(opt.get("cost_cny"), 0),
-                sep.join(_text(n, lang) for n in notes),
+                join_notes(notes, lang),
             ]
         )
     return rows
+
+
+# Serving (inference) columns: (key in the option, zh header, en header, digits). A column with no
+# value in any option is left out, so a planner without the serving figures shows fewer columns.
+SERVING_FIELDS: list[tuple[str, str, str, int]] = [
+    ("tokens_per_s", "每用户 tokens/s", "Tokens/s per user", 1),
+    ("decode_tokens_per_s", "总吞吐 tokens/s", "Total tokens/s", 0),
+    ("ttft_s", "首 token 延迟 s", "TTFT s", 2),
+    ("cost_per_mtok_cny", "元 / 百万输出 token", "CNY per M output tokens", 2),
+    ("cost_per_mtok_input_cny", "元 / 百万输入 token", "CNY per M input tokens", 2),
+    ("cost_cny", "月费（元，中）", "Cost CNY / month (mid)", 0),
+]
+SERVING_HEAD = {
+    "zh": ["GPU", "卡数", "节点", "互联", "每卡显存 GB"],
+    "en": ["GPU", "Count", "Nodes", "Interconnect", "Per-GPU GB"],
+}
+
+
+def _mid(value: Any, digits: int) -> Any:
+    """A band's mid (or a plain number), rounded; None when absent."""
+    number = _band(value, "mid") if isinstance(value, dict) else value
+    return round(number, digits) if isinstance(number, (int, float)) else None
+
+
+def serving_table(plan: dict[str, Any], lang: str = "zh") -> tuple[list[str], list[list[Any]]]:
+    """Inference options: memory and the serving figures (tokens/s, TTFT, CNY per million tokens),
+    no training columns (days, training cost)."""
+    options = plan.get("options") or []
+    fields = [f for f in SERVING_FIELDS if any(_mid(o.get(f[0]), f[3]) is not None for o in options)]
+    headers = SERVING_HEAD[lang] + [_t(lang, zh, en) for _, zh, en, _ in fields] + [_t(lang, "说明", "Notes")]
+    rows = []
+    for opt in options:
+        notes = [n for n in (opt.get("why"), opt.get("billing"), *(opt.get("notes") or [])) if n]
+        rows.append(
+            [
+                opt.get("gpu_name") or opt.get("gpu"),
+                opt.get("count"),
+                opt.get("nodes"),
+                _text(opt.get("interconnect"), lang),
+                _round(opt.get("per_gpu_gb")),
+                *(_mid(opt.get(key), digits) for key, _, _, digits in fields),
+                join_notes(notes, lang),
+            ]
+        )
+    return headers, rows
+
+
+def column_widths(headers: list[str]) -> list[str | int]:
+    """Widths for a plan table: the training table's fixed set, or for the serving table GPU 16%,
+    four narrow columns, up to 8% per figure and the rest (at least 15%) for the notes (so notes never squeeze to a
+    few characters per line)."""
+    if headers in (PLAN_COLUMNS["zh"], PLAN_COLUMNS["en"]):
+        return PLAN_COLUMN_WIDTHS
+    figures = max(0, len(headers) - 6)
+    each = min(8, 40 // figures) if figures else 0  # the notes keep at least 15%
+    notes = 100 - (16 + 5 + 5 + 12 + 7) - each * figures
+    return ["16%", "5%", "5%", "12%", "7%", *([f"{each}%"] * figures), f"{notes}%"]
+
+
+def plan_table(plan: dict[str, Any], lang: str = "zh") -> tuple[list[str], list[list[Any]]]:
+    """Headers and rows for the Plan tab: training columns, or serving columns in inference mode."""
+    if str(plan.get("mode", "")) == "inference":
+        return serving_table(plan, lang)
+    return PLAN_COLUMNS[lang], plan_rows(plan, lang)
+
+
+def _cell(value: Any) -> str:
+    if value is None or value == "":
+        return "—"
+    if isinstance(value, float):
+        return f"{value:,.2f}".rstrip("0").rstrip(".") if abs(value) < 1000 else f"{value:,.0f}"
+    if isinstance(value, int):
+        return f"{value:,}" if abs(value) >= 10000 else str(value)
+    return str(value)
+
+
+def cards_html(headers: list[str], rows: list[list[Any]], css_id: str) -> str:
+    """The same table as cards, one per row (the phone layout): the first cell is the card's title,
+    the rest are label/value lines, so nothing is squeezed into a narrow column."""
+    cards = []
+    for row in rows:
+        title = html.escape(_cell(row[0]) if row else "")
+        lines = "".join(
+            f'<div class="ga-card-line"><span class="ga-card-k">{html.escape(str(h))}</span>'
+            f'<span class="ga-card-v">{html.escape(_cell(v))}</span></div>'
+            for h, v in zip(headers[1:], row[1:], strict=False)
+            if v not in (None, "")
+        )
+        cards.append(f'<div class="ga-card"><div class="ga-card-title">{title}</div>{lines}</div>')
+    return f'<div class="ga-cards" id="{html.escape(css_id)}">' + "".join(cards) + "</div>"
+
+
+def compare_cards_html(headers: list[str], rows: list[list[Any]]) -> str:
+    """The GPU comparison (fields × cards) as one card per GPU."""
+    cards = [[name] + [row[i + 1] for row in rows] for i, name in enumerate(headers[1:])]
+    return cards_html([headers[0]] + [row[0] for row in rows], cards, "compare-cards-list")
 
 
 GPU_FIELDS: list[tuple[str, str, str]] = [

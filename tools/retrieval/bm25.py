@@ -118,18 +118,128 @@ _UNIT_CANON = {"g": "gb", "gib": "gb", "t": "tb", "tib": "tb", "mb": "mb", "m": 
 _USEFUL = re.compile(r"[0-9a-z\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
+def _import_jieba() -> Any:
+    """jieba without `pkg_resources`: jieba 0.42 imports it only to find its own dictionary file
+    and falls back to a plain path when it is missing. pkg_resources scans every installed package
+    (~0.2–0.4 s of a cold `gpu-advisor ask`), so it is hidden for the duration of this import only."""
+    import sys
+
+    if "jieba" in sys.modules or "pkg_resources" in sys.modules:
+        import jieba
+
+        return jieba
+    sys.modules["pkg_resources"] = None  # type: ignore[assignment]  # makes `import pkg_resources` fail
+    try:
+        import jieba
+    finally:
+        del sys.modules["pkg_resources"]
+    return jieba
+
+
+class FreqTable:
+    """jieba's word-frequency dictionary (~350,000 words and prefixes) read on demand from a SQLite
+    copy in the cache folder. Loading it whole is a 9 MB marshal read, the largest single cost of a
+    cold `gpu-advisor ask` (~0.5 s); cutting one question looks up only the substrings of that text
+    (a few hundred keys), each memoised. Same keys, same counts, so jieba cuts exactly as before.
+    Supports what jieba's Tokenizer uses: `get`, `in`, `[]` and `[]=` (added words)."""
+
+    _MEMO_LIMIT = 400_000
+
+    def __init__(self, path: Any) -> None:
+        import sqlite3
+
+        self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        self._lock = threading.Lock()
+        self._memo: dict[str, int | None] = {}
+        self._added: dict[str, int] = {}
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key in self._added:
+            return self._added[key]
+        try:
+            value = self._memo[key]
+        except KeyError:
+            with self._lock:
+                row = self._db.execute("SELECT f FROM freq WHERE w = ?", (key,)).fetchone()
+            if len(self._memo) > self._MEMO_LIMIT:
+                self._memo.clear()
+            value = self._memo[key] = row[0] if row else None
+        return default if value is None else value
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key) is not None
+
+    def __getitem__(self, key: str) -> int:
+        value = self.get(key)
+        if value is None:
+            raise KeyError(key)
+        return int(value)
+
+    def __setitem__(self, key: str, value: int) -> None:
+        self._added[key] = value
+
+
+def _freq_table_path(jieba: Any) -> Any:
+    from pathlib import Path
+
+    dict_file = Path(jieba.__file__).with_name("dict.txt")
+    size = dict_file.stat().st_size if dict_file.exists() else 0
+    return cache_dir() / f"jieba_freq_{getattr(jieba, '__version__', 'x')}_{size}.sqlite"
+
+
+def _write_freq_table(path: Any, freq: dict[str, int], total: int) -> None:
+    """Write the table beside its final name and move it into place (two processes may race)."""
+    import os
+    import sqlite3
+
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    db = sqlite3.connect(tmp)
+    try:
+        db.execute("CREATE TABLE freq (w TEXT PRIMARY KEY, f INTEGER NOT NULL) WITHOUT ROWID")
+        db.execute("CREATE TABLE meta (k TEXT PRIMARY KEY, v INTEGER NOT NULL)")
+        db.executemany("INSERT INTO freq VALUES (?, ?)", freq.items())
+        db.execute("INSERT INTO meta VALUES ('total', ?)", (total,))
+        db.commit()
+    finally:
+        db.close()
+    os.replace(tmp, path)
+
+
+def _new_tokenizer(jieba: Any) -> Any:
+    """A private jieba Tokenizer whose dictionary is the on-demand FreqTable (built from jieba's own
+    dictionary the first time, then reused)."""
+    import sqlite3
+
+    tok = jieba.Tokenizer()
+    tok.tmp_dir = str(cache_dir())
+    path = _freq_table_path(jieba)
+    if not path.exists():
+        tok.initialize()  # jieba's own load (and its marshal cache), once per dictionary version
+        try:
+            _write_freq_table(path, tok.FREQ, tok.total)
+        except (OSError, sqlite3.Error):  # a read-only cache folder: keep the loaded dictionary
+            return tok
+    try:
+        table = FreqTable(path)
+        total = table._db.execute("SELECT v FROM meta WHERE k = 'total'").fetchone()[0]
+    except (sqlite3.Error, TypeError):  # damaged copy: jieba's own load, and rebuild next time
+        path.unlink(missing_ok=True)
+        tok.initialize()
+        return tok
+    tok.FREQ, tok.total, tok.initialized = table, total, True
+    return tok
+
+
 def _tokenizer() -> Any:
     """A private jieba Tokenizer (the global one is left alone), initialised once, quietly."""
     global _TOKENIZER
     if _TOKENIZER is None:
         with _LOCK:
             if _TOKENIZER is None:
-                import jieba
+                jieba = _import_jieba()
 
                 jieba.setLogLevel(logging.WARNING)
-                tok = jieba.Tokenizer()
-                tok.tmp_dir = str(cache_dir())
-                tok.initialize()
+                tok = _new_tokenizer(jieba)
                 for word in _DOMAIN_WORDS:
                     _GENERAL_FREQ[word] = tok.FREQ.get(word, 0) or 0
                     tok.add_word(word, freq=20000)

@@ -140,7 +140,8 @@ def split_front_matter(text: str) -> tuple[dict, str]:
     match = re.match(r"^---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|$)", text, re.S)
     if not match:
         return {}, text
-    meta = yaml.safe_load(match.group(1)) or {}
+    # libyaml's safe loader when present (as tools/data.py): same result, ~10x faster on a cold start
+    meta = yaml.load(match.group(1), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}  # noqa: S506 - a safe loader
     if not isinstance(meta, dict):
         return {}, text
     return meta, text[match.end() :]
