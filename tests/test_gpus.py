@@ -241,7 +241,8 @@ def test_known_family_at_an_unknown_memory_size_says_what_exists() -> None:
         ("4080", "rtx_4080", 16, 16376),
         ("3090 Ti", "rtx_3090_ti", 24, 24564),
         ("A30", "a30", 24, 24258),
-        ("V100 16G", "v100_16gb_sxm2", 16, 16160),
+        # nvidia-smi "Tesla V100-SXM2-16GB … 5MiB / 16384MiB", driver 570.211.01 (1CatAI/1Cat-vLLM#85)
+        ("V100 16G", "v100_16gb_sxm2", 16, 16384),
         ("L40", "l40", 48, 46068),
         ("T4", "t4", 16, 15360),
         ("A10", "a10", 24, 23028),
@@ -291,7 +292,7 @@ def test_every_card_has_a_driver_total_with_its_source_and_confidence() -> None:
         assert g.nvidia_smi_total_confidence in ("observed", "observed_unlinked", "derived"), g.id
         if g.nvidia_smi_total_confidence == "derived":
             assert g.nvidia_smi_total_source.startswith("derived:"), g.id
-        # GiB-sized memory: the driver total never falls far below the decimal nominal (V100 16GB: 16160 MiB = 16.9 GB)
+        # GiB-sized memory: the driver total never falls far below the decimal nominal (V100 16GB: 16384 MiB = 17.2 GB)
         assert g.reported_gb > 0.95 * g.memory_gb, g.id
 
 
