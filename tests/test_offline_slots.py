@@ -11,9 +11,9 @@ import time
 
 import pytest
 
-from assistant.offline.followups import resolve
-from assistant.offline.intents import analyse, plan
-from assistant.offline.slots import _extract_cached, cn_to_number, extract
+from assistant.offline.reading.followups import resolve
+from assistant.offline.intents.legacy import analyse, plan
+from assistant.offline.reading.slots import _extract_cached, cn_to_number, extract
 
 LOG_NVIDIA_SMI = """Mon Nov 30 10:00:00 2026
 +-----------------------------------------------------------------------------------------+

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assistant.offline.slots import Slots
+from assistant.offline.reading.slots import Slots
 from assistant.offline.types import ToolResult
 from tools.lang import has_cjk
 
@@ -203,7 +203,7 @@ def citations(results: list[ToolResult], lang: str = "zh", first: list[tuple[str
 
 def write_answer(w: Writer, intent: str, slots: Slots, results: list[ToolResult], question: str, carried: bool) -> None:
     """Dispatch on the tools that answered (specific renderers first, a generic one otherwise)."""
-    from assistant.offline import render_tools
+    from assistant.offline.writing import render_tools
 
     errors = [r for r in results if r.error and r.name != "search_guide"]
     answered = [r for r in results if not r.error and r.name != "search_guide"]

@@ -8,7 +8,7 @@ languages side by side in `render.py` (natural Chinese, not a translation of the
 
 from __future__ import annotations
 
-from assistant.offline.intents import INVALID, NO_DATA, OUT_OF_SCOPE, analyse
+from assistant.offline.intents.legacy import INVALID, NO_DATA, OUT_OF_SCOPE, analyse
 from assistant.offline.types import ComposedAnswer, ToolResult
 from tools.lang import detect_language
 
@@ -26,7 +26,7 @@ def compose(
         for r in tool_results
     ]
     intent, slots, carried = analyse(question, history)
-    from assistant.offline import render
+    from assistant.offline.writing import render
 
     writer = render.Writer(lang)
     if intent == OUT_OF_SCOPE and not results:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from assistant.offline.slots import Slots, extract
+from assistant.offline.reading.slots import Slots, extract
 
 _FOLLOWUP_RE = re.compile(
     r"^\s*(?:那|那么|那如果|如果|换成|换|改成|改用|用|再|要是|假如|还有|然后)|"

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from assistant.offline.render import Writer, num
-from assistant.offline.slots import Slots
+from assistant.offline.writing.render import Writer, num
+from assistant.offline.reading.slots import Slots
 from assistant.offline.types import ToolResult
 
 Renderer = Callable[[Writer, ToolResult, "Context"], None]
@@ -134,7 +134,7 @@ def guide_snippets(
 ) -> None:
     """Quote up to `limit` passages (best first when `question` is given); passages after the
     first `shorter_after` are cut to half the length (a pointer, not a second essay)."""
-    from assistant.offline.passages import excerpt, rank, readable
+    from assistant.offline.writing.passages import excerpt, rank, readable
 
     hits = rank(_hits(results), question) if question else _hits(results)
     shown = 0
@@ -157,7 +157,7 @@ def guide_snippets(
 
 
 def _first_sentences(text: str, limit: int) -> str:
-    from assistant.offline.passages import excerpt
+    from assistant.offline.writing.passages import excerpt
 
     return excerpt(text, limit)
 
@@ -304,4 +304,4 @@ def carried_note(w: Writer, s: Slots) -> None:
 
 
 # The per-topic renderers register themselves on import (kept last: they import the helpers above).
-from assistant.offline import render_conversions, render_gpus, render_jobs, render_memory, render_ops  # noqa: E402,F401
+from assistant.offline.writing import render_conversions, render_gpus, render_jobs, render_memory, render_ops  # noqa: E402,F401

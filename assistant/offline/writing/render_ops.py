@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from assistant.offline.render import Writer, num
-from assistant.offline.render_tools import Context, renderer, zh_en
+from assistant.offline.writing.render import Writer, num
+from assistant.offline.writing.render_tools import Context, renderer, zh_en
 from assistant.offline.types import ToolResult
 
 # ---------------------------------------------------------------- diagnosis ---------------------

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from assistant.offline.render import Writer, num
-from assistant.offline.render_tools import (
+from assistant.offline.writing.render import Writer, num
+from assistant.offline.writing.render_tools import (
     Context,
     article,
     bi,

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from assistant.offline.followups import resolve
-from assistant.offline.slots import Slots
+from assistant.offline.reading.followups import resolve
+from assistant.offline.reading.slots import Slots
 from assistant.offline.types import ToolCall, ToolResult
 from tools.lang import has_cjk
 
@@ -492,7 +492,7 @@ def _guide_query(question: str, s: Slots, intent: str) -> str:
     q = question.strip()
     if intent == DIAGNOSE or s.is_log:
         # A pasted log: the user's own words (if any) plus the topics the log shows, not the raw table.
-        from assistant.offline.slots import user_words  # the user's framing, not lines inside the paste
+        from assistant.offline.reading.slots import user_words  # the user's framing, not lines inside the paste
 
         words = [ln.strip() for ln in user_words(q).splitlines() if has_cjk(ln) and len(ln) < 120][:2]
         topics = [t for rx, t in _LOG_TOPICS if rx.search(q)]
@@ -687,7 +687,7 @@ def _within_best_document(results: list[ToolResult]) -> list[ToolCall]:
     for r in results:
         if r.name != "search_guide" or r.error or r.args.get("doc_id"):
             continue
-        from assistant.offline.passages import rank
+        from assistant.offline.writing.passages import rank
 
         hits = [h for h in r.result.get("hits") or [] if isinstance(h, dict) and not h.get("low_relevance")]
         best = rank(hits, str(r.args.get("query") or ""))[:1]

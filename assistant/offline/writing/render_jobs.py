@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from assistant.offline.render import Writer, num
-from assistant.offline.render_memory import fit_sentence, seed_rule_line
-from assistant.offline.render_tools import (
+from assistant.offline.writing.render import Writer, num
+from assistant.offline.writing.render_memory import fit_sentence, seed_rule_line
+from assistant.offline.writing.render_tools import (
     Context,
     article,
     bi,

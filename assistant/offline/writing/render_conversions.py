@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from assistant.offline.render import Writer
-from assistant.offline.render_tools import Context, bi, big, renderer, tokens_text
+from assistant.offline.writing.render import Writer
+from assistant.offline.writing.render_tools import Context, bi, big, renderer, tokens_text
 from assistant.offline.types import ToolResult
 
 
