@@ -331,7 +331,7 @@ def memory_variants(question: str) -> list[int]:
 
 def _native_fp8(model: Any) -> bool:
     """Models whose official checkpoint is FP8 (DeepSeek-V3/R1 family)."""
-    return bool(model) and bool(re.match(r"deepseek-(?:v3|r1)(?:$|-)", str(model), re.I))
+    return bool(model) and bool(re.match(r"deepseek-(?:v3|r1)(?:$|-(?!distill))", str(model), re.I))
 
 
 def _period_args(s: Slots) -> dict[str, float]:

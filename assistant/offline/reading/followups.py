@@ -7,8 +7,6 @@ last), merge their slots in order, and let the new question override only what i
 from __future__ import annotations
 
 import re
-from dataclasses import replace
-
 from assistant.offline.reading.slots import Slots, extract
 
 _FOLLOWUP_RE = re.compile(
@@ -136,7 +134,7 @@ def _has_topic(s: Slots) -> bool:
 
 def _merge(base: Slots, new: Slots) -> Slots:
     """`new` overrides `base` only where it said something."""
-    merged = replace(base, cues=set(base.cues))
+    merged = base.model_copy(deep=True)
     for name in _CARRY:
         value = getattr(new, name)
         if value not in (None, [], False):

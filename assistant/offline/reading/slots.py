@@ -11,9 +11,10 @@ from __future__ import annotations
 import copy
 import functools
 import re
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from assistant.offline.reading.frame import Frame, GpuMention, ModelMention
+from assistant.offline.reading.vocab import canonical_gpu, find_models, gpu_known, gpu_vocab
 from tools.errors import ToolInputError
 from tools.lang import has_cjk
 from tools.quantities import (
@@ -59,55 +60,12 @@ def cn_to_number(text: str) -> float | None:
 
 
 _NUM = rf"(?:\d+(?:\.\d+)?|{_CN_NUM})"
+
+
 # ---------------------------------------------------------------- GPUs -------------------------
-# (pattern, canonical name). Order matters: longer / more specific names first.
-_GPU_PATTERNS: list[tuple[str, str]] = [
-    (r"rtx\s*pro\s*6000", "RTX PRO 6000"),
-    (r"rtx\s*6000\s*ada|6000\s*ada", "RTX 6000 Ada"),
-    (r"(?:rtx\s*)?a6000", "RTX A6000"),
-    (r"(?:rtx\s*)?5090\s*d(?![a-z])", "RTX 5090D"),
-    (r"(?:rtx\s*)?5090", "RTX 5090"),
-    (r"(?:rtx\s*)?4090\s*d(?![a-z])", "RTX 4090D"),
-    (r"(?:rtx\s*)?4090", "RTX 4090"),
-    (r"(?:rtx\s*)?4080", "RTX 4080"),
-    (r"(?:rtx\s*)?3090", "RTX 3090"),
-    (r"(?:rtx\s*)?3080", "RTX 3080"),
-    (r"(?:rtx\s*)?2080\s*ti", "RTX 2080 Ti"),
-    (r"gb200", "GB200"),
-    (r"b200", "B200"),
-    (r"h200", "H200"),
-    (r"h100", "H100"),
-    (r"h800", "H800"),
-    (r"h20(?!\d)", "H20"),
-    (r"a100", "A100"),
-    (r"a800", "A800"),
-    (r"a10g", "A10G"),
-    (r"a10(?!\d)", "A10"),
-    (r"a30(?!\d)", "A30"),
-    (r"a40(?!\d)", "A40"),
-    (r"l40\s*s", "L40S"),
-    (r"l40(?!\d)", "L40"),
-    (r"l20(?!\d)", "L20"),
-    (r"l4(?!\d)", "L4"),
-    (r"t4(?!\d)", "T4"),
-    (r"v100", "V100"),
-    (r"p100", "P100"),
-    (r"(?:昇腾|ascend)\s*910\s*b|910b", "Ascend 910B"),
-    (r"(?:rtx|gtx)\s*\d{4}\s*(?:ti|d)?", ""),  # an RTX name we do not know: passed on as typed
-]
-_GPU_RE = re.compile(
-    r"(?:(?<=\dx)|(?<=\d\*)|(?<![a-z0-9]))(?P<name>" + "|".join(f"(?:{p})" for p, _ in _GPU_PATTERNS) + r")"
-    r"(?P<variant>(?:[\s\-_/]*(?:\d{2,3}\s*g(?:b|i?b)?|sxm\d?|pcie|nvl(?!ink)))*)"
-    r"(?:\s*(?:显卡|gpus?|cards?|卡|s\b))?",
-    re.I,
-)
-
-
+# Names come from knowledge/gpus.yaml (reading/vocab.py); only the shape of a variant lives here.
 def _canonical_gpu(raw: str) -> str:
-    for pattern, name in _GPU_PATTERNS:
-        if re.fullmatch(pattern, raw, re.I):
-            return name or re.sub(r"(?i)^(rtx|gtx)\s*", lambda m: m.group(1).upper() + " ", raw).upper()
-    return raw.upper()
+    return canonical_gpu(raw)
 
 
 def _gpu_variant(variant: str) -> tuple[int | None, str | None]:
@@ -303,61 +261,7 @@ _OUT_OF_SCOPE_RE = re.compile(
 
 
 # ---------------------------------------------------------------- the slots --------------------
-@dataclass
-class Slots:
-    """Everything a question said (None = not said)."""
-
-    model: str | None = None  # "qwen2.5-7b", "llama-3-8b", or a bare size "7b"
-    params_b: float | None = None  # billions of parameters
-    gpus: list[str] = field(default_factory=list)  # canonical names, in order of mention
-    gpu_memory_gb: int | None = None  # "A100 80G" → 80
-    gpu_form: str | None = None  # SXM / PCIE / NVL
-    gpu_alt_memory_gb: int | None = None  # "A100 40G vs 80G": the other memory size of the same card
-    gpu_count: int | None = None
-    vram_gb: float | None = None  # "24G显存" / "a 48GB card" with no GPU named
-    nodes: int | None = None
-    mode: str | None = None  # full | lora | qlora | pretrain | inference
-    modes: list[str] = field(default_factory=list)  # every mode named, in order ("QLoRA…？bf16 LoRA 呢？")
-    precision: str | None = None
-    optimizer: str | None = None
-    zero_stage: int | None = None
-    context: int | None = None  # tokens
-    batch: int | None = None  # micro-batch per GPU
-    tokens: float | None = None  # training tokens
-    budget_cny: float | None = None
-    hourly_quote_cny: float | None = None  # "按小时 2 元" / "¥5 per hour" — the user's own quote
-    monthly_quote_cny: float | None = None  # "包月 1200 元" / "¥3,000 per month"
-    deadline_hours: float | None = None
-    period_hours: float | None = None  # rental period for a price question
-    period_unit: str | None = None  # hour | day | week | month | year
-    period_count: float | None = None
-    concurrency: int | None = None
-    checkpointing: str | None = None  # none | selective | full
-    offload: str | None = None  # optimizer | optimizer_and_params
-    lora_rank: int | None = None
-    lora_targets: str | None = None  # "q,v" …
-    convert: tuple[float, str, str] | None = None  # "80GB 等于多少 GiB" → (80, "GB", "GiB")
-    algbw_gbs: float | None = None  # "algbw 120 GB/s" (nccl-tests) → busbw question
-    collective: str | None = None  # all_reduce | all_gather | reduce_scatter | alltoall | broadcast | reduce
-    gpu_hours: float | None = None  # "1,720,320 A100 GPU-hours" (a published run → implied MFU)
-    measured_busbw_gbs: float | None = None  # "my all_reduce busbw is 18 GB/s" — the user's own measurement
-    reported_memory: tuple[float, str] | None = None  # "nvidia-smi 只显示 23GB，是假卡吗" → (23, "auto")
-    is_log: bool = False
-    invalid: list[tuple[str, str]] = field(default_factory=list)  # (zh, en) input a person must fix
-    out_of_scope: bool = False
-    in_domain: bool = False
-    cues: set[str] = field(default_factory=set)
-    finetune: bool = False  # "微调"/"fine-tune" without saying full or LoRA
-    training: bool = False  # says train/训练
-
-    @property
-    def gpu(self) -> str | None:
-        return self.gpus[0] if self.gpus else None
-
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["cues"] = sorted(self.cues)
-        return d
+Slots = Frame  # the name the renderers were written against
 
 
 def _parsed(parser: Any, text: str) -> float | None:
@@ -542,22 +446,6 @@ def _extract(question: str) -> Slots:
         if s.budget_cny is not None:
             work = _blank(work, m)
 
-    # --- training tokens: 1万亿token / 1T tokens / 300B tokens / 2T ----------------------------
-    m = re.search(
-        rf"(?P<num>\d+(?:\.\d+)?|{_CN_NUM})\s*(?P<unit>万亿|千亿|百亿|亿|万|t|b|m|trillion|billion|million)?"
-        r"\s*(?:个)?\s*(?:tokens?|词元|token数据|tok\b)",
-        work,
-        re.I,
-    )
-    if m and (m.group("unit") or float(cn_to_number(m.group("num")) or 0) >= 1e6):
-        s.tokens = _parsed(parse_token_count, m.group("num") + (m.group("unit") or ""))
-        work = _blank(work, m)
-    else:
-        m = re.search(r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*t(?![a-z0-9])", work, re.I)  # "2T" alone
-        if m:
-            s.tokens = _parsed(parse_token_count, m.group("num") + "T")
-            work = _blank(work, m)
-
     # --- deadline: 一周内 / 3天内 / within a week / in 10 days ---------------------------------
     m = re.search(
         rf"(?P<num>{_NUM})?\s*(?P<unit>个月|个小时|小时|周|星期|天|日)\s*(?:之内|以内|内|完成|搞定|训完|跑完)", work
@@ -577,6 +465,22 @@ def _extract(question: str) -> Slots:
     # --- GPUs and counts ---------------------------------------------------------------------
     work = _extract_gpu_hours(work, s)
     work = _extract_gpus(work, s)
+    # --- training tokens: 1万亿token / 1T tokens / 300B tokens / 2T ----------------------------
+    m = re.search(
+        rf"(?P<num>\d+(?:\.\d+)?|{_CN_NUM})\s*(?P<unit>万亿|千亿|百亿|亿|万|t|b|m|trillion|billion|million)?"
+        r"\s*(?:个)?\s*(?:tokens?|词元|token数据|tok\b)",
+        work,
+        re.I,
+    )
+    if m and (m.group("unit") or float(cn_to_number(m.group("num")) or 0) >= 1e6):
+        s.tokens = _parsed(parse_token_count, m.group("num") + (m.group("unit") or ""))
+        work = _blank(work, m)
+    else:
+        m = re.search(r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*t(?![a-z0-9])", work, re.I)  # "2T" alone
+        if m:
+            s.tokens = _parsed(parse_token_count, m.group("num") + "T")
+            work = _blank(work, m)
+
     if not s.is_log:
         work = _extract_conversion(work, s)
         work = _extract_algbw(work, s)
@@ -791,14 +695,26 @@ def _extract_quotes(work: str, s: Slots) -> str:
 
 
 def _extract_gpus(work: str, s: Slots) -> str:
-    for m in list(_GPU_RE.finditer(work)):
+    for m in list(gpu_vocab().regex.finditer(work)):
         name = _canonical_gpu(re.sub(r"\s+", " ", m.group("name").strip()))
+        mem, form = _gpu_variant(m.group("variant") or "")
+        count = _count_near(work, m)
         if name not in s.gpus:
             s.gpus.append(name)
             if len(s.gpus) == 1:
-                mem, form = _gpu_variant(m.group("variant") or "")
                 s.gpu_memory_gb, s.gpu_form = mem, form
-        count = _count_near(work, m)
+            gpu_id, matches = gpu_known(name, float(mem) if mem else None, form)
+            s.gpu_mentions.append(
+                GpuMention(
+                    text=m.group(0).strip(),
+                    name=name,
+                    gpu_id=gpu_id,
+                    count=count,
+                    memory_gb=float(mem) if mem else None,
+                    modded=bool(mem and (not gpu_id or not matches)),
+                    form=form,
+                )
+            )
         if count is not None and s.gpu_count is None:
             s.gpu_count = count
     # counts without a GPU name: "换成8卡", "用两张卡", "2 gpus", "单卡", "双卡", "a single 24 GB GPU"
@@ -859,7 +775,7 @@ def _extract_gpus(work: str, s: Slots) -> str:
         if m and int(m.group("alt")) != s.gpu_memory_gb:
             s.gpu_alt_memory_gb = int(m.group("alt"))
             work = _blank(work, m)
-    work = _GPU_RE.sub(lambda mm: " " * (mm.end() - mm.start()), work)
+    work = gpu_vocab().regex.sub(lambda mm: " " * (mm.end() - mm.start()), work)
     return work
 
 
@@ -1038,6 +954,19 @@ def _extract_gpu_hours(work: str, s: Slots) -> str:
 
 
 def _extract_model(work: str, s: Slots) -> str:
+    hits = find_models(work)
+    for hit in hits:
+        s.model_mentions.append(
+            ModelMention(text=hit.text, catalog_id=hit.catalog_id, variant=hit.variant, size_b=hit.size_b)
+        )
+    known = next((h for h in hits if h.catalog_id), None)
+    if known is not None:
+        s.model = known.catalog_id
+        if known.size_b is not None and s.params_b is None:
+            s.params_b = known.size_b if "x" not in known.text.lower() else None
+        for hit in hits:
+            work = work[: hit.start] + " " * (hit.end - hit.start) + work[hit.end :]
+        return work
     m = _MODEL_RE.search(work)
     if m:
         size = m.group("size").lower()
@@ -1050,6 +979,7 @@ def _extract_model(work: str, s: Slots) -> str:
     m = _FAMILY_ONLY_RE.search(work)
     if m:
         s.model = _family_name(re.sub(r"^ds(?=\s*-?\s*[rv]\d)", "deepseek", m.group("family"), flags=re.I))  # "ds r1"
+        s.model = _catalog_id(s.model) or s.model
         work = _blank(work, m)
     m = _SIZE_EN_RE.search(work)
     if m:
@@ -1138,6 +1068,13 @@ def user_words(text: str) -> str:
         if has_cjk(line) or re.search(r"\?\s*$", line) or len(line.split()) >= 4:
             keep.append(line)
     return "\n".join(keep)
+
+
+def _catalog_id(name: str) -> str | None:
+    from tools.models import find_entry
+
+    entry = find_entry(name)
+    return entry.id if entry else None
 
 
 def _fmt(x: float) -> str:
