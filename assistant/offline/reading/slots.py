@@ -13,6 +13,7 @@ import functools
 import re
 from typing import Any
 
+from assistant.offline.reading.logs import is_machine_line, is_person_line, paste_kinds
 from assistant.offline.reading.frame import Frame, GpuMention, ModelMention
 from assistant.offline.reading.vocab import canonical_gpu, find_models, gpu_known, gpu_vocab
 from tools.errors import ToolInputError
@@ -409,7 +410,8 @@ def _extract_cached(question: str) -> Slots:
 def _extract(question: str) -> Slots:
     s = Slots()
     raw = question or ""
-    s.is_log = _looks_like_log(raw)
+    s.log_kinds = paste_kinds(raw)
+    s.is_log = bool(s.log_kinds) or _looks_like_log(raw)
     if s.is_log:  # read the question's own words, not GPU names or "3B" inside a bus id
         text = _reading_window(user_words(raw)).lower().replace("×", "x").replace("，", ",")
     else:
@@ -1049,7 +1051,12 @@ def _looks_like_log(text: str) -> bool:
 
 
 def _is_log_line(line: str) -> bool:
-    return bool(STRONG_LOG_MARKERS.search(line) or LOG_MARKERS.search(line) or re.match(r"\s*[|+#=\-]", line))
+    return bool(
+        STRONG_LOG_MARKERS.search(line)
+        or LOG_MARKERS.search(line)
+        or re.match(r"\s*[|+#=\-]", line)
+        or is_machine_line(line)
+    )
 
 
 def user_words(text: str) -> str:
@@ -1065,7 +1072,7 @@ def user_words(text: str) -> str:
     for i, line in enumerate(lines):
         if _is_log_line(line) or first < i < last:
             continue
-        if has_cjk(line) or re.search(r"\?\s*$", line) or len(line.split()) >= 4:
+        if is_person_line(line):
             keep.append(line)
     return "\n".join(keep)
 
