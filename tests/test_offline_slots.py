@@ -12,7 +12,7 @@ import time
 import pytest
 
 from assistant.offline.reading.followups import resolve
-from assistant.offline.intents.legacy import analyse, plan
+from assistant.offline.intents import analyse, plan
 from assistant.offline.reading.slots import _extract_cached, cn_to_number, extract
 
 LOG_NVIDIA_SMI = """Mon Nov 30 10:00:00 2026
@@ -143,7 +143,11 @@ CASES: list[tuple[str, dict, list[str]]] = [
         dict(params_b=14, gpus=["RTX 4090"], precision="int4"),
         ["estimate_memory"],
     ),
-    ("yi-34b lora在A800上能跑吗", dict(model="Yi-1.5-34B", params_b=34, mode="lora", gpus=["A800"]), ["estimate_memory"]),
+    (
+        "yi-34b lora在A800上能跑吗",
+        dict(model="Yi-1.5-34B", params_b=34, mode="lora", gpus=["A800"]),
+        ["estimate_memory"],
+    ),
     ("L20 能部署 qwen2.5 32b 吗", dict(model="Qwen2.5-32B", gpus=["L20"], mode="inference"), ["estimate_memory"]),
     ("4090D跑0.5B全参", dict(params_b=0.5, gpus=["RTX 4090D"], mode="full"), ["estimate_memory"]),
     # ---- fewest GPUs --------------------------------------------------------------------------
@@ -751,7 +755,7 @@ def test_extract_returns_a_private_copy() -> None:
     ],
 )
 def test_unit_conversion_questions(question: str, expected: tuple) -> None:
-    intent, s, _ = analyse(question)
+    (intent, *_), s, _ = analyse(question)
     assert s.convert == expected
     assert intent == "convert"
     assert [c.name for c in plan(question)] == ["convert_units"]
@@ -771,7 +775,7 @@ def test_sizing_questions_are_not_conversions(question: str) -> None:
 
 def test_algbw_question_reads_bandwidth_count_and_collective() -> None:
     q = "all_reduce_perf on 8 GPUs reports algbw 120 GB/s for 1 GB messages. What is the bus bandwidth?"
-    intent, s, _ = analyse(q)
+    (intent, *_), s, _ = analyse(q)
     assert (s.algbw_gbs, s.gpu_count, s.collective) == (120.0, 8, "all_reduce")
     assert intent == "busbw"
     call = plan(q)[0]
@@ -786,7 +790,7 @@ def test_algbw_question_reads_bandwidth_count_and_collective() -> None:
     ],
 )
 def test_published_gpu_hours_are_not_a_gpu_count(question: str, hours: float) -> None:
-    intent, s, _ = analyse(question)
+    (intent, *_), s, _ = analyse(question)
     assert s.gpu_hours == hours
     assert s.gpu_count is None  # not the "100" of A100 nor the "320" of 1,720,320
     assert s.period_unit is None  # "GPU-hours" is not a one-hour rental
@@ -874,13 +878,13 @@ def test_qa_pass_slot_details() -> None:
     ],
 )
 def test_reported_memory_question_is_read(q: str, seen: tuple[float, str]) -> None:
-    intent, s, _ = analyse(q)
+    (intent, *_), s, _ = analyse(q)
     assert intent == "reported_memory" and s.reported_memory == seen
 
 
 @pytest.mark.parametrize("q", ["4090只有24G显存，能全量训练7B吗", "A100 80G 多少钱一个月", "4090 显存多大"])
 def test_plain_memory_questions_are_not_reported_memory(q: str) -> None:
-    assert analyse(q)[0] != "reported_memory"
+    assert analyse(q)[0][0] != "reported_memory"
 
 
 @pytest.mark.parametrize(
@@ -892,7 +896,7 @@ def test_plain_memory_questions_are_not_reported_memory(q: str) -> None:
     ],
 )
 def test_tokens_per_second_question_routes_to_decode_speed(q: str) -> None:
-    assert analyse(q)[0] == "decode_speed"
+    assert analyse(q)[0] == ["decode_speed"]
 
 
 def test_training_throughput_is_not_decode_speed() -> None:

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from assistant.offline.types import ComposedAnswer, ToolCall, ToolResult
+
 # Imported eagerly: the function `compose` must shadow the submodule of the same name.
 from assistant.offline.writing.compose import compose
-from assistant.offline.types import ComposedAnswer, ToolCall, ToolResult
 
 __all__ = [
     "plan",
@@ -32,7 +33,7 @@ __all__ = [
 
 
 def plan(question: str, history: list[dict] | None = None, language: str = "auto") -> list[ToolCall]:
-    from assistant.offline.intents.legacy import plan as _plan
+    from assistant.offline.intents import plan as _plan
 
     return _plan(question, history, language)
 
@@ -40,7 +41,7 @@ def plan(question: str, history: list[dict] | None = None, language: str = "auto
 def next_calls(
     question: str, history: list[dict] | None, language: str, tool_results: list[ToolResult]
 ) -> list[ToolCall]:
-    from assistant.offline.intents.legacy import next_calls as _next
+    from assistant.offline.intents import next_calls as _next
 
     return _next(question, history, language, tool_results)
 

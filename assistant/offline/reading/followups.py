@@ -7,6 +7,7 @@ last), merge their slots in order, and let the new question override only what i
 from __future__ import annotations
 
 import re
+
 from assistant.offline.reading.slots import Slots, extract
 
 _FOLLOWUP_RE = re.compile(
@@ -155,4 +156,8 @@ def _merge(base: Slots, new: Slots) -> Slots:
     merged.in_domain = True
     merged.out_of_scope = False
     merged.is_log = False
+    # the shape of the answer comes from the new turn's own words
+    merged.text, merged.paste, merged.mentions = new.text, None, set(new.mentions)
+    merged.card_sizes, merged.network, merged.asks = list(new.card_sizes), new.network, list(new.asks)
+    merged.decline = new.decline
     return merged

@@ -101,6 +101,11 @@ class Frame(BaseModel):
     link_gbps: float | None = None  # "10GbE" → 10, "200Gb/s" → 200, "NDR" → 400
     link_name: str | None = None
     decline: str | None = None  # forecast | unlawful | unrealistic
+    text: str = ""  # the user's own words (a paste's lines left out), for retrieval and restating
+    paste: str | None = None  # the whole message when it carries a log (what diagnose_logs reads)
+    mentions: set[str] = Field(default_factory=set)  # shaping words (reading/shapes.py)
+    card_sizes: list[int] = Field(default_factory=list)  # "A100 40G 和 80G" → [40, 80]
+    network: str | None = None  # the network named, as the interconnect tool reads it ("10G", "IB HDR")
 
     # ---- flat values the intents pass to tools ------------------------------------------------
     model: str | None = None  # catalog id ("Qwen2.5-7B"), a typed name ("falcon-40b") or a bare size ("7b")

@@ -13,11 +13,12 @@ import functools
 import re
 from typing import Any
 
-from assistant.offline.reading.logs import is_machine_line, is_person_line, paste_kinds
 from assistant.offline.reading.frame import Frame, GpuMention, ModelMention
+from assistant.offline.reading.logs import is_machine_line, is_person_line, paste_kinds
+from assistant.offline.reading.quantities import read_quantities
+from assistant.offline.reading.shapes import card_sizes, decline_of, mentions, network
 from assistant.offline.reading.vocab import canonical_gpu, find_models, gpu_known, gpu_vocab
 from tools.errors import ToolInputError
-from tools.lang import has_cjk
 from tools.quantities import (
     parse_chinese_number,
     parse_duration_hours,
@@ -265,6 +266,11 @@ _OUT_OF_SCOPE_RE = re.compile(
 Slots = Frame  # the name the renderers were written against
 
 
+def cues_of(text: str) -> set[str]:
+    """The question-shape cues (price, fit, how_many, …) a span of text contains."""
+    return {cue for cue, rx in _CUE_RE.items() if rx.search(text)}
+
+
 def _parsed(parser: Any, text: str) -> float | None:
     """tools/quantities.py reads the span ("5万", "1万亿", "一周"); None if it refuses."""
     try:
@@ -412,10 +418,11 @@ def _extract(question: str) -> Slots:
     raw = question or ""
     s.log_kinds = paste_kinds(raw)
     s.is_log = bool(s.log_kinds) or _looks_like_log(raw)
+    own_words = _reading_window(user_words(raw) if s.is_log else raw)  # a paste's own lines never count
     if s.is_log:  # read the question's own words, not GPU names or "3B" inside a bus id
-        text = _reading_window(user_words(raw)).lower().replace("×", "x").replace("，", ",")
+        text = own_words.lower().replace("×", "x").replace("，", ",")
     else:
-        text = _reading_window(raw).lower().replace("×", "x").replace("＊", "*").replace("，", ",").replace("？", "?")
+        text = own_words.lower().replace("×", "x").replace("＊", "*").replace("，", ",").replace("？", "?")
     text = re.sub(r"[\u3000\s]+", " ", text)
     text = _IDS_RE.sub(" ", text)  # "3B:00.0", "GPU-1b2c…" are device ids, never model sizes
     s.out_of_scope = bool(_OUT_OF_SCOPE_RE.search(text))
@@ -614,9 +621,11 @@ def _extract(question: str) -> Slots:
         )
 
     # --- intent cues ------------------------------------------------------------------------------
-    for cue, rx in _CUE_RE.items():
-        if rx.search(text):
-            s.cues.add(cue)
+    s.cues |= cues_of(text)
+    read_quantities(s, text, own_words)
+    s.text, s.paste = own_words, (raw if s.is_log else None)
+    s.mentions, s.card_sizes, s.network = mentions(text), card_sizes(own_words), network(own_words)
+    s.decline = decline_of(text)
     if s.is_log:
         s.cues.add("diagnose")
     if s.convert or s.algbw_gbs:
@@ -726,7 +735,7 @@ def _extract_gpus(work: str, s: Slots) -> str:
         # not "A100 GPU-hours" (the 100 of a name) nor "1,720,320 GPU-hours" (a run's size, not a count)
         m = re.search(
             rf"(?<![a-z0-9.,])(?P<num>\d+|{_CN_NUM})\s*(?:张|块|卡|个gpu|gpus?|cards?|x\s*gpu|of them)"
-            r"(?![a-z])(?!\s*-?\s*(?:hours?|hrs?|小时|时))",
+            r"(?![a-z_])(?!\s*-?\s*(?:hours?|hrs?|小时|时))",
             work,
             re.I,
         ) or re.search(r"(?P<num>单|双)(?:卡|机)", work)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer
 from assistant.offline.writing.render_tools import Context, bi, big, renderer, tokens_text
-from assistant.offline.types import ToolResult
 
 
 def figure(x: Any) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer, num
 from assistant.offline.writing.render_tools import (
     Context,
@@ -17,7 +18,6 @@ from assistant.offline.writing.render_tools import (
     plural,
     renderer,
 )
-from assistant.offline.types import ToolResult
 
 
 def _short_gpu(g: dict) -> str:
@@ -255,8 +255,8 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
         if _note_relevance(note, ctx.question) >= 0 and shown < 2:
             w.add(
                 "assumptions",
-                "原文章的简化：" + (note.get("zh") or ""),
-                "Where the seed article simplifies: " + (note.get("en") or ""),
+                "常见说法的简化：" + (note.get("zh") or ""),
+                "Where a common rule of thumb simplifies: " + (note.get("en") or ""),
             )
             shown += 1
 

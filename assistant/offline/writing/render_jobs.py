@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer, num
 from assistant.offline.writing.render_memory import fit_sentence, seed_rule_line
 from assistant.offline.writing.render_tools import (
@@ -20,7 +21,6 @@ from assistant.offline.writing.render_tools import (
     tokens_text,
     zh_en,
 )
-from assistant.offline.types import ToolResult
 
 
 @renderer("estimate_training_time")

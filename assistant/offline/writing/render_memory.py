@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer, num
 from assistant.offline.writing.render_tools import (
     Context,
@@ -16,7 +17,6 @@ from assistant.offline.writing.render_tools import (
     plural,
     renderer,
 )
-from assistant.offline.types import ToolResult
 
 
 def _model_label(w: Writer, est: dict) -> str:
@@ -150,11 +150,11 @@ def seed_rule_line(w: Writer, est: dict, section: str = "assumptions") -> None:
         return
     w.add(
         section,
-        f"种子文章的经验算法（优化器≈权重的 4 倍，{num(seed.get('bytes_per_param'))} B/参数）得到模型状态 "
+        f"常见经验算法（优化器≈权重的 4 倍，{num(seed.get('bytes_per_param'))} B/参数）得到模型状态 "
         f"{gb(seed.get('model_states_gb'))} GB；主流混合精度 AdamW 还要存 fp32 主权重和 fp32 的一阶、二阶矩，"
         f"实际是 {num(seed.get('precise_bytes_per_param'))} B/参数，即 {gb(seed.get('precise_model_states_gb'))} GB"
         "（ZeRO 论文）。两种算法都还没算激活值。",
-        f"The seed article's rule of thumb (optimizer ≈ 4× the weights, {num(seed.get('bytes_per_param'))} B/param) "
+        f"A common rule of thumb (optimizer ≈ 4× the weights, {num(seed.get('bytes_per_param'))} B/param) "
         f"gives {gb(seed.get('model_states_gb'))} GB of model states; standard mixed-precision AdamW also keeps an "
         f"fp32 master copy and fp32 moments, {num(seed.get('precise_bytes_per_param'))} B/param = "
         f"{gb(seed.get('precise_model_states_gb'))} GB (ZeRO paper). Neither includes activations.",

@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from assistant.offline.writing.render import Writer, num
 from assistant.offline.reading.slots import Slots
 from assistant.offline.types import ToolResult
+from assistant.offline.writing.render import Writer, num
 
 Renderer = Callable[[Writer, ToolResult, "Context"], None]
 
