@@ -173,16 +173,36 @@ def train_mode(s: Slots, default: str = "full") -> str:
 
 
 def gpu_arg(s: Slots, gpu: str | None = None) -> str | None:
-    """GPU name with the memory/form variant the user typed ("A100 80GB SXM")."""
+    """GPU name with the memory/form variant the user typed ("A100 80GB SXM"). A card whose stated
+    capacity is not in the table (a modded 48 GB 4090, a 22 GB 2080 Ti) is sized by that capacity."""
     name = gpu or s.gpu
     if name is None:
         return None
+    modded = next((g for g in s.gpu_mentions if g.name == name and g.modded and g.memory_gb), None)
+    if modded is not None:
+        return f"{modded.memory_gb:g}GB"
     if name == s.gpu:
         if s.gpu_memory_gb:
             name += f" {s.gpu_memory_gb}GB"
         if s.gpu_form:
             name += f" {s.gpu_form}"
     return name
+
+
+def card_name(s: Slots, gpu: str | None = None) -> str | None:
+    """The card for specs and prices: a modded card is priced and specced as its table row."""
+    name = gpu or s.gpu
+    modded = next((g for g in s.gpu_mentions if g.name == name and g.modded), None)
+    if modded is not None:
+        return name if modded.gpu_id else None
+    return gpu_arg(s, gpu)
+
+
+def usage_hours_per_month(s: Slots) -> float | None:
+    """'一周只用三天，每天8小时' → 8 × 3 × 30/7 ≈ 103 hours a month (a month = 30 days, as prices count)."""
+    if not (s.hours_per_day or s.days_per_week):
+        return None
+    return round((s.hours_per_day or 24) * (s.days_per_week or 7) * 30 / 7)
 
 
 _GUIDE_TOPICS = {

@@ -51,7 +51,7 @@ def model_info_calls(f: Frame) -> list[ToolCall]:
 
 def specs_calls(f: Frame) -> list[ToolCall]:
     out: list[ToolCall] = []
-    names = [A.gpu_arg(f, g) for g in f.gpus[:4]]
+    names = [n for n in (A.card_name(f, g) for g in f.gpus[:4]) if n]
     if len(f.gpus) == 1 and "pcie" in f.mentions and "sxm" in f.mentions:
         names = [f"{f.gpus[0]} PCIe", f"{f.gpus[0]} SXM"]  # "A100 PCIe和SXM有什么区别"
     sizes = f.card_sizes
@@ -67,7 +67,7 @@ def specs_calls(f: Frame) -> list[ToolCall]:
             out.append(A.call(SPECS, "gpu_price", gpu=name, gpu_count=f.gpu_count, **A.period_args(f)))
     if len(f.gpus) >= 2 and "compare" in f.cues:  # "哪个好" is also a price question
         for gpu in f.gpus[:4]:
-            out.append(A.call(SPECS, "gpu_price", gpu=A.gpu_arg(f, gpu), gpu_count=f.gpu_count, **A.period_args(f)))
+            out.append(A.call(SPECS, "gpu_price", gpu=A.card_name(f, gpu), gpu_count=f.gpu_count, **A.period_args(f)))
     out.append(A.call(SPECS, "search_guide", query=A.guide_query(f, SPECS), k=2))
     return out
 

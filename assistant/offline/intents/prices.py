@@ -18,15 +18,17 @@ def calls(f: Frame) -> list[ToolCall]:
     # Both quotes → the tool's break-even on them; a single quote is compared with the market instead
     # (passing it would replace the market ranges).
     both = bool(f.hourly_quote_cny and f.monthly_quote_cny)
+    usage = A.usage_hours_per_month(f)
+    period = {"hours": usage} if usage else A.period_args(f)  # a usage pattern says the hours a month
     out = [
         A.call(
             NAME,
             "gpu_price",
-            gpu=A.gpu_arg(f, gpu),
+            gpu=A.card_name(f, gpu),
             gpu_count=f.gpu_count,
             hourly_quote_cny=f.hourly_quote_cny if both else None,
             monthly_quote_cny=f.monthly_quote_cny if both else None,
-            **A.period_args(f),
+            **period,
         )
         for gpu in f.gpus[:4]
     ]

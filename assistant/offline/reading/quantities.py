@@ -230,7 +230,21 @@ def _usage(frame: Frame, text: str) -> None:
                 frame.project_months = n * (12 if unit.startswith(("年", "year")) else 1)
 
 
+_BUDGET_AFTER_RE = re.compile(
+    rf"(?P<n>\d+(?:\.\d+)?|{_CN})\s*(?P<u>万|千|k|w)\s*(?:元|块钱|块|rmb)?\s*(?:的)?\s*(?:预算|经费|budget)", re.I
+)
+
+
 def _budget_period(frame: Frame, text: str) -> None:
+    if frame.budget_cny is None:
+        m = _BUDGET_AFTER_RE.search(text)  # "5w预算" / "3万块的预算"
+        if m:
+            from tools.quantities import parse_money_cny
+
+            try:
+                frame.budget_cny = float(parse_money_cny(m.group("n") + m.group("u")))
+            except ToolInputError:
+                pass
     if _MONTHLY_BUDGET_RE.search(text):
         if frame.budget_cny is None and frame.monthly_quote_cny:
             frame.budget_cny, frame.monthly_quote_cny = frame.monthly_quote_cny, None  # "预算3000元每月"

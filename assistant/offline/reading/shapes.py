@@ -51,6 +51,9 @@ MENTIONS: dict[str, str] = {
     # jobs
     "asked_gpu_hours": r"gpu[\s-]*hours?|卡时|机时|算力总量",
     "yes_no": r"能|可以|够|行不行|吗|can\b|enough|afford|possible",
+    # "I get OOM with my setup": the answer leads with what to change
+    "oom_report": r"(?:oom|爆显存|out of memory|显存不够|显存不足|显存溢出)\s*(?:了|啦|error)?.{0,12}(?:怎么办|咋办|怎么解决|how|what|fix|help)|"
+    r"(?:报|出现|一直|总是|老是|还是|就)\s*(?:oom|爆显存|out of memory)|(?:i get|getting|got|hit)\s+(?:an?\s+)?(?:cuda\s+)?(?:oom|out of memory)",
 }
 _MENTION_RES = {name: re.compile(p, re.I) for name, p in MENTIONS.items()}
 
@@ -89,7 +92,7 @@ _UNLAWFUL_RE = re.compile(
 _FORECAST_RE = re.compile(
     r"(?:明年|下个月|下半年|未来|以后|年底|过几个月|会不会|将来|预测|预计).{0,12}(?:价格|租金|涨|降|跌|便宜|贵)|"
     r"(?:价格|租金|卡价).{0,8}(?:会不会|会|能不能|预计|预测).{0,6}(?:涨|降|跌|便宜|贵|下来)|"
-    r"(?:will|going to)\s+(?:the\s+)?(?:prices?|rent\w*|costs?)\b.{0,30}(?:drop|fall|go down|rise|go up|increase|decrease)|"
+    r"(?:will|going to)\s+(?:[\w-]+\s+){0,3}(?:prices?|rent\w*|costs?)\b.{0,30}(?:drop|fall|go down|rise|go up|increase|decrease)|"
     r"(?:price|rental)\s+(?:forecast|prediction)|predict\w*\s+(?:the\s+)?(?:price|rent)|"
     r"(?:next year|next month|in \d+ months?).{0,30}(?:price|cheaper|more expensive)",
     re.I,

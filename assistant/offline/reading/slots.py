@@ -984,6 +984,9 @@ def _extract_model(work: str, s: Slots) -> str:
         unit = m.group("unit").lower()
         family = _family_name(m.group("family"))
         s.model = f"{family}-{size}{unit}"
+        s.model_mentions.append(  # a family the catalog does not have: named, sized generically
+            ModelMention(text=m.group(0).strip(), catalog_id=None, size_b=_size_of(size, unit))
+        )
         if "x" not in size:
             s.params_b = float(size) / (1000 if unit == "m" else 1)
         return _blank(work, m)
@@ -1084,6 +1087,12 @@ def user_words(text: str) -> str:
         if is_person_line(line):
             keep.append(line)
     return "\n".join(keep)
+
+
+def _size_of(size: str, unit: str) -> float | None:
+    if "x" in size:
+        return None
+    return float(size) / (1000 if unit == "m" else 1)
 
 
 def _catalog_id(name: str) -> str | None:

@@ -91,7 +91,11 @@ def canonical_gpu(raw: str) -> str:
     for base, name in vocab.display.items():  # separators typed differently ("rtx4090" vs "rtx 4090")
         if base.replace(" ", "") == key.replace(" ", ""):
             return name
-    return re.sub(r"(?i)^(rtx|gtx)\s*", lambda m: m.group(1).upper() + " ", raw.strip()).upper()
+    m = re.fullmatch(r"(?:(rtx|gtx)\s*)?(\d{4})\s*(ti|super|d)?", key)
+    if m:  # "2080ti" → "RTX 2080 Ti"
+        suffix = {"ti": " Ti", "super": " SUPER", "d": "D"}.get(m.group(3) or "", "")
+        return f"{(m.group(1) or 'rtx').upper()} {m.group(2)}{suffix}"
+    return raw.strip().upper()
 
 
 def gpu_known(name: str, memory_gb: float | None = None, form: str | None = None) -> tuple[str | None, bool]:

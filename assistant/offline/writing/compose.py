@@ -28,6 +28,7 @@ def compose(
     ]
     intents, frame, carried = analyse(question, history)
     from assistant.offline.writing import accounting, render
+    from assistant.offline.writing.lead import lead
 
     writer = render.Writer(lang)
     primary = intents[0]
@@ -41,6 +42,7 @@ def compose(
     else:
         for intent, part in _parts(intents, results):
             render.write_answer(writer, intent, frame, part, question, carried)
+        lead(writer, frame, intents)
     if primary not in (OUT_OF_SCOPE, INVALID, "unlawful", "forecast", ADVICE):
         accounting.not_used_line(writer, question, results)
     citations = render.citations(results, lang, first=writer.cited)
