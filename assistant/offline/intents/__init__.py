@@ -119,6 +119,9 @@ def choose_intents(f: Frame) -> list[str]:
     from assistant.offline.reading import read_one
 
     first = choose_intent(f)
+    if first == A.DIAGNOSE and memory.applies(f) and not f.decline:
+        # a paste plus the job in the user's own words ("全量微调 13B，单卡"): the memory of that job too
+        return [first, A.MEMORY]
     if first in STATEMENTS or first == A.ADVICE or len(f.asks) < 2:
         return [first]
     chosen: list[str] = []

@@ -51,7 +51,7 @@ def model_info_calls(f: Frame) -> list[ToolCall]:
 
 def specs_calls(f: Frame) -> list[ToolCall]:
     out: list[ToolCall] = []
-    names = [n for n in (A.card_name(f, g) for g in f.gpus[:4]) if n]
+    names = [n for n in (A.card_name(f, g) for g in f.gpus[:6]) if n]
     if len(f.gpus) == 1 and "pcie" in f.mentions and "sxm" in f.mentions:
         names = [f"{f.gpus[0]} PCIe", f"{f.gpus[0]} SXM"]  # "A100 PCIe和SXM有什么区别"
     sizes = f.card_sizes

@@ -1024,6 +1024,7 @@ _BILLING_CHOICE = re.compile(
 
 
 def _extract_period(work: str, s: Slots) -> None:
+    work = re.sub(r"gpu[\s\-]*h(?:ou)?rs?|卡时|机时|卡·时", " ", work, flags=re.I)  # compute, not a rental
     low = work.lower()
     if _BILLING_CHOICE.search(low):  # "hourly or monthly?" asks which billing, not the price of one period
         s.cues.add("billing")

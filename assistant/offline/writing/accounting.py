@@ -51,8 +51,17 @@ _ARGS: dict[str, tuple[str, ...]] = {
     "monthly_quote_cny": ("monthly_quote_cny",),
     "zero_stage": ("zero", "zero3"),
     "precision": ("precision",),
-    "card_memory_gb": ("gpu", "gpus", "expect"),
+    "card_memory_gb": ("gpu", "gpus", "names", "expect"),
 }
+# What a tool consumes without an argument for it: gpu_specs answers the precision asked about
+# ("BF16 算力多少"); a memory size written with the card ("A100 80G") picks the table row.
+_CONSUMED_BY_TOOL: dict[str, set[str]] = {
+    "gpu_specs": {"q:precision", "q:card_memory_gb"},
+    "decode_speed": {"q:precision"},
+    "lookup_model": {"q:params_b"},
+}
+# Intents whose tool reads the user's words whole (the guide's query, the paste): everything is used.
+_READS_ALL = {"advice", "diagnose", "delivery"}
 
 _LABELS: dict[str, tuple[str, str]] = {
     "gpu_count": ("{v} 张卡", "{v} GPUs"),
@@ -126,9 +135,11 @@ def _arg_values(results: list[ToolResult], keys: tuple[str, ...]) -> list[Any]:
 def used(frame: Frame, item: Item, results: list[ToolResult]) -> bool:
     """Did any call carry this item? (read from the calls' arguments)"""
     kind, _, rest = item.key.partition(":")
+    if any(item.key in _CONSUMED_BY_TOOL.get(r.name, set()) for r in results):
+        return True
     if kind == "gpu":
         name = _norm(rest)
-        for v in _arg_values(results, ("gpu", "gpus", "model", "expect", "names")):
+        for v in _arg_values(results, ("gpu", "gpus", "model", "expect", "names", "text")):
             values = v if isinstance(v, list) else [v]
             if any(name in _norm(x) or _norm(x) in name for x in values if isinstance(x, str)):
                 return True
@@ -148,13 +159,34 @@ def used(frame: Frame, item: Item, results: list[ToolResult]) -> bool:
         values = _arg_values(results, _ARGS.get(rest, (rest,)))
         if rest == "params_b" and any(isinstance(v, str) and v for v in _arg_values(results, ("model",))):
             return True  # the model name carries its size
+        if rest == "precision" and frame.precision == "int4" and any(r.args.get("mode") == "qlora" for r in results):
+            return True  # QLoRA is the 4-bit base
+        if rest == "nodes" and frame.nodes == 1:
+            return bool(_arg_values(results, _ARGS["gpu_count"]))  # "一台 8 卡": the count carries it
         if rest in ("card_memory_gb",):
             mems = [q.value for q in frame.quantities if q.kind == rest]
             return any(f"{m:g}" in str(v) for m in mems for v in values) or _card_named(frame, results)
+        want = next((q.value for q in frame.quantities if q.kind == rest), None)
+        if rest in _EXACT and want is not None:
+            return any(_same(v, want, rest) for v in values)
         return bool(values)
     if kind in ("engine", "unread"):
         return False
     return True
+
+
+# Kinds whose value must reach a tool as given (not merely some value for the same argument).
+_EXACT = {"gpu_count", "context", "batch", "concurrency", "tokens", "budget_cny", "deadline_hours", "nodes"}
+
+
+def _same(v: Any, want: float, kind: str) -> bool:
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, (int, float)):
+        return abs(v - want) <= 0.01 * max(abs(want), 1)
+    if isinstance(v, str):  # expect="8x A100", params="7B"
+        return bool(re.search(rf"(?<![\d.]){want:g}(?![\d.])", v))
+    return False
 
 
 def _card_named(frame: Frame, results: list[ToolResult]) -> bool:
@@ -164,18 +196,19 @@ def _card_named(frame: Frame, results: list[ToolResult]) -> bool:
     )
 
 
-def unused(frame: Frame, results: list[ToolResult]) -> list[Item]:
+def unused(frame: Frame, results: list[ToolResult], intents: list[str] | None = None) -> list[Item]:
+    """What the question said and no call used. Values given to the guide's query or a pasted log's
+    parser are used whole (those tools read the user's words)."""
+    if not results or (intents and intents[0] in _READS_ALL):
+        return []
     return [it for it in items(frame) if not used(frame, it, results)]
 
 
-def not_used_line(w: Writer, question: str, results: list[ToolResult]) -> None:
+def not_used_line(w: Writer, question: str, results: list[ToolResult], intents: list[str]) -> None:
     """「没用上：…（原因）」 for what the question said and no call used."""
     from assistant.offline.reading import read_one
 
-    if not results:
-        return
-    frame = read_one(question)
-    left = unused(frame, results)
+    left = unused(read_one(question), results, intents)
     if not left:
         return
     by_why: dict[tuple[str, str], list[Item]] = {}

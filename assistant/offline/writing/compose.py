@@ -9,7 +9,7 @@ a Frame; each intent writes its own part, in the order of the question's parts.
 from __future__ import annotations
 
 from assistant.offline.intents import STATEMENTS, analyse
-from assistant.offline.intents.args import ADVICE, INVALID, NO_DATA, OUT_OF_SCOPE, intent_of
+from assistant.offline.intents.args import INVALID, NO_DATA, OUT_OF_SCOPE, intent_of
 from assistant.offline.types import ComposedAnswer, ToolResult
 from tools.lang import detect_language
 
@@ -43,8 +43,8 @@ def compose(
         for intent, part in _parts(intents, results):
             render.write_answer(writer, intent, frame, part, question, carried)
         lead(writer, frame, intents)
-    if primary not in (OUT_OF_SCOPE, INVALID, "unlawful", "forecast", ADVICE):
-        accounting.not_used_line(writer, question, results)
+    if primary not in (OUT_OF_SCOPE, INVALID, "unlawful", "forecast"):
+        accounting.not_used_line(writer, question, results, intents)
     citations = render.citations(results, lang, first=writer.cited)
     writer.sources(citations)
     return ComposedAnswer(text=writer.text(), citations=citations, language=lang)
