@@ -26,7 +26,8 @@ MENTIONS: dict[str, str] = {
     r"how much (?:memory|vram)|\bvram\b|memory and",
     "asked_fp8": r"fp8",
     "asked_tf32": r"tf32",
-    "asked_fp32": r"fp32|单精度",
+    "asked_fp32": r"fp32(?![\s-]*(?:accumulat|累加))|单精度",  # not "BF16 (FP32 accumulate)"
+    "asked_half": r"bf16|fp16|半精度",
     "asked_int8": r"int8",
     "asked_compute": r"算力|tflops|flops|bf16|fp16|throughput|半精度",
     "asked_power": r"功耗|power|tdp|瓦",

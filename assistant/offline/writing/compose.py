@@ -41,7 +41,7 @@ def compose(
         }.get(primary, lambda: writer.invalid_input(frame.invalid))()
     else:
         for intent, part in _parts(intents, results):
-            render.write_answer(writer, intent, frame, part, question, carried)
+            render.write_answer(writer, intent, frame, part, frame.text or question, carried)
         lead(writer, frame, intents)
     if primary not in (OUT_OF_SCOPE, INVALID, "unlawful", "forecast"):
         accounting.not_used_line(writer, question, results, intents)

@@ -49,7 +49,7 @@ def convert_units(w: Writer, r: ToolResult, ctx: Context) -> None:
             f"{figure(value)} {src} = {figure(res['bytes_per_s'])} bytes/s",
         )
     w.add("assumptions", res.get("explanation_zh") or "", res.get("explanation_en") or "")
-    if src == "MiB" or dst == "MiB" or "nvidia-smi" in ctx.question.lower():
+    if src == "MiB" or dst == "MiB" or "nvidia_smi" in ctx.said:
         w.add(
             "next",
             "nvidia-smi 的 Memory-Usage 以 MiB（二进制）显示：把 Total 换算成 GB 再和标称显存对比，"

@@ -345,7 +345,7 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     wanted = ctx.slots.mode or ("full" if ctx.slots.training and not ctx.slots.finetune else None)
     primary = next((e for e in ests if str(e.args.get("mode")) == str(wanted)), ests[0])
     est = primary.result
-    _asked_memory_part(w, est, ctx.question)
+    _asked_memory_part(w, est, ctx.said)
     lora = next(
         (
             e.result
@@ -369,7 +369,7 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
         _borderline_lines(w, est, bigger)
     _breakdown(w, est)
     if est.get("mode") == "full":
-        asks_rule = re.search(r"4\s*倍|4\s*[x×]|文章|seed|article|rule of thumb|经验公式", ctx.question, re.I)
+        asks_rule = "asks_rule_of_thumb" in ctx.said
         seed_rule_line(w, est, "verdict" if asks_rule else "assumptions")
     if est.get("fits") is True and est.get("max_batch"):
         serving = est.get("mode") == "inference"
@@ -443,29 +443,24 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     _memory_next_steps(w, ctx, est, ests)
 
 
-_ASKED_PART = (  # (question pattern, result key, zh, en)
-    (r"kv\s*cache|kv\s*缓存", "kv_cache_gb", "KV 缓存", "the KV cache"),
-    (r"activation|激活", "activations_gb", "激活值", "activation memory"),
+_ASKED_PART = (  # (mention read in reading/shapes.py, result key, zh, en)
+    ("asked_kv_cache", "kv_cache_gb", "KV 缓存", "the KV cache"),
+    ("asked_activations", "activations_gb", "激活值", "activation memory"),
     (
-        r"optimizer|优化器|adam",
+        "asked_optimizer",
         "optimizer_gb",
         "优化器状态（含 fp32 主权重）",
         "optimizer states (incl. the fp32 master copy)",
     ),
-    (
-        r"host ram|主机内存|offload|卸载",
-        "host_ram_gb",
-        "需要的主机内存（CPU offload）",
-        "host RAM needed (CPU offload)",
-    ),
+    ("asked_host_ram", "host_ram_gb", "需要的主机内存（CPU offload）", "host RAM needed (CPU offload)"),
 )
 
 
-def _asked_memory_part(w: Writer, est: dict, question: str) -> None:
+def _asked_memory_part(w: Writer, est: dict, said: set[str]) -> None:
     """Answer the asked component first ("KV cache at 8192 tokens" → the KV figure), then the total."""
-    for pattern, key, zh, en in _ASKED_PART:
+    for mention, key, zh, en in _ASKED_PART:
         v = est.get(key)
-        if re.search(pattern, question, re.I) and isinstance(v, (int, float)) and v > 0:
+        if mention in said and isinstance(v, (int, float)) and v > 0:
             gib = est.get("gib", {}).get(key.removesuffix("_gb")) if isinstance(est.get("gib"), dict) else None
             w.add(
                 "verdict",
@@ -473,11 +468,7 @@ def _asked_memory_part(w: Writer, est: dict, question: str) -> None:
                 f"{en[0].upper() + en[1:]} is about {gb(v)} GB" + (f" ({gb(gib)} GiB)" if gib else "") + ".",
             )
     tp = est.get("trainable_params")
-    if (
-        re.search(r"trainable|可训练", question, re.I)
-        and isinstance(tp, (int, float))
-        and est.get("mode") in ("lora", "qlora")
-    ):
+    if "asked_trainable" in said and isinstance(tp, (int, float)) and est.get("mode") in ("lora", "qlora"):
         w.add("verdict", f"LoRA 可训练参数约 {big(tp)} 个。", f"LoRA adds about {big(tp)} trainable parameters.")
 
 

@@ -19,7 +19,11 @@ class Context:
     """What every renderer may look at: the question's slots and all results."""
 
     def __init__(self, intent: str, slots: Slots, results: list[ToolResult], question: str, carried: bool):
-        self.intent, self.slots, self.results, self.question, self.carried = intent, slots, results, question, carried
+        self.intent, self.slots, self.results, self.carried = intent, slots, results, carried
+        # renderers test words the reading layer found (`said`), never the question text; the text is
+        # kept only to rank guide passages by relevance
+        self.said: set[str] = set(slots.mentions)
+        self.question = slots.text or question
 
     def by_name(self, name: str) -> list[ToolResult]:
         return [r for r in self.results if r.name == name and not r.error]
