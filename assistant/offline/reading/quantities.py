@@ -314,7 +314,7 @@ def list_quantities(frame: Frame) -> list[Quantity]:
         if value is None:
             continue
         per = frame.budget_per if field == "budget_cny" else (frame.period_unit if field == "period_hours" else None)
-        out.append(Quantity(kind=kind, value=float(value), unit=unit, per=per))  # type: ignore[arg-type]
+        out.append(Quantity(kind=kind, value=float(value), unit=unit, per=per))
     if frame.precision:
         out.append(Quantity(kind="precision", value=0, unit=frame.precision))
     for g in frame.gpu_mentions:

@@ -82,8 +82,8 @@ def network(text: str) -> str | None:
 
 # Requests to decline without a tool: unlawful or provider-terms-breaking ones, price forecasts.
 _UNLAWFUL_RE = re.compile(
-    r"绕过(?:出口)?(?:管制|限制|禁令)|规避(?:出口)?管制|走私|翻墙.*(?:租|买)|破解|盗版|薅羊毛|白嫖|多开.*(?:试用|免费)|"
-    r"(?:批量|大量)(?:注册|开).*(?:免费|试用)|挖矿|挖币|mining (?:crypto|bitcoin|eth)|crypto[\s-]*mining|"
+    r"绕过(?:出口)?(?:管制|限制|禁令)|规避(?:出口)?管制|走私|翻墙.*(?:租|买)|破解|盗版|多开.*(?:试用|免费)|"
+    r"(?:批量|大量)(?:注册|开).*(?:免费|试用)|挖矿|挖币|mining (?:crypto|bitcoin|eth|program)|crypto[\s-]*min(?:ing|er)|\bminers?\b.*\bmine\b|"
     r"(?:bypass|evade|get around|circumvent)\s+(?:the\s+)?(?:export|sanction|ban|control|restriction)|"
     r"smuggl|(?:free|trial) (?:credits?|tier).*(?:multiple|many|fake) accounts|fake accounts|"
     r"(?:别人|他人|偷)的?(?:账号|服务器|算力)|(?:hack|break into|steal)\b.*(?:server|gpu|account)|ddos|"
@@ -92,6 +92,7 @@ _UNLAWFUL_RE = re.compile(
 )
 _FORECAST_RE = re.compile(
     r"(?:明年|下个月|下半年|未来|以后|年底|过几个月|会不会|将来|预测|预计).{0,12}(?:价格|租金|涨|降|跌|便宜|贵)|"
+    r"(?:显卡|gpu|卡价|租金|价格|算力).{0,6}(?:还要|还会|还得|会)\s*(?:涨|降|跌)(?:多久|到什么时候|吗|价)?|"
     r"(?:价格|租金|卡价).{0,8}(?:会不会|会|能不能|预计|预测).{0,6}(?:涨|降|跌|便宜|贵|下来)|"
     r"(?:will|going to)\s+(?:[\w-]+\s+){0,3}(?:prices?|rent\w*|costs?)\b.{0,30}(?:drop|fall|go down|rise|go up|increase|decrease)|"
     r"(?:price|rental)\s+(?:forecast|prediction)|predict\w*\s+(?:the\s+)?(?:price|rent)|"

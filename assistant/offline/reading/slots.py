@@ -119,7 +119,7 @@ _MODE_PATTERNS: list[tuple[str, str]] = [
     (r"预训练|从头训|从零训|pre-?train(?:ing)?|from scratch", "pretrain"),
     (
         r"全量|全参|全部参数|full[\s\-]*(?:param(?:eter)?s?[\s\-]*)?(?:fine[\s\-]*tun\w*|ft|train\w*|sft)|"
-        r"fully[\s\-]*(?:fine[\s\-]*tun\w*|train\w*)|\bsft\b|"
+        r"fully[\s\-]*(?:fine[\s\-]*tun\w*|train\w*)|\bsft\b|full[\s\-]*tun\w*|"
         # "full" alone is full training, but not "full deployment" (满血部署: the whole model served),
         # "full precision", "full model", "full context", "full node" …
         r"\bfull\b(?![\s\-]*(?:deploy|inference|infer|serv|precision|model|version|context|node|server|machine|"
@@ -444,7 +444,7 @@ def _extract(question: str) -> Slots:
     if not m:
         m = re.search(
             rf"(?:¥|￥)\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>万|千|k|w)?|"
-            rf"(?P<num2>\d+(?:\.\d+)?|{_CN_NUM})\s*(?P<unit2>万|千|k|w)?\s*(?:元|块钱|块|rmb|cny|yuan)",
+            rf"(?P<num2>\d+(?:\.\d+)?|{_CN_NUM})\s*(?P<unit2>万|千|k|w)?\s*(?:元|块钱|块(?!\s*(?:gpu|卡|显卡|[a-z]*\d{{2,4}}))|rmb|cny|yuan)",
             work,
             re.I,
         )
@@ -596,9 +596,9 @@ def _extract(question: str) -> Slots:
         s.lora_targets = ",".join(dict.fromkeys(t.lower() for t in targets))
     s.precision = _first(_PRECISION_PATTERNS, text)
     s.optimizer = _first(_OPTIMIZER_PATTERNS, text)
-    stage = re.search(r"zero[\s\-_]*(?:stage[\s\-_]*)?([0-3])", text, re.I)
+    stage = re.search(r"zero[\s\-_]*(?:stage[\s\-_]*)?([0-3])|\bsta(?:g|t)e[\s_\-]*([1-3])\b", text, re.I)
     if stage:
-        s.zero_stage = int(stage.group(1))
+        s.zero_stage = int(stage.group(1) or stage.group(2))  # "stage 2" / the typo "state_2"
     elif _ZERO_RE.search(text):
         s.zero_stage = 3  # "FSDP" / "DeepSpeed" without a stage: full sharding
 
@@ -797,6 +797,11 @@ def _count_near(work: str, m: re.Match) -> int | None:
     b = re.search(
         rf"(?P<num>\d+|{_CN_NUM})\s*(?:张|块|卡|台|个|x|\*|路)?\s*(?:的)?\s*(?:rtx|nvidia|英伟达)?\s*$", before, re.I
     )
+    per = re.match(r"\s*(?:x|\*)\s*(?P<num>\d+)|\s*(?P<num2>\d+)\s*(?:张|块|卡)", after, re.I)
+    if b and per and re.search(r"台\s*(?:的)?\s*$", before):  # "2台 H100*8": machines × cards each
+        machines, each = cn_to_number(b.group("num")), int(per.group("num") or per.group("num2"))
+        if machines and 1 <= machines * each <= 4096:
+            return int(machines * each)
     if b and (
         re.search(r"(张|块|卡|台|个|x|\*)\s*(?:的)?\s*(?:rtx|nvidia|英伟达)?\s*$", before, re.I)
         or re.search(r"(?:^|[^\w.])\d{1,2}\s*$", before)

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 # ---------------------------------------------------------------- GPUs ---------------------------
 _MEM_TOKEN = re.compile(r"(?<![a-z0-9])\d{2,3}\s*(?:gib|gb|g)(?![a-z0-9])", re.I)
@@ -201,7 +203,9 @@ def _span_len(run: str, n_tokens: int) -> int:
     return last.end() if last else 0
 
 
-def _resolve(family: str, tokens: list[str], size_at: int | None, find_entry) -> tuple[int, str | None, bool] | None:  # type: ignore[no-untyped-def]
+def _resolve(
+    family: str, tokens: list[str], size_at: int | None, find_entry: Callable[[str], Any]
+) -> tuple[int, str | None, bool] | None:
     """(tokens used, catalog id, is a variant) — the longest name the catalog knows. A name with a size
     must keep its size ("deepseek-r1-distill-qwen-32b" is never cut back to "deepseek-r1")."""
     shortest = (size_at + 1) if size_at is not None else 0

@@ -166,9 +166,9 @@ def used(frame: Frame, item: Item, results: list[ToolResult]) -> bool:
         if rest in ("card_memory_gb",):
             mems = [q.value for q in frame.quantities if q.kind == rest]
             return any(f"{m:g}" in str(v) for m in mems for v in values) or _card_named(frame, results)
-        want = next((q.value for q in frame.quantities if q.kind == rest), None)
-        if rest in _EXACT and want is not None:
-            return any(_same(v, want, rest) for v in values)
+        given = next((q.value for q in frame.quantities if q.kind == rest), None)
+        if rest in _EXACT and given is not None:
+            return any(_same(v, given, rest) for v in values)
         return bool(values)
     if kind in ("engine", "unread"):
         return False
