@@ -129,6 +129,8 @@ def choose_intents(f: Frame) -> list[str]:
         if not set(ask.cues) & _SHAPE_CUES:
             continue  # "训练7B时掉卡了" describes, it does not ask
         name = choose_intent(read_one(ask.text))
+        if name not in _PART_INTENTS:  # the part alone lacks the card or model: its cues on the whole frame
+            name = choose_intent(f.model_copy(update={"cues": (f.cues - _SHAPE_CUES) | set(ask.cues)}))
         if name in _PART_INTENTS and name not in chosen:
             chosen.append(name)
     if first not in chosen:

@@ -273,13 +273,33 @@ def _links(frame: Frame, text: str, raw_text: str) -> None:
             return
 
 
+_SHAPES = {"price", "time", "how_many", "fit", "max_fit", "specs", "compare", "plan"}
+
+
 def split_asks(text: str) -> list[Ask]:
     """The parts of the question in order: split at question marks, semicolons, new lines and
-    "另外 / 还有 / also"; each part keeps the cue words it contains."""
+    "另外 / 还有 / also"; a comma starts a new part only when both sides ask something different
+    ("70B 全量要几张 A100，一个月多少钱"). Each part keeps the cue words it contains."""
     from assistant.offline.reading.slots import cues_of
 
-    parts = [p.strip(" ,，。.") for p in _SPLIT_RE.split(text or "") if p and p.strip(" ,，。.")]
-    return [Ask(text=p, cues=sorted(cues_of(p))) for p in parts if len(p) >= 2]
+    out: list[Ask] = []
+    for part in _SPLIT_RE.split(text or ""):
+        part = (part or "").strip(" ,，。.")
+        if len(part) < 2:
+            continue
+        clauses = [c.strip() for c in re.split(r"[，,]", part) if c.strip()]
+        current, shape = "", set()
+        for clause in clauses:
+            cues = cues_of(clause) & _SHAPES
+            if current and cues and shape and not cues & shape:
+                out.append(Ask(text=current, cues=sorted(cues_of(current))))
+                current, shape = clause, set(cues)
+            else:
+                current = f"{current}，{clause}" if current else clause
+                shape |= cues
+        if current:
+            out.append(Ask(text=current, cues=sorted(cues_of(current))))
+    return out
 
 
 # (Frame field, kind, unit) for the flat values, so every value read is listed once.

@@ -54,7 +54,7 @@ MENTIONS: dict[str, str] = {
     "yes_no": r"能|可以|够|行不行|吗|can\b|enough|afford|possible",
     # "I get OOM with my setup": the answer leads with what to change
     "oom_report": r"(?:oom|爆显存|out of memory|显存不够|显存不足|显存溢出)\s*(?:了|啦|error)?.{0,12}(?:怎么办|咋办|怎么解决|how|what|fix|help)|"
-    r"(?:报|出现|一直|总是|老是|还是|就)\s*(?:oom|爆显存|out of memory)|(?:i get|getting|got|hit)\s+(?:an?\s+)?(?:cuda\s+)?(?:oom|out of memory)",
+    r"(?:报|出现|一直|总是|老是|还是|就)\s*(?:oom|爆显存|out of memory)|(?:oom|爆显存|显存溢出)\s*了|(?:i get|getting|got|hit)\s+(?:an?\s+)?(?:cuda\s+)?(?:oom|out of memory)",
 }
 _MENTION_RES = {name: re.compile(p, re.I) for name, p in MENTIONS.items()}
 

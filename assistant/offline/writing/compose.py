@@ -42,7 +42,7 @@ def compose(
     else:
         for intent, part in _parts(intents, results):
             render.write_answer(writer, intent, frame, part, frame.text or question, carried)
-        lead(writer, frame, intents)
+        lead(writer, frame, intents, results)
     if primary not in (OUT_OF_SCOPE, INVALID, "unlawful", "forecast"):
         accounting.not_used_line(writer, question, results, intents)
     citations = render.citations(results, lang, first=writer.cited)

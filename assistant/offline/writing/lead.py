@@ -3,12 +3,15 @@
 - An unknown model, a variant sized by its base, a modded card sized by its stated capacity: said on
   line 1 (which architecture or capacity was assumed), not only in the details.
 - "I get OOM with setup S" (`oom_report`): line 1 says what to change in S, then the deciding number.
+- A goal no configuration meets (by a wide margin): line 1 says it is not realistic, with the numbers.
 """
 
 from __future__ import annotations
 
 from assistant.offline.reading.frame import Frame
+from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer
+from assistant.offline.writing.results import typed
 
 
 def assumed_note(w: Writer, f: Frame) -> str:
@@ -37,11 +40,44 @@ def assumed_note(w: Writer, f: Frame) -> str:
     return w.t("；".join(notes), "; ".join(notes))
 
 
-def lead(w: Writer, f: Frame, intents: list[str]) -> None:
+def unrealistic(w: Writer, f: Frame, results: list[ToolResult]) -> str | None:
+    """A goal no configuration meets: say so with the number that shows why (the fastest option's days
+    against the deadline, or the cheapest option's cost against the budget)."""
+    from tools.planner import PlanOutput
+
+    for r in results:
+        plan = typed(r, PlanOutput) if r.name == "plan_configurations" else None
+        if plan is None or plan.options or not plan.infeasible:
+            continue
+        if plan.deadline_hours:
+            days = [o.days.mid for o in plan.infeasible if o.fits and o.days and o.days.mid]
+            if days and min(days) > 3 * plan.deadline_hours / 24:
+                fastest = min(days)
+                return w.t(
+                    f"这个目标不现实：最快的方案也要约 {fastest:,.1f} 天，期限只有 {plan.deadline_hours / 24:g} 天。",
+                    f"That goal is not realistic: the fastest option takes about {fastest:,.1f} days against "
+                    f"a deadline of {plan.deadline_hours / 24:g} days.",
+                )
+        if plan.budget_cny:
+            costs = [o.cost_cny.mid for o in plan.infeasible if o.fits and o.cost_cny and o.cost_cny.mid]
+            if costs and min(costs) > 3 * plan.budget_cny:
+                cheapest = min(costs)
+                return w.t(
+                    f"这个目标不现实：最便宜的方案也要约 ¥{cheapest:,.0f}，预算只有 ¥{plan.budget_cny:,.0f}。",
+                    f"That goal is not realistic: the cheapest option costs about ¥{cheapest:,.0f} against "
+                    f"a budget of ¥{plan.budget_cny:,.0f}.",
+                )
+    return None
+
+
+def lead(w: Writer, f: Frame, intents: list[str], results: list[ToolResult] | None = None) -> None:
     """Adjust line 1 after every part is written."""
     verdict = w.parts["verdict"]
     if not verdict:
         return
+    goal = unrealistic(w, f, results or [])
+    if goal:
+        verdict.insert(0, goal)
     if "oom_report" in f.mentions and intents[0] in ("memory", "min_gpus") and w.parts["next"]:
         change = w.parts["next"].pop(0)
         verdict.insert(0, w.t(f"要改的是：{change}", f"What to change: {change}"))
