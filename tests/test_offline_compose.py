@@ -485,7 +485,8 @@ def test_howto_shows_the_passage_that_answers(question: str, must: list[str]) ->
     if a.language == "en":
         assert not _CJK.search(a.text), a.text
     # the passages quoted are cited first
-    quoted = re.findall(r"[（(]见 `([\w-]+)`|\(see `([\w-]+)`", a.text)
+    # the marker that closes a quoted passage (a cross-reference inside the passage is not one)
+    quoted = re.findall(r"[（(]见 `([\w-]+)`[）)]\s*$|\(see `([\w-]+)`\)\.?\s*$", a.text, re.M)
     first_doc = next(x for pair in quoted for x in pair if x)
     assert a.citations[0]["doc_id"] == first_doc
 

@@ -87,6 +87,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.PLAN, plans.applies),
     (A.PRICE, prices.applies),
     (A.MODEL_INFO, gpus.applies_model_info),
+    (A.SPECS, gpus.applies_spec_question),  # a model named in passing does not make it a memory question
     (A.MEMORY, memory.applies_trainable),
     (A.MAX_FIT, memory.applies_max_fit),
     (A.MIN_GPUS, memory.applies_min_gpus),

@@ -24,6 +24,13 @@ def applies_model_info(f: Frame) -> bool:
     return "model_info" in f.cues and bool(f.model) and not f.gpus and not f.mode
 
 
+def applies_spec_question(f: Frame) -> bool:
+    """ "the paper says NVLink 160 GB/s on the H800, the datasheet 400?": a spec question about the card even
+    when a model is named, as long as nothing asks about fitting, counts, time, price or a plan."""
+    asks_job = f.cues & {"fit", "how_many", "max_fit", "time", "price", "plan", "decode_speed"}
+    return bool(f.gpus) and "specs" in f.cues and not asks_job and not f.mode and not f.training
+
+
 def applies_specs(f: Frame) -> bool:
     return bool(f.gpus) and (bool(f.cues & {"compare", "specs"}) or len(f.gpus) >= 2)
 
