@@ -273,7 +273,8 @@ def _links(frame: Frame, text: str, raw_text: str) -> None:
             return
 
 
-_SHAPES = {"price", "time", "how_many", "fit", "max_fit", "specs", "compare", "plan"}
+# cues that make a clause a question of its own (specs/compare words also describe a setup)
+_SHAPES = {"price", "time", "how_many", "fit", "max_fit", "plan"}
 
 
 def split_asks(text: str) -> list[Ask]:
@@ -288,7 +289,7 @@ def split_asks(text: str) -> list[Ask]:
         if len(part) < 2:
             continue
         clauses = [c.strip() for c in re.split(r"[，,]", part) if c.strip()]
-        current, shape = "", set()
+        current, shape = "", set[str]()
         for clause in clauses:
             cues = cues_of(clause) & _SHAPES
             if current and cues and shape and not cues & shape:

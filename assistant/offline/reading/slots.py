@@ -698,7 +698,7 @@ def _extract_quotes(work: str, s: Slots) -> str:
                 value = _parsed(
                     parse_money_cny, amount.replace(",", "") + (groups.get("mul") or groups.get("mul2") or "")
                 )
-                if value:
+                if value and m:
                     setattr(s, attr, value)
                     work = _blank(work, m)
                     break
@@ -706,6 +706,7 @@ def _extract_quotes(work: str, s: Slots) -> str:
 
 
 def _extract_gpus(work: str, s: Slots) -> str:
+    m: re.Match[str] | None
     for m in list(gpu_vocab().regex.finditer(work)):
         name = _canonical_gpu(re.sub(r"\s+", " ", m.group("name").strip()))
         mem, form = _gpu_variant(m.group("variant") or "")
@@ -1046,11 +1047,11 @@ def _extract_period(work: str, s: Slots) -> None:
             continue
         if unit_txt in {"h"} and num is None:
             continue
-        unit, hours = _PERIOD_UNITS.get(unit_txt, _PERIOD_UNITS.get(unit_txt.rstrip("s"), (None, 0)))
-        if unit is None:
+        found = _PERIOD_UNITS.get(unit_txt) or _PERIOD_UNITS.get(unit_txt.rstrip("s"))
+        if found is None:
             continue
-        n = num if num is not None else 1.0
-        s.period_unit, s.period_count, s.period_hours = unit, n, n * hours
+        count = num if num is not None else 1.0
+        s.period_unit, s.period_count, s.period_hours = found[0], count, count * found[1]
         return
 
 

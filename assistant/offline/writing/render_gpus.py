@@ -39,7 +39,8 @@ def _same_or_not(w: Writer, rows: dict, names: list[str], said: set[str]) -> boo
     which differ, when they differ in only one or two."""
     if len(names) != 2 or "same_or_different" not in said:
         return False
-    same, diff = [], []
+    same: list[tuple[str, str, str, list]] = []
+    diff: list[tuple[str, str, str, list]] = []
     for field, zh, en, unit in _SPEC_FIELDS:
         values = (rows.get(field) or {}).get("values") or []
         if len(values) != 2 or values[0] is None and values[1] is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer, num
@@ -206,8 +207,8 @@ def _alt_line(w: Writer, est: dict, label: str | None = None) -> None:
     elif fits is False:
         w.add(
             "alternatives",
-            f"{mode}：每卡约 {gb(total)} GB，{cat_words(card, '也放不下')}（差约 {gb(-room)} GB）。",
-            f"{mode}: about {gb(total)} GB per GPU — still does not fit {card} ({gb(-room)} GB short).",
+            f"{mode}：每卡约 {gb(total)} GB，{cat_words(card, '也放不下')}（差约 {gb(-(room or 0))} GB）。",
+            f"{mode}: about {gb(total)} GB per GPU — still does not fit {card} ({gb(-(room or 0))} GB short).",
         )
     else:
         w.add("alternatives", f"{mode}：每卡约 {gb(total)} GB。", f"{mode}: about {gb(total)} GB per GPU.")
@@ -225,7 +226,7 @@ def _activations_bound_adapter(est: dict) -> bool:
 def _min_gpus_line(w: Writer, res: dict, as_alternative: bool, prefix: tuple[str, str] | None = None) -> None:
     n, nodes, per, room = res.get("min_gpus"), res.get("nodes"), res.get("per_gpu_total_gb"), res.get("headroom_gb")
     card = str(res.get("gpu") or "").replace("NVIDIA ", "").replace("GeForce ", "")
-    est = res.get("estimate") if isinstance(res.get("estimate"), dict) else {}
+    est: dict = res["estimate"] if isinstance(res.get("estimate"), dict) else {}
     inference = est.get("mode") == "inference"
     how_zh = "张量并行" if inference else " ZeRO-3/FSDP 分片"
     how_en = "tensor parallelism" if inference else "ZeRO-3/FSDP sharding"
@@ -507,7 +508,8 @@ def _memory_by_card(w: Writer, ctx: Context, ests: list[ToolResult], cards: list
             if str(e.result.get("gpu")) == card:
                 sentence = fit_sentence(w, e.result, lead=False)
                 if sentence:
-                    mark = {True: w.t("能", "fits"), False: w.t("不能", "does not fit")}.get(e.result.get("fits"), "")
+                    marks: dict[Any, str] = {True: w.t("能", "fits"), False: w.t("不能", "does not fit")}
+                    mark = marks.get(e.result.get("fits"), "")
                     w.add("verdict", f"- {mark}：{sentence[0]}", f"- {mark}: {sentence[1]}")
     first = ests[0].result
     _breakdown(w, first)
@@ -637,7 +639,7 @@ def find_min_gpus(w: Writer, r: ToolResult, ctx: Context) -> None:
         for rule in ic.result.get("rules") or []:
             if isinstance(rule, dict) and rule.get("status") in ("warn", "fail"):
                 w.add("verdict", "互联：" + str(rule.get("zh") or ""), "Interconnect: " + str(rule.get("en") or ""))
-    est = res.get("estimate") if isinstance(res.get("estimate"), dict) else {}
+    est: dict = res["estimate"] if isinstance(res.get("estimate"), dict) else {}
     if est:
         _breakdown(w, est)
         if est.get("mode") == "full":
@@ -732,7 +734,7 @@ def find_max_fit(w: Writer, r: ToolResult, ctx: Context) -> None:
                 f"想知道 {num(n)} 张时{zh}能到多少，可以接着问「{num(n)} 张呢」。",
                 f'To see the {en} on {plural(n, "GPU")}, ask "what about {num(n)} of them?"',
             )
-    est = res.get("estimate") if isinstance(res.get("estimate"), dict) else {}
+    est: dict = res["estimate"] if isinstance(res.get("estimate"), dict) else {}
     if est:
         _breakdown(w, est)
     _tool_assumptions(w, res, limit=3)
