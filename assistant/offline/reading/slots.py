@@ -990,9 +990,8 @@ def _extract_model(work: str, s: Slots) -> str:
         unit = m.group("unit").lower()
         family = _family_name(m.group("family"))
         s.model = f"{family}-{size}{unit}"
-        s.model_mentions.append(  # a family the catalog does not have: named, sized generically
-            ModelMention(text=m.group(0).strip(), catalog_id=None, size_b=_size_of(size, unit))
-        )
+        if not s.model_mentions:  # a family the catalog does not have: named, sized generically
+            s.model_mentions.append(ModelMention(text=m.group(0).strip(), catalog_id=None, size_b=_size_of(size, unit)))
         if "x" not in size:
             s.params_b = float(size) / (1000 if unit == "m" else 1)
         return _blank(work, m)

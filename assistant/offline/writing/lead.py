@@ -17,7 +17,11 @@ from assistant.offline.writing.results import typed
 def assumed_note(w: Writer, f: Frame) -> str:
     """One short clause naming what was assumed in place of something the tables do not have."""
     notes: list[str] = []
+    seen: set[str] = set()
     for m in f.model_mentions:
+        if m.text in seen:
+            continue
+        seen.add(m.text)
         if m.catalog_id is None and m.size_b:
             notes.append(
                 w.t(

@@ -231,6 +231,8 @@ _PUNCT_FIXES = (
     (re.compile(r"\.\s*;"), "."),  # ".;"
     (re.compile(r";\s*\."), "."),
     (re.compile(r"。\s*\."), "。"),
+    (re.compile(r"[；，、]\s*(?=[（(]见 )"), "。"),  # a passage cut after a clause: "…1 字节；（见 x）"
+    (re.compile(r"[;,]\s*(?=\(see )"), "."),
 )
 
 
