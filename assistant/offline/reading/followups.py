@@ -42,6 +42,19 @@ _CARRY = (
     "concurrency",
     "finetune",
     "training",
+    # where the values came from, and the quantities beyond the job's shape
+    "gpu_mentions",
+    "model_mentions",
+    "users",
+    "samples",
+    "sample_tokens",
+    "epochs",
+    "hours_per_day",
+    "days_per_week",
+    "project_months",
+    "budget_per",
+    "link_gbps",
+    "link_name",
 )
 # Cues that describe the question shape (not the topic): a follow-up keeps the old shape.
 _SHAPE_CUES = {"price", "compare", "specs", "how_many", "fit", "max_fit", "time", "plan"}
