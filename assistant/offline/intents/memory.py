@@ -36,6 +36,8 @@ def applies_fallback(f: Frame) -> bool:
 def calls(f: Frame) -> list[ToolCall]:
     out: list[ToolCall] = []
     mem_kw = A.memory_kwargs(f)
+    if mem_kw.get("mode") == "inference" and not mem_kw.get("precision") and A.native_fp8(mem_kw.get("model")):
+        mem_kw["precision"] = "fp8"  # DeepSeek-V3/R1 ship FP8 weights: the released checkpoint is what is served
     cards = [A.gpu_arg(f, g) for g in f.gpus[:3]] or [mem_kw.get("gpu")]  # "用A100还是4090": each card
     if f.gpu_alt_memory_gb and len(f.gpus) == 1:  # "A100 40G vs 80G": both sizes of the one card
         cards.append(f"{f.gpu} {f.gpu_alt_memory_gb}GB" + (f" {f.gpu_form}" if f.gpu_form else ""))
