@@ -155,7 +155,16 @@ def read_quantities(frame: Frame, text: str, raw_text: str) -> None:
     frame.quantities = list_quantities(frame)
 
 
+_MODE_SETTING_RE = re.compile(
+    r"(?:--)?(?:train_type|finetuning_type|finetune_type|training_type)\s*[=:\s]\s*(lora|qlora|full|freeze)\b", re.I
+)
+
+
 def _settings(frame: Frame, text: str) -> None:
+    m = _MODE_SETTING_RE.search(text)
+    if m and m.group(1).lower() != "freeze":  # "--train_type lora" is what the run does
+        mode = m.group(1).lower()
+        frame.mode, frame.modes, frame.finetune = mode, [mode], False
     for m in _SETTING_RE.finditer(text):
         key = m.group("key").lower()
         target = _SETTINGS.get(key)

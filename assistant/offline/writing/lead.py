@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import re
+
 from assistant.offline.reading.frame import Frame
 from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer
@@ -74,6 +76,38 @@ def unrealistic(w: Writer, f: Frame, results: list[ToolResult]) -> str | None:
     return None
 
 
+_CHANGE = re.compile(
+    r"降|减|缩短|改|换|开|关|调小|量化|LoRA|QLoRA|batch|卸载|offload|reduce|lower|shorter|switch|enable|quantis", re.I
+)
+
+
+def oom_lead(w: Writer, results: list[ToolResult]) -> None:
+    """「我OOM了」with a setup: line 1 says what to change in it. If the estimate says the job should fit,
+    say so with the figure and name the settings that usually cause it instead."""
+    from assistant.offline.writing.render_tools import gb
+    from tools.memory import EstimateMemoryOutput
+
+    est = next((e for r in results if r.name == "estimate_memory" if (e := typed(r, EstimateMemoryOutput))), None)
+    verdict = w.parts["verdict"]
+    if est is not None and est.fits:
+        verdict.insert(
+            0,
+            w.t(
+                f"按估算每卡约需 {gb(est.total_gb)} GB，这张卡（{gb(est.gpu_memory_gb)} GB）本应放得下；报 OOM 多半是设置的问题："
+                "先调小最长上下文（max-model-len / cutoff_len）、并发或 batch，再看有没有别的进程占着显存（nvidia-smi）。",
+                f"By the estimate this needs about {gb(est.total_gb)} GB per GPU and should fit the "
+                f"{gb(est.gpu_memory_gb)} GB card, so the OOM usually comes from a setting: lower the maximum context "
+                "(max-model-len / cutoff_len), the concurrency or the batch, and check for other processes holding "
+                "memory (nvidia-smi).",
+            ),
+        )
+        return
+    change = next((ln for ln in w.parts["next"] if _CHANGE.search(ln)), None)
+    if change is not None:
+        w.parts["next"].remove(change)
+        verdict.insert(0, w.t(f"要改的是：{change}", f"What to change: {change}"))
+
+
 def lead(w: Writer, f: Frame, intents: list[str], results: list[ToolResult] | None = None) -> None:
     """Adjust line 1 after every part is written."""
     verdict = w.parts["verdict"]
@@ -82,9 +116,8 @@ def lead(w: Writer, f: Frame, intents: list[str], results: list[ToolResult] | No
     goal = unrealistic(w, f, results or [])
     if goal:
         verdict.insert(0, goal)
-    if "oom_report" in f.mentions and intents[0] in ("memory", "min_gpus") and w.parts["next"]:
-        change = w.parts["next"].pop(0)
-        verdict.insert(0, w.t(f"要改的是：{change}", f"What to change: {change}"))
+    if "oom_report" in f.mentions and intents[0] in ("memory", "min_gpus"):
+        oom_lead(w, results or [])
     note = assumed_note(w, f)
     if note:
         first = verdict[0].rstrip()
