@@ -27,6 +27,10 @@ ROWS: list[tuple[str, dict]] = [
     ("4卡4090能不能lora 14b", dict(gpu_count=4, mode="lora", params_b=14)),
     ("4090x2 跑 7b 推理", dict(gpus=["RTX 4090"], gpu_count=2)),
     ("两台8卡H100", dict(nodes=2, gpu_count=16, gpus=["H100"])),
+    ("用 2台 H100*8 部署 deepseek-R1 671B", dict(nodes=2, gpu_count=16, model="DeepSeek-R1", params_b=671)),
+    ("方便问下一块4090，能复现7B的模型吗", dict(gpu_count=1, budget_cny=None)),  # 一块 = one card, not ¥1
+    ("单卡A100 80G + state_2 能 full tuning baichuan 7b 吗", dict(gpu_count=1, mode="full", zero_stage=2)),
+    ("swift pt qwen2.5-7b --train_type lora 显存越来越高", dict(mode="lora", model="Qwen2.5-7B")),
     # card capacity as stated
     ("4090 48G 魔改卡能跑 70b int4 吗", dict(gpus=["RTX 4090"], gpu_memory_gb=48)),
     ("2080Ti 22G 跑 qwen2.5-7b 推理", dict(gpus=["RTX 2080 Ti"], gpu_memory_gb=22, model="Qwen2.5-7B")),
