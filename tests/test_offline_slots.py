@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from assistant.offline.reading.followups import resolve
 from assistant.offline.intents import analyse, plan
+from assistant.offline.reading.followups import resolve
 from assistant.offline.reading.slots import _extract_cached, cn_to_number, extract
 
 LOG_NVIDIA_SMI = """Mon Nov 30 10:00:00 2026
