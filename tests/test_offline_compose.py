@@ -485,7 +485,8 @@ def test_howto_shows_the_passage_that_answers(question: str, must: list[str]) ->
     if a.language == "en":
         assert not _CJK.search(a.text), a.text
     # the passages quoted are cited first
-    quoted = re.findall(r"[（(]见 `([\w-]+)`|\(see `([\w-]+)`", a.text)
+    # the marker that closes a quoted passage (a cross-reference inside the passage is not one)
+    quoted = re.findall(r"[（(]见 `([\w-]+)`[）)]\s*$|\(see `([\w-]+)`\)\.?\s*$", a.text, re.M)
     first_doc = next(x for pair in quoted for x in pair if x)
     assert a.citations[0]["doc_id"] == first_doc
 
@@ -505,7 +506,7 @@ def test_search_within_one_document_returns_more_than_two_of_its_sections() -> N
 
 
 def test_readable_code_and_tables() -> None:
-    from assistant.offline.passages import excerpt, heading_match, readable
+    from assistant.offline.writing.passages import excerpt, heading_match, readable
 
     text = (
         "```bash\nexport NCCL_DEBUG=INFO   # 打印拓扑\nexport NCCL_IB_HCA=mlx5_0   # pick NICs\n"
@@ -528,7 +529,7 @@ def test_readable_code_and_tables() -> None:
 
 
 def test_code_blocks_stay_fenced_and_are_never_cut() -> None:
-    from assistant.offline.passages import excerpt, readable
+    from assistant.offline.writing.passages import excerpt, readable
 
     text = (
         "```bash\ngit clone https://github.com/NVIDIA/nccl-tests && cd nccl-tests && make\n"
@@ -826,7 +827,7 @@ def test_rent_for_a_week_how_much_is_a_price_question() -> None:
 
 
 def test_full_deployment_is_serving_not_full_training() -> None:
-    from assistant.offline.slots import extract
+    from assistant.offline.reading.slots import extract
 
     assert extract("deepseek r1 671b full deployment how many h20").mode == "inference"
     assert extract("how many H20 to deploy deepseek r1").mode == "inference"
@@ -963,7 +964,7 @@ def test_cheapest_way_to_serve_is_a_ranked_plan_with_concurrency() -> None:
 def test_one_card_two_memory_sizes_estimates_both() -> None:
     # 13B LoRA: bf16 frozen base 13e9 × 2 B = 26 GB (+ adapters, activations, overhead ≈ 32 GB):
     # fits the A100 40GB and the 80GB alike.
-    from assistant.offline.slots import extract
+    from assistant.offline.reading.slots import extract
 
     s = extract("a100 40g vs 80g for 13b lora")
     assert (s.gpus, s.gpu_memory_gb, s.gpu_alt_memory_gb, s.vram_gb) == (["A100"], 40, 80, None)

@@ -303,6 +303,11 @@ _FAMILY_ALIASES = {
 }
 
 
+def family_words() -> dict[str, str]:
+    """Chinese family names the catalog lookup understands (千问 → qwen), for readers that find names in text."""
+    return dict(_FAMILY_ALIASES)
+
+
 # Colloquial words around a model name that do not change which model is meant:
 # 「满血版」= the full model as released (e.g. DeepSeek-R1 671B, not a distill).
 _FILLER_RE = re.compile(r"满血版?|完整版|原版|官方版?|模型|的")

@@ -5,18 +5,20 @@ second round; `compose()` turns the tool results into the final answer; `answer(
 loop without LangChain. `chat_model.OfflinePlannerChatModel` wraps the same functions as a
 LangChain chat model for `create_agent` — LangChain is imported only there.
 
-Modules: `slots` (question → Slots), `followups` (carry slots from earlier turns), `intents`
-(intent → tool calls, arguments fitted to each tool's input model), `compose` + `render` (answer
-skeleton, scope/no-data/invalid statements, citations) and `render_*` (one renderer per tool).
+Three rooms, data flowing one way (docs/architecture.md): `reading/` (question → typed Frame:
+names from knowledge/, pastes via tools.diagnosis.detect, the quantity grammar), `intents/` (Frame →
+tool calls, one module per family, one PRECEDENCE list) and `writing/` (results → the answer: verdict,
+key lines, collapsible details, the not-used line, sources).
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable
 
-# Imported eagerly: the function `compose` must shadow the submodule of the same name.
-from assistant.offline.compose import compose
 from assistant.offline.types import ComposedAnswer, ToolCall, ToolResult
+
+# Imported eagerly: the function `compose` must shadow the submodule of the same name.
+from assistant.offline.writing.compose import compose
 
 __all__ = [
     "plan",
@@ -57,7 +59,9 @@ def answer(
     the agent runs the same steps through `OfflinePlannerChatModel`.
     """
     if runner is None:
-        from tools.registry import run_tool as runner
+        from tools.registry import run_tool
+
+        runner = run_tool
     lang = resolve_language(language, question, history)
     results: list[ToolResult] = []
     calls = plan(question, history, lang)
@@ -78,7 +82,7 @@ def resolve_language(preference: str | None, question: str, history: list[dict] 
 
     lang = detect_language(question)
     if lang == "en" and history:
-        from assistant.offline.slots import extract
+        from assistant.offline.reading.slots import extract
 
         if extract(question).is_log:
             for turn in reversed(history):

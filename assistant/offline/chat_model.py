@@ -43,7 +43,7 @@ class OfflinePlannerChatModel(BaseChatModel):
     def _identifying_params(self) -> dict[str, Any]:
         return {"language": self.language}
 
-    def bind_tools(self, tools: Any, *, tool_choice: Any = None, **kwargs: Any):  # type: ignore[override]
+    def bind_tools(self, tools: Any, *, tool_choice: Any = None, **kwargs: Any) -> Any:  # a Runnable bound to the tools
         from langchain_core.utils.function_calling import convert_to_openai_tool
 
         return self.bind(tools=[convert_to_openai_tool(t) for t in tools], tool_choice=tool_choice, **kwargs)
@@ -179,7 +179,7 @@ def _results(tail: list[BaseMessage]) -> list[ToolResult]:
     for m in tail:
         if isinstance(m, AIMessage):
             for tc in m.tool_calls:
-                asked[tc["id"]] = (tc["name"], tc["args"])
+                asked[tc["id"] or ""] = (tc["name"], tc["args"])
         elif isinstance(m, ToolMessage):
             name, args = asked.get(m.tool_call_id, (m.name or "", {}))
             out.append(ToolResult(name=name or (m.name or ""), args=args, result=_parse(m), id=m.tool_call_id))

@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from assistant.offline.render import Writer, num
-from assistant.offline.slots import Slots
+from assistant.offline.reading.slots import Slots
 from assistant.offline.types import ToolResult
+from assistant.offline.writing.render import Writer, num
 
 Renderer = Callable[[Writer, ToolResult, "Context"], None]
 
@@ -19,7 +19,11 @@ class Context:
     """What every renderer may look at: the question's slots and all results."""
 
     def __init__(self, intent: str, slots: Slots, results: list[ToolResult], question: str, carried: bool):
-        self.intent, self.slots, self.results, self.question, self.carried = intent, slots, results, question, carried
+        self.intent, self.slots, self.results, self.carried = intent, slots, results, carried
+        # renderers test words the reading layer found (`said`), never the question text; the text is
+        # kept only to rank guide passages by relevance
+        self.said: set[str] = set(slots.mentions)
+        self.question = slots.text or question
 
     def by_name(self, name: str) -> list[ToolResult]:
         return [r for r in self.results if r.name == name and not r.error]
@@ -134,7 +138,7 @@ def guide_snippets(
 ) -> None:
     """Quote up to `limit` passages (best first when `question` is given); passages after the
     first `shorter_after` are cut to half the length (a pointer, not a second essay)."""
-    from assistant.offline.passages import excerpt, rank, readable
+    from assistant.offline.writing.passages import excerpt, rank, readable
 
     hits = rank(_hits(results), question) if question else _hits(results)
     shown = 0
@@ -157,7 +161,7 @@ def guide_snippets(
 
 
 def _first_sentences(text: str, limit: int) -> str:
-    from assistant.offline.passages import excerpt
+    from assistant.offline.writing.passages import excerpt
 
     return excerpt(text, limit)
 
@@ -304,4 +308,4 @@ def carried_note(w: Writer, s: Slots) -> None:
 
 
 # The per-topic renderers register themselves on import (kept last: they import the helpers above).
-from assistant.offline import render_conversions, render_gpus, render_jobs, render_memory, render_ops  # noqa: E402,F401
+from assistant.offline.writing import render_conversions, render_gpus, render_jobs, render_memory, render_ops  # noqa: E402,F401

@@ -6,9 +6,10 @@ so the grounding guard finds each one in a result).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from assistant.offline.slots import Slots
+from assistant.offline.reading.slots import Slots
 from assistant.offline.types import ToolResult
 from tools.lang import has_cjk
 
@@ -27,21 +28,15 @@ def num(x: Any) -> str:
 class Writer:
     """Collects the answer's sections; `text()` joins them in a fixed order."""
 
-    ORDER = (
-        "verdict",
-        "context",
-        "can_do",
-        "findings",
-        "checks",
-        "numbers",
-        "causes",
-        "assumptions",
-        "alternatives",
-        "next",
-        "script",
-        "guide",
-        "sources",
-    )
+    # The answer shape: the verdict (line 1, with the deciding number), a few key lines, then the
+    # details (collapsible on the page), the not-used line and the sources once, at the end.
+    KEY = ("verdict", "context", "can_do", "findings", "next")
+    DETAILS = ("numbers", "causes", "assumptions", "alternatives", "checks", "script", "guide")
+    ORDER = (*KEY, *DETAILS, "not_used", "sources")
+    MAX_KEY_LINES = 5
+    # The page collapses this block; the CLI shows it as is (see docs/architecture.md).
+    DETAILS_OPEN = {"zh": "<details><summary>细节</summary>", "en": "<details><summary>Details</summary>"}
+    DETAILS_CLOSE = "</details>"
 
     def __init__(self, lang: str):
         self.lang = lang
@@ -74,23 +69,50 @@ class Writer:
             "next": self.t("**下一步**", "**Next steps**"),
             "guide": self.t("**指南摘录**", "**From the guide**"),
             "sources": self.t("**来源**", "**Sources**"),
+            "not_used": "",
         }.get(section, "")
 
+    def _block(self, section: str, lines: list[str]) -> str:
+        if section == "verdict":
+            return "\n".join(lines)
+        if section in ("script", "not_used"):
+            return (self.heading(section) + "\n" if self.heading(section) else "") + "\n".join(lines)
+        # a multi-line item (a quoted passage with a fenced command block) stays inside its
+        # bullet: continuation lines are indented, as Markdown list items require
+        return self.heading(section) + "\n" + "\n".join("- " + ln.replace("\n", "\n  ") for ln in lines)
+
     def text(self) -> str:
-        blocks = []
-        for section in self.ORDER:
+        """Verdict · ≤ MAX_KEY_LINES key lines · <details> breakdown, assumptions, alternatives, commands
+        </details> · not-used line · sources (titles only)."""
+        key_blocks, detail_blocks = [], []
+        budget = self.MAX_KEY_LINES
+        overflow: dict[str, list[str]] = {}
+        for section in self.KEY:
             lines = self.parts[section]
             if not lines:
                 continue
             if section == "verdict":
-                blocks.append("\n".join(lines))
-            elif section == "script":
-                blocks.append(self.heading(section) + "\n" + "\n".join(lines))
-            else:
-                # a multi-line item (a quoted passage with a fenced command block) stays inside its
-                # bullet: continuation lines are indented, as Markdown list items require
-                blocks.append(self.heading(section) + "\n" + "\n".join("- " + ln.replace("\n", "\n  ") for ln in lines))
-        return "\n\n".join(blocks).strip()
+                key_blocks.append(self._block(section, lines))
+                continue
+            shown, rest = lines[: max(budget, 0)], lines[max(budget, 0) :]
+            budget -= len(shown)
+            if shown:
+                key_blocks.append(self._block(section, shown))
+            if rest:
+                overflow[section] = rest
+        for section, rest in overflow.items():
+            detail_blocks.append(self._block(section, rest))
+        for section in self.DETAILS:
+            if self.parts[section]:
+                detail_blocks.append(self._block(section, self.parts[section]))
+        blocks = key_blocks
+        if detail_blocks:
+            body = "\n\n".join(detail_blocks)
+            blocks = [*key_blocks, f"{self.DETAILS_OPEN[self.lang]}\n\n{body}\n\n{self.DETAILS_CLOSE}"]
+        for section in ("not_used", "sources"):
+            if self.parts[section]:
+                blocks.append(self._block(section, self.parts[section]))
+        return clean_punctuation("\n\n".join(b for b in blocks if b).strip())
 
     def scope_statement(self) -> None:
         self.add(
@@ -152,14 +174,75 @@ class Writer:
             "long a model takes to train.",
         )
 
+    def forecast_statement(self) -> None:
+        """A price forecast: nobody can know it; what to watch and how billing hedges it."""
+        self.add(
+            "verdict",
+            "租金以后会涨还是会跌，我没法预测，也不会编一个数。",
+            "I cannot forecast where rental prices will go, and I will not make up a figure.",
+        )
+        for zh, en in (
+            (
+                "可以留意：新一代卡的上市和到货量、出口管制的变化、大厂集中采购或退租、平台的促销和包年价",
+                "Worth watching: new card generations arriving, export-control changes, large buyers "
+                "signing or releasing capacity, platforms' promotions and yearly rates",
+            ),
+            (
+                "用计费方式对冲：短期或不确定的用量按小时租；长期稳定的用量包月或包年锁价；两者搭配可以先按小时试，再按实际用量包月",
+                "Hedge with billing: pay hourly for short or uncertain use; lock a monthly or yearly rate for "
+                "steady long-term use; or start hourly and switch to monthly once the usage is known",
+            ),
+        ):
+            self.add("next", zh, en)
+        self.add(
+            "next",
+            "我能给的是现在的行情区间：可以问「A100 现在一个月多少钱」或「按小时和包月哪个划算」。",
+            'What I can give is today\'s range: ask "how much is an A100 per month now?" or "hourly or monthly?".',
+        )
+
+    def unlawful_statement(self) -> None:
+        """Unlawful, abusive or provider-terms-breaking requests: refuse plainly, offer the lawful route."""
+        self.add(
+            "verdict",
+            "这个我不能帮忙：它违反法律法规或云平台的服务条款。",
+            "I can't help with that: it breaks the law or the provider's terms of service.",
+        )
+        self.add(
+            "next",
+            "合规的做法我可以帮你算：按需租用、选国内可合法租到的卡（如 H20、A800、4090、910B），或按预算找最便宜的正规方案。",
+            "I can help with the lawful route: renting on demand, cards you can legally rent in China (H20, "
+            "A800, 4090, 910B), or the cheapest legitimate plan for your budget.",
+        )
+
     def sources(self, cites: list[dict]) -> None:
+        """Once, at the end, titles only (the page links them)."""
         for c in cites:
             title = c.get("title") or ""
             if isinstance(title, dict):
                 title = title.get(self.lang) or title.get("zh") or ""
             sec = _one_side(c.get("section") or "", self.lang)
-            label = f"`{c['doc_id']}`" + (f" {title}" if title else "") + (f" — {sec}" if sec else "")
-            self.parts["sources"].append(label)
+            label = (title or str(c.get("doc_id") or "")) + (f" — {sec}" if sec else "")
+            if label and label not in self.parts["sources"]:
+                self.parts["sources"].append(label)
+
+
+_PUNCT_FIXES = (
+    (re.compile(r"([。！？；，])\s*[；;，,。]"), r"\1"),  # "。；" "，。"
+    (re.compile(r"\.\s*;"), "."),  # ".;"
+    (re.compile(r";\s*\."), "."),
+    (re.compile(r"。\s*\."), "。"),
+    (re.compile(r"[；，、]\s*(?=[（(]见 )"), "。"),  # a passage cut after a clause: "…1 字节；（见 x）"
+    (re.compile(r"[;,]\s*(?=\(see )"), "."),
+)
+
+
+def clean_punctuation(text: str) -> str:
+    """No doubled sentence marks ("。；", ".;") — outside code blocks, which are quoted verbatim."""
+    parts = re.split(r"(```.*?```|`[^`\n]*`)", text, flags=re.S)
+    for i in range(0, len(parts), 2):
+        for rx, rep in _PUNCT_FIXES:
+            parts[i] = rx.sub(rep, parts[i])
+    return "".join(parts)
 
 
 def _one_side(text: str, lang: str) -> str:
@@ -203,7 +286,7 @@ def citations(results: list[ToolResult], lang: str = "zh", first: list[tuple[str
 
 def write_answer(w: Writer, intent: str, slots: Slots, results: list[ToolResult], question: str, carried: bool) -> None:
     """Dispatch on the tools that answered (specific renderers first, a generic one otherwise)."""
-    from assistant.offline import render_tools
+    from assistant.offline.writing import render_tools
 
     errors = [r for r in results if r.error and r.name != "search_guide"]
     answered = [r for r in results if not r.error and r.name != "search_guide"]

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from assistant.offline.render import Writer
-from assistant.offline.render_tools import Context, bi, big, renderer, tokens_text
 from assistant.offline.types import ToolResult
+from assistant.offline.writing.render import Writer
+from assistant.offline.writing.render_tools import Context, bi, big, renderer, tokens_text
+from assistant.offline.writing.results import typed
+from tools.conversions import BusbwOutput, ConvertUnitsOutput, ImpliedMfuOutput
 
 
 def figure(x: Any) -> str:
@@ -24,32 +26,33 @@ def figure(x: Any) -> str:
 
 @renderer("convert_units")
 def convert_units(w: Writer, r: ToolResult, ctx: Context) -> None:
-    res = r.result
-    value, src, dst, out = res.get("value"), res.get("from_unit"), res.get("to_unit"), res.get("result")
+    res = typed(r, ConvertUnitsOutput)
+    if res is None:
+        return
+    value, src, dst, out = res.value, res.from_unit, res.to_unit, res.result
     if dst and out is not None:
         w.add(
             "verdict", f"{figure(value)} {src} = {figure(out)} {dst}。", f"{figure(value)} {src} = {figure(out)} {dst}."
         )
-    table = res.get("table") or {}
-    if res.get("n_bytes") is not None:
+    if res.n_bytes is not None:
         w.add(
             "numbers",
-            f"换算：{figure(value)} {src} = {figure(res['n_bytes'])} 字节",
-            f"Working: {figure(value)} {src} = {figure(res['n_bytes'])} bytes",
+            f"换算：{figure(value)} {src} = {figure(res.n_bytes)} 字节",
+            f"Working: {figure(value)} {src} = {figure(res.n_bytes)} bytes",
         )
         others = [
-            f"{figure(v)} {u}" for u, v in table.items() if u not in (src, dst) and u in ("GB", "GiB", "MiB", "TB")
+            f"{figure(v)} {u}" for u, v in res.table.items() if u not in (src, dst) and u in ("GB", "GiB", "MiB", "TB")
         ]
         if others:
             w.add("numbers", "也就是 " + "、".join(others), "That is also " + ", ".join(others))
-    elif res.get("bytes_per_s") is not None:
+    elif res.bytes_per_s is not None:
         w.add(
             "numbers",
-            f"{figure(value)} {src} = {figure(res['bytes_per_s'])} 字节/秒",
-            f"{figure(value)} {src} = {figure(res['bytes_per_s'])} bytes/s",
+            f"{figure(value)} {src} = {figure(res.bytes_per_s)} 字节/秒",
+            f"{figure(value)} {src} = {figure(res.bytes_per_s)} bytes/s",
         )
-    w.add("assumptions", res.get("explanation_zh") or "", res.get("explanation_en") or "")
-    if src == "MiB" or dst == "MiB" or "nvidia-smi" in ctx.question.lower():
+    w.add("assumptions", res.explanation_zh, res.explanation_en)
+    if src == "MiB" or dst == "MiB" or "nvidia_smi" in ctx.said:
         w.add(
             "next",
             "nvidia-smi 的 Memory-Usage 以 MiB（二进制）显示：把 Total 换算成 GB 再和标称显存对比，"
@@ -57,12 +60,12 @@ def convert_units(w: Writer, r: ToolResult, ctx: Context) -> None:
             "nvidia-smi's Memory-Usage is in MiB (binary): convert the Total to GB before comparing it with the "
             "advertised size; much less means a different model or memory variant.",
         )
-    if res.get("source") and res.get("n_bytes") is not None:
+    if res.source and res.n_bytes is not None:
         w.add(
             "assumptions",
             "单位定义：十进制用 SI 前缀（kB/MB/GB），二进制用 IEC 80000-13 前缀（KiB/MiB/GiB）；"
             "nvidia-smi 以 MiB 显示显存",
-            f"Unit definitions: {res['source']}",
+            f"Unit definitions: {res.source}",
         )
 
 
@@ -78,15 +81,17 @@ _OP_LABEL = {
 
 @renderer("busbw_from_algbw")
 def busbw(w: Writer, r: ToolResult, ctx: Context) -> None:
-    res = r.result
-    op, n = _OP_LABEL.get(str(res.get("op")), str(res.get("op"))), res.get("n_gpus")
-    bus, alg, factor = figure(res.get("busbw_gbs")), figure(res.get("algbw_gbs")), figure(res.get("factor"))
+    res = typed(r, BusbwOutput)
+    if res is None:
+        return
+    op, n = _OP_LABEL.get(res.op, res.op), res.n_gpus
+    bus, alg = figure(res.busbw_gbs), figure(res.algbw_gbs)
     w.add(
         "verdict",
         f"总线带宽 busbw ≈ {bus} GB/s（{n} 卡 {op}，algbw {alg} GB/s）。",
         f"The bus bandwidth is about {bus} GB/s ({op} on {n} GPUs, algbw {alg} GB/s).",
     )
-    w.add("numbers", f"计算：{res.get('formula')}", f"Working: {res.get('formula')}")
+    w.add("numbers", f"计算：{res.formula}", f"Working: {res.formula}")
     w.add(
         "assumptions",
         "algbw 是消息大小除以耗时；busbw 再乘上这个集合通信的系数，反映每张卡实际在链路上收发的数据量，"
@@ -101,15 +106,17 @@ def busbw(w: Writer, r: ToolResult, ctx: Context) -> None:
         'Compare this busbw with what the machine should reach (ask "expected all_reduce busbw on 8× A100", or paste '
         "the full all_reduce_perf output for a diagnosis).",
     )
-    if res.get("source"):
-        w.add("assumptions", f"公式来源：{res['source']}", f"Formula: {res['source']}")
+    if res.source:
+        w.add("assumptions", f"公式来源：{res.source}", f"Formula: {res.source}")
 
 
 @renderer("implied_mfu")
 def implied_mfu(w: Writer, r: ToolResult, ctx: Context) -> None:
-    res = r.result
-    pct = figure(res.get("mfu_pct"))
-    model, gpu = res.get("model"), res.get("gpu_name")
+    res = typed(r, ImpliedMfuOutput)
+    if res is None:
+        return
+    pct = figure(res.mfu_pct)
+    model, gpu = res.model, res.gpu_name
     w.add(
         "verdict",
         f"按 6·N·D 算，{model} 这次训练的 MFU 约为 {pct}%。",
@@ -117,26 +124,24 @@ def implied_mfu(w: Writer, r: ToolResult, ctx: Context) -> None:
     )
     w.add(
         "numbers",
-        f"训练计算量：6 × {figure(res.get('params'))} 参数 × {tokens_text(w, res.get('tokens'))} token = "
-        f"{res.get('flops'):.3g} FLOPs",
-        f"Training compute: 6 × {figure(res.get('params'))} params × "
-        f"{figure(res.get('tokens'))} tokens = {res.get('flops'):.3g} FLOPs",
+        f"训练计算量：6 × {figure(res.params)} 参数 × {tokens_text(w, res.tokens)} token = {res.flops:.3g} FLOPs",
+        f"Training compute: 6 × {figure(res.params)} params × {figure(res.tokens)} tokens = {res.flops:.3g} FLOPs",
     )
     w.add(
         "numbers",
-        f"{big(res.get('gpu_hours'))} GPU 小时 = {res.get('gpu_seconds'):.4g} GPU 秒，平均每卡有效算力 "
-        f"{figure(res.get('achieved_tflops'))} TFLOPS",
-        f"{big(res.get('gpu_hours'))} GPU-hours = "
-        f"{res.get('gpu_seconds'):.4g} GPU-seconds, i.e. {figure(res.get('achieved_tflops'))} useful TFLOPS per GPU",
+        f"{big(res.gpu_hours)} GPU 小时 = {res.gpu_seconds:.4g} GPU 秒，平均每卡有效算力 "
+        f"{figure(res.achieved_tflops)} TFLOPS",
+        f"{big(res.gpu_hours)} GPU-hours = "
+        f"{res.gpu_seconds:.4g} GPU-seconds, i.e. {figure(res.achieved_tflops)} useful TFLOPS per GPU",
     )
     w.add(
         "numbers",
-        f"{gpu} 的稠密峰值 {figure(res.get('peak_tflops'))} TFLOPS → MFU = "
-        f"{figure(res.get('achieved_tflops'))} / {figure(res.get('peak_tflops'))} = {pct}%",
-        f"{gpu} dense peak {figure(res.get('peak_tflops'))} TFLOPS → MFU = {figure(res.get('achieved_tflops'))} / "
-        f"{figure(res.get('peak_tflops'))} = {pct}%",
+        f"{gpu} 的稠密峰值 {figure(res.peak_tflops)} TFLOPS → MFU = "
+        f"{figure(res.achieved_tflops)} / {figure(res.peak_tflops)} = {pct}%",
+        f"{gpu} dense peak {figure(res.peak_tflops)} TFLOPS → MFU = {figure(res.achieved_tflops)} / "
+        f"{figure(res.peak_tflops)} = {pct}%",
     )
-    for note in (res.get("notes") or [])[1:3]:
+    for note in res.notes[1:3]:
         w.add("assumptions", bi(note, "zh"), bi(note, "en"))
     w.add(
         "next",

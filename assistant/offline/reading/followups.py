@@ -7,9 +7,8 @@ last), merge their slots in order, and let the new question override only what i
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
-from assistant.offline.slots import Slots, extract
+from assistant.offline.reading.slots import Slots, extract
 
 _FOLLOWUP_RE = re.compile(
     r"^\s*(?:那|那么|那如果|如果|换成|换|改成|改用|用|再|要是|假如|还有|然后)|"
@@ -43,6 +42,19 @@ _CARRY = (
     "concurrency",
     "finetune",
     "training",
+    # where the values came from, and the quantities beyond the job's shape
+    "gpu_mentions",
+    "model_mentions",
+    "users",
+    "samples",
+    "sample_tokens",
+    "epochs",
+    "hours_per_day",
+    "days_per_week",
+    "project_months",
+    "budget_per",
+    "link_gbps",
+    "link_name",
 )
 # Cues that describe the question shape (not the topic): a follow-up keeps the old shape.
 _SHAPE_CUES = {"price", "compare", "specs", "how_many", "fit", "max_fit", "time", "plan"}
@@ -136,7 +148,7 @@ def _has_topic(s: Slots) -> bool:
 
 def _merge(base: Slots, new: Slots) -> Slots:
     """`new` overrides `base` only where it said something."""
-    merged = replace(base, cues=set(base.cues))
+    merged = base.model_copy(deep=True)
     for name in _CARRY:
         value = getattr(new, name)
         if value not in (None, [], False):
@@ -157,4 +169,8 @@ def _merge(base: Slots, new: Slots) -> Slots:
     merged.in_domain = True
     merged.out_of_scope = False
     merged.is_log = False
+    # the shape of the answer comes from the new turn's own words
+    merged.text, merged.paste, merged.mentions = new.text, None, set(new.mentions)
+    merged.card_sizes, merged.network, merged.asks = list(new.card_sizes), new.network, list(new.asks)
+    merged.decline = new.decline
     return merged

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from assistant.offline.render import Writer, num
-from assistant.offline.render_tools import (
+from assistant.offline.types import ToolResult
+from assistant.offline.writing.render import Writer, num
+from assistant.offline.writing.render_tools import (
     Context,
     article,
     bi,
@@ -16,7 +18,6 @@ from assistant.offline.render_tools import (
     plural,
     renderer,
 )
-from assistant.offline.types import ToolResult
 
 
 def _model_label(w: Writer, est: dict) -> str:
@@ -150,11 +151,11 @@ def seed_rule_line(w: Writer, est: dict, section: str = "assumptions") -> None:
         return
     w.add(
         section,
-        f"种子文章的经验算法（优化器≈权重的 4 倍，{num(seed.get('bytes_per_param'))} B/参数）得到模型状态 "
+        f"常见经验算法（优化器≈权重的 4 倍，{num(seed.get('bytes_per_param'))} B/参数）得到模型状态 "
         f"{gb(seed.get('model_states_gb'))} GB；主流混合精度 AdamW 还要存 fp32 主权重和 fp32 的一阶、二阶矩，"
         f"实际是 {num(seed.get('precise_bytes_per_param'))} B/参数，即 {gb(seed.get('precise_model_states_gb'))} GB"
         "（ZeRO 论文）。两种算法都还没算激活值。",
-        f"The seed article's rule of thumb (optimizer ≈ 4× the weights, {num(seed.get('bytes_per_param'))} B/param) "
+        f"A common rule of thumb (optimizer ≈ 4× the weights, {num(seed.get('bytes_per_param'))} B/param) "
         f"gives {gb(seed.get('model_states_gb'))} GB of model states; standard mixed-precision AdamW also keeps an "
         f"fp32 master copy and fp32 moments, {num(seed.get('precise_bytes_per_param'))} B/param = "
         f"{gb(seed.get('precise_model_states_gb'))} GB (ZeRO paper). Neither includes activations.",
@@ -206,8 +207,8 @@ def _alt_line(w: Writer, est: dict, label: str | None = None) -> None:
     elif fits is False:
         w.add(
             "alternatives",
-            f"{mode}：每卡约 {gb(total)} GB，{cat_words(card, '也放不下')}（差约 {gb(-room)} GB）。",
-            f"{mode}: about {gb(total)} GB per GPU — still does not fit {card} ({gb(-room)} GB short).",
+            f"{mode}：每卡约 {gb(total)} GB，{cat_words(card, '也放不下')}（差约 {gb(-(room or 0))} GB）。",
+            f"{mode}: about {gb(total)} GB per GPU — still does not fit {card} ({gb(-(room or 0))} GB short).",
         )
     else:
         w.add("alternatives", f"{mode}：每卡约 {gb(total)} GB。", f"{mode}: about {gb(total)} GB per GPU.")
@@ -225,7 +226,7 @@ def _activations_bound_adapter(est: dict) -> bool:
 def _min_gpus_line(w: Writer, res: dict, as_alternative: bool, prefix: tuple[str, str] | None = None) -> None:
     n, nodes, per, room = res.get("min_gpus"), res.get("nodes"), res.get("per_gpu_total_gb"), res.get("headroom_gb")
     card = str(res.get("gpu") or "").replace("NVIDIA ", "").replace("GeForce ", "")
-    est = res.get("estimate") if isinstance(res.get("estimate"), dict) else {}
+    est: dict = res["estimate"] if isinstance(res.get("estimate"), dict) else {}
     inference = est.get("mode") == "inference"
     how_zh = "张量并行" if inference else " ZeRO-3/FSDP 分片"
     how_en = "tensor parallelism" if inference else "ZeRO-3/FSDP sharding"
@@ -345,7 +346,7 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     wanted = ctx.slots.mode or ("full" if ctx.slots.training and not ctx.slots.finetune else None)
     primary = next((e for e in ests if str(e.args.get("mode")) == str(wanted)), ests[0])
     est = primary.result
-    _asked_memory_part(w, est, ctx.question)
+    _asked_memory_part(w, est, ctx.said)
     lora = next(
         (
             e.result
@@ -369,7 +370,7 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
         _borderline_lines(w, est, bigger)
     _breakdown(w, est)
     if est.get("mode") == "full":
-        asks_rule = re.search(r"4\s*倍|4\s*[x×]|文章|seed|article|rule of thumb|经验公式", ctx.question, re.I)
+        asks_rule = "asks_rule_of_thumb" in ctx.said
         seed_rule_line(w, est, "verdict" if asks_rule else "assumptions")
     if est.get("fits") is True and est.get("max_batch"):
         serving = est.get("mode") == "inference"
@@ -443,29 +444,24 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     _memory_next_steps(w, ctx, est, ests)
 
 
-_ASKED_PART = (  # (question pattern, result key, zh, en)
-    (r"kv\s*cache|kv\s*缓存", "kv_cache_gb", "KV 缓存", "the KV cache"),
-    (r"activation|激活", "activations_gb", "激活值", "activation memory"),
+_ASKED_PART = (  # (mention read in reading/shapes.py, result key, zh, en)
+    ("asked_kv_cache", "kv_cache_gb", "KV 缓存", "the KV cache"),
+    ("asked_activations", "activations_gb", "激活值", "activation memory"),
     (
-        r"optimizer|优化器|adam",
+        "asked_optimizer",
         "optimizer_gb",
         "优化器状态（含 fp32 主权重）",
         "optimizer states (incl. the fp32 master copy)",
     ),
-    (
-        r"host ram|主机内存|offload|卸载",
-        "host_ram_gb",
-        "需要的主机内存（CPU offload）",
-        "host RAM needed (CPU offload)",
-    ),
+    ("asked_host_ram", "host_ram_gb", "需要的主机内存（CPU offload）", "host RAM needed (CPU offload)"),
 )
 
 
-def _asked_memory_part(w: Writer, est: dict, question: str) -> None:
+def _asked_memory_part(w: Writer, est: dict, said: set[str]) -> None:
     """Answer the asked component first ("KV cache at 8192 tokens" → the KV figure), then the total."""
-    for pattern, key, zh, en in _ASKED_PART:
+    for mention, key, zh, en in _ASKED_PART:
         v = est.get(key)
-        if re.search(pattern, question, re.I) and isinstance(v, (int, float)) and v > 0:
+        if mention in said and isinstance(v, (int, float)) and v > 0:
             gib = est.get("gib", {}).get(key.removesuffix("_gb")) if isinstance(est.get("gib"), dict) else None
             w.add(
                 "verdict",
@@ -473,11 +469,7 @@ def _asked_memory_part(w: Writer, est: dict, question: str) -> None:
                 f"{en[0].upper() + en[1:]} is about {gb(v)} GB" + (f" ({gb(gib)} GiB)" if gib else "") + ".",
             )
     tp = est.get("trainable_params")
-    if (
-        re.search(r"trainable|可训练", question, re.I)
-        and isinstance(tp, (int, float))
-        and est.get("mode") in ("lora", "qlora")
-    ):
+    if "asked_trainable" in said and isinstance(tp, (int, float)) and est.get("mode") in ("lora", "qlora"):
         w.add("verdict", f"LoRA 可训练参数约 {big(tp)} 个。", f"LoRA adds about {big(tp)} trainable parameters.")
 
 
@@ -516,7 +508,8 @@ def _memory_by_card(w: Writer, ctx: Context, ests: list[ToolResult], cards: list
             if str(e.result.get("gpu")) == card:
                 sentence = fit_sentence(w, e.result, lead=False)
                 if sentence:
-                    mark = {True: w.t("能", "fits"), False: w.t("不能", "does not fit")}.get(e.result.get("fits"), "")
+                    marks: dict[Any, str] = {True: w.t("能", "fits"), False: w.t("不能", "does not fit")}
+                    mark = marks.get(e.result.get("fits"), "")
                     w.add("verdict", f"- {mark}：{sentence[0]}", f"- {mark}: {sentence[1]}")
     first = ests[0].result
     _breakdown(w, first)
@@ -646,7 +639,7 @@ def find_min_gpus(w: Writer, r: ToolResult, ctx: Context) -> None:
         for rule in ic.result.get("rules") or []:
             if isinstance(rule, dict) and rule.get("status") in ("warn", "fail"):
                 w.add("verdict", "互联：" + str(rule.get("zh") or ""), "Interconnect: " + str(rule.get("en") or ""))
-    est = res.get("estimate") if isinstance(res.get("estimate"), dict) else {}
+    est: dict = res["estimate"] if isinstance(res.get("estimate"), dict) else {}
     if est:
         _breakdown(w, est)
         if est.get("mode") == "full":
@@ -741,7 +734,7 @@ def find_max_fit(w: Writer, r: ToolResult, ctx: Context) -> None:
                 f"想知道 {num(n)} 张时{zh}能到多少，可以接着问「{num(n)} 张呢」。",
                 f'To see the {en} on {plural(n, "GPU")}, ask "what about {num(n)} of them?"',
             )
-    est = res.get("estimate") if isinstance(res.get("estimate"), dict) else {}
+    est: dict = res["estimate"] if isinstance(res.get("estimate"), dict) else {}
     if est:
         _breakdown(w, est)
     _tool_assumptions(w, res, limit=3)

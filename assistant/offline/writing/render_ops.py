@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from assistant.offline.render import Writer, num
-from assistant.offline.render_tools import Context, renderer, zh_en
 from assistant.offline.types import ToolResult
+from assistant.offline.writing.render import Writer, num
+from assistant.offline.writing.render_tools import Context, renderer, zh_en
 
 # ---------------------------------------------------------------- diagnosis ---------------------
 _SEVERITY = {

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
-from assistant.offline.render import Writer, num
-from assistant.offline.render_memory import fit_sentence, seed_rule_line
-from assistant.offline.render_tools import (
+from assistant.offline.types import ToolResult
+from assistant.offline.writing.render import Writer, num
+from assistant.offline.writing.render_memory import fit_sentence, seed_rule_line
+from assistant.offline.writing.render_tools import (
     Context,
     article,
     bi,
@@ -20,7 +19,6 @@ from assistant.offline.render_tools import (
     tokens_text,
     zh_en,
 )
-from assistant.offline.types import ToolResult
 
 
 @renderer("estimate_training_time")
@@ -32,7 +30,7 @@ def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
     params = res.get("params")
     size = f"{params / 1e9:.3g}B" if isinstance(params, (int, float)) else ""
     toks = tokens_text(w, res.get("tokens"))
-    asks_gpu_hours = re.search(r"gpu[\s-]*hours?|卡时|机时|算力总量", ctx.question, re.I)
+    asks_gpu_hours = "asked_gpu_hours" in ctx.said
     if (asks_gpu_hours or not ctx.slots.gpu_count) and gpu_h.get("mid") is not None:
         # No GPU count given (or GPU-hours asked): the total work is the answer; days depend on the count.
         w.add(
@@ -163,7 +161,7 @@ def _option_line(w: Writer, o: dict) -> tuple[str, str]:
 def _budget_verdict(w: Writer, res: dict, feasible: list[dict], ctx: Context) -> None:
     """ "预算2千块能微调吗": yes/no first — how many hours the budget rents of the cheapest option that fits."""
     budget = res.get("budget_cny")
-    asks = re.search(r"能|可以|够|行不行|吗|can\b|enough|afford|possible", ctx.question, re.I)
+    asks = "yes_no" in ctx.said
     if not budget or res.get("tokens") or res.get("deadline_hours") or not asks:
         return  # with a deadline or data size, the plan's own cost figures answer it
     if not feasible:

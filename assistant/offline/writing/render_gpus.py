@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
-from assistant.offline.render import Writer, num
-from assistant.offline.render_tools import (
+from assistant.offline.types import ToolResult
+from assistant.offline.writing.render import Writer, num
+from assistant.offline.writing.render_tools import (
     Context,
     bi,
     cat_words,
@@ -17,7 +16,6 @@ from assistant.offline.render_tools import (
     plural,
     renderer,
 )
-from assistant.offline.types import ToolResult
 
 
 def _short_gpu(g: dict) -> str:
@@ -36,15 +34,13 @@ _SPEC_FIELDS = (  # (field, zh label, en label, unit)
 )
 
 
-_SAME_Q = re.compile(r"\bsame\b|identical|一样|相同|一回事|区别|差别|不同|difference|differ|\bdiff\b", re.I)
-
-
-def _same_or_not(w: Writer, rows: dict, names: list[str], question: str) -> bool:
+def _same_or_not(w: Writer, rows: dict, names: list[str], said: set[str]) -> bool:
     """「A800 和 A100 一样吗」/ "is the A800 the same as the A100": say which specs are equal and
     which differ, when they differ in only one or two."""
-    if len(names) != 2 or not _SAME_Q.search(question):
+    if len(names) != 2 or "same_or_different" not in said:
         return False
-    same, diff = [], []
+    same: list[tuple[str, str, str, list]] = []
+    diff: list[tuple[str, str, str, list]] = []
     for field, zh, en, unit in _SPEC_FIELDS:
         values = (rows.get(field) or {}).get("values") or []
         if len(values) != 2 or values[0] is None and values[1] is None:
@@ -66,36 +62,28 @@ def _same_or_not(w: Writer, rows: dict, names: list[str], question: str) -> bool
     return True
 
 
-_ASKED = (  # (question pattern, field, sparse field, zh, en, unit)
-    (r"带宽|bandwidth", "mem_bw_gbs", None, "显存带宽", "memory bandwidth", "GB/s"),
+_ASKED = (  # (mention read in reading/shapes.py, field, sparse field, zh, en, unit)
+    ("asked_bandwidth", "mem_bw_gbs", None, "显存带宽", "memory bandwidth", "GB/s"),
+    ("asked_memory", "memory_gb", None, "显存", "memory", "GB"),
+    ("asked_fp8", "fp8_dense_tflops", "fp8_sparse_tflops", "FP8 稠密算力", "dense FP8 throughput", "TFLOPS"),
+    ("asked_tf32", "tf32_dense_tflops", "tf32_sparse_tflops", "TF32 稠密算力", "dense TF32 throughput", "TFLOPS"),
+    ("asked_fp32", "fp32_tflops", None, "FP32 算力", "FP32 throughput", "TFLOPS"),
+    ("asked_int8", "int8_dense_tops", "int8_sparse_tops", "INT8 稠密算力", "dense INT8 throughput", "TOPS"),
     (
-        r"多大显存|显存多大|显存是多少|多少显存|显存容量|memory capacity|memory size|how much (?:memory|vram)|\bvram\b|"
-        r"memory and",
-        "memory_gb",
-        None,
-        "显存",
-        "memory",
-        "GB",
-    ),
-    (r"fp8", "fp8_dense_tflops", "fp8_sparse_tflops", "FP8 稠密算力", "dense FP8 throughput", "TFLOPS"),
-    (r"tf32", "tf32_dense_tflops", "tf32_sparse_tflops", "TF32 稠密算力", "dense TF32 throughput", "TFLOPS"),
-    (r"fp32|单精度", "fp32_tflops", None, "FP32 算力", "FP32 throughput", "TFLOPS"),
-    (r"int8", "int8_dense_tops", "int8_sparse_tops", "INT8 稠密算力", "dense INT8 throughput", "TOPS"),
-    (
-        r"算力|tflops|flops|bf16|fp16|throughput|半精度",
+        "asked_compute",
         "bf16_dense_tflops",
         "bf16_fp16_sparse_tflops",
         "BF16 稠密算力",
         "dense BF16 throughput",
         "TFLOPS",
     ),
-    (r"功耗|power|tdp|瓦", "tdp_w", None, "功耗", "power (TDP)", "W"),
+    ("asked_power", "tdp_w", None, "功耗", "power (TDP)", "W"),
 )
 
 
-def _direct_spec_answer(w: Writer, g: dict, name: str, question: str) -> None:
+def _direct_spec_answer(w: Writer, g: dict, name: str, said: set[str]) -> None:
     """Answer the asked attribute(s) in the first sentence ("4090的显存带宽是多少" → 1008 GB/s)."""
-    if re.search(r"nvlink", question, re.I) and not re.search(r"带宽|bandwidth", question, re.I):
+    if "nvlink" in said and "asked_bandwidth" not in said:
         v = g.get("nvlink_gbs_bidir")
         if v:
             w.add(
@@ -110,7 +98,7 @@ def _direct_spec_answer(w: Writer, g: dict, name: str, question: str) -> None:
                 f"No. The {name} has no NVLink; multi-GPU traffic goes over PCIe.",
             )
         return
-    if re.search(r"nvlink", question, re.I) and g.get("nvlink_gbs_bidir") is not None:
+    if "nvlink" in said and g.get("nvlink_gbs_bidir") is not None:
         v = g["nvlink_gbs_bidir"]
         w.add(
             "verdict",
@@ -120,19 +108,18 @@ def _direct_spec_answer(w: Writer, g: dict, name: str, question: str) -> None:
             else f"The {name} has no NVLink.",
         )
         return
-    if re.search(r"fp8", question, re.I) and g.get("fp8_supported") is False:
+    if "asked_fp8" in said and g.get("fp8_supported") is False:
         w.add(
             "verdict",
             f"不支持。{name} 没有 FP8 张量核心，训练用 BF16/FP16（或 TF32）。",
             f"No. The {name} has no FP8 tensor cores; train in BF16/FP16 (or TF32).",
         )
         return
-    q = re.sub(r"fp32[\s-]*(?:accumulat\w*|累加)", "", question, flags=re.I)  # "BF16 (FP32 accumulate)"
     shown, precision_named = 0, False
-    for pattern, field, sparse, zh, en, unit in _ASKED:
-        if shown >= 2 or not re.search(pattern, q, re.I):
+    for mention, field, sparse, zh, en, unit in _ASKED:
+        if shown >= 2 or mention not in said:
             continue
-        if field == "bf16_dense_tflops" and precision_named and not re.search(r"bf16|fp16|半精度", q, re.I):
+        if field == "bf16_dense_tflops" and precision_named and "asked_half" not in said:
             continue  # "TF32 算力" asked for TF32 only
         precision_named = precision_named or field.endswith(("tflops", "tops"))
         v = g.get(field)
@@ -150,22 +137,14 @@ def _direct_spec_answer(w: Writer, g: dict, name: str, question: str) -> None:
         shown += 1
 
 
-_NOTE_TOPICS = {  # seed-note id → words in a question that make it relevant (0 = generally useful)
-    "tf32_opt_in": r"tf32|改代码|code change",
-    "fp8_also_on_ada": r"fp8|transformer engine",
-    "pcie_vs_nvlink_bidirectional": r"pcie|nvlink|sxm|互联|64|600",
-    "h100_pcie_not_3_35": r"3\.35|pcie|带宽|bandwidth",
-    "a100_form_factor_bandwidth": r"2\.0|pcie|sxm|带宽|bandwidth",
-    "rtx4090_pcie_gen_p2p": r"p2p|pcie|多卡|nvlink|带宽|bandwidth",
-    "dense_vs_sparse": r"稀疏|sparse|1979|624|tflops|算力",
-}
+# seed-note id → the mention (reading/shapes.py: "note_<id>") that makes it relevant; absent = not shown
+def _note_relevance(note: dict, said: set[str]) -> int:
+    from assistant.offline.reading.shapes import MENTIONS
 
-
-def _note_relevance(note: dict, question: str) -> int:
-    pattern = _NOTE_TOPICS.get(str(note.get("id")))
-    if pattern is None:
+    key = f"note_{note.get('id')}"
+    if key not in MENTIONS:
         return -1
-    return 2 if re.search(pattern, question, re.I) else 0
+    return 2 if key in said else 0
 
 
 @renderer("gpu_specs")
@@ -185,7 +164,7 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
         _memory_variant_verdict(w, gpus, names)
     if len(gpus) == 1:
         g = gpus[0]
-        _direct_spec_answer(w, g, names[0], ctx.question)
+        _direct_spec_answer(w, g, names[0], ctx.said)
         parts_zh, parts_en = [], []
         for field, zh, en, unit in _SPEC_FIELDS:
             v = g.get(field)
@@ -224,7 +203,7 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
             best = row.get("best_index")
             if isinstance(best, int) and field != "tdp_w" and len(set(v for v in values if v is not None)) > 1:
                 leads.setdefault(best, []).append((zh, en))
-        same = _same_or_not(w, rows, names, ctx.question)
+        same = _same_or_not(w, rows, names, ctx.said)
         if leads and not same:
             zh_bits = [f"{names[i]} " + cat_words("的", "、".join(z for z, _ in f)) + "更高" for i, f in leads.items()]
             en_bits = [f"{names[i]} leads on {', '.join(e for _, e in f)}" for i, f in leads.items()]
@@ -249,14 +228,14 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
     for note in (r.result.get("notes") or [])[:1]:
         w.add("assumptions", bi(note, "zh"), bi(note, "en"))
     notes = [n for n in r.result.get("seed_notes") or [] if isinstance(n, dict)]
-    notes.sort(key=lambda n: -_note_relevance(n, ctx.question))
+    notes.sort(key=lambda n: -_note_relevance(n, ctx.said))
     shown = 0
     for note in notes:
-        if _note_relevance(note, ctx.question) >= 0 and shown < 2:
+        if _note_relevance(note, ctx.said) >= 0 and shown < 2:
             w.add(
                 "assumptions",
-                "原文章的简化：" + (note.get("zh") or ""),
-                "Where the seed article simplifies: " + (note.get("en") or ""),
+                "常见说法的简化：" + (note.get("zh") or ""),
+                "Where a common rule of thumb simplifies: " + (note.get("en") or ""),
             )
             shown += 1
 
@@ -303,8 +282,7 @@ def _suitability(w: Writer, gpus: list[dict], names: list[str], ctx: Context) ->
     mem, bw, link = g.get("memory_gb"), g.get("mem_bw_gbs"), g.get("nvlink_gbs_bidir")
     if not isinstance(tf, (int, float)) or not isinstance(ref_tf, (int, float)):
         return
-    q = ctx.question
-    asks_training = bool(re.search(r"训练|微调|train|fine[\s-]*tun", q, re.I)) or ctx.slots.training
+    asks_training = "training_word" in ctx.said or ctx.slots.training
     name, ref_name = names
     facts_zh = f"{name} 的 BF16 稠密算力 {num(tf)} TFLOPS（{ref_name} 是 {num(ref_tf)}），显存 {num(mem)} GB、带宽 {num(bw)} GB/s"
     facts_en = (
@@ -359,13 +337,10 @@ def _suitability(w: Writer, gpus: list[dict], names: list[str], ctx: Context) ->
         )
 
 
-_VALUE_Q = re.compile(r"性价比|划算|值不值|value|worth|bang for|cost[\s-]*effective|per (?:yuan|dollar)", re.I)
-
-
 def _compute_per_yuan(w: Writer, prices: list[ToolResult], ctx: Context) -> None:
     """Two cards compared for training (or "which is better value"): which buys more BF16 dense
     compute per yuan of rent. Said with the tool's own figures (TFLOPS, ¥/card-hour), no new ratio."""
-    if len(prices) != 2 or not (ctx.slots.training or _VALUE_Q.search(ctx.question)):
+    if len(prices) != 2 or not (ctx.slots.training or "value_for_money" in ctx.said):
         return
     specs = {
         str(g.get("name") or ""): g
@@ -401,7 +376,7 @@ def _compute_per_yuan(w: Writer, prices: list[ToolResult], ctx: Context) -> None
         f"Per yuan of rent the {best} buys more BF16 dense compute ({num(t_hi)} TFLOPS at {money(p_hi)}/card-hour vs "
         f"{num(t_lo)} TFLOPS at {money(p_lo)} for the {other}), " + en_tail,
     )
-    if _VALUE_Q.search(ctx.question) and w.parts["verdict"]:  # "which is better value?": this is the answer
+    if "value_for_money" in ctx.said and w.parts["verdict"]:  # "which is better value?": this is the answer
         w.parts["verdict"].insert(0, w.parts["verdict"].pop())
 
 

@@ -1,0 +1,187 @@
+"""Frame → tool calls, one module per intent family; which intent answers is one ordered list.
+
+`PRECEDENCE` is read top to bottom: the first rule whose predicate holds for a part of the question
+names the intent for that part. A question in several parts ("要多少显存？一个月多少钱？") gets one
+intent per part, in order; their calls are asked together and each writes its part of the answer.
+Adding an intent: a module with `calls` (and optionally `follow_ups`), one line here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from assistant.offline.intents import args as A
+from assistant.offline.intents import (
+    conversions,
+    decline,
+    diagnose,
+    gpus,
+    memory,
+    ops,
+    plans,
+    prices,
+    serving,
+    train_time,
+)
+from assistant.offline.intents.base import no_follow_ups
+from assistant.offline.reading.frame import Frame
+from assistant.offline.types import ToolCall, ToolResult
+
+Predicate = Callable[[Frame], bool]
+
+
+@dataclass(frozen=True)
+class Intent:
+    name: str
+    calls: Callable[[Frame], list[ToolCall]]
+    follow_ups: Callable[[Frame, list[ToolResult]], list[ToolCall]] = no_follow_ups
+
+
+INTENTS: dict[str, Intent] = {
+    i.name: i
+    for i in (
+        Intent(decline.UNLAWFUL, decline.calls),
+        Intent(decline.FORECAST, decline.calls),
+        Intent(A.OUT_OF_SCOPE, decline.calls),
+        Intent(A.INVALID, decline.calls),
+        Intent(A.NO_DATA, decline.calls),
+        Intent(A.DIAGNOSE, diagnose.calls),
+        Intent(A.REPORTED_MEMORY, gpus.reported_memory_calls),
+        Intent(A.CONVERT, conversions.convert_calls),
+        Intent(A.BUSBW, conversions.busbw_calls),
+        Intent(A.IMPLIED_MFU, conversions.mfu_calls),
+        Intent(A.DECODE_SPEED, serving.calls),
+        Intent(A.DELIVERY, ops.delivery_calls),
+        Intent(A.TRAIN_TIME, train_time.calls, train_time.follow_ups),
+        Intent(A.PLAN, plans.calls, plans.follow_ups),
+        Intent(A.PRICE, prices.calls),
+        Intent(A.MODEL_INFO, gpus.model_info_calls),
+        Intent(A.MAX_FIT, memory.max_fit_calls, memory.max_fit_follow_ups),
+        Intent(A.MIN_GPUS, memory.min_gpus_calls, memory.min_gpus_follow_ups),
+        Intent(A.MEMORY, memory.calls, memory.follow_ups),
+        Intent(A.SPECS, gpus.specs_calls),
+        Intent(A.INTERCONNECT, gpus.interconnect_calls),
+        Intent(A.ADVICE, ops.calls, ops.follow_ups),
+    )
+}
+
+# The first rule that holds names the intent. Order is the policy: a paste before everything; refusals
+# before any tool; specific shapes (a quoted algbw, published GPU-hours) before generic ones.
+PRECEDENCE: list[tuple[str, Predicate]] = [
+    (A.DIAGNOSE, diagnose.applies),
+    (decline.UNLAWFUL, decline.applies_unlawful),
+    (decline.FORECAST, decline.applies_forecast),
+    (A.OUT_OF_SCOPE, decline.applies_out_of_scope),
+    (A.INVALID, decline.applies_invalid),  # say what cannot be right instead of computing with it
+    (A.NO_DATA, decline.applies_no_data),
+    (A.REPORTED_MEMORY, gpus.applies_reported_memory),
+    (A.CONVERT, conversions.applies_convert),
+    (A.BUSBW, conversions.applies_busbw),
+    (A.IMPLIED_MFU, conversions.applies_mfu),
+    (A.DECODE_SPEED, serving.applies),
+    (A.DELIVERY, ops.applies_delivery),
+    (A.ADVICE, ops.applies_symptom),
+    (A.INTERCONNECT, gpus.applies_allreduce),
+    (A.TRAIN_TIME, train_time.applies),
+    (A.PLAN, plans.applies),
+    (A.PRICE, prices.applies),
+    (A.MODEL_INFO, gpus.applies_model_info),
+    (A.SPECS, gpus.applies_spec_question),  # a model named in passing does not make it a memory question
+    (A.MEMORY, memory.applies_trainable),
+    (A.MAX_FIT, memory.applies_max_fit),
+    (A.MIN_GPUS, memory.applies_min_gpus),
+    (A.MEMORY, memory.applies),
+    (A.SPECS, gpus.applies_specs),
+    (A.INTERCONNECT, gpus.applies_interconnect),
+    (A.ADVICE, ops.applies_price_advice),
+    (A.SPECS, gpus.applies_specs_fallback),
+    (A.MEMORY, memory.applies_fallback),
+    (A.ADVICE, ops.applies),
+]
+
+# Intents that answer without tools (a short statement from the writer).
+STATEMENTS = {decline.UNLAWFUL, decline.FORECAST, A.OUT_OF_SCOPE, A.INVALID, A.NO_DATA}
+# Intents a second part of a question may add (a part that only repeats the topic adds nothing).
+_PART_INTENTS = {A.PRICE, A.TRAIN_TIME, A.MEMORY, A.MIN_GPUS, A.MAX_FIT, A.SPECS, A.INTERCONNECT, A.PLAN}
+
+
+def choose_intent(f: Frame) -> str:
+    for name, applies in PRECEDENCE:
+        if applies(f):
+            return name
+    return A.ADVICE
+
+
+def choose_intents(f: Frame) -> list[str]:
+    """One intent per part of the question, in the order of the parts, without repeats. Each part is
+    read on its own to decide what it asks (its own cue words and values); the calls then use every
+    value the whole question gave. The whole question's intent is always among them."""
+    from assistant.offline.reading import read_one
+
+    first = choose_intent(f)
+    if first == A.DIAGNOSE and memory.applies(f) and not f.decline:
+        # a paste plus the job in the user's own words ("全量微调 13B，单卡"): the memory of that job too
+        return [first, A.MEMORY]
+    if first in STATEMENTS or first == A.ADVICE or len(f.asks) < 2:
+        return [first]
+    chosen: list[str] = []
+    for ask in f.asks:
+        if not set(ask.cues) & _SHAPE_CUES:
+            continue  # "训练7B时掉卡了" describes, it does not ask
+        name = choose_intent(read_one(ask.text))
+        if name not in _PART_INTENTS:  # the part alone lacks the card or model: its cues on the whole frame
+            name = choose_intent(f.model_copy(update={"cues": (f.cues - _SHAPE_CUES) | set(ask.cues)}))
+        if name in _PART_INTENTS and name not in chosen:
+            chosen.append(name)
+    if first not in chosen:
+        chosen.insert(0, first)
+    return [chosen[0], *(n for n in chosen[1:] if _adds(n, chosen[0]) and _adds(n, first))]
+
+
+_SHAPE_CUES = {"price", "time", "how_many", "fit", "max_fit", "specs", "compare", "plan", "interconnect"}
+
+
+def _adds(name: str, first: str) -> bool:
+    """A plan already prices and sizes; a spec comparison already prices two cards."""
+    covered = {A.PLAN: {A.PRICE, A.MEMORY, A.MIN_GPUS, A.SPECS}, A.SPECS: {A.PRICE}, A.MIN_GPUS: {A.MEMORY}}
+    return name not in covered.get(first, set())
+
+
+def build_calls(f: Frame, intents: list[str]) -> list[ToolCall]:
+    out: list[ToolCall] = []
+    seen: set[tuple[str, str]] = set()
+    for name in intents:
+        for c in INTENTS[name].calls(f):
+            key = (c.name, repr(sorted(c.args.items())))
+            if c.args is not None and key not in seen:
+                seen.add(key)
+                out.append(c)
+    return out
+
+
+def follow_up_calls(f: Frame, intents: list[str], results: list[ToolResult]) -> list[ToolCall]:
+    out: list[ToolCall] = []
+    for name in intents:
+        mine = [r for r in results if A.intent_of(r.id) in (name, None)] if len(intents) > 1 else results
+        out += INTENTS[name].follow_ups(f, mine)
+    return [c for c in out if c.args is not None]
+
+
+def analyse(question: str, history: list[dict] | None = None) -> tuple[list[str], Frame, bool]:
+    """(intents in answer order, frame, carried from earlier turns)."""
+    from assistant.offline.reading import read
+
+    frame, carried = read(question, history)
+    return choose_intents(frame), frame, carried
+
+
+def plan(question: str, history: list[dict] | None = None, language: str = "auto") -> list[ToolCall]:
+    intents, frame, _ = analyse(question, history)
+    return build_calls(frame, intents)
+
+
+def next_calls(question: str, history: list[dict] | None, language: str, results: list[ToolResult]) -> list[ToolCall]:
+    """The one allowed second round."""
+    intents, frame, _ = analyse(question, history)
+    return follow_up_calls(frame, intents, results)

@@ -1,0 +1,24 @@
+"""A pasted log (anything tools.diagnosis.detect recognises): diagnose_logs on the paste, the guide on
+its topics. What was rented (`expect`) comes only from the user's own words around the paste."""
+
+from __future__ import annotations
+
+from assistant.offline.intents import args as A
+from assistant.offline.intents.args import DIAGNOSE
+from assistant.offline.reading.frame import Frame
+from assistant.offline.types import ToolCall
+
+NAME = DIAGNOSE
+
+
+def applies(f: Frame) -> bool:
+    return f.is_log
+
+
+def calls(f: Frame) -> list[ToolCall]:
+    # 「合同写的是 8 卡 A100」: the user's words outside the paste (f.gpus never come from inside it)
+    expect = (f"{f.gpu_count}x {A.gpu_arg(f)}" if f.gpu_count else A.gpu_arg(f)) if f.gpus else None
+    return [
+        A.call(NAME, "diagnose_logs", text=f.paste or f.text, expect=expect),
+        A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=3),
+    ]

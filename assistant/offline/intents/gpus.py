@@ -1,0 +1,121 @@
+"""Cards: specs and comparisons, interconnect (NVLink/PCIe/network, all-reduce time), a card's
+reported memory (nvidia-smi shows less than expected?) and a model's architecture."""
+
+from __future__ import annotations
+
+import re
+
+from assistant.offline.intents import args as A
+from assistant.offline.intents.args import INTERCONNECT, MODEL_INFO, REPORTED_MEMORY, SPECS
+from assistant.offline.intents.base import has_size
+from assistant.offline.reading.frame import Frame
+from assistant.offline.types import ToolCall
+
+
+def applies_reported_memory(f: Frame) -> bool:
+    return bool(f.reported_memory and f.gpus and not has_size(f))
+
+
+def applies_allreduce(f: Frame) -> bool:
+    return "allreduce" in f.cues and (has_size(f) or bool(f.gpus))  # "how long does one all-reduce of 7B take"
+
+
+def applies_model_info(f: Frame) -> bool:
+    return "model_info" in f.cues and bool(f.model) and not f.gpus and not f.mode
+
+
+def applies_spec_question(f: Frame) -> bool:
+    """ "the paper says NVLink 160 GB/s on the H800, the datasheet 400?": a spec question about the card even
+    when a model is named, as long as nothing asks about fitting, counts, time, price or a plan."""
+    asks_job = f.cues & {"fit", "how_many", "max_fit", "time", "price", "plan", "decode_speed"}
+    return bool(f.gpus) and "specs" in f.cues and not asks_job and not f.mode and not f.training
+
+
+def applies_specs(f: Frame) -> bool:
+    return bool(f.gpus) and (bool(f.cues & {"compare", "specs"}) or len(f.gpus) >= 2)
+
+
+def applies_interconnect(f: Frame) -> bool:
+    # "how do I set up NCCL across nodes" is a how-to: the guide answers it
+    return "interconnect" in f.cues and not ("howto" in f.cues and not (f.gpus or f.gpu_count or f.nodes))
+
+
+def applies_specs_fallback(f: Frame) -> bool:
+    return bool(f.gpus) and "howto" not in f.cues
+
+
+def reported_memory_calls(f: Frame) -> list[ToolCall]:
+    value, unit = f.reported_memory  # type: ignore[misc]
+    return [A.call(REPORTED_MEMORY, "check_reported_memory", gpu=A.gpu_arg(f), seen_value=value, seen_unit=unit)]
+
+
+def model_info_calls(f: Frame) -> list[ToolCall]:
+    return [
+        A.call(MODEL_INFO, "lookup_model", query=f.model),
+        A.call(MODEL_INFO, "search_guide", query=A.guide_query(f, MODEL_INFO), k=2),
+    ]
+
+
+def specs_calls(f: Frame) -> list[ToolCall]:
+    out: list[ToolCall] = []
+    names = [n for n in (A.card_name(f, g) for g in f.gpus[:6]) if n]
+    if len(f.gpus) == 1 and "pcie" in f.mentions and "sxm" in f.mentions:
+        names = [f"{f.gpus[0]} PCIe", f"{f.gpus[0]} SXM"]  # "A100 PCIe和SXM有什么区别"
+    sizes = f.card_sizes
+    if len(f.gpus) == 1 and len(sizes) >= 2:  # "A100 40G 和 80G 选哪个": both variants, side by side
+        names = [f"{f.gpus[0]} {size}GB" for size in sizes[:4]]
+    if len(f.gpus) == 1 and "suitability" in f.cues and len(names) == 1:
+        # "H20 适合训练吗": measured against the usual training card (H100; the A100 for an H100/H200)
+        ref = "A100 80GB" if re.match(r"h(100|200|800)", f.gpus[0], re.I) else "H100"
+        names = [names[0], ref]
+    out.append(A.call(SPECS, "gpu_specs", gpus=names))
+    if len(sizes) >= 2 and len(f.gpus) == 1:
+        for name in names:
+            out.append(A.call(SPECS, "gpu_price", gpu=name, gpu_count=f.gpu_count, **A.period_args(f)))
+    if len(f.gpus) >= 2 and "compare" in f.cues:  # "哪个好" is also a price question
+        for gpu in f.gpus[:4]:
+            out.append(A.call(SPECS, "gpu_price", gpu=A.card_name(f, gpu), gpu_count=f.gpu_count, **A.period_args(f)))
+    out.append(A.call(SPECS, "search_guide", query=A.guide_query(f, SPECS), k=2))
+    return out
+
+
+def interconnect_calls(f: Frame) -> list[ToolCall]:
+    out: list[ToolCall] = []
+    net = f.network
+    nodes = f.nodes or (2 if "multi_node" in f.mentions else None)
+    gpus = f.gpu_count or ((nodes or 1) * 8 if nodes and nodes > 1 else None)
+    size = {"params_b": f.params_b} if f.params_b else {}
+    both = "pcie" in f.mentions and "nvswitch_or_nvlink_or_sxm" in f.mentions
+    if both and not (nodes and nodes > 1):
+        # "on 8× A100 SXM with NVSwitch … and on a PCIe-only box": one call per topology
+        for topo in ("nvswitch", "pcie"):  # an 8-GPU server unless a count was given
+            out.append(
+                A.call(
+                    INTERCONNECT,
+                    "interconnect_advice",
+                    gpu=A.gpu_arg(f) or A.DEFAULT_GPU,
+                    n_gpus=gpus or 8,
+                    topology=topo,
+                    **size,
+                )
+            )
+    elif nodes and nodes > 1 and not net:
+        # "需要什么网络": compare the three usual answers side by side.
+        for n in ("10G", "RoCE 100G", "IB HDR"):
+            out.append(
+                A.call(
+                    INTERCONNECT,
+                    "interconnect_advice",
+                    gpu=A.gpu_arg(f) or A.DEFAULT_GPU,
+                    n_gpus=gpus,
+                    nodes=nodes,
+                    network=n,
+                    **size,
+                )
+            )
+    else:
+        out.append(
+            A.call(INTERCONNECT, "interconnect_advice", gpu=A.gpu_arg(f), n_gpus=gpus, nodes=nodes, network=net, **size)
+        )
+    out.append(A.call(INTERCONNECT, "search_guide", query=A.guide_query(f, INTERCONNECT), k=3))
+    return out

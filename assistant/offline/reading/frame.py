@@ -1,0 +1,166 @@
+"""The Frame: everything one question said, typed. Reading fills it; intents and writing only read it.
+
+Entities (GPUs with count and stated capacity, models resolved to catalog rows, engine words) and
+quantities (each with the words it was read from) are listed so constraint accounting can say which of
+them an answer used and which it did not (`writing/accounting.py`). The flat fields (`gpus`, `params_b`,
+`context`, …) are the values the intents pass to tools; `gpu_mentions` / `model_mentions` / `quantities`
+say where each came from.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+QuantityKind = Literal[
+    "gpu_count",
+    "card_memory_gb",
+    "params_b",
+    "precision",
+    "context",
+    "batch",
+    "concurrency",
+    "tokens",
+    "samples",
+    "sample_tokens",
+    "epochs",
+    "hours_per_day",
+    "days_per_week",
+    "project_months",
+    "budget_cny",
+    "deadline_hours",
+    "link_gbps",
+    "nodes",
+    "period",
+    "hourly_quote_cny",
+    "monthly_quote_cny",
+    "zero_stage",
+]
+
+
+class GpuMention(BaseModel):
+    """A card named in the question: '两张 4090 48G 魔改' → RTX 4090, count 2, 48 GB stated, modded."""
+
+    text: str
+    name: str = Field(description="display name of the family ('RTX 4090'), or the word as typed if unknown")
+    gpu_id: str | None = Field(None, description="row in knowledge/gpus.yaml; None = not in the table")
+    count: int | None = None
+    memory_gb: float | None = Field(None, description="capacity the user stated ('48G'), decimal GB")
+    modded: bool = Field(False, description="stated capacity matches no variant in the table (魔改 / 22G 2080Ti)")
+    form: str | None = None
+
+
+class ModelMention(BaseModel):
+    """A model named in the question, resolved against knowledge/models/."""
+
+    text: str
+    catalog_id: str | None = Field(None, description="catalog row whose architecture is used; None = unknown")
+    variant: bool = Field(False, description="a Coder/Math/distill variant sized by catalog_id's architecture")
+    size_b: float | None = None
+
+
+class Quantity(BaseModel):
+    """One number the question gave, with its unit and the words it came from."""
+
+    kind: QuantityKind
+    value: float
+    unit: str = ""
+    text: str = ""
+    per: str | None = Field(None, description="'month' for a monthly budget, 'total' for a total, …")
+
+
+class Ask(BaseModel):
+    """One part of the question, in order ('要多少显存？' · '能在 4090 上跑吗？')."""
+
+    text: str
+    cues: list[str] = Field(default_factory=list)
+
+
+class Frame(BaseModel):
+    """Everything a question said (None = not said). Mutable while reading; read-only afterwards."""
+
+    model_config = ConfigDict(validate_assignment=False, arbitrary_types_allowed=True)
+
+    # ---- typed entities and quantities (where each value came from) ---------------------------
+    gpu_mentions: list[GpuMention] = Field(default_factory=list)
+    model_mentions: list[ModelMention] = Field(default_factory=list)
+    engines: list[str] = Field(default_factory=list)  # vLLM, llama.cpp, LLaMA-Factory, DeepSpeed …
+    quantities: list[Quantity] = Field(default_factory=list)
+    asks: list[Ask] = Field(default_factory=list)
+    log_kinds: list[str] = Field(default_factory=list)  # what tools.diagnosis.detect recognised in a paste
+    unread: list[str] = Field(default_factory=list)  # words that look like a setting but were not understood
+    users: int | None = None  # "50个人同时用"
+    samples: float | None = None  # training samples ("10万条")
+    sample_tokens: float | None = None  # tokens per sample ("每条 2k token")
+    epochs: float | None = None
+    hours_per_day: float | None = None
+    days_per_week: float | None = None
+    project_months: float | None = None
+    budget_per: str | None = None  # "month" | "total"
+    link_gbps: float | None = None  # "10GbE" → 10, "200Gb/s" → 200, "NDR" → 400
+    link_name: str | None = None
+    decline: str | None = None  # forecast | unlawful | unrealistic
+    text: str = ""  # the user's own words (a paste's lines left out), for retrieval and restating
+    paste: str | None = None  # the whole message when it carries a log (what diagnose_logs reads)
+    mentions: set[str] = Field(default_factory=set)  # shaping words (reading/shapes.py)
+    card_sizes: list[int] = Field(default_factory=list)  # "A100 40G 和 80G" → [40, 80]
+    network: str | None = None  # the network named, as the interconnect tool reads it ("10G", "IB HDR")
+
+    # ---- flat values the intents pass to tools ------------------------------------------------
+    model: str | None = None  # catalog id ("Qwen2.5-7B"), a typed name ("falcon-40b") or a bare size ("7b")
+    params_b: float | None = None
+    gpus: list[str] = Field(default_factory=list)  # display names, in order of mention
+    gpu_memory_gb: int | None = None  # "A100 80G" → 80
+    gpu_form: str | None = None  # SXM / PCIE / NVL
+    gpu_alt_memory_gb: int | None = None  # "A100 40G vs 80G": the other memory size of the same card
+    gpu_count: int | None = None
+    vram_gb: float | None = None  # "24G显存" / "a 48GB card" with no GPU named
+    nodes: int | None = None
+    mode: str | None = None  # full | lora | qlora | pretrain | inference
+    modes: list[str] = Field(default_factory=list)
+    precision: str | None = None
+    optimizer: str | None = None
+    zero_stage: int | None = None
+    context: int | None = None
+    batch: int | None = None
+    tokens: float | None = None
+    budget_cny: float | None = None
+    hourly_quote_cny: float | None = None
+    monthly_quote_cny: float | None = None
+    deadline_hours: float | None = None
+    period_hours: float | None = None
+    period_unit: str | None = None
+    period_count: float | None = None
+    concurrency: int | None = None
+    checkpointing: str | None = None
+    offload: str | None = None
+    lora_rank: int | None = None
+    lora_targets: str | None = None
+    convert: tuple[float, str, str] | None = None
+    algbw_gbs: float | None = None
+    collective: str | None = None
+    gpu_hours: float | None = None
+    measured_busbw_gbs: float | None = None
+    reported_memory: tuple[float, str] | None = None
+    is_log: bool = False
+    invalid: list[tuple[str, str]] = Field(default_factory=list)
+    out_of_scope: bool = False
+    in_domain: bool = False
+    cues: set[str] = Field(default_factory=set)
+    finetune: bool = False
+    training: bool = False
+
+    @property
+    def gpu(self) -> str | None:
+        return self.gpus[0] if self.gpus else None
+
+    @property
+    def modded_gpu(self) -> GpuMention | None:
+        """The first card whose stated capacity is not in the table (sized by that capacity)."""
+        return next((g for g in self.gpu_mentions if g.modded and g.memory_gb), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = self.model_dump()
+        d["cues"] = sorted(self.cues)
+        return d

@@ -1,0 +1,64 @@
+"""Is there a pasted log, and which kinds: `tools.diagnosis.detect` decides (one source of truth).
+
+A kind counts only if its parser found something. Three kinds can be triggered by words a person
+types in prose ("CUDA out of memory 一般有哪些原因？", "NCCL 超时怎么办"), so for those the text must
+also look pasted (several lines, a shell prompt, an `XxxError:` line); every other kind is a paste.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tools.lang import has_cjk
+
+_PROSE_PRONE = {"torch_errors", "nccl_log", "kernel_log"}
+_PASTED_SHAPE = re.compile(
+    r"^\s*(?:\$|#|root@|\w+@[\w.-]+[:~]|>>>|\[\s*\d+\.\d+\]|[\w.]*(?:Error|Exception|Warning)\b\s*:|Traceback)",
+    re.M,
+)
+
+
+def paste_kinds(text: str) -> list[str]:
+    """The log kinds in `text` (report order), or [] when it is not a paste."""
+    if not text or not text.strip():
+        return []
+    from tools.diagnosis.detect import detect_kinds
+
+    try:
+        kinds = detect_kinds(text)
+    except Exception:  # a parser bug must not stop the question being answered  # noqa: BLE001
+        return []
+    if not kinds:
+        return []
+    if set(kinds) - _PROSE_PRONE:
+        return kinds
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    return kinds if len(lines) >= 3 or _PASTED_SHAPE.search(text) else []
+
+
+_MACHINE = re.compile(
+    r"^\s*(?:\$|#|root@|\w+@[\w.-]+[:~]|>>>|[|+=\-]{1,}|\[\s*[\d.]+\]|GPU\d|[0-9a-f]{2,8}:[0-9a-f]{2}:)|"
+    r"\t|\s{3,}\S+\s{3,}|[\[\]{}|=]{2,}|^\s*[\w.]*(?:Error|Exception|Warning)\b\s*:|"
+    r"^\s*(?:NVRM|NCCL|nvcc|Cuda compilation|Legend|Diagnostic|Deployment|Successfully ran)\b",
+    re.I,
+)
+
+
+def is_machine_line(line: str) -> bool:
+    """A line a program printed (table rows, prompts, key: value dumps), not a person's sentence."""
+    if not line.strip():
+        return False
+    if _MACHINE.search(line):
+        return True
+    tokens = line.split()
+    digitish = sum(1 for t in tokens if re.search(r"\d", t))
+    return len(tokens) >= 3 and digitish / len(tokens) > 0.5 and not has_cjk(line)
+
+
+def is_person_line(line: str) -> bool:
+    """A sentence the user wrote around the paste ("合同写的是 8 卡 A100，输出如下" / "is this normal?")."""
+    if is_machine_line(line):
+        return False
+    if has_cjk(line):
+        return True
+    return bool(re.search(r"\?\s*$", line)) or len(line.split()) >= 4

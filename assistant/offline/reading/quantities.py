@@ -1,0 +1,355 @@
+"""The quantities a person gives beyond the job's basic shape, read into the Frame.
+
+Concurrency as people ("给50个人同时用"), framework settings quoted as key=value (cutoff_len,
+max_model_len, per_device_train_batch_size), a dataset as samples × tokens × epochs, a usage pattern
+(hours a day, days a week), a project length, a monthly budget, link speeds (10GbE, 200Gb/s, NDR) and
+engine words. Numbers with units go through `tools/quantities.py` (one parser for 5万, 1.5k, 两).
+Every value read here is also listed in `Frame.quantities` so constraint accounting can see it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.offline.reading.frame import Ask, Frame, Quantity
+from tools.errors import ToolInputError
+from tools.quantities import parse_chinese_number
+
+_CN = r"[零〇一二两俩三四五六七八九十百千]+|半"
+_N = rf"(?:\d+(?:\.\d+)?|{_CN})"
+
+
+def _num(text: str | None) -> float | None:
+    if not text:
+        return None
+    text = text.strip()
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        return parse_chinese_number(text)
+    except ToolInputError:
+        return None
+
+
+_MULT = {"万": 1e4, "w": 1e4, "千": 1e3, "k": 1e3, "m": 1e6, "百万": 1e6, "亿": 1e8, "": 1.0}
+
+# ---------------------------------------------------------------- framework words ---------------
+# Engines and training frameworks (not GPU/model names): the words users write for them.
+ENGINES: dict[str, str] = {
+    r"vllm": "vLLM",
+    r"sglang": "SGLang",
+    r"llama\.?cpp|gguf": "llama.cpp",
+    r"ollama": "Ollama",
+    r"tensorrt[\s-]*llm|trt[\s-]*llm": "TensorRT-LLM",
+    r"lmdeploy": "LMDeploy",
+    r"\btgi\b|text-generation-inference": "TGI",
+    r"llama[\s-]*factory|llamafactory": "LLaMA-Factory",
+    r"deepspeed": "DeepSpeed",
+    r"megatron": "Megatron-LM",
+    r"\bfsdp\b": "FSDP",
+    r"unsloth": "Unsloth",
+    r"axolotl": "Axolotl",
+    r"ms-swift|\bswift\b": "ms-swift",
+    r"xtuner": "XTuner",
+    r"ktransformers": "KTransformers",
+    r"mindie": "MindIE",
+}
+_ENGINE_RES = [(re.compile(p, re.I), name) for p, name in ENGINES.items()]
+
+# key=value settings a user quotes from a config or command line → the Frame field they set.
+_SETTINGS: dict[str, str] = {
+    "cutoff_len": "context",
+    "max_model_len": "context",
+    "max-model-len": "context",
+    "max_seq_len": "context",
+    "max_seq_length": "context",
+    "max-seq-len": "context",
+    "model_max_length": "context",
+    "max_length": "context",
+    "seq_length": "context",
+    "per_device_train_batch_size": "batch",
+    "micro_batch_size": "batch",
+    "train_micro_batch_size_per_gpu": "batch",
+    "num_train_epochs": "epochs",
+    "max_num_seqs": "concurrency",
+    "max-num-seqs": "concurrency",
+    "tensor_parallel_size": "gpu_count",
+    "tensor-parallel-size": "gpu_count",
+    "tp": "gpu_count",
+    "lora_rank": "lora_rank",
+    "lora_r": "lora_rank",
+}
+_SETTING_RE = re.compile(
+    r"(?:--)?(?P<key>[a-z][a-z0-9_\-]{1,40})\s*(?:[=:：]\s*|\s+)(?P<val>\d+(?:\.\d+)?\s*k?)(?![\w.])", re.I
+)
+_KEYLIKE = re.compile(r"(?:--)?(?P<key>[a-z]+(?:[_\-][a-z0-9]+)+)\s*[=:]\s*(?P<val>[\w.\-]+)", re.I)
+
+_USERS_RE = re.compile(
+    rf"(?P<n>{_N})\s*(?:个|位|名)?\s*(?:人|用户|同事|员工|users?|people|clients?)\s*"
+    r"(?:同时|一起|并发|在线|concurrently|at once|at the same time|simultaneously)|"
+    rf"(?:同时|并发)\s*(?:有|支持|给|服务)?\s*(?P<n2>{_N})\s*(?:个|位|名|路)?\s*(?:人|用户|请求|会话|users?|requests?)|"
+    rf"(?:给|供|服务)\s*(?P<n3>{_N})\s*(?:个|位|名)?\s*(?:人|用户|同事)\s*(?:用|使用)",
+    re.I,
+)
+_SAMPLES_RE = re.compile(
+    r"(?P<n>\d+(?:\.\d+)?)\s*(?P<mul>百万|万|千|k|w|m)?\s*(?:条|个样本|样本|samples?|examples?|conversations?|"
+    r"instructions?|对话|问答对|rows)",
+    re.I,
+)
+_SAMPLE_TOKENS_RE = re.compile(
+    r"(?:每条|每个样本|平均|单条|each|per sample|on average|avg\.?|averag\w*|of)\s*(?:长度|约|大概|大约|about|~|≈)?\s*"
+    r"(?P<n>\d+(?:\.\d+)?)\s*(?P<k>k|千)?\s*(?:个)?\s*(?:tokens?|词元|字|tok)",
+    re.I,
+)
+_EPOCHS_RE = re.compile(
+    rf"(?P<n>{_N})\s*(?:个)?\s*(?:epochs?|轮|遍)(?!\w)|(?:epochs?|轮数)\s*[=:：]?\s*(?P<n2>\d+)", re.I
+)
+_HOURS_DAY_RE = re.compile(
+    rf"(?:每天|一天|每日|日均|a day|per day|daily)\s*(?:只|就|大概|约|用|跑|开)*\s*(?P<n>{_N})\s*(?:个)?\s*(?:小时|钟头|h\b|hours?)|"
+    rf"(?P<n2>{_N})\s*(?:个)?\s*(?:小时|h|hours?)\s*(?:/|每|一|a|per)\s*(?:天|日|day)",
+    re.I,
+)
+_DAYS_WEEK_RE = re.compile(
+    rf"(?:每周|一周|每星期|一星期|每个星期|a week|per week)\s*(?:只|就|大概|约|用|跑|开|工作)*\s*(?P<n>{_N})\s*(?:天|days?)|"
+    rf"(?P<n2>{_N})\s*(?:天|days?)\s*(?:/|每|一|a|per)\s*(?:周|星期|week)",
+    re.I,
+)
+_PROJECT_RE = re.compile(
+    rf"(?:项目|周期|工期|总共|一共|持续|要用|用|租|for|over)\s*(?:周期|时长)?\s*(?:是|为|大概|约)?\s*(?P<n>{_N})\s*(?:个)?\s*(?P<u>月|个月|年|months?|years?)|"
+    r"(?P<half>半年|half a year)",
+    re.I,
+)
+_MONTHLY_BUDGET_RE = re.compile(
+    r"(?:每月|每个月|月)\s*(?:预算|经费|能花|最多花)|(?:预算|budget)[^，。,.;；]{0,12}(?:每月|每个月|/\s*月|一个月|per month|a month|monthly)|"
+    r"(?:每月|每个月|per month|a month|monthly)\s*(?:预算|budget)|monthly budget",
+    re.I,
+)
+_LINK_RE = re.compile(
+    r"(?<![\w.])(?P<n>\d{1,3})\s*(?P<u>gbe|gb/s|gbps|gbit|g(?:b)?)(?![a-z0-9])\s*(?P<kind>ib|infiniband|roce|rdma|以太网|网卡|网络|"
+    r"ethernet|nic|networking|网)?",
+    re.I,
+)
+_IB_GEN = {"ndr": 400.0, "hdr": 200.0, "edr": 100.0, "xdr": 800.0}
+_IB_RE = re.compile(r"(?<![a-z])(ndr|hdr|edr|xdr)(?![a-z])", re.I)
+_NET_WORD = re.compile(r"网|ethernet|network|\bib\b|infiniband|roce|rdma|nic|交换机|switch|互联|带宽|跨机|多机", re.I)
+_SPLIT_RE = re.compile(
+    r"(?<=[?？;；])\s*|\n+|\s*(?:另外|还有就是|还有|以及|顺便问一下|顺便问|顺便|and also|also,)\s*", re.I
+)
+
+
+def read_quantities(frame: Frame, text: str, raw_text: str) -> None:
+    """Add the quantities the slot reader does not know to `frame` (in place). `text` is the lower-cased
+    reading window (the user's own words for a paste); `raw_text` the same with case kept."""
+    for rx, name in _ENGINE_RES:
+        if rx.search(text) and name not in frame.engines:
+            frame.engines.append(name)
+    _settings(frame, text)
+    _users(frame, text)
+    _dataset(frame, text)
+    _usage(frame, text)
+    _budget_period(frame, text)
+    _links(frame, text, raw_text)
+    frame.asks = split_asks(text)
+    frame.quantities = list_quantities(frame)
+
+
+_MODE_SETTING_RE = re.compile(
+    r"(?:--)?(?:train_type|finetuning_type|finetune_type|training_type)\s*[=:\s]\s*(lora|qlora|full|freeze)\b", re.I
+)
+
+
+def _settings(frame: Frame, text: str) -> None:
+    m = _MODE_SETTING_RE.search(text)
+    if m and m.group(1).lower() != "freeze":  # "--train_type lora" is what the run does
+        mode = m.group(1).lower()
+        frame.mode, frame.modes, frame.finetune = mode, [mode], False
+    for m in _SETTING_RE.finditer(text):
+        key = m.group("key").lower()
+        target = _SETTINGS.get(key)
+        if target is None:
+            continue
+        raw = m.group("val").replace(" ", "")
+        value = float(raw[:-1]) * 1024 if raw.endswith("k") else float(raw)
+        if target == "context":
+            frame.context = int(value)
+        elif target == "batch":
+            frame.batch = int(value)
+        elif target == "epochs":
+            frame.epochs = value
+        elif target == "concurrency":
+            frame.concurrency = frame.concurrency or int(value)
+        elif target == "gpu_count" and frame.gpu_count is None and value >= 1:
+            frame.gpu_count = int(value)
+        elif target == "lora_rank":
+            frame.lora_rank = int(value)
+    known = set(_SETTINGS) | {"zero_stage", "stage", "zero", "rank", "bs", "batch_size"}
+    for m in _KEYLIKE.finditer(text):
+        key = m.group("key").lower()
+        if key not in known and f"{key}={m.group('val')}" not in frame.unread:
+            frame.unread.append(f"{key}={m.group('val')}")
+
+
+def _users(frame: Frame, text: str) -> None:
+    m = _USERS_RE.search(text)
+    if not m:
+        return
+    n = _num(m.group("n") or m.group("n2") or m.group("n3"))
+    if n and n >= 1:
+        frame.users = int(n)
+        if frame.concurrency is None:
+            frame.concurrency = int(n)
+
+
+def _dataset(frame: Frame, text: str) -> None:
+    m = _SAMPLES_RE.search(text)
+    if m:
+        frame.samples = float(m.group("n")) * _MULT[(m.group("mul") or "").lower()]
+    m = _SAMPLE_TOKENS_RE.search(text)
+    if m and frame.samples:
+        frame.sample_tokens = float(m.group("n")) * (1000 if m.group("k") else 1)
+    m = _EPOCHS_RE.search(text)
+    if m:
+        frame.epochs = _num(m.group("n") or m.group("n2"))
+    if frame.samples and frame.sample_tokens and not frame.tokens:
+        # the tokens a run processes: samples × tokens per sample × epochs (6·N·D counts every pass)
+        frame.tokens = frame.samples * frame.sample_tokens * (frame.epochs or 1)
+
+
+def _usage(frame: Frame, text: str) -> None:
+    m = _HOURS_DAY_RE.search(text)
+    if m:
+        n = _num(m.group("n") or m.group("n2"))
+        if n and 0 < n <= 24:
+            frame.hours_per_day = n
+    m = _DAYS_WEEK_RE.search(text)
+    if m:
+        n = _num(m.group("n") or m.group("n2"))
+        if n and 0 < n <= 7:
+            frame.days_per_week = n
+    m = _PROJECT_RE.search(text)
+    if m:
+        if m.group("half"):
+            frame.project_months = 6.0
+        else:
+            n = _num(m.group("n"))
+            unit = (m.group("u") or "").lower()
+            if n:
+                frame.project_months = n * (12 if unit.startswith(("年", "year")) else 1)
+
+
+_BUDGET_AFTER_RE = re.compile(
+    rf"(?P<n>\d+(?:\.\d+)?|{_CN})\s*(?P<u>万|千|k|w)\s*(?:元|块钱|块|rmb)?\s*(?:的)?\s*(?:预算|经费|budget)", re.I
+)
+
+
+def _budget_period(frame: Frame, text: str) -> None:
+    if frame.budget_cny is None:
+        m = _BUDGET_AFTER_RE.search(text)  # "5w预算" / "3万块的预算"
+        if m:
+            from tools.quantities import parse_money_cny
+
+            try:
+                frame.budget_cny = float(parse_money_cny(m.group("n") + m.group("u")))
+            except ToolInputError:
+                pass
+    if _MONTHLY_BUDGET_RE.search(text):
+        if frame.budget_cny is None and frame.monthly_quote_cny:
+            frame.budget_cny, frame.monthly_quote_cny = frame.monthly_quote_cny, None  # "预算3000元每月"
+        if frame.budget_cny is not None:
+            frame.budget_per = "month"
+    elif frame.budget_cny is not None:
+        frame.budget_per = "total"
+
+
+def _links(frame: Frame, text: str, raw_text: str) -> None:
+    m = _IB_RE.search(text)
+    if m:
+        frame.link_gbps, frame.link_name = _IB_GEN[m.group(1).lower()], f"InfiniBand {m.group(1).upper()}"
+        return
+    for m in _LINK_RE.finditer(text):
+        unit = m.group("u").lower()
+        n = float(m.group("n"))
+        if unit in ("gbe", "gbps", "gbit") or m.group("kind") or (_NET_WORD.search(text) and unit in ("g", "gb/s")):
+            if unit == "gb/s" and not re.search(rf"{m.group('n')}\s*Gb/s", raw_text):
+                continue  # GB/s (bytes) is a bandwidth figure, not a link's line rate
+            if unit in ("g", "gb") and not m.group("kind") and n not in (10, 25, 40, 50, 100, 200, 400, 800):
+                continue  # "24G" is a card's memory; link rates are 10/25/100/200/400 G
+            frame.link_gbps = n
+            kind = (m.group("kind") or "").lower()
+            frame.link_name = f"{n:g}G" + (" IB" if kind in ("ib", "infiniband") else " RoCE" if kind == "roce" else "")
+            return
+
+
+# cues that make a clause a question of its own (specs/compare words also describe a setup)
+_SHAPES = {"price", "time", "how_many", "fit", "max_fit", "plan"}
+
+
+def split_asks(text: str) -> list[Ask]:
+    """The parts of the question in order: split at question marks, semicolons, new lines and
+    "另外 / 还有 / also"; a comma starts a new part only when both sides ask something different
+    ("70B 全量要几张 A100，一个月多少钱"). Each part keeps the cue words it contains."""
+    from assistant.offline.reading.slots import cues_of
+
+    out: list[Ask] = []
+    for part in _SPLIT_RE.split(text or ""):
+        part = (part or "").strip(" ,，。.")
+        if len(part) < 2:
+            continue
+        clauses = [c.strip() for c in re.split(r"[，,]", part) if c.strip()]
+        current, shape = "", set[str]()
+        for clause in clauses:
+            cues = cues_of(clause) & _SHAPES
+            if current and cues and shape and not cues & shape:
+                out.append(Ask(text=current, cues=sorted(cues_of(current))))
+                current, shape = clause, set(cues)
+            else:
+                current = f"{current}，{clause}" if current else clause
+                shape |= cues
+        if current:
+            out.append(Ask(text=current, cues=sorted(cues_of(current))))
+    return out
+
+
+# (Frame field, kind, unit) for the flat values, so every value read is listed once.
+_FLAT: tuple[tuple[str, str, str], ...] = (
+    ("gpu_count", "gpu_count", "GPU"),
+    ("params_b", "params_b", "B"),
+    ("context", "context", "tokens"),
+    ("batch", "batch", ""),
+    ("concurrency", "concurrency", ""),
+    ("tokens", "tokens", "tokens"),
+    ("samples", "samples", ""),
+    ("sample_tokens", "sample_tokens", "tokens"),
+    ("epochs", "epochs", ""),
+    ("hours_per_day", "hours_per_day", "h"),
+    ("days_per_week", "days_per_week", "d"),
+    ("project_months", "project_months", "months"),
+    ("budget_cny", "budget_cny", "CNY"),
+    ("deadline_hours", "deadline_hours", "h"),
+    ("link_gbps", "link_gbps", "Gb/s"),
+    ("nodes", "nodes", ""),
+    ("period_hours", "period", "h"),
+    ("hourly_quote_cny", "hourly_quote_cny", "CNY/h"),
+    ("monthly_quote_cny", "monthly_quote_cny", "CNY/month"),
+    ("zero_stage", "zero_stage", ""),
+)
+
+
+def list_quantities(frame: Frame) -> list[Quantity]:
+    out: list[Quantity] = []
+    for field, kind, unit in _FLAT:
+        value = getattr(frame, field)
+        if value is None:
+            continue
+        per = frame.budget_per if field == "budget_cny" else (frame.period_unit if field == "period_hours" else None)
+        out.append(Quantity(kind=kind, value=float(value), unit=unit, per=per))
+    if frame.precision:
+        out.append(Quantity(kind="precision", value=0, unit=frame.precision))
+    for g in frame.gpu_mentions:
+        if g.memory_gb:
+            out.append(Quantity(kind="card_memory_gb", value=g.memory_gb, unit="GB", text=g.text))
+    if frame.vram_gb and not frame.gpu_mentions:
+        out.append(Quantity(kind="card_memory_gb", value=frame.vram_gb, unit="GB"))
+    return out

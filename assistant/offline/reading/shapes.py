@@ -1,0 +1,110 @@
+"""Words that shape how a question is answered (not values): which link it names, what a "largest"
+question solves for, which spec or memory part it asks about. Read once here into `Frame.mentions`;
+intents and renderers test the names (`"pcie" in frame.mentions`), never the question text.
+"""
+
+from __future__ import annotations
+
+import re
+
+MENTIONS: dict[str, str] = {
+    # links and topology
+    "pcie": r"pcie",
+    "nvlink": r"nvlink",
+    "nvlink_or_sxm": r"nvlink|sxm",
+    "nvswitch_or_nvlink_or_sxm": r"nvswitch|nvlink|sxm",
+    "sxm": r"sxm",
+    "multi_node": r"多机|跨机|multi[\s-]*node|two nodes|两台|多台",
+    "nvidia_smi": r"nvidia-smi",
+    # what a "largest that fits" question solves for
+    "concurrency_word": r"并发|concurren|同时",
+    "batch_word": r"batch|批",
+    "context_word": r"上下文|context|长度|序列|seq|多长|longest",
+    # the spec asked about (gpu_specs renderer)
+    "asked_bandwidth": r"带宽|bandwidth",
+    "asked_memory": r"多大显存|显存多大|显存是多少|多少显存|显存容量|memory capacity|memory size|"
+    r"how much (?:memory|vram)|\bvram\b|memory and",
+    "asked_fp8": r"fp8",
+    "asked_tf32": r"tf32",
+    "asked_fp32": r"fp32(?![\s-]*(?:accumulat|累加))|单精度",  # not "BF16 (FP32 accumulate)"
+    "asked_half": r"bf16|fp16|半精度",
+    "asked_int8": r"int8",
+    "asked_compute": r"算力|tflops|flops|bf16|fp16|throughput|半精度",
+    "asked_power": r"功耗|power|tdp|瓦",
+    "same_or_different": r"\bsame\b|identical|一样|相同|一回事|区别|差别|不同|difference|differ|\bdiff\b",
+    "value_for_money": r"性价比|划算|值不值|value|worth|bang for|cost[\s-]*effective|per (?:yuan|dollar)",
+    "training_word": r"训练|微调|train|fine[\s-]*tun",
+    # seed-note topics (gpu_specs renderer: which correction is worth showing)
+    "note_tf32_opt_in": r"tf32|改代码|code change",
+    "note_fp8_also_on_ada": r"fp8|transformer engine",
+    "note_pcie_vs_nvlink_bidirectional": r"pcie|nvlink|sxm|互联|64|600",
+    "note_h100_pcie_not_3_35": r"3\.35|pcie|带宽|bandwidth",
+    "note_a100_form_factor_bandwidth": r"2\.0|pcie|sxm|带宽|bandwidth",
+    "note_rtx4090_pcie_gen_p2p": r"p2p|pcie|多卡|nvlink|带宽|bandwidth",
+    "note_dense_vs_sparse": r"稀疏|sparse|1979|624|tflops|算力",
+    # the memory part asked about (estimate_memory renderer)
+    "asked_kv_cache": r"kv\s*cache|kv\s*缓存",
+    "asked_activations": r"activation|激活",
+    "asked_optimizer": r"optimizer|优化器|adam",
+    "asked_host_ram": r"host ram|主机内存|offload|卸载",
+    "asked_trainable": r"trainable|可训练",
+    "asks_rule_of_thumb": r"4\s*倍|4\s*[x×]|文章|seed|article|rule of thumb|经验公式",
+    # jobs
+    "asked_gpu_hours": r"gpu[\s-]*hours?|卡时|机时|算力总量",
+    "yes_no": r"能|可以|够|行不行|吗|can\b|enough|afford|possible",
+    # "I get OOM with my setup": the answer leads with what to change
+    "oom_report": r"(?:oom|爆显存|out of memory|显存不够|显存不足|显存溢出)\s*(?:了|啦|error)?.{0,12}(?:怎么办|咋办|怎么解决|how|what|fix|help)|"
+    r"(?:报|出现|一直|总是|老是|还是|就)\s*(?:oom|爆显存|out of memory)|(?:oom|爆显存|显存溢出)\s*了|(?:i get|getting|got|hit)\s+(?:an?\s+)?(?:cuda\s+)?(?:oom|out of memory)",
+}
+_MENTION_RES = {name: re.compile(p, re.I) for name, p in MENTIONS.items()}
+
+
+def mentions(text: str) -> set[str]:
+    return {name for name, rx in _MENTION_RES.items() if rx.search(text)}
+
+
+def card_sizes(text: str) -> list[int]:
+    """'A100 40G 和 80G' → [40, 80]: two or more memory sizes named for one card."""
+    sizes = [int(m) for m in re.findall(r"(?<![\d.])(\d{2,3})\s*(?:g|gb|gib)(?![a-z])", text, re.I)]
+    return list(dict.fromkeys(sizes)) if len(set(sizes)) >= 2 else []
+
+
+def network(text: str) -> str | None:
+    """'10G以太网' → '10G', 'IB HDR' → 'IB HDR', '100G RoCE' → '100G RoCE' (only when a network is named)."""
+    m = re.search(r"(\d+)\s*g(?:be|b|bps)?\s*(ib|roce|infiniband)?(?![a-z0-9])", text, re.I)
+    if m and re.search(r"网|ethernet|network|ib|roce|infiniband|nic|\d\s*gbe\b", text, re.I):
+        return f"{m.group(1)}G" + (f" {m.group(2).upper().replace('INFINIBAND', 'IB')}" if m.group(2) else "")
+    m = re.search(r"(ib|infiniband)\s*(ndr|hdr|edr)|roce", text, re.I)
+    if m:
+        return m.group(0).upper().replace("INFINIBAND", "IB")
+    return None
+
+
+# Requests to decline without a tool: unlawful or provider-terms-breaking ones, price forecasts.
+_UNLAWFUL_RE = re.compile(
+    r"绕过(?:出口)?(?:管制|限制|禁令)|规避(?:出口)?管制|走私|翻墙.*(?:租|买)|破解|盗版|多开.*(?:试用|免费)|"
+    r"(?:批量|大量)(?:注册|开).*(?:免费|试用)|挖矿|挖币|mining (?:crypto|bitcoin|eth|program)|crypto[\s-]*min(?:ing|er)|\bminers?\b.*\bmine\b|"
+    r"(?:bypass|evade|get around|circumvent)\s+(?:the\s+)?(?:export|sanction|ban|control|restriction)|"
+    r"smuggl|(?:free|trial) (?:credits?|tier).*(?:multiple|many|fake) accounts|fake accounts|"
+    r"(?:别人|他人|偷)的?(?:账号|服务器|算力)|(?:hack|break into|steal)\b.*(?:server|gpu|account)|ddos|"
+    r"(?:转租|倒卖).*(?:违反|不让|禁止)|违反.*(?:条款|协议)|against (?:the )?(?:terms|tos)|violat\w* (?:the )?(?:terms|tos)",
+    re.I,
+)
+_FORECAST_RE = re.compile(
+    r"(?:明年|下个月|下半年|未来|以后|年底|过几个月|会不会|将来|预测|预计).{0,12}(?:价格|租金|涨|降|跌|便宜|贵)|"
+    r"(?:显卡|gpu|卡价|租金|价格|算力).{0,6}(?:还要|还会|还得|会)\s*(?:涨|降|跌)(?:多久|到什么时候|吗|价)?|"
+    r"(?:价格|租金|卡价).{0,8}(?:会不会|会|能不能|预计|预测).{0,6}(?:涨|降|跌|便宜|贵|下来)|"
+    r"(?:will|going to)\s+(?:[\w-]+\s+){0,3}(?:prices?|rent\w*|costs?)\b.{0,30}(?:drop|fall|go down|rise|go up|increase|decrease)|"
+    r"(?:price|rental)\s+(?:forecast|prediction)|predict\w*\s+(?:the\s+)?(?:price|rent)|"
+    r"(?:next year|next month|in \d+ months?).{0,30}(?:price|cheaper|more expensive)",
+    re.I,
+)
+
+
+def decline_of(text: str) -> str | None:
+    """'unlawful' / 'forecast' / None for the user's own words."""
+    if _UNLAWFUL_RE.search(text):
+        return "unlawful"
+    if _FORECAST_RE.search(text):
+        return "forecast"
+    return None

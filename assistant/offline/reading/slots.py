@@ -1,0 +1,1114 @@
+"""Bilingual slot extraction: what a question is about, read the way a person would read it.
+
+Pure regular expressions over the lower-cased question (no jieba, no model): fast (well under a
+millisecond per question) and predictable. Each extractor removes the span it consumed from a
+working copy, so "1万亿token" is read as training tokens and not also as a model size, and
+"预算5万" is a budget and not a count.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import re
+from typing import Any
+
+from assistant.offline.reading.frame import Frame, GpuMention, ModelMention
+from assistant.offline.reading.logs import is_machine_line, is_person_line, paste_kinds
+from assistant.offline.reading.quantities import read_quantities
+from assistant.offline.reading.shapes import card_sizes, decline_of, mentions, network
+from assistant.offline.reading.vocab import canonical_gpu, find_models, gpu_known, gpu_vocab
+from tools.errors import ToolInputError
+from tools.quantities import (
+    parse_chinese_number,
+    parse_duration_hours,
+    parse_money_cny,
+    parse_param_count,
+    parse_token_count,
+)
+
+# ---------------------------------------------------------------- numbers ----------------------
+_CN_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "俩": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+    "十": 10,
+    "单": 1,
+    "双": 2,
+    "半": 0.5,
+}
+_CN_NUM = r"[零〇一二两俩三四五六七八九十百千]+|半"
+
+
+def cn_to_number(text: str) -> float | None:
+    """'两' → 2, '十六' → 16, '三十二' → 32, '12' → 12, '单' → 1; None if not a number."""
+    text = (text or "").strip()
+    if text in ("单", "双"):
+        return float(_CN_DIGITS[text])
+    try:
+        return parse_chinese_number(text)
+    except ToolInputError:
+        return None
+
+
+_NUM = rf"(?:\d+(?:\.\d+)?|{_CN_NUM})"
+
+
+# ---------------------------------------------------------------- GPUs -------------------------
+# Names come from knowledge/gpus.yaml (reading/vocab.py); only the shape of a variant lives here.
+def _canonical_gpu(raw: str) -> str:
+    return canonical_gpu(raw)
+
+
+def _gpu_variant(variant: str) -> tuple[int | None, str | None]:
+    mem = re.search(r"(\d{2,3})\s*g", variant, re.I)
+    form = re.search(r"sxm|pcie|nvl(?!ink)", variant, re.I)
+    return (int(mem.group(1)) if mem else None, form.group(0).upper() if form else None)
+
+
+# ---------------------------------------------------------------- models -----------------------
+# A version number glued to a family ("qwen2.5", "llama3") must not eat the size: "llama 70b" is a
+# 70B Llama, not version 7 of size 0B — hence the (?!\d) after every optional version digit.
+_V = r"(?:\s*-?\s*\d(?:\.\d)?(?![\d.]))?"
+_FAMILIES = (
+    rf"qwen{_V}(?:\s*-?\s*(?:vl|coder|math|moe))?|qwq|llama{_V}|"
+    r"code\s*llama|mistral|mixtral|deepseek(?:\s*-?\s*(?:v\d(?:\.\d)?|r1|coder|llm|moe))?|"
+    rf"chatglm{_V}|glm{_V}|baichuan{_V}|yi(?:\s*-?\s*1\.5)?|internlm{_V}|"
+    rf"gemma{_V}|phi{_V}|falcon|bloom|opt|gpt\s*-?\s*2|gpt\s*-?\s*j|"
+    rf"gpt\s*-?\s*neox|stablelm|vicuna|minicpm{_V}|kimi|moonshot"
+)
+_MODEL_RE = re.compile(
+    rf"(?<![a-z])(?P<family>{_FAMILIES})(?:[\s\-_:]*(?:instruct|chat|base|it)?)?[\s\-_:]*"
+    rf"(?P<size>(?:\d+x)?\d+(?:\.\d+)?)\s*(?P<unit>b|m)(?![a-z])",
+    re.I,
+)
+_FAMILY_ONLY_RE = re.compile(r"(?<![a-z])(?P<family>(?:deepseek|ds)\s*-?\s*(?:v3|r1)|kimi\s*k2)(?![a-z0-9])", re.I)
+_SIZE_EN_RE = re.compile(
+    r"(?<![a-z0-9.])(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>b|m)(?![a-z])"
+    r"(?!\s*(?:tokens?|词元|token))",
+    re.I,
+)
+_SIZE_CN_RE = re.compile(
+    rf"(?P<num>{_NUM})?\s*(?P<unit>万亿|千亿|百亿|十亿|亿)\s*(?:个)?(?:参数|参|模型|大模型|的模型|级)?"
+    r"(?!\s*(?:tokens?|词元|条|字|张|元|块))"
+)
+
+
+def _family_name(family: str) -> str:
+    """'Llama 3' → 'llama-3', 'qwen 2.5' → 'qwen2.5', 'deepseek v3' → 'deepseek-v3', 'ChatGLM 3' → 'chatglm3'."""
+    f = re.sub(r"[\s_]+", "-", family.lower().strip())
+    f = re.sub(r"^(llama|deepseek|code-?llama|phi|gemma|gpt)-?(?=[\dv])", r"\1-", f)
+    f = re.sub(r"^(qwen|chatglm|baichuan|internlm|minicpm|glm)-?(?=\d)", r"\1", f)
+    return re.sub(r"-+", "-", f)
+
+
+# ---------------------------------------------------------------- keyword tables --------------
+_MODE_PATTERNS: list[tuple[str, str]] = [
+    (r"q-?lora|4\s*-?bit\s*lora|4比特\s*lora", "qlora"),
+    (r"lora|peft|adapter", "lora"),
+    (r"预训练|从头训|从零训|pre-?train(?:ing)?|from scratch", "pretrain"),
+    (
+        r"全量|全参|全部参数|full[\s\-]*(?:param(?:eter)?s?[\s\-]*)?(?:fine[\s\-]*tun\w*|ft|train\w*|sft)|"
+        r"fully[\s\-]*(?:fine[\s\-]*tun\w*|train\w*)|\bsft\b|full[\s\-]*tun\w*|"
+        # "full" alone is full training, but not "full deployment" (满血部署: the whole model served),
+        # "full precision", "full model", "full context", "full node" …
+        r"\bfull\b(?![\s\-]*(?:deploy|inference|infer|serv|precision|model|version|context|node|server|machine|"
+        r"blood|load|speed|power|price|month|week|day|year|time|list|size|bandwidth|nvlink|mesh))",
+        "full",
+    ),
+    (
+        r"推理|部署|上线|serving|\bserve\b|deploy\w*|inference|infer\b|vllm|sglang|跑起来|对外提供服务|api服务|聊天服务",
+        "inference",
+    ),
+]
+_MODE_RES = [(re.compile(p, re.I), v) for p, v in _MODE_PATTERNS]
+_PRECISION_PATTERNS: list[tuple[str, str]] = [
+    (r"fp8|float8", "fp8"),
+    (r"bf16|bfloat16", "bf16"),
+    (r"fp16|float16|半精度", "fp16"),
+    (r"fp32|float32|全精度|单精度", "fp32"),
+    (r"int8|8\s*-?bit(?!\s*adam)|8比特|8位量化", "int8"),
+    (r"int4|4\s*-?bit|4比特|4位量化|nf4|gptq|awq", "int4"),
+    (r"混合精度|mixed[\s\-]*precision|\bamp\b", "bf16"),
+]
+_OPTIMIZER_PATTERNS: list[tuple[str, str]] = [
+    (r"8\s*-?bit\s*adam\w*|adam\w*\s*8\s*-?bit|8比特\s*adam\w*|paged[\s_]*adam\w*|bnb", "adamw_8bit"),
+    (r"adafactor", "adafactor"),
+    (r"\bsgd\b|动量", "sgd"),
+    (r"adam\w*", "adamw"),
+]
+_ZERO_RE = re.compile(r"zero[\s\-_]*(?:stage[\s\-_]*)?([0-3])|fsdp|deepspeed", re.I)
+
+# Weak markers: words a log contains but a question about logs may contain too ("Xid 是什么").
+LOG_MARKERS = re.compile(
+    r"nvidia-smi\s+\d|\|\s*nvidia-smi|driver version:|cuda version:|nvrm:|"
+    r"nccl (?:info|warn|error)|ncclinternalerror|ncclsystemerror|ncclunhandled|watchdog caught|"
+    r"all_reduce_perf|#\s+size\s+count|out-of-place|busbw|avg bus bandwidth|"
+    r"cuda out of memory|outofmemoryerror|cuda error|cudaerror|runtimeerror|traceback \(most recent|"
+    r"fell off the bus|gpu has fallen|pcie bus error|aer:|device:\s*\S+\s+r/s|avg-cpu:|%util|"
+    r"iowait|kernel:|\[\s*\d+\.\d+\]\s|ecc error|uncorrectable|hw slowdown|"
+    r"tried to allocate|is_available\(\)",
+    re.I,
+)
+# Strong markers: text only a machine prints; one is enough.
+STRONG_LOG_MARKERS = re.compile(
+    r"nvrm: xid|xid \(pci|tried to allocate \d|gpu has fallen off the bus|watchdog caught collective|"
+    r"avg bus bandwidth\s*:|#\s+size\s+count\s+type|\d+\s*mib\s*/\s*\d+\s*mib|\|\s*nvidia-smi\s+\d|"
+    r"gpu\s+name\s+.*persistence|^\s*gpu \d+: nvidia .*\(uuid|unable to determine the device handle|"
+    r"driver on your system is too old|found version \d{4,}|is_available\(\)\)?\S*\s*(?:输出|prints?|returns?|->|→|=)?"
+    r"\s*false|ncclinternalerror|ncclsystemerror|ncclunhandledcudaerror|traceback \(most recent call last\)|"
+    r"^\s*\[\s*\d+\.\d+\]\s|device\s+r/s\s+|avg-cpu:\s+%user|nccl (?:info|warn) |#\s*nthread\s+\d|"
+    r"#\s*using devices|^\s*\d{3,}\s+\d+\s+(?:float|half|bfloat16|double|int8|uint8|int32)\s+(?:sum|prod|max|min|avg)\b|"
+    r"^\s*(?:gpu current temp|clocks (?:event|throttle) reasons|remapped rows|product name|fb memory usage|"
+    r"gpu shutdown temp|hw slowdown|sw thermal slowdown|correctable error|uncorrectable error)\s*:?",
+    re.I | re.M,
+)
+
+# Device identifiers quoted in words: PCI bus ids (00000000:3B:00.0, 3b:00.0) and GPU/MIG UUIDs
+# (GPU-1b2c3d4e-…). Blanked before reading sizes, so "3B" / "1b" inside them is not a 3B / 1B model.
+_IDS_RE = re.compile(
+    r"(?<![\w:])(?:[0-9a-f]{4,8}:)?[0-9a-f]{2}:[0-9a-f]{2}\.[0-7](?![\w])|"
+    r"\b(?:gpu|mig)-[0-9a-f]{4,}(?:-[0-9a-f]{1,12})*(?:…|\.\.\.)?",
+    re.I,
+)
+
+# Question shapes → intent cues.
+_CUE_PATTERNS: dict[str, str] = {
+    "price": r"多少钱|价格|价钱|租金|费用|月租|日租|包月|按小时|报价|贵|便宜|划算|price|cost|how much.*(?:rent|per|month|hour|day)|"
+    r"expensive|cheaper|"
+    r"rental|rent (?:an?|one|two|\d+)\b.*\b(?:for|per)\b|per hour|per month|hourly|monthly|cheap|"
+    r"\brent\b.*\bhow much|how much\b.*\brent\b|"
+    r"一个月|每小时|一小时|每月|元/",
+    "compare": r"对比|比较|区别|哪个|性价比|还是|选哪|vs\.?|versus|compare|comparison|difference|"
+    r"better|which (?:one|is|should)|差别|差多少|差异",
+    "specs": r"规格|参数表|多大显存|显存多大|带宽|算力|功耗|tflops|tops\b|throughput|bandwidth|\btdp\b|power draw|"
+    r"memory capacity|how much memory|\bfp8\b|\bbf16\b|\btf32\b|\bfp16\b|\bfp32\b|\bint8\b|nvlink|"
+    r"specs?\b|specifications?|"
+    r"how much (?:memory|vram) does|memory bandwidth|(?:有|支持)\s*nvlink\s*吗|nvlink\s*吗|有没有\s*nvlink|"
+    r"支持\s*fp8|does (?:the |an? )?\S+ (?:have|support)|tell me about|介绍一下",
+    "how_many": r"几张|几块|几卡|多少张|多少块|多少卡|几台|多少台|最少.*(?:卡|张|gpu)|至少.*(?:卡|张)|"
+    r"(?:多少|几)个.{0,10}(?:gpu|显卡|卡)|"
+    r"how many(?!\s*(?:gb|gib|mb|tb|tokens?|hours?|days?|weeks?|layers?|params|parameters|tflops|bytes|"
+    r"gpu[\s-]*hours?|concurrent|users|requests))|minimum (?:number of )?gpus|fewest|min(?:imum)? gpus|at least how many",
+    "fit": r"能不能|能否|可不可以|可以.*吗|能.*吗|行不行|够不够|够吗|够用|跑得动|跑不跑得动|装得下|放得下|塞得下|"
+    r"显存|爆显存|oom|\bfit\b|fits|enough|can (?:i|we|it|a|an|one|two|\w+)|could (?:i|we)|"
+    r"is it possible|possible to|vram|memory (?:do i need|needed|required|usage)|how much memory|"
+    r"多少显存|要多大|需要多大|占多少|占用|kv\s*cache|kv\s*缓存|activation memory|激活(?:值)?|"
+    r"optimizer states?|优化器状态|host ram|主机内存|trainable param|可训练参数",
+    "max_fit": r"最大.*(?:上下文|batch|批|长度|序列|context|并发)|最长|最多.*(?:上下文|并发|batch|token)|"
+    r"(?:开|支持|撑)多少(?:并发|路|上下文|batch)|多少并发|how many concurrent|max(?:imum)? concurrency|"
+    r"max(?:imum)?\s*(?:context|batch|sequence|seq|micro|ctx|length)|longest|largest batch|"
+    r"how long (?:a )?context|biggest batch|多长.*上下文|上下文.*多长|上下文.*最大",
+    "time": r"多久|多长时间|几天|几个小时|多少小时|多少天|要训多久|训练时间|耗时|时长|how long|how many (?:days|hours)|"
+    r"training time|time to train|wall[\s\-]*clock|gpu[\s\-]*hours|卡时|机时",
+    "plan": r"怎么配|如何配|配置方案|什么配置|推荐.*(?:配置|方案|卡)|方案|怎么选|如何选|选什么|租什么|用什么卡|"
+    r"哪种卡|选卡|配什么|用啥卡|啥卡|什么卡|哪张卡|哪款卡|最便宜的卡|which (?:card|gpu) is cheapest|cheapest (?:card|gpu)|"
+    r"cheapest (?:way|setup|option|config\w*|plan|hardware)|most cost[\s-]*effective (?:way|setup|option)|"
+    r"最便宜的(?:方案|配置|办法|做法)|最省钱的|"
+    r"plan\b|recommend|which gpus? should|what (?:gpu|setup|config)|suggest|"
+    r"best (?:gpu|option|setup|config)|configuration|setup for|budget",
+    "suitability": r"(?:适合|适不适合|合适|适用于?|能不能用来|好不好用来?|行不行)\s*(?:做|用来|拿来)?\s*(?:训练|推理|部署|微调)|"
+    r"(?:训练|推理|部署|微调)\s*(?:合适|适合|行不行)|"
+    r"(?:good|suitable|ok|fit|worth it|any good) for (?:training|inference|serving|fine[\s-]*tuning)",
+    "allreduce": r"all[\s_-]*reduce\b(?!_perf)|梯度同步|gradient sync|同步一次梯度",
+    "trainable": r"trainable param|可训练参数|可训练的参数",
+    "decode_speed": r"tokens?\s*/\s*s\b|tok\s*/\s*s\b|tokens? per second|tokens? a second|tps\b|"
+    r"每秒(?:能|可以)?(?:生成|输出|吐|出)?\s*(?:多少|几个?)\s*(?:个)?\s*(?:token|词元|字)|"
+    r"(?:解码|生成|推理|输出)速度|decode speed|decoding speed|generation speed|how fast .*(?:decode|generate)",
+    "mfu": r"\bmfu\b|算力利用率|flops utili[sz]ation|model flops",
+    "no_data": r"电费|电价|electricity|power bill|电力成本",
+    "model_info": r"几层|多少层|层数|架构|结构|参数量是多少|有多少参数|多少个参数|kv\s*头|注意力头|词表|隐藏维度|"
+    r"how many (?:parameters|params|layers)|architecture|layers does|hidden size|kv heads|vocab|"
+    r"config of|参数是多少",
+    "interconnect": r"nvlink|nvswitch|pcie|sxm|infiniband|\bib\b|roce|rdma|互联|多卡通信|卡间通信|通信带宽|"
+    r"all[\s\-_]*reduce|网络|带宽瓶颈|interconnect|network|多机|two nodes|multi[\s\-]*node|两台|"
+    r"\d+\s*gbe\b|\bgbe\b|ethernet|以太网|\b(?:\d+|two|three|four|several|multiple)\s+nodes\b",
+    "delivery": r"验收|交付|以次充好|验机|检查服务器|拿到机器|新机器|刚租|检查清单|checklist|acceptance|verify (?:the )?"
+    r"(?:server|machine|gpus?)|just rented|delivery|what should i check|really has|paid for|"
+    r"(?:check|verify) (?:that )?(?:a |the |my )?rented|货不对板|是不是真的",
+    "diagnose": r"掉卡|报错|错误|日志|xid|排查|诊断|怎么回事|利用率低|利用率.*(?:低|上不去)|卡住|hang|timeout|超时|"
+    r"diagnos|error|what does this (?:mean|log)|why is .*(?:slow|low)|utili[sz]ation (?:is )?low",
+    "howto": r"怎么|如何|为什么|为啥|是什么|什么是|啥是|区别|原理|建议|注意|要点|经验|教程|讲讲|介绍|解释|"
+    r"how (?:do|to|can|should|does)|why|what is|what's|what are|explain|tips?|advice|guide|best practice|"
+    r"should i|when (?:to|should)",
+}
+_CUE_RE = {k: re.compile(v, re.I) for k, v in _CUE_PATTERNS.items()}
+
+_DOMAIN_RE = re.compile(
+    r"gpu|显卡|显存|算力|训练|微调|推理|部署|模型|参数|cuda|nccl|nvidia|nvlink|pcie|租|服务器|机房|集群|"
+    r"lora|全量|全参|token|上下文|context|batch|vram|memory|train|fine[\s\-]*tun|finetun|infer|serv|model|"
+    r"rent|server|cluster|datacen|data cent|card|显卡|卡|nccl|xid|dmesg|driver|驱动|优化器|optimizer|zero|"
+    r"fsdp|deepspeed|带宽|bandwidth|tflops|flops|精度|precision|bf16|fp16|fp8|量化|quant|oom|掉卡|"
+    r"济南|青岛|山东|jinan|qingdao|shandong|延迟|latency|存储|storage|iostat|io瓶颈|网络|infiniband|roce|rdma|"
+    r"pytorch|torch|vllm|kv\s*cache|利用率|utili[sz]|以次充好|验收|服务商|云厂商|数据加载|dataloader|"
+    r"num_workers|掉卡|nvme|ssd|分布式|distributed|adam|收敛|converge|lora|量化|checkpoint|检查点|nccl|"
+    r"dmesg|驱动|cuda|flash\s*attention|vllm|sglang|tensor\s*core|张量并行|流水线并行|数据并行|"
+    r"机器|server|节点|node|all[\s_-]*reduce|busbw|algbw|nccl-tests|(?<![a-z])[mh]fu(?![a-z])|算力利用率|gpu[\s-]*hours?|卡时",
+    re.I,
+)
+_OUT_OF_SCOPE_RE = re.compile(
+    r"天气|weather|诗|poem|poetry|笑话|joke|股票|stock price|菜谱|recipe|翻译一下|translate|小说|novel|"
+    r"歌词|lyrics|足球|football|soccer|电影|movie|星座|horoscope|彩票|lottery|写一篇|写一首|write (?:a|me a) "
+    r"(?:poem|story|song|essay)|who (?:is|was) the president|总统|新闻|news|高考|作文",
+    re.I,
+)
+
+
+# ---------------------------------------------------------------- the slots --------------------
+Slots = Frame  # the name the renderers were written against
+
+
+def cues_of(text: str) -> set[str]:
+    """The question-shape cues (price, fit, how_many, …) a span of text contains."""
+    return {cue for cue, rx in _CUE_RE.items() if rx.search(text)}
+
+
+def _parsed(parser: Any, text: str) -> float | None:
+    """tools/quantities.py reads the span ("5万", "1万亿", "一周"); None if it refuses."""
+    try:
+        return float(parser(text))
+    except ToolInputError:
+        return None
+
+
+def _first(patterns: list[tuple[str, str]], text: str) -> str | None:
+    best: tuple[int, str] | None = None
+    for pattern, value in patterns:
+        m = re.search(pattern, text, re.I)
+        if m and (best is None or m.start() < best[0]):
+            best = (m.start(), value)
+    return best[1] if best else None
+
+
+def _all_modes(text: str) -> list[str]:
+    """Every mode mentioned, in order of first mention; "qlora" is not also counted as "lora"."""
+    found: dict[str, int] = {}
+    taken = bytearray(len(text) + 1)  # 1 where an earlier (more specific) pattern matched: linear, not a scan per match
+    for rx, value in _MODE_RES:
+        for m in rx.finditer(text):
+            if taken[m.start()]:
+                continue
+            taken[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
+            found.setdefault(value, m.start())
+    return sorted(found, key=found.__getitem__)
+
+
+def _blank(text: str, m: re.Match) -> str:
+    """Replace a consumed span with spaces (keeps offsets of the rest)."""
+    return text[: m.start()] + " " * (m.end() - m.start()) + text[m.end() :]
+
+
+_PERIOD_UNITS = {
+    "小时": ("hour", 1),
+    "钟头": ("hour", 1),
+    "h": ("hour", 1),
+    "hr": ("hour", 1),
+    "hrs": ("hour", 1),
+    "hour": ("hour", 1),
+    "hours": ("hour", 1),
+    "天": ("day", 24),
+    "日": ("day", 24),
+    "day": ("day", 24),
+    "days": ("day", 24),
+    "周": ("week", 168),
+    "星期": ("week", 168),
+    "礼拜": ("week", 168),
+    "week": ("week", 168),
+    "weeks": ("week", 168),
+    "月": ("month", 720),
+    "个月": ("month", 720),
+    "month": ("month", 720),
+    "months": ("month", 720),
+    "年": ("year", 8760),
+    "year": ("year", 8760),
+    "years": ("year", 8760),
+}
+_PERIOD_RE = re.compile(
+    rf"(?P<num>{_NUM}|an?|one|two|three|four|five|six|ten|twelve)?\s*"
+    r"(?P<unit>个月|个小时|个钟头|小时|钟头|个星期|星期|礼拜|周|天|日|月|年|hours?|hrs?|h(?![a-z0-9])|days?|weeks?|months?|years?)",
+    re.I,
+)
+_EN_WORD_NUM = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "ten": 10,
+    "twelve": 12,
+}
+_PERIOD_WORDS = {
+    "包月": ("month", 1),
+    "月租": ("month", 1),
+    "按月": ("month", 1),
+    "每月": ("month", 1),
+    "per month": ("month", 1),
+    "monthly": ("month", 1),
+    "a month": ("month", 1),
+    "包年": ("year", 1),
+    "按年": ("year", 1),
+    "per year": ("year", 1),
+    "yearly": ("year", 1),
+    "日租": ("day", 1),
+    "按天": ("day", 1),
+    "每天": ("day", 1),
+    "per day": ("day", 1),
+    "daily": ("day", 1),
+    "按小时": ("hour", 1),
+    "每小时": ("hour", 1),
+    "一小时": ("hour", 1),
+    "per hour": ("hour", 1),
+    "hourly": ("hour", 1),
+    "an hour": ("hour", 1),
+    "按周": ("week", 1),
+    "per week": ("week", 1),
+    "weekly": ("week", 1),
+}
+
+
+def _word_num(s: str | None) -> float | None:
+    if not s:
+        return None
+    s = s.strip().lower()
+    if s in _EN_WORD_NUM:
+        return float(_EN_WORD_NUM[s])
+    return cn_to_number(s)
+
+
+# A question is capped at 200,000 characters, but what a person asks sits at the start and the end of
+# a long paste (the question before it, "is this normal?" after it); the middle is material. The
+# slot regexes read a bounded window, so the cost per question does not grow with a pasted wall of
+# text (log detection still reads everything, in one linear pass).
+_READ_HEAD = 6000
+_READ_TAIL = 2000
+
+
+def _reading_window(text: str) -> str:
+    if len(text) <= _READ_HEAD + _READ_TAIL:
+        return text
+    return text[:_READ_HEAD] + " ; " + text[-_READ_TAIL:]
+
+
+def extract(question: str) -> Slots:
+    """Read one question into `Slots` (no history; see followups.merge for that).
+
+    The planner reads the same question up to three times per answer (plan, second round,
+    compose); the result is cached and each caller gets its own copy to change."""
+    return copy.deepcopy(_extract_cached(question or ""))
+
+
+@functools.lru_cache(maxsize=32)  # a chat re-reads its recent turns; 32 × 200k chars at most
+def _extract_cached(question: str) -> Slots:
+    return _extract(question)
+
+
+def _extract(question: str) -> Slots:
+    s = Slots()
+    raw = question or ""
+    s.log_kinds = paste_kinds(raw)
+    s.is_log = bool(s.log_kinds) or _looks_like_log(raw)
+    own_words = _reading_window(user_words(raw) if s.is_log else raw)  # a paste's own lines never count
+    if s.is_log:  # read the question's own words, not GPU names or "3B" inside a bus id
+        text = own_words.lower().replace("×", "x").replace("，", ",")
+    else:
+        text = own_words.lower().replace("×", "x").replace("＊", "*").replace("，", ",").replace("？", "?")
+    text = re.sub(r"[\u3000\s]+", " ", text)
+    text = _IDS_RE.sub(" ", text)  # "3B:00.0", "GPU-1b2c…" are device ids, never model sizes
+    s.out_of_scope = bool(_OUT_OF_SCOPE_RE.search(text))
+    s.in_domain = bool(_DOMAIN_RE.search(text)) or s.is_log
+    work = text
+    work = _extract_reported_memory(work, s)
+
+    # --- the user's own price quotes: 按小时 2 元 / 2元/小时 / ¥5 per hour / 包月 1200 元 / ¥3,000 per month --
+    work = _extract_quotes(work, s)
+
+    # --- budget: 预算5万 / 5万块 / budget 50k / ¥30000 / 3万元 ------------------------------
+    m = re.search(
+        rf"(?:预算|budget(?: of| is)?|经费|不超过|最多花|花)\s*(?:[:：是为]|大概|约|只有|in)?\s*"
+        rf"(?:¥|￥|rmb|cny)?\s*(?P<num>\d+(?:\.\d+)?|{_CN_NUM})\s*(?P<unit>万|千|k|w)?\s*"
+        r"(?:元|块|rmb|cny|yuan)?",
+        work,
+        re.I,
+    )
+    if not m:
+        m = re.search(
+            rf"(?:¥|￥)\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>万|千|k|w)?|"
+            rf"(?P<num2>\d+(?:\.\d+)?|{_CN_NUM})\s*(?P<unit2>万|千|k|w)?\s*(?:元|块钱|块(?!\s*(?:gpu|卡|显卡|[a-z]*\d{{2,4}}))|rmb|cny|yuan)",
+            work,
+            re.I,
+        )
+    if m:
+        groups = m.groupdict()
+        amount = (groups.get("num") or groups.get("num2") or "") + (groups.get("unit") or groups.get("unit2") or "")
+        s.budget_cny = _parsed(parse_money_cny, amount)
+        if s.budget_cny is not None:
+            work = _blank(work, m)
+
+    # --- deadline: 一周内 / 3天内 / within a week / in 10 days ---------------------------------
+    m = re.search(
+        rf"(?P<num>{_NUM})?\s*(?P<unit>个月|个小时|小时|周|星期|天|日)\s*(?:之内|以内|内|完成|搞定|训完|跑完)", work
+    )
+    if not m:
+        m = re.search(
+            r"(?:within|in|under|less than|by)\s+(?P<num>\d+(?:\.\d+)?|an?|one|two|three|four|five|six|ten)?"
+            r"\s*(?P<unit>hours?|days?|weeks?|months?)",
+            work,
+            re.I,
+        )
+    if m:
+        n = _word_num(m.group("num")) or 1.0
+        s.deadline_hours = _parsed(parse_duration_hours, f"{n:g}{m.group('unit').lower()}")
+        work = _blank(work, m)
+
+    # --- GPUs and counts ---------------------------------------------------------------------
+    work = _extract_gpu_hours(work, s)
+    work = _extract_gpus(work, s)
+    # --- training tokens: 1万亿token / 1T tokens / 300B tokens / 2T ----------------------------
+    m = re.search(
+        rf"(?P<num>\d+(?:\.\d+)?|{_CN_NUM})\s*(?P<unit>万亿|千亿|百亿|亿|万|t|b|m|trillion|billion|million)?"
+        r"\s*(?:个)?\s*(?:tokens?|词元|token数据|tok\b)",
+        work,
+        re.I,
+    )
+    if m and (m.group("unit") or float(cn_to_number(m.group("num")) or 0) >= 1e6):
+        s.tokens = _parsed(parse_token_count, m.group("num") + (m.group("unit") or ""))
+        work = _blank(work, m)
+    else:
+        m = re.search(r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*t(?![a-z0-9])", work, re.I)  # "2T" alone
+        if m:
+            s.tokens = _parsed(parse_token_count, m.group("num") + "T")
+            work = _blank(work, m)
+
+    if not s.is_log:
+        work = _extract_conversion(work, s)
+        work = _extract_algbw(work, s)
+        work = _extract_measured_busbw(work, s)
+    m = re.search(
+        r"(?P<num>\d{1,3})\s*(?:g|gb|gib)\s*(?:的)?\s*(?:显存|的卡|的显卡|显卡|卡|vram|memory|card|gpu)", work, re.I
+    )
+    # "on 24GB", "用24G跑", "24GB能跑多长上下文": a memory size standing for the card
+    m = (
+        m
+        or re.search(r"(?:\bon|\bwith|用|在)\s*(?:an?\s+|one\s+)?(?P<num>\d{1,3})\s*(?:g|gb)(?![a-z0-9])", work, re.I)
+        or re.search(r"^\s*(?P<num>\d{1,3})\s*(?:g|gb)\s*(?=能|可以|上|跑)", work, re.I)
+    )
+    if m and not s.gpus and 4 <= float(m.group("num")) <= 288:
+        s.vram_gb = float(m.group("num"))
+        work = _blank(work, m)
+
+    # --- context length: 4k上下文 / 32k / context 8192 / seq len 2048 ---------------------------
+    m = re.search(
+        r"(?P<num>\d+(?:\.\d+)?)\s*(?P<k>k|千)\s*(?:的)?\s*(?:上下文|context|ctx|序列|长度|tokens?|seq)?"
+        r"(?![a-z0-9])",
+        work,
+        re.I,
+    )
+    if m:
+        s.context = int(float(m.group("num")) * 1024)
+        work = _blank(work, m)
+    else:
+        m = re.search(
+            r"(?:上下文|context(?: length)?|ctx|seq(?:uence)?[\s_]*(?:len(?:gth)?)?|序列长度|长度)\s*"
+            r"(?:[:=：是为]|of)?\s*(?P<num>\d{3,7})",
+            work,
+            re.I,
+        ) or re.search(
+            r"(?P<num>\d{3,7})[\s-]*(?:的)?\s*(?:上下文|context|ctx|序列长度|seq|tokens?\b|token 的)", work, re.I
+        )
+        if m:
+            s.context = int(m.group("num"))
+            work = _blank(work, m)
+
+    # --- batch: batch 8 / bs=16 / micro batch 4 / 批大小8 --------------------------------------
+    m = re.search(
+        r"(?:micro[\s_\-]*)?(?:batch(?:[\s_\-]*size)?|bs|mbs|批大小|批次大小|批量|批次)\s*(?:[:=：是为]|of)?\s*"
+        r"(?P<num>\d+)",
+        work,
+        re.I,
+    )
+    if m:
+        s.batch = int(m.group("num"))
+        work = _blank(work, m)
+
+    # --- concurrency: 并发 32 / 32 concurrent users -------------------------------------------
+    m = re.search(
+        r"(?:并发|concurrency|concurrent(?: users| requests)?)\s*(?:[:=：是为]|of)?\s*(?P<num>\d+)|"
+        r"(?P<num2>\d+)\s*(?:路|个)?\s*(?:并发|concurrent|users|个用户|用户|路)",
+        work,
+        re.I,
+    )
+    if m:
+        s.concurrency = int(m.group("num") or m.group("num2"))
+        work = _blank(work, m)
+
+    # --- model names and sizes ---------------------------------------------------------------
+    work = _extract_model(work, s)
+
+    # --- price period: 一个月 / 10 hours / 3天 / 包月 -------------------------------------------
+    _extract_period(work, s)
+
+    # --- modes, precision, optimizer, ZeRO ------------------------------------------------------
+    s.mode = _first(_MODE_PATTERNS, text)
+    s.modes = _all_modes(text)
+    if s.mode is None and re.search(r"微调|fine[\s\-]*tun|finetun|\bft\b|sft|精调", text, re.I):
+        s.finetune = True
+    s.training = bool(
+        re.search(
+            r"训练|训|train|微调|fine[\s\-]*tun|finetun|预训练|adam|优化器|optimizer|梯度|"
+            r"gradient|activation|激活|offload|zero|fsdp|deepspeed|lora|trainable",
+            text,
+            re.I,
+        )
+    )
+    if re.search(
+        r"no (?:activation )?recomputation|without (?:activation |gradient )?checkpointing|"
+        r"no (?:gradient |activation )?checkpointing|不开(?:梯度)?检查点|不重算|关闭重计算|不做重计算",
+        text,
+        re.I,
+    ):
+        s.checkpointing = "none"
+    elif re.search(r"selective (?:activation )?recomputation|选择性重计算", text, re.I):
+        s.checkpointing = "selective"
+    if re.search(r"offload|卸载", text, re.I) and not re.search(
+        r"(?:不许|不要|不用|不能|不开|不做|关闭|禁用|no|without|not|don't)\s*(?:cpu\s*)?(?:offload|卸载)", text, re.I
+    ):
+        s.offload = (
+            "optimizer_and_params"
+            if re.search(r"param|参数", text, re.I) and re.search(r"zero[\s-]*3|fsdp", text, re.I)
+            else "optimizer"
+        )
+    m = re.search(r"(?:rank|秩|\br)\s*[=:]?\s*(\d{1,3})\b", text, re.I)
+    if m and re.search(r"lora", text, re.I):
+        s.lora_rank = int(m.group(1))
+    targets = re.findall(r"\b([qkvo]|gate|up|down)_proj\b", text, re.I)
+    if targets:
+        s.lora_targets = ",".join(dict.fromkeys(t.lower() for t in targets))
+    s.precision = _first(_PRECISION_PATTERNS, text)
+    s.optimizer = _first(_OPTIMIZER_PATTERNS, text)
+    stage = re.search(r"zero[\s\-_]*(?:stage[\s\-_]*)?([0-3])|\bsta(?:g|t)e[\s_\-]*([1-3])\b", text, re.I)
+    if stage:
+        s.zero_stage = int(stage.group(1) or stage.group(2))  # "stage 2" / the typo "state_2"
+    elif _ZERO_RE.search(text):
+        s.zero_stage = 3  # "FSDP" / "DeepSpeed" without a stage: full sharding
+
+    # --- impossible inputs: a negative model size, a fraction of a GPU, zero GPUs --------------------
+    m = re.search(r"(?:(?<![\w.])-|负)\s*(\d+(?:\.\d+)?)\s*([bm]|亿)(?![a-z])", text, re.I)
+    if m:
+        s.invalid.append(
+            (
+                f"模型大小不能是负数（「{m.group(0).strip()}」）。请给出正的参数量。",
+                f"A model size cannot be negative ('{m.group(0).strip()}'); give a positive parameter count.",
+            )
+        )
+    m = re.search(r"(?<![\d.])(\d*\.\d+|0)\s*(?:张|块|个)?\s*(?:gpus?|cards?|卡|张|块)", text, re.I)
+    if m and not float(m.group(1)).is_integer() or (m and float(m.group(1)) == 0):
+        s.invalid.append(
+            (
+                f"GPU 只能按整张租用，「{m.group(0).strip()}」不是有效的卡数（至少 1 张）。",
+                f"GPUs are rented as whole cards; '{m.group(0).strip()}' is not a valid GPU count (at least 1).",
+            )
+        )
+
+    # --- intent cues ------------------------------------------------------------------------------
+    s.cues |= cues_of(text)
+    read_quantities(s, text, own_words)
+    s.text, s.paste = own_words, (raw if s.is_log else None)
+    s.mentions, s.card_sizes, s.network = mentions(text), card_sizes(own_words), network(own_words)
+    s.decline = decline_of(text)
+    if s.is_log:
+        s.cues.add("diagnose")
+    if s.convert or s.algbw_gbs:
+        s.in_domain = True
+    s.in_domain = s.in_domain or bool(s.gpus or s.model or s.params_b)
+    if s.out_of_scope and (s.gpus or s.model or s.params_b or s.is_log):
+        s.out_of_scope = False  # "写一首关于4090的诗" is still odd, but a GPU question is in scope
+    return s
+
+
+_MONEY = r"(?:¥|￥|rmb\s*|cny\s*)?(?<![a-z0-9.])(?P<amt>\d[\d,]*(?:\.\d+)?)\s*(?P<mul>万|千|k|w)?\s*(?:元|块钱|块|rmb|cny|yuan)?"
+# A suffix-form quote ("1200元/月", "¥5 per hour") must say it is money, or "A100一个月" would read as ¥100/month.
+_MONEY_MARKED = (
+    r"(?:(?:¥|￥|rmb\s*|cny\s*)(?P<amt>\d[\d,]*(?:\.\d+)?)\s*(?P<mul>万|千|k|w)?|"
+    r"(?<![a-z0-9.])(?P<amt2>\d[\d,]*(?:\.\d+)?)\s*(?P<mul2>万|千|k|w)?\s*(?:元|块钱|块|rmb|cny|yuan))"
+)
+_QUOTE_RES = {  # (prefix form "包月 1200 元", suffix form "1200元/月") per billing unit
+    "hourly_quote_cny": (
+        re.compile(rf"(?:按小时|每小时|一小时|小时价|时租)\s*(?:是|要|收)?\s*{_MONEY}", re.I),
+        re.compile(rf"{_MONEY_MARKED}\s*(?:/|每|一|per|an?)\s*(?:小时|h\b|hr\b|hour)", re.I),
+    ),
+    "monthly_quote_cny": (
+        re.compile(rf"(?:包月|月租|每月|一个月|按月)\s*(?:是|要|收)?\s*{_MONEY}", re.I),
+        re.compile(rf"{_MONEY_MARKED}\s*(?:/|每|一|per|an?)\s*(?:个?月|month)", re.I),
+    ),
+}
+
+
+_SHOWN_RE = re.compile(
+    r"nvidia[\s-]*smi|\bsmi\b|显示|识别|看到|查到|shows?\b|showing|reports?\b|reporting|"
+    r"displays?\b|says\b|\bsee\b|torch\.cuda",
+    re.I,
+)
+_DOUBT_RE = re.compile(
+    r"假|fake|正常|normal|少了|缩水|missing|less than|\bonly\b|只|才|为什么|\bwhy\b|是不是|"
+    r"genuine|legit|scam|骗|以次充好|real\b",
+    re.I,
+)
+_SHOWN_MEM_RE = re.compile(r"(?<![0-9a-z.])(\d+(?:\.\d+)?)\s*(mib|gib|gb|mb|g)(?![a-z0-9])", re.I)
+
+
+def _extract_reported_memory(work: str, s: Slots) -> str:
+    """ "my 4090 shows only 23GB in nvidia-smi, is it fake?": the figure the user saw, read after the word
+    that says it was displayed (so "A100 80G" before it stays the card's name)."""
+    shown = _SHOWN_RE.search(work)
+    if not shown or not _DOUBT_RE.search(work):
+        return work
+    m = _SHOWN_MEM_RE.search(work, shown.start()) or None
+    if not m:
+        before = list(_SHOWN_MEM_RE.finditer(work[: shown.start()]))
+        m = (
+            before[-1]
+            if before and re.search(r"(?:只|才|only)\s*(?:有|显示)?\s*$", work[: before[-1].start()])
+            else None
+        )
+    if not m:
+        return work
+    unit = {"mib": "MiB", "mb": "MB", "gib": "GiB", "gb": "auto", "g": "auto"}[m.group(2).lower()]
+    s.reported_memory = (float(m.group(1)), unit)
+    return _blank(work, m)
+
+
+def _extract_quotes(work: str, s: Slots) -> str:
+    for attr, patterns in _QUOTE_RES.items():
+        for rx in patterns:
+            m = rx.search(work)
+            groups = m.groupdict() if m else {}
+            amount = groups.get("amt") or groups.get("amt2")
+            if amount:
+                value = _parsed(
+                    parse_money_cny, amount.replace(",", "") + (groups.get("mul") or groups.get("mul2") or "")
+                )
+                if value and m:
+                    setattr(s, attr, value)
+                    work = _blank(work, m)
+                    break
+    return work
+
+
+def _extract_gpus(work: str, s: Slots) -> str:
+    m: re.Match[str] | None
+    for m in list(gpu_vocab().regex.finditer(work)):
+        name = _canonical_gpu(re.sub(r"\s+", " ", m.group("name").strip()))
+        mem, form = _gpu_variant(m.group("variant") or "")
+        count = _count_near(work, m)
+        if name not in s.gpus:
+            s.gpus.append(name)
+            if len(s.gpus) == 1:
+                s.gpu_memory_gb, s.gpu_form = mem, form
+            gpu_id, matches = gpu_known(name, float(mem) if mem else None, form)
+            s.gpu_mentions.append(
+                GpuMention(
+                    text=m.group(0).strip(),
+                    name=name,
+                    gpu_id=gpu_id,
+                    count=count,
+                    memory_gb=float(mem) if mem else None,
+                    modded=bool(mem and (not gpu_id or not matches)),
+                    form=form,
+                )
+            )
+        if count is not None and s.gpu_count is None:
+            s.gpu_count = count
+    # counts without a GPU name: "换成8卡", "用两张卡", "2 gpus", "单卡", "双卡", "a single 24 GB GPU"
+    if s.gpu_count is None and re.search(r"\b(?:a single|single|one)\s+(?:\d+\s*gb\s+)?(?:gpu|card)\b", work, re.I):
+        s.gpu_count = 1
+    if s.gpu_count is None:
+        # not "A100 GPU-hours" (the 100 of a name) nor "1,720,320 GPU-hours" (a run's size, not a count)
+        m = re.search(
+            rf"(?<![a-z0-9.,])(?P<num>\d+|{_CN_NUM})\s*(?:张|块|卡|个gpu|gpus?|cards?|x\s*gpu|of them)"
+            r"(?![a-z_])(?!\s*-?\s*(?:hours?|hrs?|小时|时))",
+            work,
+            re.I,
+        ) or re.search(r"(?P<num>单|双)(?:卡|机)", work)
+        if m:
+            n = cn_to_number(m.group("num"))
+            if n and n >= 1:
+                s.gpu_count = int(n)
+    m = re.search(
+        rf"(?P<nodes>\d+|{_CN_NUM})\s*(?:台|个节点|节点|nodes?|machines?|servers?)\s*(?:的)?\s*"
+        rf"(?P<per>\d+|{_CN_NUM})?\s*(?:卡|张|x|gpus?)?",
+        work,
+        re.I,
+    )
+    if m:
+        nodes = cn_to_number(m.group("nodes"))
+        per = cn_to_number(m.group("per") or "") if m.group("per") else None
+        if nodes and nodes >= 1:
+            s.nodes = int(nodes)
+            if per:
+                s.gpu_count = int(nodes * per)
+    # English: "two 8-GPU servers", "2 x 8-GPU nodes", "two servers with 8 GPUs each", "2 nodes of 8 GPUs"
+    words = r"\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|a pair of"
+    m = re.search(
+        rf"\b(?P<nodes>{words})\s*(?:x|×)?\s*(?P<per>\d+)\s*[-\s]?\s*(?:gpu|card|卡)s?\s*"
+        r"(?:servers?|nodes?|machines?|boxes|hosts?)\b",
+        work,
+        re.I,
+    ) or re.search(
+        rf"\b(?P<nodes>{words})\s+(?:servers?|nodes?|machines?|boxes|hosts?)\s+(?:with|of|each with)\s+"
+        r"(?P<per>\d+)\s*(?:gpus?|cards?)",
+        work,
+        re.I,
+    )
+    if m:
+        raw = m.group("nodes").lower()
+        nodes = _EN_COUNT.get(raw) if raw in _EN_COUNT else (int(raw) if raw.isdigit() else None)
+        per = int(m.group("per"))
+        if nodes and 1 <= nodes <= 1024 and 1 <= per <= 16 and s.nodes in (None, nodes):
+            s.nodes, s.gpu_count = nodes, nodes * per
+    if len(s.gpus) == 1 and s.gpu_memory_gb:
+        # "a100 40g vs 80g" / 「A100 40G 还是 80G」: one card, two memory sizes to weigh
+        m = re.search(
+            rf"{s.gpu_memory_gb}\s*g(?:b|ib)?\s*(?:vs\.?|versus|or|还是|和|与|对比|/)\s*(?:the\s+)?"
+            r"(?P<alt>\d{2,3})\s*g(?:b|ib)?(?![a-z0-9])",
+            work,
+            re.I,
+        )
+        if m and int(m.group("alt")) != s.gpu_memory_gb:
+            s.gpu_alt_memory_gb = int(m.group("alt"))
+            work = _blank(work, m)
+    work = gpu_vocab().regex.sub(lambda mm: " " * (mm.end() - mm.start()), work)
+    return work
+
+
+def _count_near(work: str, m: re.Match) -> int | None:
+    """A count written next to a GPU name: 两张4090 / 8卡A100 / 4x H800 / 4090x2 / A100 8卡 / 8 A100s."""
+    before = work[max(0, m.start() - 12) : m.start()]
+    after = work[m.end() : m.end() + 10]
+    b = re.search(
+        rf"(?P<num>\d+|{_CN_NUM})\s*(?:张|块|卡|台|个|x|\*|路)?\s*(?:的)?\s*(?:rtx|nvidia|英伟达)?\s*$", before, re.I
+    )
+    per = re.match(r"\s*(?:x|\*)\s*(?P<num>\d+)|\s*(?P<num2>\d+)\s*(?:张|块|卡)", after, re.I)
+    if b and per and re.search(r"台\s*(?:的)?\s*$", before):  # "2台 H100*8": machines × cards each
+        machines, each = cn_to_number(b.group("num")), int(per.group("num") or per.group("num2"))
+        if machines and 1 <= machines * each <= 4096:
+            return int(machines * each)
+    if b and (
+        re.search(r"(张|块|卡|台|个|x|\*)\s*(?:的)?\s*(?:rtx|nvidia|英伟达)?\s*$", before, re.I)
+        or re.search(r"(?:^|[^\w.])\d{1,2}\s*$", before)
+    ):
+        n = cn_to_number(b.group("num"))
+        if n and 1 <= n <= 1024 and not re.search(r"[\d.]+\s*(?:b|亿)\s*$", before, re.I):
+            return int(n)
+    a = re.match(rf"\s*(?:x|\*)\s*(?P<num>\d+)|\s*(?P<num2>\d+|{_CN_NUM})\s*(?:张|块|卡)", after, re.I)
+    if a:
+        n = cn_to_number(a.group("num") or a.group("num2"))
+        if n and 1 <= n <= 1024:
+            return int(n)
+    w = re.search(
+        r"\b(?P<word>one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|a pair of|dual|quad|"
+        r"single)\s+(?:nvidia\s+|rtx\s+)?$",
+        work[max(0, m.start() - 16) : m.start()],
+        re.I,
+    )
+    if w:
+        return _EN_COUNT[w.group("word").lower()]
+    return None
+
+
+_EN_COUNT = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "twelve": 12,
+    "sixteen": 16,
+    "a pair of": 2,
+    "dual": 2,
+    "quad": 4,
+    "single": 1,
+}
+
+
+# ---------------------------------------------------------------- unit conversions, busbw, GPU-hours
+_BYTE_UNIT = r"(?:tib|gib|mib|kib|tb|gb|mb|kb|t|g)(?:\s*/\s*s|ps)?"
+_QTY_RE = re.compile(rf"(?<![\w.])(?P<num>\d[\d,]*(?:\.\d+)?)\s*(?P<unit>{_BYTE_UNIT})(?![a-z])", re.I)
+_TARGET_RE = re.compile(r"(?<![\w.])(?P<unit>tib|gib|mib|kib|tb|gb|mb|kb)(?:\s*/\s*s|ps)?(?![a-z])", re.I)
+_CONVERT_CUE = re.compile(
+    r"等于|是多少|多少|换算|折合|合多少|相当于|how many|how much|convert|in (?:gib|gb|mib|mb|tb|tib)|"
+    r"\bto (?:gib|gb|mib|mb|tb|tib)|into|几",
+    re.I,
+)
+_CANON = {
+    "tib": "TiB",
+    "gib": "GiB",
+    "mib": "MiB",
+    "kib": "KiB",
+    "tb": "TB",
+    "gb": "GB",
+    "mb": "MB",
+    "kb": "KB",
+    "t": "TB",
+    "g": "GB",
+}
+
+
+def _unit_name(raw: str) -> str:
+    u = re.sub(r"\s+", "", raw.lower())
+    rate = u.endswith("/s") or u.endswith("ps")
+    base = _CANON[re.sub(r"(/s|ps)$", "", u)]
+    return base + "/s" if rate else base
+
+
+def _extract_conversion(work: str, s: Slots) -> str:
+    """「80GB 等于多少 GiB」/ "How many GiB is 80 GB?" / 「24564MiB 换算成 GB」: one quantity with a byte or
+    bandwidth unit, and a different unit asked for (written without a number)."""
+    if not _CONVERT_CUE.search(work):
+        return work
+    qty = _QTY_RE.search(work)
+    if not qty:
+        return work
+    rest = _blank(work, qty)
+    target = _TARGET_RE.search(rest)
+    if not target:
+        return work
+    src, dst = _unit_name(qty.group("unit")), _unit_name(target.group(0))
+    if src == dst or src.endswith("/s") != dst.endswith("/s"):
+        return work
+    s.convert = (float(qty.group("num").replace(",", "")), src, dst)
+    return _blank(rest, target)
+
+
+_ALGBW_RE = re.compile(
+    r"algbw\s*(?:of|is|=|:|was|at|reported)?\s*(?:about|around|~|≈)?\s*(?P<num>\d+(?:\.\d+)?)\s*gb\s*/\s*s|"
+    r"(?P<num2>\d+(?:\.\d+)?)\s*gb\s*/\s*s\s*(?:的)?\s*(?:algbw|算法带宽)|"
+    r"算法带宽\s*(?:是|为|有)?\s*(?P<num3>\d+(?:\.\d+)?)\s*gb\s*/\s*s",
+    re.I,
+)
+_COLLECTIVES = (
+    ("all_reduce", r"all[\s_-]*reduce"),
+    ("reduce_scatter", r"reduce[\s_-]*scatter"),
+    ("all_gather", r"all[\s_-]*gather"),
+    ("alltoall", r"all[\s_-]*to[\s_-]*all"),
+    ("broadcast", r"broadcast"),
+    ("reduce", r"(?<![a-z_])reduce(?:_perf)?(?![a-z_])"),
+)
+
+
+def _extract_algbw(work: str, s: Slots) -> str:
+    """nccl-tests' algorithm bandwidth quoted in words ("reports algbw 120 GB/s") and which collective."""
+    m = _ALGBW_RE.search(work)
+    if not m:
+        return work
+    s.algbw_gbs = float(m.group("num") or m.group("num2") or m.group("num3"))
+    for name, pattern in _COLLECTIVES:
+        if re.search(pattern, work, re.I):
+            s.collective = name
+            break
+    return _blank(work, m)
+
+
+_BUSBW_RE = re.compile(
+    r"(?:busbw|bus bandwidth|总线带宽)\s*(?:(?:is|was|=|:|of|only|just|at|reads?|shows?|reported|"
+    r"about|around|~|≈|只有|才|是|为|约|大概|大约|仅)\s*)*(?P<num>\d+(?:\.\d+)?)\s*gb\s*/\s*s|"
+    r"(?P<num2>\d+(?:\.\d+)?)\s*gb\s*/\s*s\s*(?:的)?\s*(?:busbw|bus bandwidth|总线带宽)",
+    re.I,
+)
+
+
+def _extract_measured_busbw(work: str, s: Slots) -> str:
+    """The user's own nccl-tests result quoted in words ("busbw is 18 GB/s on 8x A100 SXM, normal?")."""
+    m = _BUSBW_RE.search(work)
+    if not m:
+        return work
+    s.measured_busbw_gbs = float(m.group("num") or m.group("num2"))
+    return _blank(work, m)
+
+
+_GPU_HOURS_RE = re.compile(
+    r"(?<![\w.])(?P<num>\d[\d,]*(?:\.\d+)?)\s*(?P<mul>万|百万|亿|k|m|million|thousand)?\s*(?:个)?\s*"
+    r"(?P<gpu>(?:nvidia\s*)?(?:rtx\s*)?[a-z]{1,2}\d{2,4}[a-z]?(?:\s*\d{2,3}\s*g[b]?)?(?:\s*(?:sxm\d?|pcie))?\s*)?"
+    r"(?P<unit>gpu[\s\-]*hours?|gpu[\s\-]*hrs?|gpu\s*小时|卡时|卡·时|卡小时|gpu时)",
+    re.I,
+)
+
+
+def _extract_gpu_hours(work: str, s: Slots) -> str:
+    """A run's published compute: "1,720,320 A100 GPU-hours", 「172 万 A100 卡时」. The number and the
+    GPU-hours word are consumed; the GPU name between them is left for `_extract_gpus`."""
+    m = _GPU_HOURS_RE.search(work)
+    if not m:
+        return work
+    n = float(m.group("num").replace(",", ""))
+    mul = {"万": 1e4, "百万": 1e6, "亿": 1e8, "k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6}.get(
+        (m.group("mul") or "").lower(), 1.0
+    )
+    s.gpu_hours = n * mul
+    gpu_start, gpu_end = m.span("gpu") if m.group("gpu") else (m.start("unit"), m.start("unit"))
+    return (
+        work[: m.start()]
+        + " " * (gpu_start - m.start())
+        + work[gpu_start:gpu_end]
+        + " " * (m.end() - gpu_end)
+        + work[m.end() :]
+    )
+
+
+def _extract_model(work: str, s: Slots) -> str:
+    hits = find_models(work)
+    for hit in hits:
+        s.model_mentions.append(
+            ModelMention(text=hit.text, catalog_id=hit.catalog_id, variant=hit.variant, size_b=hit.size_b)
+        )
+    known = next((h for h in hits if h.catalog_id), None)
+    if known is not None:
+        s.model = known.catalog_id
+        if known.size_b is not None and s.params_b is None:
+            s.params_b = known.size_b if "x" not in known.text.lower() else None
+        for hit in hits:
+            work = work[: hit.start] + " " * (hit.end - hit.start) + work[hit.end :]
+        return work
+    m = _MODEL_RE.search(work)
+    if m:
+        size = m.group("size").lower()
+        unit = m.group("unit").lower()
+        family = _family_name(m.group("family"))
+        s.model = f"{family}-{size}{unit}"
+        if not s.model_mentions:  # a family the catalog does not have: named, sized generically
+            s.model_mentions.append(ModelMention(text=m.group(0).strip(), catalog_id=None, size_b=_size_of(size, unit)))
+        if "x" not in size:
+            s.params_b = float(size) / (1000 if unit == "m" else 1)
+        return _blank(work, m)
+    m = _FAMILY_ONLY_RE.search(work)
+    if m:
+        s.model = _family_name(re.sub(r"^ds(?=\s*-?\s*[rv]\d)", "deepseek", m.group("family"), flags=re.I))  # "ds r1"
+        s.model = _catalog_id(s.model) or s.model
+        work = _blank(work, m)
+    m = _SIZE_EN_RE.search(work)
+    if m:
+        val = float(m.group("size")) / (1000 if m.group("unit").lower() == "m" else 1)
+        if s.params_b is None:
+            s.params_b = val
+            if s.model is None:
+                s.model = f"{_fmt(val)}b"
+        return _blank(work, m)
+    m = _SIZE_CN_RE.search(work)
+    if m:
+        val = (_parsed(parse_param_count, (m.group("num") or "") + m.group("unit")) or 0) / 1e9
+        if s.params_b is None:
+            s.params_b = val
+            if s.model is None:
+                s.model = f"{_fmt(val)}b"
+        return _blank(work, m)
+    return work
+
+
+_BILLING_CHOICE = re.compile(
+    r"(?:按小时|按时|按量|小时计费|hourly|per hour|by the hour|pay[\s-]*as[\s-]*you[\s-]*go).*"
+    r"(?:包月|按月|月租|monthly|per month|by the month)|"
+    r"(?:包月|按月|月租|monthly|per month|by the month).*"
+    r"(?:按小时|按时|按量|小时计费|hourly|per hour|by the hour|pay[\s-]*as[\s-]*you[\s-]*go)",
+    re.I,
+)
+
+
+def _extract_period(work: str, s: Slots) -> None:
+    work = re.sub(r"gpu[\s\-]*h(?:ou)?rs?|卡时|机时|卡·时", " ", work, flags=re.I)  # compute, not a rental
+    low = work.lower()
+    if _BILLING_CHOICE.search(low):  # "hourly or monthly?" asks which billing, not the price of one period
+        s.cues.add("billing")
+        return
+    for phrase, (unit, n) in _PERIOD_WORDS.items():
+        if phrase in low and not re.search(rf"\d+\s*{re.escape(phrase)}", low):
+            s.period_unit, s.period_count = unit, float(n)
+            s.period_hours = n * _PERIOD_UNITS[unit][1]
+            break
+    for m in _PERIOD_RE.finditer(work):
+        num = _word_num(m.group("num"))
+        unit_txt = m.group("unit").lower()
+        if m.group("num") is None and unit_txt in {"h", "日", "天", "月", "年", "周"}:
+            continue
+        if unit_txt in {"h"} and num is None:
+            continue
+        found = _PERIOD_UNITS.get(unit_txt) or _PERIOD_UNITS.get(unit_txt.rstrip("s"))
+        if found is None:
+            continue
+        count = num if num is not None else 1.0
+        s.period_unit, s.period_count, s.period_hours = found[0], count, count * found[1]
+        return
+
+
+def _looks_like_log(text: str) -> bool:
+    """A pasted log: one line only a machine prints, or several weak markers over several lines."""
+    if STRONG_LOG_MARKERS.search(text):
+        return True
+    if text.count("\n") < 2:
+        return False
+    hits = 0
+    for _ in LOG_MARKERS.finditer(text):  # stop at the second marker instead of listing them all
+        hits += 1
+        if hits >= 2:
+            return True
+    return False
+
+
+def _is_log_line(line: str) -> bool:
+    return bool(
+        STRONG_LOG_MARKERS.search(line)
+        or LOG_MARKERS.search(line)
+        or re.match(r"\s*[|+#=\-]", line)
+        or is_machine_line(line)
+    )
+
+
+def user_words(text: str) -> str:
+    """The user's own lines around a pasted log ("合同写的是 8 卡 A100，输出如下" / "is this normal?").
+
+    Only lines before the first and after the last log line count: a line in the middle of a paste
+    is part of what was pasted (possibly planted there), not the user speaking, so it must not set a
+    tool argument such as the expected GPU."""
+    lines = (text or "").splitlines()
+    log_rows = [i for i, line in enumerate(lines) if _is_log_line(line)]
+    first, last = (log_rows[0], log_rows[-1]) if log_rows else (len(lines), -1)
+    keep = []
+    for i, line in enumerate(lines):
+        if _is_log_line(line) or first < i < last:
+            continue
+        if is_person_line(line):
+            keep.append(line)
+    return "\n".join(keep)
+
+
+def _size_of(size: str, unit: str) -> float | None:
+    if "x" in size:
+        return None
+    return float(size) / (1000 if unit == "m" else 1)
+
+
+def _catalog_id(name: str) -> str | None:
+    from tools.models import find_entry
+
+    entry = find_entry(name)
+    return entry.id if entry else None
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}"

@@ -1,0 +1,231 @@
+"""GPU and model names, read from `knowledge/` at first use — no second list of names lives here.
+
+GPUs: every id, name, alias and nvidia-smi name in knowledge/gpus.yaml (via `tools.gpus.all_gpus`),
+with the memory size and form factor taken off so "A100 80G SXM" is the base name "a100" plus a variant
+the reader keeps. Models: the catalog in knowledge/models/ (via `tools.models`): a family word
+(from the catalog ids and the Chinese family names the catalog knows) starts a candidate span that
+`tools.models.find_entry` resolves; a variant (Coder, Math, Instruct, a distill) resolves to the
+architecture it is built on, and the answer says which one was used.
+
+Only shapes live here (how a card or model name is written), never names: a GPU-shaped word that is not
+in the table (RTX 2080 Ti, GB200) is kept as typed and reported as unknown.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+# ---------------------------------------------------------------- GPUs ---------------------------
+_MEM_TOKEN = re.compile(r"(?<![a-z0-9])\d{2,3}\s*(?:gib|gb|g)(?![a-z0-9])", re.I)
+_FORM_TOKEN = re.compile(r"(?<![a-z0-9])(?:sxm\d?|pcie|pci-e|nvl|hgx|oam|hbm3e?|per gpu)(?![a-z0-9])", re.I)
+_MAKER_TOKEN = re.compile(r"(?<![a-z0-9])(?:nvidia|geforce|tesla|huawei)(?![a-z0-9])", re.I)
+# A GPU-shaped word the table may not have (passed on as typed, reported as unknown by the tools).
+UNKNOWN_GPU_SHAPE = r"(?:rtx|gtx)\s*\d{4}\s*(?:ti|super|d)?(?![a-z0-9])|\d{4}\s*ti(?![a-z0-9])|gb\d{3}(?![a-z0-9])"
+
+
+def _base(alias: str) -> str:
+    s = alias.lower().replace("-", " ").replace("_", " ")
+    for rx in (_MEM_TOKEN, _FORM_TOKEN, _MAKER_TOKEN):
+        s = rx.sub(" ", s)
+    s = re.sub(r"\(.*?\)", " ", s)
+    return re.sub(r"\s+", " ", s).strip()
+
+
+def _flex(base: str) -> str:
+    """'rtx 4090' → 'rtx\\s*4090'; '4090d' → '4090\\s*d' (a separator may be left out or added)."""
+    parts = [re.escape(p) for p in base.split(" ") if p]
+    out = r"[\s\-_]*".join(parts)
+    return re.sub(r"(\d)([a-z])", r"\1[\\s\\-_]*\2", out)
+
+
+def display_name(spec_name: str) -> str:
+    """'NVIDIA GeForce RTX 4090 24GB' → 'RTX 4090'; 'NVIDIA A100 80GB SXM4' → 'A100' (family, no variant)."""
+    s = re.sub(r"\(.*?\)", " ", spec_name)
+    s = _MAKER_TOKEN.sub(" ", s)
+    s = _MEM_TOKEN.sub(" ", s)
+    s = _FORM_TOKEN.sub(" ", s)
+    s = re.sub(r"\b(?:Generation|Blackwell|Workstation Edition)\b", " ", s)
+    s = re.sub(r"(\d) D\b", r"\1D", s)
+    return re.sub(r"\s+", " ", s).strip()
+
+
+@dataclass(frozen=True)
+class GpuVocab:
+    regex: re.Pattern[str]
+    display: dict[str, str]  # base name → display name ("4090" → "RTX 4090")
+
+
+@functools.lru_cache(maxsize=1)
+def gpu_vocab() -> GpuVocab:
+    """One regex over every base name in the GPU table, longest first."""
+    from tools.gpus import all_gpus
+
+    display: dict[str, str] = {}
+    for gpu in all_gpus():
+        name = display_name(gpu.name)
+        for alias in [gpu.id.replace("_", " "), gpu.name, *gpu.aliases, *gpu.nvidia_smi_names]:
+            base = _base(alias)
+            if len(base) >= 2 and re.search(r"\d", base):
+                display.setdefault(base, name)
+    alts = sorted(display, key=len, reverse=True)
+    pattern = "|".join(f"(?:{_flex(b)})" for b in alts)
+    regex = re.compile(
+        r"(?:(?<=\dx)|(?<=\d\*)|(?<![a-z0-9]))"
+        rf"(?P<name>{pattern}|{UNKNOWN_GPU_SHAPE})(?=s\b|x\s*\d|[^a-z0-9]|$)"
+        r"(?P<variant>(?:[\s\-_/]*(?:\d{2,3}\s*g(?:b|i?b)?(?![a-z0-9])|sxm\d?|pcie|nvl(?!ink)))*)"
+        r"(?:\s*(?:显卡|gpus?|cards?|卡|s\b))?",
+        re.I,
+    )
+    return GpuVocab(regex=regex, display=display)
+
+
+def canonical_gpu(raw: str) -> str:
+    """The display name for a matched base name; an unknown GPU-shaped word as typed, upper-cased."""
+    key = re.sub(r"[\s\-_]+", " ", raw.lower()).strip()
+    vocab = gpu_vocab()
+    for cand in (key, key.replace(" ", ""), re.sub(r"(\d)\s+([a-z])", r"\1\2", key)):
+        if cand in vocab.display:
+            return vocab.display[cand]
+    for base, name in vocab.display.items():  # separators typed differently ("rtx4090" vs "rtx 4090")
+        if base.replace(" ", "") == key.replace(" ", ""):
+            return name
+    m = re.fullmatch(r"(?:(rtx|gtx)\s*)?(\d{4})\s*(ti|super|d)?", key)
+    if m:  # "2080ti" → "RTX 2080 Ti"
+        suffix = {"ti": " Ti", "super": " SUPER", "d": "D"}.get(m.group(3) or "", "")
+        return f"{(m.group(1) or 'rtx').upper()} {m.group(2)}{suffix}"
+    return raw.strip().upper()
+
+
+def gpu_known(name: str, memory_gb: float | None = None, form: str | None = None) -> tuple[str | None, bool]:
+    """(table id or None, stated memory matches a variant). '4090' + 48 → ('rtx_4090', False): a modded card."""
+    from tools.errors import ToolInputError
+    from tools.gpus import resolve_gpu
+
+    try:
+        base = resolve_gpu(name)
+    except ToolInputError:
+        return None, True
+    if memory_gb is None:
+        return base.id, True
+    try:
+        spec = resolve_gpu(f"{name} {memory_gb:g}GB" + (f" {form}" if form else ""))
+    except ToolInputError:
+        return base.id, False
+    return spec.id, abs(spec.memory_gb - memory_gb) < 1
+
+
+# ---------------------------------------------------------------- models -------------------------
+# Words that name a variant of a base architecture: dropping them leaves the model it is built on.
+_VARIANT_WORDS = {"coder", "math", "instruct", "chat", "base", "it", "sft", "hf", "preview", "distill", "r1"}
+_SIZE_TOKEN = re.compile(r"^(?:\d+x)?\d+(?:\.\d+)?[bm]$|^a\d+(?:\.\d+)?b$", re.I)
+
+
+@functools.lru_cache(maxsize=1)
+def _family_regex() -> re.Pattern[str]:
+    from tools.models import family_words, load_catalog
+
+    words: set[str] = set()
+    for entry in load_catalog():
+        for name in (entry.id, *entry.aliases):
+            m = re.match(r"[a-z]+", name.lower())
+            if m and len(m.group(0)) >= 2:
+                words.add(m.group(0))
+            m = re.match(r"[\u4e00-\u9fff]+", name)
+            if m:
+                words.add(m.group(0))
+    words |= set(family_words())
+    alts = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    return re.compile(rf"(?<![a-z])(?:{alts})", re.I)
+
+
+_TOKEN_RUN = re.compile(r"[a-z0-9.]+(?:[\s\-_/]+[a-z0-9.]+){0,7}", re.I)
+
+
+@dataclass(frozen=True)
+class ModelHit:
+    start: int
+    end: int
+    text: str  # as typed
+    catalog_id: str | None  # the catalog row used (None: a named model the catalog does not have)
+    variant: bool  # `text` is a variant (Coder, Math, a distill) sized by `catalog_id`'s architecture
+    size_b: float | None  # the size written in the name, billions
+
+
+def _size_b(token: str) -> float | None:
+    m = re.fullmatch(r"(?:(\d+)x)?(\d+(?:\.\d+)?)([bm])", token.lower())
+    if not m:
+        return None
+    val = float(m.group(2)) / (1000 if m.group(3) == "m" else 1)
+    return val * int(m.group(1)) if m.group(1) else val
+
+
+def find_models(text: str) -> list[ModelHit]:
+    """Model names in `text` resolved against the catalog, in order of mention."""
+    from tools.models import find_entry
+
+    hits: list[ModelHit] = []
+    pos = 0
+    low = text.lower()
+    while True:
+        fm = _family_regex().search(low, pos)
+        if not fm:
+            return hits
+        tail = low[fm.end() :]
+        run = _TOKEN_RUN.match(tail.lstrip(" -_")) if tail[:1] in ("", " ", "-", "_") or tail[:1].isalnum() else None
+        gap = len(tail) - len(tail.lstrip(" -_")) if run else 0
+        tokens = [t for t in re.split(r"[\s\-_/]+", run.group(0))] if run else []
+        if tokens and not tail[:1].isalnum() and gap > 1:
+            tokens = []  # "qwen  and 7b": only one separator between a family and its version
+        family = low[fm.start() : fm.end()]
+        size_at = next((i for i, t in enumerate(tokens) if _SIZE_TOKEN.match(t)), None)
+        hit = _resolve(family, tokens, size_at, find_entry)
+        if hit is None:
+            pos = fm.end()
+            continue
+        n_tokens, catalog_id, variant = hit
+        end = fm.end() + gap + (_span_len(run.group(0), n_tokens) if run and n_tokens else 0)
+        size = _size_b(tokens[size_at]) if size_at is not None and size_at < n_tokens else None
+        hits.append(ModelHit(fm.start(), end, text[fm.start() : end], catalog_id, variant, size))
+        pos = end
+
+
+def _span_len(run: str, n_tokens: int) -> int:
+    parts = re.finditer(r"[a-z0-9.]+", run, re.I)
+    last = None
+    for i, m in enumerate(parts):
+        if i == n_tokens - 1:
+            last = m
+            break
+    return last.end() if last else 0
+
+
+def _resolve(
+    family: str, tokens: list[str], size_at: int | None, find_entry: Callable[[str], Any]
+) -> tuple[int, str | None, bool] | None:
+    """(tokens used, catalog id, is a variant) — the longest name the catalog knows. A name with a size
+    must keep its size ("deepseek-r1-distill-qwen-32b" is never cut back to "deepseek-r1")."""
+    shortest = (size_at + 1) if size_at is not None else 0
+    for n in range(len(tokens), shortest - 1, -1):
+        cand = "-".join([family, *tokens[:n]])
+        entry = find_entry(cand)
+        if entry is not None:
+            return n, entry.id, False
+    if size_at is None:
+        return None
+    used = tokens[: size_at + 1]
+    if "distill" in used:  # "X-R1-Distill-Qwen-32B": the student is the architecture
+        after = used[used.index("distill") + 1 :]
+        if after and _family_regex().fullmatch(after[0]):
+            entry = find_entry("-".join(after))
+            if entry is not None:
+                return size_at + 1, entry.id, True
+    kept = [t for t in used if t not in _VARIANT_WORDS]
+    if kept != used:
+        entry = find_entry("-".join([family, *kept]))
+        if entry is not None:
+            return size_at + 1, entry.id, True
+    return size_at + 1, None, False  # a named model the catalog does not have: the size still counts

@@ -1,0 +1,124 @@
+"""Lead with the user's question: what line 1 must say beyond the tool's verdict.
+
+- An unknown model, a variant sized by its base, a modded card sized by its stated capacity: said on
+  line 1 (which architecture or capacity was assumed), not only in the details.
+- "I get OOM with setup S" (`oom_report`): line 1 says what to change in S, then the deciding number.
+- A goal no configuration meets (by a wide margin): line 1 says it is not realistic, with the numbers.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.offline.reading.frame import Frame
+from assistant.offline.types import ToolResult
+from assistant.offline.writing.render import Writer
+from assistant.offline.writing.results import typed
+
+
+def assumed_note(w: Writer, f: Frame) -> str:
+    """One short clause naming what was assumed in place of something the tables do not have."""
+    notes: list[str] = []
+    seen: set[str] = set()
+    for m in f.model_mentions:
+        if m.text in seen:
+            continue
+        seen.add(m.text)
+        if m.catalog_id is None and m.size_b:
+            notes.append(
+                w.t(
+                    f"模型目录里没有「{m.text}」，按通用 {m.size_b:g}B 稠密架构估算，给出它的 config.json 能算准",
+                    f"'{m.text}' is not in the model catalog; sized as a generic {m.size_b:g}B dense model "
+                    "(its config.json would make this exact)",
+                )
+            )
+        elif m.variant and m.catalog_id:
+            notes.append(w.t(f"「{m.text}」按 {m.catalog_id} 的结构计算", f"'{m.text}' sized as {m.catalog_id}"))
+    for g in f.gpu_mentions:
+        if g.modded and g.memory_gb:
+            notes.append(
+                w.t(
+                    f"{g.name} {g.memory_gb:g}GB 不在规格表里（改装或特殊版本），按 {g.memory_gb:g} GB 显存计算",
+                    f"the {g.name} {g.memory_gb:g}GB is not in the spec table (modded or special edition); "
+                    f"sized by its {g.memory_gb:g} GB",
+                )
+            )
+    return w.t("；".join(notes), "; ".join(notes))
+
+
+def unrealistic(w: Writer, f: Frame, results: list[ToolResult]) -> str | None:
+    """A goal no configuration meets: say so with the number that shows why (the fastest option's days
+    against the deadline, or the cheapest option's cost against the budget)."""
+    from tools.planner import PlanOutput
+
+    for r in results:
+        plan = typed(r, PlanOutput) if r.name == "plan_configurations" else None
+        if plan is None or plan.options or not plan.infeasible:
+            continue
+        if plan.deadline_hours:
+            days = [o.days.mid for o in plan.infeasible if o.fits and o.days and o.days.mid]
+            if days and min(days) > 3 * plan.deadline_hours / 24:
+                fastest = min(days)
+                return w.t(
+                    f"这个目标不现实：最快的方案也要约 {fastest:,.1f} 天，期限只有 {plan.deadline_hours / 24:g} 天。",
+                    f"That goal is not realistic: the fastest option takes about {fastest:,.1f} days against "
+                    f"a deadline of {plan.deadline_hours / 24:g} days.",
+                )
+        if plan.budget_cny:
+            costs = [o.cost_cny.mid for o in plan.infeasible if o.fits and o.cost_cny and o.cost_cny.mid]
+            if costs and min(costs) > 3 * plan.budget_cny:
+                cheapest = min(costs)
+                return w.t(
+                    f"这个目标不现实：最便宜的方案也要约 ¥{cheapest:,.0f}，预算只有 ¥{plan.budget_cny:,.0f}。",
+                    f"That goal is not realistic: the cheapest option costs about ¥{cheapest:,.0f} against "
+                    f"a budget of ¥{plan.budget_cny:,.0f}.",
+                )
+    return None
+
+
+_CHANGE = re.compile(
+    r"降|减|缩短|改|换|开|关|调小|量化|LoRA|QLoRA|batch|卸载|offload|reduce|lower|shorter|switch|enable|quantis", re.I
+)
+
+
+def oom_lead(w: Writer, results: list[ToolResult]) -> None:
+    """「我OOM了」with a setup: line 1 says what to change in it. If the estimate says the job should fit,
+    say so with the figure and name the settings that usually cause it instead."""
+    from assistant.offline.writing.render_tools import gb
+    from tools.memory import EstimateMemoryOutput
+
+    est = next((e for r in results if r.name == "estimate_memory" if (e := typed(r, EstimateMemoryOutput))), None)
+    verdict = w.parts["verdict"]
+    if est is not None and est.fits:
+        verdict.insert(
+            0,
+            w.t(
+                f"按估算每卡约需 {gb(est.total_gb)} GB，这张卡（{gb(est.gpu_memory_gb)} GB）本应放得下；报 OOM 多半是设置的问题："
+                "先调小最长上下文（max-model-len / cutoff_len）、并发或 batch，再看有没有别的进程占着显存（nvidia-smi）。",
+                f"By the estimate this needs about {gb(est.total_gb)} GB per GPU and should fit the "
+                f"{gb(est.gpu_memory_gb)} GB card, so the OOM usually comes from a setting: lower the maximum context "
+                "(max-model-len / cutoff_len), the concurrency or the batch, and check for other processes holding "
+                "memory (nvidia-smi).",
+            ),
+        )
+        return
+    change = next((ln for ln in w.parts["next"] if _CHANGE.search(ln)), None)
+    if change is not None:
+        w.parts["next"].remove(change)
+        verdict.insert(0, w.t(f"要改的是：{change}", f"What to change: {change}"))
+
+
+def lead(w: Writer, f: Frame, intents: list[str], results: list[ToolResult] | None = None) -> None:
+    """Adjust line 1 after every part is written."""
+    verdict = w.parts["verdict"]
+    if not verdict:
+        return
+    goal = unrealistic(w, f, results or [])
+    if goal:
+        verdict.insert(0, goal)
+    if "oom_report" in f.mentions and intents[0] in ("memory", "min_gpus"):
+        oom_lead(w, results or [])
+    note = assumed_note(w, f)
+    if note:
+        first = verdict[0].rstrip()
+        verdict[0] = first + w.t(f"（{note}）", f" ({note})")
