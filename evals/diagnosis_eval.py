@@ -52,7 +52,7 @@ def _mentions(text: str, term: str) -> bool:
 
 def score(name: str, slice_: str, text: str, exp: dict[str, Any]) -> SampleScore:
     """All four checks for one sample against the public `diagnose_logs` output."""
-    from tools.diagnose import diagnose_text
+    from tools.diagnosis.tool import diagnose_text
 
     rep = diagnose_text(text, exp.get("expect"))
     s = SampleScore(name=name, slice=slice_, family=exp["family"], lang=exp["lang"])

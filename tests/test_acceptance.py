@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.diagnose import diagnose_text
+from tools.diagnosis.tool import diagnose_text
 from tools.diagnosis.acceptance import parse_expect
 from tools.errors import ToolInputError
 

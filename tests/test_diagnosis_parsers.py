@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tools.diagnose import diagnose_text
+from tools.diagnosis.tool import diagnose_text
 from tools.diagnosis.detect import parse_all
 from tools.diagnosis.parsers import (
     dcgmi_diag,

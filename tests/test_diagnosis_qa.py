@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tools.diagnose import diagnose_text
+from tools.diagnosis.tool import diagnose_text
 
 SAMPLES = Path(__file__).parent / "diagnosis_samples"
 CLI = [sys.executable, "-m", "assistant.cli"]

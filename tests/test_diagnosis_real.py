@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from evals.diagnosis_eval import CHECKS, ROOT, load, score
-from tools.diagnose import diagnose_text
+from tools.diagnosis.tool import diagnose_text
 from tools.diagnosis.detect import INPUTS, detect_kinds, is_paste, paste_kinds
 from tools.diagnosis.parsers.torch_errors import parse as parse_torch
 from tools.diagnosis.rules.versions import classify_oom

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tools.diagnose import diagnose_text
+from tools.diagnosis.tool import diagnose_text
 from tools.diagnosis.findings import SEVERITY_RANK
 from tools.diagnosis.rules import expected_busbw
 from tools.diagnosis.xid import catalog, entry

@@ -109,7 +109,7 @@ binaryish = st.binary(max_size=2000).map(lambda b: b.decode("latin-1"))
 
 
 def _diagnose(text):
-    from tools.diagnose import diagnose_text
+    from tools.diagnosis.tool import diagnose_text
 
     try:
         report = _bounded(diagnose_text, text)
@@ -141,7 +141,7 @@ def test_diagnose_mixed_log_fragments(text):
 @FUZZ
 @given(log_fragments(), st.sampled_from(["8x A100-SXM4-80GB", "4x", "A800", "", "x", "99999x H100", "8x 中文卡"]))
 def test_diagnose_with_expect_never_crashes(text, expect):
-    from tools.diagnose import diagnose_text
+    from tools.diagnosis.tool import diagnose_text
 
     try:
         _bounded(diagnose_text, text, expect or None)
@@ -206,7 +206,7 @@ PATHOLOGICAL = [
 @pytest.mark.parametrize("line", PATHOLOGICAL, ids=range(len(PATHOLOGICAL)))
 def test_pathological_lines_are_fast(line):
     text = "\n".join([line] * 200)  # 200 such lines: ~800 k characters, inside the 2 MB limit
-    from tools.diagnose import diagnose_text
+    from tools.diagnosis.tool import diagnose_text
 
     try:
         _bounded(diagnose_text, text, limit=8.0)

@@ -77,7 +77,7 @@ def test_limits_are_stated_and_consistent():
 
 
 def test_diagnosis_rejects_oversized_paste_fast_and_bilingually():
-    from tools.diagnose import diagnose_text
+    from tools.diagnosis.tool import diagnose_text
 
     for bad in ("a" * (DIAG_MAX_CHARS + 1), "x\n" * (DIAG_MAX_LINES + 5)):
         t0 = time.perf_counter()
@@ -89,7 +89,7 @@ def test_diagnosis_rejects_oversized_paste_fast_and_bilingually():
 
 
 def test_diagnosis_at_the_limits_is_accepted():
-    from tools.diagnose import diagnose_text
+    from tools.diagnosis.tool import diagnose_text
 
     assert (
         diagnose_text("x\n" * (DIAG_MAX_LINES - 1)).severity == "unknown"
@@ -163,7 +163,7 @@ def test_page_upload_over_the_limit_is_not_mojibake(tmp_path):
 
 
 def test_ten_thousand_line_log_bounded_time_and_memory():
-    from tools.diagnose import diagnose_text
+    from tools.diagnosis.tool import diagnose_text
 
     log = ten_thousand_line_log()
     assert log.count("\n") == 9_999
@@ -225,7 +225,7 @@ def _decorate(text: str) -> str:
     ],
 )
 def test_ansi_and_crlf_do_not_change_the_diagnosis(name):
-    from tools.diagnose import diagnose_text
+    from tools.diagnosis.tool import diagnose_text
 
     plain = diagnose_text(_sample(name))
     noisy = diagnose_text(_decorate(_sample(name)))

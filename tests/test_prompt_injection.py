@@ -93,7 +93,7 @@ def test_offline_injected_log_calls_the_same_tools(question):
 
 def test_injected_lines_do_not_change_the_diagnosis():
     # the parsers see the injected lines as unrecognised text: same kinds, findings, Xids
-    from tools.diagnose import diagnose_text
+    from tools.diagnosis.tool import diagnose_text
 
     clean, dirty = diagnose_text(_log()), diagnose_text(_inject(_log()))
     assert [f.id for f in dirty.findings] == [f.id for f in clean.findings]

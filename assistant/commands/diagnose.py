@@ -143,7 +143,7 @@ def command(files: tuple[str, ...], as_json: bool, expect: str | None) -> None:
     FILE may be `-` for standard input (the default when no FILE is given). Limit: 2 MB /
     20,000 lines per file.
     """
-    from tools.diagnose import diagnose_text
+    from tools.diagnosis.tool import diagnose_text
     from tools.diagnosis.acceptance import parse_expect
 
     if expect is not None:

@@ -7,16 +7,16 @@ import html
 import json
 from typing import Any
 
+from tools.labels import field_label
 from tools.lang import has_cjk
+from tools.memory import BREAKDOWN_PARTS, EstimateMemoryOutput
 
 # Breakdown parts in the order people read them, with bilingual labels and colours.
+_PART_COLOURS = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#bab0ac")
+# (field, zh label, en label, colour): the labels are the output model's own (tools/labels.py), defined once
 MEMORY_PARTS: list[tuple[str, str, str, str]] = [
-    ("weights_gb", "权重", "Weights", "#4e79a7"),
-    ("gradients_gb", "梯度", "Gradients", "#f28e2b"),
-    ("optimizer_gb", "优化器状态", "Optimizer states", "#e15759"),
-    ("activations_gb", "激活值", "Activations", "#76b7b2"),
-    ("kv_cache_gb", "KV 缓存", "KV cache", "#59a14f"),
-    ("overhead_gb", "框架开销", "Framework overhead", "#bab0ac"),
+    (f, field_label(EstimateMemoryOutput, f, "zh"), field_label(EstimateMemoryOutput, f, "en"), c)
+    for f, c in zip(BREAKDOWN_PARTS, _PART_COLOURS, strict=True)
 ]
 
 SEVERITY_COLOURS = {

@@ -15,6 +15,6 @@ Layout (one job per module):
 - `acceptance` verify a delivery-checklist output against what was rented
 - `checklist`  the ready-to-run acceptance bash script
 
-Entry points: `tools.diagnosis.report.diagnose_text` (re-exported by the registry façade
-`tools.diagnose`, which nothing here imports) and `tools.diagnosis.detect` for "is this a paste".
+Entry points: `tools.diagnosis.report.diagnose_text`, the registry tools in `tools.diagnosis.tool`
+(`diagnose_logs`, `delivery_checklist`) and `tools.diagnosis.detect` for "is this a paste".
 """

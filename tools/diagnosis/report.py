@@ -1,6 +1,6 @@
 """Paste → DiagnosisReport: parse, run the rules, apply the severity policy, join incidents.
 
-This is the engine behind the `diagnose_logs` tool (tools/diagnose.py is only its registry façade).
+This is the engine behind the `diagnose_logs` tool (tools/diagnosis/tool.py registers it).
 """
 
 from __future__ import annotations

@@ -160,12 +160,6 @@ def guide_snippets(
             w.cited.append((str(doc), str(hit.get("section") or "")))
 
 
-def _first_sentences(text: str, limit: int) -> str:
-    from assistant.offline.writing.passages import excerpt
-
-    return excerpt(text, limit)
-
-
 def _hits(results: list[ToolResult]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for r in results:

@@ -1,8 +1,8 @@
-"""Paste-to-diagnose tools: `diagnose_logs` and `delivery_checklist` — the registry façade.
+"""Paste-to-diagnose tools: `diagnose_logs` and `delivery_checklist` as registry tools.
 
-Thin module so the registry discovers the tools (packages under tools/ are not scanned); the work
-happens in `tools/diagnosis/` (engine: tools/diagnosis/report.py). Nothing in tools/diagnosis
-imports this module.
+The registry finds this module inside the package (it walks sub-packages); the work happens in the
+engine (tools/diagnosis/report.py) and the checklist builder. No other module here imports this one,
+so the tools' pydantic inputs stay out of the engine's import path.
 """
 
 from __future__ import annotations
