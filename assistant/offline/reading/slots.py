@@ -622,6 +622,21 @@ def _extract(question: str) -> Slots:
             )
         )
 
+    # a negative or non-finite price, duration or budget ("-3 元/小时", "inf 小时", "nan 天"): never read as 1 hour or ¥3
+    m = re.search(
+        r"(?:(?<![\w.])[-‑−–]\s*\d[\d,]*(?:\.\d+)?|(?<![a-z])(?:inf(?:inity)?|nan)(?![a-z]))\s*"
+        r"(?:元|块|rmb|cny|yuan|个?小时|钟头|hours?|hrs?|h(?![a-z])|天|days?|周|weeks?|个?月|months?)",
+        text,
+        re.I,
+    )
+    if m:
+        s.invalid.append(
+            (
+                f"价格、时长和预算必须是有限的正数（「{m.group(0).strip()}」）。",
+                f"Prices, durations and budgets must be finite positive numbers ('{m.group(0).strip()}').",
+            )
+        )
+
     # --- intent cues ------------------------------------------------------------------------------
     s.cues |= cues_of(text)
     read_quantities(s, text, own_words)

@@ -31,7 +31,7 @@ class Writer:
     # The answer shape: the verdict (line 1, with the deciding number), a few key lines, then the
     # details (collapsible on the page), the not-used line and the sources once, at the end.
     KEY = ("verdict", "context", "can_do", "findings", "next")
-    DETAILS = ("numbers", "causes", "assumptions", "alternatives", "checks", "script", "guide")
+    DETAILS = ("numbers", "causes", "assumptions", "alternatives", "checks", "script", "guide", "user_docs")
     ORDER = (*KEY, *DETAILS, "not_used", "sources")
     MAX_KEY_LINES = 5
     # The page collapses this block; the CLI shows it as is (see docs/architecture.md).
@@ -68,6 +68,10 @@ class Writer:
             "alternatives": self.t("**其他办法**", "**Alternatives**"),
             "next": self.t("**下一步**", "**Next steps**"),
             "guide": self.t("**指南摘录**", "**From the guide**"),
+            # the user's own added documents: quoted as theirs, never as the guide, never in place of a tool's number
+            "user_docs": self.t(
+                "**你的文档（你自己添加的资料，未经核实）**", "**Your documents (your own material, not verified)**"
+            ),
             "sources": self.t("**来源**", "**Sources**"),
             "not_used": "",
         }.get(section, "")

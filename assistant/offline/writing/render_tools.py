@@ -153,9 +153,10 @@ def guide_snippets(
             continue
         text = excerpt(text, max_chars // 2 if shorter_after is not None and shown >= shorter_after else max_chars)
         doc = hit.get("doc_id") or hit.get("id")
-        before = len(w.parts[section])
-        w.add(section, f"{text}（见 `{doc}`）", f"{text} (see `{doc}`)")
-        if len(w.parts[section]) > before:
+        target = "user_docs" if hit.get("origin") == "user" else section
+        before = len(w.parts[target])
+        w.add(target, f"{text}（见 `{doc}`）", f"{text} (see `{doc}`)")
+        if len(w.parts[target]) > before:
             shown += 1
             w.cited.append((str(doc), str(hit.get("section") or "")))
 
