@@ -288,3 +288,15 @@ def test_memory_form_sends_inference_fields_only_for_inference(monkeypatch) -> N
     # the engine choice is sent only if the tool has that input
     forms.run_estimate("7B", "inference", "4090", 1, 2048, 1, engine="vllm")
     assert ("engine" in sent[-1]) == forms.estimate_accepts("engine")
+
+
+def test_diagnose_tab_leads_with_who_acts_and_shows_the_ticket() -> None:
+    """Xid 79 (NVIDIA Xid catalog: GPU has fallen off the bus → the card is unusable; provider's problem)."""
+    from assistant.web.forms import run_diagnosis
+    from assistant.web.render import findings_html
+
+    paste = "[Tue Mar  3 11:02:15 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
+    html_zh = findings_html(run_diagnosis(paste, None), "zh")
+    assert "换机器" in html_zh and "工单内容" in html_zh and "0000:3b:00" in html_zh
+    html_unknown = findings_html(run_diagnosis("hello world", None), "en")
+    assert 'data-severity="unknown"' in html_unknown and "Not recognised" in html_unknown

@@ -7,6 +7,7 @@ import html
 import json
 from typing import Any
 
+from tools.diagnosis.incidents import VERDICT_LEAD
 from tools.labels import field_label
 from tools.lang import has_cjk
 from tools.memory import BREAKDOWN_PARTS, EstimateMemoryOutput
@@ -24,6 +25,7 @@ SEVERITY_COLOURS = {
     "info": ("#0b5cad", "#e7f0fb"),
     "warning": ("#9a6700", "#fff4d6"),
     "critical": ("#b42318", "#fde8e7"),
+    "unknown": ("#57606a", "#f3f4f6"),  # nothing recognised: grey, never "info"
 }
 
 SEVERITY_LABELS = {
@@ -31,6 +33,7 @@ SEVERITY_LABELS = {
     "info": ("提示", "Info"),
     "warning": ("警告", "Warning"),
     "critical": ("严重", "Critical"),
+    "unknown": ("未识别", "Not recognised"),
 }
 
 
@@ -148,6 +151,10 @@ def findings_html(report: dict[str, Any], lang: str = "zh") -> str:
     fg, bg = SEVERITY_COLOURS.get(severity, SEVERITY_COLOURS["info"])
     kinds = ", ".join(report.get("kinds") or []) or _t(lang, "未识别", "none recognised")
     next_action = _text(report.get("next_action"), lang)
+    verdict = VERDICT_LEAD.get(str(report.get("verdict") or ""))  # the engine's own words for who acts
+    if verdict:  # the renter's next step first: who acts, then what (unless the action already says so)
+        who = _t(lang, verdict[0], verdict[1])
+        next_action = next_action if next_action.startswith(who) else f"{who} — {next_action}" if next_action else who
     parts.append(
         f'<div class="ga-summary" data-severity="{html.escape(severity)}" style="border-color:{fg};background:{bg}">'
         f"<b>{_t(lang, '总体', 'Overall')}: {html.escape(_text(dict(zip(('zh', 'en'), SEVERITY_LABELS.get(severity, (severity, severity)), strict=True)), lang))}</b>"
@@ -159,7 +166,14 @@ def findings_html(report: dict[str, Any], lang: str = "zh") -> str:
         )
         + "</div>"
     )
-    order = {"critical": 0, "warning": 1, "info": 2, "ok": 3}
+    for incident in report.get("incidents") or []:
+        ticket = _text(incident.get("ticket"), lang) if isinstance(incident, dict) else ""
+        if ticket:  # ready to paste into the provider's ticket form
+            parts.append(
+                f'<div class="ga-ticket"><b>{_t(lang, "工单内容（可直接复制）", "Ticket text (copy as is)")}</b>'
+                f"<pre>{html.escape(ticket)}</pre></div>"
+            )
+    order = {"critical": 0, "warning": 1, "info": 2, "ok": 3, "unknown": 4}
     for finding in sorted(report.get("findings") or [], key=lambda f: order.get(str(f.get("severity")), 9)):
         sev = str(finding.get("severity", "info"))
         fg, bg = SEVERITY_COLOURS.get(sev, SEVERITY_COLOURS["info"])
