@@ -2,7 +2,7 @@
 
 The product's rule: speed targets live in benchmarks (`make bench`), never in timed unit tests.
 A unit test may still catch a complexity regression by comparing two timings taken in the same
-run: the best of a few interleaved repeats of a small and a 4x larger input. Linear code costs
+run: the best of five interleaved repeats of a small and a 4x larger input. Linear code costs
 ~4x, quadratic ~16x; a load spike slows both sides alike (and best-of-N drops the spiky repeat).
 Behaviour that must not hang gets a generous hang guard, never a speed bound.
 """
@@ -18,7 +18,7 @@ from typing import Any
 HANG_GUARD_S = 120.0
 
 
-def best_times(small: Callable[[], Any], large: Callable[[], Any], repeat: int = 3) -> tuple[float, float]:
+def best_times(small: Callable[[], Any], large: Callable[[], Any], repeat: int = 5) -> tuple[float, float]:
     """Best-of-`repeat` wall time of each callable, measured interleaved (small, large, small, ...)."""
     best_small = best_large = float("inf")
     for _ in range(repeat):
@@ -39,14 +39,16 @@ def assert_scales_linearly(
     *,
     factor: float = 4.0,
     max_ratio: float = 12.0,
-    floor_s: float = 0.002,
+    floor_s: float = 0.005,
+    repeat: int = 5,
     what: str = "",
 ) -> float:
     """Fail if `large` (an input `factor`x bigger) costs more than `max_ratio` x `small`.
 
-    Call both once first to warm lazy caches. `floor_s` keeps a near-zero small timing from
-    turning timer noise into a huge ratio. Returns the ratio (for messages and benchmarks)."""
-    t_small, t_large = best_times(small, large)
+    Call both once first to warm lazy caches. Size the inputs so `small` takes >= ~10 ms: a
+    millisecond timing is at the mercy of one scheduler slice on a shared machine. `floor_s` keeps
+    a near-zero small timing from turning timer noise into a huge ratio. Returns the ratio (for messages and benchmarks)."""
+    t_small, t_large = best_times(small, large, repeat)
     ratio = t_large / max(t_small, floor_s)
     assert ratio < max_ratio, (
         f"{what}: {factor:g}x the input took {ratio:.1f}x the time ({t_small * 1e3:.1f} ms -> {t_large * 1e3:.1f} ms); "

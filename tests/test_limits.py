@@ -110,7 +110,7 @@ def test_a_10_mb_history_is_trimmed_to_the_newest_turns():
     result = ask("A100 有多少显存？", history=history)
     assert result.answer
     assert ask("A100 有多少显存？", history=kept).answer == result.answer  # the dropped turns change nothing
-    # "costs no more": the 10 MB history against its own trimmed copy, best of 3, in this run.
+    # "costs no more": the 10 MB history against its own trimmed copy, best of 5, in this run.
     # Same work after trimming ≈ 1x (trim_history itself is one pass over 100 strings); an
     # untrimmed 10 MB reaching the planner would cost many times more.
     t_kept, t_full = best_times(
