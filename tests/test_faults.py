@@ -1,8 +1,9 @@
 """Faults: a flaky LLM endpoint and a broken vector store. The advisor keeps answering and says so.
 
 tests/test_agent_openai.py already covers each LLM failure's fallback code and request count.
-This file adds what it does not: the *total wall time* of every failure mode is bounded (on the
-streaming path the page uses, too), the notice is visible in the stream before the answer,
+This file adds what it does not: every failure mode is bounded — by request counts against the
+configured retries/steps, and by a stub that is slower than any honoured timeout (no absolute
+speed limits: machines are shared; tests/scaling.py) — on the streaming path the page uses, too; the notice is visible in the stream before the answer,
 endpoints that answer with garbage (HTML, JSON without `choices`, a connection dropped mid-
 stream) still fall back instead of raising, and the vector store is rebuilt end to end through
 the CLI in fresh processes (a restart) after it is deleted, filled with garbage, truncated or
@@ -27,6 +28,7 @@ import pytest
 
 from assistant.advisor import AskResult, ask, stream
 from assistant.settings import BackendSettings
+from tests.scaling import HANG_GUARD_S
 from tests.stub_openai_server import StubOpenAI
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,9 +45,14 @@ def _warm():
     ask(QUESTION)
 
 
+# The `slow` model answers only after this long: far beyond every honoured client timeout
+# (0.5 s × 3 attempts + backoff), so a run that took this long waited for a reply it should have cut.
+SLOW_REPLY_S = 60.0
+
+
 @pytest.fixture(scope="module")
 def stub():
-    with StubOpenAI(plan=[("gpu_specs", {"names": ["A100"]})], slow_seconds=5.0) as server:
+    with StubOpenAI(plan=[("gpu_specs", {"names": ["A100"]})], slow_seconds=SLOW_REPLY_S) as server:
         yield server
 
 
@@ -77,30 +84,36 @@ def _assert_offline_answer_with_notice(events: list[dict], result: AskResult) ->
     assert "".join(e["text"] for e in events if e["type"] == "token") == result.answer
 
 
-# Worst case = (max_retries + 1) attempts × timeout + the openai client's backoff (0.5 s → 8 s,
-# jittered) + the offline answer (~0.1–1 s on this machine). Bounds are generous for 2 shared cores.
+# Bounded = a counted number of requests (retries and steps exactly as configured), and for `slow`
+# the stub's SLOW_REPLY_S reply was never waited for. Load can only slow the honoured path
+# (attempts × timeout + the client's backoff + the offline answer, ~3 s idle), never make it reach
+# SLOW_REPLY_S, so that bound is about behaviour (the timeout is applied), not speed.
 @pytest.mark.parametrize(
-    "model,kw,bound_s",
+    "model,kw",
     [
-        ("slow", dict(timeout_s=0.5, max_retries=2), 8.0),
-        ("server_error", dict(max_retries=2), 8.0),
-        ("rate_limited", dict(max_retries=3), 8.0),
-        ("endless", dict(max_steps=5), 8.0),
-        ("bad_json", {}, 5.0),
-        ("unknown_tool", {}, 5.0),
-        ("noindex", {}, 5.0),
+        ("slow", dict(timeout_s=0.5, max_retries=2)),
+        ("server_error", dict(max_retries=2)),
+        ("rate_limited", dict(max_retries=3)),
+        ("endless", dict(max_steps=5)),
+        ("bad_json", {}),
+        ("unknown_tool", {}),
+        ("noindex", {}),
     ],
 )
-def test_every_llm_failure_is_bounded_in_total_wall_time_on_the_streaming_path(stub, model, kw, bound_s):
+def test_every_llm_failure_is_bounded_in_total_wall_time_on_the_streaming_path(stub, model, kw):
     stub.reset()
-    events, result, took = _run_stream(f"{QUESTION} [{model}]", _settings(stub.base_url, model, **kw))
+    settings = _settings(stub.base_url, model, **kw)
+    events, result, took = _run_stream(f"{QUESTION} [{model}]", settings)
     _assert_offline_answer_with_notice(events, result)
-    assert took < bound_s, f"{model}: {took:.1f} s"
+    # every failure mode is cut before the stub's slow reply could have arrived even once
+    assert took < SLOW_REPLY_S, f"{model}: {took:.1f} s — a timeout or deadline was not applied"
     requests = len(stub.chat_requests())
     if model in ("slow", "server_error", "rate_limited"):
         assert requests == kw["max_retries"] + 1, requests  # bounded retries, exactly
-    if model == "endless":
+    elif model == "endless":
         assert requests == kw["max_steps"], requests  # bounded steps, exactly
+    else:  # at most every step retried: the configured ceiling on round-trips
+        assert 1 <= requests <= settings.max_steps * (settings.max_retries + 1), requests
 
 
 def test_endpoint_down_is_fast_even_with_retries():
@@ -109,8 +122,8 @@ def test_endpoint_down_is_fast_even_with_retries():
         port = s.getsockname()[1]
     events, result, took = _run_stream(QUESTION, _settings(f"http://127.0.0.1:{port}/v1", "m", max_retries=2))
     _assert_offline_answer_with_notice(events, result)
-    assert result.fallback_reason.startswith("connection_error")
-    assert took < 8.0
+    assert (result.fallback_reason or "").startswith("connection_error")  # refused at once, not waited out as a timeout
+    assert took < HANG_GUARD_S, f"{took:.1f} s"  # a hang guard, not a speed target
 
 
 # ------------------------------------------------------------------ endpoints that answer with garbage
@@ -189,7 +202,7 @@ class _Garbage:
 GARBAGE_MODES = ["html", "no_choices", "empty_choices", "truncated_json", "drop"]
 
 
-def _garbage_outcome(mode: str, streaming: bool) -> tuple[AskResult, list[dict], float]:
+def _garbage_outcome(mode: str, streaming: bool) -> tuple[AskResult, list[dict], float, int]:
     with _Garbage(mode) as srv:
         settings = _settings(srv.base_url, "m", max_retries=0)
         t0 = time.perf_counter()
@@ -198,14 +211,14 @@ def _garbage_outcome(mode: str, streaming: bool) -> tuple[AskResult, list[dict],
             result = events[-1]["result"]
         else:
             events, result = [], ask(f"{QUESTION} [{mode}]", settings=settings)
-        return result, events, time.perf_counter() - t0
+        return result, events, time.perf_counter() - t0, srv.hits
 
 
 @pytest.mark.parametrize("mode", GARBAGE_MODES)
 @pytest.mark.parametrize("streaming", [False, True], ids=["invoke", "stream"])
 def test_malformed_endpoint_responses_fall_back(mode, streaming):
     try:
-        result, events, took = _garbage_outcome(mode, streaming)
+        result, events, took, hits = _garbage_outcome(mode, streaming)
     except Exception as exc:  # noqa: BLE001
         pytest.fail(
             f"{mode} ({'stream' if streaming else 'invoke'}): the advisor raised "
@@ -214,7 +227,8 @@ def test_malformed_endpoint_responses_fall_back(mode, streaming):
     assert result.backend == "offline (fallback)", (mode, result.backend, result.answer[:200])
     assert result.answer.startswith("⚠️") and result.fallback_reason
     assert SECRET not in result.model_dump_json()
-    assert took < 10.0
+    assert took < HANG_GUARD_S, f"{took:.1f} s"  # a hang guard, not a speed target
+    assert 1 <= hits <= 4, hits  # max_retries=0, max_steps=4: garbage is not retried in a loop
     if streaming:
         assert any(e["type"] == "notice" for e in events)
 
@@ -232,7 +246,12 @@ def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "GPU_ADVISOR_HOME": str(home), "PYTHONIOENCODING": "utf-8"}
     env.pop("CHROMA_URL", None)
     return subprocess.run(
-        [sys.executable, "-m", "assistant.cli", *args], capture_output=True, text=True, timeout=120, cwd=ROOT, env=env
+        [sys.executable, "-m", "assistant.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,  # a hang guard for a fresh process (cold start + index build), not a speed target
+        cwd=ROOT,
+        env=env,
     )
 
 
@@ -350,6 +369,7 @@ def test_page_serves_concurrent_sessions_without_errors():
 
         with ThreadPoolExecutor(max_workers=20) as pool:
             futures = [pool.submit(session, i) for i in range(20)]
+            # hang guard (40 answers on a loaded server), not a speed target
             replies = [r for f in futures for r in f.result(timeout=300)]
     assert len(replies) == 40
     assert all(r.get("answer") and r.get("backend") == "offline" for _, r in replies)
@@ -372,7 +392,7 @@ def test_a_tool_exception_during_an_llm_answer_falls_back_offline(monkeypatch):
     from tools import registry
 
     registry.all_tools()
-    original = registry._CACHE["interconnect_advice"]
+    original = (registry._CACHE or {})["interconnect_advice"]
 
     def boom(_inp):
         raise RuntimeError("a bug deep in a formula")
@@ -381,7 +401,7 @@ def test_a_tool_exception_during_an_llm_answer_falls_back_offline(monkeypatch):
     with StubOpenAI(plan=[("interconnect_advice", {"nodes": 2})]) as server:
         events, result, _ = _run_stream(QUESTION, _settings(server.base_url, "tool_then_answer", max_retries=0))
     _assert_offline_answer_with_notice(events, result)
-    assert result.fallback_reason.startswith("tool_error")
+    assert (result.fallback_reason or "").startswith("tool_error")
     assert "工具计算出错" in result.answer and "A tool failed" in result.answer
 
 

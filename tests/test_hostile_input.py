@@ -9,20 +9,23 @@ The limits (docs/reliability.md states them):
 | the page's upload | first 2,000,000 bytes read | assistant/web/forms.py `MAX_UPLOAD_BYTES` |
 | `advisor.ask` / `stream` (CLI `ask`, `chat`, the page's `/ask` API, evals) | 200,000 characters | assistant/advisor.py `MAX_QUESTION_CHARS` (the page imports it) |
 
-Bounds on time and memory are generous (two shared cores): a 10,000-line log must diagnose in
-< 5 s and < 200 MB of Python allocations (tracemalloc peak).
+No absolute speed limits here (machines are shared and noisy; the figures live in
+benchmarks/bench_parsers.py): a 10,000-line log must cost at most ~linear time against a
+2,500-line one in the same run (tests/scaling.py), oversized input is refused before any parsing
+starts, and a 10,000-line log stays under 200 MB of Python allocations (tracemalloc peak: a count
+of bytes, not a timing, so load does not move it).
 """
 
 from __future__ import annotations
 
 import json
 import re
-import time
 import tracemalloc
 from pathlib import Path
 
 import pytest
 
+from tests.scaling import HANG_GUARD_S, assert_scales_linearly
 from tests.test_fuzz_cli import check_outcome, invoke
 from tools.errors import ToolInputError
 
@@ -76,14 +79,16 @@ def test_limits_are_stated_and_consistent():
     assert forms.MAX_UPLOAD_BYTES <= text.MAX_CHARS * 4  # at most 4 UTF-8 bytes per character
 
 
-def test_diagnosis_rejects_oversized_paste_fast_and_bilingually():
+def test_diagnosis_rejects_oversized_paste_fast_and_bilingually(monkeypatch):
     from tools.diagnosis.tool import diagnose_text
 
+    def boom(*a, **k):  # "fast" means: refused before any parser looks at the paste
+        raise AssertionError("an oversized paste reached the parsers")
+
+    monkeypatch.setattr("tools.diagnosis.detect.parse_all", boom)
     for bad in ("a" * (DIAG_MAX_CHARS + 1), "x\n" * (DIAG_MAX_LINES + 5)):
-        t0 = time.perf_counter()
         with pytest.raises(ToolInputError) as err:
             diagnose_text(bad)
-        assert time.perf_counter() - t0 < 2.0
         _bilingual(err.value)
         assert "20,000" in err.value.en and "2 MB" in err.value.en
 
@@ -120,31 +125,41 @@ def test_page_chat_rejects_a_paste_over_its_limit_without_running_the_advisor(mo
     assert "200,000" in text and CJK.search(text) and "too long" in text
 
 
-def test_advisor_ask_enforces_a_length_limit():
+def _no_pass_over_the_question(monkeypatch) -> None:
+    """The length check must come before the first pass over the text (language detection,
+    history trimming, the agent): an oversized question is refused without being read."""
+
+    def boom(*a, **k):
+        raise AssertionError("an oversized question was processed before the length check")
+
+    for name in ("resolve_language", "trim_history"):
+        monkeypatch.setattr(f"assistant.advisor.{name}", boom)
+    monkeypatch.setattr("assistant.advisor._Run.events", boom)
+
+
+def test_advisor_ask_enforces_a_length_limit(monkeypatch):
     from assistant.advisor import ask, stream
 
     with pytest.raises(ToolInputError):
         next(iter(stream("x" * (PAGE_MAX_CHARS + 1))))
     ask("能用4090全量训练7B吗 " + "x" * (PAGE_MAX_CHARS - 100))  # just under the limit: answered
 
-    t0 = time.perf_counter()
+    _no_pass_over_the_question(monkeypatch)
     with pytest.raises(ToolInputError) as err:
         ask("能用4090全量训练7B吗 " + "x" * (PAGE_MAX_CHARS * 5))
-    assert time.perf_counter() - t0 < 1.0
     _bilingual(err.value)
 
 
-def test_page_json_api_enforces_the_same_limit():
+def test_page_json_api_enforces_the_same_limit(monkeypatch):
     from assistant.web import app
 
-    t0 = time.perf_counter()
+    _no_pass_over_the_question(monkeypatch)
     try:
         out = app.api_ask("能用4090全量训练7B吗 " + "x" * (PAGE_MAX_CHARS * 5))
     except ToolInputError as exc:
         _bilingual(exc)
     else:
         assert "error" in out, "an oversized question was answered"
-    assert time.perf_counter() - t0 < 1.0
 
 
 def test_page_upload_over_the_limit_is_not_mojibake(tmp_path):
@@ -159,7 +174,7 @@ def test_page_upload_over_the_limit_is_not_mojibake(tmp_path):
     assert text.startswith("服务器日志")
 
 
-# ------------------------------------------------------------------ 10,000 lines: bounded time and memory
+# ------------------------------------------------------------------ 10,000 lines: linear time, bounded memory
 
 
 def test_ten_thousand_line_log_bounded_time_and_memory():
@@ -167,16 +182,16 @@ def test_ten_thousand_line_log_bounded_time_and_memory():
 
     log = ten_thousand_line_log()
     assert log.count("\n") == 9_999
-    diagnose_text(log[:2000])  # imports and regex compilation are not part of the measurement
+    quarter = "\n".join(log.split("\n")[:2_500])
+    diagnose_text(quarter)  # imports and regex compilation are not part of the measurement
+    # 4x the lines must cost ~4x, not ~16x (a per-line pass over the whole paste would)
+    assert_scales_linearly(lambda: diagnose_text(quarter), lambda: diagnose_text(log), what="diagnose 10,000 lines")
     tracemalloc.start()
-    t0 = time.perf_counter()
     try:
         report = diagnose_text(log)
-        took = time.perf_counter() - t0
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert took < 5.0, f"10,000 lines took {took:.2f} s"
     assert peak < 200e6, f"peak Python allocations {peak / 1e6:.0f} MB"
     # the content is still understood, not just survived
     assert {"nvidia_smi_table", "kernel_log"} <= set(report.kinds)
@@ -188,14 +203,22 @@ def test_ten_thousand_line_log_bounded_time_and_memory():
 
 def test_ten_thousand_line_log_through_the_offline_advisor_is_bounded():
     from assistant.advisor import ask
+    from assistant.offline.slots import _extract_cached
+
+    def answer(question: str) -> None:  # the slot extractor memoises per question: time the real work
+        _extract_cached.cache_clear()
+        ask(question)
 
     log = ten_thousand_line_log()
-    ask("能用4090全量训练7B吗")  # warm-up (imports, agent build)
-    t0 = time.perf_counter()
-    result = ask("帮我看看这个日志：\n" + log[: PAGE_MAX_CHARS - 100])
-    took = time.perf_counter() - t0
-    assert took < 15.0, f"{took:.1f} s"
-    assert "diagnose_logs" in [c.name for c in result.tool_calls]
+    full = "帮我看看这个日志：\n" + log[: PAGE_MAX_CHARS - 100]
+    quarter = "帮我看看这个日志：\n" + log[: (PAGE_MAX_CHARS - 100) // 4]
+    answer(quarter)  # warm-up (imports, agent build, the diagnosis' regexes)
+    # the whole answer (slots, planner, diagnosis, rendering) scales ~linearly with the paste
+    assert_scales_linearly(lambda: answer(quarter), lambda: answer(full), what="offline advisor on a long log")
+    result = ask(full)
+    names = [c.name for c in result.tool_calls]
+    assert "diagnose_logs" in names
+    assert names.count("diagnose_logs") == 1, names  # the paste is diagnosed once, not once per step
     assert result.language == "zh"
 
 
@@ -321,13 +344,16 @@ def test_search_cli_huge_query_is_bounded(tmp_path):
             [sys.executable, "-m", "assistant.cli", "search", *words],
             capture_output=True,
             text=True,
-            timeout=15,
+            timeout=HANG_GUARD_S,  # a hang guard (cold start builds the index), not a speed target
             cwd=ROOT,
             env=env,
         )
     except subprocess.TimeoutExpired:
-        pytest.fail("`gpu-advisor search` with a 300,000-character query ran past 15 s")
+        pytest.fail(f"`gpu-advisor search` with a 300,000-character query hung (no exit in {HANG_GUARD_S:g} s)")
     check_outcome(["search", "…"], proc.returncode, proc.stdout, proc.stderr)
+    # "bounded" is behaviour: the query is cut to the tool's 2,000 characters before it is searched
+    assert proc.returncode == 0, proc.stderr
+    assert "299,999" in proc.stdout + proc.stderr and "2,000" in proc.stdout + proc.stderr
 
 
 # ------------------------------------------------------------------ the page's Diagnose tab
