@@ -442,8 +442,8 @@ class _Run:
 
     def _own_words(self) -> str:
         """What the user said themselves: a short question whole, else only the lines around a paste
-        (assistant.offline.slots.user_words), plus their earlier turns read the same way."""
-        from assistant.offline.slots import user_words
+        (assistant.offline.reading.slots.user_words), plus their earlier turns read the same way."""
+        from assistant.offline.reading.slots import user_words
 
         def own(text: str) -> str:
             return text if len(text.splitlines()) <= 2 else user_words(text)

@@ -82,9 +82,9 @@ def _refused(fn: Callable[[], Any]) -> Callable[[], None]:
 
 def measure() -> list[tuple[str, str, str]]:
     from assistant.advisor import MAX_QUESTION_CHARS, ask
-    from assistant.offline.slots import _extract_cached, extract
-    from tools.diagnose import diagnose_text
+    from assistant.offline.reading.slots import _extract_cached, extract
     from tools.diagnosis.text import MAX_CHARS
+    from tools.diagnosis.tool import diagnose_text
 
     rows: list[tuple[str, str, str]] = []
     log = long_log()

@@ -218,6 +218,11 @@ def steps(quick: bool, soak: bool) -> list[Step]:
         Step("cold_ask", [PY, str(BENCH / "bench_cold_ask.py"), "--pairs", "3" if quick else "7"], parse_cold_ask),
         Step("advisor", [PY, str(BENCH / "bench_advisor.py")], parse_advisor),
         Step(
+            "parsers",
+            [PY, str(BENCH / "bench_parsers.py"), "--json"],
+            lambda t: [tuple(r) for r in json.loads(t.strip().splitlines()[-1])["rows"]],
+        ),
+        Step(
             "retrieval",
             [PY, str(BENCH / "bench_retrieval.py"), "--json", "--rounds", "1" if quick else "3"],
             parse_retrieval,

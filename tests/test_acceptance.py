@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tools.diagnosis.tool import diagnose_text
 from tools.diagnosis.acceptance import parse_expect
+from tools.diagnosis.tool import diagnose_text
 from tools.errors import ToolInputError
 
 SAMPLES = Path(__file__).parent / "diagnosis_samples"

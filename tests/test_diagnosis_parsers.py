@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tools.diagnosis.tool import diagnose_text
 from tools.diagnosis.detect import parse_all
 from tools.diagnosis.parsers import (
     dcgmi_diag,
@@ -27,6 +26,7 @@ from tools.diagnosis.parsers import (
     torch_errors,
 )
 from tools.diagnosis.text import MAX_CHARS, norm_bus_id, normalize
+from tools.diagnosis.tool import diagnose_text
 from tools.errors import ToolInputError
 
 SAMPLES = Path(__file__).parent / "diagnosis_samples"

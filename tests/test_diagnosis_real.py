@@ -13,10 +13,10 @@ import pytest
 import yaml
 
 from evals.diagnosis_eval import CHECKS, ROOT, load, score
-from tools.diagnosis.tool import diagnose_text
 from tools.diagnosis.detect import INPUTS, detect_kinds, is_paste, paste_kinds
 from tools.diagnosis.parsers.torch_errors import parse as parse_torch
 from tools.diagnosis.rules.versions import classify_oom
+from tools.diagnosis.tool import diagnose_text
 
 DEV = load("dev")
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tools.diagnosis.tool import diagnose_text
 from tools.diagnosis.findings import SEVERITY_RANK
 from tools.diagnosis.rules import expected_busbw
+from tools.diagnosis.tool import diagnose_text
 from tools.diagnosis.xid import catalog, entry
 
 SAMPLES = Path(__file__).parent / "diagnosis_samples"

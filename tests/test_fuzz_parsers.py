@@ -289,7 +289,7 @@ questions = st.one_of(
 @FUZZ
 @given(questions)
 def test_slot_extractor_never_raises_unexpectedly(question):
-    from assistant.offline.slots import extract
+    from assistant.offline.reading.slots import extract
 
     try:
         extract(question)
@@ -320,7 +320,7 @@ def test_slot_extractor_on_a_huge_question_is_bounded():
     # Up to the advisor's MAX_QUESTION_CHARS (200,000). Measured 2026-11-30 before a fix: 50k chars
     # 0.58 s, 200k 3–6 s (~8x: each consumed span re-copied the working string); 2026-12-01: 50k
     # 0.15 s, 200k 0.24 s. A ratio in one run, not a clock: 4x the text must cost < 12x.
-    from assistant.offline.slots import _extract_cached, extract
+    from assistant.offline.reading.slots import _extract_cached, extract
 
     def uncached(question: str) -> None:  # extract() memoises per question: time the real work
         _extract_cached.cache_clear()

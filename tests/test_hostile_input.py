@@ -203,7 +203,7 @@ def test_ten_thousand_line_log_bounded_time_and_memory():
 
 def test_ten_thousand_line_log_through_the_offline_advisor_is_bounded():
     from assistant.advisor import ask
-    from assistant.offline.slots import _extract_cached
+    from assistant.offline.reading.slots import _extract_cached
 
     def answer(question: str) -> None:  # the slot extractor memoises per question: time the real work
         _extract_cached.cache_clear()

@@ -145,7 +145,7 @@ CASES: list[tuple[str, dict, list[str]]] = [
     ),
     (
         "yi-34b lora在A800上能跑吗",
-        dict(model="Yi-1.5-34B", params_b=34, mode="lora", gpus=["A800"]),
+        dict(model="Yi-34B", params_b=34, mode="lora", gpus=["A800"]),  # Yi-34B has its own catalog row
         ["estimate_memory"],
     ),
     ("L20 能部署 qwen2.5 32b 吗", dict(model="Qwen2.5-32B", gpus=["L20"], mode="inference"), ["estimate_memory"]),
@@ -315,7 +315,7 @@ CASES: list[tuple[str, dict, list[str]]] = [
     ("CUDA版本和驱动怎么对应", dict(), []),
     ("为什么要用BF16而不是FP16", dict(), []),
     ("训练时GPU利用率一直在50%以下是怎么回事", dict(), []),
-    ("服务器掉卡了怎么办", dict(), []),
+    ("服务器掉卡了怎么办", dict(), []),  # a one-line question, answered from the guide (not a paste)
     ("按小时租和包月哪个划算", dict(gpus=[]), []),
     # ---- model facts -----------------------------------------------------------------------------
     ("Qwen2.5-7B有多少层", dict(model="Qwen2.5-7B"), ["lookup_model"]),
@@ -346,7 +346,11 @@ CASES: list[tuple[str, dict, list[str]]] = [
     ("4090跑7b推理能开多少并发", dict(gpus=["RTX 4090"], params_b=7, mode="inference"), ["find_max_fit"]),
     ("能用 3090 训练 1.5b 的模型吗", dict(gpus=["RTX 3090"], params_b=1.5, training=True), ["estimate_memory"]),
     ("A800和H800哪个性价比高", dict(gpus=["A800", "H800"]), ["gpu_specs", "gpu_price", "gpu_price"]),
-    ("deepseek 67b 推理需要几张 a100", dict(model="deepseek-67b", mode="inference", gpus=["A100"]), ["find_min_gpus"]),
+    (
+        "deepseek 67b 推理需要几张 a100",
+        dict(model="DeepSeek-LLM-67B", mode="inference", gpus=["A100"]),
+        ["find_min_gpus"],
+    ),
     ("4090 vs 4090D", dict(gpus=["RTX 4090", "RTX 4090D"]), ["gpu_specs", "gpu_price", "gpu_price"]),
     ("怎么判断服务器是不是以次充好", dict(), ["delivery_checklist"]),
     (
@@ -355,7 +359,7 @@ CASES: list[tuple[str, dict, list[str]]] = [
         ["estimate_memory"],
     ),
     ("租H800训练34b，要几张卡", dict(gpus=["H800"], params_b=34), ["find_min_gpus"]),
-    ("qwen 72b全参训练 需要多少显存", dict(model="qwen-72b", params_b=72, mode="full"), ["estimate_memory"]),
+    ("qwen 72b全参训练 需要多少显存", dict(model="Qwen-72B", params_b=72, mode="full"), ["estimate_memory"]),
     ("H100比A100贵多少", dict(gpus=["H100", "A100"]), ["gpu_price", "gpu_price"]),
     (
         "我想微调一个7b模型，用A100还是4090",

@@ -108,6 +108,12 @@ def _bot_text(pg) -> str:
     return pg.locator("#chatbot").inner_text()
 
 
+def _open_details(pg) -> None:
+    """Open every folded 细节 / Details block, as a reader who wants the breakdown would."""
+    for summary in pg.locator("#chatbot details:not([open]) > summary").all():
+        summary.click()
+
+
 # The newest reply's first line of answer text (tool steps excluded), and where it sits relative to
 # the chat's scroll box and the window.
 FIRST_LINE_JS = """
@@ -148,6 +154,8 @@ def test_newest_reply_starts_in_view(sized) -> None:
 def test_chinese_question_gets_numbers(page) -> None:
     _ask(page, "能用4090全量训练7B吗")
     # 7e9 params × 16 B (mixed-precision AdamW, ZeRO paper) = 112 GB of model states vs a 24 GB card.
+    assert re.search(r"不行|不能|放不下|装不下|不够", _bot_text(page))  # the verdict is visible unfolded
+    _open_details(page)  # the breakdown is in the folded details block
     text = _bot_text(page)
     assert "112" in text
     assert "24" in text
@@ -186,6 +194,7 @@ def test_paste_log_gets_a_finding_in_a_monospace_box(page) -> None:
 def test_switch_language_to_english(page) -> None:
     page.locator("#lang").get_by_text("English").click()
     _ask(page, "能用4090全量训练7B吗")
+    _open_details(page)
     text = _bot_text(page)
     assert "112" in text
     assert re.search(r"\b(not fit|does not fit|No\b|no\b)", text)

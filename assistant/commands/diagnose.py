@@ -143,8 +143,8 @@ def command(files: tuple[str, ...], as_json: bool, expect: str | None) -> None:
     FILE may be `-` for standard input (the default when no FILE is given). Limit: 2 MB /
     20,000 lines per file.
     """
-    from tools.diagnosis.tool import diagnose_text
     from tools.diagnosis.acceptance import parse_expect
+    from tools.diagnosis.tool import diagnose_text
 
     if expect is not None:
         parse_expect(expect)  # fail early, bilingual, exit 2

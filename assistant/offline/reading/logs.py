@@ -1,8 +1,9 @@
 """Is there a pasted log, and which kinds: `tools.diagnosis.detect` decides (one source of truth).
 
-A kind counts only if its parser found something. Three kinds can be triggered by words a person
-types in prose ("CUDA out of memory 一般有哪些原因？", "NCCL 超时怎么办"), so for those the text must
-also look pasted (several lines, a shell prompt, an `XxxError:` line); every other kind is a paste.
+A kind counts only if its parser found something. Some kinds can be triggered by words a person
+types in prose ("CUDA out of memory 一般有哪些原因？", "NCCL 超时怎么办", "掉卡了怎么办"): those are
+`tools.diagnosis.detect.PROSE_PRONE` plus the renter's own narrative, and for them the text must also
+look pasted (several lines, a shell prompt, an `XxxError:` line); every other kind is a paste.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ import re
 
 from tools.lang import has_cjk
 
-_PROSE_PRONE = {"torch_errors", "nccl_log", "kernel_log"}
 _PASTED_SHAPE = re.compile(
     r"^\s*(?:\$|#|root@|\w+@[\w.-]+[:~]|>>>|\[\s*\d+\.\d+\]|[\w.]*(?:Error|Exception|Warning)\b\s*:|Traceback)",
     re.M,
@@ -22,7 +22,7 @@ def paste_kinds(text: str) -> list[str]:
     """The log kinds in `text` (report order), or [] when it is not a paste."""
     if not text or not text.strip():
         return []
-    from tools.diagnosis.detect import detect_kinds
+    from tools.diagnosis.detect import PROSE_PRONE, detect_kinds
 
     try:
         kinds = detect_kinds(text)
@@ -30,7 +30,7 @@ def paste_kinds(text: str) -> list[str]:
         return []
     if not kinds:
         return []
-    if set(kinds) - _PROSE_PRONE:
+    if set(kinds) - PROSE_PRONE - {"narrative"}:  # a one-line question about 掉卡 is a question
         return kinds
     lines = [ln for ln in text.splitlines() if ln.strip()]
     return kinds if len(lines) >= 3 or _PASTED_SHAPE.search(text) else []
