@@ -102,6 +102,13 @@ def oom_lead(w: Writer, results: list[ToolResult]) -> None:
             ),
         )
         return
+    if est is not None and est.verdict == "fits_with_changes":
+        from assistant.offline.writing.render_memory import changes_text
+
+        named = changes_text(w, est.model_dump())  # the estimator's own changes, each with its total
+        if named:
+            verdict.insert(0, w.t(f"要改的是：{named[0]}。", f"What to change: {named[1]}."))
+            return
     change = next((ln for ln in w.parts["next"] if _CHANGE.search(ln)), None)
     if change is not None:
         w.parts["next"].remove(change)

@@ -49,8 +49,99 @@ def _setup(w: Writer, est: dict) -> str:
     return w.t(f"{n} 卡数据并行（每卡一份完整模型）", f"{n} GPUs data-parallel (a full copy per GPU)")
 
 
+_BYTES_PER_PARAM = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5, "nf4": 0.5}
+
+
+def whole_model_weights(est: dict) -> tuple[float, float] | None:
+    """(GB, bytes per param) of the WHOLE model's weights at the precision used: params × bytes/param.
+    Users compare this figure with their cards (DeepSeek-R1 671B FP8 → 671 GB, Qwen2.5-72B bf16 → 145 GB);
+    the per-GPU figure beside it is after sharding. QLoRA bases are NF4 (0.5 B/param, QLoRA paper §3)."""
+    params = est.get("params")
+    if not isinstance(params, (int, float)) or params <= 0:
+        return None
+    if est.get("mode") == "qlora":
+        bpp = 0.5
+    else:
+        bpp = _BYTES_PER_PARAM.get(str(est.get("precision") or "bf16"), 2.0)
+    return params * bpp / 1e9, bpp
+
+
+def whole_model_clause(w: Writer, est: dict) -> tuple[str, str]:
+    """On one GPU the tool's `weights_gb` is the whole model (exact, incl. 16-bit embeddings); sharded, the
+    whole-model figure is params × bytes/param (every number shown must come from a tool result, and the
+    per-GPU weights × N would not)."""
+    got = whole_model_weights(est)
+    if got is None:
+        return "", ""
+    total, _ = got
+    weights = est.get("weights_gb")
+    if (est.get("gpus") or 1) == 1 and isinstance(weights, (int, float)) and weights > 0:
+        total = weights
+    elif round(total) != round(est["params"] / 1e9):  # 1 B/param: the params figure grounds it
+        return "", ""
+    prec = "NF4" if est.get("mode") == "qlora" else str(est.get("precision") or "bf16")
+    return (
+        f"整个模型的权重（{prec}）约 {gb(total)} GB",
+        f"the whole model's {prec} weights are about {gb(total)} GB",
+    )
+
+
+def _capacity(w: Writer, est: dict) -> tuple[str, str]:
+    """The card with what decides the verdict: nominal, what nvidia-smi reports (MiB) and what the engine may use."""
+    card, cap, usable = _gpu_label(est), est.get("nominal_gb") or est.get("gpu_memory_gb"), est.get("usable_gb")
+    mib, reported = est.get("reported_mib"), est.get("reported_gb")
+    engine = {"vllm": "vLLM ", "sglang": "SGLang "}.get(str(est.get("engine") or ""), "")
+    bits_zh: list[str] = []
+    bits_en: list[str] = []
+    if isinstance(mib, (int, float)) and isinstance(reported, (int, float)) and not _bare_size(card):
+        bits_zh.append(f"nvidia-smi 显示 {mib:,.0f} MiB = {gb(reported)} GB")
+        bits_en.append(f"nvidia-smi shows {mib:,.0f} MiB = {gb(reported)} GB")
+    if isinstance(usable, (int, float)) and not (isinstance(reported, (int, float)) and usable >= reported - 0.01):
+        gib = usable * 1e9 / 2**30
+        bits_zh.append(f"{engine}可用约 {gb(usable)} GB（{gb(gib)} GiB）")
+        bits_en.append(f"about {gb(usable)} GB ({gb(gib)} GiB) usable{' by ' + engine.strip() if engine else ''}")
+    if isinstance(reported, (int, float)) and bits_zh and len(bits_zh) == 1 and not _bare_size(card):
+        gib_r = reported * 1e9 / 2**30
+        bits_zh[0] += f"（{gb(gib_r)} GiB），训练可全部使用"
+        bits_en[0] += f" ({gb(gib_r)} GiB), all usable for training"
+    if _bare_size(card):
+        zh, en = f"{gb(cap)} GB 的卡", f"a {gb(cap)} GB card"
+    else:
+        zh, en = card, f"the {card}"
+    if bits_zh:
+        zh += "（" + "，".join(bits_zh) + "）"
+        en += " (" + ", ".join(bits_en) + ")"
+    return zh, en
+
+
+def changes_text(w: Writer, est: dict) -> tuple[str, str] | None:
+    """The tool's `changes` as one clause: alternatives joined by 或/or, a combination by 再/then ("together")."""
+    changes = [c for c in est.get("changes") or [] if isinstance(c, dict) and isinstance(c.get("label"), dict)]
+    if not changes:
+        return None
+    each = "累计每卡约" if est.get("changes_combined") else "每卡约"
+    zh = [f"{c['label'].get('zh')}（{each} {gb(c.get('total_gb'))} GB）" for c in changes]
+    en = [f"{c['label'].get('en')} (about {gb(c.get('total_gb'))} GB per GPU)" for c in changes]
+    if est.get("changes_combined"):
+        return "一起改：" + "，再".join(zh), "together: " + ", then ".join(en)
+    return "，或".join(zh), "; or ".join(en)
+
+
+def nearest_text(w: Writer, est: dict) -> tuple[str, str] | None:
+    opt = est.get("nearest_option")
+    if not isinstance(opt, dict) or not isinstance(opt.get("label"), dict):
+        return None
+    total = opt.get("total_gb")
+    tail_zh = f"（每卡约 {gb(total)} GB）" if isinstance(total, (int, float)) else ""
+    tail_en = f" (about {gb(total)} GB per GPU)" if isinstance(total, (int, float)) else ""
+    return (
+        f"最接近的可行办法：{opt['label'].get('zh')}{tail_zh}",
+        f"the nearest option that fits: {opt['label'].get('en')}{tail_en}",
+    )
+
+
 def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
-    """(zh, en) verdict for one estimate; `lead` starts with 能/不能."""
+    """(zh, en) verdict for one estimate, from the three-way `verdict`; `lead` starts with 能/改一下就能/不能."""
     total, gib = est.get("total_gb"), est.get("total_gib")
     if not isinstance(total, (int, float)):
         return None
@@ -64,39 +155,53 @@ def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
         + (f" ({gb(gib)} GiB)" if gib else "")
         + " per GPU"
     )
-    fits, card, cap, room = est.get("fits"), _gpu_label(est), est.get("gpu_memory_gb"), est.get("headroom_gb")
-    usable = est.get("usable_gb")
-    reserve = isinstance(usable, (int, float)) and isinstance(cap, (int, float)) and usable < cap
-    if reserve:  # serving engines (vLLM) plan with a fraction of the card
-        cap_zh = f"{gb(cap)} GB（推理引擎预留一部分后可用约 {gb(usable)} GB）"
-        cap_en = f"{gb(cap)} GB (about {gb(usable)} GB usable after the serving engine's reserve)"
+    whole_zh, whole_en = whole_model_clause(w, est)
+    if whole_zh:  # the whole model's weights beside the per-GPU figure: users compare it with their cards
+        need_zh += f"，{whole_zh}；"
+        need_en += f"; {whole_en};"
     else:
-        cap_zh, cap_en = f"{gb(cap)} GB", f"{gb(cap)} GB"
-    has_zh = f"{cap_zh} 的卡" if _bare_size(card) else f"{card} 有 {cap_zh}"
-    has_en = f"a {cap_en} card" if _bare_size(card) else f"the {card} has {cap_en}"
+        need_zh += "，"
+        need_en += ","
+    fits, room = est.get("fits"), est.get("headroom_gb")
+    has_zh, has_en = _capacity(w, est)
+    verdict = est.get("verdict")
     if fits is True:
+        cap = est.get("usable_gb") or est.get("gpu_memory_gb")
         tight = isinstance(room, (int, float)) and isinstance(cap, (int, float)) and room < 0.1 * cap
         zh = (
             ("能，但余量很小。" if tight else "能。") if lead else ""
-        ) + f"{need_zh}，{has_zh}，还剩约 {gb(room)} GB。"
+        ) + f"{need_zh}{has_zh}放得下，余量约 {gb(room)} GB。"
         en = (
             ("Yes, but with little room. " if tight else "Yes. ") if lead else ""
-        ) + f"{need_en}; {has_en}, leaving about {gb(room)} GB."
+        ) + f"{need_en} {has_en} holds it, leaving about {gb(room)} GB."
         return zh, en
     if fits is False:
         short = -room if isinstance(room, (int, float)) else None
-        only_zh = f"{cap_zh} 的卡放不下" if _bare_size(card) else f"{card} 只有 {cap_zh}"
-        only_en = f"a {cap_en} card cannot hold it" if _bare_size(card) else f"the {card} has only {cap_en}"
-        close = bool(est.get("borderline"))  # within 5% of nominal memory: the verdict can flip
         if short is None:
-            short_zh, short_en = "。", "."
+            short_zh, short_en = "", ""
         elif short < 0.05:
-            short_zh, short_en = "，差不到 0.1 GB。", " — under 0.1 GB short."
+            short_zh, short_en = "，差不到 0.1 GB", " — under 0.1 GB short"
         else:
-            short_zh, short_en = f"，差约 {gb(short)} GB。", f" — about {gb(short)} GB short."
-        lead_zh = ("临界，按标称显存算差一点点放不下。" if close else "不能。") if lead else ""
-        lead_en = ("A close call: on nominal memory it is just short. " if close else "No. ") if lead else ""
-        return lead_zh + f"{need_zh}，{only_zh}" + short_zh, lead_en + f"{need_en}, but {only_en}" + short_en
+            short_zh, short_en = f"，差约 {gb(short)} GB", f" — about {gb(short)} GB short"
+        close = bool(est.get("borderline"))  # within 5% of the card: the verdict can flip
+        change = changes_text(w, est) if verdict == "fits_with_changes" else None
+        if change and lead:
+            return (
+                f"不能直接放下，改一下就能：照现在的配置放不下——{need_zh}{has_zh}{short_zh}；{change[0]}。",
+                f"No. With changes it can: as configured it does not fit — {need_en} {has_en}{short_en}; {change[1]}.",
+            )
+        near = nearest_text(w, est)
+        lead_zh = ("临界，差一点点放不下。" if close else "不能。") if lead else ""
+        lead_en = ("A close call: just short. " if close else "No. ") if lead else ""
+        zh = lead_zh + f"{need_zh}{has_zh}放不下{short_zh}。"
+        en = lead_en + f"{need_en} {has_en} cannot hold it{short_en}."
+        if change:
+            zh += f"要放下：{change[0]}。"
+            en += f" To fit: {change[1]}."
+        elif near and lead:
+            zh += near[0] + "。"
+            en += " " + near[1][0].upper() + near[1][1:] + "."
+        return zh, en
     return need_zh + "。", need_en + "."
 
 
