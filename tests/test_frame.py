@@ -20,6 +20,9 @@ SAMPLES = Path(__file__).parent / "diagnosis_samples"
 
 # (phrasing, {Frame attribute: expected}) — casual Chinese, typos, mixed units, English.
 ROWS: list[tuple[str, dict]] = [
+    # a setting's number is not the concurrency: "max_model_len 32768 并发 8" is context 32k, 8 sequences
+    ("qwen2.5-7b vllm 4090，max_model_len 32768 并发 8，OOM 了", dict(concurrency=8, context=32768)),
+    ("32 并发 的 qwen 7b 要多少显存", dict(concurrency=32)),
     # GPU counts
     ("两张4090能不能跑 32b int4", dict(gpus=["RTX 4090"], gpu_count=2, params_b=32, precision="int4")),
     ("八卡A100训练千亿模型要多久", dict(gpus=["A100"], gpu_count=8, params_b=100)),

@@ -544,14 +544,16 @@ def _extract(question: str) -> Slots:
         work = _blank(work, m)
 
     # --- concurrency: 并发 32 / 32 concurrent users -------------------------------------------
+    # "并发 8" wins over "32768 并发": in "max_model_len 32768 并发 8" the 32768 belongs to the setting before it
     m = re.search(
-        r"(?:并发|concurrency|concurrent(?: users| requests)?)\s*(?:[:=：是为]|of)?\s*(?P<num>\d+)|"
-        r"(?P<num2>\d+)\s*(?:路|个)?\s*(?:并发|concurrent|users|个用户|用户|路)",
+        r"(?:并发|concurrency|concurrent(?: users| requests)?)\s*(?:[:=：是为]|of)?\s*(?P<num>\d+)", work, re.I
+    ) or re.search(
+        r"(?<![a-z_=:])(?<![a-z_][\s=:])(?P<num>\d+)\s*(?:路|个)?\s*(?:并发|concurrent|users|个用户|用户|路)",
         work,
         re.I,
     )
     if m:
-        s.concurrency = int(m.group("num") or m.group("num2"))
+        s.concurrency = int(m.group("num"))
         work = _blank(work, m)
 
     # --- model names and sizes ---------------------------------------------------------------
