@@ -547,10 +547,15 @@ def _extract(question: str) -> Slots:
     # "并发 8" wins over "32768 并发": in "max_model_len 32768 并发 8" the 32768 belongs to the setting before it
     m = re.search(
         r"(?:并发|concurrency|concurrent(?: users| requests)?)\s*(?:[:=：是为]|of)?\s*(?P<num>\d+)", work, re.I
-    ) or re.search(
-        r"(?<![a-z_=:])(?<![a-z_][\s=:])(?P<num>\d+)\s*(?:路|个)?\s*(?:并发|concurrent|users|个用户|用户|路)",
-        work,
-        re.I,
+    ) or next(
+        (
+            c
+            for c in re.finditer(
+                r"(?<![\w.])(?P<num>\d+)\s*(?:路|个)?\s*(?:并发|concurrent|users|个用户|用户|路)", work, re.I
+            )
+            if not re.search(r"[a-z]+_[a-z_]+\s*[=:：]?\s*$", work[: c.start()], re.I)  # a setting's own value
+        ),
+        None,
     )
     if m:
         s.concurrency = int(m.group("num"))
