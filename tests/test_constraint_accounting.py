@@ -72,7 +72,8 @@ def test_samples_times_length_times_epochs_become_training_tokens() -> None:
 
 
 def test_usage_pattern_becomes_hours_billed() -> None:
-    # 8 h/day × 3 days/week × 30/7 weeks a month ≈ 103 h a month
+    # the pattern reaches gpu_price's usage plan: 8 h/day × 3 days/week = 24 h in one week
     _, results = answer("A100 包月还是按小时划算？一周只用三天，每天8小时")
     price = next(r for r in results if r.name == "gpu_price")
-    assert price.args["hours"] == 103
+    assert price.args["hours_per_day"] == 8 and price.args["days_per_week"] == 3
+    assert price.result["usage_plan"]["hours_used"] == 24

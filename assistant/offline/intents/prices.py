@@ -18,8 +18,13 @@ def calls(f: Frame) -> list[ToolCall]:
     # Both quotes → the tool's break-even on them; a single quote is compared with the market instead
     # (passing it would replace the market ranges).
     both = bool(f.hourly_quote_cny and f.monthly_quote_cny)
-    usage = A.usage_hours_per_month(f)
-    period = {"hours": usage} if usage else A.period_args(f)  # a usage pattern says the hours a month
+    # a usage pattern (每天8小时、一周三天、做6周) → the tool's usage plan: the cheapest billing mode with its sums
+    usage = (
+        {"hours_per_day": f.hours_per_day or 24, "days_per_week": f.days_per_week or 7, "weeks": f.weeks}
+        if (f.hours_per_day or f.days_per_week)
+        else None
+    )
+    period = usage or A.period_args(f)
     out = [
         A.call(
             NAME,

@@ -3,6 +3,8 @@ named cards, the memory estimate follows (the time is moot then)."""
 
 from __future__ import annotations
 
+import re
+
 from assistant.offline.intents import args as A
 from assistant.offline.intents.args import TRAIN_TIME
 from assistant.offline.intents.base import has_size
@@ -44,3 +46,44 @@ def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
         kw = dict(A.memory_kwargs(f), mode="full" if mode == "pretrain" else mode)
         return [A.call(NAME, "estimate_memory", **kw)]
     return []
+
+
+# ---- step time: compute vs communication of multi-GPU training over the real link ----------------
+STEP_TIME = "step_time"
+
+_STEP_RE = re.compile(
+    r"为什么.{0,6}慢|这么慢|很慢|太慢|通信.{0,6}(?:占|多少|开销|瓶颈)|没有\s*nvlink|无\s*nvlink|不带\s*nvlink|"
+    r"慢多少|so slow|why (?:is|so) .{0,20}slow|communication (?:share|overhead|time)|without nvlink|no nvlink",
+    re.I,
+)
+_STRATEGIES = {1: "zero1", 2: "zero2", 3: "zero3"}
+
+
+def applies_step_time(f: Frame) -> bool:
+    multi = (f.gpu_count or 0) > 1 or (f.nodes or 0) > 1 or bool(re.search(r"多卡|multi[- ]gpu", f.text, re.I))
+    return bool(f.gpus) and multi and bool(_STEP_RE.search(f.text)) and (f.training or bool(f.zero_stage))
+
+
+def step_time_calls(f: Frame) -> list[ToolCall]:
+    text = f.text.lower()
+    strategy = (
+        _STRATEGIES.get(f.zero_stage or 0)
+        or ("fsdp" if "fsdp" in text else None)
+        or ("ddp" if "ddp" in text else "zero3" if f.zero_stage is None and "zero" in text else None)
+    )
+    size = {} if A.train_model_args(f).get("model") else {"params_b": f.params_b or 7.0}
+    mode = A.train_mode(f)
+    return [
+        A.call(
+            STEP_TIME,
+            "estimate_step_time",
+            gpu=A.gpu_arg(f),
+            n_gpus=f.gpu_count or 8,
+            **{k: v for k, v in A.train_model_args(f).items() if k == "model"},
+            **size,
+            mode=mode if mode in ("full", "lora", "qlora") else None,
+            strategy=strategy or "ddp",
+            nodes=f.nodes,
+            network=f.network,
+        )
+    ]

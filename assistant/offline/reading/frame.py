@@ -36,6 +36,8 @@ QuantityKind = Literal[
     "hourly_quote_cny",
     "monthly_quote_cny",
     "zero_stage",
+    "monthly_tokens",
+    "weeks",
 ]
 
 
@@ -97,6 +99,8 @@ class Frame(BaseModel):
     hours_per_day: float | None = None
     days_per_week: float | None = None
     project_months: float | None = None
+    weeks: float | None = None  # usage pattern: project length in weeks ("做6周")
+    monthly_tokens: float | None = None  # a serving volume: tokens a month ("每月输出5亿token"), not a rental period
     budget_per: str | None = None  # "month" | "total"
     link_gbps: float | None = None  # "10GbE" → 10, "200Gb/s" → 200, "NDR" → 400
     link_name: str | None = None

@@ -150,6 +150,7 @@ def read_quantities(frame: Frame, text: str, raw_text: str) -> None:
     _dataset(frame, text)
     _usage(frame, text)
     _budget_period(frame, text)
+    _volume(frame, text)
     _links(frame, text, raw_text)
     frame.asks = split_asks(text)
     frame.quantities = list_quantities(frame)
@@ -237,6 +238,26 @@ def _usage(frame: Frame, text: str) -> None:
             unit = (m.group("u") or "").lower()
             if n:
                 frame.project_months = n * (12 if unit.startswith(("年", "year")) else 1)
+
+
+_MONTHLY_RE = re.compile(r"每月|每个月|一个月|月均|月用量|per month|a month|/\s*month|monthly|/月", re.I)
+_WEEKS_RE = re.compile(rf"(?:做|用|租|跑|持续|for)\s*(?P<n>\d+(?:\.\d+)?|{_CN})\s*(?:个)?\s*(?:周|星期|weeks?)", re.I)
+
+
+def _volume(frame: Frame, text: str) -> None:
+    """'每月输出5亿token' is a serving volume, not training tokens and not a one-month rental; '做6周'
+    is a usage pattern's length when a daily or weekly pattern is given."""
+    if frame.tokens and not frame.training and _MONTHLY_RE.search(text):
+        frame.monthly_tokens, frame.tokens = frame.tokens, None
+        if frame.period_unit == "month" and (frame.period_count or 1) == 1:
+            frame.period_hours = frame.period_unit = frame.period_count = None
+    m = _WEEKS_RE.search(text)
+    if m and (frame.hours_per_day or frame.days_per_week):
+        n = _num(m.group("n"))
+        if n and 0 < n <= 520:
+            frame.weeks = n
+            if frame.period_unit in ("week", "hour"):  # the pattern's length or its hours a day, not a rental
+                frame.period_hours = frame.period_unit = frame.period_count = None
 
 
 _BUDGET_AFTER_RE = re.compile(
@@ -334,6 +355,8 @@ _FLAT: tuple[tuple[str, str, str], ...] = (
     ("hourly_quote_cny", "hourly_quote_cny", "CNY/h"),
     ("monthly_quote_cny", "monthly_quote_cny", "CNY/month"),
     ("zero_stage", "zero_stage", ""),
+    ("monthly_tokens", "monthly_tokens", "tokens"),
+    ("weeks", "weeks", "weeks"),
 )
 
 

@@ -280,3 +280,6 @@ def plan_configurations(w: Writer, r: ToolResult, ctx: Context) -> None:
         )
     if res.get("warning"):
         w.add("next", *zh_en(res["warning"]))
+
+
+from assistant.offline.writing import render_serving  # noqa: E402,F401  (registers the serving renderers)
