@@ -1,7 +1,7 @@
 """Interconnect: link table, nccl-tests busbw arithmetic, expected busbw by topology, and the seed's rules.
 
 Sources: NVIDIA/nccl-tests doc/PERFORMANCE.md (busbw = algbw · 2(n−1)/n), PCI-SIG rates, NVIDIA NVLink page,
-measured busbw from nccl-tests/nccl issues (see ../shared/reference/gpus_prices.md §2.3).
+measured busbw from nccl-tests/nccl issues (NVIDIA/nccl-tests #149, #178, #212; NVIDIA/nccl #1374, #1161, #1639).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Price ranges (CNY): data hygiene, period totals, break-even, user quotes, and the seed's price claims.
 
-Reference figures come from ../shared/reference/gpus_prices.md §3.4 (typed into the tests, not read from the code).
+Reference figures are the dated price points in knowledge/prices.yaml (each row names its public source: AutoDL, SMM 算力快讯, Alibaba Cloud DescribePrice …), typed into the tests, not read from the code.
 """
 
 from __future__ import annotations

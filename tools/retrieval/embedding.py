@@ -10,7 +10,7 @@ runs — into a signed bucket, and the vector is L2-normalised so cosine = dot p
 Optional: any OpenAI-compatible `/v1/embeddings` endpoint (e.g. bge-m3 served locally by
 vLLM, llama.cpp or text-embeddings-inference) when `GPU_ADVISOR_EMBED_URL` is set. Nothing is
 ever downloaded: Chroma's default MiniLM embedding is never used (it fetches a model and fails
-offline — see ../shared/reference/stack.md §3).
+offline: chromadb.utils.embedding_functions.DefaultEmbeddingFunction downloads all-MiniLM-L6-v2 on first use).
 
 Both are registered Chroma embedding functions (`@register_embedding_function`), so a
 persisted collection records which one built it.

@@ -32,8 +32,16 @@ def paste_kinds(text: str) -> list[str]:
         return []
     if set(kinds) - PROSE_PRONE - {"narrative"}:  # a one-line question about 掉卡 is a question
         return kinds
+    if "narrative" in kinds and _told_symptoms(text):  # 「跑着跑着掉卡了，nvidia-smi 看不到一张卡，重启后又回来了」
+        return kinds
     lines = [ln for ln in text.splitlines() if ln.strip()]
     return kinds if len(lines) >= 3 or _PASTED_SHAPE.search(text) else []
+
+
+def _told_symptoms(text: str) -> bool:
+    """A renter describing what happened (several clauses in Chinese), not a one-line how-to question."""
+    clauses = [c for c in re.split(r"[，,；;。！!？?\n]", text) if c.strip()]
+    return has_cjk(text) and len(clauses) >= 3
 
 
 _MACHINE = re.compile(
