@@ -206,14 +206,13 @@ def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
 
 
 def _breakdown(w: Writer, est: dict) -> None:
-    parts = (
-        ("weights_gb", "权重", "weights"),
-        ("gradients_gb", "梯度", "gradients"),
-        ("optimizer_gb", "优化器状态", "optimizer states"),
-        ("activations_gb", "激活值", "activations"),
-        ("logits_gb", "logits 缓冲", "logits buffer"),
-        ("kv_cache_gb", "KV 缓存", "KV cache"),
-        ("overhead_gb", "框架开销", "framework overhead"),
+    from tools.labels import field_label  # the labels live on the output model, defined once
+    from tools.memory import EstimateMemoryOutput
+
+    keys = ("weights_gb", "gradients_gb", "optimizer_gb", "activations_gb", "logits_gb", "kv_cache_gb", "overhead_gb")
+    parts = tuple(
+        (k, field_label(EstimateMemoryOutput, k, "zh"), field_label(EstimateMemoryOutput, k, "en", inline=True))
+        for k in keys
     )
     zh, en = [], []
     logits = est.get("logits_gb")
