@@ -28,25 +28,8 @@ from tools.quantities import (
 )
 
 # ---------------------------------------------------------------- numbers ----------------------
-_CN_DIGITS = {
-    "零": 0,
-    "〇": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "俩": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-    "十": 10,
-    "单": 1,
-    "双": 2,
-    "半": 0.5,
-}
+# Chinese numerals are read by tools.quantities.parse_chinese_number; only 单/双 (a single/dual card) are ours
+_SINGLE_DUAL = {"单": 1, "双": 2}
 _CN_NUM = r"[零〇一二两俩三四五六七八九十百千]+|半"
 
 
@@ -54,7 +37,7 @@ def cn_to_number(text: str) -> float | None:
     """'两' → 2, '十六' → 16, '三十二' → 32, '12' → 12, '单' → 1; None if not a number."""
     text = (text or "").strip()
     if text in ("单", "双"):
-        return float(_CN_DIGITS[text])
+        return float(_SINGLE_DUAL[text])
     try:
         return parse_chinese_number(text)
     except ToolInputError:
