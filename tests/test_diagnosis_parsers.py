@@ -5,7 +5,6 @@ Expected values are written by hand from the pasted text, not copied from the co
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -371,14 +370,7 @@ def test_ten_thousand_line_logs_parse_in_linear_time() -> None:
     noise = "|" + " " * 250 + "|" + " " * 30 + "| x |\n"
     hostile = "a" * 3000 + " " + " " * 900 + "AER" + "\n"
 
-    def best_of_three(body: str) -> float:
-        diagnose_text(body[:1000])  # warm the lazily loaded tables first
-        runs = []
-        for _ in range(3):
-            start = time.perf_counter()
-            diagnose_text(body)
-            runs.append(time.perf_counter() - start)
-        return min(runs)
+    from tests.scaling import assert_scales_linearly
 
     for unit, n in (
         (xid, 10_000),
@@ -386,8 +378,14 @@ def test_ten_thousand_line_logs_parse_in_linear_time() -> None:
         (hostile, 300),
         ("NCCL INFO via " + " " * 1900 + "\n", 1_000),
     ):
-        small, large = best_of_three(unit * (n // 4)), best_of_three(unit * n)
-        assert large < 12 * max(small, 1e-3), f"{n} lines took {large:.3f}s vs {small:.3f}s for {n // 4}"
+        small, large = unit * (n // 4), unit * n
+        diagnose_text(small[:1000])  # warm the lazily loaded tables first
+        assert_scales_linearly(
+            lambda body=small: diagnose_text(body),
+            lambda body=large: diagnose_text(body),
+            floor_s=1e-3,
+            what=f"{n} lines",
+        )
 
 
 # ------------------------------------------------------------------ nvidia-smi -L, fragments, quoted values
