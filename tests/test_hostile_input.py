@@ -66,7 +66,8 @@ def ten_thousand_line_log() -> str:
 
 
 def test_limits_are_stated_and_consistent():
-    from assistant.web import app, forms
+    from assistant import uploads
+    from assistant.web import app
     from tools.diagnosis import text
 
     assert (text.MAX_CHARS, text.MAX_LINES) == (DIAG_MAX_CHARS, DIAG_MAX_LINES)
@@ -76,7 +77,7 @@ def test_limits_are_stated_and_consistent():
     assert advisor.MAX_QUESTION_CHARS == app.MAX_QUESTION_CHARS, "one limit for every surface"
     # Anything the chat box accepts, the diagnosis accepts: the page never forwards a paste the tool rejects.
     assert app.MAX_QUESTION_CHARS <= text.MAX_CHARS
-    assert forms.MAX_UPLOAD_BYTES <= text.MAX_CHARS * 4  # at most 4 UTF-8 bytes per character
+    assert uploads.MAX_UPLOAD_BYTES <= text.MAX_CHARS * 4  # at most 4 UTF-8 bytes per character
 
 
 def test_diagnosis_rejects_oversized_paste_fast_and_bilingually(monkeypatch):
@@ -163,15 +164,15 @@ def test_page_json_api_enforces_the_same_limit(monkeypatch):
 
 
 def test_page_upload_over_the_limit_is_not_mojibake(tmp_path):
-    from assistant.web.forms import MAX_UPLOAD_BYTES, read_upload
+    from assistant.uploads import MAX_UPLOAD_BYTES, read_uploads
 
     line = "服务器日志：NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.\n"
     path = tmp_path / "big.log"
     data = (line * (MAX_UPLOAD_BYTES // len(line.encode()) + 10)).encode("utf-8")
     path.write_bytes(data)
     assert len(data) > MAX_UPLOAD_BYTES
-    text = read_upload(str(path))
-    assert text.startswith("服务器日志")
+    uploaded = read_uploads(str(path))
+    assert uploaded.truncated and uploaded.text.startswith("服务器日志")
 
 
 # ------------------------------------------------------------------ 10,000 lines: linear time, bounded memory

@@ -211,7 +211,9 @@ def diagnose(text: str, upload: Any, expect: str, lang_label: str, request: gr.R
     html = findings_html(forms.run_diagnosis(combined, expect), lang)
     html = uploaded.errors_html(lang) + html
     if upload and uploaded.truncated:
-        limit_mb = forms.MAX_UPLOAD_BYTES / 1e6
+        from assistant.uploads import MAX_UPLOAD_BYTES
+
+        limit_mb = MAX_UPLOAD_BYTES / 1e6
         html = (
             f'<div class="ga-error">{"文件超过" if lang == "zh" else "The file is over"} {limit_mb:g} MB'
             f"{'，只诊断了前面部分；请只上传出错前后的日志。' if lang == 'zh' else '; only its beginning was diagnosed — upload the part around the error.'}"

@@ -5,13 +5,9 @@ The page never computes a number itself; it only maps widgets to tool inputs.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from tools.registry import run_tool
-from tools.textcodec import decode_text
-
-MAX_UPLOAD_BYTES = 2_000_000
 
 SAMPLE_NVIDIA_SMI = """帮我看看这台机器正常吗？
 +-----------------------------------------------------------------------------------------+
@@ -43,25 +39,6 @@ def backend_settings(backend: str | None, base_url: str | None, model: str | Non
     from assistant.settings import visitor_settings
 
     return visitor_settings(backend, base_url, model, api_key)
-
-
-def upload_path(upload: Any) -> Path:
-    return Path(getattr(upload, "name", None) or str(upload))
-
-
-def read_upload(upload: Any) -> str:
-    """The upload's text, at most MAX_UPLOAD_BYTES; a longer file is cut at the last whole line
-    before the limit (never inside a multi-byte character, which would garble the decode)."""
-    with upload_path(upload).open("rb") as fh:
-        data = fh.read(MAX_UPLOAD_BYTES + 1)
-    if len(data) > MAX_UPLOAD_BYTES:
-        data = data[:MAX_UPLOAD_BYTES]
-        data = data[: data.rfind(b"\n") + 1] or data
-    return decode_text(data)
-
-
-def upload_truncated(upload: Any) -> bool:
-    return upload_path(upload).stat().st_size > MAX_UPLOAD_BYTES
 
 
 def run_diagnosis(text: str, expect: str | None) -> dict[str, Any]:
