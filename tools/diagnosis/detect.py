@@ -153,8 +153,13 @@ def paste_kinds(text: str) -> list[str]:
     kinds = detect_kinds(text)
     if not kinds or set(kinds) - PROSE_PRONE:
         return kinds
+    return kinds if looks_pasted(text) else []
+
+
+def looks_pasted(text: str) -> bool:
+    """The text has the shape of program output: several lines, a shell prompt, an `XxxError:` line."""
     lines = [ln for ln in text.splitlines() if ln.strip()]
-    return kinds if len(lines) >= 3 or _PASTED_SHAPE.search(text) else []
+    return len(lines) >= 3 or bool(_PASTED_SHAPE.search(text))
 
 
 def is_paste(text: str) -> bool:

@@ -1,10 +1,4 @@
-"""Is there a pasted log, and which kinds: `tools.diagnosis.detect` decides (one source of truth).
-
-A kind counts only if its parser found something. Some kinds can be triggered by words a person
-types in prose ("CUDA out of memory 一般有哪些原因？", "NCCL 超时怎么办", "掉卡了怎么办"): those are
-`tools.diagnosis.detect.PROSE_PRONE` plus the renter's own narrative, and for them the text must also
-look pasted (several lines, a shell prompt, an `XxxError:` line); every other kind is a paste.
-"""
+"""Is there a pasted log, and which kinds: `tools.diagnosis.detect` decides (one source of truth)."""
 
 from __future__ import annotations
 
@@ -12,30 +6,24 @@ import re
 
 from tools.lang import has_cjk
 
-_PASTED_SHAPE = re.compile(
-    r"^\s*(?:\$|#|root@|\w+@[\w.-]+[:~]|>>>|\[\s*\d+\.\d+\]|[\w.]*(?:Error|Exception|Warning)\b\s*:|Traceback)",
-    re.M,
-)
-
 
 def paste_kinds(text: str) -> list[str]:
-    """The log kinds in `text` (report order), or [] when it is not a paste."""
-    if not text or not text.strip():
-        return []
-    from tools.diagnosis.detect import PROSE_PRONE, detect_kinds
+    """The log kinds in `text` (report order), or [] when it is not a paste.
+
+    `tools.diagnosis.detect.paste_kinds` decides, with one rule more for chat: the renter's own 掉卡
+    narrative counts as a paste only when it tells symptoms (several clauses) or looks pasted, so a
+    one-line 「掉卡了怎么办」 or "4090 nvidia-smi only shows 20GB, fake?" is answered as a question.
+    """
+    from tools.diagnosis.detect import PROSE_PRONE, looks_pasted
+    from tools.diagnosis.detect import paste_kinds as detect_paste_kinds
 
     try:
-        kinds = detect_kinds(text)
+        kinds = detect_paste_kinds(text)
     except Exception:  # a parser bug must not stop the question being answered  # noqa: BLE001
         return []
-    if not kinds:
-        return []
-    if set(kinds) - PROSE_PRONE - {"narrative"}:  # a one-line question about 掉卡 is a question
+    if "narrative" not in kinds or set(kinds) - PROSE_PRONE - {"narrative"}:
         return kinds
-    if "narrative" in kinds and _told_symptoms(text):  # 「跑着跑着掉卡了，nvidia-smi 看不到一张卡，重启后又回来了」
-        return kinds
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    return kinds if len(lines) >= 3 or _PASTED_SHAPE.search(text) else []
+    return kinds if _told_symptoms(text) or looks_pasted(text) else []
 
 
 def _told_symptoms(text: str) -> bool:
