@@ -485,7 +485,9 @@ def _extract(question: str) -> Slots:
     # "on 24GB", "用24G跑", "24GB能跑多长上下文": a memory size standing for the card
     m = (
         m
-        or re.search(r"(?:\bon|\bwith|用|在)\s*(?:an?\s+|one\s+)?(?P<num>\d{1,3})\s*(?:g|gb)(?![a-z0-9])", work, re.I)
+        or re.search(
+            r"(?:\bon|\bwith|(?<!占)用|在)\s*(?:an?\s+|one\s+)?(?P<num>\d{1,3})\s*(?:g|gb)(?![a-z0-9])", work, re.I
+        )
         or re.search(r"^\s*(?P<num>\d{1,3})\s*(?:g|gb)\s*(?=能|可以|上|跑)", work, re.I)
     )
     if m and not s.gpus and 4 <= float(m.group("num")) <= 288:
@@ -603,7 +605,11 @@ def _extract(question: str) -> Slots:
                 f"A model size cannot be negative ('{m.group(0).strip()}'); give a positive parameter count.",
             )
         )
-    m = re.search(r"(?<![\d.])(\d*\.\d+|0)\s*(?:张|块|个)?\s*(?:gpus?|cards?|卡|张|块)", text, re.I)
+    m = re.search(
+        r"(?<![\d.])(\d*\.\d+|0)\s*(?:张|块|个)?\s*(?:gpus?|cards?|卡|张|块)",
+        GPU_INDEX_RE.sub(lambda mm: " " * (mm.end() - mm.start()), text),
+        re.I,
+    )
     if m and not float(m.group(1)).is_integer() or (m and float(m.group(1)) == 0):
         s.invalid.append(
             (
@@ -717,6 +723,9 @@ def _extract_gpus(work: str, s: Slots) -> str:
     for m in list(gpu_vocab().regex.finditer(work)):
         name = _canonical_gpu(re.sub(r"\s+", " ", m.group("name").strip()))
         mem, form = _gpu_variant(m.group("variant") or "")
+        if mem is None:  # the size written before the name: "a 24GB K80", 「一张24G的3090」
+            pre = _MEM_BEFORE.search(work[max(0, m.start() - 12) : m.start()])
+            mem = int(pre.group(1)) if pre else None
         count = _count_near(work, m)
         if name not in s.gpus:
             s.gpus.append(name)
@@ -740,16 +749,18 @@ def _extract_gpus(work: str, s: Slots) -> str:
     if s.gpu_count is None and re.search(r"\b(?:a single|single|one)\s+(?:\d+\s*gb\s+)?(?:gpu|card)\b", work, re.I):
         s.gpu_count = 1
     if s.gpu_count is None:
-        # not "A100 GPU-hours" (the 100 of a name) nor "1,720,320 GPU-hours" (a run's size, not a count)
+        # not "A100 GPU-hours" (the 100 of a name) nor "1,720,320 GPU-hours" (a run's size, not a count);
+        # not "3090卡" (the number of a name) nor 「0卡的显存占用」「卡1」 (which card, not how many)
+        unnamed = GPU_INDEX_RE.sub(lambda mm: " " * (mm.end() - mm.start()), gpu_vocab().regex.sub(_spaces, work))
         m = re.search(
-            rf"(?<![a-z0-9.,])(?P<num>\d+|{_CN_NUM})\s*(?:张|块|卡|个gpu|gpus?|cards?|x\s*gpu|of them)"
+            rf"(?<![a-z0-9.])(?P<num>(?<!\d,)\d+|{_CN_NUM})\s*(?:张|块|卡|个gpu|gpus?|cards?|x\s*gpu|of them)"
             r"(?![a-z_])(?!\s*-?\s*(?:hours?|hrs?|小时|时))",
-            work,
+            unnamed,
             re.I,
-        ) or re.search(r"(?P<num>单|双)(?:卡|机)", work)
+        ) or re.search(r"(?P<num>单|双)(?:卡|机)", unnamed)
         if m:
             n = cn_to_number(m.group("num"))
-            if n and n >= 1:
+            if n and 1 <= n <= 4096:
                 s.gpu_count = int(n)
     m = re.search(
         rf"(?P<nodes>\d+|{_CN_NUM})\s*(?:台|个节点|节点|nodes?|machines?|servers?)\s*(?:的)?\s*"
@@ -794,8 +805,22 @@ def _extract_gpus(work: str, s: Slots) -> str:
         if m and int(m.group("alt")) != s.gpu_memory_gb:
             s.gpu_alt_memory_gb = int(m.group("alt"))
             work = _blank(work, m)
-    work = gpu_vocab().regex.sub(lambda mm: " " * (mm.end() - mm.start()), work)
+    work = gpu_vocab().regex.sub(_spaces, work)
     return work
+
+
+def _spaces(m: re.Match[str]) -> str:
+    return " " * (m.end() - m.start())
+
+
+_MEM_BEFORE = re.compile(r"(?<![\w.])(\d{1,3})\s*(?:g|gb|gib)\s*(?:的)?\s*(?:nvidia\s*|tesla\s*|rtx\s*)?$", re.I)
+# A GPU's index, not a count: 「0卡的显存占用」「1卡上」「卡0」「0号卡」「第0张卡」, "GPU0", "cuda:1", "device 0".
+GPU_INDEX_RE = re.compile(
+    r"(?<![\d.])\d{1,2}\s*(?:号)?\s*卡\s*(?=的|上|和|跟|与|、|,|，|占|显存|只|才|却|反而|已经|一直|满|空|用了|爆)|"
+    r"(?<![\d.])\d{1,2}\s*号\s*(?:卡|gpu)|第\s*\d{1,2}\s*(?:张|块|号)\s*(?:卡|gpu)?|卡\s*\d{1,2}(?![\d.])|"
+    r"\b(?:gpu|cuda|device|rank)\s*[:#]?\s*\d{1,2}(?![\d.]|\s*(?:张|块|卡|gpus?|cards?|x\b))",
+    re.I,
+)
 
 
 def _count_near(work: str, m: re.Match) -> int | None:
@@ -803,7 +828,9 @@ def _count_near(work: str, m: re.Match) -> int | None:
     before = work[max(0, m.start() - 12) : m.start()]
     after = work[m.end() : m.end() + 10]
     b = re.search(
-        rf"(?P<num>\d+|{_CN_NUM})\s*(?:张|块|卡|台|个|x|\*|路)?\s*(?:的)?\s*(?:rtx|nvidia|英伟达)?\s*$", before, re.I
+        rf"(?<![\d.])(?P<num>\d+|{_CN_NUM})\s*(?:张|块|卡|台|个|x|\*|路)?\s*(?:的)?\s*(?:rtx|nvidia|英伟达)?\s*$",
+        before,
+        re.I,
     )
     per = re.match(r"\s*(?:x|\*)\s*(?P<num>\d+)|\s*(?P<num2>\d+)\s*(?:张|块|卡)", after, re.I)
     if b and per and re.search(r"台\s*(?:的)?\s*$", before):  # "2台 H100*8": machines × cards each
