@@ -133,7 +133,9 @@ _LINK_RE = re.compile(
 )
 _IB_GEN = {"ndr": 400.0, "hdr": 200.0, "edr": 100.0, "xdr": 800.0}
 _IB_RE = re.compile(r"(?<![a-z])(ndr|hdr|edr|xdr)(?![a-z])", re.I)
-_NET_WORD = re.compile(r"网|ethernet|network|\bib\b|infiniband|roce|rdma|nic|交换机|switch|互联|带宽|跨机|多机", re.I)
+_NET_WORD = re.compile(
+    r"网|ethernet|network|\bib\b|infiniband|\broce\b|rdma|\bnics?\b|交换机|switch|互联|带宽|跨机|多机", re.I
+)
 _SPLIT_RE = re.compile(
     r"(?<=[?？;；])\s*|\n+|\s*(?:另外|还有就是|还有|以及|顺便问一下|顺便问|顺便|and also|also,)\s*", re.I
 )

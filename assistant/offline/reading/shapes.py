@@ -73,7 +73,7 @@ def card_sizes(text: str) -> list[int]:
 
 _LINK_QTY = re.compile(r"(?<![\w.])(\d+)\s*(gbe|gbps|gbit|gb/s|gb|g)(?![a-z0-9])\s*(ib|roce|infiniband)?", re.I)
 _NET_NEAR = re.compile(
-    r"网卡|以太网|网络|网口|组网|光口|ethernet|network|\bnics?\b|\bib\b|infiniband|roce|rdma|交换机|switch|互联|interconnect",
+    r"网卡|以太网|网络|网口|组网|光口|ethernet|network|\bnics?\b|\bib\b|infiniband|\broce\b|rdma|交换机|switch|互联|interconnect",
     re.I,
 )
 # what a "48G" / "24GB" right after or before the number is: a card's (or the host's) memory, not a link
@@ -101,7 +101,7 @@ def network(text: str) -> str | None:
             if not (kind or near) or n not in _LINK_RATES:
                 continue
         return f"{n}G" + (f" {kind.upper().replace('INFINIBAND', 'IB')}" if kind else "")
-    m = re.search(r"(ib|infiniband)\s*(ndr|hdr|edr)|roce", text, re.I)
+    m = re.search(r"(?<![a-z])(?:(ib|infiniband)\s*(ndr|hdr|edr)|roce)(?![a-z])", text, re.I)
     if m:
         return m.group(0).upper().replace("INFINIBAND", "IB")
     return None

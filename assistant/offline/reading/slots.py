@@ -9,6 +9,7 @@ working copy, so "1万亿token" is read as training tokens and not also as a mod
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import re
 from typing import Any
@@ -17,7 +18,7 @@ from assistant.offline.reading.frame import Frame, GpuMention, ModelMention
 from assistant.offline.reading.logs import is_machine_line, is_person_line, paste_kinds
 from assistant.offline.reading.quantities import read_quantities
 from assistant.offline.reading.shapes import card_sizes, decline_of, mentions, network
-from assistant.offline.reading.vocab import canonical_gpu, find_models, gpu_known, gpu_vocab
+from assistant.offline.reading.vocab import ModelHit, canonical_gpu, find_models, gpu_known, gpu_vocab
 from tools.errors import ToolInputError
 from tools.quantities import (
     parse_chinese_number,
@@ -213,7 +214,7 @@ _CUE_PATTERNS: dict[str, str] = {
     "model_info": r"几层|多少层|层数|架构|结构|参数量是多少|有多少参数|多少个参数|kv\s*头|注意力头|词表|隐藏维度|"
     r"how many (?:parameters|params|layers)|architecture|layers does|hidden size|kv heads|vocab|"
     r"config of|参数是多少",
-    "interconnect": r"nvlink|nvswitch|pcie|sxm|infiniband|\bib\b|roce|rdma|互联|多卡通信|卡间通信|通信带宽|"
+    "interconnect": r"nvlink|nvswitch|pcie|sxm|infiniband|\bib\b|\broce\b|rdma|互联|多卡通信|卡间通信|通信带宽|"
     r"all[\s\-_]*reduce|网络|带宽瓶颈|interconnect|network|多机|two nodes|multi[\s\-]*node|两台|"
     r"\d+\s*gbe\b|\bgbe\b|ethernet|以太网|\b(?:\d+|two|three|four|several|multiple)\s+nodes\b",
     "delivery": r"验收|交付|以次充好|验机|检查服务器|拿到机器|新机器|刚租|检查清单|checklist|acceptance|verify (?:the )?"
@@ -813,7 +814,7 @@ def _spaces(m: re.Match[str]) -> str:
     return " " * (m.end() - m.start())
 
 
-_MEM_BEFORE = re.compile(r"(?<![\w.])(\d{1,3})\s*(?:g|gb|gib)\s*(?:的)?\s*(?:nvidia\s*|tesla\s*|rtx\s*)?$", re.I)
+_MEM_BEFORE = re.compile(r"(?<![a-z0-9.])(\d{1,3})\s*(?:g|gb|gib)\s*(?:的)?\s*(?:nvidia\s*|tesla\s*|rtx\s*)?$", re.I)
 # A GPU's index, not a count: 「0卡的显存占用」「1卡上」「卡0」「0号卡」「第0张卡」, "GPU0", "cuda:1", "device 0".
 GPU_INDEX_RE = re.compile(
     r"(?<![\d.])\d{1,2}\s*(?:号)?\s*卡\s*(?=的|上|和|跟|与|、|,|，|占|显存|只|才|却|反而|已经|一直|满|空|用了|爆)|"
@@ -825,7 +826,10 @@ GPU_INDEX_RE = re.compile(
 
 def _count_near(work: str, m: re.Match) -> int | None:
     """A count written next to a GPU name: 两张4090 / 8卡A100 / 4x H800 / 4090x2 / A100 8卡 / 8 A100s."""
-    before = work[max(0, m.start() - 12) : m.start()]
+    # 「一张24G的A100」「四张16G的V100」: the card's size may sit between the count and the name
+    before = re.sub(
+        r"\s*\d{1,3}\s*g(?:b|ib)?\s*(?=(?:的)?\s*$)", "", work[max(0, m.start() - 16) : m.start()], flags=re.I
+    )
     after = work[m.end() : m.end() + 10]
     b = re.search(
         rf"(?<![\d.])(?P<num>\d+|{_CN_NUM})\s*(?:张|块|卡|台|个|x|\*|路)?\s*(?:的)?\s*(?:rtx|nvidia|英伟达)?\s*$",
@@ -1005,7 +1009,7 @@ def _extract_gpu_hours(work: str, s: Slots) -> str:
 
 
 def _extract_model(work: str, s: Slots) -> str:
-    hits = find_models(work)
+    hits = _same_model_typos(find_models(work))
     for hit in hits:
         s.model_mentions.append(
             ModelMention(text=hit.text, catalog_id=hit.catalog_id, variant=hit.variant, size_b=hit.size_b)
@@ -1051,6 +1055,41 @@ def _extract_model(work: str, s: Slots) -> str:
                 s.model = f"{_fmt(val)}b"
         return _blank(work, m)
     return work
+
+
+def _same_model_typos(hits: list[ModelHit]) -> list[ModelHit]:
+    """「Qwenvl2.5VL-7B … Qwen2.5Vl7B」: an unknown spelling of the same family and size as a name the catalog
+    knows in the same question is that model (a typo), not a second, unknown one."""
+    known = [h for h in hits if h.catalog_id]
+    out = []
+    for h in hits:
+        twin = next(
+            (
+                k
+                for k in known
+                if h.catalog_id is None
+                and h.size_b is not None
+                and _catalog_size(k) == h.size_b
+                and _same_family(h.text, k.text)
+            ),
+            None,
+        )
+        out.append(dataclasses.replace(h, catalog_id=twin.catalog_id, variant=True) if twin else h)
+    return out
+
+
+def _same_family(a: str, b: str) -> bool:
+    """'qwenvl2.5vl-7b' and 'qwen2.5vl7b' start with the same family word ('qwen')."""
+    wa, wb = (re.match(r"[a-z]*", t.lower()).group(0) for t in (a, b))  # type: ignore[union-attr]
+    return bool(wa and wb) and (wa.startswith(wb) or wb.startswith(wa))
+
+
+def _catalog_size(hit: ModelHit) -> float | None:
+    """The size a catalog hit names: in its text ("qwen2.5-7b") or, glued ("qwen2.5vl7b"), in its catalog id."""
+    if hit.size_b is not None:
+        return hit.size_b
+    m = re.search(r"(\d+(?:\.\d+)?)b$", (hit.catalog_id or "").lower())
+    return float(m.group(1)) if m else None
 
 
 _BILLING_CHOICE = re.compile(
