@@ -101,9 +101,9 @@ def network(text: str) -> str | None:
             if not (kind or near) or n not in _LINK_RATES:
                 continue
         return f"{n}G" + (f" {kind.upper().replace('INFINIBAND', 'IB')}" if kind else "")
-    m = re.search(r"(?<![a-z])(?:(ib|infiniband)\s*(ndr|hdr|edr)|roce)(?![a-z])", text, re.I)
-    if m:
-        return m.group(0).upper().replace("INFINIBAND", "IB")
+    named = re.search(r"(?<![a-z])(?:(ib|infiniband)\s*(ndr|hdr|edr)|roce)(?![a-z])", text, re.I)
+    if named:
+        return named.group(0).upper().replace("INFINIBAND", "IB")
     return None
 
 
