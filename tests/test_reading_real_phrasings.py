@@ -205,3 +205,31 @@ def test_grok_ships_in_8_bit() -> None:
     assert entry is not None and entry.shipped_precision == "int8"
     # 2 of 8 experts per token: 64 × 2 × 3·6144·32768 + attention + embedding ≈ 84B active
     assert resolve_model("grok-1").active_params / 1e9 == pytest.approx(83.8, rel=0.01)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # a CPU's model number is not a context length; "53,136 tokens" is 53136, not 136
+        ("4090D 机器的 CPU 是 i9-13900K，4060Ti 机器是 i7-10870", dict(context=None)),
+        ("KV cache size: 53,136 tokens，为什么这么少", dict(context=None)),
+        ("seq 1024, batch 1 on a T4", dict(context=1024, batch=1)),
+        # vLLM's memory fraction, as a key or in its log line (8.00 GiB × 0.70 = 5.60 GiB)
+        ("total_gpu_memory (8.00GiB) x gpu_memory_utilization (0.70) = 5.60GiB", dict(gpu_memory_utilization=0.7)),
+        ("--gpu-memory-utilization 0.95 还是 OOM", dict(gpu_memory_utilization=0.95)),
+        # LLaMA-Factory keys the reader takes into the model, mode and precision
+        (
+            "finetuning_type: lora\nquantization_bit: 4\nquantization_method: bitsandbytes",
+            dict(precision="int4", unread=[]),
+        ),
+        # fine-tuning on a 4-bit base is QLoRA, not "LoRA that cannot use int4 weights"
+        ("Is Qwen3-235B fine tunable? 4bit is enough", dict(mode="qlora")),
+        ("lora 微调 14b，用 4bit 量化底座", dict(mode="qlora")),
+        ("lora 微调完再 int4 部署", dict(mode="lora")),  # the 4-bit model is served, not trained
+    ],
+)
+def test_settings_and_numbers_read_as_what_they_are(question: str, expected: dict) -> None:
+    frame = read_one(question)
+    for key, want in expected.items():
+        got = getattr(frame, key)
+        assert got == (pytest.approx(want) if isinstance(want, float) else want), (key, got, want)

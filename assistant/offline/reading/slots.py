@@ -497,7 +497,8 @@ def _extract(question: str) -> Slots:
 
     # --- context length: 4k上下文 / 32k / context 8192 / seq len 2048 ---------------------------
     m = re.search(
-        r"(?P<num>\d+(?:\.\d+)?)\s*(?P<k>k|千)\s*(?:的)?\s*(?:上下文|context|ctx|序列|长度|tokens?|seq)?"
+        # not a CPU's model number ("i9-13900K", "i7-12700k")
+        r"(?<![a-z0-9.\-])(?P<num>\d+(?:\.\d+)?)\s*(?P<k>k|千)\s*(?:的)?\s*(?:上下文|context|ctx|序列|长度|tokens?|seq)?"
         r"(?![a-z0-9])",
         work,
         re.I,
@@ -508,11 +509,14 @@ def _extract(question: str) -> Slots:
     else:
         m = re.search(
             r"(?:上下文|context(?: length)?|ctx|seq(?:uence)?[\s_]*(?:len(?:gth)?)?|序列长度|长度)\s*"
-            r"(?:[:=：是为]|of)?\s*(?P<num>\d{3,7})",
+            r"(?:[:=：是为]|of)?\s*(?P<num>\d{3,7})(?!\d|[,.]\d)",
             work,
             re.I,
         ) or re.search(
-            r"(?P<num>\d{3,7})[\s-]*(?:的)?\s*(?:上下文|context|ctx|序列长度|seq|tokens?\b|token 的)", work, re.I
+            # the whole number: "53,136 tokens" is not a context of 136
+            r"(?<!\d)(?<!\d[,.])(?P<num>\d{3,7})[\s-]*(?:的)?\s*(?:上下文|context|ctx|序列长度|seq|tokens?\b|token 的)",
+            work,
+            re.I,
         )
         if m:
             s.context = int(m.group("num"))
@@ -590,6 +594,14 @@ def _extract(question: str) -> Slots:
     if targets:
         s.lora_targets = ",".join(dict.fromkeys(t.lower() for t in targets))
     s.precision = _first(_PRECISION_PATTERNS, text)
+    if (
+        s.precision == "int4"
+        and (s.mode == "lora" or (s.mode is None and s.finetune))
+        and "inference" not in s.modes
+        and "full" not in s.modes
+    ):
+        # "fine-tune it, 4bit is enough" / "lora on a 4-bit base": training on a 4-bit base is QLoRA
+        s.mode, s.modes, s.finetune = "qlora", [m for m in s.modes if m != "lora"] + ["qlora"], False
     s.optimizer = _first(_OPTIMIZER_PATTERNS, text)
     stage = re.search(r"zero[\s\-_]*(?:stage[\s\-_]*)?([0-3])|\bsta(?:g|t)e[\s_\-]*([1-3])\b", text, re.I)
     if stage:
