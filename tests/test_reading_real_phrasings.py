@@ -233,3 +233,15 @@ def test_settings_and_numbers_read_as_what_they_are(question: str, expected: dic
     for key, want in expected.items():
         got = getattr(frame, key)
         assert got == (pytest.approx(want) if isinstance(want, float) else want), (key, got, want)
+
+
+def test_a_quoted_bandwidth_below_the_peak_is_read_as_measured() -> None:
+    from assistant.offline import answer
+
+    # H800 NVLink: 400 GB/s bidirectional = 200 GB/s each way (NVIDIA); the paper's 160 GB/s = 80% of that
+    q = "DeepSeek-V3 paper says NVLink bandwidth of 160GB/s, but the H800 spec says 400GB/s. Is that a mistake?"
+    frame = read_one(q)
+    assert frame.quoted_rates_gbs == [160, 400] and frame.card_sizes == []
+    text = answer(q)[0].text
+    assert "200 GB/s each way" in text and "80%" in text and "measured" in text
+    assert "H800 160" not in text and "160GB" not in text  # never a 160 GB H800

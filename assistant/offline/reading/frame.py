@@ -106,6 +106,7 @@ class Frame(BaseModel):
     )
     monthly_tokens: float | None = None  # a serving volume: tokens a month ("每月输出5亿token"), not a rental period
     budget_per: str | None = None  # "month" | "total"
+    quoted_rates_gbs: list[float] = Field(default_factory=list)  # "160GB/s", "337.35 GB/s": bandwidths quoted, bytes/s
     link_gbps: float | None = None  # "10GbE" → 10, "200Gb/s" → 200, "NDR" → 400
     link_name: str | None = None
     decline: str | None = None  # forecast | unlawful | unrealistic

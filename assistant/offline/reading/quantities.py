@@ -148,6 +148,8 @@ _LINK_RE = re.compile(
     r"ethernet|nic|networking|网)?",
     re.I,
 )
+# a bandwidth in bytes per second the user quotes ("160GB/s", "337.35 GB/s"; not "200Gb/s", a line rate in bits)
+_BYTE_RATE_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:GB|gb)\s*/\s*s(?![a-z])")
 _IB_GEN = {"ndr": 400.0, "hdr": 200.0, "edr": 100.0, "xdr": 800.0}
 _IB_RE = re.compile(r"(?<![a-z])(ndr|hdr|edr|xdr)(?![a-z])", re.I)
 _NET_WORD = re.compile(
@@ -171,6 +173,7 @@ def read_quantities(frame: Frame, text: str, raw_text: str) -> None:
     _budget_period(frame, text)
     _volume(frame, text)
     _links(frame, text, raw_text)
+    frame.quoted_rates_gbs = [float(m.group(1)) for m in _BYTE_RATE_RE.finditer(raw_text)]
     frame.asks = split_asks(text)
     frame.quantities = list_quantities(frame)
 
