@@ -245,3 +245,31 @@ def test_a_quoted_bandwidth_below_the_peak_is_read_as_measured() -> None:
     text = answer(q)[0].text
     assert "200 GB/s each way" in text and "80%" in text and "measured" in text
     assert "H800 160" not in text and "160GB" not in text  # never a 160 GB H800
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "gpu_id", "memory_gb", "count"),
+    [
+        # the size glued before the name, in brackets after it, or after 单卡
+        ("我用22GB2080ti跑lora", "RTX 2080 Ti", "rtx_2080_ti_22g", 22, None),
+        ("单卡4090(24G)比L20慢", "RTX 4090", "rtx_4090", 24, None),
+        ("用A100 单卡40G lora 4B 报 OOM", "A100", "a100_40gb_sxm", 40, None),
+        # the size nvidia-smi shows: 46,068 MiB ≈ "46G" on a 48 GB L20 — the same card, not a modded one
+        ("单卡L20(46G)上跑TTS", "L20", "l20", 48, None),
+        # 96 DGX A100 systems of 8 × 40 GB (NVIDIA DGX A100: 8 GPUs per system) = 768 GPUs
+        ("a cluster of 96 NVIDIA DGX-A100 (8X40G)", "A100", "a100_40gb_sxm", 40, 768),
+    ],
+)
+def test_card_size_and_count_wherever_they_are_written(
+    question: str, name: str, gpu_id: str, memory_gb: int, count: int | None
+) -> None:
+    frame = read_one(question)
+    card = next(g for g in frame.gpu_mentions if g.name == name)
+    assert (card.gpu_id, card.memory_gb, card.modded) == (gpu_id, memory_gb, False)
+    assert card.count == count
+
+
+def test_a_vl_suffix_after_the_size_is_the_vl_model() -> None:
+    # Qwen3-VL-8B: Qwen3-8B's decoder (8.19B) + a ~0.58B vision encoder (config.json vision_config: 27 × 1152)
+    assert read_one("全量微调qwen3-8b-vl要多少显存").model == "Qwen3-VL-8B"
+    assert resolve_model("Qwen3-VL-8B").params / 1e9 == pytest.approx(8.77, rel=0.01)

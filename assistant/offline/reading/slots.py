@@ -18,7 +18,7 @@ from assistant.offline.reading.frame import Frame, GpuMention, ModelMention
 from assistant.offline.reading.logs import is_machine_line, is_person_line, paste_kinds
 from assistant.offline.reading.quantities import read_quantities
 from assistant.offline.reading.shapes import card_sizes, decline_of, mentions, network
-from assistant.offline.reading.vocab import ModelHit, canonical_gpu, find_models, gpu_known, gpu_vocab
+from assistant.offline.reading.vocab import NOT_A_RATE, ModelHit, canonical_gpu, find_models, gpu_known, gpu_vocab
 from tools.errors import ToolInputError
 from tools.quantities import (
     parse_chinese_number,
@@ -736,15 +736,28 @@ def _extract_gpus(work: str, s: Slots) -> str:
     for m in list(gpu_vocab().regex.finditer(work)):
         name = _canonical_gpu(re.sub(r"\s+", " ", m.group("name").strip()))
         mem, form = _gpu_variant(m.group("variant") or "")
-        if mem is None:  # the size written before the name: "a 24GB K80", 「一张24G的3090」
+        per_node = None
+        if mem is None:  # "4090(24G)", "A100 单卡40G", "DGX-A100 (8X40G)": the size just after the name
+            post = _MEM_AFTER.match(work[m.end() : m.end() + 16])
+            if post:
+                mem, per_node = int(post.group("mem")), int(post.group("per")) if post.group("per") else None
+        if mem is None:  # the size written before the name: "a 24GB K80", 「一张24G的3090」, "22GB2080ti"
             pre = _MEM_BEFORE.search(work[max(0, m.start() - 12) : m.start()])
             mem = int(pre.group(1)) if pre else None
         count = _count_near(work, m)
+        dgx = _DGX_RE.search(work[max(0, m.start() - 24) : m.end()])
+        if dgx:  # "96 NVIDIA DGX-A100 (8X40G)": 96 systems of 8 GPUs (a DGX A100/H100 carries 8)
+            s.nodes = s.nodes or int(dgx.group("n"))
+            count = int(dgx.group("n")) * (per_node or 8)
+        elif per_node and count is None:
+            count = per_node
         if name not in s.gpus:
             s.gpus.append(name)
+            gpu_id, matches = gpu_known(name, float(mem) if mem else None, form)
+            if mem and gpu_id and matches:
+                mem = _table_size(gpu_id, mem)  # "L20(46G)" as nvidia-smi shows it → the 48 GB row
             if len(s.gpus) == 1:
                 s.gpu_memory_gb, s.gpu_form = mem, form
-            gpu_id, matches = gpu_known(name, float(mem) if mem else None, form)
             s.gpu_mentions.append(
                 GpuMention(
                     text=m.group(0).strip(),
@@ -822,10 +835,27 @@ def _extract_gpus(work: str, s: Slots) -> str:
     return work
 
 
+def _table_size(gpu_id: str, stated: int) -> int:
+    """The row's memory when the stated size is how the driver shows it (46G for a 48 GB L20); a board's total
+    ("24GB K80") and an exact size stay as written."""
+    from tools.gpus import resolve_gpu
+
+    row = resolve_gpu(gpu_id)
+    if abs(row.memory_gb - stated) < 1 or abs(row.memory_gb * row.gpus_per_board - stated) < 1:
+        return stated
+    return int(row.memory_gb)
+
+
 def _spaces(m: re.Match[str]) -> str:
     return " " * (m.end() - m.start())
 
 
+_MEM_AFTER = re.compile(
+    r"^\s*[（(]?\s*(?:单卡|每卡|单张|显存|的)?\s*(?:(?P<per>\d{1,2})\s*[x×*]\s*)?(?P<mem>\d{1,3})\s*(?:gib|gb|g)(?![a-z0-9])"
+    + NOT_A_RATE,
+    re.I,
+)
+_DGX_RE = re.compile(r"(?<![\w.])(?P<n>\d{1,4})\s*(?:台|个|x|×)?\s*(?:nvidia\s*)?dgx[\s\-_]*(?:[a-z]\d{3})?", re.I)
 _MEM_BEFORE = re.compile(r"(?<![a-z0-9.])(\d{1,3})\s*(?:g|gb|gib)\s*(?:的)?\s*(?:nvidia\s*|tesla\s*|rtx\s*)?$", re.I)
 # A GPU's index, not a count: 「0卡的显存占用」「1卡上」「卡0」「0号卡」「第0张卡」, "GPU0", "cuda:1", "device 0".
 GPU_INDEX_RE = re.compile(

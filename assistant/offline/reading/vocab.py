@@ -76,7 +76,8 @@ def gpu_vocab() -> GpuVocab:
     alts = sorted(display, key=len, reverse=True)
     pattern = "|".join(f"(?:{_flex(b)})" for b in alts)
     regex = re.compile(
-        r"(?:(?<=\dx)|(?<=\d\*)|(?<![a-z0-9]))"
+        # a size may be glued before the name: "22GB2080ti", "24g4090"
+        r"(?:(?<=\dx)|(?<=\d\*)|(?<=\dg)|(?<=\dgb)|(?<![a-z0-9]))"
         rf"(?P<name>{pattern}|{UNKNOWN_GPU_SHAPE})(?=s\b|x\s*\d|[^a-z0-9]|$)"
         rf"(?P<variant>(?:[\s\-_/]*(?:\d{{1,3}}\s*g(?:b|i?b)?(?![a-z0-9]){NOT_A_RATE}|sxm\d?|pcie|nvl(?!ink)))*)"
         r"(?:\s*(?:显卡|gpus?|cards?|卡|s\b))?",
@@ -118,8 +119,17 @@ def gpu_known(name: str, memory_gb: float | None = None, form: str | None = None
     try:
         spec = resolve_gpu(f"{name} {memory_gb:g}GB" + (f" {form}" if form else ""))
     except ToolInputError:
-        return base.id, False
-    return spec.id, abs(spec.memory_gb - memory_gb) < 1
+        spec = None
+    if spec is not None and abs(spec.memory_gb - memory_gb) < 1:
+        return spec.id, True
+    # "L20(46G)": the size nvidia-smi shows (46,068 MiB), not a different card
+    from tools.gpus import all_gpus
+
+    for row in [base, *(g for g in all_gpus() if g.family == base.family and g.id != base.id)]:
+        mib = row.nvidia_smi_total_mib
+        if mib and (abs(mib / 1024 - memory_gb) < 1 or abs(mib / 1000 - memory_gb) < 1):
+            return row.id, True
+    return (spec or base).id, False
 
 
 # ---------------------------------------------------------------- models -------------------------
