@@ -273,3 +273,27 @@ def test_a_vl_suffix_after_the_size_is_the_vl_model() -> None:
     # Qwen3-VL-8B: Qwen3-8B's decoder (8.19B) + a ~0.58B vision encoder (config.json vision_config: 27 × 1152)
     assert read_one("全量微调qwen3-8b-vl要多少显存").model == "Qwen3-VL-8B"
     assert resolve_model("Qwen3-VL-8B").params / 1e9 == pytest.approx(8.77, rel=0.01)
+
+
+@pytest.mark.parametrize(
+    ("question", "name", "memory_gb"),
+    [
+        # not in the table: kept as typed, sized by what the user said, never swapped for a bigger card
+        ("RTX 3060 Ti 8G 能跑 7b int4 吗", "RTX 3060 Ti", 8),  # not the 12 GB RTX 3060
+        ("3060ti 跑 qwen2.5-7b", "RTX 3060 Ti", None),
+        ("Tesla M40 24G 训练 7b lora", "TESLA M40", 24),
+        ("NVIDIA T500 能跑 deepseek coder v2 lite 吗", "NVIDIA T500", None),
+        ("MI300X 192G 跑 70b 推理", "MI300X", 192),
+    ],
+)
+def test_an_unknown_card_is_named_and_never_swapped(question: str, name: str, memory_gb: int | None) -> None:
+    (card,) = read_one(question).gpu_mentions
+    assert card.name == name and card.gpu_id is None and card.memory_gb == memory_gb
+
+
+def test_a_tier_word_the_family_lacks_is_a_different_card() -> None:
+    from tools.errors import ToolInputError
+
+    with pytest.raises(ToolInputError):
+        resolve_gpu("RTX 3060 Ti")  # the table has the RTX 3060 (12 GB), which is not this 8 GB card
+    assert resolve_gpu("4080 super").id == "rtx_4080_super"  # a tier the family has still resolves

@@ -293,10 +293,14 @@ def _by_tokens(text: str) -> tuple[GpuSpec | None, list[GpuSpec]]:
     """Family + memory + form heuristics; returns (choice, other candidates)."""
     gpus = _table()[0]
     norm = _normalise(_strip_count(text))
-    family = next((fam for fam, pat in _FAMILY_PATTERNS if re.search(pat, norm)), None)
-    if family is None:
+    hit = next(((fam, m) for fam, pat in _FAMILY_PATTERNS if (m := re.search(pat, norm))), None)
+    if hit is None:
         return None, []
+    family, fm = hit
     cands = [g for g in gpus.values() if g.family == family]
+    tier = re.match(r"ti|super", norm[fm.end() :])
+    if tier and not any(tier.group(0) in g.id.split("_") for g in cands):
+        return None, []  # "RTX 3060 Ti" is not an RTX 3060 (a different, smaller card): unknown, not swapped
     mem, form = _tokens(text)
     if mem is not None:
         cands = [g for g in cands if abs(g.memory_gb - mem) < 1]

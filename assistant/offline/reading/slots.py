@@ -55,7 +55,7 @@ def _canonical_gpu(raw: str) -> str:
 
 
 def _gpu_variant(variant: str) -> tuple[int | None, str | None]:
-    mem = re.search(r"(\d{2,3})\s*g", variant, re.I)
+    mem = re.search(r"(\d{1,3})\s*g", variant, re.I)
     form = re.search(r"sxm|pcie|nvl(?!ink)", variant, re.I)
     return (int(mem.group(1)) if mem else None, form.group(0).upper() if form else None)
 

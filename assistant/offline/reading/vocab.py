@@ -26,7 +26,14 @@ _MAKER_TOKEN = re.compile(r"(?<![a-z0-9])(?:nvidia|geforce|tesla|huawei)(?![a-z0
 # A GPU-shaped word the table may not have (passed on as typed, reported as unknown by the tools).
 # A size followed by "/s" or "ps" is a rate ("160GB/s", "400Gbps"), never a card's memory.
 NOT_A_RATE = r"(?!\s*(?:/\s*s(?:ec)?\b|ps\b|per\s+sec))"
-UNKNOWN_GPU_SHAPE = r"(?:rtx|gtx)\s*\d{4}\s*(?:ti|super|d)?(?![a-z0-9])|\d{4}\s*ti(?![a-z0-9])|gb\d{3}(?![a-z0-9])"
+UNKNOWN_GPU_SHAPE = (
+    r"(?:rtx|gtx)\s*\d{4}\s*(?:ti|super|d)?(?![a-z0-9])|\d{4}\s*ti(?![a-z0-9])|gb\d{3}(?![a-z0-9])|"
+    # an NVIDIA data-centre / laptop part named with its maker (Tesla M40, NVIDIA T500), an AMD Instinct card
+    r"(?:nvidia|tesla|quadro)\s+[kmpt]\d{2,4}(?![a-z0-9])|(?:amd\s+)?(?:instinct\s+)?mi\d{3}x?(?![a-z0-9])"
+)
+# A known base name followed by a tier word it does not include ("RTX 3060" + " Ti") is a different card:
+# the name must not stop there, or a 3060 Ti would silently become a 12 GB 3060.
+_NOT_A_LONGER_NAME = r"(?![\s\-_]*(?:ti|super)(?![a-z]))"
 
 
 def _base(alias: str) -> str:
@@ -78,7 +85,7 @@ def gpu_vocab() -> GpuVocab:
     regex = re.compile(
         # a size may be glued before the name: "22GB2080ti", "24g4090"
         r"(?:(?<=\dx)|(?<=\d\*)|(?<=\dg)|(?<=\dgb)|(?<![a-z0-9]))"
-        rf"(?P<name>{pattern}|{UNKNOWN_GPU_SHAPE})(?=s\b|x\s*\d|[^a-z0-9]|$)"
+        rf"(?P<name>(?:{pattern}){_NOT_A_LONGER_NAME}|{UNKNOWN_GPU_SHAPE})(?=s\b|x\s*\d|[^a-z0-9]|$)"
         rf"(?P<variant>(?:[\s\-_/]*(?:\d{{1,3}}\s*g(?:b|i?b)?(?![a-z0-9]){NOT_A_RATE}|sxm\d?|pcie|nvl(?!ink)))*)"
         r"(?:\s*(?:显卡|gpus?|cards?|卡|s\b))?",
         re.I,
