@@ -297,3 +297,14 @@ def test_a_tier_word_the_family_lacks_is_a_different_card() -> None:
     with pytest.raises(ToolInputError):
         resolve_gpu("RTX 3060 Ti")  # the table has the RTX 3060 (12 GB), which is not this 8 GB card
     assert resolve_gpu("4080 super").id == "rtx_4080_super"  # a tier the family has still resolves
+
+
+def test_sizes_listed_after_a_model_are_that_family() -> None:
+    # "0.6B, 4B and 8B" after Qwen3-Embedding: three catalog rows (Qwen/Qwen3-Embedding-{0.6B,4B,8B})
+    frame = read_one("3090上分别测了Qwen3-Embedding 0.6B,4B以及8B的模型")
+    assert [m.catalog_id for m in frame.model_mentions] == [
+        "Qwen3-Embedding-0.6B",
+        "Qwen3-Embedding-4B",
+        "Qwen3-Embedding-8B",
+    ]
+    assert frame.model == "Qwen3-Embedding-0.6B"  # the first named stays the one sized

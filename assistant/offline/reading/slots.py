@@ -1051,7 +1051,7 @@ def _extract_gpu_hours(work: str, s: Slots) -> str:
 
 
 def _extract_model(work: str, s: Slots) -> str:
-    hits = _same_model_typos(find_models(work))
+    hits = _size_lists(work, _same_model_typos(find_models(work)))
     for hit in hits:
         s.model_mentions.append(
             ModelMention(text=hit.text, catalog_id=hit.catalog_id, variant=hit.variant, size_b=hit.size_b)
@@ -1097,6 +1097,33 @@ def _extract_model(work: str, s: Slots) -> str:
                 s.model = f"{_fmt(val)}b"
         return _blank(work, m)
     return work
+
+
+_SIZE_LIST_RE = re.compile(
+    r"\s*(?:[,，、/]|和|以及|及|与|\bor\b|\band\b)\s*(?P<size>\d+(?:\.\d+)?)\s*b(?![a-z0-9])", re.I
+)
+
+
+def _size_lists(work: str, hits: list[ModelHit]) -> list[ModelHit]:
+    """「Qwen3-Embedding 0.6B,4B以及8B」: the sizes listed after a named model are that family in those sizes."""
+    from tools.models import find_entry
+
+    out: list[ModelHit] = []
+    for hit in hits:
+        out.append(hit)
+        if not hit.catalog_id or hit.size_b is None:
+            continue
+        size_txt = re.search(r"(\d+(?:\.\d+)?)\s*b(?![a-z0-9])", hit.text, re.I)
+        pos = hit.end
+        while size_txt and (m := _SIZE_LIST_RE.match(work, pos)):
+            name = hit.text[: size_txt.start()] + m.group("size") + "b" + hit.text[size_txt.end() :]
+            entry = find_entry(name)
+            if entry is None:
+                break
+            start = m.start("size")
+            out.append(ModelHit(start, m.end(), work[start : m.end()], entry.id, False, float(m.group("size"))))
+            pos = m.end()
+    return out
 
 
 def _same_model_typos(hits: list[ModelHit]) -> list[ModelHit]:
