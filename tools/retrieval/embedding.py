@@ -12,8 +12,10 @@ vLLM, llama.cpp or text-embeddings-inference) when `GPU_ADVISOR_EMBED_URL` is se
 ever downloaded: Chroma's default MiniLM embedding is never used (it fetches a model and fails
 offline: chromadb.utils.embedding_functions.DefaultEmbeddingFunction downloads all-MiniLM-L6-v2 on first use).
 
-Both are registered Chroma embedding functions (`@register_embedding_function`), so a
-persisted collection records which one built it.
+Both are plain classes here, so hashing a query never imports chromadb (about 0.6 s of a cold
+`gpu-advisor ask`). Their registered Chroma twins live in `chroma_embedding.py`, imported only
+when a Chroma store is opened; they keep the names `name()` returns, so a persisted collection
+still records which embedder built it and stores built before the split open unchanged.
 """
 
 from __future__ import annotations
@@ -29,10 +31,12 @@ from functools import lru_cache
 from typing import Any, Iterable, Sequence
 
 import numpy as np
-from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
-from chromadb.utils.embedding_functions import register_embedding_function
 
 from tools.errors import ToolInputError
+
+Documents = Sequence[str]
+Embeddings = list[np.ndarray]
+Space = str  # Chroma's distance names: "cosine", "ip", "l2"
 
 DEFAULT_DIM = 1024
 
@@ -87,9 +91,8 @@ def hash_embed(text: str, dim: int = DEFAULT_DIM) -> np.ndarray:
     return vec / norm
 
 
-@register_embedding_function
-class HashNgramEmbedding(EmbeddingFunction[Documents]):
-    """Chroma embedding function: hashed character n-grams, no model, no download."""
+class HashNgramEmbedding:
+    """Hashed character n-grams, no model, no download (Chroma's twin: chroma_embedding.py)."""
 
     def __init__(self, dim: int = DEFAULT_DIM) -> None:
         self.dim = int(dim)
@@ -104,9 +107,9 @@ class HashNgramEmbedding(EmbeddingFunction[Documents]):
     def get_config(self) -> dict[str, Any]:
         return {"dim": self.dim}
 
-    @staticmethod
-    def build_from_config(config: dict[str, Any]) -> "HashNgramEmbedding":
-        return HashNgramEmbedding(dim=int(config.get("dim", DEFAULT_DIM)))
+    @classmethod
+    def build_from_config(cls, config: dict[str, Any]) -> "HashNgramEmbedding":
+        return cls(dim=int(config.get("dim", DEFAULT_DIM)))
 
     def default_space(self) -> Space:
         return "cosine"
@@ -117,6 +120,10 @@ class HashNgramEmbedding(EmbeddingFunction[Documents]):
     def key(self) -> str:
         """Short identity used in collection names (a different embedder = a different collection)."""
         return f"hash{self.dim}"
+
+    def identity(self) -> str:
+        """Everything that decides the vectors: the persisted vector copy is keyed on it."""
+        return f"{self.name()}:dim={self.dim}"
 
 
 def _endpoint(url: str) -> str:
@@ -131,8 +138,7 @@ def _endpoint(url: str) -> str:
     return url + "/v1/embeddings"
 
 
-@register_embedding_function
-class OpenAICompatibleEmbedding(EmbeddingFunction[Documents]):
+class OpenAICompatibleEmbedding:
     """Embeddings from an OpenAI-compatible `/v1/embeddings` server (e.g. bge-m3 served locally).
 
     The API key (if any) is read from `GPU_ADVISOR_EMBED_API_KEY` at call time and is never
@@ -191,15 +197,19 @@ class OpenAICompatibleEmbedding(EmbeddingFunction[Documents]):
     def get_config(self) -> dict[str, Any]:
         return {"url": self.url, "model": self.model}
 
-    @staticmethod
-    def build_from_config(config: dict[str, Any]) -> "OpenAICompatibleEmbedding":
-        return OpenAICompatibleEmbedding(url=config["url"], model=config.get("model", "bge-m3"))
+    @classmethod
+    def build_from_config(cls, config: dict[str, Any]) -> "OpenAICompatibleEmbedding":
+        return cls(url=config["url"], model=config.get("model", "bge-m3"))
 
     def default_space(self) -> Space:
         return "cosine"
 
     def supported_spaces(self) -> list[Space]:
         return ["cosine", "ip"]
+
+    def identity(self) -> str:
+        """What decides the vectors (server and model): the persisted vector copy is keyed on it."""
+        return f"{self.name()}:{self.url}:{self.model}"
 
     def key(self) -> str:
         slug = re.sub(r"[^a-z0-9]+", "-", self.model.lower()).strip("-")[:40] or "model"
