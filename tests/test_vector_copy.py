@@ -97,19 +97,61 @@ def test_cosine_ranking_worked_by_hand():
 def test_copy_is_used_only_for_its_exact_key(tmp_path):
     from tools.retrieval.vector_index import VectorIndex, load, save
 
-    path = tmp_path / "v" / "c.npz"
+    path = tmp_path / "v" / "c.vec"
     key = {"content_hash": "h1", "embedder": "gpu_advisor_hash_ngram:dim=2", "store": "db:1:100"}
     save(path, VectorIndex.build(["a", "b"], [[1.0, 0.0], [0.0, 1.0]]), key)
     loaded = load(path, key)
-    assert loaded is not None and loaded.ids == ("a", "b") and loaded.matrix.shape == (2, 2)
+    assert loaded is not None and loaded.ids == ("a", "b") and loaded.dim == 2
+    assert [pid for pid, _ in loaded.query({1: 1.0}, 2)] == ["b", "a"]
     for field, other in (("content_hash", "h2"), ("embedder", "gpu_advisor_hash_ngram:dim=4"), ("store", "db:1:99")):
         assert load(path, {**key, field: other}) is None, field
     assert load(tmp_path / "missing.npz", key) is None
-    path.write_bytes(path.read_bytes()[:200])  # truncated (a full disk, a killed writer)
+    whole = path.read_bytes()
+    path.write_bytes(whole[:-3])  # truncated (a full disk, a killed writer)
+    assert load(path, key) is None
+    path.write_bytes(whole[:-8] + bytes.fromhex("0000c07f0000c07f"))  # NaN where a vector was
     assert load(path, key) is None
     path.write_bytes(b"not a zip file at all" * 10)
     assert load(path, key) is None
     assert not list(path.parent.glob("*.tmp*")), "no temp file left behind"
+
+
+def test_sparse_query_vector_is_the_dense_one():
+    """The numpy-free query vector (a few dozen buckets) equals `hash_embed`'s non-zero entries."""
+    from tools.retrieval.embedding import hash_embed, sparse_hash_embed
+
+    for text in ("掉卡了咋办 xid 79", "GPU utilisation is low", "", "！！！"):
+        dense = hash_embed(text)
+        sparse = sparse_hash_embed(text)
+        assert set(sparse) == set(np.flatnonzero(dense).tolist()), text
+        for i, v in sparse.items():
+            assert math.isclose(v, float(dense[i]), rel_tol=1e-6, abs_tol=1e-7), (text, i)
+        assert math.isclose(math.sqrt(sum(v * v for v in sparse.values())), 1.0, rel_tol=1e-9)
+
+
+def test_bm25_scores_equal_rank_bm25_bit_for_bit():
+    """Our posting-list BM25 against the rank_bm25 library it replaced on the answer path."""
+    from rank_bm25 import BM25Okapi
+
+    from tools.retrieval.bm25 import BM25Index
+
+    docs = [
+        ["掉卡", "xid", "79", "nvidia-smi", "掉卡"],
+        ["gpu", "利用率", "低", "数据", "加载"],
+        ["nccl", "timeout", "网络", "ib"],
+        ["掉卡", "供电", "温度"],
+        ["a100", "价格", "每小时", "价格", "包月"],
+        ["gpu", "gpu", "gpu"],  # a term in half the passages: negative idf, floored at ε × mean idf
+    ]
+    ours, reference = BM25Index(docs), BM25Okapi(docs)
+    for query in (["掉卡"], ["gpu", "利用率"], ["价格", "价格", "a100"], ["没有", "的词"], [], ["gpu"]):
+        assert ours.scores(query) == [float(s) for s in reference.get_scores(query)], query
+    # one value by hand: "ib" in doc 2 (df 1 of N 6): idf = ln(5.5) − ln(1.5) = 1.29928; |d| = 4,
+    # avgdl = 25/6; 2.5 / (1 + 1.5 × (0.25 + 0.75 × 4 / (25/6))) = 2.5 / 2.455 → 1.29928 × 1.01833 = 1.32310
+    idf = math.log(5.5) - math.log(1.5)
+    expected = idf * (1 * 2.5 / (1 + 1.5 * (1 - 0.75 + 0.75 * 4 / (25 / 6))))
+    assert math.isclose(expected, 1.32310, rel_tol=1e-5)
+    assert math.isclose(ours.scores(["ib"])[2], expected, rel_tol=1e-12)
 
 
 # ------------------------------------------------------------------ same answers as Chroma
@@ -121,7 +163,36 @@ def _vector_order(retriever, query: str) -> list[str]:
     return [pid for pid, _ in retriever._vector_query(expand(query), [])]
 
 
-def test_copy_ranks_exactly_as_chroma_on_the_fixture_corpus(home, tmp_path):
+def _assert_same_as_chroma(fast, slow, query: str) -> None:
+    """The copy ranks exactly; Chroma's HNSW is approximate (and its graph differs from build to
+    build), so now and then it misses a neighbour around rank 20 of 40 — measured: one of 11 queries
+    on one of three fresh builds. What both return is in the same order, the top 5 are identical,
+    and HNSW's recall is at least 90 %."""
+    exact, approx = _vector_order(fast, query), _vector_order(slow, query)
+    assert exact[:5] == approx[:5], query
+    both = set(exact) & set(approx)
+    assert [p for p in exact if p in both] == [p for p in approx if p in both], query
+    assert len(both) >= 0.9 * len(exact), query
+
+
+def _assert_exact_cosine(fast, query: str) -> None:
+    """Independent reference: a dense numpy product of Chroma's stored vectors with `hash_embed`."""
+    from tools.retrieval.embedding import hash_embed
+    from tools.retrieval.synonyms import expand
+    from tools.retrieval.vector_index import VectorIndex
+
+    ids = [p.passage_id for p in fast.passages]
+    matrix = np.asarray(fast.store.embeddings(ids), dtype=np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    sims = matrix @ hash_embed(expand(query))
+    reference = sorted((float(v) for v in sims), reverse=True)[:40]
+    got = fast._vectors.query(fast.embedding.sparse_query(expand(query)), 40)
+    assert isinstance(fast._vectors, VectorIndex)
+    assert np.allclose([s for _, s in got], reference, atol=1e-6), query
+    assert all(math.isclose(s, float(sims[ids.index(pid)]), abs_tol=1e-6) for pid, s in got), query
+
+
+def test_copy_ranks_as_chroma_on_the_fixture_corpus(home, tmp_path):
     guide = cases.write_corpus(tmp_path / "guide")
     fast = make(guide, home)
     fast.refresh()
@@ -130,14 +201,14 @@ def test_copy_ranks_exactly_as_chroma_on_the_fixture_corpus(home, tmp_path):
     slow.refresh()
     assert fast._vectors is not None and slow._vectors is None
     for query in QUERIES:
-        assert _vector_order(fast, query) == _vector_order(slow, query), query
+        _assert_same_as_chroma(fast, slow, query)
         a, b = fast.search(query, k=4), slow.search(query, k=4)
         assert [(h.doc_id, h.section, h.low_relevance) for h in a.hits] == [
             (h.doc_id, h.section, h.low_relevance) for h in b.hits
         ], query
 
 
-def test_copy_ranks_exactly_as_chroma_on_the_real_corpus(home):
+def test_copy_ranks_as_chroma_on_the_real_corpus(home):
     from tools.retrieval.paths import guide_dir
 
     fast = make(guide_dir(), home)
@@ -147,7 +218,8 @@ def test_copy_ranks_exactly_as_chroma_on_the_real_corpus(home):
     slow.refresh()
     assert len(fast.passages) > 50, "the real guide corpus"
     for query in QUERIES:
-        assert _vector_order(fast, query) == _vector_order(slow, query), query
+        _assert_exact_cosine(fast, query)
+        _assert_same_as_chroma(fast, slow, query)
         assert [h.doc_id for h in fast.search(query, k=5).hits] == [h.doc_id for h in slow.search(query, k=5).hits]
 
 
@@ -269,7 +341,9 @@ def test_persisted_collection_records_the_embedder_by_its_registered_name(home, 
     ef = known_embedding_functions[record["name"]].build_from_config(record["config"])
     assert isinstance(ef, ChromaHashNgramEmbedding) and isinstance(ef, HashNgramEmbedding) and ef.dim == 1024
     plain = HashNgramEmbedding()(["掉卡 xid 79"])[0]
-    assert np.array_equal(np.asarray(ef(["掉卡 xid 79"])[0], dtype=np.float32), plain), "same vectors as the plain class"
+    assert np.array_equal(np.asarray(ef(["掉卡 xid 79"])[0], dtype=np.float32), plain), (
+        "same vectors as the plain class"
+    )
 
 
 def test_hashing_does_not_import_chromadb():

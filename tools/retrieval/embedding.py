@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import unicodedata
@@ -30,12 +31,10 @@ import urllib.request
 from functools import lru_cache
 from typing import Any, Iterable, Sequence
 
-import numpy as np
-
 from tools.errors import ToolInputError
 
 Documents = Sequence[str]
-Embeddings = list[np.ndarray]
+Embeddings = list[Any]  # numpy float32 vectors (numpy is imported only where vectors are built)
 Space = str  # Chroma's distance names: "cosine", "ip", "l2"
 
 DEFAULT_DIM = 1024
@@ -75,20 +74,41 @@ def _bucket(feature: str, dim: int) -> tuple[int, float]:
     return h % dim, (1.0 if (h >> 63) & 1 else -1.0)
 
 
-def hash_embed(text: str, dim: int = DEFAULT_DIM) -> np.ndarray:
-    """One L2-normalised float32 vector; identical across processes and machines."""
+def bucket_weights(text: str, dim: int = DEFAULT_DIM) -> dict[int, float]:
+    """Bucket → signed, sublinear weight (1 + ln tf above 1), before normalising: the one definition
+    the dense vector (stored in Chroma) and the sparse query vector (vector_index.py) share."""
     counts: dict[str, float] = {}
     for feat, weight in features(text):
         counts[feat] = counts.get(feat, 0.0) + weight
-    vec = np.zeros(dim, dtype=np.float32)
+    out: dict[int, float] = {}
     for feat, weight in counts.items():
         idx, sign = _bucket(feat, dim)
-        vec[idx] += sign * (1.0 + np.log(weight)) if weight > 1.0 else sign * weight  # sublinear tf
+        out[idx] = out.get(idx, 0.0) + (sign * (1.0 + math.log(weight)) if weight > 1.0 else sign * weight)
+    return out
+
+
+def hash_embed(text: str, dim: int = DEFAULT_DIM) -> Any:
+    """One L2-normalised float32 numpy vector; identical across processes and machines."""
+    import numpy as np
+
+    vec = np.zeros(dim, dtype=np.float32)
+    for idx, weight in bucket_weights(text, dim).items():
+        vec[idx] = weight
     norm = float(np.linalg.norm(vec))
     if norm == 0.0:  # empty or punctuation-only text: a fixed unit vector, not NaN
         vec[0] = 1.0
         return vec
     return vec / norm
+
+
+def sparse_hash_embed(text: str, dim: int = DEFAULT_DIM) -> dict[int, float]:
+    """The same unit vector as `hash_embed`, as {bucket: value} of its non-zero entries (float64),
+    without numpy: a query has a few dozen features, so ranking needs only those columns."""
+    weights = {i: w for i, w in bucket_weights(text, dim).items() if w != 0.0}
+    norm = math.sqrt(sum(w * w for w in weights.values()))
+    if norm == 0.0:
+        return {0: 1.0}
+    return {i: w / norm for i, w in weights.items()}
 
 
 class HashNgramEmbedding:
@@ -99,6 +119,10 @@ class HashNgramEmbedding:
 
     def __call__(self, input: Documents) -> Embeddings:  # noqa: A002 - Chroma requires `input`
         return [hash_embed(doc, self.dim) for doc in input]
+
+    def sparse_query(self, text: str) -> dict[int, float]:
+        """The query's unit vector as {index: value}, without numpy (vector_index.VectorIndex.query)."""
+        return sparse_hash_embed(text, self.dim)
 
     @staticmethod
     def name() -> str:
@@ -153,13 +177,15 @@ class OpenAICompatibleEmbedding:
         self.timeout_s = float(timeout_s)
 
     def __call__(self, input: Documents) -> Embeddings:  # noqa: A002
-        out: list[np.ndarray] = []
+        out: list[Any] = []
         docs = list(input)
         for start in range(0, len(docs), self.batch_size):
             out.extend(self._request(docs[start : start + self.batch_size]))
         return out
 
-    def _request(self, texts: Sequence[str]) -> list[np.ndarray]:
+    def _request(self, texts: Sequence[str]) -> list[Any]:
+        import numpy as np
+
         body = json.dumps({"model": self.model, "input": list(texts)}).encode("utf-8")
         headers = {"Content-Type": "application/json"}
         key = os.environ.get("GPU_ADVISOR_EMBED_API_KEY")

@@ -271,7 +271,9 @@ class Retriever:
         """The vector ranking; a store that fails while we serve is reopened (and rebuilt if it must
         be) once, and if it still fails this answer uses the keyword ranking alone — never an error."""
         if self._vectors is not None:
-            return self._vectors.query(self.embedding([text])[0], CANDIDATES)
+            sparse = getattr(self.embedding, "sparse_query", None)  # the hash embedding: no numpy needed
+            vector = sparse(text) if sparse else self.embedding([text])[0]
+            return self._vectors.query(vector, CANDIDATES)
         try:
             return self.store.query(text, CANDIDATES)
         except ToolInputError:

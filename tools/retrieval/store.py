@@ -154,7 +154,7 @@ class VectorStore:
     @property
     def vectors_path(self) -> Path:
         """Where the plain-array copy of this collection's vectors lives (beside the store)."""
-        return self.path.with_name(f"{self.path.name}.vectors") / f"{self.collection_name}.npz"
+        return self.path.with_name(f"{self.path.name}.vectors") / f"{self.collection_name}.vec"
 
     def embeddings(self, ids: Sequence[str]) -> Any:
         """The stored vectors of `ids`, in that order (float32 rows); raises if any is missing."""
