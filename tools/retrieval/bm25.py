@@ -15,6 +15,7 @@ import math
 import re
 import threading
 import unicodedata
+from collections import Counter
 from typing import Any, Sequence
 
 from tools.retrieval.paths import cache_dir
@@ -315,13 +316,15 @@ class BM25Index:
         self.tokenized = [list(t) or ["∅"] for t in tokenized]
         self.vocab_df: dict[str, int] = {}
         self._postings: dict[str, list[tuple[int, int]]] = {}  # term → [(passage, tf)]
+        vocab_df, postings = self.vocab_df, self._postings
         for j, tokens in enumerate(self.tokenized):
-            freqs: dict[str, int] = {}
-            for tok in tokens:
-                freqs[tok] = freqs.get(tok, 0) + 1
-            for tok, tf in freqs.items():
-                self.vocab_df[tok] = self.vocab_df.get(tok, 0) + 1
-                self._postings.setdefault(tok, []).append((j, tf))
+            for tok, tf in Counter(tokens).items():  # first-occurrence order, as rank_bm25's dict
+                if tok in postings:
+                    vocab_df[tok] += 1
+                    postings[tok].append((j, tf))
+                else:
+                    vocab_df[tok] = 1
+                    postings[tok] = [(j, tf)]
         self.sets = [set(t) for t in self.tokenized]
         n = len(self.tokenized)
         avgdl = sum(len(t) for t in self.tokenized) / n if n else 0.0
