@@ -30,7 +30,7 @@ def applies_symptom(f: Frame) -> bool:
 # The question asks for a cause, whether something is normal, or what to change — not for a figure.
 _CAUSE = re.compile(
     r"为什么|为啥|为何|什么原因|啥原因|原因是|可能原因|什么问题|啥问题|咋回事|怎么回事|是否正常|正常吗|正常不|正常么|"
-    r"是不是因为|是因为|怎么办|咋办|怎么解决|如何解决|怎么调整|如何调整|怎么调|怎么修|怎么排查|如何排查|需要排查|排查哪些|"
+    r"正常(?:的)?(?:吗|么|嘛|不)|正不正常|是不是因为|是因为|怎么办|咋办|怎么解决|如何解决|怎么调整|如何调整|怎么调|怎么修|怎么排查|如何排查|需要排查|排查哪些|"
     r"怎么改|改什么|有什么办法|有没有办法|怎么才能|如何才能|遇到过|能达到|能否达到|能不能达到|"
     r"\bwhy\b|what might|what could|any ideas?|is (?:this|it|that) (?:normal|expected)|how (?:do|can|should) (?:i|we) "
     r"(?:fix|solve|debug|resolve|change|increase|improve|avoid|make|load|get|use)|how to (?:fix|solve|debug|resolve|"
@@ -51,8 +51,19 @@ _SLOW = re.compile(r"慢|耗时|小时|天|slow|hours|days|faster", re.I)
 _FOLLOWERS = {A.MEMORY, A.MIN_GPUS, A.MAX_FIT, A.TRAIN_TIME, A.PLAN, A.PRICE}
 
 
+# A symptom stated so plainly that the cause is what is wanted, even without "why" (「推理非常缓慢」,
+# "training speed is not improved by using a better GPU").
+_STATED = re.compile(
+    r"非常缓慢|很慢|特别慢|太慢|极慢|巨慢|慢得|反而慢|反而更慢|比.{1,15}慢|慢了?\s*\d|慢出|卡住不动|loss.{0,8}不(?:下降|降)|"
+    r"slower than|(?:very|so|really|extremely|inordinately|too) slow|not (?:significantly )?improv|no faster|not faster|"
+    r"(?:can ?not|cannot|can't|unable to) improve|not as good as|hangs? up|only (?:answer|use|uses|get)s?\b|1 by 1|"
+    r"one by one",
+    re.I,
+)
+
+
 def asks_cause(f: Frame) -> bool:
-    return bool(_CAUSE.search(f.text))
+    return bool(_CAUSE.search(f.text) or _STATED.search(f.text))
 
 
 def applies_cause(f: Frame) -> bool:
