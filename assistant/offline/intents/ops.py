@@ -54,7 +54,7 @@ _FOLLOWERS = {A.MEMORY, A.MIN_GPUS, A.MAX_FIT, A.TRAIN_TIME, A.PLAN, A.PRICE}
 # A symptom stated so plainly that the cause is what is wanted, even without "why" (「推理非常缓慢」,
 # "training speed is not improved by using a better GPU").
 _STATED = re.compile(
-    r"非常缓慢|很慢|特别慢|太慢|极慢|巨慢|慢得|反而慢|反而更慢|比.{1,15}慢|慢了?\s*\d|慢出|卡住不动|loss.{0,8}不(?:下降|降)|"
+    r"出现.{0,24}(?:问题|错误|报错|nan)|遇到.{0,20}问题|不应该|怎么会|难道|非常缓慢|很慢|特别慢|太慢|极慢|巨慢|慢得|反而慢|反而更慢|比.{1,15}慢|慢了?\s*\d|慢出|卡住不动|loss.{0,8}不(?:下降|降)|"
     r"slower than|(?:very|so|really|extremely|inordinately|too) slow|not (?:significantly )?improv|no faster|not faster|"
     r"(?:can ?not|cannot|can't|unable to) improve|not as good as|hangs? up|only (?:answer|use|uses|get)s?\b|1 by 1|"
     r"one by one",
