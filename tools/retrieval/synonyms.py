@@ -219,7 +219,18 @@ GROUPS: list[tuple[tuple[str, ...], str]] = [
     ),
     # downloading models from China, rental platforms, containers (rental-platform-howto)
     (
-        ("huggingface", "hugging face", "hf_endpoint", "被墙", "科学上网", "vpn", "下载模型", "下不了", "modelscope", "魔搭"),
+        (
+            "huggingface",
+            "hugging face",
+            "hf_endpoint",
+            "被墙",
+            "科学上网",
+            "vpn",
+            "下载模型",
+            "下不了",
+            "modelscope",
+            "魔搭",
+        ),
         "Hugging Face ModelScope 魔搭 hf-mirror HF_ENDPOINT 镜像 下载",
     ),
     (
@@ -247,7 +258,10 @@ GROUPS: list[tuple[tuple[str, ...], str]] = [
         ("慢", "slow", "faster", "变慢", "速度", "throughput", "吞吐", "s/it", "it/s"),
         "慢 slow 速度 数据加载 CPU 瓶颈 batch",
     ),
-    (("dataparallel", "device_map", "双卡", "cuda_visible_devices=0,1", "多卡"), "DataParallel DDP torchrun device_map 多卡"),
+    (
+        ("dataparallel", "device_map", "双卡", "cuda_visible_devices=0,1", "多卡"),
+        "DataParallel DDP torchrun device_map 多卡",
+    ),
     (("moe", "专家", "expert", "a14b", "a3b", "-lite", "mixtral"), "MoE 专家 expert 路由 routing"),
     (("ppo", "grpo", "rlhf", "强化学习", "rollout", "dpo", " rl "), "强化学习 PPO GRPO 生成 rollout vLLM"),
     (("降频", "throttl", "clock", "频率", "功耗墙", "power cap"), "降频 throttle PERFORMANCE 频率 功耗"),

@@ -39,7 +39,7 @@ _CAUSE = re.compile(
 )
 # Something behaves other than expected (slow, stuck, NaN, an error, a figure that looks wrong).
 _SYMPTOM = re.compile(
-    r"慢|低于|不如|差距|至\s*\d+\s*倍|卡住|卡死|不动了|上不去|不高|只有|仅有|利用率|nan|溢出|不下降|不降|震荡|不收敛|效果.{0,4}差|比较差|报错|错误|失败|"
+    r"慢|才\s*\d|只\s*\d|低于|不如|差距|至\s*\d+\s*倍|卡住|卡死|不动了|上不去|不高|只有|仅有|利用率|nan|溢出|不下降|不降|震荡|不收敛|效果.{0,4}差|比较差|报错|错误|失败|"
     r"爆显存|爆掉|oom|超时|hang|无法|不能用|用不了|访问不了|被墙|连不上|打不开|不一样|不一致|不对|异常|只用了|只检测|"
     r"只显示|一个一个|越来越|变长|增加|上涨|不够|不足|duplicat|slow|faster|not improv|low util|stuck|fail|error|"
     r"diverg|not decreas|only|cannot|can't|can not|unable|wrong|increase|grow|hangs|timed? ?out|1 by 1|one by one|"
