@@ -191,3 +191,24 @@ def test_fp16_limit_and_bf16_cards_in_the_guide() -> None:
     # IEEE 754 binary16: (2 − 2^−10) × 2^15 = 65504
     assert (2 - 2**-10) * 2**15 == 65504 and "65504" in text
     assert "7.0" in text and "7.5" in text and "8.0" in text  # V100, T4/2080 Ti, Ampere (CUDA guide)
+
+
+def test_vllm_profiling_lines_give_the_budget_and_what_took_it() -> None:
+    """Our own start-up log in vLLM's format (vllm/worker/worker.py memory-profiling lines): a 12 GiB
+    card at 0.80 is 9.60 GiB; 8.90 + 0.05 + 1.10 = 10.05 GiB leaves 9.60 − 10.05 = −0.45 GiB for KV."""
+    from tools.registry import run_tool
+
+    log = (
+        "INFO worker.py:267] the current vLLM instance can use total_gpu_memory (12.00GiB) x "
+        "gpu_memory_utilization (0.80) = 9.60GiB\n"
+        "INFO worker.py:267] model weights take 8.90GiB; non_torch_memory takes 0.05GiB; PyTorch activation "
+        "peak memory takes 1.10GiB; the rest of the memory reserved for KV Cache is -0.45GiB.\n"
+        "INFO executor_base.py:116] Maximum concurrency for 8192 tokens per request: 0.00x\n"
+    )
+    assert round(12.00 * 0.80, 2) == 9.60 and round(9.60 - 8.90 - 0.05 - 1.10, 2) == -0.45
+    out = run_tool("diagnose_logs", {"text": log})
+    title = out["findings"][0]["title"]["en"]
+    assert "12.00 GiB × 0.8 = 9.60 GiB" in title and "-0.45 GiB" in title and "1.10 GiB" in title
+    # a healthy profile (KV left > 0) is not a finding
+    healthy = log.replace("-0.45GiB", "3.20GiB").replace("0.00x", "2.50x")
+    assert not [f for f in run_tool("diagnose_logs", {"text": healthy})["findings"] if "KV" in f["title"]["en"]]

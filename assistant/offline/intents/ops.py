@@ -31,7 +31,7 @@ def applies_symptom(f: Frame) -> bool:
 _CAUSE = re.compile(
     r"为什么|为啥|为何|什么原因|啥原因|原因是|可能原因|什么问题|啥问题|咋回事|怎么回事|是否正常|正常吗|正常不|正常么|"
     r"正常(?:的)?(?:吗|么|嘛|不)|正不正常|是不是因为|是因为|怎么办|咋办|怎么解决|如何解决|怎么调整|如何调整|怎么调|怎么修|怎么排查|如何排查|需要排查|排查哪些|"
-    r"怎么改|改什么|有什么办法|有没有办法|怎么才能|如何才能|遇到过|能达到|能否达到|能不能达到|"
+    r"怎么改|改什么|怎么(?:才)?能(?:够)?让|怎样(?:才)?能|有什么办法|有没有办法|怎么才能|如何才能|遇到过|能达到|能否达到|能不能达到|"
     r"\bwhy\b|what might|what could|any ideas?|is (?:this|it|that) (?:normal|expected)|how (?:do|can|should) (?:i|we) "
     r"(?:fix|solve|debug|resolve|change|increase|improve|avoid|make|load|get|use)|how to (?:fix|solve|debug|resolve|"
     r"avoid|improve|increase)|can (?:we|i) change|root cause|what am i doing wrong",
