@@ -212,3 +212,12 @@ def test_vllm_profiling_lines_give_the_budget_and_what_took_it() -> None:
     # a healthy profile (KV left > 0) is not a finding
     healthy = log.replace("-0.45GiB", "3.20GiB").replace("0.00x", "2.50x")
     assert not [f for f in run_tool("diagnose_logs", {"text": healthy})["findings"] if "KV" in f["title"]["en"]]
+
+
+def test_slow_serving_is_not_a_training_step_but_slow_training_over_pcie_is() -> None:
+    # the step-time tool answers "why is multi-GPU training slow without NVLink" with compute vs communication;
+    # a slow vLLM deployment of a fine-tuned model is a serving question: the guide's causes, then does it fit
+    intents, _, _ = analyse("4张4090用vllm部署微调过的72b-int4，回一句话要十几秒，这是啥原因")
+    assert intents == ["advice", "memory"]
+    intents, _, _ = analyse("8张4090没有nvlink，全量训练7B为什么这么慢")
+    assert intents == ["step_time"]

@@ -47,6 +47,18 @@ _SYMPTOM = re.compile(
     re.I,
 )
 _SLOW = re.compile(r"慢|耗时|小时|天|slow|hours|days|faster", re.I)
+# Engines that serve a model (names as reading/quantities.ENGINES writes them): their slowness is not a training step.
+_SERVING_ENGINES = {
+    "vLLM",
+    "SGLang",
+    "llama.cpp",
+    "Ollama",
+    "TensorRT-LLM",
+    "LMDeploy",
+    "TGI",
+    "KTransformers",
+    "MindIE",
+}
 # Shapes whose intent may follow a cause answer when the question also gave the job.
 _FOLLOWERS = {A.MEMORY, A.MIN_GPUS, A.MAX_FIT, A.TRAIN_TIME, A.PLAN, A.PRICE}
 
@@ -62,8 +74,12 @@ _STATED = re.compile(
 )
 
 
+# "会不会很慢" asks what would happen (the interconnect tool answers it), not why something is slow.
+_HYPOTHETICAL = re.compile(r"会不会|会.{0,6}[慢卡]吗|would .{0,30}(?:be )?slow|will .{0,30}be slow", re.I)
+
+
 def asks_cause(f: Frame) -> bool:
-    return bool(_CAUSE.search(f.text) or _STATED.search(f.text))
+    return bool(_CAUSE.search(f.text) or (_STATED.search(f.text) and not _HYPOTHETICAL.search(f.text)))
 
 
 def applies_cause(f: Frame) -> bool:
@@ -72,8 +88,11 @@ def applies_cause(f: Frame) -> bool:
     tools, which answer the cause with numbers; they come earlier in PRECEDENCE."""
     from assistant.offline.intents.train_time import applies_step_time
 
-    if not asks_cause(f) or f.decline or applies_step_time(f):
-        return False
+    if f.measured_busbw_gbs or f.reported_memory or f.algbw_gbs or f.convert:
+        return False  # "busbw 只有 380 GB/s 正常吗": the measurement's own tool says whether it is normal
+    serving = f.mode == "inference" or bool(set(f.engines) & _SERVING_ENGINES)
+    if not asks_cause(f) or f.decline or (applies_step_time(f) and not serving):
+        return False  # a slow serving stack is not a training step (「微调后的 72B 用 vLLM 部署很慢」)
     shapes = f.cues & {"price", "time", "how_many", "max_fit", "plan", "decode_speed", "fit", "specs", "compare"}
     return bool(_SYMPTOM.search(f.text)) or not shapes
 
