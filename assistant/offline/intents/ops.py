@@ -43,10 +43,10 @@ _SYMPTOM = re.compile(
     r"爆显存|爆掉|oom|超时|hang|无法|不能用|用不了|访问不了|被墙|连不上|打不开|不一样|不一致|不对|异常|只用了|只检测|"
     r"只显示|一个一个|越来越|变长|增加|上涨|不够|不足|duplicat|slow|faster|not improv|low util|stuck|fail|error|"
     r"diverg|not decreas|only|cannot|can't|can not|unable|wrong|increase|grow|hangs|timed? ?out|1 by 1|one by one|"
-    r"runs? out of memory|out of memory|larger than",
+    r"runs? out of memory|out of memory|larger than|很高|太高|(?:very|too|so) high",
     re.I,
 )
-_SLOW = re.compile(r"慢|耗时|小时|天|slow|hours|days|faster", re.I)
+_SLOW = re.compile(r"慢|耗时|小时|天|延迟|slow|hours|days|faster|latency|ttft", re.I)
 # Engines that serve a model (names as reading/quantities.ENGINES writes them): their slowness is not a training step.
 _SERVING_ENGINES = {
     "vLLM",
@@ -69,7 +69,7 @@ _STATED = re.compile(
     r"出现.{0,24}(?:问题|错误|报错|nan)|遇到.{0,20}问题|不应该|怎么会|难道|非常缓慢|很慢|特别慢|太慢|极慢|巨慢|慢得|反而慢|反而更慢|比.{1,15}慢|慢了?\s*\d|慢出|卡住不动|loss.{0,8}不(?:下降|降)|"
     r"slower than|(?:very|so|really|extremely|inordinately|too) slow|not (?:significantly )?improv|no faster|not faster|"
     r"(?:can ?not|cannot|can't|unable to) improve|not as good as|hangs? up|only (?:answer|use|uses|get)s?\b|1 by 1|"
-    r"one by one",
+    r"one by one|(?:very|too|so) high|很高|太高|特别高",
     re.I,
 )
 
@@ -106,13 +106,16 @@ def cause_followers(f: Frame, other: str) -> list[str]:
     or what was asked besides (price, plan)."""
     from assistant.offline.intents.base import has_size
 
+    known = all(g.gpu_id for g in f.gpu_mentions)  # an unknown card would only add "not in the table"
+    if len(f.gpus) >= 2 and known and (other == A.SPECS or has_size(f)):
+        return [A.SPECS]  # "the H20 is slower than the L40": the two cards side by side are the deciding numbers
     if not has_size(f):
-        known = all(g.gpu_id for g in f.gpu_mentions)  # an unknown card would only add "not in the table"
-        return [A.SPECS] if other == A.SPECS and len(f.gpus) >= 2 and known else []
+        return []
     if _SLOW.search(f.text) and (f.training or f.mode not in (None, "inference")) and (f.samples or f.tokens):
         return [A.TRAIN_TIME]  # "it says 3 days": how long the job should take is the deciding number
     has_cards = bool(f.gpus or f.vram_gb or f.gpu_memory_gb)
-    if other == A.DECODE_SPEED or "decode_speed" in f.cues:
+    serving = f.mode == "inference" or bool(set(f.engines) & _SERVING_ENGINES)
+    if other == A.DECODE_SPEED or "decode_speed" in f.cues or (serving and _SLOW.search(f.text)):
         return [A.MEMORY, A.DECODE_SPEED] if has_cards else [A.DECODE_SPEED]
     if other not in _FOLLOWERS and has_cards:
         other = A.MEMORY  # a card that seems too small, an engine that seems to waste memory: does it fit?
