@@ -232,3 +232,11 @@ def test_two_cards_compared_with_a_model_get_the_cards_side_by_side() -> None:
 def test_slow_serving_latency_adds_the_expected_decode_speed() -> None:
     intents, _, _ = analyse("llama3.1 70b awq on one A6000 48GB with vllm, latency is very high, why")
     assert intents[0] == "advice" and "decode_speed" in intents
+
+
+def test_slow_rl_training_is_answered_by_generation_not_step_time() -> None:
+    # RL time goes to rollouts (TRL GRPO docs; OpenRLHF arXiv:2405.11143), which a step-time model leaves out
+    intents, _, _ = analyse("ppo训练7b模型为什么这么慢，8张a100")
+    assert intents[0] == "advice"
+    doc, section = _top("ppo训练7b模型为什么这么慢，8张a100")
+    assert doc == "slow-training" and "PPO" in section

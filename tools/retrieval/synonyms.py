@@ -209,7 +209,15 @@ GROUPS: list[tuple[tuple[str, ...], str]] = [
     (("ollama", "num_parallel", "open webui", "openwebui"), "Ollama OLLAMA_NUM_PARALLEL 并发 parallel"),
     (("sglang", "mem-fraction", "mem_fraction"), "SGLang mem_fraction_static 静态分配 KV 池 pre-allocate"),
     (
-        ("gpu_memory_utilization", "gpu-memory-utilization", "kv cache memory", "max seq len", "max_model_len"),
+        (
+            "gpu_memory_utilization",
+            "gpu-memory-utilization",
+            "kv cache memory",
+            "max seq len",
+            "max_model_len",
+            "cache blocks",
+            "no available memory",
+        ),
         "gpu_memory_utilization 激活峰值 profile KV cache max_model_len",
     ),
     (("cpu_infer", "ktransformers", "numactl", "offload to cpu", "cpu offload"), "CPU 内存带宽 cpu_infer 混合推理"),

@@ -59,6 +59,7 @@ _SERVING_ENGINES = {
     "KTransformers",
     "MindIE",
 }
+_RL = re.compile(r"(?<![a-z])(?:ppo|grpo|rlhf|rl)(?![a-z])|强化学习|rollout", re.I)
 # Shapes whose intent may follow a cause answer when the question also gave the job.
 _FOLLOWERS = {A.MEMORY, A.MIN_GPUS, A.MAX_FIT, A.TRAIN_TIME, A.PLAN, A.PRICE}
 
@@ -91,7 +92,8 @@ def applies_cause(f: Frame) -> bool:
     if f.measured_busbw_gbs or f.reported_memory or f.algbw_gbs or f.convert:
         return False  # "busbw 只有 380 GB/s 正常吗": the measurement's own tool says whether it is normal
     serving = f.mode == "inference" or bool(set(f.engines) & _SERVING_ENGINES)
-    if not asks_cause(f) or f.decline or (applies_step_time(f) and not serving):
+    rl = bool(_RL.search(f.text))  # RL time goes to generating rollouts, which the step-time model leaves out
+    if not asks_cause(f) or f.decline or (applies_step_time(f) and not serving and not rl):
         return False  # a slow serving stack is not a training step (「微调后的 72B 用 vLLM 部署很慢」)
     shapes = f.cues & {"price", "time", "how_many", "max_fit", "plan", "decode_speed", "fit", "specs", "compare"}
     return bool(_SYMPTOM.search(f.text)) or not shapes
