@@ -134,6 +134,20 @@ def test_relevance_terms() -> None:
     for word in ("they", "have", "another", "answer", "after", "2", "4"):
         assert not terms[word].domain, word
     assert terms["4090"].domain and terms["24gb"].domain
+    # version strings and CPU part numbers the guide never names weigh like any unknown word (1.0, not 3)
+    versions = {t.word: t for t in r._relevance.profile("paddleseg2.8 cudnn8.9.7 i9-13900k b300")}
+    assert versions["cudnn8.9.7"].weight == 1.0 and not versions["cudnn8.9.7"].domain
+    assert versions["paddleseg2.8"].weight == 1.0
+    assert versions["b300"].domain  # card-shaped: still a topic word even when the guide lacks it
+
+
+def test_a_long_question_full_of_version_strings_still_finds_its_passage() -> None:
+    q = (
+        "3090比2080ti同样batch=8训练还慢10%，mmseg1.2 + cuda12.1 + cudnn8.9.2，显存占用差不多，"
+        "gpu利用率一个30%一个60%，cpu是i5-12400和i7-9700，需要排查哪些地方，可能原因是？"
+    )
+    doc, _ = _top(q)
+    assert doc in ("slow-training", "gpu-utilization-low", "storage-io")
 
 
 def test_off_topic_stays_off_topic() -> None:

@@ -263,7 +263,7 @@ GROUPS: list[tuple[tuple[str, ...], str]] = [
     ),
     # slow training (slow-training)
     (
-        ("慢", "slow", "faster", "变慢", "速度", "throughput", "吞吐", "s/it", "it/s"),
+        ("慢", "slow", "faster", "变慢", "速度", "throughput", "吞吐", "s/it", "it/s", "加速", "提速", "speed up"),
         "慢 slow 速度 数据加载 CPU 瓶颈 batch",
     ),
     (

@@ -31,10 +31,11 @@ def applies_symptom(f: Frame) -> bool:
 _CAUSE = re.compile(
     r"为什么|为啥|为何|什么原因|啥原因|原因是|可能原因|什么问题|啥问题|咋回事|怎么回事|是否正常|正常吗|正常不|正常么|"
     r"正常(?:的)?(?:吗|么|嘛|不)|正不正常|是不是因为|是因为|怎么办|咋办|怎么解决|如何解决|怎么调整|如何调整|怎么调|怎么修|怎么排查|如何排查|需要排查|排查哪些|"
-    r"怎么改|改什么|怎么(?:才)?能(?:够)?让|怎样(?:才)?能|有什么办法|有没有办法|怎么才能|如何才能|遇到过|能达到|能否达到|能不能达到|"
+    r"怎么加速|如何加速|怎么提速|怎么优化|如何优化|怎么改|改什么|怎么(?:才)?能(?:够)?让|怎样(?:才)?能|有什么办法|有没有办法|怎么才能|如何才能|遇到过|能达到|能否达到|能不能达到|"
     r"\bwhy\b|what might|what could|any ideas?|is (?:this|it|that) (?:normal|expected)|how (?:do|can|should) (?:i|we) "
-    r"(?:fix|solve|debug|resolve|change|increase|improve|avoid|make|load|get|use)|how to (?:fix|solve|debug|resolve|"
-    r"avoid|improve|increase)|can (?:we|i) change|root cause|what am i doing wrong",
+    r"(?:fix|solve|debug|resolve|change|increase|improve|avoid|make|load|get|use|speed)|how to (?:fix|solve|debug|resolve|"
+    r"avoid|improve|increase|speed)|can (?:we|i) change|root cause|what am i doing wrong|what(?:'s| is) causing|"
+    r"is (?:this|that|it) expected|meet (?:your|the) expectations?",
     re.I,
 )
 # Something behaves other than expected (slow, stuck, NaN, an error, a figure that looks wrong).
@@ -43,7 +44,7 @@ _SYMPTOM = re.compile(
     r"爆显存|爆掉|oom|超时|hang|无法|不能用|用不了|访问不了|被墙|连不上|打不开|不一样|不一致|不对|异常|只用了|只检测|"
     r"只显示|一个一个|越来越|变长|增加|上涨|不够|不足|duplicat|slow|faster|not improv|low util|stuck|fail|error|"
     r"diverg|not decreas|only|cannot|can't|can not|unable|wrong|increase|grow|hangs|timed? ?out|1 by 1|one by one|"
-    r"runs? out of memory|out of memory|larger than|很高|太高|(?:very|too|so) high",
+    r"runs? out of memory|out of memory|larger than|很高|太高|(?:very|too|so) high|speed|加速|提速|uses? all",
     re.I,
 )
 _SLOW = re.compile(r"慢|耗时|小时|天|延迟|slow|hours|days|faster|latency|ttft", re.I)
