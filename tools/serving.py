@@ -108,6 +108,7 @@ class ServingOutput(BaseModel):
     concurrency: int
     weights_gb_per_gpu: float
     weights_gb_total: float = Field(0.0, description="the whole model's weights across its tensor-parallel GPUs")
+    usable_gb_per_gpu: float = Field(0.0, description="memory the engine plans with per GPU (gpu_memory_utilization)")
     kv_gb_per_sequence_per_gpu: float
     ttft_s: B3 = Field(description="time to first token at that concurrency, no queueing (low = fastest)")
     tokens_per_s: B3 = Field(description="output tokens/s per user")
@@ -266,6 +267,7 @@ def plan_serving(inp: ServingInput) -> ServingOutput:
         concurrency=conc,
         weights_gb_per_gpu=round(w, 2),
         weights_gb_total=round(w * t, 1),
+        usable_gb_per_gpu=round(usable, 1),
         kv_gb_per_sequence_per_gpu=round(kv, 4),
         ttft_s=_b(res, "ttft", invert=True),
         tokens_per_s=_b(res, "user"),
@@ -284,14 +286,19 @@ def plan_serving(inp: ServingInput) -> ServingOutput:
             "TTFT 不含排队；满载时新请求要等空位。 / TTFT excludes queueing; at full load new requests wait for a slot.",
         ],
     )
-    if inp.requests_per_s and fits:
-        # Little's law on output tokens: the peak asks for rps × output tokens per second; one copy of the
-        # model gives `out` (mid) at its concurrency, so copies = ceil(need / out).
-        need = inp.requests_per_s * inp.output_tokens
-        per_copy = res["mid"]["out"]
-        out.required_output_tokens_per_s = round(need, 1)
-        out.replicas_needed = max(1, math.ceil(need / per_copy)) if per_copy > 0 else None
-        out.gpus_needed = out.replicas_needed * t if out.replicas_needed else None
+    if fits and (inp.requests_per_s or (inp.concurrency and inp.concurrency > max_conc)):
+        # Copies of the model the load needs: a stated concurrency above what one copy's KV pool holds
+        # → ceil(concurrency / max); a rate → the output rate it asks for, rps × output tokens, over one
+        # copy's output rate (mid) at its concurrency (Little's law on tokens).
+        copies = math.ceil(inp.concurrency / max_conc) if inp.concurrency and max_conc else 1
+        if inp.requests_per_s:
+            need = inp.requests_per_s * inp.output_tokens
+            per_copy = res["mid"]["out"]
+            out.required_output_tokens_per_s = round(need, 1)
+            if per_copy > 0:
+                copies = max(copies, math.ceil(need / per_copy))
+        out.replicas_needed = max(1, copies)
+        out.gpus_needed = out.replicas_needed * t
     if monthly is not None and fits:
         out.apis = _compare(inp, out, monthly, replicas, res["mid"])
     return out

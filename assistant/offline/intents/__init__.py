@@ -53,6 +53,9 @@ INTENTS: dict[str, Intent] = {
         Intent(A.IMPLIED_MFU, conversions.mfu_calls),
         Intent(A.DECODE_SPEED, serving.calls),
         Intent(serving.SERVING, serving.serving_calls),
+        Intent(serving.TEAM, serving.team_calls),
+        Intent(plans.OWN_VS_RENT, plans.own_vs_rent_calls),
+        Intent(plans.HOST_VS_API, plans.host_vs_api_calls),
         Intent(serving.RENTABILITY, serving.rentability_calls),
         Intent(train_time.STEP_TIME, train_time.step_time_calls),
         Intent(A.DELIVERY, ops.delivery_calls),
@@ -82,6 +85,9 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.CONVERT, conversions.applies_convert),
     (A.BUSBW, conversions.applies_busbw),
     (A.IMPLIED_MFU, conversions.applies_mfu),
+    (plans.OWN_VS_RENT, plans.applies_own_vs_rent),  # "买主机还是租云": utilisation decides
+    (plans.HOST_VS_API, plans.applies_host_vs_api),  # "本地部署和调 API 有啥区别"
+    (serving.TEAM, serving.applies_team),  # "200人的公司知识库要什么服务器": users/peak/rate → cards
     (serving.SERVING, serving.applies_serving),  # "自建还是调API": a serving plan, not training time
     (A.DECODE_SPEED, serving.applies),
     (serving.RENTABILITY, serving.applies_rentability),

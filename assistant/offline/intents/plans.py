@@ -3,6 +3,8 @@ nothing is feasible the memory estimate shows why; a budget alone becomes hours 
 
 from __future__ import annotations
 
+import re
+
 from assistant.offline.intents import args as A
 from assistant.offline.intents.args import PLAN
 from assistant.offline.intents.base import has_size
@@ -87,3 +89,59 @@ def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
                     )
                     done.add("gpu_price")
     return out
+
+
+# ---- buy vs rent, self-host vs API: a short answer keyed to utilisation, with the prices --------
+OWN_VS_RENT = "own_vs_rent"
+HOST_VS_API = "host_vs_api"
+
+_BUY_RE = re.compile(
+    r"购买|买卡|买显卡|买服务器|自购|采购|自己买|买一台|买.{0,8}(?:主机|机器|显卡|服务器|卡)|本地的?硬件|自建机房|"
+    r"\bbuy(?:ing)?\b|\bpurchas|\bown (?:hardware|gpus?|a gpu)|build (?:my|a) (?:own )?(?:rig|server|workstation)",
+    re.I,
+)
+_RENT_WORD_RE = re.compile(r"租|云计算|云服务|云上|上云|cloud|\brent|rental|\blease", re.I)
+_EVERYONE_RENTS_RE = re.compile(r"(?:大家|都是|一般|通常|普遍).{0,6}租|租.{0,4}还是.{0,4}买|买.{0,4}还是.{0,4}租", re.I)
+_API_RE = re.compile(r"\bapi\b|接口|调用.{0,6}(?:大模型|模型)|openai|deepseek 官方|百炼|dashscope", re.I)
+_LOCAL_RE = re.compile(
+    r"本地部署|私有化|本地化部署|自己部署|自部署|自建|本地跑|本地运行|self[- ]?host|on[- ]prem|locally|local deploy",
+    re.I,
+)
+
+
+def applies_own_vs_rent(f: Frame) -> bool:
+    if f.training and not _BUY_RE.search(f.text):
+        return False
+    buy, rent = bool(_BUY_RE.search(f.text)), bool(_RENT_WORD_RE.search(f.text))
+    return (buy and rent) or bool(_EVERYONE_RENTS_RE.search(f.text))
+
+
+def applies_host_vs_api(f: Frame) -> bool:
+    return bool(_API_RE.search(f.text)) and bool(_LOCAL_RE.search(f.text)) and not f.monthly_tokens
+
+
+def own_vs_rent_calls(f: Frame) -> list[ToolCall]:
+    """The named card (else a 4090, the common own-or-rent card) priced per hour and per month (the
+    tool's break-even utilisation); the model's memory when one is named (which card it needs)."""
+    big = (f.params_b or 0) > 40  # a 70B+/MoE model is rented as data-centre cards, a ≤30B one on a 4090
+    gpus = [A.card_name(f, g) for g in f.gpus[:2]] or (["H20"] if big else ["RTX 4090"])
+    out = [A.call(OWN_VS_RENT, "gpu_price", gpu=g, gpu_count=f.gpu_count, months=1) for g in gpus]
+    if has_size(f):
+        mem = dict(A.memory_kwargs(f), mode="inference" if not f.training else A.memory_kwargs(f).get("mode"))
+        if not f.gpus:  # which card count the model needs on the card priced above
+            mem["gpu"] = gpus[0]
+            out.append(A.call(OWN_VS_RENT, "find_min_gpus", **{k: v for k, v in mem.items() if k != "gpus"}))
+        out.append(A.call(OWN_VS_RENT, "estimate_memory", **mem))
+    out.append(A.call(OWN_VS_RENT, "search_guide", query=f.text[:200], k=2, doc_id="buy-vs-rent"))
+    return out
+
+
+def host_vs_api_calls(f: Frame) -> list[ToolCall]:
+    """The serving plan of the named model (else a 7B on a 4090, the smallest useful self-hosted setup)
+    against the dated API prices, and the guide's data/cost comparison."""
+    model = A.model_args(f) if has_size(f) else {"model": "Qwen2.5-7B"}
+    gpu = A.gpu_arg(f) if f.gpus else "RTX 4090"
+    return [
+        A.call(HOST_VS_API, "plan_serving", gpu=gpu, gpus=f.gpu_count, **model),
+        A.call(HOST_VS_API, "search_guide", query=f.text[:200], k=2, doc_id="local-vs-api"),
+    ]

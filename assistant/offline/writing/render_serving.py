@@ -36,12 +36,24 @@ def plan_serving(w: Writer, r: ToolResult, ctx: Context) -> None:
     vol = r.args.get("monthly_output_mtok")
     api = _api(res)
     be = (api or {}).get("break_even_output_mtok_per_month")
-    if not res.get("fits", True):
+    if ctx.intent == "host_vs_api":
+        _host_vs_api(w)
+    if ctx.intent == "team_serving" and res.get("fits", True):
+        _team_lines(w, r, ctx)
+    elif not res.get("fits", True):
+        prec = str(r.args.get("precision") or "bf16").upper()
+        ctx_len = r.args.get("context") or 4096
         w.add(
             "verdict",
-            f"{res.get('model')} 在 {setup} 上放不下（权重 {num(res.get('weights_gb_per_gpu'))} GB/卡），要更多卡或量化。",
-            f"{res.get('model')} does not fit {setup} ({num(res.get('weights_gb_per_gpu'))} GB of weights per GPU); "
-            "use more GPUs or quantise.",
+            f"{res.get('model')} {prec} 在 {setup} 上放不下：权重共 {num(res.get('weights_gb_total'))} GB"
+            f"（每卡 {num(res.get('weights_gb_per_gpu'))} GB），每卡可用约 {num(res.get('usable_gb_per_gpu'))} GB，"
+            f"扣掉权重后剩的 KV 缓存不够一条 {num(ctx_len)} token 上下文的序列（每条每卡 KV {num(res.get('kv_gb_per_sequence_per_gpu'))} GB），"
+            "所以并发是 0、服务起不来；要加卡、量化（INT8/FP8/INT4），或调小 max_model_len。",
+            f"{res.get('model')} {prec} does not fit {setup}: the weights total {num(res.get('weights_gb_total'))} GB "
+            f"({num(res.get('weights_gb_per_gpu'))} GB per GPU) against about {num(res.get('usable_gb_per_gpu'))} GB usable "
+            f"per GPU, which leaves too little KV cache for one {num(ctx_len)}-token context "
+            f"({num(res.get('kv_gb_per_sequence_per_gpu'))} GB of KV per sequence per GPU), so concurrency is 0 and the "
+            "server will not start; add GPUs, quantise (INT8/FP8/INT4) or lower max_model_len.",
         )
     elif vol and api and be and isinstance(monthly, (int, float)):
         api_month = monthly * vol / be  # the API bill is linear in volume; at break-even it equals the rent
@@ -102,6 +114,62 @@ def plan_serving(w: Writer, r: ToolResult, ctx: Context) -> None:
             w.add("assumptions", bi(note, "zh"), bi(note, "en"))
 
 
+def _team_lines(w: Writer, r: ToolResult, ctx: Context) -> None:
+    """A team's service: cards for the stated load, tokens/s, KV per sequence, and what was assumed."""
+    res, a = r.result, r.args
+    card = str(res.get("gpu_name") or "").replace("NVIDIA ", "")
+    t = res.get("tensor_parallel") or 1
+    copies = res.get("replicas_needed") or 1
+    cards = res.get("gpus_needed") or t
+    conc, maxc = a.get("concurrency"), res.get("max_concurrency")
+    tps = res.get("tokens_per_s") or {}
+    prec = str(a.get("precision") or "bf16").upper()
+    load_zh = f"峰值并发 {num(conc)} 路" if conc else ""
+    load_en = f"a peak of {num(conc)} concurrent requests" if conc else ""
+    rps = a.get("requests_per_s")
+    if rps:
+        need = res.get("required_output_tokens_per_s")
+        load_zh += ("、" if load_zh else "") + f"每秒 {num(rps)} 个请求（约 {num(need)} 输出 token/s）"
+        load_en += (" and " if load_en else "") + f"{num(rps)} requests/s (about {num(need)} output tokens/s)"
+    if not load_zh:
+        load_zh, load_en = "单份模型能撑住的并发", "what one copy of the model holds"
+    w.add(
+        "verdict",
+        f"按{load_zh}、每次输入 {num(a.get('input_tokens'))} / 输出 {num(a.get('output_tokens'))} token 估："
+        f"{res.get('model')} {prec} 要 {num(cards)} 张 {card}（{num(copies)} 份模型，每份 {num(t)} 卡）。"
+        f"每份的 KV 缓存最多放 {num(maxc)} 路（每条序列 KV 约 {num(res.get('kv_gb_per_sequence_per_gpu'))} GB/卡），"
+        f"每路约 {num(tps.get('mid'))} token/s，首 token 约 {num((res.get('ttft_s') or {}).get('mid'))} 秒。",
+        f"For {load_en}, {num(a.get('input_tokens'))} prompt / {num(a.get('output_tokens'))} output tokens per request: "
+        f"{res.get('model')} {prec} needs {num(cards)}× {card} ({num(copies)} copies of the model, {num(t)} GPU(s) each). "
+        f"Each copy's KV cache holds up to {num(maxc)} requests (about {num(res.get('kv_gb_per_sequence_per_gpu'))} GB of "
+        f"KV per sequence per GPU), about {num(tps.get('mid'))} tokens/s per user, first token in about "
+        f"{num((res.get('ttft_s') or {}).get('mid'))} s.",
+    )
+    if not ctx.slots.model and not ctx.slots.params_b:
+        w.add(
+            "verdict",
+            f"没说用哪个模型：按 {res.get('model')} {prec} 估（知识库问答常用的中等规模模型，一张消费级卡放得下权重）；"
+            "换更小的模型权重和 KV 都更少、更大的更多——告诉我模型名能算准。",
+            f"No model named: sized as {res.get('model')} {prec} (a common mid-size model for knowledge-base Q&A whose "
+            "weights fit one consumer card); a smaller model needs less for weights and KV, a larger one more — name the "
+            "model for an exact figure.",
+        )
+    w.add(
+        "next",
+        "用 vLLM / SGLang 这类连续批处理（continuous batching）的推理引擎：一份权重同时服务几十上百路，吞吐比逐个请求高得多；"
+        "Ollama 的 OLLAMA_NUM_PARALLEL 适合几个人的小规模使用。",
+        "Serve with a continuous-batching engine (vLLM, SGLang, TGI): one copy of the weights serves tens to hundreds "
+        "of requests at once, far more throughput than one request at a time; Ollama's OLLAMA_NUM_PARALLEL suits a "
+        "handful of users.",
+    )
+    w.add(
+        "assumptions",
+        "人数不等于并发：一个团队里同时在生成的请求通常只是其中一部分，按峰值并发或每秒请求数来算卡数。",
+        "Head count is not concurrency: only part of a team generates at the same moment, so size by peak "
+        "concurrency or requests per second.",
+    )
+
+
 @renderer("gpu_rentability")
 def gpu_rentability(w: Writer, r: ToolResult, ctx: Context) -> None:
     res = r.result
@@ -157,9 +225,52 @@ def estimate_step_time(w: Writer, r: ToolResult, ctx: Context) -> None:
 _PLAIN_GPU_PRICE = _RENDERERS.get("gpu_price")
 
 
+def _own_vs_rent(w: Writer, r: ToolResult) -> None:
+    """Buy or rent: keyed to the hours a month the card really works, with this card's prices."""
+    res = r.result
+    card = str(res.get("gpu_name") or "").replace("NVIDIA ", "")
+    hourly, monthly = res.get("hourly_cny") or {}, res.get("monthly_cny") or {}
+    be = res.get("break_even") or {}
+    w.add(
+        "verdict",
+        f"买还是租，看利用率（每月真正开机干活的小时数）：{card} 按量约 {money(hourly.get('typical'))}/小时、包月约 "
+        f"{money(monthly.get('typical'))}/月，一个月开机超过约 {num(be.get('hours_per_month_platform'))} 小时"
+        f"（利用率 {pct(be.get('vs_platform_monthly'))}）包月才比按量便宜；买卡不管用不用都在折旧、要付电费和维护，"
+        "只有长期满负荷使用才能回本。用量不确定（试验、原型、演示）时先按量（按小时）租，跑通、用量稳定后再考虑包月、长租或购买。",
+        f"Buy or rent turns on utilisation (the hours a month the card really works): a {card} costs about "
+        f"{money(hourly.get('typical'))}/h on demand or {money(monthly.get('typical'))}/month, and monthly beats hourly "
+        f"only above about {num(be.get('hours_per_month_platform'))} hours a month ({pct(be.get('vs_platform_monthly'))} "
+        "utilisation); a bought card depreciates and costs power and upkeep whether used or not, so it pays off only at "
+        "steady high utilisation. While usage is uncertain (trials, prototypes, demos), rent by the hour; consider "
+        "monthly plans, long leases or buying once the load is known.",
+    )
+    w.add(
+        "next",
+        "买卡的另外两点：数据不出自己机房（合规、隐私）；坏卡、扩容要自己处理。租卡注意关机后数据盘照样计费。",
+        "Two more points on owning: data stays in your own room (compliance, privacy), but failed cards and growth "
+        "are yours to handle. When renting, note that data disks keep billing after shutdown.",
+    )
+
+
+def _host_vs_api(w: Writer) -> None:
+    w.add(
+        "verdict",
+        "本地部署和调 API 的区别主要两条：① 数据——本地部署时数据不出域，适合有隐私、合规要求或敏感数据的场景；调 API 要把数据发给厂商。"
+        "② 成本结构——API 按 token 计费（按量付费、没有固定成本）；本地部署是固定成本（GPU 租金或硬件投入，闲置也在花钱），"
+        "只有调用量大且稳定、利用率高时才比 API 便宜。下面是按一个具体配置算的平衡点。",
+        "Self-hosting and an API differ on two axes: (1) data — with local deployment data stays on your premises, which "
+        "suits privacy, compliance or sensitive data; an API sends it to the provider. (2) cost structure — an API bills "
+        "per token (pay as you go, no fixed cost); self-hosting is a fixed cost (GPU rent or hardware, spent even when "
+        "idle) and only beats the API at a large, steady call volume with high utilisation. The break-even for one "
+        "concrete setup follows.",
+    )
+
+
 @renderer("gpu_price")
 def gpu_price(w: Writer, r: ToolResult, ctx: Context) -> None:
     """A usage pattern's cheapest billing mode, with its arithmetic, leads; the plain price lines follow."""
+    if ctx.intent == "own_vs_rent" and isinstance(r.result, dict):
+        _own_vs_rent(w, r)
     plan = r.result.get("usage_plan") if isinstance(r.result, dict) else None
     if isinstance(plan, dict) and plan.get("advice_zh"):
         w.add("verdict", str(plan["advice_zh"]), str(plan.get("advice_en") or plan["advice_zh"]))
