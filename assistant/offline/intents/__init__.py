@@ -55,6 +55,8 @@ INTENTS: dict[str, Intent] = {
         Intent(serving.SERVING, serving.serving_calls),
         Intent(serving.TEAM, serving.team_calls),
         Intent(plans.OWN_VS_RENT, plans.own_vs_rent_calls),
+        Intent(prices.QUOTE, prices.quote_calls),
+        Intent(plans.CHEAPEST, plans.cheapest_calls, plans.cheapest_follow_ups),
         Intent(plans.HOST_VS_API, plans.host_vs_api_calls),
         Intent(serving.RENTABILITY, serving.rentability_calls),
         Intent(train_time.STEP_TIME, train_time.step_time_calls),
@@ -85,7 +87,12 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.CONVERT, conversions.applies_convert),
     (A.BUSBW, conversions.applies_busbw),
     (A.IMPLIED_MFU, conversions.applies_mfu),
-    (plans.OWN_VS_RENT, plans.applies_own_vs_rent),  # "买主机还是租云": utilisation decides
+    (prices.QUOTE, prices.applies_quote),  # "$294/month, I'd use it 48 hours": their rate × their hours
+    (plans.OWN_VS_RENT, plans.applies_own_vs_rent),
+    (
+        plans.CHEAPEST,
+        plans.applies_cheapest,
+    ),  # "跑 X 最便宜的办法 / 预算多少": fewest cards, int4 and full, priced  # "买主机还是租云": utilisation decides
     (plans.HOST_VS_API, plans.applies_host_vs_api),  # "本地部署和调 API 有啥区别"
     (serving.TEAM, serving.applies_team),  # "200人的公司知识库要什么服务器": users/peak/rate → cards
     (serving.SERVING, serving.applies_serving),  # "自建还是调API": a serving plan, not training time

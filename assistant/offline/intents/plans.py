@@ -145,3 +145,72 @@ def host_vs_api_calls(f: Frame) -> list[ToolCall]:
         A.call(HOST_VS_API, "plan_serving", gpu=gpu, gpus=f.gpu_count, **model),
         A.call(HOST_VS_API, "search_guide", query=f.text[:200], k=2, doc_id="local-vs-api"),
     ]
+
+
+# ---- the cheapest way to run model X: fewest cards quantised and at its shipped precision, priced ----
+CHEAPEST = "cheapest_run"
+
+_CHEAP_RE = re.compile(
+    r"lowest[- ]cost|cheapest|cheaper|low[- ]cost|small cost|budget|afford|最便宜|最省钱|省钱|成本最低|低成本|便宜|"
+    r"预算(?:大概|大约|多少|是多少)|要多少钱|需要多少钱|花多少钱|多少钱|多少费用|什么价位|费用",
+    re.I,
+)
+_RUN_RE = re.compile(
+    r"\brun\b|running|deploy|serve|inference|host|跑|部署|推理|预测|运行|服务器|使用.{0,6}模型|用.{0,4}模型|配置建议",
+    re.I,
+)
+
+
+def reference(f: Frame):  # -> ReferenceModel | None
+    """A model outside the architecture catalog known by its published size (knowledge/reference_models.yaml)."""
+    from tools.reference_models import find_reference
+
+    return None if f.model and A.catalog_has(f.model) else find_reference(f.text)
+
+
+def size_args(f: Frame) -> dict:
+    """`model`/`params` for the memory tools: the catalog's model, else a reference model's published size."""
+    if has_size(f) and (A.catalog_has(f.model or "") or not reference(f)):
+        return A.model_args(f)
+    ref = reference(f)
+    return {"params": f"{ref.params_b:g}B"} if ref else {}
+
+
+def applies_cheapest(f: Frame) -> bool:
+    if f.training or f.mode not in (None, "inference") or f.budget_cny:
+        return False
+    if not (has_size(f) or reference(f)):
+        return False
+    return bool(_CHEAP_RE.search(f.text)) and bool(_RUN_RE.search(f.text) or f.mode == "inference")
+
+
+def _card(f: Frame) -> str:
+    size = f.params_b or (reference(f).params_b if reference(f) else 7)  # type: ignore[union-attr]
+    return A.gpu_arg(f) or ("RTX 4090" if size <= 20 else A.DEFAULT_GPU)
+
+
+def cheapest_calls(f: Frame) -> list[ToolCall]:
+    size = size_args(f)
+    ref = reference(f)
+    shipped = ref.shipped_precision if ref else None
+    full = "bf16" if shipped in (None, "bf16", "fp16") else shipped
+    out = [
+        A.call(CHEAPEST, "find_min_gpus", **size, mode="inference", precision=p, gpu=_card(f))
+        for p in dict.fromkeys(["int4", full])
+    ]
+    # the whole model at its full precision on one card: the tool's weights figure is the whole model's
+    out.append(A.call(CHEAPEST, "estimate_memory", **size, mode="inference", precision=full, gpus=1, gpu=_card(f)))
+    out.append(
+        A.call(CHEAPEST, "search_guide", query=f.text[:160] + " 免费 按小时 抢占式", k=2, doc_id="free-gpu-tiers")
+    )
+    return out
+
+
+def cheapest_follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
+    """Price each count per hour (hourly billing, stopped when idle, is the cheap route)."""
+    out = []
+    for r in results:
+        n = r.result.get("min_gpus") if r.name == "find_min_gpus" and not r.error else None
+        if isinstance(n, int) and n >= 1:
+            out.append(A.call(CHEAPEST, "gpu_price", gpu=_card(f), gpu_count=n, hours=1))
+    return out

@@ -39,3 +39,41 @@ def calls(f: Frame) -> list[ToolCall]:
     ]
     out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2))
     return out
+
+
+# ---- the user's own quote in their currency: the hours they run × their rate ---------------------
+QUOTE = "quote"
+
+
+def _quote(f: Frame):  # -> MoneyQuote | None
+    from assistant.offline.reading.money import read_money_quote
+
+    return read_money_quote(f.text)
+
+
+def applies_quote(f: Frame) -> bool:
+    q = _quote(f)
+    return q is not None and bool(q.hours or f.period_hours)
+
+
+def quote_calls(f: Frame) -> list[ToolCall]:
+    """quote_cost at the user's rate for the user's hours; the China market price of the named card
+    beside it (in CNY, said to be the China price), never a converted figure."""
+    q = _quote(f)
+    if q is None:
+        return []
+    hours = q.hours or f.period_hours
+    out = [
+        A.call(
+            QUOTE,
+            "quote_cost",
+            amount=q.amount,
+            currency=q.currency if q.currency in ("USD", "EUR", "GBP") else "other",
+            per=q.per,
+            hours=hours,
+            count=f.gpu_count or 1,
+        )
+    ]
+    for gpu in f.gpus[:1]:
+        out.append(A.call(QUOTE, "gpu_price", gpu=A.card_name(f, gpu), gpu_count=f.gpu_count, hours=hours))
+    return out

@@ -8,7 +8,8 @@ from typing import Any
 
 from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer, num
-from assistant.offline.writing.render_tools import _RENDERERS, Context, bi, money, pct, renderer
+from assistant.offline.writing.render_tools import _RENDERERS, Context, bi, money, money_range, pct, renderer
+from assistant.offline.writing.results import typed
 
 
 def _mtok_zh(m: float) -> str:
@@ -266,9 +267,69 @@ def _host_vs_api(w: Writer) -> None:
     )
 
 
+def reference_note(w: Writer, ctx: Context) -> None:
+    """A model sized by its published parameter count (knowledge/reference_models.yaml), said on line 1."""
+    from assistant.offline.intents.plans import reference
+
+    ref = reference(ctx.slots)
+    if ref is None:
+        return
+    w.add(
+        "verdict",
+        f"{ref.id} 不在模型结构目录里：按公开的参数量 {ref.params_b:g}B 估算权重（{ref.source}）；KV 缓存按通用架构近似。",
+        f"{ref.id} is not in the architecture catalog: weights sized from its published {ref.params_b:g}B parameters "
+        f"({ref.source}); the KV cache uses a generic architecture.",
+    )
+
+
+def _cheapest(w: Writer, ctx: Context) -> None:
+    """One line per precision: fewest cards and the hourly rent for that many (China market). The
+    gpu_price renderer is grouped (one call for every price result), so this walks them all."""
+    from tools.memory import FindMinGpusOutput
+
+    mins = [
+        (m.args.get("precision") or "bf16", out)
+        for m in ctx.by_name("find_min_gpus")
+        if (out := typed(m, FindMinGpusOutput))
+    ]
+    lines = []
+    for r in ctx.by_name("gpu_price"):
+        res = r.result
+        count = res.get("count")
+        prec = next((p for p, out in mins if out.min_gpus == count), None)
+        if prec is None:
+            continue
+        card = str(res.get("gpu_name") or "").replace("NVIDIA ", "")
+        total = res.get("total_cny") or {}
+        lines.append(
+            (
+                f"{str(prec).upper()}：至少 {num(count)} 张 {card}，按小时租约 {money(total.get('typical'))}/小时"
+                f"（{money_range(total.get('low'), total.get('high'))}，中国大陆租卡行情）。",
+                f"{str(prec).upper()}: at least {num(count)}× {card}, about {money(total.get('typical'))}/hour by the "
+                f"hour ({money_range(total.get('low'), total.get('high'))}, China rental market).",
+            )
+        )
+    if not lines:
+        return
+    w.parts["verdict"].insert(
+        0,
+        w.t(
+            "最省钱的跑法：先量化（INT4/INT8），再按小时租、用完就关机（停机后 GPU 不计费）；只想试一试可以先用免费额度（Kaggle、Colab）跑小模型。",
+            "The cheapest route: quantise (INT4/INT8), rent by the hour and stop the machine when done (a stopped "
+            "machine stops the GPU charge); to just try things, free tiers (Kaggle, Colab) run small models.",
+        ),
+    )
+    reference_note(w, ctx)
+    for zh, en in lines:
+        w.add("verdict", zh, en)
+
+
 @renderer("gpu_price")
 def gpu_price(w: Writer, r: ToolResult, ctx: Context) -> None:
     """A usage pattern's cheapest billing mode, with its arithmetic, leads; the plain price lines follow."""
+    if ctx.intent == "cheapest_run":
+        _cheapest(w, ctx)
+        return
     if ctx.intent == "own_vs_rent" and isinstance(r.result, dict):
         _own_vs_rent(w, r)
     plan = r.result.get("usage_plan") if isinstance(r.result, dict) else None
@@ -276,3 +337,55 @@ def gpu_price(w: Writer, r: ToolResult, ctx: Context) -> None:
         w.add("verdict", str(plan["advice_zh"]), str(plan.get("advice_en") or plan["advice_zh"]))
     if _PLAIN_GPU_PRICE is not None:
         _PLAIN_GPU_PRICE(w, r, ctx)
+
+
+_SYMBOL = {"USD": "$", "EUR": "€", "GBP": "£"}
+
+
+def _cur(amount: Any, currency: str) -> str:
+    sym = _SYMBOL.get(currency)
+    return f"{sym}{num(amount)}" if sym else f"{num(amount)} {currency}"
+
+
+@renderer("quote_cost")
+def quote_cost(w: Writer, r: ToolResult, ctx: Context) -> None:
+    """The user's rate × the user's hours, in the user's currency, with the arithmetic."""
+    res = r.result
+    cur = str(res.get("currency") or "")
+    per = r.args.get("per") or "hour"
+    quoted = _cur(r.args.get("amount"), cur)
+    per_zh = {"hour": "小时", "day": "天", "week": "周", "month": "月"}.get(per, per)
+    month = res.get("hours_per_month")
+    step_zh = f"{quoted}/月 ÷ {num(month)} 小时 = {_cur(res.get('hourly_rate'), cur)}/小时，" if month else ""
+    step_en = f"{quoted}/month ÷ {num(month)} h = {_cur(res.get('hourly_rate'), cur)}/h, so " if month else ""
+    w.add(
+        "verdict",
+        f"按你的报价 {quoted}/{per_zh}：{step_zh}用 {num(res.get('hours'))} 小时约 {_cur(res.get('total'), cur)}"
+        + (
+            "（月价是按整月不停机算的；按小时计费时只为开机的小时付钱，用完停机就不再计 GPU 费用，磁盘通常照收）。"
+            if month
+            else "。"
+        ),
+        f"At your quote of {quoted}/{per}: {step_en}{num(res.get('hours'))} hours cost about "
+        f"{_cur(res.get('total'), cur)}"
+        + (
+            " (the monthly figure assumes the VM runs all month; billed per hour/second while running, you only pay "
+            "for the hours it is on — stop it afterwards; disks usually keep billing)."
+            if month
+            else "."
+        ),
+    )
+    w.add("numbers", f"算式：{res.get('arithmetic')}", f"Arithmetic: {res.get('arithmetic')}")
+    if ctx.by_name("gpu_price"):
+        w.add(
+            "verdict",
+            "下面的人民币价格是中国大陆租卡市场的行情（带日期的数据），只作对比，不是按汇率换算的。",
+            "The ¥ (CNY) figures below are China-market rental prices (dated data), shown for comparison — not an "
+            "exchange-rate conversion of your quote.",
+        )
+    w.add(
+        "assumptions",
+        "币种按你的报价，不做汇率换算；停机后 GPU 不再计费，但磁盘/存储一般照收。",
+        "In the currency you quoted, no exchange rate applied; a stopped machine stops the GPU charge, but disks and "
+        "storage usually keep billing.",
+    )
