@@ -62,6 +62,8 @@ INTENTS: dict[str, Intent] = {
         Intent(train_time.STEP_TIME, train_time.step_time_calls),
         Intent(A.DELIVERY, ops.delivery_calls),
         Intent(A.TRAIN_TIME, train_time.calls, train_time.follow_ups),
+        Intent(train_time.COMPLETED, train_time.completed_calls),
+        Intent(train_time.RESCALE, train_time.rescale_calls),
         Intent(A.PLAN, plans.calls, plans.follow_ups),
         Intent(A.PRICE, prices.calls),
         Intent(A.MODEL_INFO, gpus.model_info_calls),
@@ -99,6 +101,10 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.DECODE_SPEED, serving.applies),
     (serving.RENTABILITY, serving.applies_rentability),
     (train_time.STEP_TIME, train_time.applies_step_time),
+    (train_time.RESCALE, train_time.applies_rescale),  # "6×H800 25h → 2×A800 要多久": dense peaks, same MFU
+    (train_time.COMPLETED, train_time.applies_measured),  # "88 hours on one 3090, normal?": estimate beside it
+    (train_time.COMPLETED, train_time.applies_reference),  # "训练 GPT-3 规模要多少钱": published N and D
+    (train_time.COMPLETED, train_time.applies_unsized),  # "LoRA 训练要多久": the formula and one example
     (A.DELIVERY, ops.applies_delivery),
     (A.ADVICE, ops.applies_symptom),
     (A.INTERCONNECT, gpus.applies_allreduce),
