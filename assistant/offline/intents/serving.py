@@ -76,9 +76,13 @@ def applies_serving(f: Frame) -> bool:
             bool(f.monthly_tokens)
             or bool(_SERVING_RE.search(f.text))
             or bool(f.engines and _ENGINE_CONCURRENCY_RE.search(f.text))
-            or bool(f.concurrency and "decode_speed" in f.cues)
+            or bool(f.concurrency and ("decode_speed" in f.cues or _PERF_RE.search(f.text)))
         )
     )
+
+
+# "8并发、16并发性能能到多少": throughput at a concurrency is a serving plan, not a memory estimate
+_PERF_RE = re.compile(r"性能|吞吐|速度|throughput|tokens?\s*/\s*s|tok/s|每秒.{0,4}token", re.I)
 
 
 def _default_context(f: Frame) -> int | None:
@@ -112,6 +116,8 @@ def serving_calls(f: Frame) -> list[ToolCall]:
         )
         for gpu in (f.gpus or [A.DEFAULT_GPU])[:2]
     ]
+    if _PERF_RE.search(f.text) and has_size(f):  # the single-stream figure the multi-user one grows from
+        out += calls(f)
     if _ENGINE_CONCURRENCY_RE.search(f.text) and f.gpus:
         # "2×A100 部署 72B 并发多少": the weights decide first (what is left for KV after them)
         mem = dict(A.memory_kwargs(f), mode="inference", context=context, concurrency=None)
@@ -193,7 +199,22 @@ def team_args(f: Frame) -> dict:
     )
 
 
+# Not a language model: images, speech, detection — no KV cache or tokens; the load is requests.
+_NON_LLM_RE = re.compile(
+    r"background[- ]removal|remove background|抠图|图像|图片|image|diffusion|yolo|检测|分割|segment|whisper|语音|speech|"
+    r"\btts\b|\bocr\b|vision model",
+    re.I,
+)
+
+
 def team_calls(f: Frame) -> list[ToolCall]:
+    if _NON_LLM_RE.search(f.text) and not has_size(f):
+        # a small vision/speech model: one card holds it; the question is how busy that card would be
+        gpu = A.card_name(f) or "RTX 4090"
+        return [
+            A.call(TEAM, "gpu_price", gpu=gpu, months=1),
+            A.call(TEAM, "search_guide", query=f.text[:160] + " 按小时 闲置 抢占式", k=2, doc_id="free-gpu-tiers"),
+        ]
     kw = team_args(f)
     gpus = f.gpus[:2] or [A.DEFAULT_GPU, "RTX 4090"]
     out = [A.call(TEAM, "plan_serving", gpu=A.gpu_arg(f, g) if f.gpus else g, gpus=f.gpu_count, **kw) for g in gpus]

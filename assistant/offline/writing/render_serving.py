@@ -104,6 +104,16 @@ def plan_serving(w: Writer, r: ToolResult, ctx: Context) -> None:
             f"requests; about {num(round((res.get('server_output_tokens_per_s') or {}).get('mid') or 0))} output "
             "tokens/s per server",
         )
+    if res.get("decode_bound") == "memory" and res.get("fits", True):
+        w.add(
+            "assumptions",
+            "解码受显存带宽限制：每生成一步都要把权重从显存读一遍，同时在跑的多路请求共用这一遍读取，所以并发从 1 提到 8、16 时"
+            "整机吞吐近似线性增长、每路速度只略降，直到算力或 KV 缓存容量见顶（连续批处理引擎就是靠这个提高吞吐）。",
+            "Decoding is memory-bandwidth bound: every step reads the weights from memory once, and all concurrent "
+            "requests share that read, so raising concurrency from 1 to 8 or 16 grows server throughput almost "
+            "linearly while each user slows only a little, until compute or KV-cache capacity binds (this is what "
+            "continuous batching exploits).",
+        )
     if api and api.get("source"):
         w.add(
             "assumptions",
@@ -253,6 +263,29 @@ def _own_vs_rent(w: Writer, r: ToolResult) -> None:
     )
 
 
+def _light_load(w: Writer, r: ToolResult, ctx: Context) -> None:
+    """A small non-LLM model behind an API: the daily volume as a rate, and what an idle card costs."""
+    from assistant.offline.reading.load import read_load
+
+    load = read_load(ctx.slots.text)
+    res = r.result
+    card = str(res.get("gpu_name") or "").replace("NVIDIA ", "")
+    hourly, monthly = res.get("hourly_cny") or {}, res.get("monthly_cny") or {}
+    volume_zh = f"每天 {num(load.per_day)} 次请求" if load.per_day else "这个请求量"
+    volume_en = f"{num(load.per_day)} requests a day" if load.per_day else "That volume"
+    w.add(
+        "verdict",
+        f"{volume_zh}平均下来每秒远不到 1 次（就算集中在白天的高峰也一样），一张小卡一次推理通常不到一秒，大部分时间在闲置。"
+        f"所以按使用付费更省：按小时租、空闲时关机，或用 serverless / 按调用计费的推理服务；不要包月一直开着。"
+        f"参考：{card} 按量约 {money(hourly.get('typical'))}/小时、包月约 {money(monthly.get('typical'))}/月（中国大陆行情）。",
+        f"{volume_en} averages well under one request per second (even at a daytime peak), and a small model takes "
+        "well under a second per request on one modest GPU, so the card would sit idle most of the time. Pay per use: "
+        "rent by the hour and stop it when idle, or use a serverless / pay-per-call inference service, rather than a "
+        f"GPU kept on all month. For reference, a {card} is about {money(hourly.get('typical'))}/hour on demand or "
+        f"{money(monthly.get('typical'))}/month (China market).",
+    )
+
+
 def _host_vs_api(w: Writer) -> None:
     w.add(
         "verdict",
@@ -322,6 +355,9 @@ def _cheapest(w: Writer, ctx: Context) -> None:
     reference_note(w, ctx)
     for zh, en in lines:
         w.add("verdict", zh, en)
+    warning = next((str(r.result.get("warning")) for r in ctx.by_name("gpu_price") if r.result.get("warning")), "")
+    if warning:
+        w.add("next", bi(warning, "zh"), bi(warning, "en"))
 
 
 @renderer("gpu_price")
@@ -332,6 +368,9 @@ def gpu_price(w: Writer, r: ToolResult, ctx: Context) -> None:
         return
     if ctx.intent == "own_vs_rent" and isinstance(r.result, dict):
         _own_vs_rent(w, r)
+    if ctx.intent == "team_serving" and isinstance(r.result, dict):
+        _light_load(w, r, ctx)
+        return
     plan = r.result.get("usage_plan") if isinstance(r.result, dict) else None
     if isinstance(plan, dict) and plan.get("advice_zh"):
         w.add("verdict", str(plan["advice_zh"]), str(plan.get("advice_en") or plan["advice_zh"]))
