@@ -82,6 +82,10 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.DIAGNOSE, diagnose.applies),
     (decline.UNLAWFUL, decline.applies_unlawful),
     (decline.FORECAST, decline.applies_forecast),
+    # a money quote for compute, or the cost of running a published model, is in scope even when the
+    # reading layer's domain words miss it ("$294/month for the VM", "cheapest way to run Grok-1")
+    (prices.QUOTE, prices.applies_quote),  # "$294/month, I'd use it 48 hours": their rate × their hours
+    (plans.CHEAPEST, plans.applies_cheapest),  # "跑 X 最便宜的办法 / 预算多少": fewest cards, int4 and full, priced
     (A.OUT_OF_SCOPE, decline.applies_out_of_scope),
     (A.INVALID, decline.applies_invalid),  # say what cannot be right instead of computing with it
     (A.NO_DATA, decline.applies_no_data),
@@ -89,7 +93,6 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.CONVERT, conversions.applies_convert),
     (A.BUSBW, conversions.applies_busbw),
     (A.IMPLIED_MFU, conversions.applies_mfu),
-    (prices.QUOTE, prices.applies_quote),  # "$294/month, I'd use it 48 hours": their rate × their hours
     (plans.OWN_VS_RENT, plans.applies_own_vs_rent),
     (
         plans.CHEAPEST,

@@ -102,7 +102,7 @@ _BUY_RE = re.compile(
 )
 _RENT_WORD_RE = re.compile(r"租|云计算|云服务|云上|上云|cloud|\brent|rental|\blease", re.I)
 _EVERYONE_RENTS_RE = re.compile(r"(?:大家|都是|一般|通常|普遍).{0,6}租|租.{0,4}还是.{0,4}买|买.{0,4}还是.{0,4}租", re.I)
-_API_RE = re.compile(r"\bapi\b|接口|调用.{0,6}(?:大模型|模型)|openai|deepseek 官方|百炼|dashscope", re.I)
+_API_RE = re.compile(r"(?<![a-z])api(?![a-z])|接口|调用.{0,6}(?:大模型|模型)|openai|deepseek 官方|百炼|dashscope", re.I)
 _LOCAL_RE = re.compile(
     r"本地部署|私有化|本地化部署|自己部署|自部署|自建|本地跑|本地运行|self[- ]?host|on[- ]prem|locally|local deploy",
     re.I,

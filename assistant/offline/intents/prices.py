@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from assistant.offline.intents import args as A
 from assistant.offline.intents.args import PRICE
 from assistant.offline.reading.frame import Frame
@@ -51,9 +53,14 @@ def _quote(f: Frame):  # -> MoneyQuote | None
     return read_money_quote(f.text)
 
 
+_COMPUTE_RE = re.compile(
+    r"\bvm\b|gpu|instance|cloud|server|train|training|inference|a100|h100|显卡|服务器|训练|云|实例|机器", re.I
+)
+
+
 def applies_quote(f: Frame) -> bool:
     q = _quote(f)
-    return q is not None and bool(q.hours or f.period_hours)
+    return q is not None and bool(q.hours or f.period_hours) and (f.in_domain or bool(_COMPUTE_RE.search(f.text)))
 
 
 def quote_calls(f: Frame) -> list[ToolCall]:

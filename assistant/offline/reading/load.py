@@ -30,7 +30,8 @@ _DAILY_RE = re.compile(
 _PEAK_RE = re.compile(
     rf"并发(?:峰值|量|数|用户|用户数)?\s*(?:估计|预计|大概|约|算|为|是|在|有|达到|峰值)*\s*(?P<n>{_N}){_K}\s*(?:人次|人|个|路|用户|个用户|请求)?(?!\s*(?:次|个)?\s*/\s*(?:s|秒))|"
     rf"(?P<n2>{_N}){_K}\s*(?:个|位|名)?\s*(?:人|用户|users?)\s*(?:同时|并发|concurrent)|"
-    rf"(?P<n3>{_N}){_K}\s*(?:concurrent|simultaneous)\s*(?:users?|requests?|sessions?)",
+    rf"(?P<n3>{_N}){_K}\s*(?:concurrent|simultaneous)\s*(?:users?|requests?|sessions?)|"
+    rf"同时\s*(?:有|在线|大概|大约|约|会有)*\s*(?P<n4>{_N}){_K}\s*(?:个|位|名|路)?\s*(?:人|用户|请求|会话)",
     re.I,
 )
 _HEADS_RE = re.compile(
@@ -76,7 +77,7 @@ def read_load(text: str) -> Load:
             out.requests_per_s = round(out.per_day / 86_400, 4)
     m = _PEAK_RE.search(t)
     if m:
-        n = _value(m, "n", "n2", "n3")
+        n = _value(m, "n", "n2", "n3", "n4")
         out.concurrency = int(n) if n and n >= 1 else None
     m = _HEADS_RE.search(t)
     if m:
