@@ -4,12 +4,16 @@ nothing is feasible the memory estimate shows why; a budget alone becomes hours 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Any
 
 from assistant.offline.intents import args as A
 from assistant.offline.intents.args import PLAN
 from assistant.offline.intents.base import has_size
 from assistant.offline.reading.frame import Frame
 from assistant.offline.types import ToolCall, ToolResult
+
+if TYPE_CHECKING:
+    from tools.reference_models import ReferenceModel
 
 NAME = PLAN
 
@@ -161,14 +165,14 @@ _RUN_RE = re.compile(
 )
 
 
-def reference(f: Frame):  # -> ReferenceModel | None
+def reference(f: Frame) -> ReferenceModel | None:
     """A model outside the architecture catalog known by its published size (knowledge/reference_models.yaml)."""
     from tools.reference_models import find_reference
 
     return None if f.model and A.catalog_has(f.model) else find_reference(f.text)
 
 
-def size_args(f: Frame) -> dict:
+def size_args(f: Frame) -> dict[str, Any]:
     """`model`/`params` for the memory tools: the catalog's model, else a reference model's published size."""
     if has_size(f) and (A.catalog_has(f.model or "") or not reference(f)):
         return A.model_args(f)
@@ -177,7 +181,8 @@ def size_args(f: Frame) -> dict:
 
 
 def applies_cheapest(f: Frame) -> bool:
-    if f.training or f.mode not in (None, "inference") or f.budget_cny:
+    # with users / a context / a card count it is a ranked plan under those constraints (plan_configurations)
+    if f.training or f.mode not in (None, "inference") or f.budget_cny or f.concurrency or f.users or f.context:
         return False
     if not (has_size(f) or reference(f)):
         return False
@@ -185,7 +190,8 @@ def applies_cheapest(f: Frame) -> bool:
 
 
 def _card(f: Frame) -> str:
-    size = f.params_b or (reference(f).params_b if reference(f) else 7)  # type: ignore[union-attr]
+    ref = reference(f)
+    size = f.params_b or (ref.params_b if ref else 7)
     return A.gpu_arg(f) or ("RTX 4090" if size <= 20 else A.DEFAULT_GPU)
 
 

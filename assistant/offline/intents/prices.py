@@ -7,6 +7,7 @@ import re
 from assistant.offline.intents import args as A
 from assistant.offline.intents.args import PRICE
 from assistant.offline.reading.frame import Frame
+from assistant.offline.reading.money import MoneyQuote
 from assistant.offline.types import ToolCall
 
 NAME = PRICE
@@ -47,7 +48,7 @@ def calls(f: Frame) -> list[ToolCall]:
 QUOTE = "quote"
 
 
-def _quote(f: Frame):  # -> MoneyQuote | None
+def _quote(f: Frame) -> MoneyQuote | None:
     from assistant.offline.reading.money import read_money_quote
 
     return read_money_quote(f.text)

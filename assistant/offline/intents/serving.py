@@ -4,11 +4,13 @@ vs API, cost per million tokens, concurrency that fits); whether and how a card 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from assistant.offline.intents import args as A
 from assistant.offline.intents.args import DECODE_SPEED
 from assistant.offline.intents.base import has_size
 from assistant.offline.reading.frame import Frame
+from assistant.offline.reading.load import Load, read_load
 from assistant.offline.types import ToolCall
 
 NAME = DECODE_SPEED
@@ -157,9 +159,7 @@ _RAG_RE = re.compile(r"知识库|rag|检索|文档问答|knowledge base|retrieva
 ASSUMED_MODEL = "Qwen2.5-14B"
 
 
-def team_load(f: Frame):  # -> Load
-    from assistant.offline.reading.load import read_load
-
+def team_load(f: Frame) -> Load:
     return read_load(f.text)
 
 
@@ -175,7 +175,7 @@ def applies_team(f: Frame) -> bool:
     return bool(_TEAM_RE.search(f.text)) and bool(_SIZING_RE.search(f.text)) and (said_load or not has_size(f))
 
 
-def team_args(f: Frame) -> dict:
+def team_args(f: Frame) -> dict[str, Any]:
     """plan_serving arguments for the team's load: the stated peak (or users) as concurrency, the
     stated rate as requests_per_s, RAG-length prompts for a knowledge base."""
     load = team_load(f)

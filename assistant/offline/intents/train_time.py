@@ -4,12 +4,16 @@ named cards, the memory estimate follows (the time is moot then)."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Any
 
 from assistant.offline.intents import args as A
 from assistant.offline.intents.args import TRAIN_TIME
 from assistant.offline.intents.base import has_size
 from assistant.offline.reading.frame import Frame
 from assistant.offline.types import ToolCall, ToolResult
+
+if TYPE_CHECKING:
+    from tools.reference_models import ReferenceModel
 
 NAME = TRAIN_TIME
 
@@ -102,7 +106,7 @@ _MEASURED_RE = re.compile(
 )
 
 
-def _reference(f: Frame):  # -> ReferenceModel | None
+def _reference(f: Frame) -> ReferenceModel | None:
     from assistant.offline.intents.plans import reference
 
     return reference(f)
@@ -137,7 +141,7 @@ def applies_reference(f: Frame) -> bool:
     return ref is not None and f.training and bool(f.cues & {"time", "price"})
 
 
-def _data_args(f: Frame) -> dict:
+def _data_args(f: Frame) -> dict[str, Any]:
     """tokens if said; samples × seq_len × epochs if said; else the stated example assumption."""
     if f.tokens:
         return {"tokens": f.tokens}
