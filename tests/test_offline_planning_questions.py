@@ -230,3 +230,34 @@ def test_named_model_with_concurrency_stays_a_plan() -> None:
 def test_slow_multi_node_is_not_a_duration_estimate() -> None:
     intents, _, _ = analyse("多机训练比单机慢5倍，每个iter耗时60s，没有IB")
     assert "train_time_completed" not in intents
+
+
+def test_long_prompt_ttft_is_the_prefill_compute_floor() -> None:
+    a, results = answer("首token要等快20秒，qwen2.5-32b awq，单张L40，提示大概 8k token，怎么调参数能快点")
+    serving = next(r for r in results if r.name == "plan_serving")
+    assert serving.args["input_tokens"] == 8192 and serving.args["concurrency"] == 1
+    assert "gpu_specs" in _names(results)
+    # 2 × 32.8e9 × 8192 / 181 TFLOPS (L40 dense FP16) = 2.97 s at 100%; ≥ that floor at real efficiency
+    ttft = serving.result["ttft_s"]["mid"]
+    assert ttft >= 2 * 32.8e9 * 8192 / 181e12
+    assert "预填充" in a.text.splitlines()[0]
+
+
+def test_two_cards_one_slower_compares_compute_and_bandwidth() -> None:
+    a, results = answer("Qwen2.5-14B-Instruct-AWQ on vLLM: my L20 is slower than the 4090, is that expected?")
+    assert "gpu_specs" in _names(results)
+    assert len([r for r in results if r.name == "plan_serving"]) == 2
+    assert "bound" in a.text
+
+
+def test_what_to_rent_for_a_published_model_is_priced() -> None:
+    a, results = answer("想租云服务器跑 grok-1 推理，有啥推荐配置吗")
+    assert {r.args["precision"] for r in results if r.name == "find_min_gpus"} == {"int4", "int8"}
+    assert "中国大陆租卡行情" in a.text
+
+
+def test_hours_without_a_price_get_the_dated_china_price() -> None:
+    a, results = answer("How much would 40 hours on one A100 cost?")
+    price = next(r for r in results if r.name == "gpu_price")
+    assert price.args["hours"] == 40
+    assert "China-market" in a.text

@@ -186,7 +186,17 @@ def applies_cheapest(f: Frame) -> bool:
         return False
     if not (has_size(f) or reference(f)):
         return False
+    if _RENT_TO_RUN_RE.search(f.text):  # "租云GPU跑这个有什么推荐": what to rent for it, priced
+        return True
     return bool(_CHEAP_RE.search(f.text)) and bool(_RUN_RE.search(f.text) or f.mode == "inference")
+
+
+_RENT_TO_RUN_RE = re.compile(
+    r"租.{0,10}(?:跑|推理|部署|运行).{0,12}(?:推荐|建议|配置|方案|哪|什么)|(?:推荐|建议).{0,8}(?:租|配置|机器|显卡)|"
+    r"rent.{0,30}(?:to run|for running|to serve).{0,30}(?:recommend|suggest|which|what)|"
+    r"(?:recommend|suggest).{0,30}(?:rent|cloud gpu|gpu server)",
+    re.I,
+)
 
 
 def _card(f: Frame) -> str:

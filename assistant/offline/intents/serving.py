@@ -79,8 +79,16 @@ def applies_serving(f: Frame) -> bool:
             or bool(_SERVING_RE.search(f.text))
             or bool(f.engines and _ENGINE_CONCURRENCY_RE.search(f.text))
             or bool(f.concurrency and ("decode_speed" in f.cues or _PERF_RE.search(f.text)))
+            or bool(_TTFT_RE.search(f.text))
+            or (len(f.gpus) >= 2 and bool(_SLOWER_RE.search(f.text)))
         )
     )
+
+
+# "TTFT for a 16K prompt is 15 s": prefill is compute-bound (≈ 2·N FLOPs per prompt token)
+_TTFT_RE = re.compile(r"\bttft\b|time to first token|首\s*token|首字|首包|prefill|预填充", re.I)
+# "H20 is slower than the L40": which of two cards is compute- or bandwidth-bound for this model
+_SLOWER_RE = re.compile(r"slower|faster|比.{0,8}(?:慢|快)|更慢|更快|不如", re.I)
 
 
 # "8并发、16并发性能能到多少": throughput at a concurrency is a serving plan, not a memory estimate
@@ -104,6 +112,24 @@ def _default_context(f: Frame) -> int | None:
 
 def serving_calls(f: Frame) -> list[ToolCall]:
     context = _default_context(f)
+    if _TTFT_RE.search(f.text) and f.context:
+        # one long prompt: the prompt is the context the user named, one request at a time
+        prompt = int(f.context)
+        return [
+            A.call(
+                SERVING,
+                "plan_serving",
+                **A.model_args(f),
+                gpu=A.gpu_arg(f) or A.DEFAULT_GPU,
+                gpus=f.gpu_count,
+                precision=f.precision if f.precision in ("bf16", "fp16", "fp8", "int8", "int4") else None,
+                input_tokens=prompt,
+                output_tokens=256,
+                context=prompt + 256,
+                concurrency=1,
+            ),
+            A.call(SERVING, "gpu_specs", names=[A.card_name(f) or A.DEFAULT_GPU]),
+        ]
     out = [
         A.call(
             SERVING,
@@ -118,6 +144,8 @@ def serving_calls(f: Frame) -> list[ToolCall]:
         )
         for gpu in (f.gpus or [A.DEFAULT_GPU])[:2]
     ]
+    if len(f.gpus) >= 2 and _SLOWER_RE.search(f.text):  # compare the two cards' compute and bandwidth
+        out.append(A.call(SERVING, "gpu_specs", names=[A.card_name(f, g) for g in f.gpus[:2]]))
     if _PERF_RE.search(f.text) and has_size(f):  # the single-stream figure the multi-user one grows from
         out += calls(f)
     if _ENGINE_CONCURRENCY_RE.search(f.text) and f.gpus:

@@ -44,17 +44,19 @@ def plan_serving(w: Writer, r: ToolResult, ctx: Context) -> None:
     elif not res.get("fits", True):
         prec = str(r.args.get("precision") or "bf16").upper()
         ctx_len = r.args.get("context") or 4096
+        fix_zh = "加卡、量化（INT8/FP8/INT4）" if prec not in ("INT4",) else "加卡、KV 缓存用 FP8"
+        fix_en = "add GPUs, quantise (INT8/FP8/INT4)" if prec not in ("INT4",) else "add GPUs, use an FP8 KV cache"
         w.add(
             "verdict",
             f"{res.get('model')} {prec} 在 {setup} 上放不下：权重共 {num(res.get('weights_gb_total'))} GB"
             f"（每卡 {num(res.get('weights_gb_per_gpu'))} GB），每卡可用约 {num(res.get('usable_gb_per_gpu'))} GB，"
             f"扣掉权重后剩的 KV 缓存不够一条 {num(ctx_len)} token 上下文的序列（每条每卡 KV {num(res.get('kv_gb_per_sequence_per_gpu'))} GB），"
-            "所以并发是 0、服务起不来；要加卡、量化（INT8/FP8/INT4），或调小 max_model_len。",
+            f"所以并发是 0、服务起不来；要{fix_zh}，或调小 max_model_len。",
             f"{res.get('model')} {prec} does not fit {setup}: the weights total {num(res.get('weights_gb_total'))} GB "
             f"({num(res.get('weights_gb_per_gpu'))} GB per GPU) against about {num(res.get('usable_gb_per_gpu'))} GB usable "
             f"per GPU, which leaves too little KV cache for one {num(ctx_len)}-token context "
             f"({num(res.get('kv_gb_per_sequence_per_gpu'))} GB of KV per sequence per GPU), so concurrency is 0 and the "
-            "server will not start; add GPUs, quantise (INT8/FP8/INT4) or lower max_model_len.",
+            f"server will not start; {fix_en}, or lower max_model_len.",
         )
     elif vol and api and be and isinstance(monthly, (int, float)):
         api_month = monthly * vol / be  # the API bill is linear in volume; at break-even it equals the rent
@@ -103,6 +105,30 @@ def plan_serving(w: Writer, r: ToolResult, ctx: Context) -> None:
             f"Rent {money(monthly)}/month ({res.get('rent_unit')}); the KV cache holds {num(res.get('max_concurrency'))} "
             f"requests; about {num(round((res.get('server_output_tokens_per_s') or {}).get('mid') or 0))} output "
             "tokens/s per server",
+        )
+    if ctx.intent == "serving" and r.args.get("input_tokens") and res.get("ttft_s"):
+        # the prefill floor does not depend on whether the KV pool fits: it leads
+        w.parts["verdict"].insert(
+            0,
+            w.t(
+                f"首 token 慢是预填充（prefill）的算力下限：每个提示 token 约 2·N 次浮点运算，{num(r.args['input_tokens'])} token "
+                f"的提示在 {card} 上约 {num((res.get('ttft_s') or {}).get('mid'))} 秒（区间 {num((res.get('ttft_s') or {}).get('low'))}–"
+                f"{num((res.get('ttft_s') or {}).get('high'))} 秒）。这是 compute-bound，调度参数（chunked prefill 等）只能穿插，不能低于这个下限；"
+                "要更快得换 TFLOPS 更高的卡，或多卡张量并行分摊。",
+                f"A slow first token is prefill's compute floor: about 2·N FLOPs per prompt token, so a "
+                f"{num(r.args['input_tokens'])}-token prompt on {card} takes about {num((res.get('ttft_s') or {}).get('mid'))} s "
+                f"(range {num((res.get('ttft_s') or {}).get('low'))}–{num((res.get('ttft_s') or {}).get('high'))} s). It is "
+                "compute-bound: scheduler flags (chunked prefill and the like) interleave work but cannot go below it; a GPU "
+                "with more dense TFLOPS, or tensor parallel over several GPUs, shortens it.",
+            ),
+        )
+    if ctx.intent == "serving" and len(ctx.slots.gpus) >= 2 and res.get("decode_bound"):
+        bound = res.get("decode_bound")
+        w.add(
+            "numbers",
+            f"{card}：并发 {num(res.get('concurrency'))} 路时解码受{'算力（TFLOPS）' if bound == 'compute' else '显存带宽'}限制",
+            f"{card}: at {num(res.get('concurrency'))} concurrent requests decoding is "
+            f"{'compute-bound (TFLOPS)' if bound == 'compute' else 'memory-bandwidth bound'}",
         )
     if res.get("decode_bound") == "memory" and res.get("fits", True):
         w.add(
@@ -371,6 +397,11 @@ def gpu_price(w: Writer, r: ToolResult, ctx: Context) -> None:
     if ctx.intent == "team_serving" and isinstance(r.result, dict):
         _light_load(w, r, ctx)
         return
+    w.add(
+        "assumptions",
+        "以上价格是中国大陆租卡市场的行情（人民币，带日期），不是换算出来的。",
+        "These are China-market rental prices in CNY (¥), dated — not converted from another currency.",
+    )
     plan = r.result.get("usage_plan") if isinstance(r.result, dict) else None
     if isinstance(plan, dict) and plan.get("advice_zh"):
         w.add("verdict", str(plan["advice_zh"]), str(plan.get("advice_en") or plan["advice_zh"]))
