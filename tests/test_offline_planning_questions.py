@@ -261,3 +261,19 @@ def test_hours_without_a_price_get_the_dated_china_price() -> None:
     price = next(r for r in results if r.name == "gpu_price")
     assert price.args["hours"] == 40
     assert "China-market" in a.text
+
+
+def test_buy_vs_rent_with_hours_a_day_uses_the_usage_plan() -> None:
+    a, results = answer("租卡跟自己买卡哪个划算，每天就用10小时")
+    price = next(r for r in results if r.name == "gpu_price")
+    assert price.args["hours_per_day"] == 10
+    assert price.result["usage_plan"]["hours_used"] == 280  # 10 h × 7 d × 4 weeks
+    assert "利用率" in a.text
+
+
+def test_foreign_quote_with_a_named_card_shows_the_china_price_beside_it() -> None:
+    a, results = answer("A100 is $1.8/hour on runpod and training takes 200 hours, total cost?")
+    assert next(r for r in results if r.name == "quote_cost").result["total"] == 360  # 1.8 × 200
+    price = next(r for r in results if r.name == "gpu_price")
+    assert price.args["hours"] == 200
+    assert "$360" in a.text.splitlines()[0] and "China market" in a.text

@@ -129,7 +129,13 @@ def own_vs_rent_calls(f: Frame) -> list[ToolCall]:
     tool's break-even utilisation); the model's memory when one is named (which card it needs)."""
     big = (f.params_b or 0) > 40  # a 70B+/MoE model is rented as data-centre cards, a ≤30B one on a 4090
     gpus = [A.card_name(f, g) for g in f.gpus[:2]] or (["H20"] if big else ["RTX 4090"])
-    out = [A.call(OWN_VS_RENT, "gpu_price", gpu=g, gpu_count=f.gpu_count, months=1) for g in gpus]
+    # a usage pattern ("每天用10小时") → the tool's cheapest billing mode for it, with its sums
+    usage = (  # over four weeks (about a month) unless a project length was said
+        {"hours_per_day": f.hours_per_day or 24, "days_per_week": f.days_per_week or 7, "weeks": f.weeks or 4}
+        if (f.hours_per_day or f.days_per_week)
+        else {"months": 1}
+    )
+    out = [A.call(OWN_VS_RENT, "gpu_price", gpu=g, gpu_count=f.gpu_count, **usage) for g in gpus]
     if has_size(f):
         mem = dict(A.memory_kwargs(f), mode="inference" if not f.training else A.memory_kwargs(f).get("mode"))
         if not f.gpus:  # which card count the model needs on the card priced above

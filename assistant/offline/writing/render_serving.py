@@ -312,6 +312,21 @@ def _light_load(w: Writer, r: ToolResult, ctx: Context) -> None:
     )
 
 
+def _china_beside_quote(w: Writer, r: ToolResult) -> None:
+    """The same hours at China-market prices, beside the user's own quote (never a conversion of it)."""
+    res = r.result
+    card = str(res.get("gpu_name") or "").replace("NVIDIA ", "")
+    hourly, total = res.get("hourly_cny") or {}, res.get("total_cny") or {}
+    hours = r.args.get("hours")
+    w.add(
+        "numbers",
+        f"对比中国大陆行情：{card} 典型 {money(hourly.get('typical'))}/卡时，{num(hours)} 小时约 {money(total.get('typical'))}"
+        f"（{money_range(total.get('low'), total.get('high'))}）",
+        f"For comparison, China market: {card} typically {money(hourly.get('typical'))} per card-hour, so {num(hours)} "
+        f"hours ≈ {money(total.get('typical'))} ({money_range(total.get('low'), total.get('high'))})",
+    )
+
+
 def _host_vs_api(w: Writer) -> None:
     w.add(
         "verdict",
@@ -397,6 +412,9 @@ def gpu_price(w: Writer, r: ToolResult, ctx: Context) -> None:
     if ctx.intent == "team_serving" and isinstance(r.result, dict):
         _light_load(w, r, ctx)
         return
+    if ctx.intent == "quote" and isinstance(r.result, dict):
+        _china_beside_quote(w, r)
+        return
     w.add(
         "assumptions",
         "以上价格是中国大陆租卡市场的行情（人民币，带日期），不是换算出来的。",
@@ -448,9 +466,9 @@ def quote_cost(w: Writer, r: ToolResult, ctx: Context) -> None:
     w.add("numbers", f"算式：{res.get('arithmetic')}", f"Arithmetic: {res.get('arithmetic')}")
     if ctx.by_name("gpu_price"):
         w.add(
-            "verdict",
-            "下面的人民币价格是中国大陆租卡市场的行情（带日期的数据），只作对比，不是按汇率换算的。",
-            "The ¥ (CNY) figures below are China-market rental prices (dated data), shown for comparison — not an "
+            "assumptions",
+            "人民币价格是中国大陆租卡市场的行情（带日期的数据），只作对比，不是按汇率换算的。",
+            "The ¥ (CNY) figures are China-market rental prices (dated data), shown for comparison — not an "
             "exchange-rate conversion of your quote.",
         )
     w.add(
