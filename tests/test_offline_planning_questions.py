@@ -277,3 +277,16 @@ def test_foreign_quote_with_a_named_card_shows_the_china_price_beside_it() -> No
     price = next(r for r in results if r.name == "gpu_price")
     assert price.args["hours"] == 200
     assert "$360" in a.text.splitlines()[0] and "China market" in a.text
+
+
+@pytest.mark.parametrize(
+    "q, lang_word",
+    [
+        ("ollama 给几个同事同时用，请求总是一个一个排队，咋办", "OLLAMA_NUM_PARALLEL"),
+        ("my ollama box answers users one at a time, how do I make it serve several at once?", "OLLAMA_NUM_PARALLEL"),
+    ],
+)
+def test_ollama_several_users_gets_parallel_slots_and_kv(q: str, lang_word: str) -> None:
+    a, _ = answer(q)
+    first = a.text.splitlines()[0]
+    assert lang_word in first and "KV" in first  # each parallel slot holds its own context's KV cache

@@ -54,6 +54,7 @@ INTENTS: dict[str, Intent] = {
         Intent(A.DECODE_SPEED, serving.calls),
         Intent(serving.SERVING, serving.serving_calls),
         Intent(serving.TEAM, serving.team_calls),
+        Intent(serving.OLLAMA, serving.ollama_calls),
         Intent(plans.OWN_VS_RENT, plans.own_vs_rent_calls),
         Intent(prices.QUOTE, prices.quote_calls),
         Intent(plans.CHEAPEST, plans.cheapest_calls, plans.cheapest_follow_ups),
@@ -86,6 +87,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     # reading layer's domain words miss it ("$294/month for the VM", "cheapest way to run Grok-1")
     (prices.QUOTE, prices.applies_quote),  # "$294/month, I'd use it 48 hours": their rate × their hours
     (plans.CHEAPEST, plans.applies_cheapest),  # "跑 X 最便宜的办法 / 预算多少": fewest cards, int4 and full, priced
+    (serving.OLLAMA, serving.applies_ollama),  # "Ollama answers my users one by one": parallel slots
     (A.OUT_OF_SCOPE, decline.applies_out_of_scope),
     (A.INVALID, decline.applies_invalid),  # say what cannot be right instead of computing with it
     (A.NO_DATA, decline.applies_no_data),

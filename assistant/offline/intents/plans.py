@@ -11,6 +11,7 @@ from assistant.offline.intents.args import PLAN
 from assistant.offline.intents.base import has_size
 from assistant.offline.reading.frame import Frame
 from assistant.offline.types import ToolCall, ToolResult
+from tools.lang import has_cjk
 
 if TYPE_CHECKING:
     from tools.reference_models import ReferenceModel
@@ -223,7 +224,13 @@ def cheapest_calls(f: Frame) -> list[ToolCall]:
     # the whole model at its full precision on one card: the tool's weights figure is the whole model's
     out.append(A.call(CHEAPEST, "estimate_memory", **size, mode="inference", precision=full, gpus=1, gpu=_card(f)))
     out.append(
-        A.call(CHEAPEST, "search_guide", query=f.text[:160] + " 免费 按小时 抢占式", k=2, doc_id="free-gpu-tiers")
+        A.call(
+            CHEAPEST,
+            "search_guide",
+            query=f.text[:160] + (" 免费 按小时 抢占式" if has_cjk(f.text) else " free tier hourly spot"),
+            k=2,
+            doc_id="free-gpu-tiers",
+        )
     )
     return out
 

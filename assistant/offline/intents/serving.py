@@ -12,6 +12,7 @@ from assistant.offline.intents.base import has_size
 from assistant.offline.reading.frame import Frame
 from assistant.offline.reading.load import Load, read_load
 from assistant.offline.types import ToolCall
+from tools.lang import has_cjk
 
 NAME = DECODE_SPEED
 
@@ -241,7 +242,13 @@ def team_calls(f: Frame) -> list[ToolCall]:
         gpu = A.card_name(f) or "RTX 4090"
         return [
             A.call(TEAM, "gpu_price", gpu=gpu, months=1),
-            A.call(TEAM, "search_guide", query=f.text[:160] + " 按小时 闲置 抢占式", k=2, doc_id="free-gpu-tiers"),
+            A.call(
+                TEAM,
+                "search_guide",
+                query=f.text[:160] + (" 按小时 闲置 抢占式" if has_cjk(f.text) else " hourly idle spot"),
+                k=2,
+                doc_id="free-gpu-tiers",
+            ),
         ]
     kw = team_args(f)
     gpus = f.gpus[:2] or [A.DEFAULT_GPU, "RTX 4090"]
@@ -252,6 +259,46 @@ def team_calls(f: Frame) -> list[ToolCall]:
         A.call(TEAM, "estimate_memory", mode="inference", gpu=A.gpu_arg(f, gpus[0]) if f.gpus else gpus[0], **mem)
     )
     out.append(
-        A.call(TEAM, "search_guide", query=f.text[:200] + " 并发 KV cache 部署选型", k=2, doc_id="inference-kv-cache")
+        A.call(
+            TEAM,
+            "search_guide",
+            query=f.text[:200]
+            + (" 并发 KV cache 部署选型" if has_cjk(f.text) else " concurrency KV cache serving setup"),
+            k=2,
+            doc_id="inference-kv-cache",
+        )
     )
+    return out
+
+
+# ---- several users on one Ollama: parallel slots, their KV cache, and when to switch engines ---------
+OLLAMA = "ollama_parallel"
+_PARALLEL_RE = re.compile(
+    r"parallel|concurren|simultaneous|multi-?user|one by one|1 by 1|one at a time|at the same time|queue|"
+    r"同时|并发|多人|排队|一个一个|逐个",
+    re.I,
+)
+
+
+def applies_ollama(f: Frame) -> bool:
+    return "Ollama" in f.engines and bool(_PARALLEL_RE.search(f.text)) and not f.training
+
+
+def ollama_calls(f: Frame) -> list[ToolCall]:
+    out = [
+        A.call(
+            OLLAMA,
+            "search_guide",
+            query=(  # the guide is chunked by language: ask in the user's
+                "Ollama OLLAMA_NUM_PARALLEL 多人同时 并行 KV 缓存 批处理"
+                if has_cjk(f.text)
+                else "Ollama OLLAMA_NUM_PARALLEL several users parallel requests KV cache batching engines"
+            ),
+            k=2,
+            doc_id="local-vs-api",
+        )
+    ]
+    gpu = A.gpu_arg(f) or (f"{f.vram_gb:g}GB" if f.vram_gb else None)
+    if has_size(f) and gpu:
+        out.append(A.call(OLLAMA, "plan_serving", **A.model_args(f), gpu=gpu, concurrency=f.concurrency or 4))
     return out

@@ -39,6 +39,10 @@ def plan_serving(w: Writer, r: ToolResult, ctx: Context) -> None:
     be = (api or {}).get("break_even_output_mtok_per_month")
     if ctx.intent == "host_vs_api":
         _host_vs_api(w)
+    if ctx.intent == "ollama_parallel":
+        from assistant.offline.writing.render_tools import guide_snippets
+
+        guide_snippets(w, ctx.results, limit=1, section="verdict", max_chars=700, question=ctx.question)
     if ctx.intent == "team_serving" and res.get("fits", True):
         _team_lines(w, r, ctx)
     elif not res.get("fits", True):
