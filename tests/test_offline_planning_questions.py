@@ -290,3 +290,19 @@ def test_ollama_several_users_gets_parallel_slots_and_kv(q: str, lang_word: str)
     a, _ = answer(q)
     first = a.text.splitlines()[0]
     assert lang_word in first and "KV" in first  # each parallel slot holds its own context's KV cache
+
+
+def test_from_scratch_without_tokens_assumes_chinchilla() -> None:
+    a, results = answer("how long would it take to train a 1B model from scratch on 8 H100s?")
+    est = next(r for r in results if r.name == "estimate_training_time")
+    assert est.args["tokens"] == 20e9  # ~20 tokens/param (Hoffmann et al. 2022)
+    # 6 × 1e9 × 20e9 = 1.2e20 FLOP / (8 × 989.4e12 × 0.4) = 37,905 s ≈ 10.5 h at 40% MFU
+    assert 7 <= est.result["wall_hours"]["mid"] <= 16
+    assert "Chinchilla" in a.text.splitlines()[0]
+
+
+def test_named_model_for_a_head_count_is_sized_as_a_service() -> None:
+    _, results = answer("给 80 人用的 RAG 系统，用 Qwen2.5-72B-Int4，要几张卡")
+    serving = next(r for r in results if r.name == "plan_serving")
+    assert serving.args["precision"] == "int4" and serving.args["input_tokens"] == 2048  # RAG-length prompts
+    assert serving.result["gpus_needed"] >= 1

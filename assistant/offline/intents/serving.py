@@ -169,14 +169,14 @@ TEAM = "team_serving"
 
 # A deployment for many people (a company knowledge base, a team chatbot, an API for an app).
 _TEAM_RE = re.compile(
-    r"公司|企业|团队|内部|部门|员工|知识库|日活|并发|同时|多人|多用户|客服|"
+    r"公司|企业|团队|内部|部门|员工|知识库|日活|并发|同时|多人|多用户|客服|\d+\s*(?:个|位)?人(?:用|使用|规模)|rag|"
     r"multi-?user|many users|large number of users|concurrent|simultaneous|requests? (?:a|per) (?:day|second)|"
     r"\bqps\b|\brps\b|as an api|serve .{0,20}users|team|company|enterprise",
     re.I,
 )
 # ... and a sizing question about it (what server, how much memory, how many GPUs, which cloud).
 _SIZING_RE = re.compile(
-    r"多少显存|(?:什么|啥|哪种|哪款|哪个)(?:样的)?(?:服务器|配置|显卡|卡|gpu)|哪种|何种|规格|配置|硬件|多少(?:张|块)?(?:卡|gpu)|部署|估算|"
+    r"多少显存|(?:什么|啥|哪种|哪款|哪个)(?:样的)?(?:服务器|配置|显卡|卡|gpu)|哪种|何种|几张|几块|几台|how many gpus?|规格|配置|硬件|多少(?:张|块)?(?:卡|gpu)|部署|估算|"
     r"how much (?:gpu|vram|memory|hardware)|gpu resources|what (?:gpu|server|hardware)|which (?:gpu|server)|"
     r"scale|sizing|deploy|where can i|cheaper gpu|gpu server",
     re.I,

@@ -136,9 +136,17 @@ _SYMPTOM_RE = re.compile(r"慢|卡住|卡死|报错|失败|slow|hang|stuck|error
 
 
 def applies_reference(f: Frame) -> bool:
-    """ "训练 GPT-3 规模的模型要多少钱": a published model's size and token count, 6·N·D."""
+    """ "训练 GPT-3 规模的模型要多少钱": a published model's size and token count, 6·N·D; "从头预训练
+    一个 7B 要多少钱": the same question with the compute-optimal token count."""
     ref = _reference(f)
+    if f.mode == "pretrain" and has_size(f) and "price" in f.cues and not f.budget_cny:
+        return True
     return ref is not None and f.training and bool(f.cues & {"time", "price"})
+
+
+# Compute-optimal pre-training: about 20 tokens per parameter (Hoffmann et al. 2022, "Chinchilla",
+# arXiv:2203.15556) — the assumption when a from-scratch question gives no token count.
+CHINCHILLA_TOKENS_PER_PARAM = 20
 
 
 def _data_args(f: Frame) -> dict[str, Any]:
@@ -148,6 +156,9 @@ def _data_args(f: Frame) -> dict[str, Any]:
     ref = _reference(f)
     if ref is not None and ref.training_tokens and A.train_mode(f) in ("full", "pretrain"):
         return {"tokens": ref.training_tokens}
+    if f.mode == "pretrain" and (f.params_b or ref):
+        size = f.params_b or (ref.params_b if ref else 0)
+        return {"tokens": CHINCHILLA_TOKENS_PER_PARAM * size * 1e9}
     return {
         "samples": f.samples or ASSUMED_SAMPLES,
         "seq_len": f.context or f.sample_tokens or ASSUMED_SEQ,
@@ -171,7 +182,8 @@ def completed_calls(f: Frame) -> list[ToolCall]:
             "estimate_training_time",
             **size,
             **_data_args(f),
-            gpu=A.gpu_arg(f) or (A.DEFAULT_GPU if ref else "RTX 4090"),
+            # a small LoRA job on the common consumer card; full training and pre-training on the A100 标配
+            gpu=A.gpu_arg(f) or ("RTX 4090" if mode in ("lora", "qlora") else A.DEFAULT_GPU),
             n_gpus=f.gpu_count,
             nodes=f.nodes,
             mode=mode,

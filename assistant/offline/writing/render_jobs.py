@@ -162,7 +162,17 @@ def _what_it_rests_on(w: Writer, r: ToolResult, ctx: Context) -> None:
         from assistant.offline.intents.plans import reference
 
         ref = reference(s)
-        if ref is not None and ref.training_tokens:
+        if s.mode == "pretrain" and (ref is None or not ref.training_tokens):
+            verdict.insert(
+                0,
+                w.t(
+                    f"你没给训练 token 数：按算力最优的约每参数 20 token（Chinchilla，Hoffmann et al. 2022）估，即 "
+                    f"{tokens_text(w, a['tokens'])} token；时间和花费都和 token 数成正比。",
+                    f"No token count given: assumed the compute-optimal ~20 tokens per parameter (Chinchilla, Hoffmann "
+                    f"et al. 2022), i.e. {tokens_text(w, a['tokens'])} tokens; time and cost scale with the tokens.",
+                ),
+            )
+        elif ref is not None and ref.training_tokens:
             verdict.insert(
                 0,
                 w.t(
