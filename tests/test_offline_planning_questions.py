@@ -306,3 +306,17 @@ def test_named_model_for_a_head_count_is_sized_as_a_service() -> None:
     serving = next(r for r in results if r.name == "plan_serving")
     assert serving.args["precision"] == "int4" and serving.args["input_tokens"] == 2048  # RAG-length prompts
     assert serving.result["gpus_needed"] >= 1
+
+
+def test_requirements_question_without_training_words_is_a_serving_plan() -> None:
+    _, results = answer("What hardware do I need for Qwen2.5-32B? Which GPU would you suggest?")
+    plan = next(r for r in results if r.name == "plan_configurations")
+    assert plan.args["mode"] == "inference"
+
+
+def test_fine_tune_beside_a_deployment_is_training_with_lora_named() -> None:
+    a, results = answer("DeepSeek-V3 我们已经离线部署好了，要是再做全参微调，需要什么硬件配置呢？")
+    plan = next(r for r in results if r.name == "plan_configurations")
+    assert plan.args["mode"] == "full"
+    # 671e9 × 16 B = 10.7 TB of model states (ZeRO paper): no 64-card option fits → LoRA/QLoRA named
+    assert "LoRA" in a.text and "QLoRA" in a.text

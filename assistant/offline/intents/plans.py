@@ -19,16 +19,33 @@ if TYPE_CHECKING:
 NAME = PLAN
 
 
+# "需要什么硬件配置" / "hardware requirements": a configuration question in other words
+_HARDWARE_RE = re.compile(
+    r"(?:什么|啥)(?:样的)?(?:硬件|机器|服务器)(?:配置)?|需要.{0,4}硬件配置|what hardware (?:do|would|should)",
+    re.I,
+)
+
+
 def applies(f: Frame) -> bool:
     return (
-        "plan" in f.cues
+        ("plan" in f.cues or bool(_HARDWARE_RE.search(f.text)))
         and (has_size(f) or bool(f.budget_cny) or bool(f.deadline_hours))
         or (has_size(f) and bool(f.budget_cny or f.deadline_hours))
     )
 
 
+def _mode(f: Frame) -> str:
+    """The plan's job. A requirements question with no training word is serving ("system requirements
+    of X", "跑 X 要什么配置"); a fine-tune named beside a deployment ("离线部署…如果要微调") is training."""
+    if f.training and f.mode == "inference":
+        return "full" if not f.finetune else "lora" if "lora" in f.text.lower() else "full"
+    if not f.training and f.mode is None and not f.finetune:
+        return "inference"
+    return A.plan_mode(f)
+
+
 def calls(f: Frame) -> list[ToolCall]:
-    mode = A.plan_mode(f)
+    mode = _mode(f)
     return [
         A.call(
             NAME,

@@ -340,6 +340,14 @@ def plan_configurations(w: Writer, r: ToolResult, ctx: Context) -> None:
                 w.add("verdict", *sentence)
             if e.result.get("mode") == "full":
                 seed_rule_line(w, e.result)
+        if res.get("mode") == "full":
+            w.add(
+                "next",
+                "全量放不下时的常见做法：LoRA 只训练很小的适配器（基座权重以 bf16 常驻、不存优化器状态），QLoRA 再把基座压到 4 位；"
+                "可以接着问「LoRA 要几张卡」或「QLoRA 呢」。",
+                "When a full fine-tune cannot fit: LoRA trains small adapters only (the base stays in bf16 with no optimizer "
+                'states), and QLoRA also quantises the base to 4 bits; ask next "how many GPUs for LoRA?" or "and QLoRA?".',
+            )
     if ctx.slots.finetune and not ctx.slots.mode and res.get("mode") == "lora":
         w.add(
             "assumptions",
