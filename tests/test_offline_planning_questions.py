@@ -320,3 +320,21 @@ def test_fine_tune_beside_a_deployment_is_training_with_lora_named() -> None:
     assert plan.args["mode"] == "full"
     # 671e9 × 16 B = 10.7 TB of model states (ZeRO paper): no 64-card option fits → LoRA/QLoRA named
     assert "LoRA" in a.text and "QLoRA" in a.text
+
+
+def test_a_single_cny_quote_is_applied_to_the_users_hours() -> None:
+    a, results = answer("平台报价 A800 一个月 2.88万，我只用5天，多少钱")
+    q = next(r for r in results if r.name == "quote_cost")
+    assert q.result["total"] == pytest.approx(28_800 / 720 * 120, rel=1e-3)  # ¥40/h × 120 h = ¥4,800
+    assert a.text.splitlines()[0].startswith("按你的报价")
+
+
+def test_measured_run_to_other_cards_without_a_training_word() -> None:
+    _, results = answer("8卡A100跑了48小时，换4张H100要多久")
+    r = next(r for r in results if r.name == "rescale_training_time")
+    assert r.result["hours"] == pytest.approx(8 * 312 * 48 / (4 * 989.4), rel=0.01)  # 30.3 h
+
+
+def test_self_host_or_api_cheaper_is_not_the_cheapest_cards_question() -> None:
+    intents, _, _ = analyse("自己部署大模型和用deepseek api哪个便宜")
+    assert intents[0] in ("host_vs_api", "serving")

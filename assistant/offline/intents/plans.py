@@ -142,10 +142,25 @@ def applies_host_vs_api(f: Frame) -> bool:
     return bool(_API_RE.search(f.text)) and bool(_LOCAL_RE.search(f.text)) and not f.monthly_tokens
 
 
+def size_b(f: Frame) -> float:
+    """The model's size in billions: as said, else the catalog's count, else a reference model's, else 0."""
+    if f.params_b:
+        return f.params_b
+    if f.model and A.catalog_has(f.model):
+        try:
+            from tools.models import resolve_model
+
+            return float(resolve_model(f.model, None).params) / 1e9
+        except Exception:  # a half-written row: size unknown
+            return 0.0
+    ref = reference(f)
+    return ref.params_b if ref else 0.0
+
+
 def own_vs_rent_calls(f: Frame) -> list[ToolCall]:
     """The named card (else a 4090, the common own-or-rent card) priced per hour and per month (the
     tool's break-even utilisation); the model's memory when one is named (which card it needs)."""
-    big = (f.params_b or 0) > 40  # a 70B+/MoE model is rented as data-centre cards, a ≤30B one on a 4090
+    big = size_b(f) > 40  # a 70B+/MoE model is rented as data-centre cards, a ≤30B one on a 4090
     gpus = [A.card_name(f, g) for g in f.gpus[:2]] or (["H20"] if big else ["RTX 4090"])
     # a usage pattern ("每天用10小时") → the tool's cheapest billing mode for it, with its sums
     usage = (  # over four weeks (about a month) unless a project length was said
@@ -168,9 +183,11 @@ def host_vs_api_calls(f: Frame) -> list[ToolCall]:
     """The serving plan of the named model (else a 7B on a 4090, the smallest useful self-hosted setup)
     against the dated API prices, and the guide's data/cost comparison."""
     model = A.model_args(f) if has_size(f) else {"model": "Qwen2.5-7B"}
-    gpu = A.gpu_arg(f) if f.gpus else "RTX 4090"
+    big = size_b(f) > 40  # a 70B+/MoE model is served on data-centre cards (H20 is rentable in China)
+    gpu = A.gpu_arg(f) if f.gpus else ("H20" if big else "RTX 4090")
+    precision = f.precision or ("fp8" if A.native_fp8(f.model) else None)
     return [
-        A.call(HOST_VS_API, "plan_serving", gpu=gpu, gpus=f.gpu_count, **model),
+        A.call(HOST_VS_API, "plan_serving", gpu=gpu, gpus=f.gpu_count, precision=precision, **model),
         A.call(HOST_VS_API, "search_guide", query=f.text[:200], k=2, doc_id="local-vs-api"),
     ]
 
@@ -210,6 +227,10 @@ def applies_cheapest(f: Frame) -> bool:
         return False
     if not (has_size(f) or reference(f)):
         return False
+    from assistant.offline.intents.serving import applies_serving
+
+    if applies_host_vs_api(f) or applies_own_vs_rent(f) or applies_serving(f):
+        return False  # "自己部署和调 API 哪个便宜" compares two routes; it is not "the cheapest cards for X"
     if _RENT_TO_RUN_RE.search(f.text):  # "租云GPU跑这个有什么推荐": what to rent for it, priced
         return True
     return bool(_CHEAP_RE.search(f.text)) and bool(_RUN_RE.search(f.text) or f.mode == "inference")
@@ -224,8 +245,7 @@ _RENT_TO_RUN_RE = re.compile(
 
 
 def _card(f: Frame) -> str:
-    ref = reference(f)
-    size = f.params_b or (ref.params_b if ref else 7)
+    size = size_b(f) or 7
     return A.gpu_arg(f) or ("RTX 4090" if size <= 20 else A.DEFAULT_GPU)
 
 

@@ -41,6 +41,16 @@ def calls(f: Frame) -> list[ToolCall]:
         for gpu in f.gpus[:4]
     ]
     out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2))
+    single = (f.hourly_quote_cny is None) != (f.monthly_quote_cny is None)
+    if single and f.period_hours and not usage:
+        # "报价一个月3万，我只用10天" / "2块钱一小时，训练30小时": the user's own rate × the user's hours first
+        amount, per = (f.hourly_quote_cny, "hour") if f.hourly_quote_cny else (f.monthly_quote_cny, "month")
+        out.insert(
+            0,
+            A.call(
+                NAME, "quote_cost", amount=amount, currency="CNY", per=per, hours=f.period_hours, count=f.gpu_count or 1
+            ),
+        )
     return out
 
 

@@ -202,7 +202,8 @@ _TFLOPS_RE = re.compile(r"(?<![\d.])(\d{3,4}(?:\.\d+)?)(?![\d.])")
 
 def applies_rescale(f: Frame) -> bool:
     counted = [g for g in f.gpu_mentions if g.gpu_id and g.count]
-    return len(counted) >= 2 and len(_HOURS_RE.findall(f.text)) >= 1 and (f.training or "算力" in f.text)
+    asks_time = bool(re.search(r"要多久|多长时间|多少小时|how long|how many hours", f.text, re.I))
+    return len(counted) >= 2 and len(_HOURS_RE.findall(f.text)) >= 1 and (f.training or "算力" in f.text or asks_time)
 
 
 def rescale_calls(f: Frame) -> list[ToolCall]:

@@ -431,7 +431,7 @@ def gpu_price(w: Writer, r: ToolResult, ctx: Context) -> None:
         _PLAIN_GPU_PRICE(w, r, ctx)
 
 
-_SYMBOL = {"USD": "$", "EUR": "€", "GBP": "£"}
+_SYMBOL = {"USD": "$", "EUR": "€", "GBP": "£", "CNY": "¥"}
 
 
 def _cur(amount: Any, currency: str) -> str:
