@@ -338,3 +338,10 @@ def test_measured_run_to_other_cards_without_a_training_word() -> None:
 def test_self_host_or_api_cheaper_is_not_the_cheapest_cards_question() -> None:
     intents, _, _ = analyse("自己部署大模型和用deepseek api哪个便宜")
     assert intents[0] in ("host_vs_api", "serving")
+
+
+def test_zero_hours_on_a_quote_is_refused_not_replaced() -> None:
+    a, results = answer("cloud gpu $5/hr for 0 hours, what does it cost?")
+    q = next(r for r in results if r.name == "quote_cost")
+    assert q.error and q.args["hours"] == 0
+    assert "cost about" not in a.text  # no figure computed from a replaced hour count

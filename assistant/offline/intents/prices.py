@@ -71,7 +71,8 @@ _COMPUTE_RE = re.compile(
 
 def applies_quote(f: Frame) -> bool:
     q = _quote(f)
-    return q is not None and bool(q.hours or f.period_hours) and (f.in_domain or bool(_COMPUTE_RE.search(f.text)))
+    has_hours = q is not None and (q.hours is not None or bool(f.period_hours))
+    return q is not None and has_hours and (f.in_domain or bool(_COMPUTE_RE.search(f.text)))
 
 
 def quote_calls(f: Frame) -> list[ToolCall]:
@@ -80,7 +81,7 @@ def quote_calls(f: Frame) -> list[ToolCall]:
     q = _quote(f)
     if q is None:
         return []
-    hours = q.hours or f.period_hours
+    hours = q.hours if q.hours is not None else f.period_hours  # "for 0 hours" is refused by the tool, not replaced
     out = [
         A.call(
             QUOTE,
