@@ -301,4 +301,6 @@ def ollama_calls(f: Frame) -> list[ToolCall]:
     gpu = A.gpu_arg(f) or (f"{f.vram_gb:g}GB" if f.vram_gb else None)
     if has_size(f) and gpu:
         out.append(A.call(OLLAMA, "plan_serving", **A.model_args(f), gpu=gpu, concurrency=f.concurrency or 4))
+    elif _SIZING_RE.search(f.text):  # "how much GPU for a large number of users": size it as a team's service
+        out += [c for c in team_calls(f) if c.name != "search_guide"]
     return out

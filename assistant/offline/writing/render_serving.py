@@ -43,7 +43,7 @@ def plan_serving(w: Writer, r: ToolResult, ctx: Context) -> None:
         from assistant.offline.writing.render_tools import guide_snippets
 
         guide_snippets(w, ctx.results, limit=1, section="verdict", max_chars=700, question=ctx.question)
-    if ctx.intent == "team_serving" and res.get("fits", True):
+    if ctx.intent in ("team_serving", "ollama_parallel") and res.get("fits", True):
         _team_lines(w, r, ctx)
     elif not res.get("fits", True):
         prec = str(r.args.get("precision") or "bf16").upper()
@@ -173,7 +173,7 @@ def _team_lines(w: Writer, r: ToolResult, ctx: Context) -> None:
         load_zh += ("、" if load_zh else "") + f"每秒 {num(rps)} 个请求（约 {num(need)} 输出 token/s）"
         load_en += (" and " if load_en else "") + f"{num(rps)} requests/s (about {num(need)} output tokens/s)"
     if not load_zh:
-        load_zh, load_en = "单份模型能撑住的并发", "what one copy of the model holds"
+        load_zh, load_en = "单份模型能撑住的最大并发", "the largest load one copy of the model holds"
     w.add(
         "verdict",
         f"按{load_zh}、每次输入 {num(a.get('input_tokens'))} / 输出 {num(a.get('output_tokens'))} token 估："
