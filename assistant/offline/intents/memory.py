@@ -33,11 +33,41 @@ def applies_fallback(f: Frame) -> bool:
     return has_size(f) and "howto" not in f.cues
 
 
+def memory_kwargs(f: Frame) -> dict:
+    """The shared memory job plus what only the memory tools take: the training method (DPO/GRPO/PPO…)."""
+    kw = A.memory_kwargs(f)
+    if f.method:
+        if kw.get("mode") in (None, "inference"):
+            kw["mode"] = "full"
+        kw["method"] = f.method
+    return kw
+
+
+def card_has_fp8(gpu: str | None) -> bool | None:
+    """FP8 tensor cores on the named card (knowledge/gpus.yaml fp8_supported); None = no card or unknown."""
+    if not gpu:
+        return None
+    try:
+        from tools.memory_capacity import resolve_gpu_capacity
+
+        return resolve_gpu_capacity(gpu).fp8_supported
+    except Exception:  # an unknown card is reported by the tool itself
+        return None
+
+
+def served_precision(kw: dict, gpu: str | None) -> str | None:
+    """Models released in FP8 (DeepSeek-V3/R1) are served as released — unless the card has no FP8 tensor cores
+    (A100/A800/V100/3090…), where vLLM/SGLang need the bf16 checkpoint (DeepSeek-V3 README: fp8_cast_bf16.py)."""
+    if kw.get("mode") != "inference" or kw.get("precision") or not A.native_fp8(kw.get("model")):
+        return kw.get("precision")
+    return "bf16" if card_has_fp8(gpu) is False else "fp8"
+
+
 def calls(f: Frame) -> list[ToolCall]:
     out: list[ToolCall] = []
-    mem_kw = A.memory_kwargs(f)
-    if mem_kw.get("mode") == "inference" and not mem_kw.get("precision") and A.native_fp8(mem_kw.get("model")):
-        mem_kw["precision"] = "fp8"  # DeepSeek-V3/R1 ship FP8 weights: the released checkpoint is what is served
+    mem_kw = memory_kwargs(f)
+    if served_precision(mem_kw, mem_kw.get("gpu")):
+        mem_kw["precision"] = served_precision(mem_kw, mem_kw.get("gpu"))
     cards = [A.gpu_arg(f, g) for g in f.gpus[:3]] or [mem_kw.get("gpu")]  # "用A100还是4090": each card
     if f.gpu_alt_memory_gb and len(f.gpus) == 1:  # "A100 40G vs 80G": both sizes of the one card
         cards.append(f"{f.gpu} {f.gpu_alt_memory_gb}GB" + (f" {f.gpu_form}" if f.gpu_form else ""))
@@ -62,7 +92,7 @@ def calls(f: Frame) -> list[ToolCall]:
 
 
 def max_fit_calls(f: Frame) -> list[ToolCall]:
-    mem_kw = A.memory_kwargs(f)
+    mem_kw = memory_kwargs(f)
     return [
         A.call(
             MAX_FIT, "find_max_fit", **{**mem_kw, "gpu": mem_kw.get("gpu") or A.DEFAULT_GPU}, solve_for=A.solve_for(f)
@@ -73,10 +103,12 @@ def max_fit_calls(f: Frame) -> list[ToolCall]:
 
 def min_gpus_calls(f: Frame) -> list[ToolCall]:
     out: list[ToolCall] = []
-    kw = dict(A.memory_kwargs(f))
+    kw = dict(memory_kwargs(f))
     kw.pop("gpus", None)
     kw["gpu"] = kw.get("gpu") or A.DEFAULT_GPU
-    if kw.get("mode") == "inference" and not kw.get("precision") and A.native_fp8(kw.get("model")):
+    if served_precision(kw, kw["gpu"] if f.gpus else None) == "bf16":
+        kw["precision"] = "bf16"  # an FP8 release on a card without FP8: the bf16 checkpoint is what runs
+    elif kw.get("mode") == "inference" and not kw.get("precision") and A.native_fp8(kw.get("model")):
         # DeepSeek-V3/R1 ship FP8 weights ("满血版" = the released checkpoint): size that first, bf16 beside it
         out.append(A.call(MIN_GPUS, "find_min_gpus", **{**kw, "precision": "fp8"}))
     out.append(A.call(MIN_GPUS, "find_min_gpus", **kw))

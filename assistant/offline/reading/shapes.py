@@ -48,6 +48,9 @@ MENTIONS: dict[str, str] = {
     "asked_optimizer": r"optimizer|优化器|adam",
     "asked_host_ram": r"host ram|主机内存|offload|卸载",
     "asked_trainable": r"trainable|可训练",
+    # host RAM (内存 / RAM), not GPU memory (显存 / VRAM / "GPU内存")
+    "host_ram_word": r"(?<!gpu)(?<!gpu )(?<!显卡)(?<!显卡的)内存(?!溢出)|cpu\s*内存|系统内存|(?<!gpu )(?<!gpu)\bram\b|"
+    r"system memory|main memory|cpu memory|host memory|\bswap\b|交换分区|mmap",
     "asks_rule_of_thumb": r"4\s*倍|4\s*[x×]|文章|seed|article|rule of thumb|经验公式",
     # jobs
     "asked_gpu_hours": r"gpu[\s-]*hours?|卡时|机时|算力总量",

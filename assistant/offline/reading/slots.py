@@ -131,6 +131,40 @@ _OPTIMIZER_PATTERNS: list[tuple[str, str]] = [
     (r"adam\w*", "adamw"),
 ]
 _ZERO_RE = re.compile(r"zero[\s\-_]*(?:stage[\s\-_]*)?([0-3])|fsdp|deepspeed", re.I)
+# Training methods beyond SFT (knowledge/engines.yaml `methods`), most demanding first: "SFT+DPO" is sized as DPO.
+_METHOD_PATTERNS: list[tuple[str, str]] = [
+    (r"(?<![a-z])ppo(?![a-z])|rlhf|奖励模型|reward[\s_-]*model|critic|价值模型", "ppo"),
+    (r"grpo|强化学习|(?<![a-z])rl(?![a-z])|reinforcement", "grpo"),
+    (r"(?<![a-z])(?:dpo|ipo)(?![a-z])|dpotrainer|偏好(?:优化|对齐|数据|训练|学习)", "dpo"),
+    (r"(?<![a-z])kto(?![a-z])", "kto"),
+    (r"(?<![a-z])orpo(?![a-z])", "orpo"),
+    (r"simpo|(?<![a-z])cpo(?![a-z])", "simpo"),
+]
+_HOST_RAM_RES = [
+    re.compile(
+        r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>tb|t|gb|gib|g)\s*(?:的)?\s*(?:of\s+)?"
+        r"(?:cpu\s*内存|系统内存|内存|(?:system\s+|main\s+|cpu\s+|host\s+)?ram\b|system memory|main memory|cpu memory)",
+        re.I,
+    ),
+    re.compile(
+        r"(?<!显)(?:cpu\s*内存|系统内存|内存|system ram|\bram\b|system memory|cpu memory|host memory)"
+        r"\s*(?:只有|才|是|为|有|大小|容量|[:：])?\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>tb|t|gb|gib|g)(?![a-z])",
+        re.I,
+    ),
+]
+
+
+def _extract_host_ram(work: str, s: Slots) -> str:
+    """The host RAM the user has ("内存1T", "cpu内存只有128G", "32gb of system ram"), decimal GB; blanked so it is
+    never read as a card's memory or a token count."""
+    for rx in _HOST_RAM_RES:
+        m = rx.search(work)
+        if m:
+            unit = m.group("unit").lower()
+            s.host_ram_gb = float(m.group("num")) * (1000 if unit.startswith("t") else 1)
+            return _blank(work, m)
+    return work
+
 
 # Weak markers: words a log contains but a question about logs may contain too ("Xid 是什么").
 LOG_MARKERS = re.compile(
@@ -414,6 +448,7 @@ def _extract(question: str) -> Slots:
     s.in_domain = bool(_DOMAIN_RE.search(text)) or s.is_log
     work = text
     work = _extract_reported_memory(work, s)
+    work = _extract_host_ram(work, s)  # "400G内存" / "32 GB of system RAM": host RAM, not a card's memory
 
     # --- the user's own price quotes: 按小时 2 元 / 2元/小时 / ¥5 per hour / 包月 1200 元 / ¥3,000 per month --
     work = _extract_quotes(work, s)
@@ -586,6 +621,8 @@ def _extract(question: str) -> Slots:
     targets = re.findall(r"\b([qkvo]|gate|up|down)_proj\b", text, re.I)
     if targets:
         s.lora_targets = ",".join(dict.fromkeys(t.lower() for t in targets))
+    s.method = _first(_METHOD_PATTERNS, text)  # DPO / GRPO / PPO …: tools/memory_methods.py
+    s.training = s.training or s.method is not None
     s.precision = _first(_PRECISION_PATTERNS, text)
     s.optimizer = _first(_OPTIMIZER_PATTERNS, text)
     stage = re.search(r"zero[\s\-_]*(?:stage[\s\-_]*)?([0-3])|\bsta(?:g|t)e[\s_\-]*([1-3])\b", text, re.I)
