@@ -468,6 +468,9 @@ class EstimateMemoryOutput(BaseModel):
         0.0, description="frozen reference model per GPU, already inside weights_gb (DPO/KTO/PPO/GRPO, full training)"
     )
     reward_model_gb: float = Field(0.0, description="frozen reward model per GPU, inside weights_gb (PPO)")
+    policy_weights_gb: float | None = Field(
+        None, description="weights_gb without the frozen reference/reward models and a colocated vLLM copy"
+    )
     value_model_gb: float = Field(
         0.0, description="value model (critic) states per GPU, inside weights/gradients/optimizer (PPO)"
     )
@@ -493,6 +496,13 @@ class EstimateMemoryOutput(BaseModel):
         None, description="inference over several GPUs: the tensor-parallel size divides the attention and KV heads"
     )
     tp_sizes: list[int] | None = Field(None, description="valid tensor-parallel sizes for this model (≤ 16)")
+    tp_note: dict[str, str] | None = Field(None, description="why this TP size will not start and what to use (zh/en)")
+    fp8_note: dict[str, str] | None = Field(
+        None, description="an FP8 release on a card without FP8 tensor cores: why bf16 weights are needed (zh/en)"
+    )
+    checkpointing: str | None = Field(
+        None, description="training: activation recomputation assumed (none/selective/full)"
+    )
     seq_len: int | None = None
     batch: int | None = None
     context: int | None = None
@@ -1282,6 +1292,7 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
     b = breakdown(inp, model)
     cap = resolve_gpu_capacity(inp.gpu) if inp.gpu else None
     fits = headroom = usable = None
+    fp8_note = None
     max_batch = max_seq = None
     assumptions = list(b.assumptions)
     sources = list(dict.fromkeys(b.sources))
@@ -1324,12 +1335,12 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
                     upd: dict[str, Any] = {"offload": "optimizer"}
                     if inp.zero_stage < 2 and inp.fsdp == "none":
                         upd["zero"] = 2
-                    ram = breakdown(inp.model_copy(update=upd), model).host_ram / GB
+                    ram_gb = breakdown(inp.model_copy(update=upd), model).host_ram / GB
                     c.label = _a(
-                        c.label["zh"] + f"，需约 {ram:,.0f} GB 内存", c.label["en"] + f", ~{ram:,.0f} GB host RAM"
+                        c.label["zh"] + f"，需约 {ram_gb:,.0f} GB 内存", c.label["en"] + f", ~{ram_gb:,.0f} GB host RAM"
                     )
             verdict = "fits_with_changes" if changes else "does_not_fit"
-            nearest = nearest_option(inp, evaluate)
+            nearest = nearest_option(inp, evaluate, cap.fp8_supported)
         if inp.mode == "inference":
             max_batch = _max_value(inp.model_copy(update={"batch": 1}), cap, model, "concurrency", 1 << 20)
             max_seq = _max_value(inp, cap, model, "context", 1 << 24)
@@ -1399,6 +1410,17 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         sequences_per_example=b.method.sequences_per_example if b.method else 1,
         reference_model_gb=_round(b.method.reference_bytes / GB) if b.method else 0.0,
         reward_model_gb=_round(b.method.reward_bytes / GB) if b.method else 0.0,
+        policy_weights_gb=_round(
+            (
+                b.weights
+                - b.method.reference_bytes
+                - b.method.reward_bytes
+                - b.method.rollout_weights_bytes * (inp.rollout_engine == "vllm_colocate")
+            )
+            / GB
+        )
+        if b.method
+        else None,
         value_model_gb=_round(b.method.value_bytes / GB) if b.method else 0.0,
         rollout_kv_gb=_round(b.method.rollout_kv_bytes / GB) if b.method else 0.0,
         whole_model_weights_gb=_round(whole_gb, 2),
@@ -1409,6 +1431,9 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         gpu_fp8=cap.fp8_supported if cap else None,
         tp_valid=tp_ok,
         tp_sizes=tp_sizes,
+        tp_note=tp_note,
+        fp8_note=fp8_note,
+        checkpointing=None if inference else inp.checkpointing,
         seq_len=None if inference else inp.seq_len,
         batch=None if inference else inp.batch,
         context=(inp.context or inp.seq_len) if inference else None,

@@ -53,6 +53,9 @@ class HostRam(BaseModel):
         0.0, description="loading without zero.Init: every process a full copy (processes × models × weights)"
     )
     per_process_model_gb: float = Field(0.0, description="one full copy of one model at the load dtype")
+    unsharded_load_fp32_gb: float = Field(
+        0.0, description="the same without torch_dtype (transformers 4.x loads fp32): processes × models × 4 B/param"
+    )
     notes: list[dict[str, str]] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)
 
@@ -153,6 +156,7 @@ def host_ram(job: MemoryJob, model: Any, b: Breakdown, whole_weights_gb: float) 
         bytes_per_param=bpp,
         sharded_loading=sharded,
         unsharded_load_gb=round(procs * copies * per_model / GB, 2),
+        unsharded_load_fp32_gb=round(procs * copies * model.params * 4.0 / GB, 2),
         per_process_model_gb=round(per_model / GB, 2),
         notes=notes,
         sources=SOURCES,

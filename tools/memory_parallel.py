@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tools.memory import MemoryJob
 
+NODE = 8  # GPUs per server
 SOURCE = (
     "vLLM vllm/config.py ModelConfig.verify_with_parallel_config ('Total number of attention heads (N) must be "
     "divisible by tensor parallel size (T)'); vllm/model_executor/layers/linear.py QKVParallelLinear (KV heads split "
@@ -50,6 +51,8 @@ def tp_check(job: MemoryJob, model: Any) -> tuple[bool | None, list[int] | None,
         return None, sizes, None
     if tp_allowed(arch, job.gpus):
         return True, sizes, None
+    if job.gpus > NODE and job.gpus % NODE == 0 and tp_allowed(arch, NODE):
+        return True, sizes, None  # several servers: TP 8 inside each, pipeline stages across (vLLM multi-node)
     heads = int(arch.num_heads)
     kv = heads if arch.is_mla else int(arch.num_kv_heads or heads)
     below = [t for t in sizes if t < job.gpus]

@@ -37,8 +37,8 @@ def memory_kwargs(f: Frame) -> dict:
     """The shared memory job plus what only the memory tools take: the training method (DPO/GRPO/PPO…)."""
     kw = A.memory_kwargs(f)
     if f.method:
-        if kw.get("mode") in (None, "inference"):
-            kw["mode"] = "full"
+        if kw.get("mode") == "inference":
+            kw["mode"] = "full"  # "DPO能跑吗": a method is training, whatever else was read
         kw["method"] = f.method
     return kw
 
@@ -124,6 +124,17 @@ def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
     """After estimate_memory: alternatives when the job does not fit."""
     done = {r.name for r in results}
     out: list[ToolCall] = []
+    first = next((r for r in results if r.name == "estimate_memory" and not r.error), None)
+    if (
+        first is not None
+        and "oom_report" in f.mentions
+        and f.checkpointing is None
+        and A.fits(first.result) is True
+        and str(first.args.get("mode") or "full") != "inference"
+    ):
+        # "OOM although it should fit": the estimate assumed gradient checkpointing; the figure without it says
+        # whether that setting is the one to change
+        out.append(_call(NAME, "estimate_memory", {**first.args, "checkpointing": "none"}))
     for r in results:
         if r.name != "estimate_memory" or r.error:
             continue
@@ -156,10 +167,16 @@ def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
                 ):
                     out.append(_call(NAME, "estimate_memory", {**args, "optimizer": "adamw_8bit"}))
             elif mode in ("full", "pretrain") and not any(
-                x.name == "estimate_memory" and str(x.args.get("mode")) in ("lora", "qlora") for x in results
+                x.name == "estimate_memory" and str(x.args.get("mode")) == "qlora" for x in results
             ):
-                for alt in ("lora", "qlora"):
-                    out.append(_call(NAME, "estimate_memory", {**args, "mode": alt}))
+                tried = {str(x.args.get("mode")) for x in results if x.name == "estimate_memory"}
+                lora_fits = any(
+                    x.name == "estimate_memory" and str(x.args.get("mode")) == "lora" and A.fits(x.result)
+                    for x in results
+                )
+                for alt in ("lora", "qlora"):  # LoRA tried and too big too: the 4-bit base is the next step
+                    if alt not in tried and not (alt == "qlora" and lora_fits):
+                        out.append(_call(NAME, "estimate_memory", {**args, "mode": alt}))
             elif mode == "lora" and not any(
                 x.name == "estimate_memory" and str(x.args.get("mode")) == "qlora" for x in results
             ):

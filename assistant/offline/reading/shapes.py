@@ -55,6 +55,8 @@ MENTIONS: dict[str, str] = {
     # jobs
     "asked_gpu_hours": r"gpu[\s-]*hours?|卡时|机时|算力总量",
     "yes_no": r"能|可以|够|行不行|吗|can\b|enough|afford|possible",
+    # OOM while the model loads (before training starts): each process holds the whole base first
+    "oom_at_load": r"get_peft_model|from_pretrained|加载模型(?:时|的时候)|load(?:ing)? (?:the )?model|模型加载",
     # "I get OOM with my setup": the answer leads with what to change
     "oom_report": r"(?:oom|爆显存|out of memory|显存不够|显存不足|显存溢出)\s*(?:了|啦|error)?.{0,12}(?:怎么办|咋办|怎么解决|how|what|fix|help)|"
     r"(?:报|出现|一直|总是|老是|还是|就)\s*(?:oom|爆显存|out of memory)|(?:oom|爆显存|显存溢出)\s*了|(?:i get|getting|got|hit)\s+(?:an?\s+)?(?:cuda\s+)?(?:oom|out of memory)",
