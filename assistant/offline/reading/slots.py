@@ -147,7 +147,7 @@ _HOST_RAM_RES = [
         re.I,
     ),
     re.compile(
-        r"(?<!显)(?:cpu\s*内存|系统内存|内存|system ram|\bram\b|system memory|cpu memory|host memory)"
+        r"(?<!显)(?<!gpu)(?<!gpu )(?<!显卡)(?:cpu\s*内存|系统内存|内存|system ram|\bram\b|system memory|cpu memory|host memory)"
         r"\s*(?:只有|才|是|为|有|大小|容量|[:：])?\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>tb|t|gb|gib|g)(?![a-z])",
         re.I,
     ),

@@ -1053,7 +1053,16 @@ def host_ram_lines(w: Writer, ctx: Context, est: dict, section: str = "verdict")
     unsharded = ram.get("unsharded_load_gb") or 0
     if isinstance(have, (int, float)) and have > 0:
         worst = max(total, unsharded)
-        if worst > have:
+        if worst > have and est.get("mode") == "inference":
+            zh += (
+                f"你的 {gb(have)} GB 内存比权重文件小：用 GPU 推理时 safetensors 按需映射（mmap），通常仍能加载，只是更慢；"
+                "纯 CPU / GGUF 推理放不下，要加内存或开 swap。"
+            )
+            en += (
+                f" Your {gb(have)} GB of RAM is smaller than the weight files: GPU inference maps safetensors on demand "
+                "(mmap) and usually still loads, only slower; CPU / GGUF inference will not fit — add RAM or swap."
+            )
+        elif worst > have:
             zh += f"你的 {gb(have)} GB 内存不够（按最坏情况 {gb(worst)} GB）：加内存或开 swap，或者让加载时就切分（ZeRO-3 zero.Init、low_cpu_mem_usage、LoRA 只载一份模型）。"
             en += (
                 f" Your {gb(have)} GB of RAM is not enough (worst case {gb(worst)} GB): add RAM or swap, or shard "

@@ -1,0 +1,101 @@
+"""The offline planner reads the training method and host RAM from casual questions and says what they cost.
+
+Phrasings are our own (none copied from the real-question sets). Figures are worked by hand:
+Qwen2.5-7B 7.62e9 × 2 B = 15.23 GB; Qwen2.5-14B 14.77e9 × 2 B = 29.5 GB; Qwen2.5-32B 32.76e9 × 2 B = 65.5 GB;
+Qwen2.5-72B 72.71e9 × 2 B = 145.4 GB (config.json parameter counts); DeepSeek-V3 671e9 × 2 B = 1,342 GB (bf16,
+since the A800 has no FP8 tensor cores); Qwen1.5-32B has 40 attention heads (config.json).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.offline import answer
+from assistant.offline.reading.slots import extract
+
+
+@pytest.mark.parametrize(
+    "q, method",
+    [
+        ("想用dpo训一下qwen2.5 7b，全参", "dpo"),
+        ("PT+SFT+DPO 一路训下来 DPO 阶段爆显存", "dpo"),
+        ("grpo强化学习 qwen2.5-7b 全量 要多少显存", "grpo"),
+        ("RLHF 用 PPO 训 qwen2.5-7b 要几张 A100", "ppo"),
+        ("做偏好对齐训练 7b 要多大显存", "dpo"),
+        ("orpo vs simpo which needs less VRAM for llama3 8b", "orpo"),
+        ("qwen2.5 7b lora 微调要多少显存", None),
+    ],
+)
+def test_method_is_read(q: str, method: str | None) -> None:
+    assert extract(q).method == method
+
+
+@pytest.mark.parametrize(
+    "q, ram, word",
+    [
+        ("8张A800，机器内存512G", 512.0, True),
+        ("cpu内存只有96G，4张4090", 96.0, True),
+        ("单机内存1T 跑 70b", 1000.0, True),
+        ("I have 64GB RAM and a 24GB 4090", 64.0, True),
+        ("GPU内存12G够不够跑chatglm2-6b", None, False),
+        ("显存24G能跑7b吗", None, False),
+    ],
+)
+def test_host_ram_is_read_and_not_confused_with_vram(q: str, ram: float | None, word: bool) -> None:
+    f = extract(q)
+    assert f.host_ram_gb == ram
+    assert ("host_ram_word" in f.mentions) is word
+
+
+def _text(q: str) -> str:
+    a, _ = answer(q)
+    return a.text
+
+
+def test_dpo_answer_names_pairs_reference_and_host_ram() -> None:
+    t = _text("想用dpo训一下qwen2.5 7b，全参，8张A800够不够？机器内存512G")
+    assert "DPO" in t.split("\n")[0]
+    assert "chosen" in t and "参考模型" in t
+    # 8 processes × (policy + reference) × 15.23 GB = 243.7 GB if zero.Init is not active
+    assert "内存（主机 RAM" in t and "244 GB" in t and "512 GB" in t
+
+
+def test_grpo_answer_names_reference_and_rollouts() -> None:
+    t = _text("grpo强化学习 qwen2.5-7b 全量 要多少显存")
+    assert "GRPO" in t and "参考模型" in t and "rollout" in t
+
+
+def test_fp8_release_on_a800_is_sized_in_bf16_with_why() -> None:
+    t = _text("A800 部署 DeepSeek-V3 要几张卡")
+    first = t.split("\n\n")[0]
+    assert "1,342 GB" in first and "FP8 张量核" in first and "bf16" in first
+
+
+def test_invalid_tensor_parallel_size_is_said_with_valid_ones() -> None:
+    t = _text("6张A10部署qwen1.5-32b-chat能行吗")
+    first = t.split("\n\n")[0]
+    assert "整除 40" in first and "4 或 8" in first and "pipeline-parallel-size" in first
+
+
+def test_oom_while_loading_says_each_process_loads_the_whole_base() -> None:
+    t = _text("两张3090 lora qwen2.5-14b，get_peft_model 的时候就爆显存了")
+    line1 = t.split("\n")[0]
+    assert line1.startswith("在加载模型") and "29.5 GB" in line1
+
+
+def test_oom_that_should_fit_names_gradient_checkpointing_and_length() -> None:
+    t = _text("A100 80G 上 lora 微调 qwen2.5-7b，cutoff_len 4096，一直 OOM 怎么办")
+    line1 = t.split("\n")[0]
+    assert "gradient_checkpointing" in line1 and "4096" in line1
+
+
+def test_english_ram_question_gets_host_ram_figure() -> None:
+    t = _text("I have 64GB RAM and a 24GB 4090, how much system RAM does Qwen2.5-32B inference need?")
+    assert "Host RAM" in t and "65.5 GB" in t and "VRAM" in t
+
+
+def test_multi_gpu_answer_keeps_the_whole_model_weights() -> None:
+    t = _text("4张A100推理qwen2.5-72b要多少显存")
+    first = t.split("\n")[0]
+    assert "整个模型的权重（bf16）约 145.4 GB" in first
+    assert "，。" not in t and "，\n" not in t
