@@ -47,7 +47,7 @@ Checkpointing = Literal["none", "selective", "full"]
 Offload = Literal["none", "optimizer", "optimizer_and_params"]
 Fsdp = Literal["none", "full_shard", "shard_grad_op", "hybrid_shard", "no_shard"]
 KvDtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
-Int4Format = Literal["awq", "gptq", "nf4"]
+Int4Format = Literal["awq", "gptq", "nf4", "q4_k_m"]
 Engine = Literal["auto", "hf", "vllm", "sglang", "deepspeed", "fsdp"]
 LossImpl = Literal["auto", "hf", "bf16", "chunked", "fused"]
 AdapterDtype = Literal["fp32", "bf16"]
@@ -60,6 +60,7 @@ FRAGMENTATION = 0.10  # PyTorch caching allocator slack on dynamic (activation) 
 ZERO_BUCKET_ELEMENTS = 5e8  # DeepSpeed default reduce_bucket_size / allgather_bucket_size
 OFFLOAD_BUFFER = 1.5  # DeepSpeed estimator's additional_buffer_factor for host memory
 GPUS_PER_NODE = 8
+GGUF_Q4_K_M_BITS = 4.84  # llama.cpp tools/quantize/README.md, Llama 2 7B: bits per weight over the whole file
 
 SOURCES = {
     "zero": "Rajbhandari et al., ZeRO, arXiv:1910.02054, §3.1 & Fig. 1 (16Ψ model states; per-stage sharding)",
@@ -71,6 +72,8 @@ SOURCES = {
     "deepspeed": "DeepSpeed docs, memory.rst: ZeRO-2/3 model-state estimators and CPU-offload host memory (×1.5 buffer)",
     "hf_anatomy": "Hugging Face transformers docs, model_memory_anatomy: 18 B/param mixed-precision AdamW incl. fp32 grads; 8-bit AdamW 2 B/param states",
     "accelerate": "Hugging Face accelerate estimate-memory: fp16 'Training using Adam' = 4× fp16 weights (peak of stages, not the sum)",
+    "gguf": "ggml-org/llama.cpp tools/quantize/README.md (Q4_K_M 4.84 bits per weight, Llama 2 7B); ollama library "
+    "pages (default tags are Q4_K_M, e.g. llama3 8B = 4.7 GB)",
     "quant": "AWQ (arXiv:2306.00978) / GPTQ (arXiv:2210.17323): 4-bit weights with fp16 scale+zero per group of 128 ≈ 4.25 bits/param",
 }
 
@@ -233,7 +236,8 @@ class MemoryJob(BaseModel):
     int4_format: Int4Format | None = Field(
         None,
         description="4-bit format: awq / gptq (g128) or nf4 (bitsandbytes); default awq for inference, nf4 for QLoRA "
-        "(gptq/awq = LoRA on a GPTQ/AWQ base)",
+        "(gptq/awq = LoRA on a GPTQ/AWQ base); q4_k_m = GGUF Q4_K_M, 4.84 bits/weight over the whole model (llama.cpp, "
+        "ollama's default pull; inference only)",
     )
     context: int | None = Field(
         None, ge=1, le=10_000_000, description="inference: tokens per sequence (prompt + output); defaults to seq_len"
@@ -344,6 +348,12 @@ class MemoryJob(BaseModel):
                 f"{self.method} 是训练方法；推理请用默认的 sft 或去掉 method",
                 f"{self.method} is a training method; for inference leave method at sft",
                 field="method",
+            )
+        if self.int4_format == "q4_k_m" and self.mode != "inference":
+            raise ToolInputError(
+                "GGUF Q4_K_M 只用于推理（llama.cpp / ollama）；微调 4-bit 底座请用 QLoRA（nf4）",
+                "GGUF Q4_K_M is for inference (llama.cpp / ollama); to fine-tune a 4-bit base use QLoRA (nf4)",
+                field="int4_format",
             )
         if self.zero and self.fsdp != "none":
             raise ToolInputError("ZeRO 和 FSDP 只能选一个", "Choose either ZeRO or FSDP, not both", field="fsdp")
@@ -951,6 +961,8 @@ def inference_weight_bytes_per_param(job: MemoryJob) -> tuple[float, str]:
         return 1.0, "fp8 (per-channel scales ≈ 0)"
     if p == "int8":
         return 1.0, "int8 (per-row fp16 scales ≈ 0)"
+    if job.int4_format == "q4_k_m":
+        return GGUF_Q4_K_M_BITS / 8, "GGUF Q4_K_M (4.84 bits/weight incl. embeddings)"
     if job.int4_format == "nf4":
         return 0.5 + ((8 / 64 + 32 / (64 * 256)) / 8 if job.qlora_double_quant else 4 / 64), "NF4 (bitsandbytes)"
     fmt = (job.int4_format or "awq").upper()
@@ -971,7 +983,16 @@ def _inference(job: MemoryJob, m) -> Breakdown:
     per_q, label = inference_weight_bytes_per_param(job)
     A: list[dict[str, str]] = []
     S = [SOURCES["vllm"]]
-    if per_q < 2.0:
+    if job.int4_format == "q4_k_m" and job.precision == "int4":
+        weights = P * per_q  # the GGUF figure is over every tensor, embeddings included
+        S.append(SOURCES["gguf"])
+        A.append(
+            _a(
+                f"权重：{label}，{per_q:.4f} B/参数（ollama 默认拉取的就是 Q4_K_M 这类 4-bit GGUF）",
+                f"Weights: {label}, {per_q:.4f} B/param (ollama's default pull is a 4-bit GGUF such as Q4_K_M)",
+            )
+        )
+    elif per_q < 2.0:
         unq = _embedding_like_params(arch)
         weights = max(0, P - unq) * per_q + unq * 2.0
         S.append(SOURCES["quant"])
@@ -1100,6 +1121,8 @@ def whole_model_weights(job: MemoryJob, model) -> tuple[float, str]:
     one = job.model_copy(update={"gpus": 1, "zero": 0, "fsdp": "none", "offload": "none", "method": "sft"})
     if job.mode == "inference":
         per_q, _ = inference_weight_bytes_per_param(job)
+        if job.int4_format == "q4_k_m" and job.precision == "int4":
+            return model.params * per_q / GB, "GGUF Q4_K_M"
         if per_q < 2.0:
             unq = _embedding_like_params(model.arch)
             total = max(0, model.params - unq) * per_q + unq * 2.0

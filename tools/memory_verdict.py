@@ -233,6 +233,15 @@ def nearest_option(job: Any, evaluate: Evaluate, fp8_card: bool | None = None) -
     tensor cores (an official FP8 release, or vLLM --quantization fp8), int4 weights for serving, or more GPUs
     (tensor parallel / ZeRO-3)."""
     options: list[tuple[str, str, dict[str, Any], dict[str, str]]] = []
+    if job.mode == "inference" and job.precision in ("fp32", "tf32"):
+        options.append(
+            (
+                "precision",
+                "bf16",
+                {"precision": "bf16"},
+                _a("用 bf16 权重（torch_dtype=torch.bfloat16）", "bf16 weights (torch_dtype=torch.bfloat16)"),
+            )
+        )
     if job.mode == "inference" and fp8_card and job.precision in ("bf16", "fp16", "fp32"):
         options.append(
             (

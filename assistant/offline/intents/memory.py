@@ -36,6 +36,12 @@ def applies_fallback(f: Frame) -> bool:
 def memory_kwargs(f: Frame) -> dict:
     """The shared memory job plus what only the memory tools take: the training method (DPO/GRPO/PPO…)."""
     kw = A.memory_kwargs(f)
+    if kw.get("mode") == "inference" and not kw.get("precision") and "Ollama" in f.engines:
+        kw["precision"], kw["int4_format"] = "int4", "q4_k_m"  # ollama pulls a 4-bit GGUF (Q4_K_M) by default
+    if "from_pretrained_call" in f.mentions and "dtype_set" not in f.mentions:
+        kw["load_fp32"] = True  # transformers 4.x from_pretrained without torch_dtype loads fp32
+        if kw.get("mode") == "inference" and not kw.get("precision"):
+            kw["precision"], kw["engine"] = "fp32", "hf"  # that code serves with transformers, in fp32
     if f.method:
         if kw.get("mode") == "inference":
             kw["mode"] = "full"  # "DPO能跑吗": a method is training, whatever else was read

@@ -55,6 +55,10 @@ MENTIONS: dict[str, str] = {
     # jobs
     "asked_gpu_hours": r"gpu[\s-]*hours?|卡时|机时|算力总量",
     "yes_no": r"能|可以|够|行不行|吗|can\b|enough|afford|possible",
+    # user code: from_pretrained without a dtype loads fp32 in transformers 4.x
+    "from_pretrained_call": r"from_pretrained\s*\(",
+    "dtype_set": r"torch_dtype|\bdtype\s*=|\.half\(\)|\.bfloat16\(\)|\.to\(\s*torch\.b?float16|load_in_[48]bit|"
+    r"quantization_config|bnb_config",
     # OOM while the model loads (before training starts): each process holds the whole base first
     "oom_at_load": r"get_peft_model|from_pretrained|加载模型(?:时|的时候)|load(?:ing)? (?:the )?model|模型加载",
     # "I get OOM with my setup": the answer leads with what to change

@@ -99,7 +99,7 @@ def _family_name(family: str) -> str:
 _MODE_PATTERNS: list[tuple[str, str]] = [
     (r"q-?lora|4\s*-?bit\s*lora|4比特\s*lora", "qlora"),
     (r"lora|peft|adapter", "lora"),
-    (r"预训练|从头训|从零训|pre-?train(?:ing)?|from scratch", "pretrain"),
+    (r"预训练|从头训|从零训|(?<!from_)pre-?train(?:ing)?|from scratch", "pretrain"),  # not from_pretrained()
     (
         r"全量|全参|全部参数|full[\s\-]*(?:param(?:eter)?s?[\s\-]*)?(?:fine[\s\-]*tun\w*|ft|train\w*|sft)|"
         r"fully[\s\-]*(?:fine[\s\-]*tun\w*|train\w*)|\bsft\b|full[\s\-]*tun\w*|"

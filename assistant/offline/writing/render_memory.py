@@ -477,6 +477,7 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     card_rule_lines(w, est)
     method_lines(w, est)
     host_ram_lines(w, ctx, est)
+    runtime_default_lines(w, ctx, primary)
     if est.get("borderline"):
         _borderline_lines(w, est, bigger)
     _breakdown(w, est)
@@ -1182,3 +1183,30 @@ def oom_load_lead(w: Writer, est: dict) -> tuple[str, str] | None:
         "while loading when zero.Init is active before from_pretrained — or use QLoRA (4-bit base) or a device_map "
         "layer split.",
     )
+
+
+def runtime_default_lines(w: Writer, ctx: Context, r: ToolResult) -> None:
+    """Defaults the user did not choose but gets: ollama's 4-bit pull, transformers' fp32 load without torch_dtype."""
+    est = r.result
+    if r.args.get("int4_format") == "q4_k_m" and not ctx.slots.precision:
+        whole = est.get("whole_model_weights_gb")
+        w.add(
+            "verdict",
+            f"ollama 默认拉取的是 4-bit 量化（Q4_K_M，约 4.84 bit/权重），不是 bf16：整个模型约 {gb(whole)} GB"
+            "（要 bf16 / 8-bit 得显式选 fp16 / q8_0 标签）。",
+            f"ollama pulls a 4-bit quantisation by default (Q4_K_M, about 4.84 bits per weight), not bf16: the whole "
+            f"model is about {gb(whole)} GB (bf16 / 8-bit need an explicit fp16 / q8_0 tag).",
+        )
+    if r.args.get("load_fp32"):
+        ram = est.get("host_ram") if isinstance(est.get("host_ram"), dict) else {}
+        per = ram.get("per_process_model_gb") if isinstance(ram, dict) else None
+        w.add(
+            "verdict",
+            "你的代码里 from_pretrained 没写 torch_dtype：transformers 4.x 默认按 fp32 加载（4 B/参数），显存和内存都是 bf16 的两倍"
+            + (f"（加载时一份就是 {gb(per)} GB）" if isinstance(per, (int, float)) and per else "")
+            + '；加上 torch_dtype=torch.bfloat16 或 "auto"。',
+            "Your from_pretrained call sets no torch_dtype: transformers 4.x then loads fp32 (4 B/param), twice bf16 in "
+            "both GPU memory and RAM"
+            + (f" ({gb(per)} GB per copy while loading)" if isinstance(per, (int, float)) and per else "")
+            + '; pass torch_dtype=torch.bfloat16 or "auto".',
+        )
