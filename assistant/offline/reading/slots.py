@@ -674,7 +674,7 @@ def _extract(question: str) -> Slots:
         s.cues.add("diagnose")
     if s.convert or s.algbw_gbs:
         s.in_domain = True
-    s.in_domain = s.in_domain or bool(s.gpus or s.model or s.params_b)
+    s.in_domain = s.in_domain or bool(s.gpus or s.model or s.params_b or s.method)
     if s.out_of_scope and (s.gpus or s.model or s.params_b or s.is_log):
         s.out_of_scope = False  # "写一首关于4090的诗" is still odd, but a GPU question is in scope
     return s
