@@ -167,3 +167,18 @@ def test_find_min_gpus_skips_tp_sizes_the_model_refuses() -> None:
     # 16 (two servers: TP 4 × pipeline), never the 8 that vLLM would refuse
     out = find_min_gpus(FindMinGpusInput(model="qwen2.5-7b", mode="inference", gpu="8GB"))
     assert out.min_gpus == 16
+
+
+def test_kv_cache_per_sequence_and_over_all_gpus() -> None:
+    # Llama-3.1-70B: 80 layers × 2 × 8 KV heads × 128 × 2 B = 327,680 B/token; × 20,000 tokens = 6.55 GB per
+    # sequence; 4 sequences = 26.2 GB, i.e. 13.1 GB on each of 2 GPUs under tensor parallelism
+    out = est(model="llama-3.1-70b", mode="inference", precision="fp16", gpus=2, context=20_000, concurrency=4)
+    assert out.kv_per_sequence_gb == pytest.approx(6.5536, abs=0.001)
+    assert out.kv_cache_all_gpus_gb == pytest.approx(26.214, abs=0.002)
+    assert out.kv_cache_gb == pytest.approx(13.107, abs=0.002)
+
+
+def test_total_gpu_memory_is_cards_times_nominal() -> None:
+    # 3 servers × 8 × L20 48 GB = 1,152 GB (datasheet 48 GB)
+    out = est(model="deepseek-r1", mode="inference", precision="fp8", gpus=24, gpu="L20")
+    assert out.total_gpu_memory_gb == pytest.approx(1152, abs=0.1)

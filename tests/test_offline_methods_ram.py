@@ -99,3 +99,18 @@ def test_multi_gpu_answer_keeps_the_whole_model_weights() -> None:
     first = t.split("\n")[0]
     assert "整个模型的权重（bf16）约 145.4 GB" in first
     assert "，。" not in t and "，\n" not in t
+
+
+def test_zero2_answer_says_each_card_holds_the_full_weights() -> None:
+    # ZeRO-2 shards gradients and optimizer states, not parameters (ZeRO paper arXiv:1910.02054 §5.2)
+    t = _text("4张3090用deepspeed zero2 lora微调qwen2.5-7b，cutoff_len 4096 要多少显存")
+    first = t.split("\n")[0]
+    assert "ZeRO-2，每卡一份完整权重" in first and "15.2 GB" in first
+    assert "序列长度 4096" in t
+
+
+def test_kv_question_on_two_gpus_gives_per_sequence_and_total() -> None:
+    # 327,680 B/token × 16,000 tokens = 5.2 GB per sequence; 2 sequences = 10.5 GB, split over 2 GPUs
+    t = _text("两张H100跑llama-3.1-70b，上下文16000，并发2，KV cache要多少")
+    first = t.split("\n")[0]
+    assert "KV 缓存每卡约 5.2 GB" in first and "5.2 GB" in first and "10.5 GB" in first

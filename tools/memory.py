@@ -500,6 +500,13 @@ class EstimateMemoryOutput(BaseModel):
         json_schema_extra=label("主机内存（RAM）", "Host RAM"),
     )
     host_ram: HostRam | None = Field(None, description="host RAM breakdown with notes and sources")
+    total_gpu_memory_gb: float | None = Field(None, description="gpus × the card's nominal memory, decimal GB")
+    kv_cache_all_gpus_gb: float | None = Field(
+        None, description="inference: the KV cache summed over all GPUs (tensor parallel splits it), GB"
+    )
+    kv_per_sequence_gb: float | None = Field(
+        None, description="inference: one sequence's KV cache at the full context, whole model (all GPUs), GB"
+    )
     shipped_precision: str | None = Field(None, description="precision of the official weights (catalog)")
     gpu_fp8: bool | None = Field(None, description="the card has FP8 tensor cores (None = no card / a bare size)")
     tp_valid: bool | None = Field(
@@ -1405,6 +1412,14 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
     from tools.memory_parallel import tp_check
 
     tp_ok, tp_sizes, tp_note = tp_check(inp, model)
+    kv_all = kv_seq = None
+    if inp.mode == "inference":
+        from tools.memory_kv import KV_DTYPE_BYTES, kv_cache_bytes
+
+        kvb = KV_DTYPE_BYTES[inp.kv_dtype or ("fp32" if inp.precision in ("fp32", "tf32") else "bf16")]
+        ctx_all = inp.context or inp.seq_len
+        kv_seq = kv_cache_bytes(model.arch, ctx_all, 1, kvb)  # the whole model's cache for one sequence
+        kv_all = kv_seq * (inp.concurrency or inp.batch)
     if tp_note:
         assumptions.insert(0, tp_note)
     return EstimateMemoryOutput(
@@ -1450,6 +1465,9 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         whole_model_precision=whole_prec,
         host_ram_total_gb=ram.total_gb,
         host_ram=ram,
+        total_gpu_memory_gb=_round(cap.memory_gb * inp.gpus, 1) if cap else None,
+        kv_cache_all_gpus_gb=_round(kv_all / GB) if kv_all is not None else None,
+        kv_per_sequence_gb=_round(kv_seq / GB) if kv_seq is not None else None,
         shipped_precision=model.shipped_precision,
         gpu_fp8=cap.fp8_supported if cap else None,
         tp_valid=tp_ok,

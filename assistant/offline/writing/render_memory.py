@@ -44,6 +44,8 @@ def _setup(w: Writer, est: dict) -> str:
     zero = est.get("zero_stage")
     if est.get("mode") == "inference":
         return w.t(f"{n} 卡张量并行", f"{n}-way tensor parallel")
+    if zero in (1, 2):  # ZeRO-1/2 shard optimizer states (and gradients), never the parameters
+        return w.t(f"{n} 卡 ZeRO-{zero}，每卡一份完整权重", f"{n} GPUs with ZeRO-{zero}, full weights on each")
     if zero:
         return w.t(f"{n} 卡 ZeRO-{zero}", f"{n} GPUs with ZeRO-{zero}")
     return w.t(f"{n} 卡数据并行（每卡一份完整模型）", f"{n} GPUs data-parallel (a full copy per GPU)")
@@ -148,6 +150,10 @@ def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
         + " per GPU"
     )
     whole_zh, whole_en = whole_model_clause(w, est)
+    n, all_mem = est.get("gpus") or 1, est.get("total_gpu_memory_gb")
+    if whole_zh and n > 1 and isinstance(all_mem, (int, float)):  # against all the cards together
+        whole_zh += f"（{num(n)} 张卡合计 {gb(all_mem)} GB 显存）"
+        whole_en += f" ({num(n)} cards hold {gb(all_mem)} GB in all)"
     if whole_zh:  # the whole model's weights beside the per-GPU figure: users compare it with their cards
         need_zh += f"，{whole_zh}；"
         need_en += f"; {whole_en};"
@@ -235,8 +241,11 @@ def _breakdown(w: Writer, est: dict) -> None:
             continue
         if isinstance(v, (int, float)) and v > 0.05:
             if key == "activations_gb" and inside:
-                zh.append(f"{z} {gb(v)} GB（含 logits 缓冲 {gb(logits)} GB）")
-                en.append(f"{e} {gb(v)} GB (incl. the {gb(logits)} GB logits buffer)")
+                seq, mb = est.get("seq_len"), est.get("batch")
+                at_zh = f"；序列长度 {num(seq)} × 每卡微批 {num(mb)}" if seq and mb else ""
+                at_en = f"; sequence length {num(seq)} × micro-batch {num(mb)}" if seq and mb else ""
+                zh.append(f"{z} {gb(v)} GB（含 logits 缓冲 {gb(logits)} GB{at_zh}）")
+                en.append(f"{e} {gb(v)} GB (incl. the {gb(logits)} GB logits buffer{at_en})")
                 continue
             zh.append(f"{z} {gb(v)} GB")
             en.append(f"{e} {gb(v)} GB")
@@ -575,10 +584,33 @@ def _asked_memory_part(w: Writer, est: dict, said: set[str]) -> None:
         v = est.get(key)
         if mention in said and isinstance(v, (int, float)) and v > 0:
             gib = est.get("gib", {}).get(key.removesuffix("_gb")) if isinstance(est.get("gib"), dict) else None
+            extra_zh = extra_en = ""
+            n = est.get("gpus") or 1
+            if key == "kv_cache_gb" and est.get("mode") == "inference":
+                seqs, ctx, per, all_ = (
+                    est.get("concurrency") or 1,
+                    est.get("context"),
+                    est.get("kv_per_sequence_gb"),
+                    est.get("kv_cache_all_gpus_gb"),
+                )
+                if isinstance(per, (int, float)) and ctx:
+                    extra_zh = f"；一条 {num(ctx)} token 的序列整模型要 {gb(per)} GB"
+                    extra_en = f"; one {num(ctx)}-token sequence needs {gb(per)} GB across the model"
+                    if seqs > 1 and isinstance(all_, (int, float)):
+                        extra_zh += f"，{num(seqs)} 条共 {gb(all_)} GB"
+                        extra_en += f", {num(seqs)} of them {gb(all_)} GB"
+                    if n > 1:
+                        extra_zh += f"，张量并行 {num(n)} 卡平分"
+                        extra_en += f", split over {num(n)} GPUs by tensor parallelism"
+            per_gpu_zh = "每卡" if n > 1 else ""
+            per_gpu_en = " per GPU" if n > 1 else ""
             w.add(
                 "verdict",
-                f"{zh}约 {gb(v)} GB" + (f"（{gb(gib)} GiB）" if gib else "") + "。",
-                f"{en[0].upper() + en[1:]} is about {gb(v)} GB" + (f" ({gb(gib)} GiB)" if gib else "") + ".",
+                f"{zh}{per_gpu_zh}约 {gb(v)} GB" + (f"（{gb(gib)} GiB）" if gib else "") + extra_zh + "。",
+                f"{en[0].upper() + en[1:]} is about {gb(v)} GB{per_gpu_en}"
+                + (f" ({gb(gib)} GiB)" if gib else "")
+                + extra_en
+                + ".",
             )
     tp = est.get("trainable_params")
     if "asked_trainable" in said and isinstance(tp, (int, float)) and est.get("mode") in ("lora", "qlora"):
