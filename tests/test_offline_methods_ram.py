@@ -114,3 +114,24 @@ def test_kv_question_on_two_gpus_gives_per_sequence_and_total() -> None:
     t = _text("两张H100跑llama-3.1-70b，上下文16000，并发2，KV cache要多少")
     first = t.split("\n")[0]
     assert "KV 缓存每卡约 5.2 GB" in first and "5.2 GB" in first and "10.5 GB" in first
+
+
+def _calls(q: str) -> list[tuple[str, dict]]:
+    _, results = answer(q)
+    return [(r.name, r.args) for r in results]
+
+
+def test_serving_and_finetuning_asked_together_get_both() -> None:
+    modes = {
+        a.get("mode") for n, a in _calls("推理和微调 qwen2.5-7b 分别要多少显存，一张4090够吗") if n == "estimate_memory"
+    }
+    assert {"inference", "full", "lora"} <= modes
+    # serving a model that was fine-tuned earlier is only serving
+    later = {a.get("mode") for n, a in _calls("部署微调后的 qwen2.5-7b 要多少显存") if n == "estimate_memory"}
+    assert later == {"inference"}
+
+
+def test_four_bit_finetune_is_qlora_not_an_error() -> None:
+    # a 4-bit frozen base for fine-tuning is QLoRA (arXiv:2305.14314): Qwen2.5-7B NF4 base ≈ 7.6e9 × ~0.52 B
+    t = _text("qwen2.5-7b 4bit 微调，一张 4090 行吗")
+    assert "QLoRA" in t.split("\n")[0] and "不能用 int4" not in t

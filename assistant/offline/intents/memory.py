@@ -77,9 +77,16 @@ def calls(f: Frame) -> list[ToolCall]:
     cards = [A.gpu_arg(f, g) for g in f.gpus[:3]] or [mem_kw.get("gpu")]  # "用A100还是4090": each card
     if f.gpu_alt_memory_gb and len(f.gpus) == 1:  # "A100 40G vs 80G": both sizes of the one card
         cards.append(f"{f.gpu} {f.gpu_alt_memory_gb}GB" + (f" {f.gpu_form}" if f.gpu_form else ""))
+    low_bit_training = mem_kw.get("mode") != "inference" and mem_kw.get("precision") in ("int4", "int8")
     for gpu in cards:
         kw = {**mem_kw, "gpu": gpu}
-        if len(f.modes) > 1 and "inference" not in f.modes:  # "QLoRA 要多少？bf16 LoRA 呢？"
+        if low_bit_training:  # "4bit is enough" for a fine-tune: a 4-/8-bit frozen base is QLoRA
+            out.append(A.call(NAME, "estimate_memory", **{**kw, "mode": "qlora"}))
+        elif f.mode == "inference" and "training_word" in f.mentions and "trained_model" not in f.mentions:
+            # 「推理和微调要多少」: both parts — serving, then full fine-tuning and LoRA
+            for mode in ("inference", "full", "lora"):
+                out.append(A.call(NAME, "estimate_memory", **{**kw, "mode": mode}))
+        elif len(f.modes) > 1 and "inference" not in f.modes:  # "QLoRA 要多少？bf16 LoRA 呢？"
             for mode in f.modes[:3]:
                 out.append(A.call(NAME, "estimate_memory", **{**kw, "mode": "full" if mode == "pretrain" else mode}))
         elif f.mode is None and f.finetune:

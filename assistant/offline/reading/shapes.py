@@ -34,6 +34,7 @@ MENTIONS: dict[str, str] = {
     "same_or_different": r"\bsame\b|identical|一样|相同|一回事|区别|差别|不同|difference|differ|\bdiff\b",
     "value_for_money": r"性价比|划算|值不值|value|worth|bang for|cost[\s-]*effective|per (?:yuan|dollar)",
     "training_word": r"训练|微调|train|fine[\s-]*tun",
+    "trained_model": r"微调后|训练后|训好|调好的|fine[\s-]*tuned|trained model|finetuned|训练完",
     # seed-note topics (gpu_specs renderer: which correction is worth showing)
     "note_tf32_opt_in": r"tf32|改代码|code change",
     "note_fp8_also_on_ada": r"fp8|transformer engine",

@@ -315,17 +315,20 @@ def _alt_line(w: Writer, est: dict, label: str | None = None) -> None:
             f"{mode}: about {gb(total)} GB per GPU (weights {gb(weights)} GB).",
         )
         return
+    w_zh = w_en = ""
+    if isinstance(weights, (int, float)) and weights > 0.05:  # what dominates: the (quantised) weights
+        w_zh, w_en = f"，其中权重 {gb(weights)} GB", f", weights {gb(weights)} GB"
     if fits is True:
         w.add(
             "alternatives",
-            f"{mode}：每卡约 {gb(total)} GB，{cat_words(card, '放得下')}（余量约 {gb(room)} GB）。",
-            f"{mode}: about {gb(total)} GB per GPU — fits {card} ({gb(room)} GB to spare).",
+            f"{mode}：每卡约 {gb(total)} GB{w_zh}，{cat_words(card, '放得下')}（余量约 {gb(room)} GB）。",
+            f"{mode}: about {gb(total)} GB per GPU{w_en} — fits {card} ({gb(room)} GB to spare).",
         )
     elif fits is False:
         w.add(
             "alternatives",
-            f"{mode}：每卡约 {gb(total)} GB，{cat_words(card, '也放不下')}（差约 {gb(-(room or 0))} GB）。",
-            f"{mode}: about {gb(total)} GB per GPU — still does not fit {card} ({gb(-(room or 0))} GB short).",
+            f"{mode}：每卡约 {gb(total)} GB{w_zh}，{cat_words(card, '也放不下')}（差约 {gb(-(room or 0))} GB）。",
+            f"{mode}: about {gb(total)} GB per GPU{w_en} — still does not fit {card} ({gb(-(room or 0))} GB short).",
         )
     else:
         w.add("alternatives", f"{mode}：每卡约 {gb(total)} GB。", f"{mode}: about {gb(total)} GB per GPU.")
@@ -370,6 +373,8 @@ def _min_gpus_line(w: Writer, res: dict, as_alternative: bool, prefix: tuple[str
         f"{gb(room)} GB to spare."
     )
     pre_zh, pre_en = prefix or (("多加卡：", "More GPUs: ") if as_alternative else ("", ""))
+    if pre_en.endswith("; "):  # "No single card holds it; with ZeRO-3 …"
+        en = en[0].lower() + en[1:]
     w.add("alternatives" if as_alternative else "verdict", pre_zh + zh, pre_en + en)
 
 
