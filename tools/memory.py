@@ -539,6 +539,9 @@ class EstimateMemoryOutput(BaseModel):
     usable_gb: float | None = Field(None, description="reported × engine memory fraction: what verdicts use, GB")
     engine: str = Field("hf", description="hf | vllm | sglang (inference); hf | deepspeed | fsdp (training)")
     engine_version: str | None = None
+    engine_note: dict[str, str] | None = Field(
+        None, description="how the engine plans memory (pre-allocation, prefill), zh/en (knowledge/engines.yaml notes)"
+    )
     loss: str | None = Field(None, description="training loss implementation: hf | bf16 | chunked | fused")
     verdict: Verdict | None = Field(
         None, description="fits (as configured) | fits_with_changes (see changes) | does_not_fit (see nearest_option)"
@@ -1226,6 +1229,16 @@ def _max_value(
     return lo
 
 
+def _engine_note(job: MemoryJob) -> dict[str, str] | None:
+    """The serving engine's own memory behaviour (what it reserves at start-up), from knowledge/engines.yaml."""
+    if job.mode != "inference":
+        return None
+    from tools.memory_engines import inference_profile
+
+    notes = inference_profile(job.engine_id).notes
+    return {"zh": notes.get("zh", ""), "en": notes.get("en", "")} if notes else None
+
+
 def _engine_version(job: MemoryJob) -> str:
     from tools.memory_engines import inference_profile, training_profile
 
@@ -1492,6 +1505,7 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         usable_gb=_round(usable / GB) if usable is not None else None,
         engine=inp.engine_id,
         engine_version=_engine_version(inp),
+        engine_note=_engine_note(inp),
         loss=None if inference else inp.loss_id,
         verdict=verdict,
         changes=changes,

@@ -36,6 +36,10 @@ def applies_fallback(f: Frame) -> bool:
 def memory_kwargs(f: Frame) -> dict:
     """The shared memory job plus what only the memory tools take: the training method (DPO/GRPO/PPO…)."""
     kw = A.memory_kwargs(f)
+    if kw.get("mode") == "inference":  # the serving engine the user named sets the memory fraction and prefill
+        engine = next((e for name, e in (("SGLang", "sglang"), ("vLLM", "vllm")) if name in f.engines), None)
+        if engine:
+            kw["engine"] = engine
     if kw.get("mode") == "inference" and not kw.get("precision") and "Ollama" in f.engines:
         kw["precision"], kw["int4_format"] = "int4", "q4_k_m"  # ollama pulls a 4-bit GGUF (Q4_K_M) by default
     if "from_pretrained_call" in f.mentions and "dtype_set" not in f.mentions:

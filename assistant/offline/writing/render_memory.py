@@ -492,6 +492,7 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     method_lines(w, est)
     host_ram_lines(w, ctx, est)
     runtime_default_lines(w, ctx, primary)
+    engine_lines(w, ctx, est)
     if est.get("borderline"):
         _borderline_lines(w, est, bigger)
     _breakdown(w, est)
@@ -1247,3 +1248,12 @@ def runtime_default_lines(w: Writer, ctx: Context, r: ToolResult) -> None:
             + (f" ({gb(per)} GB per copy while loading)" if isinstance(per, (int, float)) and per else "")
             + '; pass torch_dtype=torch.bfloat16 or "auto".',
         )
+
+
+def engine_lines(w: Writer, ctx: Context, est: dict) -> None:
+    """The user named vLLM / SGLang: how that engine takes its memory (pre-allocated at start-up, KV pool)."""
+    note = est.get("engine_note")
+    named = {"vllm": "vLLM", "sglang": "SGLang"}.get(str(est.get("engine") or ""))
+    if not isinstance(note, dict) or not named or named not in ctx.slots.engines:
+        return
+    w.add("numbers", str(note.get("zh") or "").rstrip("。") + "。", str(note.get("en") or "").rstrip(".") + ".")
