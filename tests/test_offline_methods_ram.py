@@ -135,3 +135,17 @@ def test_four_bit_finetune_is_qlora_not_an_error() -> None:
     # a 4-bit frozen base for fine-tuning is QLoRA (arXiv:2305.14314): Qwen2.5-7B NF4 base ≈ 7.6e9 × ~0.52 B
     t = _text("qwen2.5-7b 4bit 微调，一张 4090 行吗")
     assert "QLoRA" in t.split("\n")[0] and "不能用 int4" not in t
+
+
+def test_fp8_release_with_no_card_named_is_sized_on_an_fp8_card() -> None:
+    # DeepSeek-R1 FP8 ≈ 671–673 GB > 8 × 80 GB × 0.9 usable → 16 Hopper cards; on an A100 it would be the bf16 size
+    calls = _calls("部署 deepseek-r1 满血版要几张卡")
+    cards = {a.get("gpu") for n, a in calls if n == "find_min_gpus"}
+    assert cards == {"H800"}
+    assert "16 张 H800" in _text("部署 deepseek-r1 满血版要几张卡").split("\n")[0]
+
+
+def test_named_serving_engine_is_used_and_its_preallocation_said() -> None:
+    calls = _calls("用 sglang 在两张 H100 上部署 qwen2.5-72b，显存够吗")
+    assert any(n == "estimate_memory" and a.get("engine") == "sglang" for n, a in calls)
+    assert "mem_fraction_static" in _text("用 sglang 在两张 H100 上部署 qwen2.5-72b，显存够吗")

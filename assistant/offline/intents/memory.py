@@ -53,6 +53,17 @@ def memory_kwargs(f: Frame) -> dict:
     return kw
 
 
+FP8_DEFAULT_GPU = "H800"  # an 80 GB Hopper card renters in China get: FP8 tensor cores, sized like the H100
+
+
+def default_gpu(kw: dict) -> str:
+    """The card to size against when none was named: the usual A100 80GB, but an FP8 card for serving a model
+    released in FP8 (DeepSeek-V3/R1) — on an A100 it would need the bf16 checkpoint, twice the memory."""
+    if kw.get("mode") == "inference" and A.native_fp8(kw.get("model")) and kw.get("precision") in (None, "fp8"):
+        return FP8_DEFAULT_GPU
+    return A.DEFAULT_GPU
+
+
 def card_has_fp8(gpu: str | None) -> bool | None:
     """FP8 tensor cores on the named card (knowledge/gpus.yaml fp8_supported); None = no card or unknown."""
     if not gpu:
@@ -122,7 +133,7 @@ def min_gpus_calls(f: Frame) -> list[ToolCall]:
     out: list[ToolCall] = []
     kw = dict(memory_kwargs(f))
     kw.pop("gpus", None)
-    kw["gpu"] = kw.get("gpu") or A.DEFAULT_GPU
+    kw["gpu"] = kw.get("gpu") or default_gpu(kw)
     if served_precision(kw, kw["gpu"] if f.gpus else None) == "bf16":
         kw["precision"] = "bf16"  # an FP8 release on a card without FP8: the bf16 checkpoint is what runs
     elif kw.get("mode") == "inference" and not kw.get("precision") and A.native_fp8(kw.get("model")):
@@ -159,7 +170,7 @@ def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
         if A.fits(r.result) is None and isinstance(total, (int, float)) and total > 80 and "find_min_gpus" not in done:
             # No card named and too big for any single 80 GB card: how many of the usual one?
             kw = {k: v for k, v in r.args.items() if k not in ("gpus", "zero")}
-            out.append(_call(NAME, "find_min_gpus", {**kw, "gpu": A.DEFAULT_GPU}))
+            out.append(_call(NAME, "find_min_gpus", {**kw, "gpu": default_gpu(kw)}))
             done.add("find_min_gpus")
             break
         if A.fits(r.result) is False and r.result.get("borderline"):
