@@ -182,3 +182,10 @@ def test_total_gpu_memory_is_cards_times_nominal() -> None:
     # 3 servers × 8 × L20 48 GB = 1,152 GB (datasheet 48 GB)
     out = est(model="deepseek-r1", mode="inference", precision="fp8", gpus=24, gpu="L20")
     assert out.total_gpu_memory_gb == pytest.approx(1152, abs=0.1)
+
+
+def test_nearest_option_never_proposes_a_refused_tp_size() -> None:
+    # Qwen2.5-7B (28 heads): TP 8 is refused by vLLM, so "more GPUs" skips 8 (here: 16 = TP 4 × pipeline 4)
+    out = est(model="qwen2.5-7b", mode="inference", gpu="8GB")
+    assert out.nearest_option is not None and out.nearest_option.kind == "gpus"
+    assert out.nearest_option.value != "8"

@@ -1383,7 +1383,9 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
                         c.label["zh"] + f"，需约 {ram_gb:,.0f} GB 内存", c.label["en"] + f", ~{ram_gb:,.0f} GB host RAM"
                     )
             verdict = "fits_with_changes" if changes else "does_not_fit"
-            nearest = nearest_option(inp, evaluate, cap.fp8_supported)
+            from tools.memory_parallel import tp_allowed
+
+            nearest = nearest_option(inp, evaluate, cap.fp8_supported, lambda n: tp_allowed(model.arch, n))
         if inp.mode == "inference":
             max_batch = _max_value(inp.model_copy(update={"batch": 1}), cap, model, "concurrency", 1 << 20)
             max_seq = _max_value(inp, cap, model, "context", 1 << 24)

@@ -228,7 +228,9 @@ def _steps(
     return out
 
 
-def nearest_option(job: Any, evaluate: Evaluate, fp8_card: bool | None = None) -> FitChange | None:
+def nearest_option(
+    job: Any, evaluate: Evaluate, fp8_card: bool | None = None, tp_ok: Callable[[int], bool] | None = None
+) -> FitChange | None:
     """The closest option that changes the job itself: LoRA/QLoRA for full training, FP8 weights on a card with FP8
     tensor cores (an official FP8 release, or vLLM --quantization fp8), int4 weights for serving, or more GPUs
     (tensor parallel / ZeRO-3)."""
@@ -273,6 +275,8 @@ def nearest_option(job: Any, evaluate: Evaluate, fp8_card: bool | None = None) -
     for n in (2, 4, 8, 16, 32, 64):
         if n <= job.gpus:
             continue
+        if job.mode == "inference" and tp_ok is not None and n <= 8 and not tp_ok(n):
+            continue  # a tensor-parallel size the model's heads do not divide (vLLM refuses it)
         upd: dict[str, Any] = {"gpus": n}
         if job.mode != "inference" and job.zero_stage < 3:
             upd.update({"zero": 3, "fsdp": "none"})
