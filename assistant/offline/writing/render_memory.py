@@ -162,6 +162,9 @@ def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
         need_en += ","
     fits, room = est.get("fits"), est.get("headroom_gb")
     has_zh, has_en = _capacity(w, est)
+    if n > 1:  # the verdict compares one GPU's share with one card
+        has_zh = "每张 " + has_zh
+        has_en = "each " + (has_en[4:] if has_en.startswith("the ") else has_en)
     verdict = est.get("verdict")
     if fits is True:
         cap = est.get("usable_gb") or est.get("gpu_memory_gb")
