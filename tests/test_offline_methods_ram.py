@@ -149,3 +149,18 @@ def test_named_serving_engine_is_used_and_its_preallocation_said() -> None:
     calls = _calls("用 sglang 在两张 H100 上部署 qwen2.5-72b，显存够吗")
     assert any(n == "estimate_memory" and a.get("engine") == "sglang" for n, a in calls)
     assert "mem_fraction_static" in _text("用 sglang 在两张 H100 上部署 qwen2.5-72b，显存够吗")
+
+
+def test_unsloth_finetune_is_sized_as_qlora_first() -> None:
+    # Unsloth notebooks: load_in_4bit=True (QLoRA); LoRA in 16 bits shown beside it
+    calls = _calls("用 unsloth 微调 qwen2.5-7b，4090 够吗")
+    modes = [a.get("mode") for n, a in calls if n == "estimate_memory"]
+    assert modes[:2] == ["qlora", "lora"]
+    assert "load_in_4bit" in _text("用 unsloth 微调 qwen2.5-7b，4090 够吗")
+
+
+def test_grpo_with_vllm_rollouts_is_training_not_a_serving_error() -> None:
+    # "vLLM" here generates GRPO rollouts; the job is training, never "vllm is a serving engine"
+    t = _text("unsloth 跑 grpo，用 vllm 生成，qwen2.5-7b 在 4090 上显存够吗")
+    assert "serving engine" not in t and "推理引擎" not in t
+    assert "GRPO" in t or "QLoRA" in t

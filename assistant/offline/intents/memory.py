@@ -36,10 +36,6 @@ def applies_fallback(f: Frame) -> bool:
 def memory_kwargs(f: Frame) -> dict:
     """The shared memory job plus what only the memory tools take: the training method (DPO/GRPO/PPO…)."""
     kw = A.memory_kwargs(f)
-    if kw.get("mode") == "inference":  # the serving engine the user named sets the memory fraction and prefill
-        engine = next((e for name, e in (("SGLang", "sglang"), ("vLLM", "vllm")) if name in f.engines), None)
-        if engine:
-            kw["engine"] = engine
     if kw.get("mode") == "inference" and not kw.get("precision") and "Ollama" in f.engines:
         kw["precision"], kw["int4_format"] = "int4", "q4_k_m"  # ollama pulls a 4-bit GGUF (Q4_K_M) by default
     if "from_pretrained_call" in f.mentions and "dtype_set" not in f.mentions:
@@ -50,7 +46,19 @@ def memory_kwargs(f: Frame) -> dict:
         if kw.get("mode") == "inference":
             kw["mode"] = "full"  # "DPO能跑吗": a method is training, whatever else was read
         kw["method"] = f.method
+    if unsloth_qlora(f) and (f.mode == "inference" or f.method):
+        # Unsloth's notebooks load the base in 4 bits (load_in_4bit=True): a fine-tune there is QLoRA
+        kw["mode"], kw["precision"] = "qlora", "int4"
+    if kw.get("mode") == "inference":  # the serving engine the user named sets the memory fraction and prefill
+        engine = next((e for name, e in (("SGLang", "sglang"), ("vLLM", "vllm")) if name in f.engines), None)
+        if engine and not kw.get("engine"):
+            kw["engine"] = engine
     return kw
+
+
+def unsloth_qlora(f: Frame) -> bool:
+    """A fine-tune with Unsloth named and no mode said: its notebooks default to a 4-bit base (QLoRA)."""
+    return "Unsloth" in f.engines and f.mode in (None, "inference") and bool(f.training or f.finetune or f.method)
 
 
 FP8_DEFAULT_GPU = "H800"  # an 80 GB Hopper card renters in China get: FP8 tensor cores, sized like the H100
@@ -105,9 +113,9 @@ def calls(f: Frame) -> list[ToolCall]:
             for mode in f.modes[:3]:
                 out.append(A.call(NAME, "estimate_memory", **{**kw, "mode": "full" if mode == "pretrain" else mode}))
         elif f.mode is None and f.finetune:
-            # 「能用4090微调7B吗」: say both — full fine-tune and LoRA.
-            out.append(A.call(NAME, "estimate_memory", **{**kw, "mode": "full"}))
-            out.append(A.call(NAME, "estimate_memory", **{**kw, "mode": "lora"}))
+            # 「能用4090微调7B吗」: say both — full fine-tune and LoRA (QLoRA first when Unsloth is named).
+            for mode in ("qlora", "lora") if unsloth_qlora(f) else ("full", "lora"):
+                out.append(A.call(NAME, "estimate_memory", **{**kw, "mode": mode}))
         else:
             out.append(A.call(NAME, "estimate_memory", **kw))
     if "interconnect" in f.cues and (f.gpu_count or 0) > 1:  # "两张卡…PCIe 版够用吗": the link too

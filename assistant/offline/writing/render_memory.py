@@ -862,6 +862,15 @@ def find_max_fit(w: Writer, r: ToolResult, ctx: Context) -> None:
             f"{cat_words(where_zh, '上')}{zh}约 {num(value)}{unit_zh}。",
             f"On {where_en}, the {en} is about {num(value)}{unit_zh}.",
         )
+        if what == "seq_len" and value < 1024 and not res.get("capped_by_model"):
+            # technically fits, but shorter than most fine-tuning samples: say what would make it usable
+            w.add(
+                "verdict",
+                f"只有 {num(value)} tokens，大多数微调数据（常见 2k–8k）都放不下，实际等于跑不了：换 48 GB / 80 GB 的卡，"
+                "或者换更小的模型。",
+                f"Only {num(value)} tokens — shorter than most fine-tuning samples (typically 2k–8k), so in practice it "
+                "does not run: use a larger GPU (48 GB / 80 GB) or a smaller model.",
+            )
         if res.get("capped_by_model"):
             w.add(
                 "verdict",
@@ -1237,6 +1246,12 @@ def runtime_default_lines(w: Writer, ctx: Context, r: ToolResult) -> None:
             "（要 bf16 / 8-bit 得显式选 fp16 / q8_0 标签）。",
             f"ollama pulls a 4-bit quantisation by default (Q4_K_M, about 4.84 bits per weight), not bf16: the whole "
             f"model is about {gb(whole)} GB (bf16 / 8-bit need an explicit fp16 / q8_0 tag).",
+        )
+    if r.args.get("mode") == "qlora" and "Unsloth" in ctx.slots.engines and ctx.slots.mode in (None, "inference"):
+        w.add(
+            "verdict",
+            "Unsloth 的示例 notebook 默认 load_in_4bit=True，底座按 4-bit（QLoRA）加载，这里也按 QLoRA 算。",
+            "Unsloth's notebooks load the base with load_in_4bit=True (QLoRA) by default, so this is sized as QLoRA.",
         )
     if r.args.get("load_fp32"):
         ram = est.get("host_ram") if isinstance(est.get("host_ram"), dict) else {}
