@@ -60,6 +60,12 @@ class HostRam(BaseModel):
     sources: list[str] = Field(default_factory=list)
 
 
+def _gb(x: float) -> str:
+    """Decimal GB as the answers print it: one decimal below 100 GB."""
+    v = x / GB
+    return f"{v:,.1f}" if v < 100 else f"{v:,.0f}"
+
+
 def _a(zh: str, en: str) -> dict[str, str]:
     return {"zh": zh, "en": en}
 
@@ -104,12 +110,12 @@ def host_ram(job: MemoryJob, model: Any, b: Breakdown, whole_weights_gb: float) 
             _a(
                 f"ZeRO-3（zero.Init / zero3_init）边加载边切分：每个进程一次只读一个检查点分片（约 5 GB），{procs} 个进程合计约 "
                 f"{load / GB:.0f} GB。前提是 from_pretrained 之前已经建好带 ZeRO-3 配置的 TrainingArguments（HF 才会启用 "
-                f"zero.Init）；否则每个进程各载一份完整模型 {per_model / GB:.0f} GB，{procs} 个进程 × {copies:g} 个模型 = "
+                f"zero.Init）；否则每个进程各载一份完整模型 {_gb(per_model)} GB，{procs} 个进程 × {copies:g} 个模型 = "
                 f"{full / GB:,.0f} GB",
                 f"ZeRO-3 (zero.Init / zero3_init) partitions while loading: each process reads one checkpoint shard "
                 f"(~5 GB) at a time, about {load / GB:.0f} GB for {procs} processes. That needs the ZeRO-3 "
                 f"TrainingArguments to exist before from_pretrained (only then does HF use zero.Init); otherwise each "
-                f"process loads a full {per_model / GB:.0f} GB copy: {procs} processes × {copies:g} model(s) = "
+                f"process loads a full {_gb(per_model)} GB copy: {procs} processes × {copies:g} model(s) = "
                 f"{full / GB:,.0f} GB",
             )
         )

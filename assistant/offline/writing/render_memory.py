@@ -1122,13 +1122,13 @@ def host_ram_lines(w: Writer, ctx: Context, est: dict, section: str = "verdict")
         elif (fp32 := ram.get("unsharded_load_fp32_gb") or 0) > have:
             zh += (
                 f"按 bf16 加载最多约 {gb(worst)} GB，你的 {gb(have)} GB 够；但 from_pretrained 没写 torch_dtype 时 transformers 4.x "
-                f"按 fp32 加载，每个进程各一份就是 {gb(fp32)} GB，超过 {gb(have)} GB——内存爆掉多半是这个原因：加上 "
+                f"按 fp32 加载，每个进程各一份就是 {gb(fp32)} GB，超过 {gb(have)} GB，会被系统 OOM 杀进程：加上 "
                 "torch_dtype=torch.bfloat16，或用 ZeRO-3 zero.Init / low_cpu_mem_usage。"
             )
             en += (
                 f" Loaded in bf16 it peaks at about {gb(worst)} GB, within your {gb(have)} GB; but without torch_dtype "
-                f"transformers 4.x loads fp32, a copy per process: {gb(fp32)} GB, over {gb(have)} GB — the likely cause "
-                "of a host-RAM crash: pass torch_dtype=torch.bfloat16, or use ZeRO-3 zero.Init / low_cpu_mem_usage."
+                f"transformers 4.x loads fp32, a copy per process: {gb(fp32)} GB, over {gb(have)} GB, and the kernel's OOM "
+                "killer stops it: pass torch_dtype=torch.bfloat16, or use ZeRO-3 zero.Init / low_cpu_mem_usage."
             )
         else:
             zh += f"你的 {gb(have)} GB 内存够用。"
