@@ -164,3 +164,10 @@ def test_grpo_with_vllm_rollouts_is_training_not_a_serving_error() -> None:
     t = _text("unsloth 跑 grpo，用 vllm 生成，qwen2.5-7b 在 4090 上显存够吗")
     assert "serving engine" not in t and "推理引擎" not in t
     assert "GRPO" in t or "QLoRA" in t
+
+
+@pytest.mark.parametrize(
+    "q, stage", [("deepspeed: examples/deepspeed/ds_z2_config.json", 2), ("用 ds_z3_offload_config.json 跑", 3)]
+)
+def test_llamafactory_deepspeed_config_names_the_zero_stage(q: str, stage: int) -> None:
+    assert extract(q).zero_stage == stage

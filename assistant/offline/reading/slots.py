@@ -625,9 +625,13 @@ def _extract(question: str) -> Slots:
     s.training = s.training or s.method is not None
     s.precision = _first(_PRECISION_PATTERNS, text)
     s.optimizer = _first(_OPTIMIZER_PATTERNS, text)
-    stage = re.search(r"zero[\s\-_]*(?:stage[\s\-_]*)?([0-3])|\bsta(?:g|t)e[\s_\-]*([1-3])\b", text, re.I)
-    if stage:
-        s.zero_stage = int(stage.group(1) or stage.group(2))  # "stage 2" / the typo "state_2"
+    stage = re.search(
+        r"zero[\s\-_]*(?:stage[\s\-_]*)?([0-3])|\bsta(?:g|t)e[\s_\-]*([1-3])\b|ds_z([0-3])(?:_offload)?_config",
+        text,
+        re.I,
+    )
+    if stage:  # "stage 2" / the typo "state_2" / LLaMA-Factory's examples/deepspeed/ds_z2_config.json
+        s.zero_stage = int(stage.group(1) or stage.group(2) or stage.group(3))
     elif _ZERO_RE.search(text):
         s.zero_stage = 3  # "FSDP" / "DeepSpeed" without a stage: full sharding
 
