@@ -665,6 +665,8 @@ def _memory_by_card(w: Writer, ctx: Context, ests: list[ToolResult], cards: list
                     mark = marks.get(e.result.get("fits"), "")
                     w.add("verdict", f"- {mark}：{sentence[0]}", f"- {mark}: {sentence[1]}")
     first = ests[0].result
+    method_lines(w, first)
+    host_ram_lines(w, ctx, first)
     _breakdown(w, first)
     if first.get("mode") == "full":
         seed_rule_line(w, first)
@@ -906,6 +908,7 @@ def find_max_fit(w: Writer, r: ToolResult, ctx: Context) -> None:
             )
     est: dict = res["estimate"] if isinstance(res.get("estimate"), dict) else {}
     if est:
+        method_lines(w, est, section="numbers")
         _breakdown(w, est)
     _tool_assumptions(w, res, limit=3)
 
