@@ -53,7 +53,9 @@ ROWS: list[tuple[str, dict]] = [
     ("LLaMA-Factory cutoff_len 4096 per_device_train_batch_size=2 lora qwen2.5-7b", dict(context=4096, batch=2)),
     ("vllm max_model_len=32768 跑 Qwen2.5-72B 要几张H20", dict(context=32768, engines=["vLLM"], gpu_count=None)),
     ("max_model_len 16384 --tensor-parallel-size 4", dict(context=16384, gpu_count=4)),
-    ("gpu_memory_utilization=0.9 是什么意思", dict(unread=["gpu_memory_utilization=0.9"])),
+    # vLLM's memory fraction is a setting the reader knows (a typed value); an unknown key is kept as unread
+    ("gpu_memory_utilization=0.9 是什么意思", dict(gpu_memory_utilization=0.9, unread=[])),
+    ("enforce_eager=true 是什么意思", dict(unread=["enforce_eager=true"])),
     ("上下文 32k 并发 20 的 qwen2.5-72b 要几张 h20", dict(context=32768, concurrency=20)),
     # people using a service at once
     ("部署qwen2.5-32b给50个人同时用，上下文8k", dict(users=50, concurrency=50, context=8192)),

@@ -641,7 +641,8 @@ def test_model_sizes(question: str, params_b: float) -> None:
         ("qwen 2.5 7b", "Qwen2.5-7B"),
         ("llama 3 8b", "Llama-3-8B"),
         ("Qwen2.5-7B-Instruct", "Qwen2.5-7B"),
-        ("llama 70b", "llama-70b"),
+        # no LLaMA-1 70B exists: a bare "llama 70b" is Llama-2-70B (config.json: 80 layers, 8 KV heads, 68.98e9 params)
+        ("llama 70b", "Llama-2-70B"),
         ("Llama-3.1-70B", "Llama-3.1-70B"),
         ("deepseek v3", "DeepSeek-V3"),
         ("ChatGLM3-6B", "ChatGLM3-6B"),

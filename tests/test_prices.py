@@ -37,6 +37,26 @@ NO_PRICE_YET = {
     "rtx_2080_ti_22g",
     "a30",
     "v100_16gb_sxm2",
+    # cards users own or rent, added for the real-question set: no dated price points yet
+    "rtx_3060",
+    "rtx_3070",
+    "rtx_3080",
+    "rtx_3080_12gb",
+    "rtx_4060",
+    "rtx_4060_ti_8gb",
+    "rtx_4060_ti_16gb",
+    "rtx_4070",
+    "rtx_4070_super",
+    "rtx_4070_ti",
+    "rtx_4070_ti_super",
+    "rtx_5080",
+    "rtx_4060_laptop",
+    "rtx_3050_ti_laptop",
+    "tesla_k80",
+    "tesla_p40",
+    "tesla_p100_16gb",
+    "a10g",
+    "a800_40gb_pcie",
 }
 
 

@@ -75,6 +75,9 @@ class GpuSpec(BaseModel):
     nvidia_smi_total_confidence: str | None = Field(
         None, description="observed = seen in public nvidia-smi output; derived = reasoned from a sibling card"
     )
+    gpus_per_board: int = Field(
+        1, description="GPUs on one board (Tesla K80 = 2 × GK210): memory_gb is per GPU, as nvidia-smi lists it"
+    )
     modded: bool = Field(False, description="memory-modded board (e.g. 4090 48G, 2080 Ti 22G): not an NVIDIA SKU")
     caveat: str | None = Field(None, description="renter-facing caveat, zh / en (modded, off-warranty, old)")
     reliability: str | None = Field(None, description="what is publicly known about reliability, zh / en")
@@ -199,11 +202,21 @@ _FAMILY_PATTERNS: list[tuple[str, str]] = [
     ("4090d", r"4090d"),
     ("4090", r"4090"),
     ("4080", r"4080"),
+    ("4070ti", r"4070ti"),
+    ("4070", r"4070"),
+    ("4060m", r"4060(?:laptop|m(?![a-z]))"),
+    ("4060ti", r"4060ti"),
+    ("4060", r"4060"),
     ("2080ti", r"2080ti"),
     ("5090d", r"5090d"),
     ("5090", r"5090"),
+    ("5080", r"5080"),
     ("3090ti", r"3090ti"),
     ("3090", r"3090"),
+    ("3080", r"3080"),
+    ("3070", r"3070"),
+    ("3060", r"3060"),
+    ("3050tim", r"3050ti(?:laptop|m(?![a-z]))"),
     ("l40s", r"l40s"),
     ("l40", r"l40"),
     ("l20", r"l20"),
@@ -214,12 +227,16 @@ _FAMILY_PATTERNS: list[tuple[str, str]] = [
     ("b200", r"b200"),
     ("a100", r"a100"),
     ("a800", r"a800"),
+    ("a10g", r"a10g"),
     ("a10", r"a10(?!0)"),
     ("a30", r"a30"),
     ("a40", r"a40"),
     ("l4", r"l4"),
     ("v100", r"v100"),
     ("t4", r"t4"),
+    ("k80", r"k80"),
+    ("p40", r"p40"),
+    ("p100", r"p100"),
     ("910b", r"910b"),
 ]
 
@@ -259,7 +276,7 @@ def _tokens(text: str) -> tuple[float | None, str | None]:
     """Memory size (GB) and form factor named in free text, if any."""
     t = unicodedata.normalize("NFKC", text).lower()
     mem = None
-    m = re.search(r"(?<![a-z0-9])(\d{2,3})\s*(?:gib|gb|g)(?![a-z])", t)
+    m = re.search(r"(?<![a-z0-9])(\d{1,3})\s*(?:gib|gb|g)(?![a-z])(?!\s*/\s*s)", t)
     if m:
         mem = float(m.group(1))
     form = None
@@ -276,10 +293,14 @@ def _by_tokens(text: str) -> tuple[GpuSpec | None, list[GpuSpec]]:
     """Family + memory + form heuristics; returns (choice, other candidates)."""
     gpus = _table()[0]
     norm = _normalise(_strip_count(text))
-    family = next((fam for fam, pat in _FAMILY_PATTERNS if re.search(pat, norm)), None)
-    if family is None:
+    hit = next(((fam, m) for fam, pat in _FAMILY_PATTERNS if (m := re.search(pat, norm))), None)
+    if hit is None:
         return None, []
+    family, fm = hit
     cands = [g for g in gpus.values() if g.family == family]
+    tier = re.match(r"ti|super", norm[fm.end() :])
+    if tier and not any(tier.group(0) in g.id.split("_") for g in cands):
+        return None, []  # "RTX 3060 Ti" is not an RTX 3060 (a different, smaller card): unknown, not swapped
     mem, form = _tokens(text)
     if mem is not None:
         cands = [g for g in cands if abs(g.memory_gb - mem) < 1]

@@ -53,7 +53,7 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
         "forward compatibility was attempted",
         "no CUDA-capable device",
     ),
-    "vllm": ("cache blocks", "GPU blocks", "KV cache"),
+    "vllm": ("cache blocks", "GPU blocks", "KV cache", "KV Cache", "total_gpu_memory"),
     "nvidia_smi_dmon": ("pwr", "gtemp"),
     "nvcc": ("Cuda compilation tools", "nvcc: command not found", "nvcc: not found", "nvcc"),
     "torch_errors": (

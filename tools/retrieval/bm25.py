@@ -11,9 +11,11 @@ and a number glued to a unit ("24g", "80GB") is also split into number + unit so
 from __future__ import annotations
 
 import logging
+import math
 import re
 import threading
 import unicodedata
+from collections import Counter
 from typing import Any, Sequence
 
 from tools.retrieval.paths import cache_dir
@@ -295,24 +297,58 @@ def tokenize(text: str, drop_stopwords: bool = True) -> list[str]:
     return [token for token, _, _ in token_spans(text, drop_stopwords)]
 
 
+# BM25 "Okapi" parameters, as rank_bm25.BM25Okapi (the reference the tests compare against)
+K1 = 1.5
+B = 0.75
+EPSILON = 0.25  # floor for negative idf: EPSILON × the mean idf
+
+
 class BM25Index:
-    """BM25Okapi over pre-tokenised passages (rank_bm25), with the token sets kept for coverage."""
+    """BM25 Okapi over pre-tokenised passages, with the token sets kept for coverage.
+
+    The same formula and operation order as rank_bm25.BM25Okapi (idf = ln(N − df + 0.5) −
+    ln(df + 0.5), negative idf floored at ε × mean idf; per term idf · tf·(k1+1) / (tf + k1·(1 − b +
+    b·|d|/avgdl))), so the scores are bit-identical (tests/test_vector_copy.py), but in plain Python
+    over posting lists: rank_bm25 imports numpy, ~0.1–0.3 s of a cold `gpu-advisor ask`, and a query
+    touches only the passages that contain its words."""
 
     def __init__(self, tokenized: Sequence[Sequence[str]]) -> None:
-        from rank_bm25 import BM25Okapi
-
         self.tokenized = [list(t) or ["∅"] for t in tokenized]
-        self._bm25 = BM25Okapi(self.tokenized) if self.tokenized else None
         self.vocab_df: dict[str, int] = {}
-        for tokens in self.tokenized:
-            for tok in set(tokens):
-                self.vocab_df[tok] = self.vocab_df.get(tok, 0) + 1
+        self._postings: dict[str, list[tuple[int, int]]] = {}  # term → [(passage, tf)]
+        vocab_df, postings = self.vocab_df, self._postings
+        for j, tokens in enumerate(self.tokenized):
+            for tok, tf in Counter(tokens).items():  # first-occurrence order, as rank_bm25's dict
+                if tok in postings:
+                    vocab_df[tok] += 1
+                    postings[tok].append((j, tf))
+                else:
+                    vocab_df[tok] = 1
+                    postings[tok] = [(j, tf)]
         self.sets = [set(t) for t in self.tokenized]
+        n = len(self.tokenized)
+        avgdl = sum(len(t) for t in self.tokenized) / n if n else 0.0
+        self._norm = [K1 * (1 - B + B * len(t) / avgdl) for t in self.tokenized]
+        self.idf: dict[str, float] = {}
+        negative = []
+        for tok, df in self.vocab_df.items():
+            idf = math.log(n - df + 0.5) - math.log(df + 0.5)
+            self.idf[tok] = idf
+            if idf < 0:
+                negative.append(tok)
+        if self.idf:
+            eps = EPSILON * (sum(self.idf.values()) / len(self.idf))
+            for tok in negative:
+                self.idf[tok] = eps
 
     def __len__(self) -> int:
         return len(self.tokenized)
 
     def scores(self, query_tokens: Sequence[str]) -> list[float]:
-        if self._bm25 is None or not query_tokens:
-            return [0.0] * len(self.tokenized)
-        return [float(s) for s in self._bm25.get_scores(list(query_tokens))]
+        """One score per passage; each query token counts once per occurrence (as rank_bm25)."""
+        scores = [0.0] * len(self.tokenized)
+        for tok in query_tokens:
+            idf = self.idf.get(tok) or 0
+            for j, tf in self._postings.get(tok, ()):
+                scores[j] += idf * (tf * (K1 + 1) / (tf + self._norm[j]))
+        return scores

@@ -12,14 +12,17 @@ vLLM, llama.cpp or text-embeddings-inference) when `GPU_ADVISOR_EMBED_URL` is se
 ever downloaded: Chroma's default MiniLM embedding is never used (it fetches a model and fails
 offline: chromadb.utils.embedding_functions.DefaultEmbeddingFunction downloads all-MiniLM-L6-v2 on first use).
 
-Both are registered Chroma embedding functions (`@register_embedding_function`), so a
-persisted collection records which one built it.
+Both are plain classes here, so hashing a query never imports chromadb (about 0.6 s of a cold
+`gpu-advisor ask`). Their registered Chroma twins live in `chroma_embedding.py`, imported only
+when a Chroma store is opened; they keep the names `name()` returns, so a persisted collection
+still records which embedder built it and stores built before the split open unchanged.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 import unicodedata
@@ -28,11 +31,11 @@ import urllib.request
 from functools import lru_cache
 from typing import Any, Iterable, Sequence
 
-import numpy as np
-from chromadb.api.types import Documents, EmbeddingFunction, Embeddings, Space
-from chromadb.utils.embedding_functions import register_embedding_function
-
 from tools.errors import ToolInputError
+
+Documents = Sequence[str]
+Embeddings = list[Any]  # numpy float32 vectors (numpy is imported only where vectors are built)
+Space = str  # Chroma's distance names: "cosine", "ip", "l2"
 
 DEFAULT_DIM = 1024
 
@@ -71,15 +74,26 @@ def _bucket(feature: str, dim: int) -> tuple[int, float]:
     return h % dim, (1.0 if (h >> 63) & 1 else -1.0)
 
 
-def hash_embed(text: str, dim: int = DEFAULT_DIM) -> np.ndarray:
-    """One L2-normalised float32 vector; identical across processes and machines."""
+def bucket_weights(text: str, dim: int = DEFAULT_DIM) -> dict[int, float]:
+    """Bucket → signed, sublinear weight (1 + ln tf above 1), before normalising: the one definition
+    the dense vector (stored in Chroma) and the sparse query vector (vector_index.py) share."""
     counts: dict[str, float] = {}
     for feat, weight in features(text):
         counts[feat] = counts.get(feat, 0.0) + weight
-    vec = np.zeros(dim, dtype=np.float32)
+    out: dict[int, float] = {}
     for feat, weight in counts.items():
         idx, sign = _bucket(feat, dim)
-        vec[idx] += sign * (1.0 + np.log(weight)) if weight > 1.0 else sign * weight  # sublinear tf
+        out[idx] = out.get(idx, 0.0) + (sign * (1.0 + math.log(weight)) if weight > 1.0 else sign * weight)
+    return out
+
+
+def hash_embed(text: str, dim: int = DEFAULT_DIM) -> Any:
+    """One L2-normalised float32 numpy vector; identical across processes and machines."""
+    import numpy as np
+
+    vec = np.zeros(dim, dtype=np.float32)
+    for idx, weight in bucket_weights(text, dim).items():
+        vec[idx] = weight
     norm = float(np.linalg.norm(vec))
     if norm == 0.0:  # empty or punctuation-only text: a fixed unit vector, not NaN
         vec[0] = 1.0
@@ -87,15 +101,28 @@ def hash_embed(text: str, dim: int = DEFAULT_DIM) -> np.ndarray:
     return vec / norm
 
 
-@register_embedding_function
-class HashNgramEmbedding(EmbeddingFunction[Documents]):
-    """Chroma embedding function: hashed character n-grams, no model, no download."""
+def sparse_hash_embed(text: str, dim: int = DEFAULT_DIM) -> dict[int, float]:
+    """The same unit vector as `hash_embed`, as {bucket: value} of its non-zero entries (float64),
+    without numpy: a query has a few dozen features, so ranking needs only those columns."""
+    weights = {i: w for i, w in bucket_weights(text, dim).items() if w != 0.0}
+    norm = math.sqrt(sum(w * w for w in weights.values()))
+    if norm == 0.0:
+        return {0: 1.0}
+    return {i: w / norm for i, w in weights.items()}
+
+
+class HashNgramEmbedding:
+    """Hashed character n-grams, no model, no download (Chroma's twin: chroma_embedding.py)."""
 
     def __init__(self, dim: int = DEFAULT_DIM) -> None:
         self.dim = int(dim)
 
     def __call__(self, input: Documents) -> Embeddings:  # noqa: A002 - Chroma requires `input`
         return [hash_embed(doc, self.dim) for doc in input]
+
+    def sparse_query(self, text: str) -> dict[int, float]:
+        """The query's unit vector as {index: value}, without numpy (vector_index.VectorIndex.query)."""
+        return sparse_hash_embed(text, self.dim)
 
     @staticmethod
     def name() -> str:
@@ -104,9 +131,9 @@ class HashNgramEmbedding(EmbeddingFunction[Documents]):
     def get_config(self) -> dict[str, Any]:
         return {"dim": self.dim}
 
-    @staticmethod
-    def build_from_config(config: dict[str, Any]) -> "HashNgramEmbedding":
-        return HashNgramEmbedding(dim=int(config.get("dim", DEFAULT_DIM)))
+    @classmethod
+    def build_from_config(cls, config: dict[str, Any]) -> "HashNgramEmbedding":
+        return cls(dim=int(config.get("dim", DEFAULT_DIM)))
 
     def default_space(self) -> Space:
         return "cosine"
@@ -117,6 +144,10 @@ class HashNgramEmbedding(EmbeddingFunction[Documents]):
     def key(self) -> str:
         """Short identity used in collection names (a different embedder = a different collection)."""
         return f"hash{self.dim}"
+
+    def identity(self) -> str:
+        """Everything that decides the vectors: the persisted vector copy is keyed on it."""
+        return f"{self.name()}:dim={self.dim}"
 
 
 def _endpoint(url: str) -> str:
@@ -131,8 +162,7 @@ def _endpoint(url: str) -> str:
     return url + "/v1/embeddings"
 
 
-@register_embedding_function
-class OpenAICompatibleEmbedding(EmbeddingFunction[Documents]):
+class OpenAICompatibleEmbedding:
     """Embeddings from an OpenAI-compatible `/v1/embeddings` server (e.g. bge-m3 served locally).
 
     The API key (if any) is read from `GPU_ADVISOR_EMBED_API_KEY` at call time and is never
@@ -147,13 +177,15 @@ class OpenAICompatibleEmbedding(EmbeddingFunction[Documents]):
         self.timeout_s = float(timeout_s)
 
     def __call__(self, input: Documents) -> Embeddings:  # noqa: A002
-        out: list[np.ndarray] = []
+        out: list[Any] = []
         docs = list(input)
         for start in range(0, len(docs), self.batch_size):
             out.extend(self._request(docs[start : start + self.batch_size]))
         return out
 
-    def _request(self, texts: Sequence[str]) -> list[np.ndarray]:
+    def _request(self, texts: Sequence[str]) -> list[Any]:
+        import numpy as np
+
         body = json.dumps({"model": self.model, "input": list(texts)}).encode("utf-8")
         headers = {"Content-Type": "application/json"}
         key = os.environ.get("GPU_ADVISOR_EMBED_API_KEY")
@@ -191,15 +223,19 @@ class OpenAICompatibleEmbedding(EmbeddingFunction[Documents]):
     def get_config(self) -> dict[str, Any]:
         return {"url": self.url, "model": self.model}
 
-    @staticmethod
-    def build_from_config(config: dict[str, Any]) -> "OpenAICompatibleEmbedding":
-        return OpenAICompatibleEmbedding(url=config["url"], model=config.get("model", "bge-m3"))
+    @classmethod
+    def build_from_config(cls, config: dict[str, Any]) -> "OpenAICompatibleEmbedding":
+        return cls(url=config["url"], model=config.get("model", "bge-m3"))
 
     def default_space(self) -> Space:
         return "cosine"
 
     def supported_spaces(self) -> list[Space]:
         return ["cosine", "ip"]
+
+    def identity(self) -> str:
+        """What decides the vectors (server and model): the persisted vector copy is keyed on it."""
+        return f"{self.name()}:{self.url}:{self.model}"
 
     def key(self) -> str:
         slug = re.sub(r"[^a-z0-9]+", "-", self.model.lower()).strip("-")[:40] or "model"

@@ -8,8 +8,12 @@ about our domain:
 * keyness — how much more often a Chinese word occurs in our corpus than in general Chinese
   (jieba's dictionary frequencies stand in for general Chinese); log10 ratio ≥ 1 (10×) makes
   it a domain word (显存 4.4, 利用率 2.5, 带宽 2.5, 训练 1.6), below that it is everyday
-  language (价格 0.7, 值得 0.3, 写 0.0). A Latin token is a domain word when it holds a digit
-  (a100, 4090, 24gb) or the corpus uses it and it is not everyday English.
+  language (价格 0.7, 值得 0.3, 写 0.0). A Latin token is a domain word when it names a card,
+  size or version (a100, 4090, 24gb: letters with digits, or a number of 3+ digits) or the corpus
+  uses it and it is not everyday English; a token the corpus never uses (a version string such as
+  cudnn8.9.7, a CPU part number) weighs 1.0 like any unknown word. A bare small number ("2 or 4 dialogs", "1 by 1") and the
+  function words of a long English question (have, they, after, but …) carry no topic: counted
+  as domain words they made a long question look off-topic to the one passage about its subject.
 * weights: domain word 1 + min(keyness, 3) (Latin domain words 3), everyday word the corpus
   knows 0.5, word the corpus never uses 1.0.
 
@@ -48,8 +52,19 @@ report decide pull tell joke weather today tomorrow yesterday recipe food eat co
 song music movie film game sport football cup capital country france china beijing paris london poem
 story book news weather rain sun sunny hot cold nice great well still even back only also really
 every each both few lot lots little much many such own sure yes okay ok please thanks thank hello hi
+have has had having do does did doing done be been being am was were will would shall could might must
+they them their there these those then than this that what which who whom whose when where why how
+after before again against about above below between into through during under over out off up down
+but because while until since though although unless whether either neither nor not no yet just
+answer answers question questions connect connected another any anyone anything some someone something
+here very too more most less least other others same such into onto upon within without per via
+i me my mine we us our you your he him his she her it its one two three four five six seven eight nine
+ten first second third try tried trying fix fixed issue issues problem problems idea ideas thing
+like likes liked seems seemed seem going gonna wanna got getting able unable enough different
 """.split()
 )
+_CARD_SHAPE = re.compile(r"^[a-z]{0,5}\d{2,5}[a-z]{0,4}$")  # h20, a100, rtx4090, 4060ti, 24gb, 70b
+_SMALL_NUMBER = re.compile(r"^\d{1,2}(?:[.,]\d+)*$|^\d+[.,]\d+(?:[.,]\d+)*$")
 
 
 @dataclass(frozen=True)
@@ -82,7 +97,13 @@ class RelevanceModel:
         candidates = [word, *parts]
         if _LATIN.match(word):
             known = self.counts.get(word, 0) > 0
-            domain = bool(_DIGIT.search(word)) or (known and word not in EVERYDAY_EN and len(word) > 1)
+            if _SMALL_NUMBER.match(word):
+                return QueryTerm(word, 0.5, False, parts)  # "2 or 4", "0.0.0.0": no topic
+            if not known and not _CARD_SHAPE.match(word):
+                # a version string or part number the guide never names (paddleseg2.8, i9-13900k, cudnn8.9.7):
+                # unmatched as any unknown word; a card- or size-shaped token (h20, b300, 4060ti, 24gb) stays a domain word
+                return QueryTerm(word, 1.0, False, parts)
+            domain = bool(_DIGIT.search(word)) or (word not in EVERYDAY_EN and len(word) > 1)
             weight = 3.0 if domain else (0.5 if known else 1.0)
             return QueryTerm(word, weight, domain, parts)
         best = max((k for k in (self.keyness(c) for c in candidates) if k is not None), default=None)

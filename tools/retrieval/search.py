@@ -1,5 +1,9 @@
 """Hybrid search: vector (Chroma) + BM25 (jieba) + title match, fused by reciprocal rank.
 
+The vector ranking is read from a plain-array copy of the store's vectors when one matches the
+corpus, embedder and store (vector_index.py), so an offline answer never imports chromadb; on a
+miss Chroma is opened, synced (and rebuilt if broken) and the copy rewritten.
+
 Reciprocal rank fusion (Cormack, Clarke & Büttcher, SIGIR 2009): each ranker contributes
 `w / (K + rank)` with K = 60, so a passage that two rankers both place high wins even though
 cosine similarities and BM25 scores live on unrelated scales. The third ranker is BM25 over
@@ -124,6 +128,7 @@ class Retriever:
         self._bm25: Any = None
         self._titles: Any = None
         self._relevance: Any = None
+        self._vectors: Any = None  # VectorIndex: the store's vectors as a plain array (vector_index.py)
         self.links: list[list[str]] = []
 
     # ------------------------------------------------------------------ loading
@@ -145,17 +150,14 @@ class Retriever:
             self.messages.extend(getattr(self.user_docs, "messages", []))
             getattr(self.user_docs, "messages", []).clear()
             content_hash = corpus_hash(passages, extra=self.store.collection_name)
-            if force:
-                self.store.drop()
-            try:
-                stats = self.store.sync(passages, content_hash)
-            except ToolInputError:
-                raise
-            except Exception as exc:  # a store that opens but fails on read/write: rebuild it once
-                notes: list[str] = []
-                self.store.recover(exc, notes)
-                stats = self.store.sync(passages, content_hash)
-                stats.messages[:0] = notes
+            self._vectors = None if force else self._cached_vectors(passages, content_hash)
+            if self._vectors is not None:  # the store's vectors, current and intact: Chroma stays closed
+                from tools.retrieval.store import SyncStats
+
+                stats = SyncStats()
+            else:
+                stats = self._sync_store(passages, content_hash, force)
+                self._vectors = self._copy_vectors(passages, content_hash)
             if force or content_hash != self.content_hash or self._bm25 is None:
                 self._build_lexical(passages)
             self.passages, self.content_hash = passages, content_hash
@@ -165,6 +167,60 @@ class Retriever:
             self.messages.extend(stats.messages)
             self._fingerprint, self.last_sync = fingerprint, stats
             return stats
+
+    def _sync_store(self, passages: Sequence[Passage], content_hash: str, force: bool) -> Any:
+        """Make Chroma hold `passages` (rebuilding a broken store once). Returns SyncStats."""
+        if force:
+            self.store.drop()
+        try:
+            return self.store.sync(passages, content_hash)
+        except ToolInputError:
+            raise
+        except Exception as exc:  # a store that opens but fails on read/write: rebuild it once
+            notes: list[str] = []
+            self.store.recover(exc, notes)
+            stats = self.store.sync(passages, content_hash)
+            stats.messages[:0] = notes
+            return stats
+
+    def _vectors_key(self, content_hash: str, fingerprint: str | None) -> dict[str, Any] | None:
+        """What the plain-array copy must have been written for; None where no copy is kept (a
+        Chroma server, or an embedder without an `identity()`)."""
+        identity = getattr(self.embedding, "identity", None)
+        if self.store.backend != "embedded" or identity is None or fingerprint is None:
+            return None
+        return {"content_hash": content_hash, "embedder": identity(), "store": fingerprint}
+
+    def _cached_vectors(self, passages: Sequence[Passage], content_hash: str) -> Any:
+        """The persisted copy of the store's vectors when it matches this corpus, embedder and
+        store exactly; None sends the caller to Chroma."""
+        key = self._vectors_key(content_hash, self.store.fingerprint())
+        if key is None:
+            return None
+        from tools.retrieval.vector_index import load
+
+        index = load(self.store.vectors_path, key)
+        if index is None or set(index.ids) != {p.passage_id for p in passages}:
+            return None
+        return index
+
+    def _copy_vectors(self, passages: Sequence[Passage], content_hash: str) -> Any:
+        """After a Chroma sync: its vectors as a plain array, saved for the next process. A failure
+        here only costs speed (queries go to Chroma), so it is logged, never raised."""
+        if self._vectors_key(content_hash, "") is None:
+            return None
+        from tools.retrieval import vector_index
+
+        try:
+            ids = [p.passage_id for p in passages]
+            index = vector_index.VectorIndex.build(ids, self.store.embeddings(ids))
+            key = self._vectors_key(content_hash, self.store.fingerprint())
+            if key is not None:
+                vector_index.save(self.store.vectors_path, index, key)
+            return index
+        except Exception as exc:  # noqa: BLE001 — the store still answers; only the shortcut is lost
+            log.warning("could not copy the store's vectors (%s); querying Chroma", exc)
+            return None
 
     def _build_lexical(self, passages: Sequence[Passage]) -> None:
         from tools.retrieval.bm25 import BM25Index
@@ -214,6 +270,10 @@ class Retriever:
     def _vector_query(self, text: str, messages: list[str]) -> list[tuple[str, float]]:
         """The vector ranking; a store that fails while we serve is reopened (and rebuilt if it must
         be) once, and if it still fails this answer uses the keyword ranking alone — never an error."""
+        if self._vectors is not None:
+            sparse = getattr(self.embedding, "sparse_query", None)  # the hash embedding: no numpy needed
+            vector = sparse(text) if sparse else self.embedding([text])[0]
+            return self._vectors.query(vector, CANDIDATES)
         try:
             return self.store.query(text, CANDIDATES)
         except ToolInputError:

@@ -95,8 +95,6 @@ class VectorStore:
         path: Path | None = None,
         collection_name: str | None = None,
     ) -> None:
-        from tools.retrieval import embedding as _registers_ef  # noqa: F401 - EF classes must be registered
-
         self.embedding = embedding
         self.chroma_url = chroma_url
         self.path = path or chroma_dir()
@@ -108,9 +106,13 @@ class VectorStore:
 
     # -------------------------------------------------------------- opening
     def _open(self) -> Any:
+        from tools.retrieval.chroma_embedding import for_chroma  # registers our embedders with Chroma
+
         client = http_client(self.chroma_url) if self.chroma_url else persistent_client(self.path)
         collection = client.get_or_create_collection(
-            self.collection_name, embedding_function=self.embedding, configuration={"hnsw": {"space": "cosine"}}
+            self.collection_name,
+            embedding_function=for_chroma(self.embedding),
+            configuration={"hnsw": {"space": "cosine"}},
         )
         collection.count()  # touch it: a broken store fails here, not at the first query
         self._client, self._collection = client, collection
@@ -126,6 +128,49 @@ class VectorStore:
             return st.st_dev, st.st_ino
         except OSError:
             return (0, 0)
+
+    def fingerprint(self) -> str | None:
+        """What the embedded store looks like on disk without opening it: the sqlite file's inode,
+        size and header, and each segment folder's file names and sizes. Chroma rewrites mtimes on
+        every open, so they are left out; damage (garbage, truncation, a folder gone) and a rebuild
+        change what is kept. None for a server, or a store that is missing or not sqlite."""
+        if self.chroma_url:
+            return None
+        try:
+            db = self.path / "chroma.sqlite3"
+            st = db.stat()
+            with open(db, "rb") as fh:
+                if fh.read(16) != b"SQLite format 3\x00":
+                    return None
+            parts = [f"db:{st.st_ino}:{st.st_size}"]
+            for sub in sorted(self.path.iterdir()):
+                if sub.is_dir():
+                    files = ",".join(f"{f.name}={f.stat().st_size}" for f in sorted(sub.iterdir()))
+                    parts.append(f"{sub.name}:{files}")
+            return "|".join(parts)
+        except OSError:
+            return None
+
+    @property
+    def vectors_path(self) -> Path:
+        """Where the plain-array copy of this collection's vectors lives (beside the store)."""
+        return self.path.with_name(f"{self.path.name}.vectors") / f"{self.collection_name}.vec"
+
+    def embeddings(self, ids: Sequence[str]) -> Any:
+        """The stored vectors of `ids`, in that order (float32 rows); raises if any is missing."""
+        import numpy as np
+
+        if not ids:
+            return np.zeros((0, 1), dtype=np.float32)
+        collection = self.collection()
+        found: dict[str, Any] = {}
+        for i in range(0, len(ids), 1000):
+            got = collection.get(ids=list(ids[i : i + 1000]), include=["embeddings"])
+            found.update(zip(got["ids"], got["embeddings"], strict=True))
+        missing = [i for i in ids if i not in found]
+        if missing:
+            raise ValueError(f"{len(missing)} passages missing from the store, e.g. {missing[0]}")
+        return np.asarray([found[i] for i in ids], dtype=np.float32).reshape(len(ids), -1)
 
     def reset(self) -> None:
         """Forget the open client, so the next use reopens the store from disk (a long-running page

@@ -205,6 +205,75 @@ GROUPS: list[tuple[tuple[str, ...], str]] = [
         "激活 activation checkpointing 序列长度",
     ),
     (("nvlink", "sxm", "pcie", "nvswitch"), "PCIe SXM NVLink 互联"),
+    # serving engines: each engine's own memory knobs (serving-engines-memory)
+    (("ollama", "num_parallel", "open webui", "openwebui"), "Ollama OLLAMA_NUM_PARALLEL 并发 parallel"),
+    (("sglang", "mem-fraction", "mem_fraction"), "SGLang mem_fraction_static 静态分配 KV 池 pre-allocate"),
+    (
+        (
+            "gpu_memory_utilization",
+            "gpu-memory-utilization",
+            "kv cache memory",
+            "max seq len",
+            "max_model_len",
+            "cache blocks",
+            "no available memory",
+        ),
+        "gpu_memory_utilization 激活峰值 profile KV cache max_model_len",
+    ),
+    (("cpu_infer", "ktransformers", "numactl", "offload to cpu", "cpu offload"), "CPU 内存带宽 cpu_infer 混合推理"),
+    (
+        ("tensor-parallel", "tensor parallel", "tensor_parallel", "张量并行", "-tp ", "--tp"),
+        "张量并行 tensor parallel 副本 replica 数据并行",
+    ),
+    # downloading models from China, rental platforms, containers (rental-platform-howto)
+    (
+        (
+            "huggingface",
+            "hugging face",
+            "hf_endpoint",
+            "被墙",
+            "科学上网",
+            "vpn",
+            "下载模型",
+            "下不了",
+            "modelscope",
+            "魔搭",
+        ),
+        "Hugging Face ModelScope 魔搭 hf-mirror HF_ENDPOINT 镜像 下载",
+    ),
+    (
+        ("autodl", "租用", "租卡平台", "算力平台", "网站", "jupyter", "ssh", "端口", "port forward", "实例", "kaggle"),
+        "AutoDL 实例 镜像 SSH JupyterLab 端口转发 数据盘 关机",
+    ),
+    (("vgpu", "mig", "切分", "虚拟", "容器内", "inside the container", "in a container"), "vGPU MIG 容器 显存 限额"),
+    # driver not loaded (cuda-driver-compat)
+    (
+        ("nouveau", "couldn't communicate", "could not communicate", "nvrm", "驱动未加载", "lsmod", "secure boot"),
+        "nouveau 驱动没加载 driver not loaded DKMS Secure Boot",
+    ),
+    # numerics and results (training-results-numerics)
+    (("nan", "溢出", "overflow", "inf ", "65504"), "fp16 NaN 溢出 overflow 65504 bf16"),
+    (
+        ("loss不", "loss 不", "不收敛", "不下降", "震荡", "not converg", "loss not", "diverg"),
+        "loss 不下降 收敛 TF32 TORCH_CUDA_ARCH_LIST 版本",
+    ),
+    (
+        ("效果", "精度", "复现", "论文", "accuracy", "reproduc", "paper"),
+        "效果 复现 论文 超参数 batch 随机种子 reproduce",
+    ),
+    # slow training (slow-training)
+    (
+        ("慢", "slow", "faster", "变慢", "速度", "throughput", "吞吐", "s/it", "it/s", "加速", "提速", "speed up"),
+        "慢 slow 速度 数据加载 CPU 瓶颈 batch",
+    ),
+    (
+        ("dataparallel", "device_map", "双卡", "cuda_visible_devices=0,1", "多卡"),
+        "DataParallel DDP torchrun device_map 多卡",
+    ),
+    (("moe", "专家", "expert", "a14b", "a3b", "-lite", "mixtral"), "MoE 专家 expert 路由 routing"),
+    (("ppo", "grpo", "rlhf", "强化学习", "rollout", "dpo", " rl "), "强化学习 PPO GRPO 生成 rollout vLLM"),
+    (("降频", "throttl", "clock", "频率", "功耗墙", "power cap"), "降频 throttle PERFORMANCE 频率 功耗"),
+    (("910b", "昇腾", "ascend", "npu", "cann"), "昇腾 910B Ascend torch_npu CANN 算子"),
     (
         ("多久", "多长时间", "训练时间", "how long", "gpu-hours", "gpu hours", "卡时", "mfu", "6nd"),
         "训练时间 training time GPU-hours MFU",

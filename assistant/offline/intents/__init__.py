@@ -82,6 +82,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.CONVERT, conversions.applies_convert),
     (A.BUSBW, conversions.applies_busbw),
     (A.IMPLIED_MFU, conversions.applies_mfu),
+    (A.ADVICE, ops.applies_cause),  # "why / is it normal / how do I fix": the guide leads, numbers follow
     (serving.SERVING, serving.applies_serving),  # "自建还是调API": a serving plan, not training time
     (A.DECODE_SPEED, serving.applies),
     (serving.RENTABILITY, serving.applies_rentability),
@@ -112,9 +113,9 @@ STATEMENTS = {decline.UNLAWFUL, decline.FORECAST, A.OUT_OF_SCOPE, A.INVALID, A.N
 _PART_INTENTS = {A.PRICE, A.TRAIN_TIME, A.MEMORY, A.MIN_GPUS, A.MAX_FIT, A.SPECS, A.INTERCONNECT, A.PLAN}
 
 
-def choose_intent(f: Frame) -> str:
+def choose_intent(f: Frame, skip: Predicate | None = None) -> str:
     for name, applies in PRECEDENCE:
-        if applies(f):
+        if applies is not skip and applies(f):
             return name
     return A.ADVICE
 
@@ -129,6 +130,10 @@ def choose_intents(f: Frame) -> list[str]:
     if first == A.DIAGNOSE and memory.applies(f) and not f.decline:
         # a paste plus the job in the user's own words ("全量微调 13B，单卡"): the memory of that job too
         return [first, A.MEMORY]
+    if first == A.ADVICE and ops.applies_cause(f):
+        # the cause is answered first; the numbers follow where they bear on it (ops.cause_follower)
+        rest = choose_intent(f, skip=ops.applies_cause)
+        return [first, *ops.cause_followers(f, rest)]
     if first in STATEMENTS or first == A.ADVICE or len(f.asks) < 2:
         return [first]
     chosen: list[str] = []

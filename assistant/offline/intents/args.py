@@ -186,6 +186,13 @@ def gpu_arg(s: Slots, gpu: str | None = None) -> str | None:
             name += f" {s.gpu_memory_gb}GB"
         if s.gpu_form:
             name += f" {s.gpu_form}"
+        return name
+    # a second card keeps the size the user gave it too: 「24G的A100或四张16G的V100」 → "V100 16GB"
+    other = next((g for g in s.gpu_mentions if g.name == name), None)
+    if other is not None and other.memory_gb:
+        name += f" {other.memory_gb:g}GB"
+    if other is not None and other.form:
+        name += f" {other.form}"
     return name
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from assistant.offline.intents import args as A
 from assistant.offline.intents.args import DIAGNOSE
+from assistant.offline.intents.ops import asks_cause
 from assistant.offline.reading.frame import Frame
 from assistant.offline.types import ToolCall
 
@@ -18,7 +19,11 @@ def applies(f: Frame) -> bool:
 def calls(f: Frame) -> list[ToolCall]:
     # 「合同写的是 8 卡 A100」: the user's words outside the paste (f.gpus never come from inside it)
     expect = (f"{f.gpu_count}x {A.gpu_arg(f)}" if f.gpu_count else A.gpu_arg(f)) if f.gpus else None
-    return [
-        A.call(NAME, "diagnose_logs", text=f.paste or f.text, expect=expect),
-        A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=3),
-    ]
+    out = [A.call(NAME, "diagnose_logs", text=f.paste or f.text, expect=expect)]
+    own = f.text.strip()
+    if own and own != (f.paste or "").strip() and asks_cause(f):
+        # "fp16 出 NaN，怎么办" / "no error from NCCL, how do I debug this": the user's own question is
+        # what the guide must answer; its passage is searched first, so it is the one quoted
+        out.append(A.call(NAME, "search_guide", query=own[:300], k=3))
+    out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=3))
+    return out

@@ -1,7 +1,13 @@
 """Operations and how-to: delivery checks for a new server, a symptom described in words, and
-questions the guide answers (one more look inside the best document as the follow-up)."""
+questions the guide answers (one more look inside the best document as the follow-up).
+
+A cause or remedy question ("why is it slow", 「这正常吗」, "how do I fix it") is a part of its own: the
+guide answers it and leads, even when the question also names a model and a card; the numbers the
+other intents would give follow only where they bear on the cause (`cause_follower`)."""
 
 from __future__ import annotations
+
+import re
 
 from assistant.offline.intents import args as A
 from assistant.offline.intents.args import ADVICE, DELIVERY
@@ -19,6 +25,106 @@ def applies_delivery(f: Frame) -> bool:
 def applies_symptom(f: Frame) -> bool:
     # a symptom described in words (no log): the guide explains causes and checks
     return "diagnose" in f.cues and not has_size(f) and not f.gpus
+
+
+# The question asks for a cause, whether something is normal, or what to change — not for a figure.
+_CAUSE = re.compile(
+    r"为什么|为啥|为何|什么原因|啥原因|原因是|可能原因|什么问题|啥问题|咋回事|怎么回事|是否正常|正常吗|正常不|正常么|"
+    r"正常(?:的)?(?:吗|么|嘛|不)|正不正常|是不是因为|是因为|怎么办|咋办|怎么解决|如何解决|怎么调整|如何调整|怎么调|怎么修|怎么排查|如何排查|需要排查|排查哪些|"
+    r"怎么加速|如何加速|怎么提速|怎么优化|如何优化|怎么改|改什么|怎么(?:才)?能(?:够)?让|怎样(?:才)?能|有什么办法|有没有办法|怎么才能|如何才能|遇到过|能达到|能否达到|能不能达到|"
+    r"\bwhy\b|what might|what could|any ideas?|is (?:this|it|that) (?:normal|expected)|how (?:do|can|should) (?:i|we) "
+    r"(?:fix|solve|debug|resolve|change|increase|improve|avoid|make|load|get|use|speed)|how to (?:fix|solve|debug|resolve|"
+    r"avoid|improve|increase|speed)|can (?:we|i) change|root cause|what am i doing wrong|what(?:'s| is) causing|"
+    r"is (?:this|that|it) expected|meet (?:your|the) expectations?",
+    re.I,
+)
+# Something behaves other than expected (slow, stuck, NaN, an error, a figure that looks wrong).
+_SYMPTOM = re.compile(
+    r"慢|才\s*\d|只\s*\d|低于|不如|差距|至\s*\d+\s*倍|卡住|卡死|不动了|上不去|不高|只有|仅有|利用率|nan|溢出|不下降|不降|震荡|不收敛|效果.{0,4}差|比较差|报错|错误|失败|"
+    r"爆显存|爆掉|oom|超时|hang|无法|不能用|用不了|访问不了|被墙|连不上|打不开|不一样|不一致|不对|异常|只用了|只检测|"
+    r"只显示|一个一个|越来越|变长|增加|上涨|不够|不足|duplicat|slow|faster|not improv|low util|stuck|fail|error|"
+    r"diverg|not decreas|only|cannot|can't|can not|unable|wrong|increase|grow|hangs|timed? ?out|1 by 1|one by one|"
+    r"runs? out of memory|out of memory|larger than|很高|太高|(?:very|too|so) high|speed|加速|提速|uses? all",
+    re.I,
+)
+_SLOW = re.compile(r"慢|耗时|小时|天|延迟|slow|hours|days|faster|latency|ttft", re.I)
+# Engines that serve a model (names as reading/quantities.ENGINES writes them): their slowness is not a training step.
+_SERVING_ENGINES = {
+    "vLLM",
+    "SGLang",
+    "llama.cpp",
+    "Ollama",
+    "TensorRT-LLM",
+    "LMDeploy",
+    "TGI",
+    "KTransformers",
+    "MindIE",
+}
+_RL = re.compile(r"(?<![a-z])(?:ppo|grpo|rlhf|rl)(?![a-z])|强化学习|rollout", re.I)
+# Shapes whose intent may follow a cause answer when the question also gave the job.
+_FOLLOWERS = {A.MEMORY, A.MIN_GPUS, A.MAX_FIT, A.TRAIN_TIME, A.PLAN, A.PRICE}
+
+
+# A symptom stated so plainly that the cause is what is wanted, even without "why" (「推理非常缓慢」,
+# "training speed is not improved by using a better GPU").
+_STATED = re.compile(
+    r"出现.{0,24}(?:问题|错误|报错|nan)|遇到.{0,20}问题|不应该|怎么会|难道|非常缓慢|很慢|特别慢|太慢|极慢|巨慢|慢得|反而慢|反而更慢|比.{1,15}慢|慢了?\s*\d|慢出|卡住不动|loss.{0,8}不(?:下降|降)|"
+    r"slower than|(?:very|so|really|extremely|inordinately|too) slow|not (?:significantly )?improv|no faster|not faster|"
+    r"(?:can ?not|cannot|can't|unable to) improve|not as good as|hangs? up|only (?:answer|use|uses|get)s?\b|1 by 1|"
+    r"one by one|(?:very|too|so) high|很高|太高|特别高",
+    re.I,
+)
+
+
+# "会不会很慢" asks what would happen (the interconnect tool answers it), not why something is slow.
+_HYPOTHETICAL = re.compile(r"会不会|会.{0,6}[慢卡]吗|would .{0,30}(?:be )?slow|will .{0,30}be slow", re.I)
+
+
+def asks_cause(f: Frame) -> bool:
+    return bool(_CAUSE.search(f.text) or (_STATED.search(f.text) and not _HYPOTHETICAL.search(f.text)))
+
+
+def applies_cause(f: Frame) -> bool:
+    """「4090D比4060Ti慢20%，可能原因是？」: a cause asked about a symptom (or about nothing a tool computes).
+    A log paste, a quoted measurement (busbw, reported memory) and the step-time question have their own
+    tools, which answer the cause with numbers; they come earlier in PRECEDENCE."""
+    from assistant.offline.intents.train_time import applies_step_time
+
+    if f.measured_busbw_gbs or f.reported_memory or f.algbw_gbs or f.convert:
+        return False  # "busbw 只有 380 GB/s 正常吗": the measurement's own tool says whether it is normal
+    serving = f.mode == "inference" or bool(set(f.engines) & _SERVING_ENGINES)
+    rl = bool(_RL.search(f.text))  # RL time goes to generating rollouts, which the step-time model leaves out
+    if not asks_cause(f) or f.decline or (applies_step_time(f) and not serving and not rl):
+        return False  # a slow serving stack is not a training step (「微调后的 72B 用 vLLM 部署很慢」)
+    shapes = f.cues & {"price", "time", "how_many", "max_fit", "plan", "decode_speed", "fit", "specs", "compare"}
+    return bool(_SYMPTOM.search(f.text)) or not shapes
+
+
+def cause_followers(f: Frame, other: str) -> list[str]:
+    """The intents whose numbers follow the guide's answer to a cause question. `other` is the intent
+    the question would get without its cause part. Kept only where the numbers bear on the cause:
+    the named cards side by side ("why is the 4090 faster than the A100"), whether the job fits the
+    named cards (a card that seems too small, slow inference that may spill), the expected decode
+    speed ("80 tok/s, is that normal"), how long the job should take (when the data size was given),
+    or what was asked besides (price, plan)."""
+    from assistant.offline.intents.base import has_size
+
+    known = all(g.gpu_id for g in f.gpu_mentions)  # an unknown card would only add "not in the table"
+    if len(f.gpus) >= 2 and known and (other == A.SPECS or has_size(f)):
+        return [A.SPECS]  # "the H20 is slower than the L40": the two cards side by side are the deciding numbers
+    if not has_size(f):
+        return []
+    if _SLOW.search(f.text) and (f.training or f.mode not in (None, "inference")) and (f.samples or f.tokens):
+        return [A.TRAIN_TIME]  # "it says 3 days": how long the job should take is the deciding number
+    has_cards = bool(f.gpus or f.vram_gb or f.gpu_memory_gb)
+    serving = f.mode == "inference" or bool(set(f.engines) & _SERVING_ENGINES)
+    if other == A.DECODE_SPEED or "decode_speed" in f.cues or (serving and _SLOW.search(f.text)):
+        return [A.MEMORY, A.DECODE_SPEED] if has_cards else [A.DECODE_SPEED]
+    if other not in _FOLLOWERS and has_cards:
+        other = A.MEMORY  # a card that seems too small, an engine that seems to waste memory: does it fit?
+    if other == A.MEMORY and not has_cards:
+        return []
+    return [other] if other in _FOLLOWERS else []
 
 
 def applies_price_advice(f: Frame) -> bool:

@@ -38,6 +38,7 @@ QuantityKind = Literal[
     "zero_stage",
     "monthly_tokens",
     "weeks",
+    "gpu_memory_utilization",
 ]
 
 
@@ -100,8 +101,12 @@ class Frame(BaseModel):
     days_per_week: float | None = None
     project_months: float | None = None
     weeks: float | None = None  # usage pattern: project length in weeks ("做6周")
+    gpu_memory_utilization: float | None = (
+        None  # vLLM's fraction of the card it may use ("0.70", "--gpu-memory-utilization 0.95")
+    )
     monthly_tokens: float | None = None  # a serving volume: tokens a month ("每月输出5亿token"), not a rental period
     budget_per: str | None = None  # "month" | "total"
+    quoted_rates_gbs: list[float] = Field(default_factory=list)  # "160GB/s", "337.35 GB/s": bandwidths quoted, bytes/s
     link_gbps: float | None = None  # "10GbE" → 10, "200Gb/s" → 200, "NDR" → 400
     link_name: str | None = None
     decline: str | None = None  # forecast | unlawful | unrealistic

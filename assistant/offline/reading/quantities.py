@@ -80,7 +80,24 @@ _SETTINGS: dict[str, str] = {
     "tp": "gpu_count",
     "lora_rank": "lora_rank",
     "lora_r": "lora_rank",
+    "quantization_bit": "quantization_bit",
 }
+# LLaMA-Factory / vLLM keys whose value the reader takes elsewhere (model, mode, LoRA targets) or that only
+# name how a run is launched: read, so never reported as "a setting I could not read".
+_READ_ELSEWHERE = {
+    "model_name_or_path",
+    "finetuning_type",
+    "lora_target",
+    "quantization_method",
+    "template",
+    "stage",
+    "do_train",
+    "cuda_visible_devices",
+}
+_GPU_UTIL_RE = re.compile(
+    r"gpu[\s_\-]*memory[\s_\-]*utili[sz]ation\s*(?:[:=：]|\(|is|of|设为|设置为|设成|=)?\s*\(?\s*(?P<v>0?\.\d+|1(?:\.0+)?)(?![\d.])",
+    re.I,
+)
 _SETTING_RE = re.compile(
     r"(?:--)?(?P<key>[a-z][a-z0-9_\-]{1,40})\s*(?:[=:：]\s*|\s+)(?P<val>\d+(?:\.\d+)?\s*k?)(?![\w.])", re.I
 )
@@ -131,9 +148,13 @@ _LINK_RE = re.compile(
     r"ethernet|nic|networking|网)?",
     re.I,
 )
+# a bandwidth in bytes per second the user quotes ("160GB/s", "337.35 GB/s"; not "200Gb/s", a line rate in bits)
+_BYTE_RATE_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:GB|gb)\s*/\s*s(?![a-z])")
 _IB_GEN = {"ndr": 400.0, "hdr": 200.0, "edr": 100.0, "xdr": 800.0}
 _IB_RE = re.compile(r"(?<![a-z])(ndr|hdr|edr|xdr)(?![a-z])", re.I)
-_NET_WORD = re.compile(r"网|ethernet|network|\bib\b|infiniband|roce|rdma|nic|交换机|switch|互联|带宽|跨机|多机", re.I)
+_NET_WORD = re.compile(
+    r"网|ethernet|network|\bib\b|infiniband|\broce\b|rdma|\bnics?\b|交换机|switch|互联|带宽|跨机|多机", re.I
+)
 _SPLIT_RE = re.compile(
     r"(?<=[?？;；])\s*|\n+|\s*(?:另外|还有就是|还有|以及|顺便问一下|顺便问|顺便|and also|also,)\s*", re.I
 )
@@ -152,6 +173,7 @@ def read_quantities(frame: Frame, text: str, raw_text: str) -> None:
     _budget_period(frame, text)
     _volume(frame, text)
     _links(frame, text, raw_text)
+    frame.quoted_rates_gbs = [float(m.group(1)) for m in _BYTE_RATE_RE.finditer(raw_text)]
     frame.asks = split_asks(text)
     frame.quantities = list_quantities(frame)
 
@@ -185,7 +207,13 @@ def _settings(frame: Frame, text: str) -> None:
             frame.gpu_count = int(value)
         elif target == "lora_rank":
             frame.lora_rank = int(value)
-    known = set(_SETTINGS) | {"zero_stage", "stage", "zero", "rank", "bs", "batch_size"}
+        elif target == "quantization_bit" and value in (4, 8):
+            frame.precision = frame.precision or f"int{int(value)}"
+    m = _GPU_UTIL_RE.search(text)
+    if m and 0 < float(m.group("v")) <= 1:
+        frame.gpu_memory_utilization = float(m.group("v"))
+    known = set(_SETTINGS) | _READ_ELSEWHERE | {"zero_stage", "stage", "zero", "rank", "bs", "batch_size"}
+    known |= {"gpu_memory_utilization", "gpu-memory-utilization"}
     for m in _KEYLIKE.finditer(text):
         key = m.group("key").lower()
         if key not in known and f"{key}={m.group('val')}" not in frame.unread:
@@ -357,6 +385,7 @@ _FLAT: tuple[tuple[str, str, str], ...] = (
     ("zero_stage", "zero_stage", ""),
     ("monthly_tokens", "monthly_tokens", "tokens"),
     ("weeks", "weeks", "weeks"),
+    ("gpu_memory_utilization", "gpu_memory_utilization", ""),
 )
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from assistant.offline.reading.vocab import NOT_A_RATE
+
 MENTIONS: dict[str, str] = {
     # links and topology
     "pcie": r"pcie",
@@ -75,18 +77,43 @@ def mentions(text: str) -> set[str]:
 
 def card_sizes(text: str) -> list[int]:
     """'A100 40G 和 80G' → [40, 80]: two or more memory sizes named for one card."""
-    sizes = [int(m) for m in re.findall(r"(?<![\d.])(\d{2,3})\s*(?:g|gb|gib)(?![a-z])", text, re.I)]
+    sizes = [int(m) for m in re.findall(rf"(?<![\d.])(\d{{2,3}})\s*(?:g|gb|gib)(?![a-z]){NOT_A_RATE}", text, re.I)]
     return list(dict.fromkeys(sizes)) if len(set(sizes)) >= 2 else []
 
 
+_LINK_QTY = re.compile(r"(?<![\w.])(\d+)\s*(gbe|gbps|gbit|gb/s|gb|g)(?![a-z0-9])\s*(ib|roce|infiniband)?", re.I)
+_NET_NEAR = re.compile(
+    r"网卡|以太网|网络|网口|组网|光口|ethernet|network|\bnics?\b|\bib\b|infiniband|\broce\b|rdma|交换机|switch|互联|interconnect",
+    re.I,
+)
+# what a "48G" / "24GB" right after or before the number is: a card's (or the host's) memory, not a link
+_CAPACITY_AFTER = re.compile(
+    r"^\s*(?:的)?\s*(?:显存|内存|gpus?|cards?|卡|显卡|vram|memory|ram|hbm|gddr|[a-z]{0,4}\d{2,4}\b)", re.I
+)
+_LINK_RATES = (1, 10, 25, 40, 50, 100, 200, 400, 800)
+
+
 def network(text: str) -> str | None:
-    """'10G以太网' → '10G', 'IB HDR' → 'IB HDR', '100G RoCE' → '100G RoCE' (only when a network is named)."""
-    m = re.search(r"(\d+)\s*g(?:be|b|bps)?\s*(ib|roce|infiniband)?(?![a-z0-9])", text, re.I)
-    if m and re.search(r"网|ethernet|network|ib|roce|infiniband|nic|\d\s*gbe\b", text, re.I):
-        return f"{m.group(1)}G" + (f" {m.group(2).upper().replace('INFINIBAND', 'IB')}" if m.group(2) else "")
-    m = re.search(r"(ib|infiniband)\s*(ndr|hdr|edr)|roce", text, re.I)
-    if m:
-        return m.group(0).upper().replace("INFINIBAND", "IB")
+    """'10G以太网' → '10G', 'IB HDR' → 'IB HDR', '100G RoCE' → '100G RoCE'. A number is a link only by its unit
+    (10GbE, 200Gb/s, 100Gbps) or a network word next to it; "one 48G GPU", "a 24GB K80", "32GB RAM" are memory
+    and "160GB/s" (bytes per second) is a bandwidth figure, not a link."""
+    for m in _LINK_QTY.finditer(text):
+        n, unit, kind = int(m.group(1)), m.group(2), m.group(3)
+        u = unit.lower()
+        if u == "gb/s" and unit != "Gb/s":
+            continue  # GB/s: a bandwidth in bytes, not a line rate
+        bits = u in ("gbe", "gbps", "gbit") or unit == "Gb/s"
+        if not bits:
+            after = text[m.end() : m.end() + 12]
+            if _CAPACITY_AFTER.match(text[m.end() :]) and not kind:
+                continue
+            near = _NET_NEAR.search(text[max(0, m.start() - 12) : m.start()]) or _NET_NEAR.search(after)
+            if not (kind or near) or n not in _LINK_RATES:
+                continue
+        return f"{n}G" + (f" {kind.upper().replace('INFINIBAND', 'IB')}" if kind else "")
+    named = re.search(r"(?<![a-z])(?:(ib|infiniband)\s*(ndr|hdr|edr)|roce)(?![a-z])", text, re.I)
+    if named:
+        return named.group(0).upper().replace("INFINIBAND", "IB")
     return None
 
 

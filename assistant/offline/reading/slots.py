@@ -9,6 +9,7 @@ working copy, so "1万亿token" is read as training tokens and not also as a mod
 from __future__ import annotations
 
 import copy
+import dataclasses
 import functools
 import re
 from typing import Any
@@ -17,7 +18,7 @@ from assistant.offline.reading.frame import Frame, GpuMention, ModelMention
 from assistant.offline.reading.logs import is_machine_line, is_person_line, paste_kinds
 from assistant.offline.reading.quantities import read_quantities
 from assistant.offline.reading.shapes import card_sizes, decline_of, mentions, network
-from assistant.offline.reading.vocab import canonical_gpu, find_models, gpu_known, gpu_vocab
+from assistant.offline.reading.vocab import NOT_A_RATE, ModelHit, canonical_gpu, find_models, gpu_known, gpu_vocab
 from tools.errors import ToolInputError
 from tools.quantities import (
     parse_chinese_number,
@@ -54,7 +55,7 @@ def _canonical_gpu(raw: str) -> str:
 
 
 def _gpu_variant(variant: str) -> tuple[int | None, str | None]:
-    mem = re.search(r"(\d{2,3})\s*g", variant, re.I)
+    mem = re.search(r"(\d{1,3})\s*g", variant, re.I)
     form = re.search(r"sxm|pcie|nvl(?!ink)", variant, re.I)
     return (int(mem.group(1)) if mem else None, form.group(0).upper() if form else None)
 
@@ -247,7 +248,7 @@ _CUE_PATTERNS: dict[str, str] = {
     "model_info": r"几层|多少层|层数|架构|结构|参数量是多少|有多少参数|多少个参数|kv\s*头|注意力头|词表|隐藏维度|"
     r"how many (?:parameters|params|layers)|architecture|layers does|hidden size|kv heads|vocab|"
     r"config of|参数是多少",
-    "interconnect": r"nvlink|nvswitch|pcie|sxm|infiniband|\bib\b|roce|rdma|互联|多卡通信|卡间通信|通信带宽|"
+    "interconnect": r"nvlink|nvswitch|pcie|sxm|infiniband|\bib\b|\broce\b|rdma|互联|多卡通信|卡间通信|通信带宽|"
     r"all[\s\-_]*reduce|网络|带宽瓶颈|interconnect|network|多机|two nodes|multi[\s\-]*node|两台|"
     r"\d+\s*gbe\b|\bgbe\b|ethernet|以太网|\b(?:\d+|two|three|four|several|multiple)\s+nodes\b",
     "delivery": r"验收|交付|以次充好|验机|检查服务器|拿到机器|新机器|刚租|检查清单|checklist|acceptance|verify (?:the )?"
@@ -520,7 +521,9 @@ def _extract(question: str) -> Slots:
     # "on 24GB", "用24G跑", "24GB能跑多长上下文": a memory size standing for the card
     m = (
         m
-        or re.search(r"(?:\bon|\bwith|用|在)\s*(?:an?\s+|one\s+)?(?P<num>\d{1,3})\s*(?:g|gb)(?![a-z0-9])", work, re.I)
+        or re.search(
+            r"(?:\bon|\bwith|(?<!占)用|在)\s*(?:an?\s+|one\s+)?(?P<num>\d{1,3})\s*(?:g|gb)(?![a-z0-9])", work, re.I
+        )
         or re.search(r"^\s*(?P<num>\d{1,3})\s*(?:g|gb)\s*(?=能|可以|上|跑)", work, re.I)
     )
     if m and not s.gpus and 4 <= float(m.group("num")) <= 288:
@@ -529,7 +532,8 @@ def _extract(question: str) -> Slots:
 
     # --- context length: 4k上下文 / 32k / context 8192 / seq len 2048 ---------------------------
     m = re.search(
-        r"(?P<num>\d+(?:\.\d+)?)\s*(?P<k>k|千)\s*(?:的)?\s*(?:上下文|context|ctx|序列|长度|tokens?|seq)?"
+        # not a CPU's model number ("i9-13900K", "i7-12700k")
+        r"(?<![a-z0-9.\-])(?P<num>\d+(?:\.\d+)?)\s*(?P<k>k|千)\s*(?:的)?\s*(?:上下文|context|ctx|序列|长度|tokens?|seq)?"
         r"(?![a-z0-9])",
         work,
         re.I,
@@ -540,11 +544,14 @@ def _extract(question: str) -> Slots:
     else:
         m = re.search(
             r"(?:上下文|context(?: length)?|ctx|seq(?:uence)?[\s_]*(?:len(?:gth)?)?|序列长度|长度)\s*"
-            r"(?:[:=：是为]|of)?\s*(?P<num>\d{3,7})",
+            r"(?:[:=：是为]|of)?\s*(?P<num>\d{3,7})(?!\d|[,.]\d)",
             work,
             re.I,
         ) or re.search(
-            r"(?P<num>\d{3,7})[\s-]*(?:的)?\s*(?:上下文|context|ctx|序列长度|seq|tokens?\b|token 的)", work, re.I
+            # the whole number: "53,136 tokens" is not a context of 136
+            r"(?<!\d)(?<!\d[,.])(?P<num>\d{3,7})[\s-]*(?:的)?\s*(?:上下文|context|ctx|序列长度|seq|tokens?\b|token 的)",
+            work,
+            re.I,
         )
         if m:
             s.context = int(m.group("num"))
@@ -624,6 +631,14 @@ def _extract(question: str) -> Slots:
     s.method = _first(_METHOD_PATTERNS, text)  # DPO / GRPO / PPO …: tools/memory_methods.py
     s.training = s.training or s.method is not None
     s.precision = _first(_PRECISION_PATTERNS, text)
+    if (
+        s.precision == "int4"
+        and (s.mode == "lora" or (s.mode is None and s.finetune))
+        and "inference" not in s.modes
+        and "full" not in s.modes
+    ):
+        # "fine-tune it, 4bit is enough" / "lora on a 4-bit base": training on a 4-bit base is QLoRA
+        s.mode, s.modes, s.finetune = "qlora", [m for m in s.modes if m != "lora"] + ["qlora"], False
     s.optimizer = _first(_OPTIMIZER_PATTERNS, text)
     stage = re.search(
         r"zero[\s\-_]*(?:stage[\s\-_]*)?([0-3])|\bsta(?:g|t)e[\s_\-]*([1-3])\b|ds_z([0-3])(?:_offload)?_config",
@@ -644,7 +659,11 @@ def _extract(question: str) -> Slots:
                 f"A model size cannot be negative ('{m.group(0).strip()}'); give a positive parameter count.",
             )
         )
-    m = re.search(r"(?<![\d.])(\d*\.\d+|0)\s*(?:张|块|个)?\s*(?:gpus?|cards?|卡|张|块)", text, re.I)
+    m = re.search(
+        r"(?<![\d.])(\d*\.\d+|0)\s*(?:张|块|个)?\s*(?:gpus?|cards?|卡|张|块)",
+        GPU_INDEX_RE.sub(lambda mm: " " * (mm.end() - mm.start()), text),
+        re.I,
+    )
     if m and not float(m.group(1)).is_integer() or (m and float(m.group(1)) == 0):
         s.invalid.append(
             (
@@ -758,12 +777,28 @@ def _extract_gpus(work: str, s: Slots) -> str:
     for m in list(gpu_vocab().regex.finditer(work)):
         name = _canonical_gpu(re.sub(r"\s+", " ", m.group("name").strip()))
         mem, form = _gpu_variant(m.group("variant") or "")
+        per_node = None
+        if mem is None:  # "4090(24G)", "A100 单卡40G", "DGX-A100 (8X40G)": the size just after the name
+            post = _MEM_AFTER.match(work[m.end() : m.end() + 16])
+            if post:
+                mem, per_node = int(post.group("mem")), int(post.group("per")) if post.group("per") else None
+        if mem is None:  # the size written before the name: "a 24GB K80", 「一张24G的3090」, "22GB2080ti"
+            pre = _MEM_BEFORE.search(work[max(0, m.start() - 12) : m.start()])
+            mem = int(pre.group(1)) if pre else None
         count = _count_near(work, m)
+        dgx = _DGX_RE.search(work[max(0, m.start() - 24) : m.end()])
+        if dgx:  # "96 NVIDIA DGX-A100 (8X40G)": 96 systems of 8 GPUs (a DGX A100/H100 carries 8)
+            s.nodes = s.nodes or int(dgx.group("n"))
+            count = int(dgx.group("n")) * (per_node or 8)
+        elif per_node and count is None:
+            count = per_node
         if name not in s.gpus:
             s.gpus.append(name)
+            gpu_id, matches = gpu_known(name, float(mem) if mem else None, form)
+            if mem and gpu_id and matches:
+                mem = _table_size(gpu_id, mem)  # "L20(46G)" as nvidia-smi shows it → the 48 GB row
             if len(s.gpus) == 1:
                 s.gpu_memory_gb, s.gpu_form = mem, form
-            gpu_id, matches = gpu_known(name, float(mem) if mem else None, form)
             s.gpu_mentions.append(
                 GpuMention(
                     text=m.group(0).strip(),
@@ -781,16 +816,18 @@ def _extract_gpus(work: str, s: Slots) -> str:
     if s.gpu_count is None and re.search(r"\b(?:a single|single|one)\s+(?:\d+\s*gb\s+)?(?:gpu|card)\b", work, re.I):
         s.gpu_count = 1
     if s.gpu_count is None:
-        # not "A100 GPU-hours" (the 100 of a name) nor "1,720,320 GPU-hours" (a run's size, not a count)
+        # not "A100 GPU-hours" (the 100 of a name) nor "1,720,320 GPU-hours" (a run's size, not a count);
+        # not "3090卡" (the number of a name) nor 「0卡的显存占用」「卡1」 (which card, not how many)
+        unnamed = GPU_INDEX_RE.sub(lambda mm: " " * (mm.end() - mm.start()), gpu_vocab().regex.sub(_spaces, work))
         m = re.search(
-            rf"(?<![a-z0-9.,])(?P<num>\d+|{_CN_NUM})\s*(?:张|块|卡|个gpu|gpus?|cards?|x\s*gpu|of them)"
+            rf"(?<![a-z0-9.])(?P<num>(?<!\d,)\d+|{_CN_NUM})\s*(?:张|块|卡|个gpu|gpus?|cards?|x\s*gpu|of them)"
             r"(?![a-z_])(?!\s*-?\s*(?:hours?|hrs?|小时|时))",
-            work,
+            unnamed,
             re.I,
-        ) or re.search(r"(?P<num>单|双)(?:卡|机)", work)
+        ) or re.search(r"(?P<num>单|双)(?:卡|机)", unnamed)
         if m:
             n = cn_to_number(m.group("num"))
-            if n and n >= 1:
+            if n and 1 <= n <= 4096:
                 s.gpu_count = int(n)
     m = re.search(
         rf"(?P<nodes>\d+|{_CN_NUM})\s*(?:台|个节点|节点|nodes?|machines?|servers?)\s*(?:的)?\s*"
@@ -835,16 +872,52 @@ def _extract_gpus(work: str, s: Slots) -> str:
         if m and int(m.group("alt")) != s.gpu_memory_gb:
             s.gpu_alt_memory_gb = int(m.group("alt"))
             work = _blank(work, m)
-    work = gpu_vocab().regex.sub(lambda mm: " " * (mm.end() - mm.start()), work)
+    work = gpu_vocab().regex.sub(_spaces, work)
     return work
+
+
+def _table_size(gpu_id: str, stated: int) -> int:
+    """The row's memory when the stated size is how the driver shows it (46G for a 48 GB L20); a board's total
+    ("24GB K80") and an exact size stay as written."""
+    from tools.gpus import resolve_gpu
+
+    row = resolve_gpu(gpu_id)
+    if abs(row.memory_gb - stated) < 1 or abs(row.memory_gb * row.gpus_per_board - stated) < 1:
+        return stated
+    return int(row.memory_gb)
+
+
+def _spaces(m: re.Match[str]) -> str:
+    return " " * (m.end() - m.start())
+
+
+_MEM_AFTER = re.compile(
+    r"^\s*[（(]?\s*(?:单卡|每卡|单张|显存|的)?\s*(?:(?P<per>\d{1,2})\s*[x×*]\s*)?(?P<mem>\d{1,3})\s*(?:gib|gb|g)(?![a-z0-9])"
+    + NOT_A_RATE,
+    re.I,
+)
+_DGX_RE = re.compile(r"(?<![\w.])(?P<n>\d{1,4})\s*(?:台|个|x|×)?\s*(?:nvidia\s*)?dgx[\s\-_]*(?:[a-z]\d{3})?", re.I)
+_MEM_BEFORE = re.compile(r"(?<![a-z0-9.])(\d{1,3})\s*(?:g|gb|gib)\s*(?:的)?\s*(?:nvidia\s*|tesla\s*|rtx\s*)?$", re.I)
+# A GPU's index, not a count: 「0卡的显存占用」「1卡上」「卡0」「0号卡」「第0张卡」, "GPU0", "cuda:1", "device 0".
+GPU_INDEX_RE = re.compile(
+    r"(?<![\d.])\d{1,2}\s*(?:号)?\s*卡\s*(?=的|上|和|跟|与|、|,|，|占|显存|只|才|却|反而|已经|一直|满|空|用了|爆)|"
+    r"(?<![\d.])\d{1,2}\s*号\s*(?:卡|gpu)|第\s*\d{1,2}\s*(?:张|块|号)\s*(?:卡|gpu)?|卡\s*\d{1,2}(?![\d.])|"
+    r"\b(?:gpu|cuda|device|rank)\s*[:#]?\s*\d{1,2}(?![\d.]|\s*(?:张|块|卡|gpus?|cards?|x\b))",
+    re.I,
+)
 
 
 def _count_near(work: str, m: re.Match) -> int | None:
     """A count written next to a GPU name: 两张4090 / 8卡A100 / 4x H800 / 4090x2 / A100 8卡 / 8 A100s."""
-    before = work[max(0, m.start() - 12) : m.start()]
+    # 「一张24G的A100」「四张16G的V100」: the card's size may sit between the count and the name
+    before = re.sub(
+        r"\s*\d{1,3}\s*g(?:b|ib)?\s*(?=(?:的)?\s*$)", "", work[max(0, m.start() - 16) : m.start()], flags=re.I
+    )
     after = work[m.end() : m.end() + 10]
     b = re.search(
-        rf"(?P<num>\d+|{_CN_NUM})\s*(?:张|块|卡|台|个|x|\*|路)?\s*(?:的)?\s*(?:rtx|nvidia|英伟达)?\s*$", before, re.I
+        rf"(?<![\d.])(?P<num>\d+|{_CN_NUM})\s*(?:张|块|卡|台|个|x|\*|路)?\s*(?:的)?\s*(?:rtx|nvidia|英伟达)?\s*$",
+        before,
+        re.I,
     )
     per = re.match(r"\s*(?:x|\*)\s*(?P<num>\d+)|\s*(?P<num2>\d+)\s*(?:张|块|卡)", after, re.I)
     if b and per and re.search(r"台\s*(?:的)?\s*$", before):  # "2台 H100*8": machines × cards each
@@ -1019,7 +1092,7 @@ def _extract_gpu_hours(work: str, s: Slots) -> str:
 
 
 def _extract_model(work: str, s: Slots) -> str:
-    hits = find_models(work)
+    hits = _size_lists(work, _same_model_typos(find_models(work)))
     for hit in hits:
         s.model_mentions.append(
             ModelMention(text=hit.text, catalog_id=hit.catalog_id, variant=hit.variant, size_b=hit.size_b)
@@ -1065,6 +1138,68 @@ def _extract_model(work: str, s: Slots) -> str:
                 s.model = f"{_fmt(val)}b"
         return _blank(work, m)
     return work
+
+
+_SIZE_LIST_RE = re.compile(
+    r"\s*(?:[,，、/]|和|以及|及|与|\bor\b|\band\b)\s*(?P<size>\d+(?:\.\d+)?)\s*b(?![a-z0-9])", re.I
+)
+
+
+def _size_lists(work: str, hits: list[ModelHit]) -> list[ModelHit]:
+    """「Qwen3-Embedding 0.6B,4B以及8B」: the sizes listed after a named model are that family in those sizes."""
+    from tools.models import find_entry
+
+    out: list[ModelHit] = []
+    for hit in hits:
+        out.append(hit)
+        if not hit.catalog_id or hit.size_b is None:
+            continue
+        size_txt = re.search(r"(\d+(?:\.\d+)?)\s*b(?![a-z0-9])", hit.text, re.I)
+        pos = hit.end
+        while size_txt and (m := _SIZE_LIST_RE.match(work, pos)):
+            name = hit.text[: size_txt.start()] + m.group("size") + "b" + hit.text[size_txt.end() :]
+            entry = find_entry(name)
+            if entry is None:
+                break
+            start = m.start("size")
+            out.append(ModelHit(start, m.end(), work[start : m.end()], entry.id, False, float(m.group("size"))))
+            pos = m.end()
+    return out
+
+
+def _same_model_typos(hits: list[ModelHit]) -> list[ModelHit]:
+    """「Qwenvl2.5VL-7B … Qwen2.5Vl7B」: an unknown spelling of the same family and size as a name the catalog
+    knows in the same question is that model (a typo), not a second, unknown one."""
+    known = [h for h in hits if h.catalog_id]
+    out = []
+    for h in hits:
+        twin = next(
+            (
+                k
+                for k in known
+                if h.catalog_id is None
+                and h.size_b is not None
+                and _catalog_size(k) == h.size_b
+                and _same_family(h.text, k.text)
+            ),
+            None,
+        )
+        out.append(dataclasses.replace(h, catalog_id=twin.catalog_id, variant=True) if twin else h)
+    return out
+
+
+def _same_family(a: str, b: str) -> bool:
+    """'qwenvl2.5vl-7b' and 'qwen2.5vl7b' start with the same family word ('qwen')."""
+    wa, wb = (re.match(r"[a-z]*", t.lower()).group(0) for t in (a, b))  # type: ignore[union-attr]
+    return bool(wa and wb) and (wa.startswith(wb) or wb.startswith(wa))
+
+
+def _catalog_size(hit: ModelHit) -> float | None:
+    """The size a catalog hit names: in its text ("qwen2.5-7b") or, glued ("qwen2.5vl7b"), in its catalog id."""
+    if hit.size_b is not None:
+        return hit.size_b
+    m = re.search(r"(\d+(?:\.\d+)?)b$", (hit.catalog_id or "").lower())
+    return float(m.group(1)) if m else None
 
 
 _BILLING_CHOICE = re.compile(

@@ -20,11 +20,20 @@ from dataclasses import dataclass
 from typing import Any
 
 # ---------------------------------------------------------------- GPUs ---------------------------
-_MEM_TOKEN = re.compile(r"(?<![a-z0-9])\d{2,3}\s*(?:gib|gb|g)(?![a-z0-9])", re.I)
+_MEM_TOKEN = re.compile(r"(?<![a-z0-9])\d{1,3}\s*(?:gib|gb|g)(?![a-z0-9])", re.I)
 _FORM_TOKEN = re.compile(r"(?<![a-z0-9])(?:sxm\d?|pcie|pci-e|nvl|hgx|oam|hbm3e?|per gpu)(?![a-z0-9])", re.I)
 _MAKER_TOKEN = re.compile(r"(?<![a-z0-9])(?:nvidia|geforce|tesla|huawei)(?![a-z0-9])", re.I)
 # A GPU-shaped word the table may not have (passed on as typed, reported as unknown by the tools).
-UNKNOWN_GPU_SHAPE = r"(?:rtx|gtx)\s*\d{4}\s*(?:ti|super|d)?(?![a-z0-9])|\d{4}\s*ti(?![a-z0-9])|gb\d{3}(?![a-z0-9])"
+# A size followed by "/s" or "ps" is a rate ("160GB/s", "400Gbps"), never a card's memory.
+NOT_A_RATE = r"(?!\s*(?:/\s*s(?:ec)?\b|ps\b|per\s+sec))"
+UNKNOWN_GPU_SHAPE = (
+    r"(?:rtx|gtx)\s*\d{4}\s*(?:ti|super|d)?(?![a-z0-9])|\d{4}\s*ti(?![a-z0-9])|gb\d{3}(?![a-z0-9])|"
+    # an NVIDIA data-centre / laptop part named with its maker (Tesla M40, NVIDIA T500), an AMD Instinct card
+    r"(?:nvidia|tesla|quadro)\s+[kmpt]\d{2,4}(?![a-z0-9])|(?:amd\s+)?(?:instinct\s+)?mi\d{3}x?(?![a-z0-9])"
+)
+# A known base name followed by a tier word it does not include ("RTX 3060" + " Ti") is a different card:
+# the name must not stop there, or a 3060 Ti would silently become a 12 GB 3060.
+_NOT_A_LONGER_NAME = r"(?![\s\-_]*(?:ti|super)(?![a-z]))"
 
 
 def _base(alias: str) -> str:
@@ -74,9 +83,10 @@ def gpu_vocab() -> GpuVocab:
     alts = sorted(display, key=len, reverse=True)
     pattern = "|".join(f"(?:{_flex(b)})" for b in alts)
     regex = re.compile(
-        r"(?:(?<=\dx)|(?<=\d\*)|(?<![a-z0-9]))"
-        rf"(?P<name>{pattern}|{UNKNOWN_GPU_SHAPE})(?=s\b|x\s*\d|[^a-z0-9]|$)"
-        r"(?P<variant>(?:[\s\-_/]*(?:\d{2,3}\s*g(?:b|i?b)?(?![a-z0-9])|sxm\d?|pcie|nvl(?!ink)))*)"
+        # a size may be glued before the name: "22GB2080ti", "24g4090"
+        r"(?:(?<=\dx)|(?<=\d\*)|(?<=\dg)|(?<=\dgb)|(?<![a-z0-9]))"
+        rf"(?P<name>(?:{pattern}){_NOT_A_LONGER_NAME}|{UNKNOWN_GPU_SHAPE})(?=s\b|x\s*\d|[^a-z0-9]|$)"
+        rf"(?P<variant>(?:[\s\-_/]*(?:\d{{1,3}}\s*g(?:b|i?b)?(?![a-z0-9]){NOT_A_RATE}|sxm\d?|pcie|nvl(?!ink)))*)"
         r"(?:\s*(?:显卡|gpus?|cards?|卡|s\b))?",
         re.I,
     )
@@ -111,11 +121,22 @@ def gpu_known(name: str, memory_gb: float | None = None, form: str | None = None
         return None, True
     if memory_gb is None:
         return base.id, True
+    if base.gpus_per_board > 1 and abs(base.memory_gb * base.gpus_per_board - memory_gb) < 1:
+        return base.id, True  # "24GB K80": the board's total, two 12 GB GPUs
     try:
         spec = resolve_gpu(f"{name} {memory_gb:g}GB" + (f" {form}" if form else ""))
     except ToolInputError:
-        return base.id, False
-    return spec.id, abs(spec.memory_gb - memory_gb) < 1
+        spec = None
+    if spec is not None and abs(spec.memory_gb - memory_gb) < 1:
+        return spec.id, True
+    # "L20(46G)": the size nvidia-smi shows (46,068 MiB), not a different card
+    from tools.gpus import all_gpus
+
+    for row in [base, *(g for g in all_gpus() if g.family == base.family and g.id != base.id)]:
+        mib = row.nvidia_smi_total_mib
+        if mib and (abs(mib / 1024 - memory_gb) < 1 or abs(mib / 1000 - memory_gb) < 1):
+            return row.id, True
+    return (spec or base).id, False
 
 
 # ---------------------------------------------------------------- models -------------------------
@@ -142,6 +163,7 @@ def _family_regex() -> re.Pattern[str]:
     return re.compile(rf"(?<![a-z])(?:{alts})", re.I)
 
 
+_REPO_PREFIX = re.compile(r"(?<![\w./\-])(?:\.{1,2}/|~/|[a-z][\w.\-]*/)+(?=[a-z])", re.I)
 _TOKEN_RUN = re.compile(r"[a-z0-9.]+(?:[\s\-_/]+[a-z0-9.]+){0,7}", re.I)
 
 
@@ -169,7 +191,8 @@ def find_models(text: str) -> list[ModelHit]:
 
     hits: list[ModelHit] = []
     pos = 0
-    low = text.lower()
+    # an HF repo or a local path names the model after its last "/": "Qwen2/Qwen2-7B-Instruct", "./Qwen3-235B-A22B"
+    low = _REPO_PREFIX.sub(lambda m: " " * (m.end() - m.start()), text.lower())
     while True:
         fm = _family_regex().search(low, pos)
         if not fm:

@@ -54,6 +54,7 @@ _ARGS: dict[str, tuple[str, ...]] = {
     "zero_stage": ("zero", "zero3"),
     "precision": ("precision",),
     "card_memory_gb": ("gpu", "gpus", "names", "expect"),
+    "gpu_memory_utilization": ("gpu_memory_utilization",),
 }
 # What a tool consumes without an argument for it: gpu_specs answers the precision asked about
 # ("BF16 算力多少"); a memory size written with the card ("A100 80G") picks the table row.
@@ -90,6 +91,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "zero_stage": ("ZeRO-{v}", "ZeRO-{v}"),
     "precision": ("精度 {u}", "precision {u}"),
     "card_memory_gb": ("{v} GB 显存", "{v} GB of memory"),
+    "gpu_memory_utilization": ("gpu_memory_utilization {v}", "gpu_memory_utilization {v}"),
 }
 
 # Why a value was not used, per kind (the default says the answer's tools do not take it).

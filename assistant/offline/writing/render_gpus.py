@@ -102,8 +102,10 @@ def _direct_spec_answer(w: Writer, g: dict, name: str, said: set[str]) -> None:
         v = g["nvlink_gbs_bidir"]
         w.add(
             "verdict",
-            f"{name} 的 NVLink 带宽为 {num(v)} GB/s（双向合计，单向减半）。" if v else f"{name} 没有 NVLink。",
-            f"The {name}'s NVLink bandwidth is {num(v)} GB/s (bidirectional total; half each way)."
+            f"{name} 的 NVLink 带宽为 {num(v)} GB/s（双向合计，单向 {num(v / 2)} GB/s）。"
+            if v
+            else f"{name} 没有 NVLink。",
+            f"The {name}'s NVLink bandwidth is {num(v)} GB/s (bidirectional total; {num(v / 2)} GB/s each way)."
             if v
             else f"The {name} has no NVLink.",
         )
@@ -137,6 +139,29 @@ def _direct_spec_answer(w: Writer, g: dict, name: str, said: set[str]) -> None:
         shown += 1
 
 
+def _quoted_link_rates(w: Writer, g: dict, name: str, quoted: list[float]) -> None:
+    """GB/s figures the user quotes below the card's per-direction NVLink peak (a paper's 160 GB/s for the H800,
+    a benchmark's 337 GB/s on an H20) are measured, achievable rates, not other specs: say what share each is."""
+    bidir = g.get("nvlink_gbs_bidir") or 0
+    per_dir = bidir / 2
+    low = [q for q in dict.fromkeys(quoted) if per_dir and 0 < q < 0.98 * per_dir]
+    if not low:
+        return
+    vals = "、".join(num(q) for q in low), " and ".join(num(q) for q in low)
+    shares = (
+        "、".join(f"{round(100 * q / per_dir)}%" for q in low),
+        " and ".join(f"{round(100 * q / per_dir)}%" for q in low),
+    )
+    w.add(
+        "verdict",
+        f"你给的 {vals[0]} GB/s 低于单向峰值 {num(per_dir)} GB/s（{'分别' if len(low) > 1 else ''}约 {shares[0]}）：这是基准测试或论文里实测（实际可达）的带宽，"
+        f"不是另一个规格；规格页的 {num(bidir)} GB/s 是双向合计的理论峰值。",
+        f"The {vals[1]} GB/s you quote {'is' if len(low) == 1 else 'are'} below the {num(per_dir)} GB/s per-direction peak "
+        f"({shares[1]}): measured (achievable) rates from a benchmark or paper, not other specs; the {num(bidir)} GB/s "
+        f"on the spec sheet is the bidirectional theoretical peak.",
+    )
+
+
 # seed-note id → the mention (reading/shapes.py: "note_<id>") that makes it relevant; absent = not shown
 def _note_relevance(note: dict, said: set[str]) -> int:
     from assistant.offline.reading.shapes import MENTIONS
@@ -165,6 +190,8 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
     if len(gpus) == 1:
         g = gpus[0]
         _direct_spec_answer(w, g, names[0], ctx.said)
+        if "nvlink" in ctx.said:
+            _quoted_link_rates(w, g, names[0], list(getattr(ctx.slots, "quoted_rates_gbs", []) or []))
         parts_zh, parts_en = [], []
         for field, zh, en, unit in _SPEC_FIELDS:
             v = g.get(field)

@@ -5,6 +5,11 @@ ValueError: No available memory for the cache blocks. Try increasing `gpu_memory
 ValueError: The model's max seq len (32768) is larger than the maximum number of tokens that can be
 stored in KV cache (20000). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` ...
 Model loading took 14.2487 GB
+INFO worker.py:267] the current vLLM instance can use total_gpu_memory (8.00GiB) x gpu_memory_utilization (0.70) = 5.60GiB
+INFO worker.py:267] model weights take 5.20GiB; non_torch_memory takes 0.03GiB; PyTorch activation peak memory takes 1.42GiB; the rest of the memory reserved for KV Cache is -1.05GiB.
+
+The memory-profiling lines give the whole budget (total × gpu_memory_utilization) and what took it
+before the KV cache: a KV share of zero or less is the same starvation as "No available memory".
 """
 
 from __future__ import annotations
@@ -19,6 +24,14 @@ _MAXLEN = re.compile(
 )
 _LOADED = re.compile(r"Model loading took ([0-9.]+) ?GB")
 _UTIL = re.compile(r"gpu[-_]memory[-_]utilization[ =]+([0-9.]+)")
+_BUDGET = re.compile(
+    r"total_gpu_memory \(([0-9.]+) ?GiB\) x gpu_memory_utilization \(([0-9.]+)\) = ([0-9.]+) ?GiB", re.I
+)
+_PROFILE = re.compile(
+    r"model weights take ([0-9.]+) ?GiB; non_torch_memory takes ([0-9.]+) ?GiB; PyTorch activation peak memory "
+    r"takes ([0-9.]+) ?GiB; the rest of the memory reserved for KV Cache is (-?[0-9.]+) ?GiB",
+    re.I,
+)
 
 
 @dataclass
@@ -30,10 +43,20 @@ class VllmLog:
     max_len_line: str | None = None
     weights_gb: float | None = None
     utilization: float | None = None
+    # memory profiling, GiB: (total, utilization, budget) and (weights, non-torch, activation peak, KV left)
+    budget: tuple[float, float, float] | None = None
+    profile: tuple[float, float, float, float] | None = None
+    profile_line: str | None = None
 
     @property
     def kv_cache_starved(self) -> bool:
-        return bool(self.no_cache_line) or self.gpu_blocks == 0 or self.max_len is not None
+        kv_left = self.profile[3] if self.profile else None
+        return (
+            bool(self.no_cache_line)
+            or self.gpu_blocks == 0
+            or self.max_len is not None
+            or (kv_left is not None and kv_left <= 0)
+        )
 
 
 def parse(lines: list[str]) -> VllmLog | None:
@@ -50,8 +73,17 @@ def parse(lines: list[str]) -> VllmLog | None:
         m = _LOADED.search(line)
         if m:
             out.weights_gb = float(m.group(1))
-        m = _UTIL.search(line)
+        m = _BUDGET.search(line)
         if m:
+            out.budget = (float(m.group(1)), float(m.group(2)), float(m.group(3)))
+            out.utilization = out.budget[1]
+        m = _PROFILE.search(line)
+        if m:
+            out.profile = (float(m.group(1)), float(m.group(2)), float(m.group(3)), float(m.group(4)))
+            out.profile_line = line.strip()
+            continue
+        m = _UTIL.search(line)
+        if m and out.budget is None:
             try:
                 out.utilization = float(m.group(1))
             except ValueError:

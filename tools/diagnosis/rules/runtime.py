@@ -131,11 +131,21 @@ def rules_vllm(c: Ctx) -> None:
         return
     weights = f"，模型权重 {v.weights_gb:g} GB" if v.weights_gb else ""
     weights_en = f"; the weights take {v.weights_gb:g} GB" if v.weights_gb else ""
+    if v.budget and v.profile:  # the profiling lines: the whole budget and what took it, as vLLM printed them
+        (total, util, budget), (w, other, act, kv) = v.budget, v.profile
+        weights = (
+            f"：预算 {total:.2f} GiB × {util:g} = {budget:.2f} GiB，权重 {w:.2f} GiB、激活峰值 {act:.2f} GiB、"
+            f"PyTorch 之外 {other:.2f} GiB，留给 KV cache 的只有 {kv:.2f} GiB"
+        )
+        weights_en = (
+            f": budget {total:.2f} GiB × {util:g} = {budget:.2f} GiB; weights {w:.2f} GiB, activation peak "
+            f"{act:.2f} GiB, non-PyTorch {other:.2f} GiB leave {kv:.2f} GiB for the KV cache"
+        )
     c.add(
         "vllm_no_kv_cache_memory",
         "warning",
         (f"vLLM 没有显存留给 KV cache{weights}", f"vLLM has no memory left for the KV cache{weights_en}"),
-        [x for x in (v.blocks_line, v.no_cache_line, v.max_len_line) if x],
+        [x for x in (v.blocks_line, v.no_cache_line, v.max_len_line, v.profile_line) if x],
         causes=[
             (
                 "权重 + 激活峰值已接近 gpu_memory_utilization × 显存，或别的进程占了显存",
@@ -144,8 +154,8 @@ def rules_vllm(c: Ctx) -> None:
         ],
         actions=[
             (
-                "没有别的进程占卡时调高 `--gpu-memory-utilization`（如 0.9–0.95），并调小 `--max-model-len` / `--max-num-seqs`；权重本身接近显存就用 `--tensor-parallel-size` 多卡切分或量化模型。",
-                "If nothing else uses the GPU, raise `--gpu-memory-utilization` (e.g. 0.9–0.95) and lower `--max-model-len` / `--max-num-seqs`; if the weights alone nearly fill the card, shard with `--tensor-parallel-size` or use a quantised model.",
+                "没有别的进程占卡时调高 `--gpu-memory-utilization`（如 0.9–0.95），并调小 `--max-model-len` / `--max-num-seqs` / `--max-num-batched-tokens`；权重本身接近显存就用 `--tensor-parallel-size` 多卡切分、量化模型或换更小的模型。",
+                "If nothing else uses the GPU, raise `--gpu-memory-utilization` (e.g. 0.9–0.95) and lower `--max-model-len` / `--max-num-seqs` / `--max-num-batched-tokens`; if the weights alone nearly fill the card, shard with `--tensor-parallel-size`, use a quantised model or a smaller model.",
             )
         ],
     )
