@@ -132,7 +132,7 @@ def lead(w: Writer, f: Frame, intents: list[str], results: list[ToolResult] | No
     goal = unrealistic(w, f, results or [])
     if goal:
         verdict.insert(0, goal)
-    if "oom_report" in f.mentions and intents[0] in ("memory", "min_gpus"):
+    if "oom_report" in f.mentions and {"memory", "min_gpus"} & set(intents):  # also after a cause passage
         oom_lead(w, f, results or [])
     note = assumed_note(w, f)
     if note:
