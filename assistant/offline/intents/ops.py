@@ -11,8 +11,8 @@ import re
 
 from assistant.offline.intents import args as A
 from assistant.offline.intents.args import ADVICE, DELIVERY
-from assistant.offline.intents.serving import SERVING
 from assistant.offline.intents.base import has_size
+from assistant.offline.intents.serving import SERVING
 from assistant.offline.reading.frame import Frame
 from assistant.offline.types import ToolCall, ToolResult
 
