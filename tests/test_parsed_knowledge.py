@@ -1,5 +1,5 @@
 """The parsed copy of knowledge YAML (tools/data.py): same data as a fresh YAML parse, re-parsed when
-the copy is broken, and never written where the state folder has no cache (an `estimate` on a new
+the copy is broken, and never written where there is no state folder (an `estimate` on a new
 machine creates nothing)."""
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ def _fresh_parse(*parts: str):
 
 def test_the_parsed_copy_holds_the_same_data_as_the_yaml(tmp_path, monkeypatch):
     monkeypatch.setenv("GPU_ADVISOR_HOME", str(tmp_path))
-    (tmp_path / "cache").mkdir()
     load = data.load_yaml.__wrapped__  # past the in-process lru_cache
     first = load("gpus.yaml")
     copies = list((tmp_path / "cache" / "knowledge").glob("gpus.yaml.*.marshal"))
@@ -28,7 +27,6 @@ def test_the_parsed_copy_holds_the_same_data_as_the_yaml(tmp_path, monkeypatch):
 
 def test_a_broken_copy_is_parsed_again(tmp_path, monkeypatch):
     monkeypatch.setenv("GPU_ADVISOR_HOME", str(tmp_path))
-    (tmp_path / "cache").mkdir()
     load = data.load_yaml.__wrapped__
     load("engines.yaml")
     (copy,) = (tmp_path / "cache" / "knowledge").glob("engines.yaml.*.marshal")

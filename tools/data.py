@@ -42,12 +42,12 @@ def load_yaml(*parts: str) -> Any:
 # reads; issue 16), `marshal` reads the same plain data (dicts, lists, str, numbers, bool, None) about
 # ten times faster. One file per source file under `$GPU_ADVISOR_HOME/cache/knowledge/`, named by the
 # source's size and mtime (and this Python's marshal format), so an edited file is parsed again; kept
-# only where the state folder's cache already exists (an `estimate` never creates the folder).
+# only where the state folder already exists (an `estimate` on a new machine creates nothing).
 def _parsed_path(path: Path) -> Path | None:
     from tools.retrieval.paths import home_path
 
-    cache = home_path() / "cache"
-    if not cache.is_dir():
+    home = home_path()
+    if not home.is_dir():
         return None
     try:
         st = path.stat()
@@ -55,7 +55,7 @@ def _parsed_path(path: Path) -> Path | None:
     except (OSError, ValueError):
         return None
     tag = f"py{sys.version_info[0]}{sys.version_info[1]}m{marshal.version}"
-    return cache / "knowledge" / f"{rel}.{st.st_size}.{st.st_mtime_ns}.{tag}.marshal"
+    return home / "cache" / "knowledge" / f"{rel}.{st.st_size}.{st.st_mtime_ns}.{tag}.marshal"
 
 
 def _parsed_copy(path: Path) -> tuple[Any] | None:
@@ -75,7 +75,7 @@ def _save_parsed(path: Path, data: Any) -> None:
         return
     try:
         blob = marshal.dumps(data)
-        target.parent.mkdir(exist_ok=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
         for stale in target.parent.glob(target.name.split(".", 1)[0] + ".*.marshal"):
             stale.unlink(missing_ok=True)
         tmp = target.with_suffix(f".{os.getpid()}.tmp")
