@@ -1,4 +1,4 @@
-"""The parsed copy of knowledge YAML (tools/data.py): same data as a fresh YAML parse, re-parsed when
+"""The parsed copies of knowledge YAML (tools/data.py) and of the guide (tools/retrieval/corpus.py): same data as a fresh YAML parse, re-parsed when
 the copy is broken, and never written where there is no state folder (an `estimate` on a new
 machine creates nothing)."""
 
@@ -39,3 +39,27 @@ def test_no_state_folder_means_no_copy(tmp_path, monkeypatch):
     monkeypatch.setenv("GPU_ADVISOR_HOME", str(home))
     assert data.load_yaml.__wrapped__("engines.yaml") == _fresh_parse("engines.yaml")
     assert not home.exists()
+
+
+def test_the_guide_copy_gives_the_same_passages_and_follows_an_edit(tmp_path, monkeypatch):
+    from tools.retrieval import corpus
+    from tools.retrieval.paths import GUIDE_DIR
+
+    home, guide = tmp_path / "home", tmp_path / "guide"
+    home.mkdir()
+    guide.mkdir()
+    monkeypatch.setenv("GPU_ADVISOR_HOME", str(home))
+    for name in ("xid-errors.md", "cluster-networking.md"):
+        (guide / name).write_text((GUIDE_DIR / name).read_text(encoding="utf-8"), encoding="utf-8")
+    parsed = corpus.load_guide(guide)  # parses and writes the copy
+    assert (home / "cache" / "guide_passages.marshal").is_file()
+    assert corpus.load_guide(guide) == parsed  # read back from the copy
+    monkeypatch.setattr(corpus, "parse_guide", lambda *a: (_ for _ in ()).throw(AssertionError("parsed")))
+    corpus.load_guide(guide)  # a current copy parses nothing
+    monkeypatch.undo()
+    monkeypatch.setenv("GPU_ADVISOR_HOME", str(home))
+    edited = guide / "xid-errors.md"
+    edited.write_text(edited.read_text(encoding="utf-8") + "\n## Extra\n\n新增一段。\n\nOne more section.\n", "utf-8")
+    again = corpus.load_guide(guide)
+    assert len(again) == len(parsed) + 1
+    assert [p.section for p in again if p.section == "Extra"] == ["Extra"]
