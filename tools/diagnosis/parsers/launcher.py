@@ -17,7 +17,7 @@ _NOT_FOUND = re.compile(
     r"(?::\s*(?:\d+:\s*)?(?:command )?not found| - command not found)"
 )
 _PORT_IN_USE = re.compile(r"Address already in use|EADDRINUSE|errno: 98\b")
-_PORT = re.compile(r"(?:port[:= ]\s*|MASTER_PORT=|--master[_-]port[= ])(\d{2,5})", re.I)
+_PORT = re.compile(r"(?:port[:= ]\s*|MASTER_PORT=|--master[_-]port[= ]|\]:|0\.0\.0\.0:)(\d{2,5})\b", re.I)
 
 
 @dataclass
@@ -40,6 +40,6 @@ def parse(lines: list[str]) -> Launcher | None:
         if re.search(r"(?:^|\s|\$|#)sudo\s", line):
             out.sudo = True
         p = _PORT.search(line)
-        if p and out.port is None and "MASTER_ADDR" not in line[: p.start()][-5:]:
+        if p and out.port is None:
             out.port = int(p.group(1))
     return out if out.missing or out.port_in_use else None

@@ -39,8 +39,17 @@ _NO_PROCS = re.compile(
 )
 # "all_reduce_perf reports 125 Gbps but the network is 100 Gbps" / 「busbw 比网卡带宽还高」
 _BUSBW_ABOVE = re.compile(
-    r"(?:busbw|all_reduce_perf|nccl-tests)[^\n]{0,200}(?:exceed|higher than|more than|above|faster than|surpass|advertised|line rate|超过|高于|比[^\n]{0,10}(?:还高|还大))|"
+    r"(?:busbw|all_reduce_perf|nccl-tests)[^\n]{0,200}(?:exceed|higher than|more than|above|faster than|surpass|advertised|line rate|超过|高于|比[^\n]{0,30}(?:还高|还大|更高))|"
     r"(?:exceed|higher than|above|超过|高于)[^\n]{0,80}(?:busbw|all_reduce_perf)",
+    re.I,
+)
+
+# 「显存不够……服务器上也有其他人在用」 / "OOM … the server is shared with other users": with data parallelism
+# every rank runs the same per-card batch, so the fullest card (someone else's memory on it) sets the limit.
+_OOM_WORDS = re.compile(r"显存不够|显存不足|显存溢出|爆显存|显存爆|out of memory|\bOOM\b|CUDA OOM", re.I)
+_SHARED = re.compile(
+    r"(?:其他人|别人|其他同学|同事|其他用户)[^，。\n]{0,6}(?:也)?在(?:用|跑)|共享的?(?:服务器|显卡|机器)|"
+    r"shared (?:server|machine|box|gpus?)|other (?:users|people) (?:are )?(?:using|on)",
     re.I,
 )
 
@@ -51,6 +60,7 @@ class Narrative:
     late_line: str | None = None
     no_procs_line: str | None = None
     busbw_above_line: str | None = None
+    shared_oom_line: str | None = None
 
 
 def _find(pat: re.Pattern[str], lines: list[str]) -> str | None:
@@ -85,6 +95,14 @@ def _dropped(lines: list[str]) -> str | None:
 def parse(lines: list[str]) -> Narrative | None:
     dropped = _dropped(lines)
     no_procs, busbw = _find(_NO_PROCS, lines), _find(_BUSBW_ABOVE, lines)
-    if not (dropped or no_procs or busbw):
+    joined = "\n".join(lines[:400])
+    shared = _find(_SHARED, lines) if _OOM_WORDS.search(joined) else None
+    if not (dropped or no_procs or busbw or shared):
         return None
-    return Narrative(dropped_line=dropped, late_line=late_cue(lines), no_procs_line=no_procs, busbw_above_line=busbw)
+    return Narrative(
+        dropped_line=dropped,
+        late_line=late_cue(lines),
+        no_procs_line=no_procs,
+        busbw_above_line=busbw,
+        shared_oom_line=shared,
+    )

@@ -66,6 +66,32 @@ def rules_narrative_other(c: Ctx) -> None:
                 )
             ],
         )
+    if n.shared_oom_line and not c.has("framework_oom") and not any(f.id.startswith("oom") for f in c.findings):
+        c.add(
+            "oom_shared_cards",
+            "warning",
+            (
+                "共享服务器上显存不够：数据并行时每张卡跑同样的 batch，能开多大由最满的那张卡决定——别人的进程占着其中某张卡的显存",
+                "Out of memory on a shared server: with data parallelism every card runs the same batch, so the fullest card sets the limit — someone else's process holds memory on one of them",
+            ),
+            [n.shared_oom_line],
+            causes=[
+                (
+                    "选的卡里有几张被其他人/其他进程部分占用，空闲显存不均衡",
+                    "Some of the chosen cards are partly used by other people/processes, so free memory is uneven",
+                ),
+                (
+                    "每张图/每条样本的输入尺寸（分辨率、序列长度）太大，激活随尺寸增长",
+                    "The input size per sample (resolution, sequence length) is large; activations grow with it",
+                ),
+            ],
+            actions=[
+                (
+                    "先 `nvidia-smi` 看每张卡的已用显存，只选完全空闲的卡（`CUDA_VISIBLE_DEVICES=<空闲卡>` 或框架的 `--gpus`）；再调小输入尺寸（图像分辨率/target_size、max_length），最后再加 batch。",
+                    "Run `nvidia-smi` to see memory used on each card and pick only fully free ones (`CUDA_VISIBLE_DEVICES=<free ids>` or the framework's `--gpus`); then lower the input size (image resolution/target_size, max_length) before raising the batch.",
+                )
+            ],
+        )
     if n.busbw_above_line:
         c.add(
             "busbw_above_line_rate",
