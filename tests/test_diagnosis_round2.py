@@ -191,3 +191,30 @@ def test_oom_on_a_shared_server_points_at_the_fullest_card(text: str) -> None:
 
 def test_oom_without_sharing_words_is_not_the_shared_case() -> None:
     assert "oom_shared_cards" not in _ids("显存不够，bs 只能开 1，换了 4 张卡也一样，怎么回事啊")
+
+
+def test_no_cuda_capable_device_points_at_visible_devices_and_gpus_flag() -> None:
+    text = "$ CUDA_VISIBLE_DEVICES=4,5 python train.py\nRuntimeError: CUDA error: no CUDA-capable device is detected\n"
+    f = {x.id: x for x in diagnose_text(text).findings}["cuda_no_device"]
+    assert "CUDA_VISIBLE_DEVICES" in f.actions[0].en and "--gpus all" in f.actions[0].en
+
+
+@pytest.mark.parametrize(
+    "line, gib, gb",
+    [
+        # VRT#49: 116,813,856,768 B / 2^30 = 108.8 GiB = 116.8 GB
+        (
+            "DefaultCPUAllocator: can't allocate memory: you tried to allocate 116813856768 bytes. Error code 12",
+            "108.8 GiB",
+            "116.8 GB",
+        ),
+        # MKLpy#27 (Windows wording): 5,077,901,088 B / 2^30 = 4.7 GiB = 5.1 GB
+        ("DefaultCPUAllocator: not enough memory: you tried to allocate 5077901088 bytes.", "4.7 GiB", "5.1 GB"),
+        # a memory-mapped checkpoint: 33,484,977,464 B = 31.2 GiB = 33.5 GB
+        ("RuntimeError: unable to mmap 33484977464 bytes from file <model.safetensors>", "31.2 GiB", "33.5 GB"),
+    ],
+)
+def test_host_ram_failures_are_not_gpu_oom(line: str, gib: str, gb: str) -> None:
+    r = diagnose_text(line)
+    assert [f.id for f in r.findings] == ["host_ram_alloc_failed"]
+    assert gib in r.findings[0].title.en and gb in r.findings[0].title.en

@@ -89,6 +89,8 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
         "Cannot malloc",
         "Cannot allocate",
         "OOM when allocating",
+        "DefaultCPUAllocator",
+        "unable to mmap",
     ),
     "nccl_log": ("NCCL", "Watchdog caught collective"),
     "nccl_tests": ("busbw", "nThread", "Avg bus bandwidth", "Out of bounds values", "#wrong", "_perf"),

@@ -22,6 +22,10 @@ _PADDLE_2X = re.compile(
     r"available memory is only ([0-9.]+)\s*([KMG]?B)"
 )
 _TF = re.compile(r"OOM when allocating tensor with shape\s*\[([\d,\s]*)\] and type (\w+)(?: on \S*?device:GPU:(\d+))?")
+# Host RAM, not GPU memory: PyTorch's CPU allocator and safetensors/torch memory-mapping a checkpoint
+_HOST = re.compile(
+    r"DefaultCPUAllocator: (?:can't allocate memory|not enough memory): you tried to allocate (\d+) bytes|unable to mmap (\d+) bytes"
+)
 # Paddle 2.x prints sizes with binary units written KB/MB/GB (memory/allocation/allocator.cc: string_format of 2^10 steps)
 _UNIT = {"B": 1, "KB": 2**10, "MB": 2**20, "GB": 2**30}
 _DTYPE_BYTES = {
@@ -42,7 +46,7 @@ _DTYPE_BYTES = {
 
 @dataclass
 class FrameworkAlloc:
-    framework: str  # paddle | tensorflow
+    framework: str  # paddle | tensorflow | host (CPU RAM)
     line: str
     requested_gb: float | None = None
     free_gb: float | None = None
@@ -65,6 +69,9 @@ def parse(lines: list[str]) -> FrameworkAlloc | None:
 
 
 def _first(line: str) -> FrameworkAlloc | None:
+    h = _HOST.search(line)
+    if h:
+        return FrameworkAlloc("host", line.strip()[:300], int(h.group(1) or h.group(2)) / 1e9)
     m = _PADDLE_BYTES.search(line)
     if m:
         return FrameworkAlloc("paddle", line.strip()[:300], int(m.group(1)) / 1e9, int(m.group(2)) / 1e9)

@@ -9,6 +9,7 @@ https://www.tensorflow.org/guide/gpu#limiting_gpu_memory_growth
 
 from __future__ import annotations
 
+from tools.diagnosis.parsers.framework_alloc import FrameworkAlloc
 from tools.diagnosis.rules.context import Ctx
 
 
@@ -19,6 +20,9 @@ def _gb(x: float) -> str:
 def rules_framework_alloc(c: Ctx) -> None:
     a = c.p.get("framework_alloc")
     if not a:
+        return
+    if a.framework == "host":
+        _host_ram(c, a)
         return
     req = f"{_gb(a.requested_gb)} GB" if a.requested_gb is not None else None
     free = f"{_gb(a.free_gb)} GB" if a.free_gb is not None else None
@@ -71,3 +75,30 @@ def rules_framework_alloc(c: Ctx) -> None:
             )
         )
     c.add("framework_oom", "warning", title, [a.line], causes=causes, actions=actions, gpu_index=a.gpu)
+
+
+def _host_ram(c: Ctx, a: FrameworkAlloc) -> None:
+    """CPU RAM, not VRAM: the bytes are shown in GiB (what `free -h` prints) and GB."""
+    gb = a.requested_gb or 0.0
+    gib = gb * 1e9 / 2**30
+    c.add(
+        "host_ram_alloc_failed",
+        "warning",
+        (
+            f"这是内存（主机 RAM）不够，不是显存：一次要 {gib:.1f} GiB（{gb:.1f} GB）失败",
+            f"This is host RAM, not GPU memory: allocating {gib:.1f} GiB ({gb:.1f} GB) in CPU memory failed",
+        ),
+        [a.line],
+        causes=[
+            (
+                "加载检查点时整个文件被映射/读进内存（safetensors、torch.load），或 CPU/磁盘 offload 的缓冲区比空闲内存大",
+                "Loading maps or reads the whole checkpoint file into RAM (safetensors, torch.load), or CPU/disk-offload buffers exceed free RAM",
+            )
+        ],
+        actions=[
+            (
+                "`free -h` 看可用内存（单位 GiB）；加 swap、换分片更小的检查点、用 `low_cpu_mem_usage=True`/`device_map` 直接加载到 GPU，或调小 batch/offload 缓冲；租机器时内存至少要比最大的单个权重文件大。",
+                "Check available RAM with `free -h` (GiB); add swap, use a checkpoint with smaller shards, load straight to the GPU with `low_cpu_mem_usage=True`/`device_map`, or shrink the batch/offload buffers; when renting, host RAM must exceed the largest single weight file.",
+            )
+        ],
+    )
