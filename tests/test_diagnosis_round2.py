@@ -218,3 +218,10 @@ def test_host_ram_failures_are_not_gpu_oom(line: str, gib: str, gb: str) -> None
     r = diagnose_text(line)
     assert [f.id for f in r.findings] == ["host_ram_alloc_failed"]
     assert gib in r.findings[0].title.en and gb in r.findings[0].title.en
+
+
+def test_expect_count_reads_the_k8s_capacity_when_there_is_no_nvidia_smi() -> None:
+    # rented 8 cards, the device plugin found 4: the delivery check fails on count
+    r = diagnose_text("Capacity:\n  cpu:  64\n  nvidia.com/gpu:  4\n", "8x A100-SXM4-80GB")
+    row = next(a for a in r.acceptance or [] if a.check == "count")
+    assert (row.observed, row.status) == ("4", "fail")
