@@ -225,3 +225,15 @@ def test_expect_count_reads_the_k8s_capacity_when_there_is_no_nvidia_smi() -> No
     r = diagnose_text("Capacity:\n  cpu:  64\n  nvidia.com/gpu:  4\n", "8x A100-SXM4-80GB")
     row = next(a for a in r.acceptance or [] if a.check == "count")
     assert (row.observed, row.status) == ("4", "fail")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "all_reduce_perf busbw is only 20 GB/s on IB, I expected more than 40",
+        "nccl-tests busbw 很低，网卡是 200G 的，应该更高才对",
+    ],
+)
+def test_a_low_busbw_complaint_is_not_the_above_line_rate_case(text: str) -> None:
+    n = parse_narrative([text])
+    assert n is None or n.busbw_above_line is None
