@@ -28,6 +28,8 @@ def applies_spec_question(f: Frame) -> bool:
     """ "the paper says NVLink 160 GB/s on the H800, the datasheet 400?": a spec question about the card even
     when a model is named, as long as nothing asks about fitting, counts, time, price or a plan."""
     asks_job = f.cues & {"fit", "how_many", "max_fit", "time", "price", "plan", "decode_speed"}
+    if f.gpus and "pooled_memory" in f.mentions and not asks_job and not f.model:
+        return True  # "will two cards' memory add up over NVLink": the card's own memory answers it
     return bool(f.gpus) and "specs" in f.cues and not asks_job and not f.mode and not f.training
 
 

@@ -18,6 +18,10 @@ MENTIONS: dict[str, str] = {
     "sxm": r"sxm",
     "multi_node": r"多机|跨机|multi[\s-]*node|two nodes|两台|多台",
     "nvidia_smi": r"nvidia-smi",
+    # "两张卡用 NVLink 连起来显存能叠加吗" / "will my VRAM double": a question about pooling memory
+    "pooled_memory": r"(?:显存|内存|vram|memory|ram)\s*(?:能|会|可以|可不可以|能不能|是否)?\s*(?:叠加|相加|合并|合在一起|共享|翻倍|加倍|变成)|"
+    r"(?:叠加|合并|共享)\s*(?:显存|vram|memory)|(?:vram|memory|ram)\s+(?:will\s+|would\s+)?(?:double|be doubled|pool|be pooled|combine|add up)|"
+    r"(?:double|pool|combine|share|merge)\s+(?:the\s+|my\s+|their\s+|our\s+)?(?:vram|gpu memory|memory|ram)",
     # what a "largest that fits" question solves for
     "concurrency_word": r"并发|concurren|同时",
     "batch_word": r"batch|批",

@@ -81,8 +81,30 @@ _ASKED = (  # (mention read in reading/shapes.py, field, sparse field, zh, en, u
 )
 
 
+def _pooled_memory_answer(w: Writer, g: dict, name: str) -> None:
+    """「两张3090用NVLink连起来显存能叠加成48G吗」: no — each card keeps its own memory. NVLink is a fast
+    link for the traffic of a model split across cards (tensor/pipeline parallel, ZeRO-3/FSDP), not one
+    pooled memory; CUDA sees two devices (NVIDIA NVLink docs; PyTorch/DeepSpeed place tensors per device)."""
+    mem, link = g.get("memory_gb"), g.get("nvlink_gbs_bidir")
+    via_zh = f"NVLink（{num(link)} GB/s 双向合计）" if link else "PCIe（这张卡没有 NVLink）"
+    via_en = f"NVLink ({num(link)} GB/s bidirectional)" if link else "PCIe (this card has no NVLink)"
+    w.add(
+        "verdict",
+        f"不会叠加成一块大显存：每张 {name} 仍是各自的 {num(mem)} GB，程序看到的是几张独立的卡。"
+        f"模型比一张卡大时要把它切到几张卡上（张量并行 / 流水线并行、ZeRO-3 / FSDP，或 device_map 按层分），"
+        f"卡间数据走 {via_zh}，互联只决定切分后通信快不快。",
+        f"No, the memory is not pooled into one: each {name} keeps its own {num(mem)} GB and programs see "
+        f"separate GPUs. A model larger than one card has to be split across them (tensor or pipeline parallel, "
+        f"ZeRO-3 / FSDP, or device_map by layers); the traffic between cards goes over {via_en}, and the link "
+        f"only decides how fast that split runs.",
+    )
+
+
 def _direct_spec_answer(w: Writer, g: dict, name: str, said: set[str]) -> None:
     """Answer the asked attribute(s) in the first sentence ("4090的显存带宽是多少" → 1008 GB/s)."""
+    if "pooled_memory" in said:
+        _pooled_memory_answer(w, g, name)
+        return
     if "nvlink" in said and "asked_bandwidth" not in said:
         v = g.get("nvlink_gbs_bidir")
         if v:
