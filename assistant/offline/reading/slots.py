@@ -731,7 +731,8 @@ _DOUBT_RE = re.compile(
     r"genuine|legit|scam|骗|以次充好|real\b",
     re.I,
 )
-_SHOWN_MEM_RE = re.compile(r"(?<![0-9a-z.])(\d+(?:\.\d+)?)\s*(mib|gib|gb|mb|g)(?![a-z0-9])", re.I)
+# "/s" after the unit makes it a rate ("Memory Bandwidth 3868 GB/s"), never a memory size the card showed
+_SHOWN_MEM_RE = re.compile(r"(?<![0-9a-z.])(\d+(?:\.\d+)?)\s*(mib|gib|gb|mb|g)(?![a-z0-9]|\s*/\s*s)", re.I)
 
 
 def _extract_reported_memory(work: str, s: Slots) -> str:
