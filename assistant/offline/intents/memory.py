@@ -36,6 +36,13 @@ def applies_fallback(f: Frame) -> bool:
 def calls(f: Frame) -> list[ToolCall]:
     out: list[ToolCall] = []
     mem_kw = A.memory_kwargs(f)
+    if len(f.co_models) >= 2 and mem_kw.get("mode") in (None, "inference"):
+        # "A100 80G 同时部署 7B 和 20B": size each model on the same card; the renderer sums the weights
+        for model in f.co_models:
+            kw = {k: v for k, v in mem_kw.items() if k not in ("model", "params")}
+            out.append(A.call(NAME, "estimate_memory", **{**kw, "model": model, "mode": "inference"}))
+        out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2))
+        return out
     if mem_kw.get("mode") == "inference" and not mem_kw.get("precision") and A.native_fp8(mem_kw.get("model")):
         mem_kw["precision"] = "fp8"  # DeepSeek-V3/R1 ship FP8 weights: the released checkpoint is what is served
     cards = [A.gpu_arg(f, g) for g in f.gpus[:3]] or [mem_kw.get("gpu")]  # "用A100还是4090": each card
