@@ -31,8 +31,13 @@ def test_full_finetune_on_4090_names_offload_and_says_not_as_configured() -> Non
 
 
 def test_deepseek_r1_fp8_gives_whole_model_671_gb() -> None:
-    # DeepSeek-R1: 671e9 params, released in FP8 (1 B/param) → 671 GB of weights (model card).
+    # DeepSeek-R1: 671e9 params, released in FP8 (1 B/param) → ~671 GB of weights (model card); the checkpoint keeps
+    # the embeddings and LM head in bf16 (2 × 129,280 × 7,168 = 1.85e9 params, config.json vocab_size/hidden_size),
+    # so the whole model is 669.1 + 3.7 = 672.9 GB — between the bare 671 GB and the 688 GB on disk (incl. MTP).
+    import re
+
     a, _ = answer("Can 8 H100 serve DeepSeek-R1?")
     line = a.text.split("\n\n")[0]
-    assert "671" in line and "GB" in line
+    whole = re.search(r"whole model's fp8 weights are about ([\d,.]+) GB", line)
+    assert whole and 671 <= float(whole.group(1).replace(",", "")) <= 690
     assert line.startswith("No")

@@ -33,6 +33,8 @@ from tools.errors import ToolInputError
 from tools.labels import label
 from tools.memory_capacity import GpuCapacity as GpuCapacity  # re-exported for callers
 from tools.memory_capacity import resolve_gpu_capacity as resolve_gpu_capacity
+from tools.memory_host import HostRam
+from tools.memory_methods import MethodMemory
 from tools.memory_verdict import FitChange, fit_changes, nearest_option
 
 GB = 10**9
@@ -45,17 +47,20 @@ Checkpointing = Literal["none", "selective", "full"]
 Offload = Literal["none", "optimizer", "optimizer_and_params"]
 Fsdp = Literal["none", "full_shard", "shard_grad_op", "hybrid_shard", "no_shard"]
 KvDtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
-Int4Format = Literal["awq", "gptq", "nf4"]
+Int4Format = Literal["awq", "gptq", "nf4", "q4_k_m"]
 Engine = Literal["auto", "hf", "vllm", "sglang", "deepspeed", "fsdp"]
 LossImpl = Literal["auto", "hf", "bf16", "chunked", "fused"]
 AdapterDtype = Literal["fp32", "bf16"]
 Verdict = Literal["fits", "fits_with_changes", "does_not_fit"]
+Method = Literal["sft", "dpo", "kto", "orpo", "simpo", "ppo", "grpo"]
+Rollout = Literal["hf", "vllm_colocate", "vllm_server"]
 
 CUDA_CONTEXT_BYTES = 1.0 * GiB  # CUDA context + cuBLAS/cuDNN workspaces: 0.5–1.5 GiB (vLLM non_torch_memory logs)
 FRAGMENTATION = 0.10  # PyTorch caching allocator slack on dynamic (activation) memory, 5–20 %
 ZERO_BUCKET_ELEMENTS = 5e8  # DeepSpeed default reduce_bucket_size / allgather_bucket_size
 OFFLOAD_BUFFER = 1.5  # DeepSpeed estimator's additional_buffer_factor for host memory
 GPUS_PER_NODE = 8
+GGUF_Q4_K_M_BITS = 4.84  # llama.cpp tools/quantize/README.md, Llama 2 7B: bits per weight over the whole file
 
 SOURCES = {
     "zero": "Rajbhandari et al., ZeRO, arXiv:1910.02054, §3.1 & Fig. 1 (16Ψ model states; per-stage sharding)",
@@ -67,6 +72,8 @@ SOURCES = {
     "deepspeed": "DeepSpeed docs, memory.rst: ZeRO-2/3 model-state estimators and CPU-offload host memory (×1.5 buffer)",
     "hf_anatomy": "Hugging Face transformers docs, model_memory_anatomy: 18 B/param mixed-precision AdamW incl. fp32 grads; 8-bit AdamW 2 B/param states",
     "accelerate": "Hugging Face accelerate estimate-memory: fp16 'Training using Adam' = 4× fp16 weights (peak of stages, not the sum)",
+    "gguf": "ggml-org/llama.cpp tools/quantize/README.md (Q4_K_M 4.84 bits per weight, Llama 2 7B); ollama library "
+    "pages (default tags are Q4_K_M, e.g. llama3 8B = 4.7 GB)",
     "quant": "AWQ (arXiv:2306.00978) / GPTQ (arXiv:2210.17323): 4-bit weights with fp16 scale+zero per group of 128 ≈ 4.25 bits/param",
 }
 
@@ -142,6 +149,21 @@ _SYNONYMS: dict[str, dict[str, str]] = {
         "zero": "deepspeed",
         "sgl": "sglang",
     },
+    "method": {
+        "rlhf": "ppo",
+        "ipo": "dpo",
+        "cpo": "simpo",
+        "supervised": "sft",
+        "none": "sft",
+        "偏好": "dpo",
+        "强化学习": "grpo",
+    },
+    "rollout_engine": {
+        "vllm": "vllm_colocate",
+        "colocate": "vllm_colocate",
+        "server": "vllm_server",
+        "transformers": "hf",
+    },
     "loss": {
         "default": "hf",
         "transformers": "hf",
@@ -214,7 +236,8 @@ class MemoryJob(BaseModel):
     int4_format: Int4Format | None = Field(
         None,
         description="4-bit format: awq / gptq (g128) or nf4 (bitsandbytes); default awq for inference, nf4 for QLoRA "
-        "(gptq/awq = LoRA on a GPTQ/AWQ base)",
+        "(gptq/awq = LoRA on a GPTQ/AWQ base); q4_k_m = GGUF Q4_K_M, 4.84 bits/weight over the whole model (llama.cpp, "
+        "ollama's default pull; inference only)",
     )
     context: int | None = Field(
         None, ge=1, le=10_000_000, description="inference: tokens per sequence (prompt + output); defaults to seq_len"
@@ -244,6 +267,30 @@ class MemoryJob(BaseModel):
     )
     mem_fraction_static: float | None = Field(
         None, gt=0.1, le=1.0, description="SGLang: static memory fraction for weights + KV (default 0.85)"
+    )
+    method: Method = Field(
+        "sft",
+        description="training method: sft (default) | dpo / kto (frozen reference model unless LoRA or "
+        "precompute_ref_log_probs) | orpo / simpo (pairs, no reference) | ppo (policy + reference + reward + value "
+        "models, rollouts) | grpo (policy + reference, num_generations rollouts); profiles in knowledge/engines.yaml",
+    )
+    precompute_ref_log_probs: bool = Field(
+        False, description="DPO/KTO: reference log-probs computed up front (TRL), so no reference model is loaded"
+    )
+    kl_beta: float | None = Field(
+        None,
+        ge=0,
+        le=10,
+        description="GRPO KL coefficient; 0 = no reference model (TRL default 0.0 in recent releases)",
+    )
+    load_fp32: bool = Field(
+        False, description="from_pretrained without torch_dtype (transformers 4.x loads fp32): host RAM at 4 B/param"
+    )
+    num_generations: int = Field(8, ge=1, le=1024, description="GRPO completions per prompt (TRL default 8)")
+    rollout_engine: Rollout = Field(
+        "hf",
+        description="PPO/GRPO generation: hf (TRL default, on the training GPU) | vllm_colocate (vLLM on the "
+        "training GPU: another copy of the weights) | vllm_server (separate GPUs, not counted here)",
     )
 
     @model_validator(mode="before")
@@ -295,6 +342,18 @@ class MemoryJob(BaseModel):
         if self.offload != "none" and self.mode == "inference":
             raise ToolInputError(
                 "推理估算不支持 CPU 卸载", "CPU offload is not modelled for inference", field="offload"
+            )
+        if self.method != "sft" and self.mode == "inference":
+            raise ToolInputError(
+                f"{self.method} 是训练方法；推理请用默认的 sft 或去掉 method",
+                f"{self.method} is a training method; for inference leave method at sft",
+                field="method",
+            )
+        if self.int4_format == "q4_k_m" and self.mode != "inference":
+            raise ToolInputError(
+                "GGUF Q4_K_M 只用于推理（llama.cpp / ollama）；微调 4-bit 底座请用 QLoRA（nf4）",
+                "GGUF Q4_K_M is for inference (llama.cpp / ollama); to fine-tune a 4-bit base use QLoRA (nf4)",
+                field="int4_format",
             )
         if self.zero and self.fsdp != "none":
             raise ToolInputError("ZeRO 和 FSDP 只能选一个", "Choose either ZeRO or FSDP, not both", field="fsdp")
@@ -413,6 +472,54 @@ class EstimateMemoryOutput(BaseModel):
         description="CPU RAM per node for offloaded states (DeepSpeed ×1.5 buffer)",
         json_schema_extra=label("主机内存", "Host RAM", note_zh="CPU 卸载", note_en="CPU offload"),
     )
+    method: str = Field("sft", description="training method: sft | dpo | kto | orpo | simpo | ppo | grpo")
+    sequences_per_example: int = Field(1, description="sequences each example runs (2 for DPO/ORPO/SimPO pairs)")
+    reference_model_gb: float = Field(
+        0.0, description="frozen reference model per GPU, already inside weights_gb (DPO/KTO/PPO/GRPO, full training)"
+    )
+    reward_model_gb: float = Field(0.0, description="frozen reward model per GPU, inside weights_gb (PPO)")
+    policy_weights_gb: float | None = Field(
+        None, description="weights_gb without the frozen reference/reward models and a colocated vLLM copy"
+    )
+    value_model_gb: float = Field(
+        0.0, description="value model (critic) states per GPU, inside weights/gradients/optimizer (PPO)"
+    )
+    rollout_kv_gb: float = Field(
+        0.0, description="KV cache of the generated rollouts (PPO/GRPO); inside kv_cache_gb unless on a vLLM server"
+    )
+    whole_model_weights_gb: float | None = Field(
+        None,
+        description="the WHOLE model's weights at the precision used (params × bytes/param), before any sharding or "
+        "tensor parallelism — what users compare with their cards",
+    )
+    whole_model_precision: str | None = Field(None, description="the precision whole_model_weights_gb is counted in")
+    host_ram_total_gb: float | None = Field(
+        None,
+        description="host RAM (CPU memory, not GPU memory) per machine: loading copies per process, offloaded "
+        "states; see host_ram",
+        json_schema_extra=label("主机内存（RAM）", "Host RAM"),
+    )
+    host_ram: HostRam | None = Field(None, description="host RAM breakdown with notes and sources")
+    total_gpu_memory_gb: float | None = Field(None, description="gpus × the card's nominal memory, decimal GB")
+    kv_cache_all_gpus_gb: float | None = Field(
+        None, description="inference: the KV cache summed over all GPUs (tensor parallel splits it), GB"
+    )
+    kv_per_sequence_gb: float | None = Field(
+        None, description="inference: one sequence's KV cache at the full context, whole model (all GPUs), GB"
+    )
+    shipped_precision: str | None = Field(None, description="precision of the official weights (catalog)")
+    gpu_fp8: bool | None = Field(None, description="the card has FP8 tensor cores (None = no card / a bare size)")
+    tp_valid: bool | None = Field(
+        None, description="inference over several GPUs: the tensor-parallel size divides the attention and KV heads"
+    )
+    tp_sizes: list[int] | None = Field(None, description="valid tensor-parallel sizes for this model (≤ 16)")
+    tp_note: dict[str, str] | None = Field(None, description="why this TP size will not start and what to use (zh/en)")
+    fp8_note: dict[str, str] | None = Field(
+        None, description="an FP8 release on a card without FP8 tensor cores: why bf16 weights are needed (zh/en)"
+    )
+    checkpointing: str | None = Field(
+        None, description="training: activation recomputation assumed (none/selective/full)"
+    )
     seq_len: int | None = None
     batch: int | None = None
     context: int | None = None
@@ -432,6 +539,9 @@ class EstimateMemoryOutput(BaseModel):
     usable_gb: float | None = Field(None, description="reported × engine memory fraction: what verdicts use, GB")
     engine: str = Field("hf", description="hf | vllm | sglang (inference); hf | deepspeed | fsdp (training)")
     engine_version: str | None = None
+    engine_note: dict[str, str] | None = Field(
+        None, description="how the engine plans memory (pre-allocation, prefill), zh/en (knowledge/engines.yaml notes)"
+    )
     loss: str | None = Field(None, description="training loss implementation: hf | bf16 | chunked | fused")
     verdict: Verdict | None = Field(
         None, description="fits (as configured) | fits_with_changes (see changes) | does_not_fit (see nearest_option)"
@@ -490,6 +600,7 @@ class Breakdown(BaseModel):
     trainable: int = 0
     kv_per_token: float | None = None
     seed_rule: SeedRule | None = None
+    method: MethodMemory | None = None
     assumptions: list[dict[str, str]] = []
     sources: list[str] = []
 
@@ -588,7 +699,10 @@ def breakdown(job: MemoryJob, model=None) -> Breakdown:
     if job.mode == "inference":
         b = _inference(job, m)
     else:
+        from tools.memory_methods import apply_method
+
         b = _training(job, m)
+        b.method = apply_method(job, m, b, FRAGMENTATION)
     b.assumptions = list(m.assumptions) + b.assumptions
     return b
 
@@ -857,6 +971,8 @@ def inference_weight_bytes_per_param(job: MemoryJob) -> tuple[float, str]:
         return 1.0, "fp8 (per-channel scales ≈ 0)"
     if p == "int8":
         return 1.0, "int8 (per-row fp16 scales ≈ 0)"
+    if job.int4_format == "q4_k_m":
+        return GGUF_Q4_K_M_BITS / 8, "GGUF Q4_K_M (4.84 bits/weight incl. embeddings)"
     if job.int4_format == "nf4":
         return 0.5 + ((8 / 64 + 32 / (64 * 256)) / 8 if job.qlora_double_quant else 4 / 64), "NF4 (bitsandbytes)"
     fmt = (job.int4_format or "awq").upper()
@@ -877,7 +993,16 @@ def _inference(job: MemoryJob, m) -> Breakdown:
     per_q, label = inference_weight_bytes_per_param(job)
     A: list[dict[str, str]] = []
     S = [SOURCES["vllm"]]
-    if per_q < 2.0:
+    if job.int4_format == "q4_k_m" and job.precision == "int4":
+        weights = P * per_q  # the GGUF figure is over every tensor, embeddings included
+        S.append(SOURCES["gguf"])
+        A.append(
+            _a(
+                f"权重：{label}，{per_q:.4f} B/参数（ollama 默认拉取的就是 Q4_K_M 这类 4-bit GGUF）",
+                f"Weights: {label}, {per_q:.4f} B/param (ollama's default pull is a 4-bit GGUF such as Q4_K_M)",
+            )
+        )
+    elif per_q < 2.0:
         unq = _embedding_like_params(arch)
         weights = max(0, P - unq) * per_q + unq * 2.0
         S.append(SOURCES["quant"])
@@ -999,6 +1124,54 @@ def _usable(job: MemoryJob, cap: GpuCapacity) -> float:
     return cap.reported_gb * GB * job.memory_fraction
 
 
+def whole_model_weights(job: MemoryJob, model) -> tuple[float, str]:
+    """The whole model's weights (decimal GB) at the precision the job uses, before sharding: the per-GPU weights on
+    one GPU (exact, incl. 16-bit embeddings of quantised models); otherwise the same bytes per parameter applied to
+    the whole model. QLoRA bases are NF4 (QLoRA paper §3); full/LoRA training holds 16-bit (or fp32) weights."""
+    one = job.model_copy(update={"gpus": 1, "zero": 0, "fsdp": "none", "offload": "none", "method": "sft"})
+    if job.mode == "inference":
+        per_q, _ = inference_weight_bytes_per_param(job)
+        if job.int4_format == "q4_k_m" and job.precision == "int4":
+            return model.params * per_q / GB, "GGUF Q4_K_M"
+        if per_q < 2.0:
+            unq = _embedding_like_params(model.arch)
+            total = max(0, model.params - unq) * per_q + unq * 2.0
+        else:
+            total = model.params * per_q
+        prec = job.precision if job.precision != "int4" else f"int4 {(job.int4_format or 'awq').upper()}"
+        return total / GB, prec
+    if job.mode == "qlora":
+        b = _training(one, model)
+        return (b.weights - b.trainable * (4.0 if job.adapter_dtype == "fp32" else 2.0)) / GB, "NF4"
+    bpp = 4.0 if job.precision in ("fp32", "tf32") else 2.0
+    return model.params * bpp / GB, ("fp32" if bpp == 4.0 else job.precision if job.precision != "fp8" else "bf16")
+
+
+FP8_SOURCE = (
+    "deepseek-ai/DeepSeek-V3 README §6 (FP8 weights only; inference/fp8_cast_bf16.py converts to BF16); SGLang "
+    "DeepSeek docs (A100/A800: convert the FP8 checkpoint to BF16); NVIDIA Hopper/Ada whitepapers (FP8 tensor cores "
+    "from Ada/Hopper on; Ampere/Volta have none)"
+)
+
+
+def _fp8_note(job: MemoryJob, model, cap: GpuCapacity) -> dict[str, str] | None:
+    """An FP8 release on a card without FP8 tensor cores: why it is sized in bf16 (or why fp8 will not run)."""
+    if job.mode != "inference" or cap.fp8_supported is not False:
+        return None
+    shipped = str(model.shipped_precision or "")
+    if job.precision == "fp8" or shipped.startswith("fp8"):
+        bf16 = model.params * 2 / GB
+        return _a(
+            f"{cap.name} 没有 FP8 张量核（Ampere 及更早的卡都没有）：{model.name} 官方发布的是 FP8 权重，在这张卡上 vLLM/SGLang "
+            f"要用 bf16 权重（官方 fp8_cast_bf16.py 转换，或下载 bf16 版），按 2 B/参数算：{model.params / 1e9:.0f}B × 2 B = "
+            f"{bf16:,.0f} GB",
+            f"The {cap.name} has no FP8 tensor cores (nothing before Ada/Hopper does): {model.name} is released in FP8, "
+            f"and on this card vLLM/SGLang need bf16 weights (the official fp8_cast_bf16.py conversion or a bf16 "
+            f"upload), at 2 B/param: {model.params / 1e9:.0f}B × 2 B = {bf16:,.0f} GB",
+        )
+    return None
+
+
 def _fits(job: MemoryJob, cap: GpuCapacity, model) -> bool:
     return breakdown(job, model).total <= _usable(job, cap)
 
@@ -1056,6 +1229,16 @@ def _max_value(
     return lo
 
 
+def _engine_note(job: MemoryJob) -> dict[str, str] | None:
+    """The serving engine's own memory behaviour (what it reserves at start-up), from knowledge/engines.yaml."""
+    if job.mode != "inference":
+        return None
+    from tools.memory_engines import inference_profile
+
+    notes = inference_profile(job.engine_id).notes
+    return {"zh": notes.get("zh", ""), "en": notes.get("en", "")} if notes else None
+
+
 def _engine_version(job: MemoryJob) -> str:
     from tools.memory_engines import inference_profile, training_profile
 
@@ -1102,6 +1285,8 @@ def _summary(
         "qlora": "QLoRA fine-tuning",
         "inference": "inference",
     }[job.mode]
+    if job.method != "sft":
+        mode_zh, mode_en = f"{job.method.upper()} {mode_zh}", f"{job.method.upper()} {mode_en}"
     gpus = f"{job.gpus} 张卡" if job.gpus > 1 else "单卡"
     zh = f"{name} {mode_zh}（{gpus}）每卡约需 {b.total / GB:.1f} GB（{b.total / GiB:.1f} GiB）"
     en = f"{name} {mode_en} ({job.gpus} GPU{'s' if job.gpus > 1 else ''}) needs about {b.total / GB:.1f} GB ({b.total / GiB:.1f} GiB) per GPU"
@@ -1150,6 +1335,7 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
     b = breakdown(inp, model)
     cap = resolve_gpu_capacity(inp.gpu) if inp.gpu else None
     fits = headroom = usable = None
+    fp8_note = None
     max_batch = max_seq = None
     assumptions = list(b.assumptions)
     sources = list(dict.fromkeys(b.sources))
@@ -1170,6 +1356,10 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         assumptions.append(_capacity_note(inp, cap, usable))
         if cap.caveat:
             assumptions.append(_a(cap.caveat.split(" / ")[0], cap.caveat.split(" / ")[-1]))
+        fp8_note = _fp8_note(inp, model, cap)
+        if fp8_note:
+            assumptions.insert(0, fp8_note)
+            sources.append(FP8_SOURCE)
 
         def evaluate(job: MemoryJob) -> tuple[float, float]:
             return breakdown(job, model).total, _usable(job, cap)
@@ -1188,12 +1378,14 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
                     upd: dict[str, Any] = {"offload": "optimizer"}
                     if inp.zero_stage < 2 and inp.fsdp == "none":
                         upd["zero"] = 2
-                    ram = breakdown(inp.model_copy(update=upd), model).host_ram / GB
+                    ram_gb = breakdown(inp.model_copy(update=upd), model).host_ram / GB
                     c.label = _a(
-                        c.label["zh"] + f"，需约 {ram:,.0f} GB 内存", c.label["en"] + f", ~{ram:,.0f} GB host RAM"
+                        c.label["zh"] + f"，需约 {ram_gb:,.0f} GB 内存", c.label["en"] + f", ~{ram_gb:,.0f} GB host RAM"
                     )
             verdict = "fits_with_changes" if changes else "does_not_fit"
-            nearest = nearest_option(inp, evaluate)
+            from tools.memory_parallel import tp_allowed
+
+            nearest = nearest_option(inp, evaluate, cap.fp8_supported, lambda n: tp_allowed(model.arch, n))
         if inp.mode == "inference":
             max_batch = _max_value(inp.model_copy(update={"batch": 1}), cap, model, "concurrency", 1 << 20)
             max_seq = _max_value(inp, cap, model, "context", 1 << 24)
@@ -1228,6 +1420,23 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         }.items()
     }
     inference = inp.mode == "inference"
+    whole_gb, whole_prec = whole_model_weights(inp, model)
+    from tools.memory_host import host_ram
+
+    ram = host_ram(inp, model, b, whole_gb)
+    from tools.memory_parallel import tp_check
+
+    tp_ok, tp_sizes, tp_note = tp_check(inp, model)
+    kv_all = kv_seq = None
+    if inp.mode == "inference":
+        from tools.memory_kv import KV_DTYPE_BYTES, kv_cache_bytes
+
+        kvb = KV_DTYPE_BYTES[inp.kv_dtype or ("fp32" if inp.precision in ("fp32", "tf32") else "bf16")]
+        ctx_all = inp.context or inp.seq_len
+        kv_seq = kv_cache_bytes(model.arch, ctx_all, 1, kvb)  # the whole model's cache for one sequence
+        kv_all = kv_seq * (inp.concurrency or inp.batch)
+    if tp_note:
+        assumptions.insert(0, tp_note)
     return EstimateMemoryOutput(
         model=model.name,
         model_kind=model.kind,
@@ -1250,6 +1459,37 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         total_gib=gib["total"],
         gib=gib,
         host_ram_gb=_round(b.host_ram / GB),
+        method=inp.method,
+        sequences_per_example=b.method.sequences_per_example if b.method else 1,
+        reference_model_gb=_round(b.method.reference_bytes / GB) if b.method else 0.0,
+        reward_model_gb=_round(b.method.reward_bytes / GB) if b.method else 0.0,
+        policy_weights_gb=_round(
+            (
+                b.weights
+                - b.method.reference_bytes
+                - b.method.reward_bytes
+                - b.method.rollout_weights_bytes * (inp.rollout_engine == "vllm_colocate")
+            )
+            / GB
+        )
+        if b.method
+        else None,
+        value_model_gb=_round(b.method.value_bytes / GB) if b.method else 0.0,
+        rollout_kv_gb=_round(b.method.rollout_kv_bytes / GB) if b.method else 0.0,
+        whole_model_weights_gb=_round(whole_gb, 2),
+        whole_model_precision=whole_prec,
+        host_ram_total_gb=ram.total_gb,
+        host_ram=ram,
+        total_gpu_memory_gb=_round(cap.memory_gb * inp.gpus, 1) if cap else None,
+        kv_cache_all_gpus_gb=_round(kv_all / GB) if kv_all is not None else None,
+        kv_per_sequence_gb=_round(kv_seq / GB) if kv_seq is not None else None,
+        shipped_precision=model.shipped_precision,
+        gpu_fp8=cap.fp8_supported if cap else None,
+        tp_valid=tp_ok,
+        tp_sizes=tp_sizes,
+        tp_note=tp_note,
+        fp8_note=fp8_note,
+        checkpointing=None if inference else inp.checkpointing,
         seq_len=None if inference else inp.seq_len,
         batch=None if inference else inp.batch,
         context=(inp.context or inp.seq_len) if inference else None,
@@ -1267,6 +1507,7 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         usable_gb=_round(usable / GB) if usable is not None else None,
         engine=inp.engine_id,
         engine_version=_engine_version(inp),
+        engine_note=_engine_note(inp),
         loss=None if inference else inp.loss_id,
         verdict=verdict,
         changes=changes,
@@ -1375,7 +1616,14 @@ def find_min_gpus(inp: FindMinGpusInput) -> FindMinGpusOutput:
         data["zero"] = 0
     job = MemoryJob.model_validate(data).check()
     if inp.mode == "inference":
-        candidates = [n for n in (1, 2, 4, 8, 16, 32, 64, 128) if n <= inp.max_gpus]
+        from tools.memory_parallel import tp_allowed
+
+        # TP sizes the model accepts (vLLM: heads divisible by TP); above one server, TP 8 × pipeline stages
+        candidates = [
+            n
+            for n in (1, 2, 4, 8, 16, 32, 64, 128)
+            if n <= inp.max_gpus and (n > GPUS_PER_NODE or job.engine_id == "hf" or tp_allowed(model.arch, n))
+        ]
     else:
         candidates = list(range(1, inp.max_gpus + 1))
     found = None

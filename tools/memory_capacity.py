@@ -31,6 +31,9 @@ class GpuCapacity(BaseModel):
     )
     source: str | None = None
     caveat: str | None = Field(None, description="e.g. modded card, off-warranty (zh / en)")
+    fp8_supported: bool | None = Field(
+        None, description="FP8 tensor cores (gpus.yaml fp8_supported); None = a bare size"
+    )
 
     @property
     def nominal_gb(self) -> float:
@@ -73,4 +76,5 @@ def resolve_gpu_capacity(gpu: str) -> GpuCapacity:
         reported_confidence=spec.nvidia_smi_total_confidence if mib else "nominal",
         source=spec.source,
         caveat=spec.caveat,
+        fp8_supported=spec.fp8_supported,
     )

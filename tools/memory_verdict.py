@@ -228,10 +228,34 @@ def _steps(
     return out
 
 
-def nearest_option(job: Any, evaluate: Evaluate) -> FitChange | None:
-    """The closest option that changes the job itself: LoRA/QLoRA for full training, int4 weights for serving,
-    or more GPUs (tensor parallel / ZeRO-3)."""
+def nearest_option(
+    job: Any, evaluate: Evaluate, fp8_card: bool | None = None, tp_ok: Callable[[int], bool] | None = None
+) -> FitChange | None:
+    """The closest option that changes the job itself: LoRA/QLoRA for full training, FP8 weights on a card with FP8
+    tensor cores (an official FP8 release, or vLLM --quantization fp8), int4 weights for serving, or more GPUs
+    (tensor parallel / ZeRO-3)."""
     options: list[tuple[str, str, dict[str, Any], dict[str, str]]] = []
+    if job.mode == "inference" and job.precision in ("fp32", "tf32"):
+        options.append(
+            (
+                "precision",
+                "bf16",
+                {"precision": "bf16"},
+                _a("用 bf16 权重（torch_dtype=torch.bfloat16）", "bf16 weights (torch_dtype=torch.bfloat16)"),
+            )
+        )
+    if job.mode == "inference" and fp8_card and job.precision in ("bf16", "fp16", "fp32"):
+        options.append(
+            (
+                "precision",
+                "fp8",
+                {"precision": "fp8"},
+                _a(
+                    "用 FP8 权重（这张卡有 FP8 张量核：官方 FP8 版，或 vLLM --quantization fp8 在线量化）",
+                    "FP8 weights (this card has FP8 tensor cores: an official FP8 release, or vLLM --quantization fp8)",
+                ),
+            )
+        )
     if job.mode == "full":
         options.append(("mode", "lora", {"mode": "lora"}, _a("改用 LoRA 微调", "LoRA instead of full fine-tuning")))
         options.append(
@@ -251,6 +275,8 @@ def nearest_option(job: Any, evaluate: Evaluate) -> FitChange | None:
     for n in (2, 4, 8, 16, 32, 64):
         if n <= job.gpus:
             continue
+        if job.mode == "inference" and tp_ok is not None and n <= 8 and not tp_ok(n):
+            continue  # a tensor-parallel size the model's heads do not divide (vLLM refuses it)
         upd: dict[str, Any] = {"gpus": n}
         if job.mode != "inference" and job.zero_stage < 3:
             upd.update({"zero": 3, "fsdp": "none"})

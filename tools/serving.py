@@ -82,6 +82,9 @@ class ServingInput(BaseModel):
     monthly_output_mtok: float | None = Field(
         None, gt=0, description="your expected output volume, millions of tokens per month (for the verdict)"
     )
+    requests_per_s: float | None = Field(
+        None, gt=0, le=100_000, description="peak requests per second to serve (sizes the number of servers)"
+    )
     api: str | None = Field(None, description="API to compare with (id in knowledge/api_prices.yaml); default: all")
     api_cache_hit_rate: float = Field(
         0.0,
@@ -104,6 +107,8 @@ class ServingOutput(BaseModel):
     max_concurrency_full_context: int = Field(0, description="sequences that fit if every one filled `context`")
     concurrency: int
     weights_gb_per_gpu: float
+    weights_gb_total: float = Field(0.0, description="the whole model's weights across its tensor-parallel GPUs")
+    usable_gb_per_gpu: float = Field(0.0, description="memory the engine plans with per GPU (gpu_memory_utilization)")
     kv_gb_per_sequence_per_gpu: float
     ttft_s: B3 = Field(description="time to first token at that concurrency, no queueing (low = fastest)")
     tokens_per_s: B3 = Field(description="output tokens/s per user")
@@ -114,6 +119,13 @@ class ServingOutput(BaseModel):
     cost_per_mtok_cny: B3 | None = Field(None, description="CNY per million OUTPUT tokens at full load (low = fastest)")
     cost_per_mtok_input_cny: float | None = Field(None, description="CNY per million input tokens (mid)")
     apis: list[ApiComparison] = Field(default_factory=list)
+    required_output_tokens_per_s: float | None = Field(
+        None, description="requests_per_s × output_tokens: the output rate the peak asks for"
+    )
+    replicas_needed: int | None = Field(
+        None, description="model copies (each `tensor_parallel` GPUs) for requests_per_s at the mid estimate"
+    )
+    gpus_needed: int | None = Field(None, description="replicas_needed × tensor_parallel")
     engine: str = "vLLM/SGLang-class continuous batching (model, not a measurement)"
     assumptions: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
@@ -254,6 +266,8 @@ def plan_serving(inp: ServingInput) -> ServingOutput:
         max_concurrency_full_context=full_ctx,
         concurrency=conc,
         weights_gb_per_gpu=round(w, 2),
+        weights_gb_total=round(w * t, 1),
+        usable_gb_per_gpu=round(usable, 1),
         kv_gb_per_sequence_per_gpu=round(kv, 4),
         ttft_s=_b(res, "ttft", invert=True),
         tokens_per_s=_b(res, "user"),
@@ -272,6 +286,19 @@ def plan_serving(inp: ServingInput) -> ServingOutput:
             "TTFT 不含排队；满载时新请求要等空位。 / TTFT excludes queueing; at full load new requests wait for a slot.",
         ],
     )
+    if fits and (inp.requests_per_s or (inp.concurrency and inp.concurrency > max_conc)):
+        # Copies of the model the load needs: a stated concurrency above what one copy's KV pool holds
+        # → ceil(concurrency / max); a rate → the output rate it asks for, rps × output tokens, over one
+        # copy's output rate (mid) at its concurrency (Little's law on tokens).
+        copies = math.ceil(inp.concurrency / max_conc) if inp.concurrency and max_conc else 1
+        if inp.requests_per_s:
+            need = inp.requests_per_s * inp.output_tokens
+            per_copy = res["mid"]["out"]
+            out.required_output_tokens_per_s = round(need, 1)
+            if per_copy > 0:
+                copies = max(copies, math.ceil(need / per_copy))
+        out.replicas_needed = max(1, copies)
+        out.gpus_needed = out.replicas_needed * t
     if monthly is not None and fits:
         out.apis = _compare(inp, out, monthly, replicas, res["mid"])
     return out

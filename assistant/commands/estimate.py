@@ -126,6 +126,28 @@ _OFFLOAD = [*choices(_In, "offload"), "all", "params"]
 @click.option(
     "--gpu", "gpu", default=None, help="对照的 GPU：型号或大小 / GPU name or size for a verdict: 'A100 80G', 4090, 24GB"
 )
+@click.option(
+    "--method",
+    type=click.Choice(choices(_In, "method"), case_sensitive=False),
+    default="sft",
+    show_default=True,
+    help="训练方法：dpo/kto 有参考模型，orpo/simpo 成对无参考，ppo 四个模型，grpo 生成回答 / training method",
+)
+@click.option(
+    "--precompute-ref-log-probs",
+    is_flag=True,
+    help="DPO/KTO：预先算好参考对数概率，不加载参考模型 / no reference model",
+)
+@click.option("--kl-beta", type=float, default=None, help="GRPO KL 系数，0 = 不加载参考模型 / 0 loads no reference")
+@click.option("--num-generations", type=int, default=8, show_default=True, help="GRPO 每个提示的回答数 / completions")
+@click.option(
+    "--rollout-engine",
+    type=click.Choice(choices(_In, "rollout_engine"), case_sensitive=False),
+    default="hf",
+    show_default=True,
+    help="PPO/GRPO 生成：hf、vllm_colocate（同卡）、vllm_server（单独的卡）/ where rollouts run",
+)
+@click.option("--load-fp32", is_flag=True, help="from_pretrained 没写 torch_dtype（4.x 按 fp32 加载）/ fp32 load")
 @click.option("--json", "as_json", is_flag=True, help="输出 JSON / print JSON")
 def command(
     model,
@@ -154,6 +176,12 @@ def command(
     mem_fraction,
     gpu_util,
     gpu,
+    method,
+    precompute_ref_log_probs,
+    kl_beta,
+    num_generations,
+    rollout_engine,
+    load_fp32,
     as_json,
 ) -> None:
     """显存估算：每张卡需要多少显存，放不放得下。
@@ -203,6 +231,12 @@ def command(
         mem_fraction_static=mem_fraction,
         gpu_memory_utilization=gpu_util,
         gpu=gpu,
+        method=method.lower(),
+        precompute_ref_log_probs=precompute_ref_log_probs,
+        kl_beta=kl_beta,
+        num_generations=num_generations,
+        rollout_engine=rollout_engine.lower(),
+        load_fp32=load_fp32,
     )
     out = estimate_memory(inp)
     if as_json:
@@ -299,6 +333,16 @@ def _print_human(out) -> None:
         )
     if out.host_ram_gb:
         click.echo(f"CPU 内存 / host RAM needed: ≈ {out.host_ram_gb:,.0f} GB")
+    if out.host_ram_total_gb:
+        click.echo(
+            f"主机内存（加载 + 卸载）/ host RAM per machine (loading + offload): ≈ {out.host_ram_total_gb:,.0f} GB"
+        )
+    if out.method != "sft":
+        click.echo(
+            f"{out.method.upper()}: 参考模型 / reference {out.reference_model_gb:.1f} GB · 奖励模型 / reward "
+            f"{out.reward_model_gb:.1f} GB · 价值模型 / value {out.value_model_gb:.1f} GB · rollout KV "
+            f"{out.rollout_kv_gb:.1f} GB · 每样本序列 / sequences per example {out.sequences_per_example}"
+        )
     if out.seed_rule:
         s = out.seed_rule
         click.echo(

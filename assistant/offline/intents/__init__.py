@@ -53,10 +53,18 @@ INTENTS: dict[str, Intent] = {
         Intent(A.IMPLIED_MFU, conversions.mfu_calls),
         Intent(A.DECODE_SPEED, serving.calls),
         Intent(serving.SERVING, serving.serving_calls),
+        Intent(serving.TEAM, serving.team_calls),
+        Intent(serving.OLLAMA, serving.ollama_calls),
+        Intent(plans.OWN_VS_RENT, plans.own_vs_rent_calls),
+        Intent(prices.QUOTE, prices.quote_calls),
+        Intent(plans.CHEAPEST, plans.cheapest_calls, plans.cheapest_follow_ups),
+        Intent(plans.HOST_VS_API, plans.host_vs_api_calls),
         Intent(serving.RENTABILITY, serving.rentability_calls),
         Intent(train_time.STEP_TIME, train_time.step_time_calls),
         Intent(A.DELIVERY, ops.delivery_calls),
         Intent(A.TRAIN_TIME, train_time.calls, train_time.follow_ups),
+        Intent(train_time.COMPLETED, train_time.completed_calls),
+        Intent(train_time.RESCALE, train_time.rescale_calls),
         Intent(A.PLAN, plans.calls, plans.follow_ups),
         Intent(A.PRICE, prices.calls),
         Intent(A.MODEL_INFO, gpus.model_info_calls),
@@ -75,6 +83,11 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.DIAGNOSE, diagnose.applies),
     (decline.UNLAWFUL, decline.applies_unlawful),
     (decline.FORECAST, decline.applies_forecast),
+    # a money quote for compute, or the cost of running a published model, is in scope even when the
+    # reading layer's domain words miss it ("$294/month for the VM", "cheapest way to run Grok-1")
+    (prices.QUOTE, prices.applies_quote),  # "$294/month, I'd use it 48 hours": their rate × their hours
+    (plans.CHEAPEST, plans.applies_cheapest),  # "跑 X 最便宜的办法 / 预算多少": fewest cards, int4 and full, priced
+    (serving.OLLAMA, serving.applies_ollama),  # "Ollama answers my users one by one": parallel slots
     (A.OUT_OF_SCOPE, decline.applies_out_of_scope),
     (A.INVALID, decline.applies_invalid),  # say what cannot be right instead of computing with it
     (A.NO_DATA, decline.applies_no_data),
@@ -82,11 +95,18 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.CONVERT, conversions.applies_convert),
     (A.BUSBW, conversions.applies_busbw),
     (A.IMPLIED_MFU, conversions.applies_mfu),
+    (plans.OWN_VS_RENT, plans.applies_own_vs_rent),  # "买主机还是租云": utilisation decides
+    (plans.HOST_VS_API, plans.applies_host_vs_api),  # "本地部署和调 API 有啥区别"
+    (serving.TEAM, serving.applies_team),  # "200人的公司知识库要什么服务器": users/peak/rate → cards
     (A.ADVICE, ops.applies_cause),  # "why / is it normal / how do I fix": the guide leads, numbers follow
     (serving.SERVING, serving.applies_serving),  # "自建还是调API": a serving plan, not training time
     (A.DECODE_SPEED, serving.applies),
     (serving.RENTABILITY, serving.applies_rentability),
     (train_time.STEP_TIME, train_time.applies_step_time),
+    (train_time.RESCALE, train_time.applies_rescale),  # "6×H800 25h → 2×A800 要多久": dense peaks, same MFU
+    (train_time.COMPLETED, train_time.applies_measured),  # "88 hours on one 3090, normal?": estimate beside it
+    (train_time.COMPLETED, train_time.applies_reference),  # "训练 GPT-3 规模要多少钱": published N and D
+    (train_time.COMPLETED, train_time.applies_unsized),  # "LoRA 训练要多久": the formula and one example
     (A.DELIVERY, ops.applies_delivery),
     (A.ADVICE, ops.applies_symptom),
     (A.INTERCONNECT, gpus.applies_allreduce),

@@ -33,9 +33,68 @@ def applies_fallback(f: Frame) -> bool:
     return has_size(f) and "howto" not in f.cues
 
 
+def memory_kwargs(f: Frame) -> dict:
+    """The shared memory job plus what only the memory tools take: the training method (DPO/GRPO/PPO…)."""
+    kw = A.memory_kwargs(f)
+    if kw.get("mode") == "inference" and not kw.get("precision") and "Ollama" in f.engines:
+        kw["precision"], kw["int4_format"] = "int4", "q4_k_m"  # ollama pulls a 4-bit GGUF (Q4_K_M) by default
+    if "from_pretrained_call" in f.mentions and "dtype_set" not in f.mentions:
+        kw["load_fp32"] = True  # transformers 4.x from_pretrained without torch_dtype loads fp32
+        if kw.get("mode") == "inference" and not kw.get("precision"):
+            kw["precision"], kw["engine"] = "fp32", "hf"  # that code serves with transformers, in fp32
+    if f.method:
+        if kw.get("mode") == "inference":
+            kw["mode"] = "full"  # "DPO能跑吗": a method is training, whatever else was read
+        kw["method"] = f.method
+    if unsloth_qlora(f) and (f.mode == "inference" or f.method):
+        # Unsloth's notebooks load the base in 4 bits (load_in_4bit=True): a fine-tune there is QLoRA
+        kw["mode"], kw["precision"] = "qlora", "int4"
+    if kw.get("mode") == "inference":  # the serving engine the user named sets the memory fraction and prefill
+        engine = next((e for name, e in (("SGLang", "sglang"), ("vLLM", "vllm")) if name in f.engines), None)
+        if engine and not kw.get("engine"):
+            kw["engine"] = engine
+    return kw
+
+
+def unsloth_qlora(f: Frame) -> bool:
+    """A fine-tune with Unsloth named and no mode said: its notebooks default to a 4-bit base (QLoRA)."""
+    return "Unsloth" in f.engines and f.mode in (None, "inference") and bool(f.training or f.finetune or f.method)
+
+
+FP8_DEFAULT_GPU = "H800"  # an 80 GB Hopper card renters in China get: FP8 tensor cores, sized like the H100
+
+
+def default_gpu(kw: dict) -> str:
+    """The card to size against when none was named: the usual A100 80GB, but an FP8 card for serving a model
+    released in FP8 (DeepSeek-V3/R1) — on an A100 it would need the bf16 checkpoint, twice the memory."""
+    if kw.get("mode") == "inference" and A.native_fp8(kw.get("model")) and kw.get("precision") in (None, "fp8"):
+        return FP8_DEFAULT_GPU
+    return A.DEFAULT_GPU
+
+
+def card_has_fp8(gpu: str | None) -> bool | None:
+    """FP8 tensor cores on the named card (knowledge/gpus.yaml fp8_supported); None = no card or unknown."""
+    if not gpu:
+        return None
+    try:
+        from tools.memory_capacity import resolve_gpu_capacity
+
+        return resolve_gpu_capacity(gpu).fp8_supported
+    except Exception:  # an unknown card is reported by the tool itself
+        return None
+
+
+def served_precision(kw: dict, gpu: str | None) -> str | None:
+    """Models released in FP8 (DeepSeek-V3/R1) are served as released — unless the card has no FP8 tensor cores
+    (A100/A800/V100/3090…), where vLLM/SGLang need the bf16 checkpoint (DeepSeek-V3 README: fp8_cast_bf16.py)."""
+    if kw.get("mode") != "inference" or kw.get("precision") or not A.native_fp8(kw.get("model")):
+        return kw.get("precision")
+    return "bf16" if card_has_fp8(gpu) is False else "fp8"
+
+
 def calls(f: Frame) -> list[ToolCall]:
     out: list[ToolCall] = []
-    mem_kw = A.memory_kwargs(f)
+    mem_kw = memory_kwargs(f)
     if len(f.co_models) >= 2 and mem_kw.get("mode") in (None, "inference"):
         # "A100 80G 同时部署 7B 和 20B": size each model on the same card; the renderer sums the weights
         for model in f.co_models:
@@ -43,20 +102,27 @@ def calls(f: Frame) -> list[ToolCall]:
             out.append(A.call(NAME, "estimate_memory", **{**kw, "model": model, "mode": "inference"}))
         out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2))
         return out
-    if mem_kw.get("mode") == "inference" and not mem_kw.get("precision") and A.native_fp8(mem_kw.get("model")):
-        mem_kw["precision"] = "fp8"  # DeepSeek-V3/R1 ship FP8 weights: the released checkpoint is what is served
+    if served_precision(mem_kw, mem_kw.get("gpu")):
+        mem_kw["precision"] = served_precision(mem_kw, mem_kw.get("gpu"))
     cards = [A.gpu_arg(f, g) for g in f.gpus[:3]] or [mem_kw.get("gpu")]  # "用A100还是4090": each card
     if f.gpu_alt_memory_gb and len(f.gpus) == 1:  # "A100 40G vs 80G": both sizes of the one card
         cards.append(f"{f.gpu} {f.gpu_alt_memory_gb}GB" + (f" {f.gpu_form}" if f.gpu_form else ""))
+    low_bit_training = mem_kw.get("mode") != "inference" and mem_kw.get("precision") in ("int4", "int8")
     for gpu in cards:
         kw = {**mem_kw, "gpu": gpu}
-        if len(f.modes) > 1 and "inference" not in f.modes:  # "QLoRA 要多少？bf16 LoRA 呢？"
+        if low_bit_training:  # "4bit is enough" for a fine-tune: a 4-/8-bit frozen base is QLoRA
+            out.append(A.call(NAME, "estimate_memory", **{**kw, "mode": "qlora"}))
+        elif f.mode == "inference" and "training_word" in f.mentions and "trained_model" not in f.mentions:
+            # 「推理和微调要多少」: both parts — serving, then full fine-tuning and LoRA
+            for mode in ("inference", "full", "lora"):
+                out.append(A.call(NAME, "estimate_memory", **{**kw, "mode": mode}))
+        elif len(f.modes) > 1 and "inference" not in f.modes:  # "QLoRA 要多少？bf16 LoRA 呢？"
             for mode in f.modes[:3]:
                 out.append(A.call(NAME, "estimate_memory", **{**kw, "mode": "full" if mode == "pretrain" else mode}))
         elif f.mode is None and f.finetune:
-            # 「能用4090微调7B吗」: say both — full fine-tune and LoRA.
-            out.append(A.call(NAME, "estimate_memory", **{**kw, "mode": "full"}))
-            out.append(A.call(NAME, "estimate_memory", **{**kw, "mode": "lora"}))
+            # 「能用4090微调7B吗」: say both — full fine-tune and LoRA (QLoRA first when Unsloth is named).
+            for mode in ("qlora", "lora") if unsloth_qlora(f) else ("full", "lora"):
+                out.append(A.call(NAME, "estimate_memory", **{**kw, "mode": mode}))
         else:
             out.append(A.call(NAME, "estimate_memory", **kw))
     if "interconnect" in f.cues and (f.gpu_count or 0) > 1:  # "两张卡…PCIe 版够用吗": the link too
@@ -69,7 +135,7 @@ def calls(f: Frame) -> list[ToolCall]:
 
 
 def max_fit_calls(f: Frame) -> list[ToolCall]:
-    mem_kw = A.memory_kwargs(f)
+    mem_kw = memory_kwargs(f)
     return [
         A.call(
             MAX_FIT, "find_max_fit", **{**mem_kw, "gpu": mem_kw.get("gpu") or A.DEFAULT_GPU}, solve_for=A.solve_for(f)
@@ -80,10 +146,12 @@ def max_fit_calls(f: Frame) -> list[ToolCall]:
 
 def min_gpus_calls(f: Frame) -> list[ToolCall]:
     out: list[ToolCall] = []
-    kw = dict(A.memory_kwargs(f))
+    kw = dict(memory_kwargs(f))
     kw.pop("gpus", None)
-    kw["gpu"] = kw.get("gpu") or A.DEFAULT_GPU
-    if kw.get("mode") == "inference" and not kw.get("precision") and A.native_fp8(kw.get("model")):
+    kw["gpu"] = kw.get("gpu") or default_gpu(kw)
+    if served_precision(kw, kw["gpu"] if f.gpus else None) == "bf16":
+        kw["precision"] = "bf16"  # an FP8 release on a card without FP8: the bf16 checkpoint is what runs
+    elif kw.get("mode") == "inference" and not kw.get("precision") and A.native_fp8(kw.get("model")):
         # DeepSeek-V3/R1 ship FP8 weights ("满血版" = the released checkpoint): size that first, bf16 beside it
         out.append(A.call(MIN_GPUS, "find_min_gpus", **{**kw, "precision": "fp8"}))
     out.append(A.call(MIN_GPUS, "find_min_gpus", **kw))
@@ -99,6 +167,17 @@ def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
     """After estimate_memory: alternatives when the job does not fit."""
     done = {r.name for r in results}
     out: list[ToolCall] = []
+    first = next((r for r in results if r.name == "estimate_memory" and not r.error), None)
+    if (
+        first is not None
+        and "oom_report" in f.mentions
+        and f.checkpointing is None
+        and A.fits(first.result) is True
+        and str(first.args.get("mode") or "full") != "inference"
+    ):
+        # "OOM although it should fit": the estimate assumed gradient checkpointing; the figure without it says
+        # whether that setting is the one to change
+        out.append(_call(NAME, "estimate_memory", {**first.args, "checkpointing": "none"}))
     for r in results:
         if r.name != "estimate_memory" or r.error:
             continue
@@ -106,7 +185,7 @@ def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
         if A.fits(r.result) is None and isinstance(total, (int, float)) and total > 80 and "find_min_gpus" not in done:
             # No card named and too big for any single 80 GB card: how many of the usual one?
             kw = {k: v for k, v in r.args.items() if k not in ("gpus", "zero")}
-            out.append(_call(NAME, "find_min_gpus", {**kw, "gpu": A.DEFAULT_GPU}))
+            out.append(_call(NAME, "find_min_gpus", {**kw, "gpu": default_gpu(kw)}))
             done.add("find_min_gpus")
             break
         if A.fits(r.result) is False and r.result.get("borderline"):
@@ -131,10 +210,16 @@ def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
                 ):
                     out.append(_call(NAME, "estimate_memory", {**args, "optimizer": "adamw_8bit"}))
             elif mode in ("full", "pretrain") and not any(
-                x.name == "estimate_memory" and str(x.args.get("mode")) in ("lora", "qlora") for x in results
+                x.name == "estimate_memory" and str(x.args.get("mode")) == "qlora" for x in results
             ):
-                for alt in ("lora", "qlora"):
-                    out.append(_call(NAME, "estimate_memory", {**args, "mode": alt}))
+                tried = {str(x.args.get("mode")) for x in results if x.name == "estimate_memory"}
+                lora_fits = any(
+                    x.name == "estimate_memory" and str(x.args.get("mode")) == "lora" and A.fits(x.result)
+                    for x in results
+                )
+                for alt in ("lora", "qlora"):  # LoRA tried and too big too: the 4-bit base is the next step
+                    if alt not in tried and not (alt == "qlora" and lora_fits):
+                        out.append(_call(NAME, "estimate_memory", {**args, "mode": alt}))
             elif mode == "lora" and not any(
                 x.name == "estimate_memory" and str(x.args.get("mode")) == "qlora" for x in results
             ):

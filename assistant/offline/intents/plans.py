@@ -3,25 +3,49 @@ nothing is feasible the memory estimate shows why; a budget alone becomes hours 
 
 from __future__ import annotations
 
+import re
+from typing import TYPE_CHECKING, Any
+
 from assistant.offline.intents import args as A
 from assistant.offline.intents.args import PLAN
 from assistant.offline.intents.base import has_size
 from assistant.offline.reading.frame import Frame
 from assistant.offline.types import ToolCall, ToolResult
+from tools.lang import has_cjk
+
+if TYPE_CHECKING:
+    from tools.reference_models import ReferenceModel
 
 NAME = PLAN
 
 
+# "需要什么硬件配置" / "hardware requirements": a configuration question in other words
+_HARDWARE_RE = re.compile(
+    r"(?:什么|啥)(?:样的)?(?:硬件|机器|服务器)(?:配置)?|需要.{0,4}硬件配置|what hardware (?:do|would|should)",
+    re.I,
+)
+
+
 def applies(f: Frame) -> bool:
     return (
-        "plan" in f.cues
+        ("plan" in f.cues or bool(_HARDWARE_RE.search(f.text)))
         and (has_size(f) or bool(f.budget_cny) or bool(f.deadline_hours))
         or (has_size(f) and bool(f.budget_cny or f.deadline_hours))
     )
 
 
+def _mode(f: Frame) -> str:
+    """The plan's job. A requirements question with no training word is serving ("system requirements
+    of X", "跑 X 要什么配置"); a fine-tune named beside a deployment ("离线部署…如果要微调") is training."""
+    if f.training and f.mode == "inference":
+        return "full" if not f.finetune else "lora" if "lora" in f.text.lower() else "full"
+    if not f.training and f.mode is None and not f.finetune:
+        return "inference"
+    return A.plan_mode(f)
+
+
 def calls(f: Frame) -> list[ToolCall]:
-    mode = A.plan_mode(f)
+    mode = _mode(f)
     return [
         A.call(
             NAME,
@@ -86,4 +110,173 @@ def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
                         )
                     )
                     done.add("gpu_price")
+    return out
+
+
+# ---- buy vs rent, self-host vs API: a short answer keyed to utilisation, with the prices --------
+OWN_VS_RENT = "own_vs_rent"
+HOST_VS_API = "host_vs_api"
+
+_BUY_RE = re.compile(
+    r"购买|买卡|买显卡|买服务器|自购|采购|自己买|买一台|买.{0,8}(?:主机|机器|显卡|服务器|卡)|本地的?硬件|自建机房|"
+    r"\bbuy(?:ing)?\b|\bpurchas|\bown (?:hardware|gpus?|a gpu)|build (?:my|a) (?:own )?(?:rig|server|workstation)",
+    re.I,
+)
+_RENT_WORD_RE = re.compile(r"租|云计算|云服务|云上|上云|cloud|\brent|rental|\blease", re.I)
+_EVERYONE_RENTS_RE = re.compile(r"(?:大家|都是|一般|通常|普遍).{0,6}租|租.{0,4}还是.{0,4}买|买.{0,4}还是.{0,4}租", re.I)
+_API_RE = re.compile(r"(?<![a-z])api(?![a-z])|接口|调用.{0,6}(?:大模型|模型)|openai|deepseek 官方|百炼|dashscope", re.I)
+_LOCAL_RE = re.compile(
+    r"本地部署|私有化|本地化部署|自己部署|自部署|自建|本地跑|本地运行|self[- ]?host|on[- ]prem|locally|local deploy",
+    re.I,
+)
+
+
+def applies_own_vs_rent(f: Frame) -> bool:
+    if f.training and not _BUY_RE.search(f.text):
+        return False
+    buy, rent = bool(_BUY_RE.search(f.text)), bool(_RENT_WORD_RE.search(f.text))
+    return (buy and rent) or bool(_EVERYONE_RENTS_RE.search(f.text))
+
+
+def applies_host_vs_api(f: Frame) -> bool:
+    return bool(_API_RE.search(f.text)) and bool(_LOCAL_RE.search(f.text)) and not f.monthly_tokens
+
+
+def size_b(f: Frame) -> float:
+    """The model's size in billions: as said, else the catalog's count, else a reference model's, else 0."""
+    if f.params_b:
+        return f.params_b
+    if f.model and A.catalog_has(f.model):
+        try:
+            from tools.models import resolve_model
+
+            return float(resolve_model(f.model, None).params) / 1e9
+        except Exception:  # a half-written row: size unknown
+            return 0.0
+    ref = reference(f)
+    return ref.params_b if ref else 0.0
+
+
+def own_vs_rent_calls(f: Frame) -> list[ToolCall]:
+    """The named card (else a 4090, the common own-or-rent card) priced per hour and per month (the
+    tool's break-even utilisation); the model's memory when one is named (which card it needs)."""
+    big = size_b(f) > 40  # a 70B+/MoE model is rented as data-centre cards, a ≤30B one on a 4090
+    gpus = [A.card_name(f, g) for g in f.gpus[:2]] or (["H20"] if big else ["RTX 4090"])
+    # a usage pattern ("每天用10小时") → the tool's cheapest billing mode for it, with its sums
+    usage = (  # over four weeks (about a month) unless a project length was said
+        {"hours_per_day": f.hours_per_day or 24, "days_per_week": f.days_per_week or 7, "weeks": f.weeks or 4}
+        if (f.hours_per_day or f.days_per_week)
+        else {"months": 1}
+    )
+    out = [A.call(OWN_VS_RENT, "gpu_price", gpu=g, gpu_count=f.gpu_count, **usage) for g in gpus]
+    if has_size(f):
+        mem = dict(A.memory_kwargs(f), mode="inference" if not f.training else A.memory_kwargs(f).get("mode"))
+        if not f.gpus:  # which card count the model needs on the card priced above
+            mem["gpu"] = gpus[0]
+            out.append(A.call(OWN_VS_RENT, "find_min_gpus", **{k: v for k, v in mem.items() if k != "gpus"}))
+        out.append(A.call(OWN_VS_RENT, "estimate_memory", **mem))
+    out.append(A.call(OWN_VS_RENT, "search_guide", query=f.text[:200], k=2, doc_id="buy-vs-rent"))
+    return out
+
+
+def host_vs_api_calls(f: Frame) -> list[ToolCall]:
+    """The serving plan of the named model (else a 7B on a 4090, the smallest useful self-hosted setup)
+    against the dated API prices, and the guide's data/cost comparison."""
+    model = A.model_args(f) if has_size(f) else {"model": "Qwen2.5-7B"}
+    big = size_b(f) > 40  # a 70B+/MoE model is served on data-centre cards (H20 is rentable in China)
+    gpu = A.gpu_arg(f) if f.gpus else ("H20" if big else "RTX 4090")
+    precision = f.precision or ("fp8" if A.native_fp8(f.model) else None)
+    return [
+        A.call(HOST_VS_API, "plan_serving", gpu=gpu, gpus=f.gpu_count, precision=precision, **model),
+        A.call(HOST_VS_API, "search_guide", query=f.text[:200], k=2, doc_id="local-vs-api"),
+    ]
+
+
+# ---- the cheapest way to run model X: fewest cards quantised and at its shipped precision, priced ----
+CHEAPEST = "cheapest_run"
+
+_CHEAP_RE = re.compile(
+    r"lowest[- ]cost|cheapest|cheaper|low[- ]cost|small cost|budget|afford|最便宜|最省钱|省钱|成本最低|低成本|便宜|"
+    r"预算(?:大概|大约|多少|是多少)|要多少钱|需要多少钱|花多少钱|多少钱|多少费用|什么价位|费用",
+    re.I,
+)
+_RUN_RE = re.compile(
+    r"\brun\b|running|deploy|serve|inference|host|跑|部署|推理|预测|运行|服务器|使用.{0,6}模型|用.{0,4}模型|配置建议",
+    re.I,
+)
+
+
+def reference(f: Frame) -> ReferenceModel | None:
+    """A model outside the architecture catalog known by its published size (knowledge/reference_models.yaml)."""
+    from tools.reference_models import find_reference
+
+    return None if f.model and A.catalog_has(f.model) else find_reference(f.text)
+
+
+def size_args(f: Frame) -> dict[str, Any]:
+    """`model`/`params` for the memory tools: the catalog's model, else a reference model's published size."""
+    if has_size(f) and (A.catalog_has(f.model or "") or not reference(f)):
+        return A.model_args(f)
+    ref = reference(f)
+    return {"params": f"{ref.params_b:g}B"} if ref else {}
+
+
+def applies_cheapest(f: Frame) -> bool:
+    # with users / a context / a card count it is a ranked plan under those constraints (plan_configurations)
+    if f.training or f.mode not in (None, "inference") or f.budget_cny or f.concurrency or f.users or f.context:
+        return False
+    if not (has_size(f) or reference(f)):
+        return False
+    from assistant.offline.intents.serving import applies_serving
+
+    if applies_host_vs_api(f) or applies_own_vs_rent(f) or applies_serving(f):
+        return False  # "自己部署和调 API 哪个便宜" compares two routes; it is not "the cheapest cards for X"
+    if _RENT_TO_RUN_RE.search(f.text):  # "租云GPU跑这个有什么推荐": what to rent for it, priced
+        return True
+    return bool(_CHEAP_RE.search(f.text)) and bool(_RUN_RE.search(f.text) or f.mode == "inference")
+
+
+_RENT_TO_RUN_RE = re.compile(
+    r"租.{0,10}(?:跑|推理|部署|运行).{0,12}(?:推荐|建议|配置|方案|哪|什么)|(?:推荐|建议).{0,8}(?:租|配置|机器|显卡)|"
+    r"rent.{0,30}(?:to run|for running|to serve).{0,30}(?:recommend|suggest|which|what)|"
+    r"(?:recommend|suggest).{0,30}(?:rent|cloud gpu|gpu server)",
+    re.I,
+)
+
+
+def _card(f: Frame) -> str:
+    size = size_b(f) or 7
+    return A.gpu_arg(f) or ("RTX 4090" if size <= 20 else A.DEFAULT_GPU)
+
+
+def cheapest_calls(f: Frame) -> list[ToolCall]:
+    size = size_args(f)
+    ref = reference(f)
+    shipped = ref.shipped_precision if ref else None
+    full = "bf16" if shipped in (None, "bf16", "fp16") else shipped
+    out = [
+        A.call(CHEAPEST, "find_min_gpus", **size, mode="inference", precision=p, gpu=_card(f))
+        for p in dict.fromkeys(["int4", full])
+    ]
+    # the whole model at its full precision on one card: the tool's weights figure is the whole model's
+    out.append(A.call(CHEAPEST, "estimate_memory", **size, mode="inference", precision=full, gpus=1, gpu=_card(f)))
+    out.append(
+        A.call(
+            CHEAPEST,
+            "search_guide",
+            query=f.text[:160] + (" 免费 按小时 抢占式" if has_cjk(f.text) else " free tier hourly spot"),
+            k=2,
+            doc_id="free-gpu-tiers",
+        )
+    )
+    return out
+
+
+def cheapest_follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
+    """Price each count per hour (hourly billing, stopped when idle, is the cheap route)."""
+    out = []
+    for r in results:
+        n = r.result.get("min_gpus") if r.name == "find_min_gpus" and not r.error else None
+        if isinstance(n, int) and n >= 1:
+            out.append(A.call(CHEAPEST, "gpu_price", gpu=_card(f), gpu_count=n, hours=1))
     return out

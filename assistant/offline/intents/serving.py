@@ -4,12 +4,15 @@ vs API, cost per million tokens, concurrency that fits); whether and how a card 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from assistant.offline.intents import args as A
 from assistant.offline.intents.args import DECODE_SPEED
 from assistant.offline.intents.base import has_size
 from assistant.offline.reading.frame import Frame
+from assistant.offline.reading.load import Load, read_load
 from assistant.offline.types import ToolCall
+from tools.lang import has_cjk
 
 NAME = DECODE_SPEED
 
@@ -55,7 +58,9 @@ _SERVING_RE = re.compile(
 )
 # "并发多少" alone is a memory question (how many sequences fit); with a serving engine named it is a serving plan
 _ENGINE_CONCURRENCY_RE = re.compile(
-    r"并发(?:多少|几个|能到|上限)|多少并发|how many (?:concurrent|users|requests)", re.I
+    r"并发.{0,6}(?:多少|几个|几路|能到|上限)|多少(?:路)?并发|how many (?:concurrent|users|requests)|"
+    r"max(?:imum)? concurren",
+    re.I,
 )
 _RENT_RE = re.compile(
     r"能租|能不能租|可以租|租得到|租不到|哪里(?:能|可以)?租|按卡租|单卡租|买得到|can i rent|where (?:can i |to )rent|"
@@ -74,12 +79,58 @@ def applies_serving(f: Frame) -> bool:
             bool(f.monthly_tokens)
             or bool(_SERVING_RE.search(f.text))
             or bool(f.engines and _ENGINE_CONCURRENCY_RE.search(f.text))
-            or bool(f.concurrency and "decode_speed" in f.cues)
+            or bool(f.concurrency and ("decode_speed" in f.cues or _PERF_RE.search(f.text)))
+            or bool(_TTFT_RE.search(f.text))
+            or (len(f.gpus) >= 2 and bool(_SLOWER_RE.search(f.text)))
         )
     )
 
 
+# "TTFT for a 16K prompt is 15 s": prefill is compute-bound (≈ 2·N FLOPs per prompt token)
+_TTFT_RE = re.compile(r"\bttft\b|time to first token|首\s*token|首字|首包|prefill|预填充", re.I)
+# "H20 is slower than the L40": which of two cards is compute- or bandwidth-bound for this model
+_SLOWER_RE = re.compile(r"slower|faster|比.{0,8}(?:慢|快)|更慢|更快|不如", re.I)
+
+
+# "8并发、16并发性能能到多少": throughput at a concurrency is a serving plan, not a memory estimate
+_PERF_RE = re.compile(r"性能|吞吐|速度|throughput|tokens?\s*/\s*s|tok/s|每秒.{0,4}token", re.I)
+
+
+def _default_context(f: Frame) -> int | None:
+    """vLLM/SGLang start with max_model_len = the model's own maximum when none is set (vLLM engine
+    args: "if unspecified, will be automatically derived from the model config")."""
+    if f.context or not (set(f.engines) & {"vLLM", "SGLang"}):
+        return f.context
+    try:
+        from tools.models import find_entry
+
+        entry = find_entry(f.model or "")
+        ctx = entry.arch.context_limit if entry is not None else None
+    except Exception:  # a half-written catalog row: the tool's own default applies
+        return None
+    return int(ctx) if ctx else None
+
+
 def serving_calls(f: Frame) -> list[ToolCall]:
+    context = _default_context(f)
+    if _TTFT_RE.search(f.text) and f.context:
+        # one long prompt: the prompt is the context the user named, one request at a time
+        prompt = int(f.context)
+        return [
+            A.call(
+                SERVING,
+                "plan_serving",
+                **A.model_args(f),
+                gpu=A.gpu_arg(f) or A.DEFAULT_GPU,
+                gpus=f.gpu_count,
+                precision=f.precision if f.precision in ("bf16", "fp16", "fp8", "int8", "int4") else None,
+                input_tokens=prompt,
+                output_tokens=256,
+                context=prompt + 256,
+                concurrency=1,
+            ),
+            A.call(SERVING, "gpu_specs", names=[A.card_name(f) or A.DEFAULT_GPU]),
+        ]
     out = [
         A.call(
             SERVING,
@@ -88,12 +139,20 @@ def serving_calls(f: Frame) -> list[ToolCall]:
             gpu=A.gpu_arg(f, gpu) if f.gpus else gpu,
             gpus=f.gpu_count,
             precision=f.precision if f.precision in ("bf16", "fp16", "fp8", "int8", "int4") else None,
-            context=f.context,
+            context=context,
             concurrency=f.concurrency,
             monthly_output_mtok=f.monthly_tokens / 1e6 if f.monthly_tokens else None,
         )
         for gpu in (f.gpus or [A.DEFAULT_GPU])[:2]
     ]
+    if len(f.gpus) >= 2 and _SLOWER_RE.search(f.text):  # compare the two cards' compute and bandwidth
+        out.append(A.call(SERVING, "gpu_specs", names=[A.card_name(f, g) for g in f.gpus[:2]]))
+    if _PERF_RE.search(f.text) and has_size(f):  # the single-stream figure the multi-user one grows from
+        out += calls(f)
+    if _ENGINE_CONCURRENCY_RE.search(f.text) and f.gpus:
+        # "2×A100 部署 72B 并发多少": the weights decide first (what is left for KV after them)
+        mem = dict(A.memory_kwargs(f), mode="inference", context=context, concurrency=None)
+        out.append(A.call(SERVING, "estimate_memory", **mem))
     return out
 
 
@@ -103,3 +162,145 @@ def applies_rentability(f: Frame) -> bool:
 
 def rentability_calls(f: Frame) -> list[ToolCall]:
     return [A.call(RENTABILITY, "gpu_rentability", gpu=A.card_name(f, g)) for g in f.gpus[:3]]
+
+
+# ---- sizing a service for a team: users / peak concurrency / requests per second → cards ---------
+TEAM = "team_serving"
+
+# A deployment for many people (a company knowledge base, a team chatbot, an API for an app).
+_TEAM_RE = re.compile(
+    r"公司|企业|团队|内部|部门|员工|知识库|日活|并发|同时|多人|多用户|客服|\d+\s*(?:个|位)?人(?:用|使用|规模)|rag|"
+    r"multi-?user|many users|large number of users|concurrent|simultaneous|requests? (?:a|per) (?:day|second)|"
+    r"\bqps\b|\brps\b|as an api|serve .{0,20}users|team|company|enterprise",
+    re.I,
+)
+# ... and a sizing question about it (what server, how much memory, how many GPUs, which cloud).
+_SIZING_RE = re.compile(
+    r"多少显存|(?:什么|啥|哪种|哪款|哪个)(?:样的)?(?:服务器|配置|显卡|卡|gpu)|哪种|何种|几张|几块|几台|how many gpus?|规格|配置|硬件|多少(?:张|块)?(?:卡|gpu)|部署|估算|"
+    r"how much (?:gpu|vram|memory|hardware)|gpu resources|what (?:gpu|server|hardware)|which (?:gpu|server)|"
+    r"scale|sizing|deploy|where can i|cheaper gpu|gpu server",
+    re.I,
+)
+# Prompt lengths by use: RAG / knowledge-base prompts carry retrieved passages (~2k tokens).
+_RAG_RE = re.compile(r"知识库|rag|检索|文档问答|knowledge base|retrieval", re.I)
+# The model assumed when none is named: a 14B instruct model at INT4 is the common knowledge-base
+# class (fits one 24 GB card with room for KV); its catalog row gives the real KV per token.
+ASSUMED_MODEL = "Qwen2.5-14B"
+
+
+def team_load(f: Frame) -> Load:
+    return read_load(f.text)
+
+
+def applies_team(f: Frame) -> bool:
+    if f.training or f.mode not in (None, "inference") or f.budget_cny or f.deadline_hours:
+        return False
+    load = team_load(f)
+    said_load = bool(load.concurrency or load.requests_per_s or load.heads or f.concurrency or f.users)
+    # a named model with a concurrency is a plan (plan_configurations sizes it); a team without a model,
+    # or a load given as a rate / head count, is sized here
+    if has_size(f) and not (load.requests_per_s or load.heads):
+        return False
+    return bool(_TEAM_RE.search(f.text)) and bool(_SIZING_RE.search(f.text)) and (said_load or not has_size(f))
+
+
+def team_args(f: Frame) -> dict[str, Any]:
+    """plan_serving arguments for the team's load: the stated peak (or users) as concurrency, the
+    stated rate as requests_per_s, RAG-length prompts for a knowledge base."""
+    load = team_load(f)
+    rag = bool(_RAG_RE.search(f.text))
+    inp = 2048 if rag else 1024
+    out = 256
+    precision = f.precision if f.precision in ("bf16", "fp16", "fp8", "int8", "int4") else None
+    if precision is None and re.search(r"int-?4|4\s*bit|4位|量化|awq|gptq", f.text, re.I):
+        precision = "int4"
+    model = A.model_args(f) if has_size(f) else {"model": ASSUMED_MODEL}
+    if not has_size(f) and precision is None:
+        precision = "int4"
+    return dict(
+        model,
+        precision=precision,
+        concurrency=load.concurrency or f.concurrency or f.users,
+        requests_per_s=load.requests_per_s,
+        input_tokens=inp,
+        output_tokens=out,
+        context=max(f.context or 0, 4096 if not rag else 4096),
+    )
+
+
+# Not a language model: images, speech, detection — no KV cache or tokens; the load is requests.
+_NON_LLM_RE = re.compile(
+    r"background[- ]removal|remove background|抠图|图像|图片|image|diffusion|yolo|检测|分割|segment|whisper|语音|speech|"
+    r"\btts\b|\bocr\b|vision model",
+    re.I,
+)
+
+
+def team_calls(f: Frame) -> list[ToolCall]:
+    if _NON_LLM_RE.search(f.text) and not has_size(f):
+        # a small vision/speech model: one card holds it; the question is how busy that card would be
+        gpu = A.card_name(f) or "RTX 4090"
+        return [
+            A.call(TEAM, "gpu_price", gpu=gpu, months=1),
+            A.call(
+                TEAM,
+                "search_guide",
+                query=f.text[:160] + (" 按小时 闲置 抢占式" if has_cjk(f.text) else " hourly idle spot"),
+                k=2,
+                doc_id="free-gpu-tiers",
+            ),
+        ]
+    kw = team_args(f)
+    gpus = f.gpus[:2] or [A.DEFAULT_GPU, "RTX 4090"]
+    out = [A.call(TEAM, "plan_serving", gpu=A.gpu_arg(f, g) if f.gpus else g, gpus=f.gpu_count, **kw) for g in gpus]
+    # the weights and one sequence (the serving plan's paged pool sizes the concurrency)
+    mem = {k: v for k, v in kw.items() if k in ("model", "params", "precision", "context")}
+    out.append(
+        A.call(TEAM, "estimate_memory", mode="inference", gpu=A.gpu_arg(f, gpus[0]) if f.gpus else gpus[0], **mem)
+    )
+    out.append(
+        A.call(
+            TEAM,
+            "search_guide",
+            query=f.text[:200]
+            + (" 并发 KV cache 部署选型" if has_cjk(f.text) else " concurrency KV cache serving setup"),
+            k=2,
+            doc_id="inference-kv-cache",
+        )
+    )
+    return out
+
+
+# ---- several users on one Ollama: parallel slots, their KV cache, and when to switch engines ---------
+OLLAMA = "ollama_parallel"
+_PARALLEL_RE = re.compile(
+    r"parallel|concurren|simultaneous|multi-?user|one by one|1 by 1|one at a time|at the same time|queue|"
+    r"同时|并发|多人|排队|一个一个|逐个",
+    re.I,
+)
+
+
+def applies_ollama(f: Frame) -> bool:
+    return "Ollama" in f.engines and bool(_PARALLEL_RE.search(f.text)) and not f.training
+
+
+def ollama_calls(f: Frame) -> list[ToolCall]:
+    out = [
+        A.call(
+            OLLAMA,
+            "search_guide",
+            query=(  # the guide is chunked by language: ask in the user's
+                "Ollama OLLAMA_NUM_PARALLEL 多人同时 并行 KV 缓存 批处理"
+                if has_cjk(f.text)
+                else "Ollama OLLAMA_NUM_PARALLEL several users parallel requests KV cache batching engines"
+            ),
+            k=2,
+            doc_id="local-vs-api",
+        )
+    ]
+    gpu = A.gpu_arg(f) or (f"{f.vram_gb:g}GB" if f.vram_gb else None)
+    if has_size(f) and gpu:
+        out.append(A.call(OLLAMA, "plan_serving", **A.model_args(f), gpu=gpu, concurrency=f.concurrency or 4))
+    elif _SIZING_RE.search(f.text):  # "how much GPU for a large number of users": size it as a team's service
+        out += [c for c in team_calls(f) if c.name != "search_guide"]
+    return out

@@ -4,12 +4,16 @@ named cards, the memory estimate follows (the time is moot then)."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, Any
 
 from assistant.offline.intents import args as A
 from assistant.offline.intents.args import TRAIN_TIME
 from assistant.offline.intents.base import has_size
 from assistant.offline.reading.frame import Frame
 from assistant.offline.types import ToolCall, ToolResult
+
+if TYPE_CHECKING:
+    from tools.reference_models import ReferenceModel
 
 NAME = TRAIN_TIME
 
@@ -26,7 +30,7 @@ def calls(f: Frame) -> list[ToolCall]:
             NAME,
             "estimate_training_time",
             **A.train_model_args(f),
-            tokens=f.tokens,
+            **_data_args(f),  # tokens, or samples × length × epochs, or the stated example
             gpu=A.gpu_arg(f) or A.DEFAULT_GPU,
             n_gpus=f.gpu_count,
             nodes=f.nodes,
@@ -86,4 +90,144 @@ def step_time_calls(f: Frame) -> list[ToolCall]:
             nodes=f.nodes,
             network=f.network,
         )
+    ]
+
+
+# ---- what a training-time answer needs when the question leaves something out ---------------------
+COMPLETED = "train_time_completed"
+# No data size: the time depends on tokens (samples × length × epochs); the answer says so and works
+# one example with these stated assumptions (a typical instruction-tuning set).
+ASSUMED_SAMPLES = 10_000
+ASSUMED_SEQ = 512
+ASSUMED_EPOCHS = 3
+
+_MEASURED_RE = re.compile(
+    r"正常|合理|为什么|差距|慢|快|any ideas|normal|expected|reasonable|slow|faster|why|is this|差在哪", re.I
+)
+
+
+def _reference(f: Frame) -> ReferenceModel | None:
+    from assistant.offline.intents.plans import reference
+
+    return reference(f)
+
+
+def applies_measured(f: Frame) -> bool:
+    """ "One 3090, 88 hours, is this normal?" / "says it will take nearly 3 days — any ideas?": a run's
+    own time against the estimate."""
+    return (
+        f.training
+        and has_size(f)
+        and bool(f.period_hours)
+        and f.period_unit in ("hour", "day")
+        and bool(_MEASURED_RE.search(f.text))
+        and not applies_rescale(f)
+    )
+
+
+def applies_unsized(f: Frame) -> bool:
+    """ "LoRA训练时间大概是多久": a time question with no model and no data: the formula and an example."""
+    if _SYMPTOM_RE.search(f.text):  # "多机比单机慢10倍": a symptom to diagnose, not a duration to estimate
+        return False
+    return "time" in f.cues and f.training and not has_size(f) and not _reference(f)
+
+
+_SYMPTOM_RE = re.compile(r"慢|卡住|卡死|报错|失败|slow|hang|stuck|error|fail", re.I)
+
+
+def applies_reference(f: Frame) -> bool:
+    """ "训练 GPT-3 规模的模型要多少钱": a published model's size and token count, 6·N·D; "从头预训练
+    一个 7B 要多少钱": the same question with the compute-optimal token count."""
+    ref = _reference(f)
+    if f.mode == "pretrain" and has_size(f) and "price" in f.cues and not f.budget_cny:
+        return True
+    return ref is not None and f.training and bool(f.cues & {"time", "price"})
+
+
+# Compute-optimal pre-training: about 20 tokens per parameter (Hoffmann et al. 2022, "Chinchilla",
+# arXiv:2203.15556) — the assumption when a from-scratch question gives no token count.
+CHINCHILLA_TOKENS_PER_PARAM = 20
+
+
+def _data_args(f: Frame) -> dict[str, Any]:
+    """tokens if said; samples × seq_len × epochs if said; else the stated example assumption."""
+    if f.tokens:
+        return {"tokens": f.tokens}
+    ref = _reference(f)
+    if ref is not None and ref.training_tokens and A.train_mode(f) in ("full", "pretrain"):
+        return {"tokens": ref.training_tokens}
+    if f.mode == "pretrain" and (f.params_b or ref):
+        size = f.params_b or (ref.params_b if ref else 0)
+        return {"tokens": CHINCHILLA_TOKENS_PER_PARAM * size * 1e9}
+    return {
+        "samples": f.samples or ASSUMED_SAMPLES,
+        "seq_len": f.context or f.sample_tokens or ASSUMED_SEQ,
+        "epochs": f.epochs or ASSUMED_EPOCHS,
+    }
+
+
+def completed_calls(f: Frame) -> list[ToolCall]:
+    """estimate_training_time with every input it needs: the size (a reference model's published one),
+    the data (said, or the stated example), the card (said, or the default)."""
+    ref = _reference(f)
+    size = A.train_model_args(f) if has_size(f) and not ref else {"params_b": ref.params_b if ref else 7.0}
+    if ref is not None and ref.active_params_b:
+        size["active_params_b"] = ref.active_params_b
+    mode = A.train_mode(f, default="lora" if not has_size(f) and not ref else "full")
+    if ref is not None and not f.mode:
+        mode = "pretrain"
+    return [
+        A.call(
+            NAME,
+            "estimate_training_time",
+            **size,
+            **_data_args(f),
+            # a small LoRA job on the common consumer card; full training and pre-training on the A100 标配
+            gpu=A.gpu_arg(f) or ("RTX 4090" if mode in ("lora", "qlora") else A.DEFAULT_GPU),
+            n_gpus=f.gpu_count,
+            nodes=f.nodes,
+            mode=mode,
+            precision=f.precision,
+            zero3=True if f.zero_stage == 3 else None,
+        ),
+        A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2, doc_id="training-time-cost"),
+    ]
+
+
+# ---- a measured run carried to other cards: the user's own arithmetic, redone with dense peaks --------
+RESCALE = "rescale"
+_HOURS_RE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:h(?![a-z])|小时|hours?|hrs?)", re.I)
+_TFLOPS_RE = re.compile(r"(?<![\d.])(\d{3,4}(?:\.\d+)?)(?![\d.])")
+
+
+def applies_rescale(f: Frame) -> bool:
+    counted = [g for g in f.gpu_mentions if g.gpu_id and g.count]
+    asks_time = bool(re.search(r"要多久|多长时间|多少小时|how long|how many hours", f.text, re.I))
+    return len(counted) >= 2 and len(_HOURS_RE.findall(f.text)) >= 1 and (f.training or "算力" in f.text or asks_time)
+
+
+def rescale_calls(f: Frame) -> list[ToolCall]:
+    from tools.gpus import resolve_gpu
+
+    ref, mine = [g for g in f.gpu_mentions if g.gpu_id and g.count][:2]
+    hours = [float(h) for h in _HOURS_RE.findall(f.text)]
+    peaks: set[float] = set()
+    for g in (ref, mine):
+        spec = resolve_gpu(g.gpu_id or g.name)
+        peaks |= {p for p in (spec.dense_tflops("bf16"), spec.bf16_fp16_sparse_tflops) if p}
+    quoted = [float(v) for v in _TFLOPS_RE.findall(f.text) if any(abs(float(v) - p) <= 0.02 * p for p in peaks)]
+    return [
+        A.call(
+            RESCALE,
+            "rescale_training_time",
+            ref_gpu=ref.gpu_id,
+            ref_gpus=ref.count,
+            ref_hours=hours[0],
+            gpu=mine.gpu_id,
+            n_gpus=mine.count,
+            precision="fp16" if f.precision == "fp16" else "bf16",
+            quoted_tflops=list(dict.fromkeys(quoted)),
+            actual_hours=hours[-1] if len(hours) >= 2 else None,
+        ),
+        A.call(RESCALE, "gpu_specs", names=[ref.name, mine.name]),
     ]

@@ -20,6 +20,7 @@ _FOLLOWUP_RE = re.compile(
 
 # Fields a follow-up can inherit. Intent cues are inherited only when the new turn has none.
 _CARRY = (
+    "method",
     "model",
     "params_b",
     "gpus",
@@ -79,6 +80,7 @@ def is_followup(question: str, slots: Slots) -> bool:
         or slots.period_hours
         or slots.tokens
         or slots.budget_cny
+        or slots.method
     )
     if short and said_something and not (slots.cues & _SHAPE_CUES) and not slots.out_of_scope:
         return True

@@ -150,6 +150,8 @@ class Frame(BaseModel):
     concurrency: int | None = None
     checkpointing: str | None = None
     offload: str | None = None
+    method: str | None = None  # training method beyond SFT: dpo | kto | orpo | simpo | ppo | grpo
+    host_ram_gb: float | None = None  # host RAM the user has ("400G内存"), decimal GB
     lora_rank: int | None = None
     lora_targets: str | None = None
     convert: tuple[float, str, str] | None = None

@@ -36,6 +36,7 @@ MENTIONS: dict[str, str] = {
     "same_or_different": r"\bsame\b|identical|一样|相同|一回事|区别|差别|不同|difference|differ|\bdiff\b",
     "value_for_money": r"性价比|划算|值不值|value|worth|bang for|cost[\s-]*effective|per (?:yuan|dollar)",
     "training_word": r"训练|微调|train|fine[\s-]*tun",
+    "trained_model": r"微调后|训练后|训好|调好的|fine[\s-]*tuned|trained model|finetuned|训练完",
     # seed-note topics (gpu_specs renderer: which correction is worth showing)
     "note_tf32_opt_in": r"tf32|改代码|code change",
     "note_fp8_also_on_ada": r"fp8|transformer engine",
@@ -50,10 +51,19 @@ MENTIONS: dict[str, str] = {
     "asked_optimizer": r"optimizer|优化器|adam",
     "asked_host_ram": r"host ram|主机内存|offload|卸载",
     "asked_trainable": r"trainable|可训练",
+    # host RAM (内存 / RAM), not GPU memory (显存 / VRAM / "GPU内存")
+    "host_ram_word": r"(?<!gpu)(?<!gpu )(?<!显卡)(?<!显卡的)内存(?!溢出)|cpu\s*内存|系统内存|(?<!gpu )(?<!gpu)\bram\b|"
+    r"system memory|main memory|cpu memory|host memory|\bswap\b|交换分区|mmap",
     "asks_rule_of_thumb": r"4\s*倍|4\s*[x×]|文章|seed|article|rule of thumb|经验公式",
     # jobs
     "asked_gpu_hours": r"gpu[\s-]*hours?|卡时|机时|算力总量",
     "yes_no": r"能|可以|够|行不行|吗|can\b|enough|afford|possible",
+    # user code: from_pretrained without a dtype loads fp32 in transformers 4.x
+    "from_pretrained_call": r"from_pretrained\s*\(",
+    "dtype_set": r"torch_dtype|\bdtype\s*=|\.half\(\)|\.bfloat16\(\)|\.to\(\s*torch\.b?float16|load_in_[48]bit|"
+    r"quantization_config|bnb_config",
+    # OOM while the model loads (before training starts): each process holds the whole base first
+    "oom_at_load": r"get_peft_model|from_pretrained|加载模型(?:时|的时候)|load(?:ing)? (?:the )?model|模型加载",
     # "I get OOM with my setup": the answer leads with what to change
     "oom_report": r"(?:oom|爆显存|out of memory|显存不够|显存不足|显存溢出)\s*(?:了|啦|error)?.{0,12}(?:怎么办|咋办|怎么解决|how|what|fix|help)|"
     r"(?:报|出现|一直|总是|老是|还是|就)\s*(?:oom|爆显存|out of memory)|(?:oom|爆显存|显存溢出)\s*了|(?:i get|getting|got|hit)\s+(?:an?\s+)?(?:cuda\s+)?(?:oom|out of memory)",

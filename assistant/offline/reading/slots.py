@@ -100,7 +100,7 @@ def _family_name(family: str) -> str:
 _MODE_PATTERNS: list[tuple[str, str]] = [
     (r"q-?lora|4\s*-?bit\s*lora|4比特\s*lora", "qlora"),
     (r"lora|peft|adapter", "lora"),
-    (r"预训练|从头训|从零训|pre-?train(?:ing)?|from scratch", "pretrain"),
+    (r"预训练|从头训|从零训|(?<!from_)pre-?train(?:ing)?|from scratch", "pretrain"),  # not from_pretrained()
     (
         r"全量|全参|全部参数|full[\s\-]*(?:param(?:eter)?s?[\s\-]*)?(?:fine[\s\-]*tun\w*|ft|train\w*|sft)|"
         r"fully[\s\-]*(?:fine[\s\-]*tun\w*|train\w*)|\bsft\b|full[\s\-]*tun\w*|"
@@ -204,6 +204,40 @@ _OPTIMIZER_PATTERNS: list[tuple[str, str]] = [
     (r"adam\w*", "adamw"),
 ]
 _ZERO_RE = re.compile(r"zero[\s\-_]*(?:stage[\s\-_]*)?([0-3])|fsdp|deepspeed", re.I)
+# Training methods beyond SFT (knowledge/engines.yaml `methods`), most demanding first: "SFT+DPO" is sized as DPO.
+_METHOD_PATTERNS: list[tuple[str, str]] = [
+    (r"(?<![a-z])ppo(?![a-z])|rlhf|奖励模型|reward[\s_-]*model|critic|价值模型", "ppo"),
+    (r"grpo|强化学习|(?<![a-z])rl(?![a-z])|reinforcement", "grpo"),
+    (r"(?<![a-z])(?:dpo|ipo)(?![a-z])|dpotrainer|偏好(?:优化|对齐|数据|训练|学习)", "dpo"),
+    (r"(?<![a-z])kto(?![a-z])", "kto"),
+    (r"(?<![a-z])orpo(?![a-z])", "orpo"),
+    (r"simpo|(?<![a-z])cpo(?![a-z])", "simpo"),
+]
+_HOST_RAM_RES = [
+    re.compile(
+        r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>tb|t|gb|gib|g)\s*(?:的)?\s*(?:of\s+)?"
+        r"(?:cpu\s*内存|系统内存|内存|(?:system\s+|main\s+|cpu\s+|host\s+)?ram\b|system memory|main memory|cpu memory)",
+        re.I,
+    ),
+    re.compile(
+        r"(?<!显)(?<!gpu)(?<!gpu )(?<!显卡)(?:cpu\s*内存|系统内存|内存|system ram|\bram\b|system memory|cpu memory|host memory)"
+        r"\s*(?:只有|才|是|为|有|大小|容量|[:：])?\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>tb|t|gb|gib|g)(?![a-z])",
+        re.I,
+    ),
+]
+
+
+def _extract_host_ram(work: str, s: Slots) -> str:
+    """The host RAM the user has ("内存1T", "cpu内存只有128G", "32gb of system ram"), decimal GB; blanked so it is
+    never read as a card's memory or a token count."""
+    for rx in _HOST_RAM_RES:
+        m = rx.search(work)
+        if m:
+            unit = m.group("unit").lower()
+            s.host_ram_gb = float(m.group("num")) * (1000 if unit.startswith("t") else 1)
+            return _blank(work, m)
+    return work
+
 
 # Weak markers: words a log contains but a question about logs may contain too ("Xid 是什么").
 LOG_MARKERS = re.compile(
@@ -487,6 +521,7 @@ def _extract(question: str) -> Slots:
     s.in_domain = bool(_DOMAIN_RE.search(text)) or s.is_log
     work = text
     work = _extract_reported_memory(work, s)
+    work = _extract_host_ram(work, s)  # "400G内存" / "32 GB of system RAM": host RAM, not a card's memory
 
     # --- the user's own price quotes: 按小时 2 元 / 2元/小时 / ¥5 per hour / 包月 1200 元 / ¥3,000 per month --
     work = _extract_quotes(work, s)
@@ -668,6 +703,8 @@ def _extract(question: str) -> Slots:
     targets = re.findall(r"\b([qkvo]|gate|up|down)_proj\b", text, re.I)
     if targets:
         s.lora_targets = ",".join(dict.fromkeys(t.lower() for t in targets))
+    s.method = _first(_METHOD_PATTERNS, text)  # DPO / GRPO / PPO …: tools/memory_methods.py
+    s.training = s.training or s.method is not None
     if _ONLY_INFERENCE_RE.search(text) or (
         s.mode is None and not s.training and not s.finetune and _WEAK_INFERENCE_RE.search(text)
     ):
@@ -686,9 +723,13 @@ def _extract(question: str) -> Slots:
         # "fine-tune it, 4bit is enough" / "lora on a 4-bit base": training on a 4-bit base is QLoRA
         s.mode, s.modes, s.finetune = "qlora", [m for m in s.modes if m != "lora"] + ["qlora"], False
     s.optimizer = _first(_OPTIMIZER_PATTERNS, text)
-    stage = re.search(r"zero[\s\-_]*(?:stage[\s\-_]*)?([0-3])|\bsta(?:g|t)e[\s_\-]*([1-3])\b", text, re.I)
-    if stage:
-        s.zero_stage = int(stage.group(1) or stage.group(2))  # "stage 2" / the typo "state_2"
+    stage = re.search(
+        r"zero[\s\-_]*(?:stage[\s\-_]*)?([0-3])|\bsta(?:g|t)e[\s_\-]*([1-3])\b|ds_z([0-3])(?:_offload)?_config",
+        text,
+        re.I,
+    )
+    if stage:  # "stage 2" / the typo "state_2" / LLaMA-Factory's examples/deepspeed/ds_z2_config.json
+        s.zero_stage = int(stage.group(1) or stage.group(2) or stage.group(3))
     elif _ZERO_RE.search(text):
         s.zero_stage = 3  # "FSDP" / "DeepSpeed" without a stage: full sharding
 
@@ -739,7 +780,7 @@ def _extract(question: str) -> Slots:
         s.cues.add("diagnose")
     if s.convert or s.algbw_gbs:
         s.in_domain = True
-    s.in_domain = s.in_domain or bool(s.gpus or s.model or s.params_b)
+    s.in_domain = s.in_domain or bool(s.gpus or s.model or s.params_b or s.method)
     if s.out_of_scope and (s.gpus or s.model or s.params_b or s.is_log):
         s.out_of_scope = False  # "写一首关于4090的诗" is still odd, but a GPU question is in scope
     return s

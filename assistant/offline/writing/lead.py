@@ -81,7 +81,7 @@ _CHANGE = re.compile(
 )
 
 
-def oom_lead(w: Writer, results: list[ToolResult]) -> None:
+def oom_lead(w: Writer, f: Frame, results: list[ToolResult]) -> None:
     """「我OOM了」with a setup: line 1 says what to change in it. If the estimate says the job should fit,
     say so with the figure and name the settings that usually cause it instead."""
     from assistant.offline.writing.render_tools import gb
@@ -89,18 +89,17 @@ def oom_lead(w: Writer, results: list[ToolResult]) -> None:
 
     est = next((e for r in results if r.name == "estimate_memory" if (e := typed(r, EstimateMemoryOutput))), None)
     verdict = w.parts["verdict"]
+    if est is not None and "oom_at_load" in f.mentions:
+        from assistant.offline.writing.render_memory import oom_load_lead
+
+        at_load = oom_load_lead(w, est.model_dump())
+        if at_load:
+            verdict.insert(0, w.t(*at_load))
+            return
     if est is not None and est.fits:
-        verdict.insert(
-            0,
-            w.t(
-                f"按估算每卡约需 {gb(est.total_gb)} GB，这张卡（{gb(est.gpu_memory_gb)} GB）本应放得下；报 OOM 多半是设置的问题："
-                "先调小最长上下文（max-model-len / cutoff_len）、并发或 batch，再看有没有别的进程占着显存（nvidia-smi）。",
-                f"By the estimate this needs about {gb(est.total_gb)} GB per GPU and should fit the "
-                f"{gb(est.gpu_memory_gb)} GB card, so the OOM usually comes from a setting: lower the maximum context "
-                "(max-model-len / cutoff_len), the concurrency or the batch, and check for other processes holding "
-                "memory (nvidia-smi).",
-            ),
-        )
+        from assistant.offline.writing.render_memory import oom_fits_lead
+
+        verdict.insert(0, w.t(*oom_fits_lead(w, est.model_dump(), results)))  # what in S to change, specifically
         return
     if est is not None and est.verdict == "fits_with_changes":
         from assistant.offline.writing.render_memory import changes_text
@@ -109,6 +108,16 @@ def oom_lead(w: Writer, results: list[ToolResult]) -> None:
         if named:
             verdict.insert(0, w.t(f"要改的是：{named[0]}。", f"What to change: {named[1]}."))
             return
+    if est is not None and est.nearest_option is not None:
+        opt = est.nearest_option
+        verdict.insert(
+            0,
+            w.t(
+                f"要改的是：{opt.label['zh']}（每卡约 {gb(opt.total_gb)} GB）。",
+                f"What to change: {opt.label['en']} (about {gb(opt.total_gb)} GB per GPU).",
+            ),
+        )
+        return
     change = next((ln for ln in w.parts["next"] if _CHANGE.search(ln)), None)
     if change is not None:
         w.parts["next"].remove(change)
@@ -123,8 +132,8 @@ def lead(w: Writer, f: Frame, intents: list[str], results: list[ToolResult] | No
     goal = unrealistic(w, f, results or [])
     if goal:
         verdict.insert(0, goal)
-    if "oom_report" in f.mentions and intents[0] in ("memory", "min_gpus"):
-        oom_lead(w, results or [])
+    if "oom_report" in f.mentions and {"memory", "min_gpus"} & set(intents):  # also after a cause passage
+        oom_lead(w, f, results or [])
     note = assumed_note(w, f)
     if note:
         first = verdict[0].rstrip()

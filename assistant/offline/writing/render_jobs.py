@@ -41,7 +41,14 @@ def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
             f"(at {pct(mfu.get('mid'))} MFU; range {big(gpu_h.get('low'))}–{big(gpu_h.get('high'))}), about "
             f"{money(cost.get('mid'))} at platform prices.",
         )
-        if days.get("mid") is not None:
+        if days.get("mid") is not None and days["mid"] < 2 and hours.get("mid") is not None:
+            w.add(
+                "verdict",
+                f"用 {num(n)} 张卡要约 {big(hours['mid'])} 小时；卡数翻倍，时间大致减半。",
+                ("On one GPU" if n == 1 else f"On {num(n)} GPUs")
+                + f" that is about {plural(big(hours['mid']), 'hour')}; doubling the GPUs roughly halves it.",
+            )
+        elif days.get("mid") is not None:
             w.add(
                 "verdict",
                 f"用 {num(n)} 张卡要约 {big(days['mid'])} 天；卡数翻倍，时间大致减半。",
@@ -125,11 +132,123 @@ def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
         )
     if not ctx.slots.gpus:
         w.add("assumptions", f"你没指定卡型，这里按 {card} 计算。", f"No GPU was named, so the {card} is assumed.")
+    _what_it_rests_on(w, r, ctx)
     w.add(
         "next",
         "先租几个小时跑一小段，用实测的每秒 token 数校准 MFU，再决定租多久。",
         "Rent for a few hours first, measure tokens per second to calibrate the MFU, then decide how long to rent.",
     )
+
+
+def _what_it_rests_on(w: Writer, r: ToolResult, ctx: Context) -> None:
+    """Line 1 says what the figure rests on when the question left it out: the data size (assumed here,
+    with the formula), a published token count, the user's own measured time, a MoE's active params."""
+    a, res, s = r.args, r.result, ctx.slots
+    verdict = w.parts["verdict"]
+    if "samples" in a and not s.samples and not s.tokens:
+        verdict.insert(
+            0,
+            w.t(
+                f"训练时间主要取决于 token 数（样本数 × 每条长度 × 轮数）：时间 ≈ {res.get('flops_formula', '6·N·D')} ÷"
+                f"（卡数 × 稠密算力 × MFU），全量是 6·N·D、LoRA 约 4·N·D。你没给数据量，下面按 {num(a['samples'])} 条 × "
+                f"{num(a.get('seq_len'))} token × {num(a.get('epochs'))} 轮估算，数据量翻倍时间也翻倍：",
+                f"Training time depends mainly on the tokens (samples × length × epochs): time ≈ "
+                f"{res.get('flops_formula', '6·N·D')} ÷ (GPUs × dense peak × MFU), 6·N·D for full training and about "
+                f"4·N·D for LoRA. No dataset size was given, so this assumes {num(a['samples'])} samples × "
+                f"{num(a.get('seq_len'))} tokens × {num(a.get('epochs'))} epochs; twice the data takes twice as long:",
+            ),
+        )
+    if "tokens" in a and not s.tokens:
+        from assistant.offline.intents.plans import reference
+
+        ref = reference(s)
+        if s.mode == "pretrain" and (ref is None or not ref.training_tokens):
+            verdict.insert(
+                0,
+                w.t(
+                    f"你没给训练 token 数：按算力最优的约每参数 20 token（Chinchilla，Hoffmann et al. 2022）估，即 "
+                    f"{tokens_text(w, a['tokens'])} token；时间和花费都和 token 数成正比。",
+                    f"No token count given: assumed the compute-optimal ~20 tokens per parameter (Chinchilla, Hoffmann "
+                    f"et al. 2022), i.e. {tokens_text(w, a['tokens'])} tokens; time and cost scale with the tokens.",
+                ),
+            )
+        elif ref is not None and ref.training_tokens:
+            verdict.insert(
+                0,
+                w.t(
+                    f"按 {ref.id} 公开的规模算：{ref.params_b:g}B 参数、{tokens_text(w, ref.training_tokens)} 训练 token"
+                    f"（{ref.source}），计算量 6·N·D；实际花费随 MFU 和卡价变化。",
+                    f"Using {ref.id}'s published scale: {ref.params_b:g}B parameters and "
+                    f"{tokens_text(w, ref.training_tokens)} training tokens ({ref.source}); compute 6·N·D; the real "
+                    "cost moves with MFU and card prices.",
+                ),
+            )
+    if s.period_hours and s.training and "hour" == s.period_unit or s.period_unit == "day" and s.training:
+        hours = res.get("wall_hours") or {}
+        epochs = s.epochs
+        w.add(
+            "verdict",
+            f"对照你的实测 {num(s.period_hours)} 小时：估算约 {big(hours.get('mid'))} 小时（区间 "
+            f"{big(hours.get('low'))}–{big(hours.get('high'))}）"
+            + (
+                f"；时间和轮数成正比，{num(epochs)} 个 epoch 是主要因素，常见做法是 1–3 个 epoch。"
+                if epochs and epochs > 3
+                else "。"
+            ),
+            f"Against your measured {num(s.period_hours)} hours: the estimate is about {big(hours.get('mid'))} hours "
+            f"(range {big(hours.get('low'))}–{big(hours.get('high'))})"
+            + (
+                f"; time is proportional to the epochs, and {num(epochs)} epochs is the main driver (1–3 is usual)."
+                if epochs and epochs > 3
+                else "."
+            ),
+        )
+    active = res.get("active_params")
+    if isinstance(active, (int, float)) and isinstance(res.get("params"), (int, float)) and active < res["params"]:
+        w.add(
+            "verdict",
+            "这是 MoE 模型：按计算量它应该比同总参数的稠密模型快（FLOPs 只算激活参数）；实际慢很多时，问题通常在专家（expert）层的实现："
+            "逐个专家循环的小矩阵乘、全部专家参数在 ZeRO-3 下每步聚合。换用 grouped-GEMM / 专家并行（expert parallel）的实现能解决。",
+            "This is a MoE model: by FLOPs it should be faster than a dense model of its total size (FLOPs count only the "
+            "active parameters); when it is much slower, the cause is usually the expert implementation — a per-expert "
+            "loop of small matmuls, and every expert's states gathered each step under ZeRO-3. Grouped-GEMM / "
+            "expert-parallel kernels fix it.",
+        )
+
+
+@renderer("rescale_training_time")
+def rescale_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
+    """The user's arithmetic redone with dense peaks: a sparse figure corrected first, then the hours."""
+    res = r.result
+    sparse = [q for q in res.get("quoted") or [] if isinstance(q, dict) and q.get("kind") == "sparse"]
+    for q in sparse:
+        w.add(
+            "verdict",
+            f"算式里的 {num(q.get('value'))} TFLOPS 是 {str(q.get('gpu')).replace('NVIDIA ', '')} 的 2:4 稀疏（sparsity）算力，"
+            f"稠密训练用不到；稠密是 {num(q.get('dense'))} TFLOPS。",
+            f"The {num(q.get('value'))} TFLOPS in your arithmetic is the {str(q.get('gpu')).replace('NVIDIA ', '')}'s "
+            f"2:4-sparsity figure, which dense training never uses; dense is {num(q.get('dense'))} TFLOPS.",
+        )
+    ratio = res.get("efficiency_ratio")
+    w.add(
+        "verdict",
+        f"按稠密算力重算：{res.get('arithmetic')}，同样效率下约 {num(res.get('hours'))} 小时"
+        + (
+            f"；你实际只用了 {num(r.args.get('actual_hours'))} 小时，说明你这边的效率（MFU）约是对方的 {num(ratio)} 倍。"
+            if ratio
+            else "。"
+        ),
+        f"Redone with dense peaks: {res.get('arithmetic')}, about {num(res.get('hours'))} hours at the same efficiency"
+        + (
+            f"; your {num(r.args.get('actual_hours'))} hours mean your run reached about {num(ratio)}× their "
+            "efficiency (MFU)."
+            if ratio
+            else "."
+        ),
+    )
+    for note in res.get("notes") or []:
+        if isinstance(note, str) and "稀疏" not in note:
+            w.add("assumptions", bi(note, "zh"), bi(note, "en"))
 
 
 # ---------------------------------------------------------------- plans -------------------------
@@ -221,6 +340,14 @@ def plan_configurations(w: Writer, r: ToolResult, ctx: Context) -> None:
                 w.add("verdict", *sentence)
             if e.result.get("mode") == "full":
                 seed_rule_line(w, e.result)
+        if res.get("mode") == "full":
+            w.add(
+                "next",
+                "全量放不下时的常见做法：LoRA 只训练很小的适配器（基座权重以 bf16 常驻、不存优化器状态），QLoRA 再把基座压到 4 位；"
+                "可以接着问「LoRA 要几张卡」或「QLoRA 呢」。",
+                "When a full fine-tune cannot fit: LoRA trains small adapters only (the base stays in bf16 with no optimizer "
+                'states), and QLoRA also quantises the base to 4 bits; ask next "how many GPUs for LoRA?" or "and QLoRA?".',
+            )
     if ctx.slots.finetune and not ctx.slots.mode and res.get("mode") == "lora":
         w.add(
             "assumptions",

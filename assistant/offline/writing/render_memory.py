@@ -44,42 +44,26 @@ def _setup(w: Writer, est: dict) -> str:
     zero = est.get("zero_stage")
     if est.get("mode") == "inference":
         return w.t(f"{n} 卡张量并行", f"{n}-way tensor parallel")
+    if zero in (1, 2):  # ZeRO-1/2 shard optimizer states (and gradients), never the parameters
+        return w.t(f"{n} 卡 ZeRO-{zero}，每卡一份完整权重", f"{n} GPUs with ZeRO-{zero}, full weights on each")
     if zero:
         return w.t(f"{n} 卡 ZeRO-{zero}", f"{n} GPUs with ZeRO-{zero}")
     return w.t(f"{n} 卡数据并行（每卡一份完整模型）", f"{n} GPUs data-parallel (a full copy per GPU)")
 
 
-_BYTES_PER_PARAM = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5, "nf4": 0.5}
-
-
-def whole_model_weights(est: dict) -> tuple[float, float] | None:
-    """(GB, bytes per param) of the WHOLE model's weights at the precision used: params × bytes/param.
-    Users compare this figure with their cards (DeepSeek-R1 671B FP8 → 671 GB, Qwen2.5-72B bf16 → 145 GB);
-    the per-GPU figure beside it is after sharding. QLoRA bases are NF4 (0.5 B/param, QLoRA paper §3)."""
-    params = est.get("params")
-    if not isinstance(params, (int, float)) or params <= 0:
-        return None
-    if est.get("mode") == "qlora":
-        bpp = 0.5
-    else:
-        bpp = _BYTES_PER_PARAM.get(str(est.get("precision") or "bf16"), 2.0)
-    return params * bpp / 1e9, bpp
-
-
 def whole_model_clause(w: Writer, est: dict) -> tuple[str, str]:
-    """On one GPU the tool's `weights_gb` is the whole model (exact, incl. 16-bit embeddings); sharded, the
-    whole-model figure is params × bytes/param (every number shown must come from a tool result, and the
-    per-GPU weights × N would not)."""
-    got = whole_model_weights(est)
-    if got is None:
-        return "", ""
-    total, _ = got
-    weights = est.get("weights_gb")
-    if (est.get("gpus") or 1) == 1 and isinstance(weights, (int, float)) and weights > 0:
+    """The whole model's weights beside the per-GPU figure, also when sharded or split by tensor parallelism: the
+    tool's `whole_model_weights_gb` (params × bytes/param before any split); older results without it fall back to
+    the single-GPU weights."""
+    total = est.get("whole_model_weights_gb")
+    prec = est.get("whole_model_precision")
+    if not isinstance(total, (int, float)) or total <= 0:
+        weights = est.get("weights_gb")
+        if (est.get("gpus") or 1) != 1 or not isinstance(weights, (int, float)) or weights <= 0:
+            return "", ""
         total = weights
-    elif round(total) != round(est["params"] / 1e9):  # 1 B/param: the params figure grounds it
-        return "", ""
-    prec = "NF4" if est.get("mode") == "qlora" else str(est.get("precision") or "bf16")
+    if not prec:
+        prec = "NF4" if est.get("mode") == "qlora" else str(est.get("precision") or "bf16")
     return (
         f"整个模型的权重（{prec}）约 {gb(total)} GB",
         f"the whole model's {prec} weights are about {gb(total)} GB",
@@ -140,12 +124,22 @@ def nearest_text(w: Writer, est: dict) -> tuple[str, str] | None:
     )
 
 
+def _job_label(w: Writer, est: dict) -> str:
+    """'全量训练' / 'LoRA 微调', with the training method in front when it is not SFT ('DPO 全量训练')."""
+    mode = mode_label(w, est.get("mode"))
+    method = str(est.get("method") or "sft")
+    if method != "sft" and est.get("mode") != "inference":
+        name = _METHOD_NAME.get(method, method.upper())
+        return w.t(f"{name} {mode}", f"{name} {mode}")
+    return mode
+
+
 def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
     """(zh, en) verdict for one estimate, from the three-way `verdict`; `lead` starts with 能/改一下就能/不能."""
     total, gib = est.get("total_gb"), est.get("total_gib")
     if not isinstance(total, (int, float)):
         return None
-    model, mode, setup = _model_label(w, est), mode_label(w, est.get("mode")), _setup(w, est)
+    model, mode, setup = _model_label(w, est), _job_label(w, est), _setup(w, est)
     if est.get("mode") == "inference" and est.get("precision"):  # "bf16 inference" / "int4 推理": which weights
         mode = w.t(f"{est['precision']} 推理", f"{est['precision']} inference")
     need_zh = f"{cat_words(model, mode)}（{setup}）每卡约需 {gb(total)} GB" + (f"（{gb(gib)} GiB）" if gib else "")
@@ -156,6 +150,10 @@ def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
         + " per GPU"
     )
     whole_zh, whole_en = whole_model_clause(w, est)
+    n, all_mem = est.get("gpus") or 1, est.get("total_gpu_memory_gb")
+    if whole_zh and n > 1 and isinstance(all_mem, (int, float)):  # against all the cards together
+        whole_zh += f"（{num(n)} 张卡合计 {gb(all_mem)} GB 显存）"
+        whole_en += f" ({num(n)} cards hold {gb(all_mem)} GB in all)"
     if whole_zh:  # the whole model's weights beside the per-GPU figure: users compare it with their cards
         need_zh += f"，{whole_zh}；"
         need_en += f"; {whole_en};"
@@ -164,6 +162,9 @@ def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
         need_en += ","
     fits, room = est.get("fits"), est.get("headroom_gb")
     has_zh, has_en = _capacity(w, est)
+    if n > 1:  # the verdict compares one GPU's share with one card
+        has_zh = "每张 " + has_zh
+        has_en = "each " + (has_en[4:] if has_en.startswith("the ") else has_en)
     verdict = est.get("verdict")
     if fits is True:
         cap = est.get("usable_gb") or est.get("gpu_memory_gb")
@@ -202,7 +203,7 @@ def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
             zh += near[0] + "。"
             en += " " + near[1][0].upper() + near[1][1:] + "."
         return zh, en
-    return need_zh + "。", need_en + "."
+    return need_zh.rstrip("，；") + "。", need_en.rstrip(",;") + "."
 
 
 def _breakdown(w: Writer, est: dict) -> None:
@@ -229,10 +230,25 @@ def _breakdown(w: Writer, est: dict) -> None:
         v = est.get(key)
         if key == "logits_gb" and inside:
             continue
+        extra = (est.get("reference_model_gb") or 0) + (est.get("reward_model_gb") or 0)
+        if key == "weights_gb" and isinstance(est.get("policy_weights_gb"), (int, float)) and extra > 0.05:
+            zh.append(f"{z} {gb(est['policy_weights_gb'])} GB")
+            en.append(f"{e} {gb(est['policy_weights_gb'])} GB")
+            for k2, z2, e2 in (
+                ("reference_model_gb", "参考模型", "reference model"),
+                ("reward_model_gb", "奖励模型", "reward model"),
+            ):
+                if (est.get(k2) or 0) > 0.05:
+                    zh.append(f"{z2} {gb(est[k2])} GB")
+                    en.append(f"{e2} {gb(est[k2])} GB")
+            continue
         if isinstance(v, (int, float)) and v > 0.05:
             if key == "activations_gb" and inside:
-                zh.append(f"{z} {gb(v)} GB（含 logits 缓冲 {gb(logits)} GB）")
-                en.append(f"{e} {gb(v)} GB (incl. the {gb(logits)} GB logits buffer)")
+                seq, mb = est.get("seq_len"), est.get("batch")
+                at_zh = f"；序列长度 {num(seq)} × 每卡微批 {num(mb)}" if seq and mb else ""
+                at_en = f"; sequence length {num(seq)} × micro-batch {num(mb)}" if seq and mb else ""
+                zh.append(f"{z} {gb(v)} GB（含 logits 缓冲 {gb(logits)} GB{at_zh}）")
+                en.append(f"{e} {gb(v)} GB (incl. the {gb(logits)} GB logits buffer{at_en})")
                 continue
             zh.append(f"{z} {gb(v)} GB")
             en.append(f"{e} {gb(v)} GB")
@@ -302,17 +318,20 @@ def _alt_line(w: Writer, est: dict, label: str | None = None) -> None:
             f"{mode}: about {gb(total)} GB per GPU (weights {gb(weights)} GB).",
         )
         return
+    w_zh = w_en = ""
+    if isinstance(weights, (int, float)) and weights > 0.05:  # what dominates: the (quantised) weights
+        w_zh, w_en = f"，其中权重 {gb(weights)} GB", f", weights {gb(weights)} GB"
     if fits is True:
         w.add(
             "alternatives",
-            f"{mode}：每卡约 {gb(total)} GB，{cat_words(card, '放得下')}（余量约 {gb(room)} GB）。",
-            f"{mode}: about {gb(total)} GB per GPU — fits {card} ({gb(room)} GB to spare).",
+            f"{mode}：每卡约 {gb(total)} GB{w_zh}，{cat_words(card, '放得下')}（余量约 {gb(room)} GB）。",
+            f"{mode}: about {gb(total)} GB per GPU{w_en} — fits {card} ({gb(room)} GB to spare).",
         )
     elif fits is False:
         w.add(
             "alternatives",
-            f"{mode}：每卡约 {gb(total)} GB，{cat_words(card, '也放不下')}（差约 {gb(-(room or 0))} GB）。",
-            f"{mode}: about {gb(total)} GB per GPU — still does not fit {card} ({gb(-(room or 0))} GB short).",
+            f"{mode}：每卡约 {gb(total)} GB{w_zh}，{cat_words(card, '也放不下')}（差约 {gb(-(room or 0))} GB）。",
+            f"{mode}: about {gb(total)} GB per GPU{w_en} — still does not fit {card} ({gb(-(room or 0))} GB short).",
         )
     else:
         w.add("alternatives", f"{mode}：每卡约 {gb(total)} GB。", f"{mode}: about {gb(total)} GB per GPU.")
@@ -344,7 +363,7 @@ def _min_gpus_line(w: Writer, res: dict, as_alternative: bool, prefix: tuple[str
         return
     node_zh = f"（{num(nodes)} 台 8 卡机）" if nodes and n > 8 else ""
     node_en = f" ({num(nodes)} servers of 8 GPUs)" if nodes and n > 8 else ""
-    mode = mode_label(w, est.get("mode"))
+    mode = _job_label(w, est)
     if inference and est.get("precision"):
         mode = w.t(f"{est['precision']} 推理", f"{est['precision']} inference")
     job_zh = cat_words(_model_label(w, est), mode) if est and not as_alternative else ""
@@ -357,6 +376,8 @@ def _min_gpus_line(w: Writer, res: dict, as_alternative: bool, prefix: tuple[str
         f"{gb(room)} GB to spare."
     )
     pre_zh, pre_en = prefix or (("多加卡：", "More GPUs: ") if as_alternative else ("", ""))
+    if pre_en.endswith("; "):  # "No single card holds it; with ZeRO-3 …"
+        en = en[0].lower() + en[1:]
     w.add("alternatives" if as_alternative else "verdict", pre_zh + zh, pre_en + en)
 
 
@@ -473,6 +494,11 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
         sentence = fit_sentence(w, est, lead=True)
     if sentence:
         w.add("verdict", *sentence)
+    card_rule_lines(w, est)
+    method_lines(w, est)
+    host_ram_lines(w, ctx, est)
+    runtime_default_lines(w, ctx, primary)
+    engine_lines(w, ctx, est)
     if est.get("borderline"):
         _borderline_lines(w, est, bigger)
     _breakdown(w, est)
@@ -505,8 +531,8 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
             ),
         )
     for other in ests:
-        if other is not primary:
-            _alt_line(w, other.result)
+        if other is not primary and not (other.args.get("checkpointing") == "none" and "oom_report" in ctx.said):
+            _alt_line(w, other.result)  # the no-checkpointing figure of an OOM report is quoted on line 1
     for mg in ctx.by_name("find_min_gpus"):
         unnamed = not ctx.slots.gpus and not ctx.slots.vram_gb
         if not mg.result.get("min_gpus") and _activations_bound_adapter(est):
@@ -570,10 +596,33 @@ def _asked_memory_part(w: Writer, est: dict, said: set[str]) -> None:
         v = est.get(key)
         if mention in said and isinstance(v, (int, float)) and v > 0:
             gib = est.get("gib", {}).get(key.removesuffix("_gb")) if isinstance(est.get("gib"), dict) else None
+            extra_zh = extra_en = ""
+            n = est.get("gpus") or 1
+            if key == "kv_cache_gb" and est.get("mode") == "inference":
+                seqs, ctx, per, all_ = (
+                    est.get("concurrency") or 1,
+                    est.get("context"),
+                    est.get("kv_per_sequence_gb"),
+                    est.get("kv_cache_all_gpus_gb"),
+                )
+                if isinstance(per, (int, float)) and ctx:
+                    extra_zh = f"；一条 {num(ctx)} token 的序列整模型要 {gb(per)} GB"
+                    extra_en = f"; one {num(ctx)}-token sequence needs {gb(per)} GB across the model"
+                    if seqs > 1 and isinstance(all_, (int, float)):
+                        extra_zh += f"，{num(seqs)} 条共 {gb(all_)} GB"
+                        extra_en += f", {num(seqs)} of them {gb(all_)} GB"
+                    if n > 1:
+                        extra_zh += f"，张量并行 {num(n)} 卡平分"
+                        extra_en += f", split over {num(n)} GPUs by tensor parallelism"
+            per_gpu_zh = "每卡" if n > 1 else ""
+            per_gpu_en = " per GPU" if n > 1 else ""
             w.add(
                 "verdict",
-                f"{zh}约 {gb(v)} GB" + (f"（{gb(gib)} GiB）" if gib else "") + "。",
-                f"{en[0].upper() + en[1:]} is about {gb(v)} GB" + (f" ({gb(gib)} GiB)" if gib else "") + ".",
+                f"{zh}{per_gpu_zh}约 {gb(v)} GB" + (f"（{gb(gib)} GiB）" if gib else "") + extra_zh + "。",
+                f"{en[0].upper() + en[1:]} is about {gb(v)} GB{per_gpu_en}"
+                + (f" ({gb(gib)} GiB)" if gib else "")
+                + extra_en
+                + ".",
             )
     tp = est.get("trainable_params")
     if "asked_trainable" in said and isinstance(tp, (int, float)) and est.get("mode") in ("lora", "qlora"):
@@ -619,6 +668,8 @@ def _memory_by_card(w: Writer, ctx: Context, ests: list[ToolResult], cards: list
                     mark = marks.get(e.result.get("fits"), "")
                     w.add("verdict", f"- {mark}：{sentence[0]}", f"- {mark}: {sentence[1]}")
     first = ests[0].result
+    method_lines(w, first)
+    host_ram_lines(w, ctx, first)
     _breakdown(w, first)
     if first.get("mode") == "full":
         seed_rule_line(w, first)
@@ -802,6 +853,14 @@ def find_min_gpus(w: Writer, r: ToolResult, ctx: Context) -> None:
     _parallel_count_line(w, ctx)
     _min_gpus_line(w, res, as_alternative=False)
     rent_notes(w, res, "verdict")
+    inner: dict = res["estimate"] if isinstance(res.get("estimate"), dict) else {}
+    if inner:
+        whole_zh, whole_en = whole_model_clause(w, inner)
+        if whole_zh:
+            w.add("verdict", whole_zh + "。", whole_en[0].upper() + whole_en[1:] + ".")
+        card_rule_lines(w, inner)
+        method_lines(w, inner)
+        host_ram_lines(w, ctx, inner)
     if r.args.get("precision") == "fp8" and not ctx.slots.precision and r.args.get("mode") == "inference":
         w.add(
             "assumptions",
@@ -876,6 +935,15 @@ def find_max_fit(w: Writer, r: ToolResult, ctx: Context) -> None:
             f"{cat_words(where_zh, '上')}{zh}约 {num(value)}{unit_zh}。",
             f"On {where_en}, the {en} is about {num(value)}{unit_zh}.",
         )
+        if what == "seq_len" and value < 1024 and not res.get("capped_by_model"):
+            # technically fits, but shorter than most fine-tuning samples: say what would make it usable
+            w.add(
+                "verdict",
+                f"只有 {num(value)} tokens，大多数微调数据（常见 2k–8k）都放不下，实际等于跑不了：换 48 GB / 80 GB 的卡，"
+                "或者换更小的模型。",
+                f"Only {num(value)} tokens — shorter than most fine-tuning samples (typically 2k–8k), so in practice it "
+                "does not run: use a larger GPU (48 GB / 80 GB) or a smaller model.",
+            )
         if res.get("capped_by_model"):
             w.add(
                 "verdict",
@@ -911,6 +979,7 @@ def find_max_fit(w: Writer, r: ToolResult, ctx: Context) -> None:
             )
     est: dict = res["estimate"] if isinstance(res.get("estimate"), dict) else {}
     if est:
+        method_lines(w, est, section="numbers")
         _breakdown(w, est)
     _tool_assumptions(w, res, limit=3)
 
@@ -1015,3 +1084,268 @@ def decode_speed(w: Writer, r: ToolResult, ctx: Context) -> None:
         "int8/int4 quantisation (AWQ/GPTQ) reads fewer bytes, so single-stream speed rises roughly in proportion; "
         "for total throughput with N concurrent users ask how to serve N concurrent requests.",
     )
+
+
+# ---------------------------------------------------------------- what the job adds beyond the GPU total -------
+_METHOD_NAME = {"dpo": "DPO", "kto": "KTO", "orpo": "ORPO", "simpo": "SimPO", "ppo": "PPO", "grpo": "GRPO"}
+
+
+def method_lines(w: Writer, est: dict, section: str = "verdict") -> None:
+    """DPO/GRPO/PPO…: why the method needs more than SFT on the same card, with the tool's figures."""
+    method = str(est.get("method") or "sft")
+    if method == "sft":
+        return
+    name = _METHOD_NAME.get(method, method.upper())
+    zh: list[str] = []
+    en: list[str] = []
+    acts, ref, whole = est.get("activations_gb"), est.get("reference_model_gb") or 0, est.get("whole_model_weights_gb")
+    if (est.get("sequences_per_example") or 1) > 1:
+        zh.append(
+            f"每条样本是一对偏好数据（chosen + rejected），两条序列一起前向，同样 batch 下激活值（含 logits）翻倍，每卡约 {gb(acts)} GB"
+        )
+        en.append(
+            f"each example is a preference pair (chosen + rejected) run together, so at the same batch the activations "
+            f"(incl. logits) double: about {gb(acts)} GB per GPU"
+        )
+    if ref:
+        zh.append(
+            f"还要加载一个冻结的参考模型（reference / ref_model，只前向、无梯度和优化器），每卡约 {gb(ref)} GB"
+            + (f"（整个模型 {gb(whole)} GB 的一份）" if isinstance(whole, (int, float)) else "")
+        )
+        en.append(
+            f"a frozen reference model (ref_model: forward only, no gradients or optimizer states) adds about "
+            f"{gb(ref)} GB per GPU"
+            + (f" (a copy of the whole {gb(whole)} GB model)" if isinstance(whole, (int, float)) else "")
+        )
+    elif method in ("dpo", "kto", "ppo", "grpo") and est.get("mode") in ("lora", "qlora"):
+        zh.append("LoRA 时参考模型就是关掉适配器的同一个底座，不另占显存")
+        en.append("with LoRA the reference model is the same base with adapters disabled, no extra memory")
+    if est.get("reward_model_gb"):
+        zh.append(f"冻结的奖励模型每卡约 {gb(est['reward_model_gb'])} GB")
+        en.append(f"a frozen reward model about {gb(est['reward_model_gb'])} GB per GPU")
+    if est.get("value_model_gb"):
+        zh.append(f"要训练的价值模型（critic）再加一套模型状态，每卡约 {gb(est['value_model_gb'])} GB")
+        en.append(
+            f"the value model (critic) is trained too: another {gb(est['value_model_gb'])} GB of model states per GPU"
+        )
+    if est.get("rollout_kv_gb"):
+        zh.append(f"生成回答（rollout，常用 vLLM）的 KV 缓存约 {gb(est['rollout_kv_gb'])} GB")
+        en.append(f"generating the rollouts (often with vLLM) needs about {gb(est['rollout_kv_gb'])} GB of KV cache")
+    if not zh:
+        return
+    w.add(
+        section,
+        f"{name} 比同配置的 SFT 更占显存：" + "；".join(zh) + "。",
+        f"{name} needs more than SFT with the same settings: " + "; ".join(en) + ".",
+    )
+    fixes_zh, fixes_en = [], []
+    if ref and method in ("dpo", "kto"):
+        fixes_zh.append("precompute_ref_log_probs=True（先算好参考对数概率，训练时不加载参考模型）")
+        fixes_en.append(
+            "precompute_ref_log_probs=True (reference log-probs computed up front, no reference model loaded)"
+        )
+    if ref:
+        fixes_zh.append("改用 LoRA（参考模型 = 关掉适配器的底座）")
+        fixes_en.append("LoRA (the reference is the base with adapters disabled)")
+        if (est.get("zero_stage") or 0) < 3:
+            fixes_zh.append("多卡用 ZeRO-3（参考模型也会被切分）")
+            fixes_en.append("ZeRO-3 across GPUs (the reference is sharded too)")
+    if method == "grpo":
+        fixes_zh.append("num_generations 和 max_completion_length 调小，beta=0 不加载参考模型")
+        fixes_en.append("a smaller num_generations / max_completion_length; beta=0 loads no reference model")
+    if (est.get("sequences_per_example") or 1) > 1:
+        fixes_zh.append("每卡微批减半、梯度累积加倍")
+        fixes_en.append("halve the micro-batch and double gradient accumulation")
+    if fixes_zh:
+        w.add(section, "省显存的办法：" + "；".join(fixes_zh) + "。", "To save memory: " + "; ".join(fixes_en) + ".")
+
+
+def host_ram_lines(w: Writer, ctx: Context, est: dict, section: str = "verdict") -> None:
+    """内存 / RAM asked (not 显存): the host RAM per machine, what it is made of, against what the user has."""
+    ram = est.get("host_ram")
+    if not isinstance(ram, dict) or not isinstance(ram.get("total_gb"), (int, float)):
+        return
+    if "host_ram_word" not in ctx.said and not ctx.slots.host_ram_gb:
+        return
+    total = ram["total_gb"]
+    zh = f"内存（主机 RAM，不是显存）：每台机器约需 {gb(total)} GB。"
+    en = f"Host RAM (system memory, not GPU VRAM): about {gb(total)} GB per machine."
+    notes = [n for n in ram.get("notes") or [] if isinstance(n, dict)]
+    if notes:
+        zh += str(notes[0].get("zh") or "").rstrip("。") + "。"
+        en += " " + str(notes[0].get("en") or "").rstrip(".") + "."
+    have = ctx.slots.host_ram_gb
+    unsharded = ram.get("unsharded_load_gb") or 0
+    if isinstance(have, (int, float)) and have > 0:
+        worst = max(total, unsharded)
+        if worst > have and est.get("mode") == "inference":
+            zh += (
+                f"你的 {gb(have)} GB 内存比权重文件小：用 GPU 推理时 safetensors 按需映射（mmap），通常仍能加载，只是更慢；"
+                "纯 CPU / GGUF 推理放不下，要加内存或开 swap。"
+            )
+            en += (
+                f" Your {gb(have)} GB of RAM is smaller than the weight files: GPU inference maps safetensors on demand "
+                "(mmap) and usually still loads, only slower; CPU / GGUF inference will not fit — add RAM or swap."
+            )
+        elif worst > have:
+            zh += f"你的 {gb(have)} GB 内存不够（按最坏情况 {gb(worst)} GB）：加内存或开 swap，或者让加载时就切分（ZeRO-3 zero.Init、low_cpu_mem_usage、LoRA 只载一份模型）。"
+            en += (
+                f" Your {gb(have)} GB of RAM is not enough (worst case {gb(worst)} GB): add RAM or swap, or shard "
+                "while loading (ZeRO-3 zero.Init, low_cpu_mem_usage, LoRA loads one model)."
+            )
+        elif (fp32 := ram.get("unsharded_load_fp32_gb") or 0) > have:
+            zh += (
+                f"按 bf16 加载最多约 {gb(worst)} GB，你的 {gb(have)} GB 够；但 from_pretrained 没写 torch_dtype 时 transformers 4.x "
+                f"按 fp32 加载，每个进程各一份就是 {gb(fp32)} GB，超过 {gb(have)} GB，会被系统 OOM 杀进程：加上 "
+                "torch_dtype=torch.bfloat16，或用 ZeRO-3 zero.Init / low_cpu_mem_usage。"
+            )
+            en += (
+                f" Loaded in bf16 it peaks at about {gb(worst)} GB, within your {gb(have)} GB; but without torch_dtype "
+                f"transformers 4.x loads fp32, a copy per process: {gb(fp32)} GB, over {gb(have)} GB, and the kernel's OOM "
+                "killer stops it: pass torch_dtype=torch.bfloat16, or use ZeRO-3 zero.Init / low_cpu_mem_usage."
+            )
+        else:
+            zh += f"你的 {gb(have)} GB 内存够用。"
+            en += f" Your {gb(have)} GB of RAM is enough."
+    w.add(section, zh, en)
+    for n in notes[1:3]:
+        w.add("assumptions", str(n.get("zh") or ""), str(n.get("en") or ""))
+
+
+def card_rule_lines(w: Writer, est: dict) -> None:
+    """Rules of the card and the engine that decide before memory does: FP8 support, tensor-parallel sizes."""
+    for key in ("tp_note", "fp8_note"):
+        note = est.get(key)
+        if isinstance(note, dict) and note.get("zh"):
+            w.add("verdict", str(note["zh"]).rstrip("。") + "。", str(note.get("en") or "").rstrip(".") + ".")
+
+
+# ---------------------------------------------------------------- "I get OOM with setup S": what to change in S ----
+def oom_fits_lead(w: Writer, est: dict, results: list[ToolResult]) -> tuple[str, str]:
+    """The estimate says S should fit, yet the user gets OOM: name the settings in S that decide it — gradient
+    checkpointing and the sequence length when activations are a large share (with the no-checkpointing figure when
+    it was estimated), a reference model for DPO, the full weights each process loads for LoRA before sharding."""
+    total, cap = est.get("total_gb"), est.get("gpu_memory_gb")
+    zh = f"按估算每卡约需 {gb(total)} GB，这张卡（{gb(cap)} GB）本应放得下；报 OOM 多半是设置的问题："
+    en = f"By the estimate this needs about {gb(total)} GB per GPU and should fit the {gb(cap)} GB card, so the OOM usually comes from a setting: "
+    parts_zh: list[str] = []
+    parts_en: list[str] = []
+    acts, seq, batch = est.get("activations_gb") or 0, est.get("seq_len"), est.get("batch") or 1
+    training = est.get("mode") != "inference"
+    no_ckpt = next(
+        (
+            r.result
+            for r in results
+            if r.name == "estimate_memory" and not r.error and r.args.get("checkpointing") == "none"
+        ),
+        None,
+    )
+    if training and (acts >= 0.25 * (total or 1) or no_ckpt):
+        if est.get("checkpointing") == "full":
+            tail_zh = tail_en = ""
+            if no_ckpt and isinstance(no_ckpt.get("activations_gb"), (int, float)):
+                tail_zh = (
+                    f"，不开时激活值约 {gb(no_ckpt['activations_gb'])} GB、每卡合计约 {gb(no_ckpt.get('total_gb'))} GB"
+                )
+                tail_en = (
+                    f"; without it activations are about {gb(no_ckpt['activations_gb'])} GB, "
+                    f"{gb(no_ckpt.get('total_gb'))} GB per GPU in all"
+                )
+            parts_zh.append(
+                "这个估算按开了梯度检查点（gradient_checkpointing=True）算" + tail_zh + "：先确认它真的开着"
+                "（每层只存输入、反向时重算一次前向，多花约 20–33% 的时间）"
+            )
+            parts_en.append(
+                "this estimate assumes gradient checkpointing (gradient_checkpointing=True)" + tail_en + ": check it "
+                "is really on (only layer inputs are kept and the forward is recomputed in backward, ~20–33% more time)"
+            )
+        else:
+            parts_zh.append(
+                f"激活值约 {gb(acts)} GB：打开梯度检查点（gradient_checkpointing=True，每层只存输入，多花约 20–33% 的时间）"
+            )
+            parts_en.append(
+                f"activations are about {gb(acts)} GB: turn on gradient checkpointing (gradient_checkpointing=True: "
+                "layer inputs only, ~20–33% more time)"
+            )
+        if seq:
+            parts_zh.append(
+                f"序列长度（cutoff_len / max_length）{num(seq)}、每卡微批 {num(batch)} 决定激活值，长度减半激活值约减半"
+            )
+            parts_en.append(
+                f"the sequence length (cutoff_len / max_length) {num(seq)} and micro-batch {num(batch)} set the "
+                "activations; halving the length roughly halves them"
+            )
+    if training and (est.get("reference_model_gb") or 0) > 0:
+        parts_zh.append(
+            f"{_METHOD_NAME.get(str(est.get('method')), '')} 的参考模型每卡还占 {gb(est['reference_model_gb'])} GB"
+        )
+        parts_en.append(f"the reference model takes another {gb(est['reference_model_gb'])} GB per GPU")
+    if not parts_zh:
+        parts_zh.append("先调小最长上下文（max-model-len / cutoff_len）、并发或 batch")
+        parts_en.append("lower the maximum context (max-model-len / cutoff_len), the concurrency or the batch")
+    return (
+        zh + "；".join(parts_zh) + "；再看有没有别的进程占着显存（nvidia-smi）。",
+        en + "; ".join(parts_en) + "; and check for other processes holding memory (nvidia-smi).",
+    )
+
+
+def oom_load_lead(w: Writer, est: dict) -> tuple[str, str] | None:
+    """OOM while loading (from_pretrained / get_peft_model), before training starts: each process puts the WHOLE
+    base on its GPU first — sharding (ZeRO-3) or adapters only act later."""
+    whole = est.get("whole_model_weights_gb")
+    if not isinstance(whole, (int, float)) or est.get("mode") == "inference":
+        return None
+    cap = est.get("gpu_memory_gb")
+    fits_zh = "放不下" if isinstance(cap, (int, float)) and whole > cap * 0.95 else "装完就所剩无几"
+    fits_en = "does not fit" if isinstance(cap, (int, float)) and whole > cap * 0.95 else "leaves little room"
+    return (
+        f"在加载模型 / get_peft_model 这一步就 OOM，说明还没开始训练：每个进程（每张卡）先各自加载一份完整底座 {gb(whole)} GB，"
+        f"{gb(cap)} GB 的卡{fits_zh}；ZeRO-3 要在 from_pretrained 之前启用 zero.Init 才会边加载边切分，"
+        "或者改用 QLoRA（4-bit 底座）、device_map 按层分到多卡。",
+        f"An OOM at model loading / get_peft_model means training has not started: each process (each GPU) first "
+        f"loads a full copy of the base, {gb(whole)} GB, which on a {gb(cap)} GB card {fits_en}; ZeRO-3 only shards "
+        "while loading when zero.Init is active before from_pretrained — or use QLoRA (4-bit base) or a device_map "
+        "layer split.",
+    )
+
+
+def runtime_default_lines(w: Writer, ctx: Context, r: ToolResult) -> None:
+    """Defaults the user did not choose but gets: ollama's 4-bit pull, transformers' fp32 load without torch_dtype."""
+    est = r.result
+    if r.args.get("int4_format") == "q4_k_m" and not ctx.slots.precision:
+        whole = est.get("whole_model_weights_gb")
+        w.add(
+            "verdict",
+            f"ollama 默认拉取的是 4-bit 量化（Q4_K_M，约 4.84 bit/权重），不是 bf16：整个模型约 {gb(whole)} GB"
+            "（要 bf16 / 8-bit 得显式选 fp16 / q8_0 标签）。",
+            f"ollama pulls a 4-bit quantisation by default (Q4_K_M, about 4.84 bits per weight), not bf16: the whole "
+            f"model is about {gb(whole)} GB (bf16 / 8-bit need an explicit fp16 / q8_0 tag).",
+        )
+    if r.args.get("mode") == "qlora" and "Unsloth" in ctx.slots.engines and ctx.slots.mode in (None, "inference"):
+        w.add(
+            "verdict",
+            "Unsloth 的示例 notebook 默认 load_in_4bit=True，底座按 4-bit（QLoRA）加载，这里也按 QLoRA 算。",
+            "Unsloth's notebooks load the base with load_in_4bit=True (QLoRA) by default, so this is sized as QLoRA.",
+        )
+    if r.args.get("load_fp32"):
+        ram = est.get("host_ram") if isinstance(est.get("host_ram"), dict) else {}
+        per = ram.get("per_process_model_gb") if isinstance(ram, dict) else None
+        w.add(
+            "verdict",
+            "你的代码里 from_pretrained 没写 torch_dtype：transformers 4.x 默认按 fp32 加载（4 B/参数），显存和内存都是 bf16 的两倍"
+            + (f"（加载时一份就是 {gb(per)} GB）" if isinstance(per, (int, float)) and per else "")
+            + '；加上 torch_dtype=torch.bfloat16 或 "auto"。',
+            "Your from_pretrained call sets no torch_dtype: transformers 4.x then loads fp32 (4 B/param), twice bf16 in "
+            "both GPU memory and RAM"
+            + (f" ({gb(per)} GB per copy while loading)" if isinstance(per, (int, float)) and per else "")
+            + '; pass torch_dtype=torch.bfloat16 or "auto".',
+        )
+
+
+def engine_lines(w: Writer, ctx: Context, est: dict) -> None:
+    """The user named vLLM / SGLang: how that engine takes its memory (pre-allocated at start-up, KV pool)."""
+    note = est.get("engine_note")
+    named = {"vllm": "vLLM", "sglang": "SGLang"}.get(str(est.get("engine") or ""))
+    if not isinstance(note, dict) or not named or named not in ctx.slots.engines:
+        return
+    w.add("numbers", str(note.get("zh") or "").rstrip("。") + "。", str(note.get("en") or "").rstrip(".") + ".")

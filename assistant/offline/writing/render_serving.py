@@ -8,7 +8,8 @@ from typing import Any
 
 from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer, num
-from assistant.offline.writing.render_tools import _RENDERERS, Context, bi, money, pct, renderer
+from assistant.offline.writing.render_tools import _RENDERERS, Context, bi, money, money_range, pct, renderer
+from assistant.offline.writing.results import typed
 
 
 def _mtok_zh(m: float) -> str:
@@ -36,12 +37,30 @@ def plan_serving(w: Writer, r: ToolResult, ctx: Context) -> None:
     vol = r.args.get("monthly_output_mtok")
     api = _api(res)
     be = (api or {}).get("break_even_output_mtok_per_month")
-    if not res.get("fits", True):
+    if ctx.intent == "host_vs_api":
+        _host_vs_api(w)
+    if ctx.intent == "ollama_parallel":
+        from assistant.offline.writing.render_tools import guide_snippets
+
+        guide_snippets(w, ctx.results, limit=1, section="verdict", max_chars=700, question=ctx.question)
+    if ctx.intent in ("team_serving", "ollama_parallel") and res.get("fits", True):
+        _team_lines(w, r, ctx)
+    elif not res.get("fits", True):
+        prec = str(r.args.get("precision") or "bf16").upper()
+        ctx_len = r.args.get("context") or 4096
+        fix_zh = "加卡、量化（INT8/FP8/INT4）" if prec not in ("INT4",) else "加卡、KV 缓存用 FP8"
+        fix_en = "add GPUs, quantise (INT8/FP8/INT4)" if prec not in ("INT4",) else "add GPUs, use an FP8 KV cache"
         w.add(
             "verdict",
-            f"{res.get('model')} 在 {setup} 上放不下（权重 {num(res.get('weights_gb_per_gpu'))} GB/卡），要更多卡或量化。",
-            f"{res.get('model')} does not fit {setup} ({num(res.get('weights_gb_per_gpu'))} GB of weights per GPU); "
-            "use more GPUs or quantise.",
+            f"{res.get('model')} {prec} 在 {setup} 上放不下：权重共 {num(res.get('weights_gb_total'))} GB"
+            f"（每卡 {num(res.get('weights_gb_per_gpu'))} GB），每卡可用约 {num(res.get('usable_gb_per_gpu'))} GB，"
+            f"扣掉权重后剩的 KV 缓存不够一条 {num(ctx_len)} token 上下文的序列（每条每卡 KV {num(res.get('kv_gb_per_sequence_per_gpu'))} GB），"
+            f"所以并发是 0、服务起不来；要{fix_zh}，或调小 max_model_len。",
+            f"{res.get('model')} {prec} does not fit {setup}: the weights total {num(res.get('weights_gb_total'))} GB "
+            f"({num(res.get('weights_gb_per_gpu'))} GB per GPU) against about {num(res.get('usable_gb_per_gpu'))} GB usable "
+            f"per GPU, which leaves too little KV cache for one {num(ctx_len)}-token context "
+            f"({num(res.get('kv_gb_per_sequence_per_gpu'))} GB of KV per sequence per GPU), so concurrency is 0 and the "
+            f"server will not start; {fix_en}, or lower max_model_len.",
         )
     elif vol and api and be and isinstance(monthly, (int, float)):
         api_month = monthly * vol / be  # the API bill is linear in volume; at break-even it equals the rent
@@ -91,6 +110,40 @@ def plan_serving(w: Writer, r: ToolResult, ctx: Context) -> None:
             f"requests; about {num(round((res.get('server_output_tokens_per_s') or {}).get('mid') or 0))} output "
             "tokens/s per server",
         )
+    if ctx.intent == "serving" and r.args.get("input_tokens") and res.get("ttft_s"):
+        # the prefill floor does not depend on whether the KV pool fits: it leads
+        w.parts["verdict"].insert(
+            0,
+            w.t(
+                f"首 token 慢是预填充（prefill）的算力下限：每个提示 token 约 2·N 次浮点运算，{num(r.args['input_tokens'])} token "
+                f"的提示在 {card} 上约 {num((res.get('ttft_s') or {}).get('mid'))} 秒（区间 {num((res.get('ttft_s') or {}).get('low'))}–"
+                f"{num((res.get('ttft_s') or {}).get('high'))} 秒）。这是 compute-bound，调度参数（chunked prefill 等）只能穿插，不能低于这个下限；"
+                "要更快得换 TFLOPS 更高的卡，或多卡张量并行分摊。",
+                f"A slow first token is prefill's compute floor: about 2·N FLOPs per prompt token, so a "
+                f"{num(r.args['input_tokens'])}-token prompt on {card} takes about {num((res.get('ttft_s') or {}).get('mid'))} s "
+                f"(range {num((res.get('ttft_s') or {}).get('low'))}–{num((res.get('ttft_s') or {}).get('high'))} s). It is "
+                "compute-bound: scheduler flags (chunked prefill and the like) interleave work but cannot go below it; a GPU "
+                "with more dense TFLOPS, or tensor parallel over several GPUs, shortens it.",
+            ),
+        )
+    if ctx.intent == "serving" and len(ctx.slots.gpus) >= 2 and res.get("decode_bound"):
+        bound = res.get("decode_bound")
+        w.add(
+            "numbers",
+            f"{card}：并发 {num(res.get('concurrency'))} 路时解码受{'算力（TFLOPS）' if bound == 'compute' else '显存带宽'}限制",
+            f"{card}: at {num(res.get('concurrency'))} concurrent requests decoding is "
+            f"{'compute-bound (TFLOPS)' if bound == 'compute' else 'memory-bandwidth bound'}",
+        )
+    if res.get("decode_bound") == "memory" and res.get("fits", True):
+        w.add(
+            "assumptions",
+            "解码受显存带宽限制：每生成一步都要把权重从显存读一遍，同时在跑的多路请求共用这一遍读取，所以并发从 1 提到 8、16 时"
+            "整机吞吐近似线性增长、每路速度只略降，直到算力或 KV 缓存容量见顶（连续批处理引擎就是靠这个提高吞吐）。",
+            "Decoding is memory-bandwidth bound: every step reads the weights from memory once, and all concurrent "
+            "requests share that read, so raising concurrency from 1 to 8 or 16 grows server throughput almost "
+            "linearly while each user slows only a little, until compute or KV-cache capacity binds (this is what "
+            "continuous batching exploits).",
+        )
     if api and api.get("source"):
         w.add(
             "assumptions",
@@ -100,6 +153,62 @@ def plan_serving(w: Writer, r: ToolResult, ctx: Context) -> None:
     for note in (res.get("warnings") or [])[:2]:
         if isinstance(note, str):
             w.add("assumptions", bi(note, "zh"), bi(note, "en"))
+
+
+def _team_lines(w: Writer, r: ToolResult, ctx: Context) -> None:
+    """A team's service: cards for the stated load, tokens/s, KV per sequence, and what was assumed."""
+    res, a = r.result, r.args
+    card = str(res.get("gpu_name") or "").replace("NVIDIA ", "")
+    t = res.get("tensor_parallel") or 1
+    copies = res.get("replicas_needed") or 1
+    cards = res.get("gpus_needed") or t
+    conc, maxc = a.get("concurrency"), res.get("max_concurrency")
+    tps = res.get("tokens_per_s") or {}
+    prec = str(a.get("precision") or "bf16").upper()
+    load_zh = f"峰值并发 {num(conc)} 路" if conc else ""
+    load_en = f"a peak of {num(conc)} concurrent requests" if conc else ""
+    rps = a.get("requests_per_s")
+    if rps:
+        need = res.get("required_output_tokens_per_s")
+        load_zh += ("、" if load_zh else "") + f"每秒 {num(rps)} 个请求（约 {num(need)} 输出 token/s）"
+        load_en += (" and " if load_en else "") + f"{num(rps)} requests/s (about {num(need)} output tokens/s)"
+    if not load_zh:
+        load_zh, load_en = "单份模型能撑住的最大并发", "the largest load one copy of the model holds"
+    w.add(
+        "verdict",
+        f"按{load_zh}、每次输入 {num(a.get('input_tokens'))} / 输出 {num(a.get('output_tokens'))} token 估："
+        f"{res.get('model')} {prec} 要 {num(cards)} 张 {card}（{num(copies)} 份模型，每份 {num(t)} 卡）。"
+        f"每份的 KV 缓存最多放 {num(maxc)} 路（每条序列 KV 约 {num(res.get('kv_gb_per_sequence_per_gpu'))} GB/卡），"
+        f"每路约 {num(tps.get('mid'))} token/s，首 token 约 {num((res.get('ttft_s') or {}).get('mid'))} 秒。",
+        f"For {load_en}, {num(a.get('input_tokens'))} prompt / {num(a.get('output_tokens'))} output tokens per request: "
+        f"{res.get('model')} {prec} needs {num(cards)}× {card} ({num(copies)} copies of the model, {num(t)} GPU(s) each). "
+        f"Each copy's KV cache holds up to {num(maxc)} requests (about {num(res.get('kv_gb_per_sequence_per_gpu'))} GB of "
+        f"KV per sequence per GPU), about {num(tps.get('mid'))} tokens/s per user, first token in about "
+        f"{num((res.get('ttft_s') or {}).get('mid'))} s.",
+    )
+    if not ctx.slots.model and not ctx.slots.params_b:
+        w.add(
+            "verdict",
+            f"没说用哪个模型：按 {res.get('model')} {prec} 估（知识库问答常用的中等规模模型，一张消费级卡放得下权重）；"
+            "换更小的模型权重和 KV 都更少、更大的更多——告诉我模型名能算准。",
+            f"No model named: sized as {res.get('model')} {prec} (a common mid-size model for knowledge-base Q&A whose "
+            "weights fit one consumer card); a smaller model needs less for weights and KV, a larger one more — name the "
+            "model for an exact figure.",
+        )
+    w.add(
+        "next",
+        "用 vLLM / SGLang 这类连续批处理（continuous batching）的推理引擎：一份权重同时服务几十上百路，吞吐比逐个请求高得多；"
+        "Ollama 的 OLLAMA_NUM_PARALLEL 适合几个人的小规模使用。",
+        "Serve with a continuous-batching engine (vLLM, SGLang, TGI): one copy of the weights serves tens to hundreds "
+        "of requests at once, far more throughput than one request at a time; Ollama's OLLAMA_NUM_PARALLEL suits a "
+        "handful of users.",
+    )
+    w.add(
+        "assumptions",
+        "人数不等于并发：一个团队里同时在生成的请求通常只是其中一部分，按峰值并发或每秒请求数来算卡数。",
+        "Head count is not concurrency: only part of a team generates at the same moment, so size by peak "
+        "concurrency or requests per second.",
+    )
 
 
 @renderer("gpu_rentability")
@@ -157,11 +266,218 @@ def estimate_step_time(w: Writer, r: ToolResult, ctx: Context) -> None:
 _PLAIN_GPU_PRICE = _RENDERERS.get("gpu_price")
 
 
+def _own_vs_rent(w: Writer, r: ToolResult) -> None:
+    """Buy or rent: keyed to the hours a month the card really works, with this card's prices."""
+    res = r.result
+    card = str(res.get("gpu_name") or "").replace("NVIDIA ", "")
+    hourly, monthly = res.get("hourly_cny") or {}, res.get("monthly_cny") or {}
+    be = res.get("break_even") or {}
+    w.add(
+        "verdict",
+        f"买还是租，看利用率（每月真正开机干活的小时数）：{card} 按量约 {money(hourly.get('typical'))}/小时、包月约 "
+        f"{money(monthly.get('typical'))}/月，一个月开机超过约 {num(be.get('hours_per_month_platform'))} 小时"
+        f"（利用率 {pct(be.get('vs_platform_monthly'))}）包月才比按量便宜；买卡不管用不用都在折旧、要付电费和维护，"
+        "只有长期满负荷使用才能回本。用量不确定（试验、原型、演示）时先按量（按小时）租，跑通、用量稳定后再考虑包月、长租或购买。",
+        f"Buy or rent turns on utilisation (the hours a month the card really works): a {card} costs about "
+        f"{money(hourly.get('typical'))}/h on demand or {money(monthly.get('typical'))}/month, and monthly beats hourly "
+        f"only above about {num(be.get('hours_per_month_platform'))} hours a month ({pct(be.get('vs_platform_monthly'))} "
+        "utilisation); a bought card depreciates and costs power and upkeep whether used or not, so it pays off only at "
+        "steady high utilisation. While usage is uncertain (trials, prototypes, demos), rent by the hour; consider "
+        "monthly plans, long leases or buying once the load is known.",
+    )
+    w.add(
+        "next",
+        "买卡的另外两点：数据不出自己机房（合规、隐私）；坏卡、扩容要自己处理。租卡注意关机后数据盘照样计费。",
+        "Two more points on owning: data stays in your own room (compliance, privacy), but failed cards and growth "
+        "are yours to handle. When renting, note that data disks keep billing after shutdown.",
+    )
+
+
+def _light_load(w: Writer, r: ToolResult, ctx: Context) -> None:
+    """A small non-LLM model behind an API: the daily volume as a rate, and what an idle card costs."""
+    from assistant.offline.reading.load import read_load
+
+    load = read_load(ctx.slots.text)
+    res = r.result
+    card = str(res.get("gpu_name") or "").replace("NVIDIA ", "")
+    hourly, monthly = res.get("hourly_cny") or {}, res.get("monthly_cny") or {}
+    volume_zh = f"每天 {num(load.per_day)} 次请求" if load.per_day else "这个请求量"
+    volume_en = f"{num(load.per_day)} requests a day" if load.per_day else "That volume"
+    w.add(
+        "verdict",
+        f"{volume_zh}平均下来每秒远不到 1 次（就算集中在白天的高峰也一样），一张小卡一次推理通常不到一秒，大部分时间在闲置。"
+        f"所以按使用付费更省：按小时租、空闲时关机，或用 serverless / 按调用计费的推理服务；不要包月一直开着。"
+        f"参考：{card} 按量约 {money(hourly.get('typical'))}/小时、包月约 {money(monthly.get('typical'))}/月（中国大陆行情）。",
+        f"{volume_en} averages well under one request per second (even at a daytime peak), and a small model takes "
+        "well under a second per request on one modest GPU, so the card would sit idle most of the time. Pay per use: "
+        "rent by the hour and stop it when idle, or use a serverless / pay-per-call inference service, rather than a "
+        f"GPU kept on all month. For reference, a {card} is about {money(hourly.get('typical'))}/hour on demand or "
+        f"{money(monthly.get('typical'))}/month (China market).",
+    )
+
+
+def _china_beside_quote(w: Writer, r: ToolResult) -> None:
+    """The same hours at China-market prices, beside the user's own quote (never a conversion of it)."""
+    res = r.result
+    card = str(res.get("gpu_name") or "").replace("NVIDIA ", "")
+    hourly, total = res.get("hourly_cny") or {}, res.get("total_cny") or {}
+    hours = r.args.get("hours")
+    w.add(
+        "numbers",
+        f"对比中国大陆行情：{card} 典型 {money(hourly.get('typical'))}/卡时，{num(hours)} 小时约 {money(total.get('typical'))}"
+        f"（{money_range(total.get('low'), total.get('high'))}）",
+        f"For comparison, China market: {card} typically {money(hourly.get('typical'))} per card-hour, so {num(hours)} "
+        f"hours ≈ {money(total.get('typical'))} ({money_range(total.get('low'), total.get('high'))})",
+    )
+
+
+def _host_vs_api(w: Writer) -> None:
+    w.add(
+        "verdict",
+        "本地部署和调 API 的区别主要两条：① 数据——本地部署时数据不出域，适合有隐私、合规要求或敏感数据的场景；调 API 要把数据发给厂商。"
+        "② 成本结构——API 按 token 计费（按量付费、没有固定成本）；本地部署是固定成本（GPU 租金或硬件投入，闲置也在花钱），"
+        "只有调用量大且稳定、利用率高时才比 API 便宜。下面是按一个具体配置算的平衡点。",
+        "Self-hosting and an API differ on two axes: (1) data — with local deployment data stays on your premises, which "
+        "suits privacy, compliance or sensitive data; an API sends it to the provider. (2) cost structure — an API bills "
+        "per token (pay as you go, no fixed cost); self-hosting is a fixed cost (GPU rent or hardware, spent even when "
+        "idle) and only beats the API at a large, steady call volume with high utilisation. The break-even for one "
+        "concrete setup follows.",
+    )
+
+
+def reference_note(w: Writer, ctx: Context) -> None:
+    """A model sized by its published parameter count (knowledge/reference_models.yaml), said on line 1."""
+    from assistant.offline.intents.plans import reference
+
+    ref = reference(ctx.slots)
+    if ref is None:
+        return
+    w.add(
+        "verdict",
+        f"{ref.id} 不在模型结构目录里：按公开的参数量 {ref.params_b:g}B 估算权重（{ref.source}）；KV 缓存按通用架构近似。",
+        f"{ref.id} is not in the architecture catalog: weights sized from its published {ref.params_b:g}B parameters "
+        f"({ref.source}); the KV cache uses a generic architecture.",
+    )
+
+
+def _cheapest(w: Writer, ctx: Context) -> None:
+    """One line per precision: fewest cards and the hourly rent for that many (China market). The
+    gpu_price renderer is grouped (one call for every price result), so this walks them all."""
+    from tools.memory import FindMinGpusOutput
+
+    mins = [
+        (m.args.get("precision") or "bf16", out)
+        for m in ctx.by_name("find_min_gpus")
+        if (out := typed(m, FindMinGpusOutput))
+    ]
+    lines = []
+    for r in ctx.by_name("gpu_price"):
+        res = r.result
+        count = res.get("count")
+        prec = next((p for p, out in mins if out.min_gpus == count), None)
+        if prec is None:
+            continue
+        card = str(res.get("gpu_name") or "").replace("NVIDIA ", "")
+        total = res.get("total_cny") or {}
+        lines.append(
+            (
+                f"{str(prec).upper()}：至少 {num(count)} 张 {card}，按小时租约 {money(total.get('typical'))}/小时"
+                f"（{money_range(total.get('low'), total.get('high'))}，中国大陆租卡行情）。",
+                f"{str(prec).upper()}: at least {num(count)}× {card}, about {money(total.get('typical'))}/hour by the "
+                f"hour ({money_range(total.get('low'), total.get('high'))}, China rental market).",
+            )
+        )
+    if not lines:
+        return
+    w.parts["verdict"].insert(
+        0,
+        w.t(
+            "最省钱的跑法：先量化（INT4/INT8），再按小时租、用完就关机（停机后 GPU 不计费）；只想试一试可以先用免费额度（Kaggle、Colab）跑小模型。",
+            "The cheapest route: quantise (INT4/INT8), rent by the hour and stop the machine when done (a stopped "
+            "machine stops the GPU charge); to just try things, free tiers (Kaggle, Colab) run small models.",
+        ),
+    )
+    reference_note(w, ctx)
+    for zh, en in lines:
+        w.add("verdict", zh, en)
+    warning = next((str(r.result.get("warning")) for r in ctx.by_name("gpu_price") if r.result.get("warning")), "")
+    if warning:
+        w.add("next", bi(warning, "zh"), bi(warning, "en"))
+
+
 @renderer("gpu_price")
 def gpu_price(w: Writer, r: ToolResult, ctx: Context) -> None:
     """A usage pattern's cheapest billing mode, with its arithmetic, leads; the plain price lines follow."""
+    if ctx.intent == "cheapest_run":
+        _cheapest(w, ctx)
+        return
+    if ctx.intent == "own_vs_rent" and isinstance(r.result, dict):
+        _own_vs_rent(w, r)
+    if ctx.intent == "team_serving" and isinstance(r.result, dict):
+        _light_load(w, r, ctx)
+        return
+    if ctx.intent == "quote" and isinstance(r.result, dict):
+        _china_beside_quote(w, r)
+        return
+    w.add(
+        "assumptions",
+        "以上价格是中国大陆租卡市场的行情（人民币，带日期），不是换算出来的。",
+        "These are China-market rental prices in CNY (¥), dated — not converted from another currency.",
+    )
     plan = r.result.get("usage_plan") if isinstance(r.result, dict) else None
     if isinstance(plan, dict) and plan.get("advice_zh"):
         w.add("verdict", str(plan["advice_zh"]), str(plan.get("advice_en") or plan["advice_zh"]))
     if _PLAIN_GPU_PRICE is not None:
         _PLAIN_GPU_PRICE(w, r, ctx)
+
+
+_SYMBOL = {"USD": "$", "EUR": "€", "GBP": "£", "CNY": "¥"}
+
+
+def _cur(amount: Any, currency: str) -> str:
+    sym = _SYMBOL.get(currency)
+    return f"{sym}{num(amount)}" if sym else f"{num(amount)} {currency}"
+
+
+@renderer("quote_cost")
+def quote_cost(w: Writer, r: ToolResult, ctx: Context) -> None:
+    """The user's rate × the user's hours, in the user's currency, with the arithmetic."""
+    res = r.result
+    cur = str(res.get("currency") or "")
+    per = r.args.get("per") or "hour"
+    quoted = _cur(r.args.get("amount"), cur)
+    per_zh = {"hour": "小时", "day": "天", "week": "周", "month": "月"}.get(per, per)
+    month = res.get("hours_per_month")
+    step_zh = f"{quoted}/月 ÷ {num(month)} 小时 = {_cur(res.get('hourly_rate'), cur)}/小时，" if month else ""
+    step_en = f"{quoted}/month ÷ {num(month)} h = {_cur(res.get('hourly_rate'), cur)}/h, so " if month else ""
+    w.add(
+        "verdict",
+        f"按你的报价 {quoted}/{per_zh}：{step_zh}用 {num(res.get('hours'))} 小时约 {_cur(res.get('total'), cur)}"
+        + (
+            "（月价是按整月不停机算的；按小时计费时只为开机的小时付钱，用完停机就不再计 GPU 费用，磁盘通常照收）。"
+            if month
+            else "。"
+        ),
+        f"At your quote of {quoted}/{per}: {step_en}{num(res.get('hours'))} hours cost about "
+        f"{_cur(res.get('total'), cur)}"
+        + (
+            " (the monthly figure assumes the VM runs all month; billed per hour/second while running, you only pay "
+            "for the hours it is on — stop it afterwards; disks usually keep billing)."
+            if month
+            else "."
+        ),
+    )
+    w.add("numbers", f"算式：{res.get('arithmetic')}", f"Arithmetic: {res.get('arithmetic')}")
+    if ctx.by_name("gpu_price"):
+        w.add(
+            "assumptions",
+            "人民币价格是中国大陆租卡市场的行情（带日期的数据），只作对比，不是按汇率换算的。",
+            "The ¥ (CNY) figures are China-market rental prices (dated data), shown for comparison — not an "
+            "exchange-rate conversion of your quote.",
+        )
+    w.add(
+        "assumptions",
+        "币种按你的报价，不做汇率换算；停机后 GPU 不再计费，但磁盘/存储一般照收。",
+        "In the currency you quoted, no exchange rate applied; a stopped machine stops the GPU charge, but disks and "
+        "storage usually keep billing.",
+    )

@@ -1,0 +1,79 @@
+"""Tensor-parallel sizes a model can be served with (vLLM's rules), so answers only propose sizes that start.
+
+Why: vLLM refuses a tensor-parallel size that does not divide the attention heads — "Total number of attention
+heads (40) must be divisible by tensor parallel size (6)" (vllm/config.py verify_with_parallel_config) — and its
+QKV layer needs the KV heads to split evenly, or (when there are fewer KV heads than GPUs) the GPU count to be a
+multiple of the KV heads, which are then replicated (vllm/model_executor/layers/linear.py QKVParallelLinear).
+Six cards for a 40-head model therefore means TP 4 or 8, or pipeline parallelism (--pipeline-parallel-size),
+which splits whole layers and has no head rule.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tools.memory import MemoryJob
+
+NODE = 8  # GPUs per server
+SOURCE = (
+    "vLLM vllm/config.py ModelConfig.verify_with_parallel_config ('Total number of attention heads (N) must be "
+    "divisible by tensor parallel size (T)'); vllm/model_executor/layers/linear.py QKVParallelLinear (KV heads split "
+    "when ≥ TP, else replicated: TP must be a multiple of the KV heads); vLLM docs distributed serving "
+    "(--pipeline-parallel-size)"
+)
+
+
+def tp_allowed(arch: Any, tp: int) -> bool:
+    """True when `tp` divides the attention heads and the KV heads split (or replicate) evenly."""
+    if tp <= 1:
+        return True
+    heads = int(arch.num_heads)
+    kv = heads if arch.is_mla else int(arch.num_kv_heads or heads)
+    if heads % tp:
+        return False
+    return kv % tp == 0 if kv >= tp else tp % kv == 0
+
+
+def valid_tp_sizes(arch: Any, limit: int = 16) -> list[int]:
+    return [t for t in range(1, limit + 1) if tp_allowed(arch, t)]
+
+
+def _a(zh: str, en: str) -> dict[str, str]:
+    return {"zh": zh, "en": en}
+
+
+def tp_check(job: MemoryJob, model: Any) -> tuple[bool | None, list[int] | None, dict[str, str] | None]:
+    """(valid, valid sizes, note) for inference with vLLM/SGLang over several GPUs; (None, sizes, None) otherwise."""
+    arch = model.arch
+    sizes = valid_tp_sizes(arch)
+    if job.mode != "inference" or job.gpus <= 1 or job.engine_id == "hf":
+        return None, sizes, None
+    if tp_allowed(arch, job.gpus):
+        return True, sizes, None
+    if job.gpus > NODE and job.gpus % NODE == 0 and tp_allowed(arch, NODE):
+        return True, sizes, None  # several servers: TP 8 inside each, pipeline stages across (vLLM multi-node)
+    heads = int(arch.num_heads)
+    kv = heads if arch.is_mla else int(arch.num_kv_heads or heads)
+    below = [t for t in sizes if t < job.gpus]
+    above = [t for t in sizes if t > job.gpus]
+    pick = [str(t) for t in ([below[-1]] if below else []) + ([above[0]] if above else [])]
+    pick_zh = " 或 ".join(pick)
+    pick_en = " or ".join(pick)
+    kv_zh = f"、{kv} 个 KV 头" if kv != heads else ""
+    kv_en = f" and {kv} KV heads" if kv != heads else ""
+    return (
+        False,
+        sizes,
+        _a(
+            f"张量并行 {job.gpus} 卡起不来：{model.name} 有 {heads} 个注意力头{kv_zh}，TP 大小必须能整除 {heads}"
+            f"（vLLM 报错 Total number of attention heads ({heads}) must be divisible by tensor parallel size "
+            f"({job.gpus})）。可用的 TP：{'、'.join(map(str, sizes))}；{job.gpus} 张卡就用 --tensor-parallel-size {pick_zh}，"
+            f"或者用流水线并行（--pipeline-parallel-size {job.gpus}，按层切分，没有整除要求）。下面的显存仍按 {job.gpus} 卡平分估算",
+            f"Tensor parallel over {job.gpus} GPUs will not start: {model.name} has {heads} attention heads{kv_en}, and "
+            f"the TP size must divide {heads} (vLLM: 'Total number of attention heads ({heads}) must be divisible by "
+            f"tensor parallel size ({job.gpus})'). Valid TP sizes: {', '.join(map(str, sizes))}; with {job.gpus} GPUs use "
+            f"--tensor-parallel-size {pick_en}, or pipeline parallelism (--pipeline-parallel-size {job.gpus}, whole "
+            f"layers, no divisibility rule). The memory below is still split {job.gpus} ways",
+        ),
+    )

@@ -1,0 +1,97 @@
+"""The user's own price quote, in the user's own currency: what the hours they will actually use cost.
+
+Why a tool of its own: `gpu_price` answers in CNY from the market table; a user who quotes "$294/month"
+or "$4/hr" wants that figure applied to their hours, not our table and not an exchange rate we would
+have to invent. So this tool never converts currencies: the answer is in the currency of the quote.
+
+Hours in a billing month: cloud calculators that quote a VM "per month" assume it runs the whole month,
+730 h (= 8,760 h / 12, the year-averaged month most cloud calculators use; e.g.
+https://calculatorlib.com/cloud-cost-monthly-to-hourly-calculator). Chinese rental platforms count a card-month as 720 h (30 days),
+the convention of `knowledge/prices.yaml`. Both are inputs, so a user's own month length wins.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tools.registry import ToolSpec
+
+HOURS_PER_MONTH_CLOUD = 730.0  # 8,760 h / 12: the cloud calculators' month
+HOURS_PER_MONTH_CN = 720.0  # 30 × 24, the card-month of knowledge/prices.yaml
+_PER_HOURS = {"hour": 1.0, "day": 24.0, "week": 168.0}
+
+Currency = Literal["USD", "CNY", "EUR", "GBP", "JPY", "HKD", "SGD", "KRW", "INR", "other"]
+
+
+class QuoteCostInput(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)
+
+    amount: float = Field(..., gt=0, description="the quoted price, in its own currency (294 for '$294/month')")
+    currency: Currency = Field("USD", description="currency of the quote; the answer stays in it (no conversion)")
+    per: Literal["hour", "day", "week", "month"] = Field("hour", description="what the quote is for")
+    hours: float = Field(..., gt=0, le=1_000_000, description="hours the machine will actually run (billed)")
+    count: int = Field(1, ge=1, le=10_000, description="machines or GPUs at that price")
+    hours_per_month: float | None = Field(
+        None, gt=0, le=744, description="hours in the quote's month; default 730 (cloud calculators), 720 for CNY"
+    )
+
+
+class QuoteCostOutput(BaseModel):
+    currency: str
+    hourly_rate: float = Field(description="the quote per hour of running time, in its currency")
+    hours: float
+    count: int
+    total: float = Field(description="hourly_rate × hours × count, in the quote's currency")
+    quoted_total_if_kept_all_month: float | None = Field(
+        None, description="a monthly quote for the whole month (what 'per month' assumes), for comparison"
+    )
+    hours_per_month: float | None = None
+    arithmetic: str
+    notes: list[str] = Field(default_factory=list)
+
+
+def quote_cost(inp: QuoteCostInput) -> QuoteCostOutput:
+    month_h: float | None = None
+    if inp.per == "month":
+        month_h = inp.hours_per_month or (HOURS_PER_MONTH_CN if inp.currency == "CNY" else HOURS_PER_MONTH_CLOUD)
+        hourly = inp.amount / month_h
+        step = f"{inp.amount:g} / {month_h:g} h = {hourly:.4g}/h"
+    else:
+        hourly = inp.amount / _PER_HOURS[inp.per]
+        step = f"{inp.amount:g}/{inp.per}" if inp.per == "hour" else f"{inp.amount:g} / {_PER_HOURS[inp.per]:g} h"
+    total = hourly * inp.hours * inp.count
+    count_txt = f" × {inp.count}" if inp.count > 1 else ""
+    arithmetic = f"{step}; {hourly:.4g} × {inp.hours:g} h{count_txt} = {total:.4g} {inp.currency}"
+    notes = [
+        "只在机器运行时按时计费（停机后 GPU 不再收费，但磁盘/存储通常照收）。 / Billed only while the machine runs "
+        "(a stopped VM stops the GPU charge; disks and storage usually keep billing).",
+        "币种按你的报价，不做汇率换算。 / In the currency you quoted; no exchange rate applied.",
+    ]
+    return QuoteCostOutput(
+        currency=inp.currency,
+        hourly_rate=round(hourly, 4),
+        hours=inp.hours,
+        count=inp.count,
+        total=round(total, 2),
+        quoted_total_if_kept_all_month=round(inp.amount * inp.count, 2) if inp.per == "month" else None,
+        hours_per_month=month_h,
+        arithmetic=arithmetic,
+        notes=notes,
+    )
+
+
+TOOLS = [
+    ToolSpec(
+        name="quote_cost",
+        description=(
+            "The cost of the hours a user will actually run at THEIR OWN quoted price, in the quote's currency "
+            "(no exchange rate): hourly rate = amount / hours in the period (a 'per month' cloud quote assumes "
+            "730 h; a CNY card-month 720 h), total = hourly × hours × count. Use when the user quotes a price "
+            "('$294/month', '$4/hr') and says how long they need it."
+        ),
+        input_model=QuoteCostInput,
+        func=quote_cost,
+    ),
+]
