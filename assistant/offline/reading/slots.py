@@ -1210,7 +1210,12 @@ def _extract_model(work: str, s: Slots) -> str:
         if s.params_b is None:
             s.params_b = val
             if s.model is None:
-                s.model = f"{_fmt(val)}b"
+                named = _GLUED_NAME_RE.search(work[: m.start()])  # "KnowLM-13B", "R1V2-38B": a name the catalog lacks
+                if named and named.group(1).lower() not in _NOT_NAMES:
+                    s.model = f"{named.group(1)}-{_fmt(val)}b"
+                    s.model_mentions.append(ModelMention(text=s.model, catalog_id=None, size_b=val))
+                else:
+                    s.model = f"{_fmt(val)}b"
         return _blank(work, m)
     m = _SIZE_CN_RE.search(work)
     if m:
@@ -1221,6 +1226,12 @@ def _extract_model(work: str, s: Slots) -> str:
                 s.model = f"{_fmt(val)}b"
         return _blank(work, m)
     return work
+
+
+# A model name glued to its size with "-"/"_" or nothing ("knowlm-13b", "skywork_13b", "r1v2-38b"): the
+# name is kept so the answer can say it is not in the catalog; words that are not names are left out.
+_GLUED_NAME_RE = re.compile(r"(?<![a-z0-9.\-])([a-z][a-z0-9]*(?:[.\-][a-z0-9]+)*?[a-z0-9]*)[\-_]?$", re.I)
+_NOT_NAMES = {"a", "an", "the", "of", "to", "for", "on", "in", "x", "gpu", "model", "models", "llm", "int", "fp", "bf"}
 
 
 _SIZE_LIST_RE = re.compile(

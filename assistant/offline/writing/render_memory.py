@@ -687,10 +687,12 @@ def _memory_by_card(w: Writer, ctx: Context, ests: list[ToolResult], cards: list
 def _model_fallback_note(w: Writer, ctx: Context, est: dict) -> None:
     s = ctx.slots
     if s.model and est.get("model_kind") == "generic" and not re.fullmatch(r"[\d.]+[bm]", s.model):
+        # in the verdict paragraph (line 1): the figure is for a generic shape, not that model's own
         w.add(
-            "assumptions",
-            f"模型目录里还没有「{s.model}」，这里按同样参数量的通用架构估算。",
-            f"'{s.model}' is not in the model catalog yet, so a generic architecture of the same size is used.",
+            "verdict",
+            f"（模型目录里还没有「{s.model}」，这里按同样参数量的通用稠密架构估算，不是它的真实结构。）",
+            f"('{s.model}' is not in the model catalog yet, so a generic dense architecture of the same size is "
+            "used, not its real shape.)",
         )
 
 
