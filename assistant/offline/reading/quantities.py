@@ -167,7 +167,9 @@ _RUNTIME_SETTING_RES = {
     "ngl": re.compile(r"(?:(?<![\w-])-ngl|--n-gpu-layers|n_gpu_layers|--gpu-layers)\s*[=:]?\s*(-?\d+)", re.I),
     "cache_max_entry_count": re.compile(r"cache[_-]max[_-]entry[_-]count\s*[=:]?\s*(0?\.\d+|1(?:\.0)?)", re.I),
     "cache_bits": re.compile(r"cache[_\s-]*(8|4)[_\s-]*bit|\bq(4|8)[_\s-]*cache|cache[_\s-]*q(4|8)", re.I),
-    "gpu_split": re.compile(r"gpu[_\s-]*(?:split|memory)\s*[=:]?\s*(\d+(?:\.\d+)?(?:\s*[,，/]\s*\d+(?:\.\d+)?)+)", re.I),
+    "gpu_split": re.compile(
+        r"gpu[_\s-]*(?:split|memory)\s*[=:]?\s*(\d+(?:\.\d+)?(?:\s*[,，/]\s*\d+(?:\.\d+)?)+)", re.I
+    ),
     "bpw": re.compile(r"(\d+(?:\.\d+)?)\s*bpw|bpw\s*[=:]?\s*(\d+(?:\.\d+)?)", re.I),
 }
 

@@ -188,6 +188,8 @@ def _unsaid_modes(text: str) -> str:
     for m in reversed(list(_NEGATED_MODE_RE.finditer(text))):
         text = text[: m.start("w")] + " " * (m.end("w") - m.start("w")) + text[m.end("w") :]
     return text
+
+
 _PRECISION_PATTERNS: list[tuple[str, str]] = [
     (r"fp8|float8", "fp8"),
     (r"bf16|bfloat16", "bf16"),

@@ -783,7 +783,10 @@ def _memory_next_steps(w: Writer, ctx: Context, est: dict, ests: list[ToolResult
 def _co_deployed(w: Writer, ests: list[ToolResult]) -> None:
     """Several models on the same card(s): every one keeps its own full weights resident, so the weights
     add up; what is left of the usable memory is shared by their KV caches (each engine reserves its own)."""
-    rows = [e.result for e in ests]
+    firsts: dict[str, dict] = {}
+    for e in ests:  # one row per model: the sizing at the asked precision (follow-ups re-size at lower ones)
+        firsts.setdefault(str(e.result.get("model")), e.result)
+    rows = list(firsts.values())
     weights = [float(r.get("weights_gb") or 0.0) for r in rows]
     total = sum(weights)
     usable = float(rows[0].get("usable_gb") or 0.0)
