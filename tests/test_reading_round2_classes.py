@@ -76,7 +76,7 @@ def test_not_able_to_train_is_still_a_training_question() -> None:
         ("minicpm-llama3-v2.5", 8.5, None, 0.03),
         ("visualglm-6b", 7.8, None, 0.03),
         ("InternVL2-40B", 40.1, None, 0.02),
-        ("minimind2-small", 0.026, None, 0.05),
+        ("minimind2-small", 0.026, None, 0.05),  # README: 26M
     ],
 )
 def test_new_catalog_rows_match_published_counts(name: str, total_b: float, active_b: float | None, tol: float) -> None:
