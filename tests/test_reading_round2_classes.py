@@ -19,6 +19,8 @@ worked by hand from public sources:
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from assistant.offline import answer
@@ -172,3 +174,12 @@ def test_exllama_settings_are_read() -> None:
     assert f.runtime_settings["bpw"] == "4.65"
     assert f.runtime_settings["cache_bits"] == "8"
     assert f.runtime_settings["gpu_split"] == "20,24"
+
+
+def test_either_of_two_models_gets_its_own_count() -> None:
+    # Falcon-40B ≈ 41.8e9 params × 16 B (bf16 weights + grads, fp32 Adam moments + master copy; ZeRO paper
+    # arXiv:1910.02054 §3) ≈ 669 GB of states → more than 8 × 80 GB; Llama-2-70B ≈ 69e9 × 16 B ≈ 1.1 TB → more still.
+    a = answer("最少几张80G的卡能全量训练 falcon-40b 或者 llama2-70b？")[0].text
+    assert "Falcon-40B" in a and "Llama-2-70B" in a
+    counts = [int(x) for x in re.findall(r"至少要 (\d+) 张", a)]
+    assert len(counts) >= 2 and counts[0] > 8 and counts[1] > counts[0]
