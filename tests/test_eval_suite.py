@@ -16,6 +16,7 @@ import pytest
 
 from evals.runner import markdown_report, percentile, run_suite, write_reports
 from evals.schema import CATEGORIES, Case, load_cases, load_known_failures
+from tools.retrieval.corpus import load_guide
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,36 +35,8 @@ TOOL_NAMES = {
     "delivery_checklist",
     "search_guide",
 }
-DOC_IDS = {
-    "memory-by-model-size",
-    "memory-formula",
-    "optimizers-8bit",
-    "activations-checkpointing",
-    "tf32-fp8-precision",
-    "a100-h100-4090",
-    "pcie-vs-sxm-nvlink",
-    "china-cards",
-    "rental-prices",
-    "billing-hourly-monthly",
-    "shandong-datacenters",
-    "cluster-networking",
-    "multi-node-training",
-    "storage-io",
-    "gpu-utilization-low",
-    "delivery-acceptance",
-    "nccl-tests-busbw",
-    "dropped-gpu",
-    "xid-errors",
-    "cuda-driver-compat",
-    "common-errors",
-    "containers-gpu",
-    "zero-fsdp-offload",
-    "lora-qlora",
-    "inference-kv-cache",
-    "training-time-cost",
-    "choosing-a-config",
-    "faq",
-}
+# Doc ids come from the guide itself (one source of truth): a cited id that no guide document has is a typo.
+DOC_IDS = {p.doc_id for p in load_guide(ROOT / "knowledge" / "guide")}
 
 
 @pytest.fixture(scope="module")
@@ -536,19 +509,38 @@ def test_known_failures_name_real_cases_with_a_reason(cases: list[Case]) -> None
         assert len(reason) >= 20, f"{case_id}: say why it fails"
 
 
-# Real questions collected from public sources (evals/real/README.md). The pass rates are far from the
-# issue's target, so this is a ratchet, not a goal: it fails when a change makes the advisor answer fewer
-# real questions than it does today (dev 82/187, blind 31/67 on 2026-12-01). Raise the floors as they rise.
-REAL_FLOORS = {"dev": 82, "blind": 31}
+# Real questions collected from public sources (evals/real/README.md), in two rounds: round 1 (the files at the
+# top of dev/ and blind/) was collected before the planner was rebuilt, round 2 (the round2/ folders) after it,
+# so round 2 measured how the rebuild generalises to questions nobody had seen. The pass rates are short of the
+# issue's target, so this is a ratchet, not a goal: it fails when a change makes the advisor answer fewer real
+# questions than it does today. Raise the floors as they rise (counts on 2026-12-01 in the comments).
+REAL_FLOORS = {
+    "dev": 82,  # round 1 dev, 187 cases
+    "blind": 31,  # round 1 blind, 67 cases
+    "dev/round2": 50,  # round 2 dev, 134 cases
+    "blind/round2": 10,  # round 2 blind, 25 cases
+}
+
+
+def _real_cases(part: str) -> list[Case]:
+    """One round's slice: round 1 is the YAML files directly in dev/ or blind/, round 2 its round2/ folder."""
+    folder = ROOT / "evals" / "real" / part
+    if part.endswith("round2"):
+        return load_cases(folder)
+    cases: list[Case] = []
+    for f in sorted(folder.glob("*.yaml")):
+        cases += load_cases(f)
+    return cases
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(900)
 @pytest.mark.parametrize("part", sorted(REAL_FLOORS))
 def test_real_question_pass_count_does_not_fall(part: str) -> None:
     from assistant.advisor import ask
 
-    real = load_cases(ROOT / "evals" / "real" / part)
+    real = _real_cases(part)
+    assert real, part
     report = run_suite(real, ask_fn=ask, backend="offline", progress=False)
     summary = report.to_dict(questions={c.id: c.final_question() for c in real})
     assert summary["passed"] >= REAL_FLOORS[part], f"{part}: {summary['passed']}/{summary['total']}"

@@ -87,9 +87,22 @@ def test_plan_serving_kv_per_sequence_of_qwen25_14b() -> None:
     assert out.kv_gb_per_sequence_per_gpu == pytest.approx(4096 * 196_608 / 1e9, rel=0.01)
 
 
+def test_reference_models_agree_with_the_catalog_where_both_have_a_model() -> None:
+    """One source of truth: a reference row kept for its training tokens must not drift from the catalog."""
+    from tools.models import find_entry
+    from tools.reference_models import reference_models
+
+    for ref in reference_models():
+        entry = find_entry(ref.id)
+        if entry is not None:
+            published = float(str(entry.params_published).rstrip("Bb"))
+            assert ref.params_b == pytest.approx(published, rel=0.02), ref.id
+
+
 def test_reference_models_match_whole_names_only() -> None:
     assert find_reference("训练一个GPT-3规模的模型").id == "GPT-3"  # type: ignore[union-attr]
-    assert find_reference("grok1 怎么跑").id == "Grok-1"  # type: ignore[union-attr]
+    assert find_reference("bloom 176b 怎么跑").id == "BLOOM-176B"  # type: ignore[union-attr]
+    assert find_reference("grok1 怎么跑") is None  # the catalog carries Grok-1 (knowledge/models/grok.yaml)
     assert find_reference("GPT-3.5 的 API") is None
     assert find_reference("mossy rocks") is None
 

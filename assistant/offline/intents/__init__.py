@@ -98,13 +98,17 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (plans.OWN_VS_RENT, plans.applies_own_vs_rent),  # "买主机还是租云": utilisation decides
     (plans.HOST_VS_API, plans.applies_host_vs_api),  # "本地部署和调 API 有啥区别"
     (serving.TEAM, serving.applies_team),  # "200人的公司知识库要什么服务器": users/peak/rate → cards
+    (train_time.RESCALE, train_time.applies_rescale),  # "6×H800 25h → 2×A800 要多久": dense peaks, same MFU
+    (
+        train_time.COMPLETED,
+        train_time.applies_measured,
+    ),  # "88 hours on one 3090, normal?": the estimate beside it, before the cause rule
+    (serving.SERVING, serving.applies_ttft),  # "首token 20 秒，提示 8k": the prefill floor leads
     (A.ADVICE, ops.applies_cause),  # "why / is it normal / how do I fix": the guide leads, numbers follow
     (serving.SERVING, serving.applies_serving),  # "自建还是调API": a serving plan, not training time
     (A.DECODE_SPEED, serving.applies),
     (serving.RENTABILITY, serving.applies_rentability),
     (train_time.STEP_TIME, train_time.applies_step_time),
-    (train_time.RESCALE, train_time.applies_rescale),  # "6×H800 25h → 2×A800 要多久": dense peaks, same MFU
-    (train_time.COMPLETED, train_time.applies_measured),  # "88 hours on one 3090, normal?": estimate beside it
     (train_time.COMPLETED, train_time.applies_reference),  # "训练 GPT-3 规模要多少钱": published N and D
     (train_time.COMPLETED, train_time.applies_unsized),  # "LoRA 训练要多久": the formula and one example
     (A.DELIVERY, ops.applies_delivery),

@@ -12,6 +12,7 @@ import re
 from assistant.offline.intents import args as A
 from assistant.offline.intents.args import ADVICE, DELIVERY
 from assistant.offline.intents.base import has_size
+from assistant.offline.intents.serving import SERVING
 from assistant.offline.reading.frame import Frame
 from assistant.offline.types import ToolCall, ToolResult
 
@@ -111,7 +112,9 @@ def cause_followers(f: Frame, other: str) -> list[str]:
 
     known = all(g.gpu_id for g in f.gpu_mentions)  # an unknown card would only add "not in the table"
     if len(f.gpus) >= 2 and known and (other == A.SPECS or has_size(f)):
-        return [A.SPECS]  # "the H20 is slower than the L40": the two cards side by side are the deciding numbers
+        # "the H20 is slower than the L40": the two cards side by side are the deciding numbers, and with a
+        # model to serve, which bound (compute or bandwidth) each card hits for it (serving plan per card)
+        return [other, A.SPECS] if other == SERVING else [A.SPECS]
     if not has_size(f):
         return []
     if _SLOW.search(f.text) and (f.training or f.mode not in (None, "inference")) and (f.samples or f.tokens):

@@ -86,6 +86,12 @@ def applies_serving(f: Frame) -> bool:
     )
 
 
+def applies_ttft(f: Frame) -> bool:
+    """「首token要等20秒，提示 8k」: the prefill's compute floor for that prompt is the deciding number, so
+    it leads even when the question also asks how to make it faster (the cause rule comes after it)."""
+    return applies_serving(f) and bool(_TTFT_RE.search(f.text)) and bool(f.context)
+
+
 # "TTFT for a 16K prompt is 15 s": prefill is compute-bound (≈ 2·N FLOPs per prompt token)
 _TTFT_RE = re.compile(r"\bttft\b|time to first token|首\s*token|首字|首包|prefill|预填充", re.I)
 # "H20 is slower than the L40": which of two cards is compute- or bandwidth-bound for this model
