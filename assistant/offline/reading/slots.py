@@ -116,11 +116,9 @@ _MODE_PATTERNS: list[tuple[str, str]] = [
     ),
 ]
 _MODE_RES = [(re.compile(p, re.I), v) for p, v in _MODE_PATTERNS]
-# Words that mean inference only when nothing in the question says training ("跑 LoRA" is training).
-_WEAK_INFERENCE_RE = re.compile(
-    r"预测|推断|运行|加载|载入|跑(?!分|步)|\brun(?:s|ning)?\b|\bload(?:s|ing|ed)?\b|generat\w*|生成|出图|对话|聊天|\bchat\b",
-    re.I,
-)
+# Words that mean inference when nothing in the question says training (预测 is what Chinese users call
+# inference; "跑/run/运行" stay unread: "can I run a 7B" may be either, and no mode already sizes inference).
+_WEAK_INFERENCE_RE = re.compile(r"预测|推断|加载|载入|出图|文生图", re.I)
 _ONLY_INFERENCE_RE = re.compile(
     r"(?:只|仅|只是|只做|只用来|只用于|只要|仅做|仅用于|单纯)\s*(?:做|跑|用来|用于)?\s*(?:推理|预测|部署|推断)|"
     r"inference[\s\-]*only|only[\s\-]*(?:for[\s\-]*|do[\s\-]*|need[\s\-]*|run[\s\-]*)?inference|just[\s\-]*(?:for[\s\-]*)?inference",
@@ -1183,6 +1181,16 @@ def _extract_model(work: str, s: Slots) -> str:
             ModelMention(text=hit.text, catalog_id=hit.catalog_id, variant=hit.variant, size_b=hit.size_b)
         )
     known = next((h for h in hits if h.catalog_id), None)
+    if known is not None and known.size_b is None and not any(h.size_b for h in hits):
+        # "根据MiniMind的显存，1B需要多少": a family named without a size and a bare size asked about — the
+        # size is the subject; the named model stays a mention
+        blanked = work
+        for hit in hits:
+            blanked = blanked[: hit.start] + " " * (hit.end - hit.start) + blanked[hit.end :]
+        bare = _SIZE_EN_RE.search(blanked)
+        if bare and bare.group("unit").lower() == "b" and not _is_its_size(known, float(bare.group("size"))):
+            known = None
+            work = blanked
     if known is not None:
         s.model = known.catalog_id
         if known.size_b is not None and s.params_b is None:
@@ -1234,6 +1242,17 @@ def _extract_model(work: str, s: Slots) -> str:
 # name is kept so the answer can say it is not in the catalog; words that are not names are left out.
 _GLUED_NAME_RE = re.compile(r"(?<![a-z0-9.\-])([a-z][a-z0-9]*(?:[.\-][a-z0-9]+)*?[a-z0-9]*)[\-_]?$", re.I)
 _NOT_NAMES = {"a", "an", "the", "of", "to", "for", "on", "in", "x", "gpu", "model", "models", "llm", "int", "fp", "bf"}
+
+
+def _is_its_size(hit: ModelHit, size_b: float) -> bool:
+    """ "deepseek-R1 671 B": the bare size is the named model's own (total or active, within 10%)."""
+    from tools.models import resolve_model
+
+    try:
+        res = resolve_model(hit.catalog_id)
+    except Exception:  # noqa: BLE001 — a row that does not resolve cannot confirm the size
+        return False
+    return any(abs(p / 1e9 - size_b) <= 0.1 * size_b for p in (res.params, res.active_params))
 
 
 _SIZE_LIST_RE = re.compile(
