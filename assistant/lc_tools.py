@@ -99,7 +99,7 @@ def to_langchain_tool(spec: "ToolSpec", own_words: str | None = None) -> "Struct
 def registry_tools(specs: Iterable["ToolSpec"] | None = None, own_words: str | None = None) -> list["StructuredTool"]:
     """Every registry tool (or the given specs) as LangChain tools, in name order."""
     if specs is None:
-        from tools.registry import all_tools
+        from tools.registry import tool_cards
 
-        specs = all_tools().values()
+        specs = tool_cards()  # from the tool manifest: no tool module imported until a tool runs
     return [to_langchain_tool(s, own_words) for s in sorted(specs, key=lambda s: s.name)]

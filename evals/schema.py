@@ -81,7 +81,9 @@ class Expect(BaseModel):
     numbers: list[NumberExpect] = Field(default_factory=list)
     must_include: list[Phrase] = Field(default_factory=list)
     must_not_include: list[Phrase] = Field(default_factory=list)
-    cites: list[Phrase] = Field(default_factory=list, description="doc ids that must be cited (each entry required; a nested list = any of)")
+    cites: list[Phrase] = Field(
+        default_factory=list, description="doc ids that must be cited (each entry required; a nested list = any of)"
+    )
     answer_language: Literal["zh", "en"] | None = Field(
         None, description="default: zh if the question has CJK, else en"
     )

@@ -361,7 +361,9 @@ def test_hashing_does_not_import_chromadb():
 def test_offline_ask_imports_neither_chromadb_nor_gradio_nor_rich(tmp_path):
     """Not timed: which heavy packages a plain/JSON `ask` loads, once the home holds a store and its
     copy. (langsmith still loads: langchain_core's Runnable base imports it, and the offline planner
-    is a LangChain chat model.)"""
+    is a LangChain chat model.) With the tool manifest written by the first ask, the tool modules a
+    networking question never calls (log diagnosis and its rules, rentability, prices, decode speed)
+    are not imported either."""
     home = tmp_path / "home"
     env = {**os.environ, "GPU_ADVISOR_HOME": str(home)}
     env.pop("GPU_ADVISOR_BACKEND", None)
@@ -382,6 +384,9 @@ def test_offline_ask_imports_neither_chromadb_nor_gradio_nor_rich(tmp_path):
         "    cli(sys.argv[1:], standalone_mode=False)\n"
         "finally:\n"
         "    heavy = sorted({m.split('.')[0] for m in sys.modules} & {'chromadb', 'gradio', 'rich', 'torch'})\n"
+        "    unused = ('tools.diagnosis.tool', 'tools.diagnosis.rules', 'tools.rentability', 'tools.prices',\n"
+        "              'tools.memory_decode')\n"
+        "    heavy += [m for m in unused if m in sys.modules]\n"
         "    print('HEAVY=' + json.dumps(heavy), file=sys.stderr)\n"
     )
     for flag in ("--plain", "--json"):

@@ -14,12 +14,17 @@ the operator (paths from flags and env are the operator's own).
 from __future__ import annotations
 
 import contextvars
+import copy
 import importlib
+import json
 import logging
 import math
+import os
 import pkgutil
 import re
+from collections.abc import Iterator, MutableMapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
 from pydantic import BaseModel, ValidationError
@@ -236,17 +241,167 @@ def _discover() -> dict[str, ToolSpec]:
             if tool.name in found:
                 raise RuntimeError(f"duplicate tool name {tool.name!r}")
             found[tool.name] = tool
+            _ORIGINS[tool.name] = info.name
     return found
 
 
-_CACHE: dict[str, ToolSpec] | None = None
+_ORIGINS: dict[str, str] = {}  # tool name → the module whose TOOLS list holds it (for the manifest)
 
 
-def all_tools() -> dict[str, ToolSpec]:
-    global _CACHE
-    if _CACHE is None:
-        _CACHE = _discover()
+class ToolCard:
+    """What the agent needs to *offer* a tool (name, description, LLM schema) without importing it;
+    `run` imports the tool's module on the first call. Built from the tool manifest (below)."""
+
+    def __init__(self, name: str, description: str, schema: dict[str, Any]) -> None:
+        self.name, self.description, self._schema = name, description, schema
+
+    def llm_schema(self) -> dict[str, Any]:
+        return copy.deepcopy(self._schema)
+
+    def run(self, args: dict[str, Any], *, operator: bool = False) -> dict[str, Any]:
+        return get_tool(self.name).run(args, operator=operator)
+
+
+class _LazyTools(MutableMapping[str, ToolSpec]):
+    """The registry as `all_tools()` returns it when the manifest is current: every tool name at once,
+    each tool's module imported only when that tool is looked up. WHY: importing all ~20 tool modules
+    (diagnosis rules, training-time tables …) cost ~0.1–0.2 s of every cold `gpu-advisor ask`, which
+    calls three or four of them (issue 16)."""
+
+    def __init__(self, modules: dict[str, str]) -> None:
+        self._modules = modules  # tool name → module that defines it, in discovery order
+        self._specs: dict[str, ToolSpec] = {}
+
+    def __getitem__(self, name: str) -> ToolSpec:
+        spec = self._specs.get(name)
+        if spec is None:
+            module = importlib.import_module(self._modules[name])
+            for tool in getattr(module, "TOOLS", []):
+                if self._modules.get(tool.name) == module.__name__:
+                    self._specs.setdefault(tool.name, tool)
+            if name not in self._specs:  # the manifest promised a tool the module lacks: look again
+                return _full()[name]
+            spec = self._specs[name]
+        return spec
+
+    def __setitem__(self, name: str, spec: ToolSpec) -> None:
+        self._modules.setdefault(name, _ORIGINS.get(name, spec.func.__module__))
+        self._specs[name] = spec
+
+    def __delitem__(self, name: str) -> None:
+        del self._modules[name]
+        self._specs.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._modules))
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+
+# The tool manifest: name, module, description and LLM schema of every tool, written after a full
+# discovery to the state folder and trusted only while every file under tools/ and knowledge/ has the
+# size and mtime it had then (and the same Python and pydantic). A missing, stale or unreadable
+# manifest means a full discovery, exactly as before; it only ever saves time.
+_MANIFEST_VERSION = 1
+
+
+def _manifest_key() -> str:
+    import hashlib
+    import os
+    import sys
+
+    import pydantic
+
+    import tools
+
+    parts: list[str] = [str(_MANIFEST_VERSION), sys.version, pydantic.VERSION]
+    roots = [*tools.__path__, str(Path(tools.__file__).resolve().parent.parent / "knowledge")]
+    for root in roots:
+        parts.append(root)
+        for folder, dirs, files in os.walk(root):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(files):
+                if name.endswith((".py", ".yaml", ".yml")):
+                    st = os.stat(os.path.join(folder, name))
+                    parts.append(f"{folder}/{name}:{st.st_size}:{st.st_mtime_ns}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _manifest_path() -> Path:
+    from tools.retrieval.paths import cache_dir
+
+    return cache_dir() / "tool_manifest.json"
+
+
+def _read_manifest(key: str) -> list[dict[str, Any]] | None:
+    try:
+        data = json.loads(_manifest_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("key") != key or not isinstance(data.get("tools"), list):
+        return None
+    return data["tools"]
+
+
+def _write_manifest(key: str, found: dict[str, ToolSpec]) -> None:
+    rows = [
+        {
+            "name": s.name,
+            "module": _ORIGINS.get(s.name, s.func.__module__),
+            "description": s.description,
+            "schema": s.llm_schema(),
+        }
+        for s in found.values()
+    ]
+    try:
+        path = _manifest_path()
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"key": key, "tools": rows}, ensure_ascii=False), encoding="utf-8")
+        tmp.replace(path)
+    except (OSError, TypeError, ValueError) as exc:  # a read-only home only costs speed next time
+        log.info("tool manifest not written: %s", exc)
+
+
+_CACHE: MutableMapping[str, ToolSpec] | None = None
+_CARDS: list[ToolCard] | None = None
+
+
+def _full() -> dict[str, ToolSpec]:
+    """Discover every tool now (and refresh the manifest)."""
+    global _CACHE, _CARDS
+    found = _discover()
+    _CACHE, _CARDS = found, None
+    _write_manifest(_manifest_key(), found)
+    return found
+
+
+def _load() -> MutableMapping[str, ToolSpec]:
+    global _CACHE, _CARDS
+    rows = _read_manifest(_manifest_key())
+    try:
+        modules = {str(r["name"]): str(r["module"]) for r in rows or ()}
+        cards = [ToolCard(r["name"], r["description"], dict(r["schema"])) for r in rows or ()]
+    except (KeyError, TypeError, ValueError):  # a hand-edited or half-written manifest
+        rows = None
+    if not rows:
+        return _full()
+    _CACHE, _CARDS = _LazyTools(modules), cards
     return _CACHE
+
+
+def all_tools() -> MutableMapping[str, ToolSpec]:
+    """Every tool by name. From a current manifest the modules load on first lookup of their tools."""
+    return _load() if _CACHE is None else _CACHE
+
+
+def tool_cards() -> list[Any]:
+    """Every tool as the agent offers it (name, description, `llm_schema()`, `run`), importing no
+    tool module when the manifest is current; otherwise the specs themselves."""
+    tools = all_tools()
+    if _CARDS is not None and isinstance(tools, _LazyTools):
+        return list(_CARDS)
+    return list(tools.values())
 
 
 def get_tool(name: str) -> ToolSpec:

@@ -74,6 +74,9 @@ def check_delivery(report: DiagnosisReport, parsed: Any, spec: str) -> list[Acce
     runs = parsed.get("nccl_tests") if parsed else None
     if not observed_n and runs:
         observed_n = runs[0].n_ranks
+    k8s = parsed.get("kubernetes") if parsed else None
+    if not observed_n and k8s and k8s.capacity:
+        observed_n = k8s.capacity  # the GPUs the device plugin found on the node (Capacity)
 
     # 1. count
     if count is None:

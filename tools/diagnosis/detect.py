@@ -46,6 +46,17 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     "lspci": ("NVIDIA Corporation", "LnkSta:"),
     "infiniband": ("CA '", "Infiniband device '", "hca_id:", "==>", "BW average", "BW peak", "RDMA_Write"),
     "container_runtime": ("could not select device driver", "nvidia-container-cli", "unknown or invalid runtime name"),
+    "kubernetes": (
+        "nvidia.com/gpu",
+        "apacity:",
+        "llocatable:",
+        "device-plugin",
+        "deviceDiscoveryStrategy",
+        "XidCriticalError",
+        "could not load NVML",
+        "ERROR_LIBRARY_NOT_FOUND",
+        "Incompatible strategy",
+    ),
     "cuda_runtime": (
         "system not yet initialized",
         "802",
@@ -62,6 +73,7 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
         "too old",
         "insufficient for CUDA runtime",
         "uncorrectable ECC",
+        "Uncorrectable ECC",
         "is_available",
         "torch_check:",
         "CUDA error",
@@ -71,12 +83,21 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
         "CUDA initialization",
         "is not compatible with the current PyTorch installation",
     ),
+    "launcher": ("not found", "Address already in use", "EADDRINUSE", "errno: 98"),
+    "framework_alloc": (
+        "received allocating",
+        "Cannot malloc",
+        "Cannot allocate",
+        "OOM when allocating",
+        "DefaultCPUAllocator",
+        "unable to mmap",
+    ),
     "nccl_log": ("NCCL", "Watchdog caught collective"),
     "nccl_tests": ("busbw", "nThread", "Avg bus bandwidth", "Out of bounds values", "#wrong", "_perf"),
     "iostat": ("%util",),
     "dcgmi_diag": ("Diagnostic",),
     "dcgmi_health": ("health system", "Overall Health", "Health Monitor"),
-    "narrative": ("nvidia-smi", "GPU", "显卡", "卡", "gpu"),
+    "narrative": ("nvidia-smi", "GPU", "显卡", "卡", "gpu", "busbw", "all_reduce_perf"),
 }
 
 # Kinds whose trigger words also occur in a person's question ("NCCL 超时怎么办？"): they count as a

@@ -13,8 +13,10 @@ passages of at most `MAX_CHARS` characters.
 from __future__ import annotations
 
 import hashlib
+import marshal
+import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Iterable
 
@@ -225,16 +227,68 @@ def load_guide(guide_dir: Path) -> list[Passage]:
     seen: set[str] = set()
     if not guide_dir.is_dir():
         return passages
-    for path in sorted(guide_dir.glob("*.md")):
-        if path.name.lower() in {"readme.md", "index.md"}:
-            continue
+    files = [p for p in sorted(guide_dir.glob("*.md")) if p.name.lower() not in {"readme.md", "index.md"}]
+    key = _guide_key(guide_dir, files)
+    cached = _read_guide_copy(key)
+    if cached is not None:
+        return cached
+    for path in files:
         text = path.read_text(encoding="utf-8")
         doc = parse_guide(text, f"knowledge/guide/{path.name}", path.stem)
         if doc and doc[0].doc_id in seen:  # two files claim one id: the later one goes by its file name
             doc = [replace(p, doc_id=path.stem) for p in doc]
         seen.update(p.doc_id for p in doc)
         passages.extend(doc)
+    _write_guide_copy(key, passages)
     return passages
+
+
+# The parsed guide, kept in the state folder: parsing ~30 documents (front matter, sections, the
+# language split) is ~20 ms of every cold `gpu-advisor ask` (issue 16). The copy is trusted only for
+# the same folder, file names, sizes and mtimes, chunker and Python marshal format; anything else
+# parses again. Plain data only (str, int, tuples), read with `marshal`.
+def _guide_key(guide_dir: Path, files: list[Path]) -> str:
+    parts = [CHUNKER_VERSION, str(guide_dir.resolve()), f"m{marshal.version}"]
+    for path in files:
+        st = path.stat()
+        parts.append(f"{path.name}:{st.st_size}:{st.st_mtime_ns}")
+    return hashlib.blake2b("\n".join(parts).encode("utf-8"), digest_size=12).hexdigest()
+
+
+def _guide_copy_path() -> Path | None:
+    from tools.retrieval.paths import home_path
+
+    home = home_path()
+    return home / "cache" / "guide_passages.marshal" if home.is_dir() else None
+
+
+def _read_guide_copy(key: str) -> list[Passage] | None:
+    path = _guide_copy_path()
+    if path is None:
+        return None
+    try:
+        # our own plain-data file in the user's state folder, never code that runs
+        stored_key, rows = marshal.loads(path.read_bytes())  # noqa: S302
+        if stored_key != key:
+            return None
+        return [Passage(*row) for row in rows]
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+
+
+def _write_guide_copy(key: str, passages: list[Passage]) -> None:
+    path = _guide_copy_path()
+    if path is None:
+        return
+    names = [f.name for f in fields(Passage)]
+    try:
+        blob = marshal.dumps((key, [tuple(getattr(p, n) for n in names) for p in passages]))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(blob)
+        tmp.replace(path)
+    except (OSError, ValueError):  # a read-only home only costs speed
+        return
 
 
 # ---------------------------------------------------------------- user documents

@@ -14,10 +14,14 @@ def guide_dir() -> Path:
     return Path(raw).expanduser() if raw else GUIDE_DIR
 
 
+def home_path() -> Path:
+    """The per-user state folder's path (not created)."""
+    return Path(os.environ.get("GPU_ADVISOR_HOME") or "~/.gpu_advisor").expanduser()
+
+
 def home_dir() -> Path:
     """The per-user state folder; created on first use."""
-    raw = os.environ.get("GPU_ADVISOR_HOME") or "~/.gpu_advisor"
-    path = Path(raw).expanduser()
+    path = home_path()
     path.mkdir(parents=True, exist_ok=True)
     return path
 

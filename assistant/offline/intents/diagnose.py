@@ -13,7 +13,10 @@ NAME = DIAGNOSE
 
 
 def applies(f: Frame) -> bool:
-    return f.is_log
+    # a paste around a request to hide a process or dodge a licence is declined, not diagnosed
+    from assistant.offline.intents.decline import cue_of
+
+    return f.is_log and cue_of(f.text) is None
 
 
 def calls(f: Frame) -> list[ToolCall]:

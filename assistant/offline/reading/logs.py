@@ -23,7 +23,18 @@ def paste_kinds(text: str) -> list[str]:
         return []
     if "narrative" not in kinds or set(kinds) - PROSE_PRONE - {"narrative"}:
         return kinds
-    return kinds if _told_symptoms(text) or looks_pasted(text) else []
+    if _told_symptoms(text) or looks_pasted(text) or _told_expected_behaviour(text):
+        return kinds
+    return []
+
+
+def _told_expected_behaviour(text: str) -> bool:
+    """ "nvidia-smi shows no processes in my pod" / "busbw 125 Gbps on a 100 Gbps NIC": one sentence is enough,
+    because the answer (expected behaviour, why) comes from the diagnosis rules, not from a how-to."""
+    from tools.diagnosis.parsers.narrative import parse
+
+    n = parse(text.split("\n"))
+    return bool(n and (n.no_procs_line or n.busbw_above_line))
 
 
 def _told_symptoms(text: str) -> bool:

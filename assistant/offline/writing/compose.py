@@ -37,7 +37,7 @@ def compose(
             OUT_OF_SCOPE: writer.scope_statement,
             NO_DATA: writer.no_data_statement,
             "forecast": writer.forecast_statement,
-            "unlawful": writer.unlawful_statement,
+            "unlawful": lambda: writer.unlawful_statement(_decline_kind(frame.text or question)),
         }.get(primary, lambda: writer.invalid_input(frame.invalid))()
     else:
         for intent, part in _parts(intents, results):
@@ -48,6 +48,12 @@ def compose(
     citations = render.citations(results, lang, first=writer.cited)
     writer.sources(citations)
     return ComposedAnswer(text=writer.text(), citations=citations, language=lang)
+
+
+def _decline_kind(text: str) -> str:
+    from assistant.offline.intents.decline import cue_of
+
+    return cue_of(text) or "unlawful"
 
 
 def _parts(intents: list[str], results: list[ToolResult]) -> list[tuple[str, list[ToolResult]]]:

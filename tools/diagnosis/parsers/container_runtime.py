@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 # (event, pattern) — first match per event kept with its line.
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("no_gpu_runtime", re.compile(r'could not select device driver "[^"]*" with capabilities: \[\[gpu\]\]')),
+    ("no_gpu_runtime", re.compile(r'could not select device driver (?:"[^"]*" )?with capabilities: \[\[gpu\]\]')),
     ("runtime_unknown", re.compile(r"unknown or invalid runtime name: nvidia")),
     ("nvml_lib_missing", re.compile(r"nvidia-container-cli: initialization error: load library failed: libnvidia-ml")),
     (

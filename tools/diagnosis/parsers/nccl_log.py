@@ -19,6 +19,7 @@ _WATCHDOG = re.compile(r"Watchdog caught collective operation timeout: WorkNCCL\
 _OPTYPE = re.compile(r"OpType=(\w+)")
 _TIMEOUT = re.compile(r"Timeout\(ms\)=(\d+)")
 _ENV = re.compile(r"(NCCL_\w+) set by environment to (\S+)")
+_NVLS = re.compile(r"(\d+) nvls channels")  # "32 coll channels, 0 nvls channels, 32 p2p channels"
 _SEQ = re.compile(r"SeqNum=(\d+)")
 _IFACES = re.compile(
     r"(?:Bootstrap|NET/Socket|NET)\s*: Using (?:interface )?((?:\[\d+\])?[\w.:-]+?:[0-9a-fA-F:.%\w-]+<\d+>(?:\s+\[\d+\][\w.:-]+?:[0-9a-fA-F:.%\w-]+<\d+>)*)"
@@ -56,6 +57,8 @@ class NcclLog:
     oom_errors: list[str] = field(default_factory=list)
     p2p_errors: list[str] = field(default_factory=list)
     ib_used: str | None = None  # "NET/IB : Using [0]mlx5_0:1/IB …"
+    nvls_channels: int | None = None
+    nvls_line: str | None = None
 
 
 def _family(t: str) -> str:
@@ -105,6 +108,11 @@ def parse(lines: list[str]) -> NcclLog | None:
             if "NET/IB : No device found" in line:
                 out.ib_not_found = line.strip()
                 found = True
+            if "nvls channels" in line and out.nvls_channels is None:
+                m = _NVLS.search(line)
+                if m:
+                    out.nvls_channels, out.nvls_line = int(m.group(1)), line.strip()
+                    found = True
             if "set by environment" in line:
                 m = _ENV.search(line)
                 if m:

@@ -157,6 +157,10 @@ def parse(lines: list[str]) -> TorchErrors | None:
                 out.torch_version = m.group(0)
                 c = m.group(2)
                 out.torch_cuda = f"{c[:-1]}.{c[-1]}"
+        if "uncorrectable_ecc" not in out.events and "uncorrectable ecc" in line.lower():
+            # "Uncorrectable ECC Error" in the renter's words or a framework's message: same fault as CUDA's
+            out.events["uncorrectable_ecc"] = line.strip()[:300]
+            found = True
         for kind, needle in SIMPLE:
             if kind not in out.events and needle in line:
                 out.events[kind] = line.strip()

@@ -24,13 +24,16 @@ from __future__ import annotations
 
 from tools.diagnosis.detect import Parsed
 from tools.diagnosis.findings import SEVERITY_RANK, Finding, Text, worst
+from tools.diagnosis.rules.alloc import rules_framework_alloc
 from tools.diagnosis.rules.comms import ExpectedBusbw, expected_busbw, rules_nccl, rules_nccl_tests
 from tools.diagnosis.rules.context import Ctx, build_inventory, context_gpu
 from tools.diagnosis.rules.fabric import rules_infiniband
 from tools.diagnosis.rules.health import rules_dcgm_health, rules_dmon
 from tools.diagnosis.rules.host import rules_dcgmi, rules_iostat
+from tools.diagnosis.rules.k8s import rules_k8s
 from tools.diagnosis.rules.kernel import rules_kernel
-from tools.diagnosis.rules.narrative import rules_narrative
+from tools.diagnosis.rules.launcher import rules_launcher
+from tools.diagnosis.rules.narrative import rules_narrative, rules_narrative_other
 from tools.diagnosis.rules.pci import rules_gpu_count, rules_lspci, rules_topo
 from tools.diagnosis.rules.runtime import rules_container, rules_cuda_runtime, rules_vllm
 from tools.diagnosis.rules.smi import rules_smi_failures, rules_smi_query, rules_smi_rows
@@ -62,6 +65,7 @@ RULES = (
     rules_topo,
     rules_versions,
     rules_torch,
+    rules_framework_alloc,
     rules_nccl,
     rules_nccl_tests,
     rules_iostat,
@@ -70,9 +74,12 @@ RULES = (
     rules_dmon,
     rules_infiniband,
     rules_container,
+    rules_k8s,
+    rules_launcher,
     rules_cuda_runtime,
     rules_vllm,
     rules_narrative,
+    rules_narrative_other,
 )
 
 

@@ -255,6 +255,63 @@ def _p2p_unsupported(c: Ctx, lines: list[str]) -> None:
     )
 
 
+def _nvls_and_p2p_level(c: Ctx, n: Any, has_nvlink: bool) -> None:
+    """NCCL_P2P_LEVEL=LOC forbids P2P (NCCL env docs: LOC = never use P2P, even on NVLink), so GPUs talk
+    through host memory; "0 nvls channels" is expected off Hopper/Blackwell: NVLink SHARP (NVLS) needs
+    third-generation NVSwitch (NCCL 2.17 release notes; H100 whitepaper)."""
+    level = (n.env.get("NCCL_P2P_LEVEL") or "").upper()
+    if level in ("LOC", "0") and not c.has("nccl_p2p_not_used"):
+        c.add(
+            "nccl_p2p_level_loc",
+            "warning",
+            (
+                f"NCCL_P2P_LEVEL={level} 禁止了 GPU 之间的 P2P：即使有 NVLink，NCCL 也只能绕主机内存（SHM）传数据，带宽会低很多",
+                f"NCCL_P2P_LEVEL={level} forbids P2P between GPUs: even over NVLink NCCL must go through host memory (SHM), at a fraction of the bandwidth",
+            ),
+            [f"NCCL_P2P_LEVEL={n.env.get('NCCL_P2P_LEVEL')}"],
+            causes=[
+                (
+                    "环境变量（镜像、脚本或 ~/.bashrc 里）把 P2P 关了",
+                    "An environment variable (image, script or ~/.bashrc) turned P2P off",
+                )
+            ],
+            actions=[
+                (
+                    "`unset NCCL_P2P_LEVEL`（或设为 NVL/SYS）后重跑 all_reduce_perf，对比 busbw；A100 SXM 8 卡 NVSwitch 上 all_reduce 一般能到 ~230 GB/s。",
+                    "`unset NCCL_P2P_LEVEL` (or set NVL/SYS) and rerun all_reduce_perf to compare busbw; 8× A100 SXM over NVSwitch usually reaches ~230 GB/s all-reduce busbw.",
+                )
+            ],
+        )
+    if n.nvls_channels == 0:
+        names = (
+            " ".join(g.name or "" for g in c.inventory.gpus)
+            + " "
+            + (context_gpu(c) or "")
+            + " "
+            + "\n".join(c.p.lines[:80])
+        )
+        hopper = bool(re.search(r"\b(?:H100|H200|H800|H20|GH200|B200|B100|GB200)\b", names))
+        c.add(
+            "nccl_nvls_zero",
+            "info",
+            (
+                "「0 nvls channels」不是错误：NVLS（NVLink SHARP）只在 Hopper/Blackwell（H100/H200/B200）配第三代 NVSwitch 时才有"
+                + (
+                    "；这台是 Hopper，NVLS 为 0 多半是 fabric manager/驱动或 NCCL_NVLS_ENABLE=0"
+                    if hopper
+                    else "，A100 等上面为 0 是正常的"
+                ),
+                "'0 nvls channels' is not an error: NVLS (NVLink SHARP) exists only on Hopper/Blackwell (H100/H200/B200) with third-generation NVSwitch"
+                + (
+                    "; this is Hopper, so 0 usually means fabric manager/driver or NCCL_NVLS_ENABLE=0"
+                    if hopper
+                    else ", so 0 on A100 and older is expected"
+                ),
+            ),
+            [n.nvls_line or ""],
+        )
+
+
 def rules_nccl(c: Ctx) -> None:
     n = c.p.get("nccl_log")
     if not n:
@@ -265,6 +322,7 @@ def rules_nccl(c: Ctx) -> None:
     if not topos:
         names = [g.name for g in c.inventory.gpus if g.name] or [context_gpu(c) or ""]
         has_nvlink = any(re.search(r"sxm|hbm3|h100 80gb|h200|h800|b200|nvl", (nm or "").lower()) for nm in names)
+    _nvls_and_p2p_level(c, n, has_nvlink)
     if n.transports.get("SHM") and not n.transports.get("P2P"):
         sev = "warning" if has_nvlink or n.env.get("NCCL_P2P_DISABLE") == "1" else "info"
         c.add(

@@ -124,6 +124,34 @@ def rules_cuda_runtime(c: Ctx) -> None:
             ],
         )
 
+    if "no_device" in ev and not c.has("no_gpus_visible"):
+        # CUDA error 100 (cudaErrorNoDevice): this process sees no GPU at all (CUDA runtime API docs)
+        c.add(
+            "cuda_no_device",
+            "warning",
+            (
+                "CUDA 报「no CUDA-capable device is detected」：这个进程一张 GPU 都看不到",
+                "CUDA says 'no CUDA-capable device is detected': this process sees no GPU at all",
+            ),
+            [ev["no_device"]],
+            causes=[
+                (
+                    "CUDA_VISIBLE_DEVICES 为空、为 -1，或列的编号不存在（编号从 0 到卡数−1）",
+                    "CUDA_VISIBLE_DEVICES is empty, -1, or lists ids that do not exist (ids run 0 to count−1)",
+                ),
+                (
+                    "容器启动时没加 `--gpus`，或驱动没加载（宿主机 nvidia-smi 也不工作）",
+                    "The container was started without `--gpus`, or the driver is not loaded (nvidia-smi fails on the host too)",
+                ),
+            ],
+            actions=[
+                (
+                    "先 `echo $CUDA_VISIBLE_DEVICES` 和 `nvidia-smi -L`：只列存在的编号（如 `CUDA_VISIBLE_DEVICES=0,1,2`），容器要加 `--gpus all`；nvidia-smi 也看不到卡就是驱动问题。",
+                    "Run `echo $CUDA_VISIBLE_DEVICES` and `nvidia-smi -L`: list only ids that exist (e.g. `CUDA_VISIBLE_DEVICES=0,1,2`), start containers with `--gpus all`; if nvidia-smi sees no GPU either, it is the driver.",
+                )
+            ],
+        )
+
 
 def rules_vllm(c: Ctx) -> None:
     v = c.p.get("vllm")

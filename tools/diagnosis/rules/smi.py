@@ -12,6 +12,22 @@ _INFERENCE_SERVER = re.compile(
     r"vllm|sglang|tritonserver|text-generation|ollama|lmdeploy|\btgi\b|llama[-_.]?server|trtllm", re.I
 )
 
+# What an uncorrectable (double-bit) ECC error needs, whoever reports it: the driver retires the page /
+# remaps the row, which takes effect only after a GPU reset or reboot; until then allocations on that
+# card can fail. Sources: NVIDIA "Dynamic Page Retirement" and "GPU Memory Error Management" (A100+
+# row remapping) docs; Xid catalog (48 = DBE, 63/64 = page retirement/row remap events).
+ECC_RESET = (
+    "不可纠正（双比特）ECC 错误要等 GPU 重置或重启后，退役页/行重映射才生效，在此之前这张卡上的显存分配可能失败："
+    "先把节点排空（Kubernetes `kubectl drain` / 停掉任务），用 `nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER` "
+    "看计数和 Pending，`dmesg -T | grep -i xid` 看 Xid 48/63/64，然后重置（`nvidia-smi -r -i <id>`）或重启；"
+    "重启后仍反复出现、或 Remapping Failure = Yes，就要服务商换卡（RMA）。",
+    "An uncorrectable (double-bit) ECC error needs a GPU reset or reboot before the page retirement / row "
+    "remap takes effect; until then allocations on that card can fail. Drain the node first (Kubernetes "
+    "`kubectl drain` / stop the jobs), check `nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER` for counts "
+    "and Pending, and `dmesg -T | grep -i xid` for Xid 48/63/64, then reset (`nvidia-smi -r -i <id>`) or "
+    "reboot; if it recurs after that, or Remapping Failure = Yes, the provider must replace the card (RMA).",
+)
+
 
 # --------------------------------------------------------------------------- nvidia-smi
 
@@ -229,10 +245,7 @@ def rules_smi_rows(c: Ctx) -> None:
                 actions=[
                     c.exclude(g.index, g.bus_id),
                     c.ticket(g.index, g.bus_id, "Volatile Uncorr. ECC 计数非零", "non-zero Volatile Uncorr. ECC count"),
-                    (
-                        "用 `nvidia-smi -q -d ECC,ROW_REMAPPER` 看详细计数和是否需要重置。",
-                        "Check `nvidia-smi -q -d ECC,ROW_REMAPPER` for details and whether a reset is pending.",
-                    ),
+                    ECC_RESET,
                 ],
                 gpu_index=g.index,
                 bus_id=g.bus_id,
@@ -517,6 +530,7 @@ def rules_smi_query(c: Ctx) -> None:
                 actions=[
                     c.exclude(index, g.bus_id),
                     c.ticket(index, g.bus_id, "出现不可纠正 ECC 错误", "uncorrectable ECC errors"),
+                    ECC_RESET,
                 ],
                 gpu_index=index,
                 bus_id=g.bus_id,

@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from tools.diagnosis.rules.context import Ctx
+from tools.diagnosis.rules.smi import ECC_RESET
 
 # Minimum Linux driver for each CUDA major (NVIDIA CUDA Compatibility, minor-version section).
 MIN_DRIVER_FOR_CUDA_MAJOR = {11: (450, 80, 2), 12: (525, 60, 13), 13: (580, 0, 0)}
@@ -422,7 +423,8 @@ def rules_torch(c: Ctx) -> None:
                 (
                     "查 dmesg 里的 Xid 确定是哪块卡；多卡机器先用 `CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=<其余卡>` 排除它，并开工单（附 Xid 行和 nvidia-bug-report.sh）。",
                     "Find the GPU from the Xid in dmesg; on a multi-GPU box exclude it with `CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=<the others>` and open a ticket (Xid lines + nvidia-bug-report.sh).",
-                )
+                ),
+                ECC_RESET,
             ],
         )
     if "no_kernel_image" in ev:
