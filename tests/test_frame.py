@@ -131,8 +131,9 @@ def test_a_real_variant_is_not_modded() -> None:
 
 
 def test_unknown_model_is_named() -> None:
-    (m,) = read_one("vicuna-33b 推理要多少显存").model_mentions  # not in knowledge/models/
-    assert m.catalog_id is None and m.size_b == 33
+    # not in knowledge/models/ (Vicuna was added in round 2; BLOOM is still missing)
+    (m,) = read_one("bloom-7b 推理要多少显存").model_mentions
+    assert m.catalog_id is None and m.size_b == 7
 
 
 def test_variant_says_which_architecture() -> None:

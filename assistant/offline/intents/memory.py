@@ -95,6 +95,13 @@ def served_precision(kw: dict, gpu: str | None) -> str | None:
 def calls(f: Frame) -> list[ToolCall]:
     out: list[ToolCall] = []
     mem_kw = memory_kwargs(f)
+    if len(f.co_models) >= 2 and mem_kw.get("mode") in (None, "inference"):
+        # "A100 80G 同时部署 7B 和 20B": size each model on the same card; the renderer sums the weights
+        for model in f.co_models:
+            kw = {k: v for k, v in mem_kw.items() if k not in ("model", "params")}
+            out.append(A.call(NAME, "estimate_memory", **{**kw, "model": model, "mode": "inference"}))
+        out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2))
+        return out
     if served_precision(mem_kw, mem_kw.get("gpu")):
         mem_kw["precision"] = served_precision(mem_kw, mem_kw.get("gpu"))
     cards = [A.gpu_arg(f, g) for g in f.gpus[:3]] or [mem_kw.get("gpu")]  # "用A100还是4090": each card
@@ -148,6 +155,11 @@ def min_gpus_calls(f: Frame) -> list[ToolCall]:
         # DeepSeek-V3/R1 ship FP8 weights ("满血版" = the released checkpoint): size that first, bf16 beside it
         out.append(A.call(MIN_GPUS, "find_min_gpus", **{**kw, "precision": "fp8"}))
     out.append(A.call(MIN_GPUS, "find_min_gpus", **kw))
+    others = [m.catalog_id for m in f.model_mentions if m.catalog_id and m.catalog_id != kw.get("model")]
+    for model in list(dict.fromkeys(others))[:2]:  # "Falcon-40B or Llama2-70B": each model named gets its count
+        out.append(
+            A.call(MIN_GPUS, "find_min_gpus", **{**{k: v for k, v in kw.items() if k != "params"}, "model": model})
+        )
     out.append(A.call(MIN_GPUS, "search_guide", query=A.guide_query(f, MIN_GPUS), k=2))
     return out
 

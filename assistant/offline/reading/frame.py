@@ -124,6 +124,14 @@ class Frame(BaseModel):
     gpu_form: str | None = None  # SXM / PCIE / NVL
     gpu_alt_memory_gb: int | None = None  # "A100 40G vs 80G": the other memory size of the same card
     gpu_count: int | None = None
+    # Parallel degrees a user states (Megatron/DeepSpeed/vLLM settings): cards per replica = TP × PP (× DP).
+    tp_size: int | None = None
+    pp_size: int | None = None
+    dp_size: int | None = None
+    # "同一张卡同时部署 7B 和 20B": every model meant to share the card(s), catalog ids or bare sizes ("20b")
+    co_models: list[str] = Field(default_factory=list)
+    # Local-runtime settings quoted ("-ngl 0", "cache_8bit", "gpu_split 20,24"): knowledge/engines.yaml local_runtimes
+    runtime_settings: dict[str, str] = Field(default_factory=dict)
     vram_gb: float | None = None  # "24G显存" / "a 48GB card" with no GPU named
     nodes: int | None = None
     mode: str | None = None  # full | lora | qlora | pretrain | inference

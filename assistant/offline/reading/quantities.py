@@ -40,10 +40,12 @@ _MULT = {"万": 1e4, "w": 1e4, "千": 1e3, "k": 1e3, "m": 1e6, "百万": 1e6, "�
 ENGINES: dict[str, str] = {
     r"vllm": "vLLM",
     r"sglang": "SGLang",
-    r"llama\.?cpp|gguf": "llama.cpp",
+    r"llama\.?cpp|gguf|(?<![\w-])-ngl\b|--n-gpu-layers|n_gpu_layers": "llama.cpp",
     r"ollama": "Ollama",
     r"tensorrt[\s-]*llm|trt[\s-]*llm": "TensorRT-LLM",
-    r"lmdeploy": "LMDeploy",
+    r"lmdeploy|turbomind|cache[_-]max[_-]entry[_-]count": "LMDeploy",
+    r"exllama\w*|\bexl2\b": "ExLlamaV2",
+    r"text[\s-]*generation[\s-]*web[\s-]*ui|oobabooga|textgen[\s-]*webui": "text-generation-webui",
     r"\btgi\b|text-generation-inference": "TGI",
     r"llama[\s-]*factory|llamafactory": "LLaMA-Factory",
     r"deepspeed": "DeepSpeed",
@@ -160,6 +162,28 @@ _SPLIT_RE = re.compile(
 )
 
 
+# Local-runtime settings (knowledge/engines.yaml local_runtimes): the value as written, e.g. {"ngl": "0"}.
+_RUNTIME_SETTING_RES = {
+    "ngl": re.compile(r"(?:(?<![\w-])-ngl|--n-gpu-layers|n_gpu_layers|--gpu-layers)\s*[=:]?\s*(-?\d+)", re.I),
+    "cache_max_entry_count": re.compile(r"cache[_-]max[_-]entry[_-]count\s*[=:]?\s*(0?\.\d+|1(?:\.0)?)", re.I),
+    "cache_bits": re.compile(r"cache[_\s-]*(8|4)[_\s-]*bit|\bq(4|8)[_\s-]*cache|cache[_\s-]*q(4|8)", re.I),
+    "gpu_split": re.compile(
+        r"gpu[_\s-]*(?:split|memory)\s*[=:]?\s*(\d+(?:\.\d+)?(?:\s*[,，/]\s*\d+(?:\.\d+)?)+)", re.I
+    ),
+    "bpw": re.compile(r"(\d+(?:\.\d+)?)\s*bpw|bpw\s*[=:]?\s*(\d+(?:\.\d+)?)", re.I),
+}
+
+
+def _runtime_settings(frame: Frame, text: str) -> None:
+    """llama.cpp -ngl, LMDeploy cache_max_entry_count, ExLlamaV2 cache bits / bpw, a per-card GPU split."""
+    for key, rx in _RUNTIME_SETTING_RES.items():
+        m = rx.search(text)
+        if m:
+            frame.runtime_settings[key] = re.sub(r"\s+", "", next(g for g in m.groups() if g is not None))
+    if "ngl" in frame.runtime_settings and "llama.cpp" not in frame.engines:
+        frame.engines.append("llama.cpp")
+
+
 def read_quantities(frame: Frame, text: str, raw_text: str) -> None:
     """Add the quantities the slot reader does not know to `frame` (in place). `text` is the lower-cased
     reading window (the user's own words for a paste); `raw_text` the same with case kept."""
@@ -167,6 +191,7 @@ def read_quantities(frame: Frame, text: str, raw_text: str) -> None:
         if rx.search(text) and name not in frame.engines:
             frame.engines.append(name)
     _settings(frame, text)
+    _runtime_settings(frame, text)
     _users(frame, text)
     _dataset(frame, text)
     _usage(frame, text)

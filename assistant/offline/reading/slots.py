@@ -116,6 +116,78 @@ _MODE_PATTERNS: list[tuple[str, str]] = [
     ),
 ]
 _MODE_RES = [(re.compile(p, re.I), v) for p, v in _MODE_PATTERNS]
+# Words that mean inference when nothing in the question says training (预测 is what Chinese users call
+# inference; "跑/run/运行" stay unread: "can I run a 7B" may be either, and no mode already sizes inference).
+_WEAK_INFERENCE_RE = re.compile(r"预测|推断|加载|载入|出图|文生图", re.I)
+_ONLY_INFERENCE_RE = re.compile(
+    r"(?:只|仅|只是|只做|只用来|只用于|只要|仅做|仅用于|单纯)\s*(?:做|跑|用来|用于)?\s*(?:推理|预测|部署|推断)|"
+    r"inference[\s\-]*only|only[\s\-]*(?:for[\s\-]*|do[\s\-]*|need[\s\-]*|run[\s\-]*)?inference|just[\s\-]*(?:for[\s\-]*)?inference",
+    re.I,
+)
+# A mode word the user rules out: 暂时不考虑训练 / 不训练 / 不需要微调 / not training / no fine-tuning / without training.
+_NEGATED_MODE_RE = re.compile(
+    r"(?:(?:暂时|目前|现在|先|暂)?\s*(?:不考虑|不需要|不打算|不准备|不用|不做|不搞|不进行|无需|不涉及|不会|没打算|不)\s*"
+    r"(?:做|进行|搞|去)?\s*(?:模型)?\s*(?:的)?\s*"
+    r"|\b(?:not|no|without|never|don'?t|do not|won'?t|will not|isn'?t|aren'?t)\s+(?:(?:doing|do|any|the|need|needed|planning|plan|to|going|interested|in|for)\s+){0,3})"
+    r"(?P<w>预训练|训练|微调|精调|推理|部署|pre-?train\w*|train\w*|fine[\s\-]*tun\w*|finetun\w*|sft|lora|inference|serving|deploy\w*)",
+    re.I,
+)
+
+
+_PARALLEL_RES = {
+    "tp_size": re.compile(
+        r"(?:tensor[\s_\-]*(?:model[\s_\-]*)?parallel(?:ism|_size|-size| size| degree)?|\btp(?:[\s_\-]*size)?|张量并行(?:度|数)?)\s*(?:[=:：]|is|为|设为|设成|of)?\s*(\d{1,3})(?![\d.])",
+        re.I,
+    ),
+    "pp_size": re.compile(
+        r"(?:pipeline[\s_\-]*(?:model[\s_\-]*)?parallel(?:ism|_size|-size| size| degree)?|\bpp(?:[\s_\-]*size)?|流水线并行(?:度|数)?)\s*(?:[=:：]|is|为|设为|设成|of)?\s*(\d{1,3})(?![\d.])",
+        re.I,
+    ),
+    "dp_size": re.compile(
+        r"(?:data[\s_\-]*parallel(?:ism|_size|-size| size| degree)?|\bdp(?:[\s_\-]*size)?|数据并行(?:度|数)?)\s*(?:[=:：]|is|为|设为|设成|of)?\s*(\d{1,3})(?![\d.])",
+        re.I,
+    ),
+}
+
+
+_TOGETHER_RE = re.compile(
+    r"同时|一起|同一张|同一块|一张卡上.{0,12}(?:多个|两个|几个)|(?:多个|两个|几个)模型|共用|共享一张|"
+    r"at the same time|simultaneous\w*|together|side by side|alongside|both (?:models|of them)|"
+    r"(?:two|multiple|several) models",
+    re.I,
+)
+_BARE_SIZES_RE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*b(?![a-z0-9])", re.I)
+
+
+def _extract_co_models(text: str, s: Frame) -> None:
+    """Two or more models meant to share the same card(s): each is sized and the weights are summed."""
+    if not _TOGETHER_RE.search(text):
+        return
+    named = list(dict.fromkeys(m.catalog_id or m.text for m in s.model_mentions))
+    if len(named) >= 2:
+        s.co_models = named[:4]
+        return
+    if not named:
+        sizes = list(dict.fromkeys(f"{_fmt(float(m.group(1)))}b" for m in _BARE_SIZES_RE.finditer(text)))
+        if len(sizes) >= 2:
+            s.co_models = sizes[:4]
+
+
+def _extract_parallel(text: str, s: Frame) -> None:
+    """TP / PP / DP degrees as a user writes them ("tensor_parallelism=2", "pp 8", "张量并行 4")."""
+    for field, rx in _PARALLEL_RES.items():
+        m = rx.search(text)
+        if m and int(m.group(1)) >= 1:
+            setattr(s, field, int(m.group(1)))
+
+
+def _unsaid_modes(text: str) -> str:
+    """The question with every ruled-out mode word blanked ("暂时不考虑训练的问题" → no training read)."""
+    for m in reversed(list(_NEGATED_MODE_RE.finditer(text))):
+        text = text[: m.start("w")] + " " * (m.end("w") - m.start("w")) + text[m.end("w") :]
+    return text
+
+
 _PRECISION_PATTERNS: list[tuple[str, str]] = [
     (r"fp8|float8", "fp8"),
     (r"bf16|bfloat16", "bf16"),
@@ -588,11 +660,14 @@ def _extract(question: str) -> Slots:
 
     # --- model names and sizes ---------------------------------------------------------------
     work = _extract_model(work, s)
+    _extract_co_models(text, s)
 
     # --- price period: 一个月 / 10 hours / 3天 / 包月 -------------------------------------------
     _extract_period(work, s)
 
     # --- modes, precision, optimizer, ZeRO ------------------------------------------------------
+    _extract_parallel(text, s)
+    text = _unsaid_modes(text)  # "暂时不考虑训练" / "not training": a mode the user rules out is not read
     s.mode = _first(_MODE_PATTERNS, text)
     s.modes = _all_modes(text)
     if s.mode is None and re.search(r"微调|fine[\s\-]*tun|finetun|\bft\b|sft|精调", text, re.I):
@@ -630,6 +705,14 @@ def _extract(question: str) -> Slots:
         s.lora_targets = ",".join(dict.fromkeys(t.lower() for t in targets))
     s.method = _first(_METHOD_PATTERNS, text)  # DPO / GRPO / PPO …: tools/memory_methods.py
     s.training = s.training or s.method is not None
+    if _ONLY_INFERENCE_RE.search(text) or (
+        s.mode is None and not s.training and not s.finetune and _WEAK_INFERENCE_RE.search(text)
+    ):
+        # "只推理" / "inference only" wins; "跑/run/load/加载" count as inference only when nothing says training
+        s.mode = "inference"
+        s.modes = ["inference", *[m for m in s.modes if m != "inference"]]
+        if _ONLY_INFERENCE_RE.search(text):
+            s.training = s.finetune = False
     s.precision = _first(_PRECISION_PATTERNS, text)
     if (
         s.precision == "int4"
@@ -1099,6 +1182,16 @@ def _extract_model(work: str, s: Slots) -> str:
             ModelMention(text=hit.text, catalog_id=hit.catalog_id, variant=hit.variant, size_b=hit.size_b)
         )
     known = next((h for h in hits if h.catalog_id), None)
+    if known is not None and known.size_b is None and not any(h.size_b for h in hits):
+        # "根据MiniMind的显存，1B需要多少": a family named without a size and a bare size asked about — the
+        # size is the subject; the named model stays a mention
+        blanked = work
+        for hit in hits:
+            blanked = blanked[: hit.start] + " " * (hit.end - hit.start) + blanked[hit.end :]
+        bare = _SIZE_EN_RE.search(blanked)
+        if bare and bare.group("unit").lower() == "b" and not _is_its_size(known, float(bare.group("size"))):
+            known = None
+            work = blanked
     if known is not None:
         s.model = known.catalog_id
         if known.size_b is not None and s.params_b is None:
@@ -1128,7 +1221,12 @@ def _extract_model(work: str, s: Slots) -> str:
         if s.params_b is None:
             s.params_b = val
             if s.model is None:
-                s.model = f"{_fmt(val)}b"
+                named = _GLUED_NAME_RE.search(work[: m.start()])  # "KnowLM-13B", "R1V2-38B": a name the catalog lacks
+                if named and named.group(1).lower() not in _NOT_NAMES:
+                    s.model = f"{named.group(1)}-{_fmt(val)}b"
+                    s.model_mentions.append(ModelMention(text=s.model, catalog_id=None, size_b=val))
+                else:
+                    s.model = f"{_fmt(val)}b"
         return _blank(work, m)
     m = _SIZE_CN_RE.search(work)
     if m:
@@ -1139,6 +1237,23 @@ def _extract_model(work: str, s: Slots) -> str:
                 s.model = f"{_fmt(val)}b"
         return _blank(work, m)
     return work
+
+
+# A model name glued to its size with "-"/"_" or nothing ("knowlm-13b", "skywork_13b", "r1v2-38b"): the
+# name is kept so the answer can say it is not in the catalog; words that are not names are left out.
+_GLUED_NAME_RE = re.compile(r"(?<![a-z0-9.\-])([a-z][a-z0-9]*(?:[.\-][a-z0-9]+)*?[a-z0-9]*)[\-_]?$", re.I)
+_NOT_NAMES = {"a", "an", "the", "of", "to", "for", "on", "in", "x", "gpu", "model", "models", "llm", "int", "fp", "bf"}
+
+
+def _is_its_size(hit: ModelHit, size_b: float) -> bool:
+    """ "deepseek-R1 671 B": the bare size is the named model's own (total or active, within 10%)."""
+    from tools.models import resolve_model
+
+    try:
+        res = resolve_model(hit.catalog_id)
+    except Exception:  # noqa: BLE001 — a row that does not resolve cannot confirm the size
+        return False
+    return any(abs(p / 1e9 - size_b) <= 0.1 * size_b for p in (res.params, res.active_params))
 
 
 _SIZE_LIST_RE = re.compile(

@@ -455,6 +455,9 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
         _time_needs_memory(w, ctx.by_name("estimate_memory")[0].result)
         return
     ests = ctx.by_name("estimate_memory")
+    if len(ctx.slots.co_models) >= 2 and len({str(e.result.get("model")) for e in ests}) >= 2:
+        _co_deployed(w, ests)
+        return
     first_gpu = str(ests[0].args.get("gpu") or "")
     bigger = [
         e
@@ -684,10 +687,12 @@ def _memory_by_card(w: Writer, ctx: Context, ests: list[ToolResult], cards: list
 def _model_fallback_note(w: Writer, ctx: Context, est: dict) -> None:
     s = ctx.slots
     if s.model and est.get("model_kind") == "generic" and not re.fullmatch(r"[\d.]+[bm]", s.model):
+        # in the verdict paragraph (line 1): the figure is for a generic shape, not that model's own
         w.add(
-            "assumptions",
-            f"模型目录里还没有「{s.model}」，这里按同样参数量的通用架构估算。",
-            f"'{s.model}' is not in the model catalog yet, so a generic architecture of the same size is used.",
+            "verdict",
+            f"（模型目录里还没有「{s.model}」，这里按同样参数量的通用稠密架构估算，不是它的真实结构。）",
+            f"('{s.model}' is not in the model catalog yet, so a generic dense architecture of the same size is "
+            "used, not its real shape.)",
         )
 
 
@@ -775,11 +780,82 @@ def _memory_next_steps(w: Writer, ctx: Context, est: dict, ests: list[ToolResult
     )
 
 
+def _co_deployed(w: Writer, ests: list[ToolResult]) -> None:
+    """Several models on the same card(s): every one keeps its own full weights resident, so the weights
+    add up; what is left of the usable memory is shared by their KV caches (each engine reserves its own)."""
+    firsts: dict[str, dict] = {}
+    for e in ests:  # one row per model: the sizing at the asked precision (follow-ups re-size at lower ones)
+        firsts.setdefault(str(e.result.get("model")), e.result)
+    rows = list(firsts.values())
+    weights = [float(r.get("weights_gb") or 0.0) for r in rows]
+    total = sum(weights)
+    usable = float(rows[0].get("usable_gb") or 0.0)
+    gpu = str(rows[0].get("gpu") or "")
+    n = int(rows[0].get("gpus") or 1)
+    per = " + ".join(f"{x:.1f}" for x in weights)
+    names = "、".join(_model_label(w, r) for r in rows)
+    names_en = ", ".join(_model_label(w, r) for r in rows)
+    left = usable * n - total
+    where = f"{n} × {gpu}" if n > 1 else gpu
+    if left > 0:
+        w.add(
+            "verdict",
+            f"放得下：{names} 同时部署，权重合计 {per} ≈ {total:.1f} GB，{where} 可用约 {usable * n:.1f} GB，"
+            f"剩余约 {left:.1f} GB 留给各自的 KV 缓存和运行开销。",
+            f"Yes: serving {names_en} together needs {per} ≈ {total:.1f} GB of weights in total; {where} has about "
+            f"{usable * n:.1f} GB usable, leaving about {left:.1f} GB for their KV caches and runtime overhead.",
+        )
+    else:
+        w.add(
+            "verdict",
+            f"放不下：{names} 同时部署，权重合计 {per} ≈ {total:.1f} GB，超过 {where} 的可用约 {usable * n:.1f} GB。",
+            f"No: serving {names_en} together needs {per} ≈ {total:.1f} GB of weights, more than the about "
+            f"{usable * n:.1f} GB usable on {where}.",
+        )
+    w.add(
+        "numbers",
+        "每个推理进程都会按自己的比例预留显存：vLLM 的 gpu_memory_utilization、LMDeploy 的 cache_max_entry_count"
+        "（空闲显存中留给 KV 缓存的比例），同卡部署多个模型时要把各自的比例调小，使总和不超过整卡。",
+        "Each serving process reserves memory by its own fraction: vLLM's gpu_memory_utilization, LMDeploy's "
+        "cache_max_entry_count (the share of free memory kept for KV cache); with several models on one card "
+        "lower each so their sum stays within the card.",
+    )
+
+
+def _parallel_count_line(w: Writer, ctx: Context) -> None:
+    """「tensor_parallelism=2 pipeline_parallelism=8 要几张卡」: the count is arithmetic, so it leads — one model
+    replica spans TP × PP GPUs, data parallelism multiplies replicas (Megatron-LM: world size =
+    TP × PP × DP, https://github.com/NVIDIA/Megatron-LM)."""
+    tp, pp, dp = ctx.slots.tp_size, ctx.slots.pp_size, ctx.slots.dp_size
+    if not (tp and pp) and not ((tp or pp) and dp):
+        return
+    tp, pp = tp or 1, pp or 1
+    per_replica = tp * pp
+    if dp:
+        w.add(
+            "verdict",
+            f"需要 {per_replica * dp} 张 GPU：张量并行 {tp} × 流水线并行 {pp} = 每个模型副本 {per_replica} 张，"
+            f"再 × 数据并行 {dp} = {per_replica * dp} 张。",
+            f"You need {per_replica * dp} GPUs: tensor parallel {tp} × pipeline parallel {pp} = {per_replica} GPUs "
+            f"per model replica, × data parallel {dp} = {per_replica * dp} GPUs.",
+        )
+        return
+    w.add(
+        "verdict",
+        f"至少需要 {per_replica} 张 GPU：张量并行 {tp} × 流水线并行 {pp} = {per_replica} 张构成一个模型副本；"
+        f"数据并行度为 d 时总数是 {per_replica} × d（总 GPU 数必须是 {per_replica} 的整数倍）。",
+        f"You need {per_replica} GPUs: tensor parallel {tp} × pipeline parallel {pp} = {per_replica} GPUs form one "
+        f"model replica; with data-parallel degree d the total is {per_replica} × d (the world size must be a "
+        f"multiple of {per_replica}).",
+    )
+
+
 @renderer("find_min_gpus")
 def find_min_gpus(w: Writer, r: ToolResult, ctx: Context) -> None:
     if ctx.by_name("estimate_memory") or ctx.by_name("find_max_fit"):
         return  # shown as an alternative by the estimate_memory renderer
     res = r.result
+    _parallel_count_line(w, ctx)
     _min_gpus_line(w, res, as_alternative=False)
     rent_notes(w, res, "verdict")
     inner: dict = res["estimate"] if isinstance(res.get("estimate"), dict) else {}

@@ -66,6 +66,9 @@ def render(
             continue
         done.add(key)
         fn(w, r, ctx)
+    from assistant.offline.writing.runtime_notes import runtime_notes
+
+    runtime_notes(w, slots)  # llama.cpp -ngl, LMDeploy cache_max_entry_count … (knowledge/engines.yaml)
     guide_snippets(w, all_results, limit=1)
 
 
