@@ -46,6 +46,7 @@ INTENTS: dict[str, Intent] = {
         Intent(A.OUT_OF_SCOPE, decline.calls),
         Intent(A.INVALID, decline.calls),
         Intent(A.NO_DATA, decline.calls),
+        Intent(memory.UNSIZED, decline.calls),
         Intent(A.DIAGNOSE, diagnose.calls),
         Intent(A.REPORTED_MEMORY, gpus.reported_memory_calls),
         Intent(A.CONVERT, conversions.convert_calls),
@@ -123,6 +124,10 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.MAX_FIT, memory.applies_max_fit),
     (A.MIN_GPUS, memory.applies_min_gpus),
     (A.MEMORY, memory.applies),
+    (
+        memory.UNSIZED,
+        memory.applies_unsized,
+    ),  # "部署CosyVoice2要多大显存": no size known, ask for it (after every rule that can size something)
     (A.SPECS, gpus.applies_specs),
     (A.INTERCONNECT, gpus.applies_interconnect),
     (A.ADVICE, ops.applies_price_advice),
@@ -132,7 +137,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
 ]
 
 # Intents that answer without tools (a short statement from the writer).
-STATEMENTS = {decline.UNLAWFUL, decline.FORECAST, A.OUT_OF_SCOPE, A.INVALID, A.NO_DATA}
+STATEMENTS = {decline.UNLAWFUL, decline.FORECAST, A.OUT_OF_SCOPE, A.INVALID, A.NO_DATA, memory.UNSIZED}
 # Intents a second part of a question may add (a part that only repeats the topic adds nothing).
 _PART_INTENTS = {A.PRICE, A.TRAIN_TIME, A.MEMORY, A.MIN_GPUS, A.MAX_FIT, A.SPECS, A.INTERCONNECT, A.PLAN}
 

@@ -281,3 +281,13 @@ def max_fit_follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
             kw = {k: v for k, v in r.args.items() if k not in ("solve_for", "gpus")}
             return [A.call(MAX_FIT, "find_min_gpus", **kw)]
     return []
+
+
+UNSIZED = "unsized_model"
+
+
+def applies_unsized(f: Frame) -> bool:
+    """「部署CosyVoice2要多大显存」: a model nobody here knows, named without its size, and the question asks
+    what hardware it needs. Nothing can be sized, so the answer says so instead of quoting another model."""
+    asks_hardware = "asked_hardware" in f.mentions and "a_kind_of" not in f.mentions
+    return bool(f.unknown_model) and not f.model and not has_size(f) and not f.is_log and asks_hardware

@@ -89,6 +89,7 @@ class Frame(BaseModel):
     gpu_mentions: list[GpuMention] = Field(default_factory=list)
     model_mentions: list[ModelMention] = Field(default_factory=list)
     engines: list[str] = Field(default_factory=list)  # vLLM, llama.cpp, LLaMA-Factory, DeepSpeed …
+    unknown_model: str | None = Field(None, description="a model named without a size that no catalog row has")
     quantities: list[Quantity] = Field(default_factory=list)
     asks: list[Ask] = Field(default_factory=list)
     log_kinds: list[str] = Field(default_factory=list)  # what tools.diagnosis.detect recognised in a paste

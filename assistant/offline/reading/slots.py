@@ -776,6 +776,11 @@ def _extract(question: str) -> Slots:
     s.text, s.paste = own_words, (raw if s.is_log else None)
     s.mentions, s.card_sizes, s.network = mentions(text), card_sizes(own_words), network(own_words)
     s.decline = decline_of(text)
+    if not (s.model or s.params_b or s.is_log):
+        from assistant.offline.reading.unknown_names import unknown_model_name
+
+        known = [g.text for g in s.gpu_mentions] + [m.text for m in s.model_mentions] + list(s.engines)
+        s.unknown_model = unknown_model_name(own_words, known)
     if s.is_log:
         s.cues.add("diagnose")
     if s.convert or s.algbw_gbs:

@@ -36,6 +36,7 @@ def compose(
         {
             OUT_OF_SCOPE: writer.scope_statement,
             NO_DATA: writer.no_data_statement,
+            "unsized_model": lambda: writer.unsized_model_statement(frame.unknown_model or ""),
             "forecast": writer.forecast_statement,
             "unlawful": lambda: writer.unlawful_statement(_decline_kind(frame.text or question)),
         }.get(primary, lambda: writer.invalid_input(frame.invalid))()

@@ -164,6 +164,23 @@ class Writer:
             "Ask again with the corrected figure and I will estimate memory, GPU count or time.",
         )
 
+    def unsized_model_statement(self, name: str) -> None:
+        """A model with no catalog row and no stated size: say what is missing, never size another model."""
+        self.add(
+            "verdict",
+            f"模型目录里没有「{name}」，问题里也没有它的参数量，所以我算不出它要多少显存，也不拿别的模型的数字充数。",
+            f"'{name}' is not in the model catalog and the question gives no parameter count, so I cannot work out "
+            "its memory, and I will not quote another model's figure instead.",
+        )
+        self.add(
+            "next",
+            "告诉我它的参数量（模型卡或 config.json 里有）以及是推理还是训练（LoRA / 全量），"
+            "我按它算每张卡要多少显存、要几张卡；也可以直接说它基于哪个模型。",
+            "Tell me its parameter count (from its model card or config.json) and whether it is inference or "
+            "training (LoRA / full), and I will work out the memory per GPU and how many GPUs; or name the model "
+            "it is based on.",
+        )
+
     def no_data_statement(self) -> None:
         """In scope, but no tool or guide passage holds the figure (e.g. electricity bills)."""
         self.add(

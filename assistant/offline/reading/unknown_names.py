@@ -1,0 +1,51 @@
+"""A model the user names but nobody knows the size of: 「部署CosyVoice2要多大显存」, "VRAM for Zephyr-orpo?".
+
+Why: with no catalog row and no parameter count there is nothing to size, and answering with the nearest guide
+passage (a 13B example, a KV-cache rule) is a confident answer to another question. The reader keeps the name so
+the planner can say on line 1 what it does not know and ask for the size or config.json. Only tokens shaped like
+product names count (CamelCase, letters with digits, a capitalised hyphenated word); the tools and terms in
+knowledge/reading_terms.yaml never do, nor a name the guide itself discusses (it can answer those).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from tools.data import knowledge_path, load_yaml
+
+# ASCII boundaries: a Chinese character next to the name ("部署CosyVoice2要") is a boundary, not part of it
+_TOKEN_RE = re.compile(r"(?<![A-Za-z0-9_./-])([A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*)(?![A-Za-z0-9_/])")
+_CAMEL_RE = re.compile(r"[a-z][A-Z]")
+_LETTERS_DIGITS_RE = re.compile(r"[A-Za-z]{3,}\d|\d[A-Za-z]{3,}")
+
+
+@lru_cache(maxsize=1)
+def _terms() -> frozenset[str]:
+    return frozenset(str(t).lower() for t in load_yaml("reading_terms.yaml")["terms"])
+
+
+@lru_cache(maxsize=1)
+def _guide_text() -> str:
+    """The guide's own words, lower case: a name the guide discusses (ResNet, YOLO) is one it can answer."""
+    return "\n".join(p.read_text(encoding="utf-8").lower() for p in sorted(knowledge_path("guide").glob("*.md")))
+
+
+def _looks_like_a_name(token: str) -> bool:
+    if len(token) < 4 or token.lower() in _terms() or "." in token:
+        return False  # a dotted token is a version or a Python name (paddleseg2.8, torch.OutOfMemoryError)
+    return bool(_CAMEL_RE.search(token) or _LETTERS_DIGITS_RE.search(token) or ("-" in token and token[0].isupper()))
+
+
+def unknown_model_name(own_words: str, known: list[str]) -> str | None:
+    """The first product-like name in the user's own words that is not one of the `known` mentions
+    (GPU and model texts the reader already resolved)."""
+    known_low = [k.lower() for k in known if k]
+    for m in _TOKEN_RE.finditer(own_words):
+        token = m.group(1)
+        low = token.lower()
+        if any(low in k or k in low for k in known_low):
+            continue
+        if _looks_like_a_name(token) and low not in _guide_text():
+            return token
+    return None
