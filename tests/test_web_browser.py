@@ -188,6 +188,10 @@ def test_paste_log_gets_a_finding_in_a_monospace_box(page) -> None:
     card = page.locator('#findings [data-severity="critical"]').first
     card.wait_for(timeout=30_000)
     assert "79" in page.locator("#findings").inner_text()
+    # the ticket text is one long line: it must wrap inside the card, not push the page sideways
+    ticket = page.locator("#findings .ga-ticket pre").first
+    assert ticket.evaluate("el => el.scrollWidth <= el.clientWidth + 1")
+    assert page.evaluate(NO_SIDEWAYS_JS) <= 1
     page.screenshot(path=str(SHOTS / "diagnose.png"), full_page=True)
 
 

@@ -171,7 +171,7 @@ def findings_html(report: dict[str, Any], lang: str = "zh") -> str:
         if ticket:  # ready to paste into the provider's ticket form
             parts.append(
                 f'<div class="ga-ticket"><b>{_t(lang, "工单内容（可直接复制）", "Ticket text (copy as is)")}</b>'
-                f"<pre>{html.escape(ticket)}</pre></div>"
+                f'<pre style="white-space:pre-wrap;overflow-wrap:anywhere">{html.escape(ticket)}</pre></div>'
             )
     order = {"critical": 0, "warning": 1, "info": 2, "ok": 3, "unknown": 4}
     for finding in sorted(report.get("findings") or [], key=lambda f: order.get(str(f.get("severity")), 9)):
