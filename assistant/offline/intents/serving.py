@@ -10,7 +10,6 @@ from assistant.offline.intents import args as A
 from assistant.offline.intents.args import DECODE_SPEED
 from assistant.offline.intents.base import has_size
 from assistant.offline.reading.frame import Frame
-from assistant.offline.reading.load import Load, read_load
 from assistant.offline.types import ToolCall
 from tools.lang import has_cjk
 
@@ -194,14 +193,10 @@ _RAG_RE = re.compile(r"知识库|rag|检索|文档问答|knowledge base|retrieva
 ASSUMED_MODEL = "Qwen2.5-14B"
 
 
-def team_load(f: Frame) -> Load:
-    return read_load(f.text)
-
-
 def applies_team(f: Frame) -> bool:
     if f.training or f.mode not in (None, "inference") or f.budget_cny or f.deadline_hours:
         return False
-    load = team_load(f)
+    load = f.load
     said_load = bool(load.concurrency or load.requests_per_s or load.heads or f.concurrency or f.users)
     # a named model with a concurrency is a plan (plan_configurations sizes it); a team without a model,
     # or a load given as a rate / head count, is sized here
@@ -213,7 +208,7 @@ def applies_team(f: Frame) -> bool:
 def team_args(f: Frame) -> dict[str, Any]:
     """plan_serving arguments for the team's load: the stated peak (or users) as concurrency, the
     stated rate as requests_per_s, RAG-length prompts for a knowledge base."""
-    load = team_load(f)
+    load = f.load
     rag = bool(_RAG_RE.search(f.text))
     inp = 2048 if rag else 1024
     out = 256

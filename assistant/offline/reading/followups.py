@@ -151,6 +151,7 @@ def _has_topic(s: Slots) -> bool:
 def _merge(base: Slots, new: Slots) -> Slots:
     """`new` overrides `base` only where it said something."""
     merged = base.model_copy(deep=True)
+    merged.load = new.load  # the load is what this message says, never carried from an earlier turn
     for name in _CARRY:
         value = getattr(new, name)
         if value not in (None, [], False):

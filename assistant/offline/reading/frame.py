@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant.offline.reading.load import Load
+
 QuantityKind = Literal[
     "gpu_count",
     "card_memory_gb",
@@ -90,6 +92,7 @@ class Frame(BaseModel):
     model_mentions: list[ModelMention] = Field(default_factory=list)
     engines: list[str] = Field(default_factory=list)  # vLLM, llama.cpp, LLaMA-Factory, DeepSpeed …
     unknown_model: str | None = Field(None, description="a model named without a size that no catalog row has")
+    load: Load = Field(default_factory=Load, description="serving load said in this message (reading/load.py)")
     quantities: list[Quantity] = Field(default_factory=list)
     asks: list[Ask] = Field(default_factory=list)
     log_kinds: list[str] = Field(default_factory=list)  # what tools.diagnosis.detect recognised in a paste

@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from assistant.offline.reading.frame import Frame, GpuMention, ModelMention
+from assistant.offline.reading.load import read_load
 from assistant.offline.reading.logs import is_machine_line, is_person_line, paste_kinds
 from assistant.offline.reading.quantities import read_quantities
 from assistant.offline.reading.shapes import card_sizes, decline_of, mentions, network
@@ -773,6 +774,7 @@ def _extract(question: str) -> Slots:
     # --- intent cues ------------------------------------------------------------------------------
     s.cues |= cues_of(text)
     read_quantities(s, text, own_words)
+    s.load = read_load(own_words)
     s.text, s.paste = own_words, (raw if s.is_log else None)
     s.mentions, s.card_sizes, s.network = mentions(text), card_sizes(own_words), network(own_words)
     s.decline = decline_of(text)

@@ -295,9 +295,7 @@ def _own_vs_rent(w: Writer, r: ToolResult) -> None:
 
 def _light_load(w: Writer, r: ToolResult, ctx: Context) -> None:
     """A small non-LLM model behind an API: the daily volume as a rate, and what an idle card costs."""
-    from assistant.offline.reading.load import read_load
-
-    load = read_load(ctx.slots.text)
+    load = ctx.slots.load
     res = r.result
     card = str(res.get("gpu_name") or "").replace("NVIDIA ", "")
     hourly, monthly = res.get("hourly_cny") or {}, res.get("monthly_cny") or {}
