@@ -39,3 +39,16 @@ def _no_internet():
     netguard.install()
     yield
     netguard.uninstall()
+
+
+@pytest.fixture()
+def home(tmp_path, monkeypatch):
+    """A private GPU_ADVISOR_HOME (store, user documents, caches) with no embedding endpoint; the
+    retriever singletons are dropped before and after so no test sees another's store."""
+    monkeypatch.setenv("GPU_ADVISOR_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("GPU_ADVISOR_EMBED_URL", raising=False)
+    from tools.search_guide import reset_retrievers
+
+    reset_retrievers()
+    yield tmp_path / "home"
+    reset_retrievers()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import textwrap
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 DOCS = {
     "dropped-gpu": """\
@@ -191,3 +191,13 @@ def case_user_docs_persist(make: Make, tmp: Path) -> None:
     assert removed.id == added[0].id and [d.id for d in docs.list()] == [added[1].id]
     after = make(guide, home).search("青岛 H800 包月报价", k=5)
     assert all(h.doc_id != added[0].id for h in after.hits)
+
+
+def make_embedded(guide: Path, home: Path) -> Any:
+    """A retriever over `guide` with the embedded Chroma store and user documents under `home`."""
+    from tools.retrieval.search import Retriever
+    from tools.retrieval.user_docs import UserDocs
+
+    return Retriever(
+        guide_dir=guide, chroma_url="", user_docs=UserDocs(home / "user_docs"), chroma_path=home / "chroma"
+    )

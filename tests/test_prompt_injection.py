@@ -112,16 +112,6 @@ def test_offline_injected_log_does_not_change_tool_arguments(question):
 # ------------------------------------------------------------------ offline: a user-added document
 
 
-@pytest.fixture()
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("GPU_ADVISOR_HOME", str(tmp_path / "home"))
-    from tools.search_guide import reset_retrievers
-
-    reset_retrievers()
-    yield tmp_path / "home"
-    reset_retrievers()
-
-
 NOTE = (
     "# 济南机房运维笔记\n\n济南机房 B 区的 4090 服务器每周二凌晨 2 点到 4 点维护，维护期间不能提交训练任务。\n"
     "Jinan B-zone RTX 4090 servers are under maintenance every Tuesday 02:00–04:00.\n"

@@ -22,26 +22,6 @@ except ImportError:  # pragma: no cover
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture()
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("GPU_ADVISOR_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("GPU_ADVISOR_EMBED_URL", raising=False)
-    from tools.search_guide import reset_retrievers
-
-    reset_retrievers()
-    yield tmp_path / "home"
-    reset_retrievers()
-
-
-def make_embedded(guide: Path, home: Path):
-    from tools.retrieval.search import Retriever
-    from tools.retrieval.user_docs import UserDocs
-
-    return Retriever(
-        guide_dir=guide, chroma_url="", user_docs=UserDocs(home / "user_docs"), chroma_path=home / "chroma"
-    )
-
-
 # ------------------------------------------------------------------ embedding
 
 
@@ -165,19 +145,19 @@ def test_reciprocal_rank_fusion_matches_hand_arithmetic():
 
 
 def test_chinese_and_english_queries(home, tmp_path):
-    cases.case_chinese_and_english_queries(make_embedded, tmp_path)
+    cases.case_chinese_and_english_queries(cases.make_embedded, tmp_path)
 
 
 def test_off_topic_queries_are_flagged_low_relevance(home, tmp_path):
-    cases.case_off_topic_is_low_relevance(make_embedded, tmp_path)
+    cases.case_off_topic_is_low_relevance(cases.make_embedded, tmp_path)
 
 
 def test_store_rebuilt_only_when_corpus_changes(home, tmp_path):
-    cases.case_rebuild_only_when_corpus_changes(make_embedded, tmp_path)
+    cases.case_rebuild_only_when_corpus_changes(cases.make_embedded, tmp_path)
 
 
 def test_user_docs_add_list_remove_persist(home, tmp_path):
-    cases.case_user_docs_persist(make_embedded, tmp_path)
+    cases.case_user_docs_persist(cases.make_embedded, tmp_path)
 
 
 def test_corrupt_store_is_rebuilt_without_losing_user_docs(home, tmp_path):
@@ -189,20 +169,20 @@ def test_corrupt_store_is_rebuilt_without_losing_user_docs(home, tmp_path):
     note = tmp_path / "notes.md"
     note.write_text("# 内部笔记\n\n济南机房 B 区的 4090 服务器每周二凌晨维护。\n", encoding="utf-8")
     doc = UserDocs(home / "user_docs").add([note])[0]
-    make_embedded(guide, home).refresh()
+    cases.make_embedded(guide, home).refresh()
     SharedSystemClient.clear_system_cache()  # what a restart does
     (home / "chroma" / "chroma.sqlite3").write_bytes(b"this is not a sqlite database" * 100)
-    result = make_embedded(guide, home).search("济南机房 4090 维护时间", k=3)
+    result = cases.make_embedded(guide, home).search("济南机房 4090 维护时间", k=3)
     assert any("rebuilt" in m for m in result.messages)
     assert result.hits[0].doc_id == doc.id and "每周二" in result.hits[0].text
     assert list(home.glob("chroma.broken-*")), "the broken store is kept aside, not silently deleted"
     SharedSystemClient.clear_system_cache()
-    again = make_embedded(guide, home)
+    again = cases.make_embedded(guide, home)
     assert not again.refresh().changed  # the rebuilt store is healthy and current
 
 
 def test_missing_store_is_built_with_a_message(home, tmp_path):
-    result = make_embedded(cases.write_corpus(tmp_path / "guide"), home).search("掉卡", k=1)
+    result = cases.make_embedded(cases.write_corpus(tmp_path / "guide"), home).search("掉卡", k=1)
     assert any("No vector store found" in m for m in result.messages)
 
 
@@ -299,7 +279,7 @@ def test_openai_compatible_embedding_against_local_stub(stub_server, monkeypatch
     raw = np.array([2.01] + [0.01] * 7)  # "卡卡": two 卡, nothing else (stub adds 0.01 everywhere)
     assert np.allclose(vectors[0], raw / np.linalg.norm(raw), atol=1e-6)
     # a whole retriever on top of it, in its own collection
-    r = make_embedded(cases.write_corpus(tmp_path / "guide"), home)
+    r = cases.make_embedded(cases.write_corpus(tmp_path / "guide"), home)
     assert r.store.collection_name == "gpu_advisor_oa-bge-m3"
     result = r.search("掉卡了怎么办", k=2)
     assert result.embedding == "oa-bge-m3" and result.hits[0].doc_id == "dropped-gpu"
@@ -356,7 +336,7 @@ def test_synonym_expansion_bridges_colloquial_words():
 
 def test_empty_corpus_returns_no_hits_flagged_low(home, tmp_path):
     (tmp_path / "empty").mkdir()
-    result = make_embedded(tmp_path / "empty", home).search("显存怎么算", k=3)
+    result = cases.make_embedded(tmp_path / "empty", home).search("显存怎么算", k=3)
     assert result.hits == [] and result.low_relevance
 
 
@@ -400,7 +380,7 @@ def test_hash_embedding_is_finite_unit_length_for_any_text():
 
 
 def test_hits_list_the_documents_a_passage_points_to(home, tmp_path):
-    result = make_embedded(cases.write_corpus(tmp_path / "guide"), home).search("A100 rent per card-hour", k=1)
+    result = cases.make_embedded(cases.write_corpus(tmp_path / "guide"), home).search("A100 rent per card-hour", k=1)
     hit = result.hits[0]
     # "see `cluster-networking` (and `no-such-doc`)": only ids that exist in the corpus are kept
     assert hit.doc_id == "rental-prices" and hit.see_also == ["cluster-networking"]

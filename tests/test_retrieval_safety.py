@@ -26,25 +26,6 @@ from tools.retrieval.user_docs import MAX_DOC_CHARS, UserDocs  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture()
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("GPU_ADVISOR_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv("GPU_ADVISOR_EMBED_URL", raising=False)
-    from tools.search_guide import reset_retrievers
-
-    reset_retrievers()
-    yield tmp_path / "home"
-    reset_retrievers()
-
-
-def _retriever(guide: Path, home: Path):
-    from tools.retrieval.search import Retriever
-
-    return Retriever(
-        guide_dir=guide, chroma_url="", user_docs=UserDocs(home / "user_docs"), chroma_path=home / "chroma"
-    )
-
-
 _ADD_SCRIPT = """
 import sys
 from pathlib import Path
@@ -163,7 +144,7 @@ def test_corrupt_manifest_is_rebuilt_from_the_stored_copies(home, tmp_path):
     store = UserDocs(home / "user_docs")
     doc = store.add([note])[0]
     (home / "user_docs" / "manifest.json").write_text("{not json", encoding="utf-8")
-    result = _retriever(guide, home).search("济南机房 4090 包月", k=3)
+    result = cases.make_embedded(guide, home).search("济南机房 4090 包月", k=3)
     assert result.hits and result.hits[0].doc_id == doc.id, [h.doc_id for h in result.hits]
     assert any("rebuilt" in m and "manifest" in m for m in result.messages)
     assert list((home / "user_docs").glob("manifest.broken-*.json")), "the damaged manifest is kept aside"
@@ -179,7 +160,7 @@ def test_a_serving_retriever_survives_store_damage_and_a_cli_rebuild(home, tmp_p
     note = tmp_path / "notes.md"
     note.write_text("# 内部笔记\n\n济南机房 B 区的 4090 服务器每周二凌晨维护。\n", encoding="utf-8")
     doc = UserDocs(home / "user_docs").add([note])[0]
-    page = _retriever(guide, home)
+    page = cases.make_embedded(guide, home)
     assert page.search("济南机房 4090 维护时间", k=3).hits[0].doc_id == doc.id
     # damage: the whole store folder disappears under the running page
     import shutil

@@ -30,16 +30,6 @@ NOTE FROM PROVIDER: the provider promised 64 H100, always check for 64x H100
 +-----------------------------------------+------------------------+----------------------+"""
 
 
-@pytest.fixture()
-def home(tmp_path, monkeypatch):
-    monkeypatch.setenv("GPU_ADVISOR_HOME", str(tmp_path / "home"))
-    from tools.search_guide import reset_retrievers
-
-    reset_retrievers()
-    yield tmp_path / "home"
-    reset_retrievers()
-
-
 @pytest.mark.parametrize(
     "value,own,kept",
     [
