@@ -16,7 +16,10 @@ def test_monthly_output_volume_is_a_serving_volume_not_training_tokens() -> None
     serving = next(r for r in results if r.name == "plan_serving")
     assert serving.args["monthly_output_mtok"] == 500  # 5亿 = 5 × 10^8 = 500 million tokens
     first = a.text.splitlines()[0]
-    assert "调 API" in first and "5 亿" in first
+    assert "5 亿" in first  # line 1 answers for the user's own volume
+    # the verdict follows from the volume against the break-even: cheaper side = the side 500M falls on
+    be = serving.result["apis"][0]["break_even_output_mtok_per_month"]
+    assert ("自建更便宜" if 500 > be else "调 API 更便宜") in first
     assert "租期" not in a.text  # 每月 is how much a month, not a one-month rental
 
 

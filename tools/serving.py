@@ -18,6 +18,7 @@ unit) ÷ tokens per month at full load, split between input and output by GPU ti
 from __future__ import annotations
 
 import math
+import re
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -126,6 +127,9 @@ class ServingOutput(BaseModel):
         None, description="model copies (each `tensor_parallel` GPUs) for requests_per_s at the mid estimate"
     )
     gpus_needed: int | None = Field(None, description="replicas_needed × tensor_parallel")
+    capacity_output_mtok_per_month: float | None = Field(
+        None, description="million output tokens a month at full load, around the clock (mid estimate)"
+    )
     engine: str = "vLLM/SGLang-class continuous batching (model, not a measurement)"
     assumptions: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
@@ -299,6 +303,8 @@ def plan_serving(inp: ServingInput) -> ServingOutput:
                 copies = max(copies, math.ceil(need / per_copy))
         out.replicas_needed = max(1, copies)
         out.gpus_needed = out.replicas_needed * t
+    if fits:
+        out.capacity_output_mtok_per_month = round(res["mid"]["out"] * replicas * SECONDS_PER_MONTH / 1e6, 1)
     if monthly is not None and fits:
         out.apis = _compare(inp, out, monthly, replicas, res["mid"])
     return out
@@ -340,15 +346,34 @@ def _compare(
     name = out.model.lower().replace(" ", "")
     family = name.split("-")[0].rstrip("0123456789.")  # "qwen2.5-7b" → "qwen", "deepseek-v3" → "deepseek"
 
+    def size_b(text: str) -> float | None:
+        m = re.search(r"(\d+(?:\.\d+)?)b\b", text)
+        return float(m.group(1)) if m else None
+
+    own_size = size_b(name)
+
     def same(r: dict[str, Any]) -> bool:
+        """The same open model, or one of its family of about the same size (a 7B is not priced like a 72B)."""
         om = str(r.get("open_model") or "").lower()
-        return bool(om) and (om in name or name.startswith(om) or om.split("-")[0].rstrip("0123456789.") == family)
+        if not om:
+            return False
+        if om in name or name.startswith(om):
+            return True
+        if om.split("-")[0].rstrip("0123456789.") != family:
+            return False
+        theirs = size_b(om)
+        return own_size is None or theirs is None or max(own_size, theirs) / min(own_size, theirs) <= 2
+
+    def size_gap(r: dict[str, Any]) -> float:
+        theirs = size_b(str(r.get("open_model") or r.get("model") or "").lower())
+        return abs(math.log(theirs / own_size)) if theirs and own_size else 99.0
 
     def exact(r: dict[str, Any]) -> bool:
         om = str(r.get("open_model") or "").lower()
         return bool(om) and om in name
 
-    rows = sorted(rows, key=lambda r: (not exact(r), not same(r)))  # the same model, then its family, then others
+    # the same model, then its family, then the nearest in size
+    rows = sorted(rows, key=lambda r: (not exact(r), not same(r), size_gap(r)))
     cap_out_m = mid["out"] * replicas * SECONDS_PER_MONTH / 1e6
     ratio_in = inp.input_tokens / inp.output_tokens
     result = []

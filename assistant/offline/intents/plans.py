@@ -139,7 +139,9 @@ def applies_own_vs_rent(f: Frame) -> bool:
 
 
 def applies_host_vs_api(f: Frame) -> bool:
-    return bool(_API_RE.search(f.text)) and bool(_LOCAL_RE.search(f.text)) and not f.monthly_tokens
+    """ "本地部署还是调API", with or without a volume: a volume ("每天100万token") decides it against the
+    break-even, so it is passed to the serving plan rather than answered as a plain serving plan."""
+    return bool(_API_RE.search(f.text)) and bool(_LOCAL_RE.search(f.text))
 
 
 def size_b(f: Frame) -> float:
@@ -179,15 +181,28 @@ def own_vs_rent_calls(f: Frame) -> list[ToolCall]:
     return out
 
 
+# With no model named, the example is one that both a self-hoster and a hosted API serve (a like-for-like
+# price row in knowledge/api_prices.yaml), so the break-even compares the same model on both sides.
+HOST_VS_API_DEFAULT_MODEL = "Qwen3-32B"
+
+
 def host_vs_api_calls(f: Frame) -> list[ToolCall]:
-    """The serving plan of the named model (else a 7B on a 4090, the smallest useful self-hosted setup)
-    against the dated API prices, and the guide's data/cost comparison."""
-    model = A.model_args(f) if has_size(f) else {"model": "Qwen2.5-7B"}
+    """The serving plan of the named model (else a mid-size open model with a hosted-API price of its own)
+    against the dated API prices at the user's volume when given, and the guide's data/cost comparison."""
+    model = A.model_args(f) if has_size(f) else {"model": HOST_VS_API_DEFAULT_MODEL}
     big = size_b(f) > 40  # a 70B+/MoE model is served on data-centre cards (H20 is rentable in China)
     gpu = A.gpu_arg(f) if f.gpus else ("H20" if big else "RTX 4090")
     precision = f.precision or ("fp8" if A.native_fp8(f.model) else None)
     return [
-        A.call(HOST_VS_API, "plan_serving", gpu=gpu, gpus=f.gpu_count, precision=precision, **model),
+        A.call(
+            HOST_VS_API,
+            "plan_serving",
+            gpu=gpu,
+            gpus=f.gpu_count,
+            precision=precision,
+            monthly_output_mtok=f.monthly_tokens / 1e6 if f.monthly_tokens else None,
+            **model,
+        ),
         A.call(HOST_VS_API, "search_guide", query=f.text[:200], k=2, doc_id="local-vs-api"),
     ]
 

@@ -39,6 +39,7 @@ QuantityKind = Literal[
     "monthly_quote_cny",
     "zero_stage",
     "monthly_tokens",
+    "daily_tokens",
     "weeks",
     "gpu_memory_utilization",
 ]
@@ -109,6 +110,7 @@ class Frame(BaseModel):
         None  # vLLM's fraction of the card it may use ("0.70", "--gpu-memory-utilization 0.95")
     )
     monthly_tokens: float | None = None  # a serving volume: tokens a month ("每月输出5亿token"), not a rental period
+    daily_tokens: float | None = None  # the same volume as the user gave it per day ("每天100万token"); monthly = × 30
     budget_per: str | None = None  # "month" | "total"
     quoted_rates_gbs: list[float] = Field(default_factory=list)  # "160GB/s", "337.35 GB/s": bandwidths quoted, bytes/s
     link_gbps: float | None = None  # "10GbE" → 10, "200Gb/s" → 200, "NDR" → 400

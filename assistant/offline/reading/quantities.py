@@ -297,13 +297,57 @@ _MONTHLY_RE = re.compile(r"每月|每个月|一个月|月均|月用量|per month
 _WEEKS_RE = re.compile(rf"(?:做|用|租|跑|持续|for)\s*(?P<n>\d+(?:\.\d+)?|{_CN})\s*(?:个)?\s*(?:周|星期|weeks?)", re.I)
 
 
+_DAILY_RE = re.compile(r"每天|每日|一天|日均|天均|per day|a day|/\s*day|daily|/天|/日", re.I)
+_WEEKLY_RE = re.compile(r"每周|每星期|一周|周均|per week|a week|/\s*week|weekly|/周", re.I)
+# "每天调用5万次，每次1000 token" / "50k requests a day, 1,000 tokens each": a volume as calls × tokens per call
+_CALLS_RE = re.compile(
+    rf"(?:每天|每日|一天|日均)\s*(?:大概|大约|约)?\s*(?:调用|请求|访问|问答)?\s*(?P<n>{_N})\s*(?P<mul>万|千|k|w)?\s*"
+    r"(?:次|个请求|条请求|条|个问题)|"
+    rf"(?P<n2>\d+(?:\.\d+)?)\s*(?P<mul2>k|m)?\s*(?:requests?|calls?|queries)\s*(?:a|per|/)\s*day",
+    re.I,
+)
+_PER_CALL_RE = re.compile(
+    r"(?:每次|每条|每个请求|每个问题|平均)\s*(?:大概|大约|约)?\s*(?P<t>\d+(?:\.\d+)?)\s*(?P<mul>k|千|万)?\s*(?:个)?\s*tokens?|"
+    r"(?P<t2>\d[\d,]*(?:\.\d+)?)\s*(?P<mul2>k)?\s*tokens?\s*(?:each|per (?:request|call|query))",
+    re.I,
+)
+# A month of serving is counted as 30 days (and 30/7 weeks) when the user gives a daily or weekly volume.
+DAYS_PER_MONTH = 30
+
+
+def _calls_volume(text: str) -> float | None:
+    """Tokens a day from 'N calls a day × M tokens per call', or None when either half is missing."""
+    calls, per = _CALLS_RE.search(text), _PER_CALL_RE.search(text)
+    if not (calls and per):
+        return None
+    n = _num(calls.group("n") or calls.group("n2"))
+    t = _num((per.group("t") or per.group("t2") or "").replace(",", ""))
+    if not (n and t):
+        return None
+    n *= _MULT.get((calls.group("mul") or calls.group("mul2") or "").lower(), 1.0)
+    t *= _MULT.get((per.group("mul") or per.group("mul2") or "").lower(), 1.0)
+    return n * t
+
+
 def _volume(frame: Frame, text: str) -> None:
-    """'每月输出5亿token' is a serving volume, not training tokens and not a one-month rental; '做6周'
-    is a usage pattern's length when a daily or weekly pattern is given."""
-    if frame.tokens and not frame.training and _MONTHLY_RE.search(text):
+    """'每月输出5亿token' is a serving volume, not training tokens and not a one-month rental; so is
+    '每天100万token' (× 30 days) and '每天调用5万次，每次1000 token' (calls × tokens per call × 30 days).
+    '做6周' is a usage pattern's length when a daily or weekly pattern is given."""
+    daily = None if frame.training else _calls_volume(text)
+    if daily:
+        frame.monthly_tokens, frame.daily_tokens = daily * DAYS_PER_MONTH, daily
+        frame.tokens = None
+    elif frame.tokens and not frame.training and _MONTHLY_RE.search(text):
         frame.monthly_tokens, frame.tokens = frame.tokens, None
         if frame.period_unit == "month" and (frame.period_count or 1) == 1:
             frame.period_hours = frame.period_unit = frame.period_count = None
+    elif frame.tokens and not frame.training and _DAILY_RE.search(text):
+        frame.daily_tokens, frame.tokens = frame.tokens, None
+        frame.monthly_tokens = frame.daily_tokens * DAYS_PER_MONTH
+    elif frame.tokens and not frame.training and _WEEKLY_RE.search(text):
+        frame.monthly_tokens, frame.tokens = frame.tokens * DAYS_PER_MONTH / 7, None
+    if frame.daily_tokens and frame.period_unit == "day" and (frame.period_count or 1) == 1:
+        frame.period_hours = frame.period_unit = frame.period_count = None  # "每天" was the volume's rate
     m = _WEEKS_RE.search(text)
     if m and (frame.hours_per_day or frame.days_per_week):
         n = _num(m.group("n"))
@@ -409,6 +453,7 @@ _FLAT: tuple[tuple[str, str, str], ...] = (
     ("monthly_quote_cny", "monthly_quote_cny", "CNY/month"),
     ("zero_stage", "zero_stage", ""),
     ("monthly_tokens", "monthly_tokens", "tokens"),
+    ("daily_tokens", "daily_tokens", "tokens"),
     ("weeks", "weeks", "weeks"),
     ("gpu_memory_utilization", "gpu_memory_utilization", ""),
 )

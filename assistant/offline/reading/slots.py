@@ -570,13 +570,14 @@ def _extract(question: str) -> Slots:
     work = _extract_gpus(work, s)
     # --- training tokens: 1万亿token / 1T tokens / 300B tokens / 2T ----------------------------
     m = re.search(
-        rf"(?P<num>\d+(?:\.\d+)?|{_CN_NUM})\s*(?P<unit>万亿|千亿|百亿|亿|万|t|b|m|trillion|billion|million)?"
-        r"\s*(?:个)?\s*(?:tokens?|词元|token数据|tok\b)",
+        rf"(?<![\d,])(?P<num>\d{{1,3}}(?:,\d{{3}})+|\d+(?:\.\d+)?|{_CN_NUM})\s*"
+        r"(?P<unit>万亿|千亿|百亿|亿|万|t|b|m|trillion|billion|million)?\s*(?:个)?\s*(?:tokens?|词元|token数据|tok\b)",
         work,
         re.I,
     )
-    if m and (m.group("unit") or float(cn_to_number(m.group("num")) or 0) >= 1e6):
-        s.tokens = _parsed(parse_token_count, m.group("num") + (m.group("unit") or ""))
+    num = m.group("num").replace(",", "") if m else ""
+    if m and (m.group("unit") or float(cn_to_number(num) or 0) >= 1e6):
+        s.tokens = _parsed(parse_token_count, num + (m.group("unit") or ""))
         work = _blank(work, m)
     else:
         m = re.search(r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*t(?![a-z0-9])", work, re.I)  # "2T" alone
@@ -607,7 +608,8 @@ def _extract(question: str) -> Slots:
     m = re.search(
         # not a CPU's model number ("i9-13900K", "i7-12700k")
         r"(?<![a-z0-9.\-])(?P<num>\d+(?:\.\d+)?)\s*(?P<k>k|千)\s*(?:的)?\s*(?:上下文|context|ctx|序列|长度|tokens?|seq)?"
-        r"(?![a-z0-9])",
+        # "50k requests a day" / "5千次" count something else
+        r"(?![a-z0-9])(?!\s*(?:requests?|calls?|queries|users?|people|samples?|steps?|次|条|个|人|张))",
         work,
         re.I,
     )
@@ -799,13 +801,15 @@ _MONEY_MARKED = (
     r"(?:(?:¥|￥|rmb\s*|cny\s*)(?P<amt>\d[\d,]*(?:\.\d+)?)\s*(?P<mul>万|千|k|w)?|"
     r"(?<![a-z0-9.])(?P<amt2>\d[\d,]*(?:\.\d+)?)\s*(?P<mul2>万|千|k|w)?\s*(?:元|块钱|块|rmb|cny|yuan))"
 )
+# "每月3000万token" is a volume, not a price: a count of tokens/calls after the number is never money
+_NOT_MONEY = r"(?![,.]?\d|\s*(?:万|千|k|w)?\s*(?:个)?\s*(?:tokens?|tok\b|词元|次|条|字|requests?|calls?))"
 _QUOTE_RES = {  # (prefix form "包月 1200 元", suffix form "1200元/月") per billing unit
     "hourly_quote_cny": (
-        re.compile(rf"(?:按小时|每小时|一小时|小时价|时租)\s*(?:是|要|收)?\s*{_MONEY}", re.I),
+        re.compile(rf"(?:按小时|每小时|一小时|小时价|时租)\s*(?:是|要|收)?\s*{_MONEY}{_NOT_MONEY}", re.I),
         re.compile(rf"{_MONEY_MARKED}\s*(?:/|每|一|per|an?)\s*(?:小时|h\b|hr\b|hour)", re.I),
     ),
     "monthly_quote_cny": (
-        re.compile(rf"(?:包月|月租|每月|一个月|按月)\s*(?:是|要|收)?\s*{_MONEY}", re.I),
+        re.compile(rf"(?:包月|月租|每月|一个月|按月)\s*(?:是|要|收)?\s*{_MONEY}{_NOT_MONEY}", re.I),
         re.compile(rf"{_MONEY_MARKED}\s*(?:/|每|一|per|an?)\s*(?:个?月|month)", re.I),
     ),
 }

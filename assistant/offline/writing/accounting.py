@@ -49,6 +49,7 @@ _ARGS: dict[str, tuple[str, ...]] = {
     "days_per_week": ("hours", "days_per_week"),
     "weeks": ("weeks",),
     "monthly_tokens": ("monthly_output_mtok",),
+    "daily_tokens": ("monthly_output_mtok",),  # used as the monthly volume (× 30 days)
     "hourly_quote_cny": ("hourly_quote_cny",),
     "monthly_quote_cny": ("monthly_quote_cny",),
     "zero_stage": ("zero", "zero3"),
@@ -86,6 +87,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "days_per_week": ("每周 {v} 天", "{v} days a week"),
     "weeks": ("{v} 周", "{v} weeks"),
     "monthly_tokens": ("每月 {v} token", "{v} tokens a month"),
+    "daily_tokens": ("每天 {v} token", "{v} tokens a day"),
     "hourly_quote_cny": ("你的报价 {v} 元/小时", "your quote ¥{v}/h"),
     "monthly_quote_cny": ("你的报价 {v} 元/月", "your quote ¥{v}/month"),
     "zero_stage": ("ZeRO-{v}", "ZeRO-{v}"),
@@ -108,6 +110,15 @@ _WHY: dict[str, tuple[str, str]] = {
 _DEFAULT_WHY = ("这个问题用到的工具不需要它", "the tools behind this answer do not take it")
 
 
+def _big(value: float) -> tuple[str, str]:
+    """A large count as people write it: 3000万 / 30M, never '3e+07'."""
+    if value < 1e6:
+        return f"{value:g}", f"{value:g}"
+    zh = f"{value / 1e8:.3g}亿" if value >= 1e8 else f"{value / 1e4:.4g}万"
+    en = f"{value / 1e9:.3g}B" if value >= 1e9 else f"{value / 1e6:.3g}M"
+    return zh, en
+
+
 def items(frame: Frame) -> list[Item]:
     """Everything the question said that an answer could use, labelled."""
     out: list[Item] = []
@@ -121,8 +132,8 @@ def items(frame: Frame) -> list[Item]:
             continue
         seen_kinds.add(q.kind)
         zh, en = _LABELS.get(q.kind, ("{v}", "{v}"))
-        v = f"{q.value:g}" if q.value < 1e6 else f"{q.value:.3g}"
-        out.append(Item(f"q:{q.kind}", zh.format(v=v, u=q.unit), en.format(v=v, u=q.unit)))
+        vz, ve = _big(q.value)
+        out.append(Item(f"q:{q.kind}", zh.format(v=vz, u=q.unit), en.format(v=ve, u=q.unit)))
     for e in frame.engines:
         out.append(Item(f"engine:{e}", e, e))
     for u in frame.unread:

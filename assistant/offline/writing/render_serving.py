@@ -4,12 +4,24 @@ Line 1 answers the question asked, with the tool's own figures."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer, num
 from assistant.offline.writing.render_tools import _RENDERERS, Context, bi, money, money_range, pct, renderer
 from assistant.offline.writing.results import typed
+
+
+def _api_name(api: dict[str, Any], lang: str) -> str:
+    """Provider + model; in English the provider's Chinese name is left out ("阿里云百炼 (DashScope)" →
+    "DashScope"), or the writer would drop the whole English line as Chinese."""
+    provider = str(api.get("provider") or "")
+    if lang == "en":
+        provider = re.sub(r"[\u3400-\u9fff]+", " ", provider)
+        provider = re.sub(r"^\s*\((.*)\)\s*$", r"\1", provider.strip())
+        provider = re.sub(r"\s+", " ", provider).strip()
+    return f"{provider} {api.get('api')}".strip()
 
 
 def _mtok_zh(m: float) -> str:
@@ -37,7 +49,9 @@ def plan_serving(w: Writer, r: ToolResult, ctx: Context) -> None:
     vol = r.args.get("monthly_output_mtok")
     api = _api(res)
     be = (api or {}).get("break_even_output_mtok_per_month")
-    if ctx.intent == "host_vs_api":
+    if ctx.intent == "host_vs_api" and not vol and api and be and isinstance(monthly, (int, float)):
+        _break_even_lead(w, res, api, be, setup, monthly)
+    if ctx.intent == "host_vs_api" and not vol:
         _host_vs_api(w)
     if ctx.intent == "ollama_parallel":
         from assistant.offline.writing.render_tools import guide_snippets
@@ -65,16 +79,36 @@ def plan_serving(w: Writer, r: ToolResult, ctx: Context) -> None:
     elif vol and api and be and isinstance(monthly, (int, float)):
         api_month = monthly * vol / be  # the API bill is linear in volume; at break-even it equals the rent
         cheaper_api = vol < be
-        name_zh = f"{api.get('provider')} {api.get('api')}"
+        name_zh, name_en = _api_name(api, "zh"), _api_name(api, "en")
         zh_head = "调 API 更便宜" if cheaper_api else "自建更便宜"
         en_head = "the API is cheaper" if cheaper_api else "self-hosting is cheaper"
+        daily = ctx.slots.daily_tokens
+        if daily:  # the user gave a daily volume: show the × 30 that made it monthly
+            w.add(
+                "numbers",
+                f"用量：每天 {_mtok_zh(daily / 1e6)} token × 30 天 = 每月 {_mtok_zh(vol)} token（按输出 token 计，偏保守）",
+                f"Volume: {_mtok_en(daily / 1e6)} tokens a day × 30 days = {_mtok_en(vol)} tokens a month (counted as "
+                "output tokens, the conservative reading)",
+            )
+        if not api.get("same_model"):
+            _unlike_api(w, res, api)
+        cap = res.get("capacity_output_mtok_per_month")
+        if isinstance(cap, (int, float)) and cap > 0 and vol > 0.5 * cap:
+            w.add(
+                "numbers",
+                f"这套配置满载、全天不停每月约能输出 {_mtok_zh(cap)} token，你的用量占 {vol / cap:.0%}：真实流量忙闲不均，"
+                "高峰时会排队，要按高峰加副本（成本随之翻倍）",
+                f"At full load around the clock this setup outputs about {_mtok_en(cap)} tokens a month; your volume is "
+                f"{vol / cap:.0%} of that. Real traffic is uneven, so peaks will queue: size replicas for the peak (the "
+                "cost grows with them)",
+            )
         w.add(
             "verdict",
             f"按每月 {_mtok_zh(vol)} 输出 token，{zh_head}：{name_zh} 约 {money(round(api_month))}/月"
             f"（输出 {money(api.get('output_cny_per_m'))}、输入 {money(api.get('input_cny_per_m'))}/百万 token），"
             f"自建 {setup} 约 {money(monthly)}/月（满载时 {money(per_m)}/百万输出 token）；"
             f"自建要每月超过 {_mtok_zh(be)} 输出 token 才划算。",
-            f"At {_mtok_en(vol)} output tokens a month {en_head}: {name_zh} costs about {money(round(api_month))}/month "
+            f"At {_mtok_en(vol)} output tokens a month {en_head}: {name_en} costs about {money(round(api_month))}/month "
             f"(output {money(api.get('output_cny_per_m'))}, input {money(api.get('input_cny_per_m'))} per million tokens), "
             f"self-hosting on {setup} about {money(monthly)}/month ({money(per_m)} per million output tokens at full "
             f"load); self-hosting pays off above {_mtok_en(be)} output tokens a month.",
@@ -93,12 +127,14 @@ def plan_serving(w: Writer, r: ToolResult, ctx: Context) -> None:
             f"{num(res.get('max_concurrency'))} requests"
             + (f"; about {money(per_m)} per million output tokens at full load." if per_m is not None else "."),
         )
-    if api and be and not vol:
+    if ctx.intent == "host_vs_api" and vol:
+        _host_vs_api(w, example_follows=False)  # after the verdict on the user's volume
+    if api and be and not vol and ctx.intent != "host_vs_api":
         w.add(
             "numbers",
-            f"对比 {api.get('provider')} {api.get('api')}（输出 {money(api.get('output_cny_per_m'))}/百万 token）："
+            f"对比 {_api_name(api, 'zh')}（输出 {money(api.get('output_cny_per_m'))}/百万 token）："
             f"每月超过 {_mtok_zh(be)} 输出 token 自建才划算",
-            f"Against {api.get('provider')} {api.get('api')} ({money(api.get('output_cny_per_m'))} per million output "
+            f"Against {_api_name(api, 'en')} ({money(api.get('output_cny_per_m'))} per million output "
             f"tokens): self-hosting pays off above {_mtok_en(be)} output tokens a month",
         )
     if isinstance(monthly, (int, float)):
@@ -329,17 +365,47 @@ def _china_beside_quote(w: Writer, r: ToolResult) -> None:
     )
 
 
-def _host_vs_api(w: Writer) -> None:
+def _break_even_lead(
+    w: Writer, res: dict[str, Any], api: dict[str, Any], be: float, setup: str, monthly: float
+) -> None:
+    """No volume given: the answer to "自建还是调API划算" is the break-even volume, so it leads."""
+    w.add(
+        "verdict",
+        f"看用量：以 {res.get('model')} 为例，自建 {setup} 约 {money(monthly)}/月，对比 {_api_name(api, 'zh')}"
+        f"（输出 {money(api.get('output_cny_per_m'))}/百万 token），每月输出超过约 {_mtok_zh(be)} token 自建才划算；"
+        "用量低于它、或忙闲不均时调 API 更省。告诉我每天大概多少 token，我按你的用量算。",
+        f"It depends on volume: for {res.get('model')}, self-hosting on {setup} costs about {money(monthly)}/month "
+        f"against {_api_name(api, 'en')} ({money(api.get('output_cny_per_m'))} per million output tokens), so "
+        "self-hosting pays off "
+        f"above about {_mtok_en(be)} output tokens a month; below that, or with bursty traffic, the API is cheaper. "
+        "Tell me your daily token volume and I will work it out for yours.",
+    )
+    if not api.get("same_model"):
+        _unlike_api(w, res, api)
+
+
+def _unlike_api(w: Writer, res: dict[str, Any], api: dict[str, Any]) -> None:
+    w.add(
+        "assumptions",
+        f"价格表里没有 {res.get('model')} 本身的 API 价，对比的是 {api.get('api')}——不是同一个模型，质量和价格都不同，平衡点只作参考。",
+        f"The price table has no API price for {res.get('model')} itself; the comparison uses {api.get('api')}, a "
+        "different model (quality and price differ), so the break-even is indicative only.",
+    )
+
+
+def _host_vs_api(w: Writer, example_follows: bool = True) -> None:
+    """The two axes (data, cost structure); "the break-even follows" only when the plan line comes next."""
+    zh_tail = "下面是按一个具体配置算的平衡点。" if example_follows else ""
+    en_tail = " The break-even for one concrete setup follows." if example_follows else ""
     w.add(
         "verdict",
         "本地部署和调 API 的区别主要两条：① 数据——本地部署时数据不出域，适合有隐私、合规要求或敏感数据的场景；调 API 要把数据发给厂商。"
         "② 成本结构——API 按 token 计费（按量付费、没有固定成本）；本地部署是固定成本（GPU 租金或硬件投入，闲置也在花钱），"
-        "只有调用量大且稳定、利用率高时才比 API 便宜。下面是按一个具体配置算的平衡点。",
+        "只有调用量大且稳定、利用率高时才比 API 便宜。" + zh_tail,
         "Self-hosting and an API differ on two axes: (1) data — with local deployment data stays on your premises, which "
         "suits privacy, compliance or sensitive data; an API sends it to the provider. (2) cost structure — an API bills "
         "per token (pay as you go, no fixed cost); self-hosting is a fixed cost (GPU rent or hardware, spent even when "
-        "idle) and only beats the API at a large, steady call volume with high utilisation. The break-even for one "
-        "concrete setup follows.",
+        "idle) and only beats the API at a large, steady call volume with high utilisation." + en_tail,
     )
 
 
