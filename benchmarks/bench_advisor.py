@@ -102,6 +102,23 @@ def bench_offline() -> None:
         f"max {max(times):.1f} (target p95 < 100)"
     )
     print(f"  grounded: {grounded}/{len(QUESTIONS)}")
+    bench_planning()
+
+
+def bench_planning() -> None:
+    """The reading + intent step alone (no tools, no writing), uncached: target p95 < 20 ms."""
+    from assistant.offline import plan
+    from assistant.offline.reading.slots import _extract_cached
+
+    for q in QUESTIONS:
+        plan(q)
+    times: list[float] = []
+    for q in QUESTIONS:
+        _extract_cached.cache_clear()  # time the reading, not the cache
+        t = time.perf_counter()
+        plan(q)
+        times.append((time.perf_counter() - t) * 1000)
+    print(f"  planning only ms: p50 {statistics.median(times):.1f} · p95 {pct(times, 95):.1f} (target p95 < 20)")
 
 
 def bench_stub() -> None:

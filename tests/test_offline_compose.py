@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 
 import pytest
 
@@ -397,36 +396,6 @@ def test_language_from_model_kwarg_and_system_message() -> None:
     assert "超出" in msg.content
 
 
-def test_offline_answer_latency_p95_under_100ms() -> None:
-    questions = [
-        "能用4090全量训练7B吗",
-        "how many A100s for a 70B full fine-tune?",
-        "A100一个月多少钱",
-        "compare H100 and A100",
-        "8卡A100训练7B模型1万亿token要多久",
-        "qwen2.5-72b 推理 32k上下文要几张H20",
-        "预算5万一周内微调llama3 8b怎么配",
-        "帮我写一首诗",
-        "LoRA和QLoRA有什么区别",
-        "刚租了8卡A100服务器，怎么验收",
-    ]
-    for q in questions:  # warm-up (catalogs, indexes)
-        answer(q)
-    # Best of three per question: the machine is shared, so one run can be descheduled; the best run
-    # is the in-process cost of planning + tools + composition.
-    samples = []
-    for q in questions:
-        runs = []
-        for _ in range(3):
-            t = time.perf_counter()
-            answer(q)
-            runs.append(time.perf_counter() - t)
-        samples.append(min(runs))
-    samples.sort()
-    p95 = samples[int(0.95 * (len(samples) - 1))]
-    assert p95 < 0.100, f"p95 {p95 * 1000:.1f} ms"
-
-
 def test_plan_alone_needs_no_tools_module_state() -> None:
     calls = plan("能用4090全量训练7B吗")
     assert calls[0].name == "estimate_memory"
@@ -665,8 +634,10 @@ def test_serving_comparison_names_the_precision_per_card() -> None:
     lines = [ln for ln in a.text.splitlines() if ln.startswith(("- fits", "- does not fit"))]
     assert len(lines) == 6
     assert all(re.search(r"\b(?:bf16|int8|int4)\b", ln) for ln in lines), lines
-    first = a.text.splitlines()[0]
-    assert "H100" in first and "H200" in first and "int8" in first
+    first, second = a.text.splitlines()[:2]
+    # line 1: which card and why (decoding is bandwidth-bound: 4.8 vs 3.35 TB/s, NVIDIA H200/H100 datasheets)
+    assert first.startswith("The NVIDIA H200") and "4800 vs 3350 GB/s" in first
+    assert "H100" in second and "H200" in second and "int8" in second  # each card's one-card precision next
     _grounded(a.text, q, results)
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from assistant.offline.intents import args as A
 from assistant.offline.intents import (
+    card_choice,
     conversions,
     decline,
     diagnose,
@@ -57,6 +58,7 @@ INTENTS: dict[str, Intent] = {
         Intent(serving.TEAM, serving.team_calls),
         Intent(serving.OLLAMA, serving.ollama_calls),
         Intent(plans.OWN_VS_RENT, plans.own_vs_rent_calls),
+        Intent(card_choice.NAME, card_choice.calls, memory.follow_ups),
         Intent(prices.QUOTE, prices.quote_calls),
         Intent(plans.CHEAPEST, plans.cheapest_calls, plans.cheapest_follow_ups),
         Intent(plans.HOST_VS_API, plans.host_vs_api_calls),
@@ -116,6 +118,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.ADVICE, ops.applies_symptom),
     (A.INTERCONNECT, gpus.applies_allreduce),
     (A.TRAIN_TIME, train_time.applies),
+    (card_choice.NAME, card_choice.applies),  # "H20 和 A800 哪个适合训练 70B": the choice and why, not per-card fits
     (A.PLAN, plans.applies),
     (A.PRICE, prices.applies),
     (A.MODEL_INFO, gpus.applies_model_info),

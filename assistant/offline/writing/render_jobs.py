@@ -409,4 +409,5 @@ def plan_configurations(w: Writer, r: ToolResult, ctx: Context) -> None:
         w.add("next", *zh_en(res["warning"]))
 
 
-from assistant.offline.writing import render_serving  # noqa: E402,F401  (registers the serving renderers)
+# registers the card-choice and serving renderers (imported last: they import this module's helpers)
+from assistant.offline.writing import render_choice, render_serving  # noqa: E402,F401

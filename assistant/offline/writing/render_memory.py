@@ -658,7 +658,11 @@ def _best_precision_per_card(w: Writer, ests: list[ToolResult], cards: list[str]
 def _memory_by_card(w: Writer, ctx: Context, ests: list[ToolResult], cards: list[str]) -> None:
     """「用A100还是4090」: one verdict line per card (and per mode when the question left it open)."""
     _best_precision_per_card(w, ests, cards)
-    w.add("verdict", "分别看每张卡：", "Card by card:")
+    # after a card choice (line 1 says which and why) the per-card fits are detail, not the answer
+    chosen = ctx.intent == "card_choice"
+    section, bullet = ("numbers", "") if chosen else ("verdict", "- ")
+    if not chosen:
+        w.add("verdict", "分别看每张卡：", "Card by card:")
     for card in cards:
         for e in ests:
             if str(e.result.get("gpu")) == card:
@@ -666,7 +670,7 @@ def _memory_by_card(w: Writer, ctx: Context, ests: list[ToolResult], cards: list
                 if sentence:
                     marks: dict[Any, str] = {True: w.t("能", "fits"), False: w.t("不能", "does not fit")}
                     mark = marks.get(e.result.get("fits"), "")
-                    w.add("verdict", f"- {mark}：{sentence[0]}", f"- {mark}: {sentence[1]}")
+                    w.add(section, f"{bullet}{mark}：{sentence[0]}", f"{bullet}{mark}: {sentence[1]}")
     first = ests[0].result
     method_lines(w, first)
     host_ram_lines(w, ctx, first)
@@ -677,6 +681,8 @@ def _memory_by_card(w: Writer, ctx: Context, ests: list[ToolResult], cards: list
         _min_gpus_line(w, mg.result, as_alternative=True)
     _model_fallback_note(w, ctx, first)
     _tool_assumptions(w, first, limit=2)
+    if chosen:
+        return
     w.add(
         "next",
         "显存够用的卡里再比速度和价格：可以接着问「这两张卡一个月多少钱」。",

@@ -1,0 +1,61 @@
+"""「H20 和 A800 哪个适合训练 70B」/ "4090 or 3090 for serving a 7B?": which card, and why.
+
+A comparison of two to four cards for one named job is answered with the choice on line 1 (tools/card_choice:
+fewest cards that hold the job, then compute for training or memory bandwidth for inference, priced), not
+with a single-card memory verdict per card, which answers a different question.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.offline.intents import args as A
+from assistant.offline.intents.base import has_size
+from assistant.offline.reading.frame import Frame
+from assistant.offline.types import ToolCall
+
+NAME = "card_choice"
+
+_WHICH_RE = re.compile(
+    r"哪个|哪张|哪款|哪一个|选哪|选什么|好还是|还是|更适合|更合适|适合|划算|性价比|"
+    r"\bvs\.?\b|versus|\bwhich\b|\bbetter\b|\bor\b|compare|对比|比较",
+    re.I,
+)
+
+
+def _cards(f: Frame) -> list[str]:
+    return list(dict.fromkeys(f.gpus))[:4]
+
+
+# "on a tight budget" / 「预算有限」: the cheapest setup that fits is the question (a plan), not which of two cards
+_BUDGET_RE = re.compile(r"budget|cheap|afford|预算|便宜|省钱|经费|成本最低", re.I)
+
+
+def applies(f: Frame) -> bool:
+    """Two or more cards, a sized job, a "which" word, and no card count of the user's own (「两张4090还是一张A100」
+    compares setups the user already sized; the memory rules answer that), and no budget (a plan answers it)."""
+    return (
+        len(_cards(f)) >= 2
+        and not f.budget_cny
+        and not _BUDGET_RE.search(f.text)
+        and has_size(f)
+        and bool(_WHICH_RE.search(f.text))
+        and not any(g.count for g in f.gpu_mentions)
+        and f.gpu_count is None
+    )
+
+
+def calls(f: Frame) -> list[ToolCall]:
+    """The choice first; then the memory rules' own per-card estimates, which stay in the details."""
+    from assistant.offline.intents import memory
+
+    kw = {k: v for k, v in A.memory_kwargs(f).items() if k not in ("gpu", "gpus")}
+    if not kw.get("mode"):
+        kw["mode"] = "lora" if f.finetune else "full"  # a bare 微调 is compared as LoRA, as the memory rules do
+    if kw.get("mode") != "inference":
+        kw.pop("context", None)
+        kw.pop("concurrency", None)
+    if not kw.get("zero") and kw.get("mode") != "inference":
+        kw["zero"] = 3  # a training job spread over several cards shards with ZeRO-3/FSDP
+    cards = [A.card_name(f, g) or g for g in _cards(f)]
+    return [A.call(NAME, "choose_gpu", cards=cards, **kw), *memory.calls(f)]
