@@ -16,25 +16,13 @@ import pytest
 
 from evals.runner import markdown_report, percentile, run_suite, write_reports
 from evals.schema import CATEGORIES, Case, load_cases, load_known_failures
+from tools.registry import all_tools
 from tools.retrieval.corpus import load_guide
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Fixed names from the common brief and the corpus brief: an expectation naming anything else is a typo.
-TOOL_NAMES = {
-    "lookup_model",
-    "estimate_memory",
-    "find_min_gpus",
-    "find_max_fit",
-    "gpu_specs",
-    "interconnect_advice",
-    "estimate_training_time",
-    "gpu_price",
-    "plan_configurations",
-    "diagnose_logs",
-    "delivery_checklist",
-    "search_guide",
-}
+# Tool names come from the registry itself (one source of truth): an expectation naming anything else is a typo.
+TOOL_NAMES = set(all_tools())
 # Doc ids come from the guide itself (one source of truth): a cited id that no guide document has is a typo.
 DOC_IDS = {p.doc_id for p in load_guide(ROOT / "knowledge" / "guide")}
 
