@@ -25,7 +25,7 @@ from assistant.offline.intents import (
     serving,
     train_time,
 )
-from assistant.offline.intents.base import no_follow_ups
+from assistant.offline.intents.base import has_size, no_follow_ups
 from assistant.offline.reading.frame import Frame
 from assistant.offline.types import ToolCall, ToolResult
 
@@ -173,13 +173,23 @@ def choose_intents(f: Frame) -> list[str]:
         if not set(ask.cues) & _SHAPE_CUES:
             continue  # "训练7B时掉卡了" describes, it does not ask
         name = choose_intent(read_one(ask.text))
-        if name not in _PART_INTENTS:  # the part alone lacks the card or model: its cues on the whole frame
+        if name not in _PART_INTENTS or (
+            name == A.SPECS and has_size(f) and not set(ask.cues) & {"specs", "compare"} and not _sized(ask.text)
+        ):
+            # the part alone lacks the card or the model ("我用了5张V100，合计80G，还是OOM" after the model was
+            # named): its cues on the whole frame, so it is not a spec question about the card
             name = choose_intent(f.model_copy(update={"cues": (f.cues - _SHAPE_CUES) | set(ask.cues)}))
         if name in _PART_INTENTS and name not in chosen:
             chosen.append(name)
     if first not in chosen:
         chosen.insert(0, first)
     return [chosen[0], *(n for n in chosen[1:] if _adds(n, chosen[0]) and _adds(n, first))]
+
+
+def _sized(text: str) -> bool:
+    from assistant.offline.reading import read_one
+
+    return has_size(read_one(text))
 
 
 _SHAPE_CUES = {"price", "time", "how_many", "fit", "max_fit", "specs", "compare", "plan", "interconnect"}

@@ -16,11 +16,10 @@ from assistant.offline.types import ToolCall
 
 NAME = "card_choice"
 
-_WHICH_RE = re.compile(
-    r"哪个|哪张|哪款|哪一个|选哪|选什么|好还是|还是|更适合|更合适|适合|划算|性价比|"
-    r"\bvs\.?\b|versus|\bwhich\b|\bbetter\b|\bor\b|compare|对比|比较",
-    re.I,
-)
+# the reading layer's "compare" cue, or a suitability word the cue does not carry
+_SUITS_RE = re.compile(r"哪张|哪款|选什么|更适合|更合适|适合|\bwhich\b|\bor\b", re.I)
+# "为什么4090比V100快5倍" asks for a cause, not a choice
+_WHY_RE = re.compile(r"为什么|为啥|什么原因|原因|怎么回事|\bwhy\b|reason", re.I)
 
 
 def _cards(f: Frame) -> list[str]:
@@ -39,7 +38,8 @@ def applies(f: Frame) -> bool:
         and not f.budget_cny
         and not _BUDGET_RE.search(f.text)
         and has_size(f)
-        and bool(_WHICH_RE.search(f.text))
+        and ("compare" in f.cues or bool(_SUITS_RE.search(f.text)))
+        and not _WHY_RE.search(f.text)
         and not any(g.count for g in f.gpu_mentions)
         and f.gpu_count is None
     )

@@ -280,7 +280,10 @@ _CUE_PATTERNS: dict[str, str] = {
     r"rental|rent (?:an?|one|two|\d+)\b.*\b(?:for|per)\b|per hour|per month|hourly|monthly|cheap|"
     r"\brent\b.*\bhow much|how much\b.*\brent\b|"
     r"一个月|每小时|一小时|每月|元/",
-    "compare": r"对比|比较|区别|哪个|性价比|还是|选哪|vs\.?|versus|compare|comparison|difference|"
+    # 「还是OOM / 还是不行 / 还是报错」: 还是 = "still" before a failure or a verb, not "or"
+    "compare": r"对比|比较|区别|哪个|性价比|"
+    r"还是(?!\s*(?:oom|报错|报|不行|不能|不够|失败|很?慢|爆|会|一样|没|出现|同样|提示|显示|卡住|挂|有问题|存在|跑不|用不|起不))|"
+    r"选哪|vs\.?|versus|compare|comparison|difference|"
     r"better|which (?:one|is|should)|差别|差多少|差异",
     "specs": r"规格|参数表|多大显存|显存多大|带宽|算力|功耗|tflops|tops\b|throughput|bandwidth|\btdp\b|power draw|"
     r"memory capacity|how much memory|\bfp8\b|\bbf16\b|\btf32\b|\bfp16\b|\bfp32\b|\bint8\b|nvlink|"
