@@ -83,7 +83,7 @@ def specs_calls(f: Frame) -> list[ToolCall]:
 
 def interconnect_calls(f: Frame) -> list[ToolCall]:
     out: list[ToolCall] = []
-    net = f.network
+    net = f.network or (f.link_name if f.nics_per_node else None)  # 「每台4张200G的IB网卡」
     nodes = f.nodes or (2 if "multi_node" in f.mentions else None)
     gpus = f.gpu_count or ((nodes or 1) * 8 if nodes and nodes > 1 else None)
     size = {"params_b": f.params_b} if f.params_b else {}
@@ -117,7 +117,16 @@ def interconnect_calls(f: Frame) -> list[ToolCall]:
             )
     else:
         out.append(
-            A.call(INTERCONNECT, "interconnect_advice", gpu=A.gpu_arg(f), n_gpus=gpus, nodes=nodes, network=net, **size)
+            A.call(
+                INTERCONNECT,
+                "interconnect_advice",
+                gpu=A.gpu_arg(f),
+                n_gpus=gpus,
+                nodes=nodes,
+                network=net,
+                nics_per_node=f.nics_per_node,
+                **size,
+            )
         )
     out.append(A.call(INTERCONNECT, "search_guide", query=A.guide_query(f, INTERCONNECT), k=3))
     return out

@@ -34,6 +34,7 @@ QuantityKind = Literal[
     "deadline_hours",
     "link_gbps",
     "nodes",
+    "nics_per_node",
     "period",
     "hourly_quote_cny",
     "monthly_quote_cny",
@@ -115,6 +116,7 @@ class Frame(BaseModel):
     quoted_rates_gbs: list[float] = Field(default_factory=list)  # "160GB/s", "337.35 GB/s": bandwidths quoted, bytes/s
     link_gbps: float | None = None  # "10GbE" → 10, "200Gb/s" → 200, "NDR" → 400
     link_name: str | None = None
+    nics_per_node: int | None = None  # "each machine has 8 *100 Gbps NICs" / 「每台4张200G的IB网卡」
     decline: str | None = None  # forecast | unlawful | unrealistic
     text: str = ""  # the user's own words (a paste's lines left out), for retrieval and restating
     paste: str | None = None  # the whole message when it carries a log (what diagnose_logs reads)

@@ -381,7 +381,36 @@ def _budget_period(frame: Frame, text: str) -> None:
         frame.budget_per = "total"
 
 
+# "8 *100 Gbps network nic" / 「4张200G的IB网卡」/ "one NIC with 10Gbps": NICs per server and their line rate
+_NICS_RE = re.compile(
+    rf"(?P<n>\d{{1,2}}|{_CN}|one|two|four|eight)\s*(?:\*|x|×|张|块|个|根)?\s*(?P<g>\d{{1,3}})\s*(?:gbps|gb/s|gbit|g)(?![a-z0-9])\s*"
+    r"(?:的)?\s*(?P<kind>ib|infiniband|roce|rdma|以太网)?\s*(?:network\s*)?(?:nics?|网卡|hcas?|ports?)|"
+    rf"(?P<n2>\d{{1,2}}|{_CN}|one|two|four|eight)\s*(?:张|块|个)?\s*(?:nics?|网卡|hcas?)\s*(?:with|of|,)?\s*"
+    r"(?P<g2>\d{1,3})\s*(?:gbps|gb/s|gbit|g)(?![a-z0-9])",
+    re.I,
+)
+_EN_COUNT = {"one": 1, "two": 2, "four": 4, "eight": 8}
+
+
+def _nics(frame: Frame, text: str) -> None:
+    m = _NICS_RE.search(text)
+    if not m:
+        return
+    raw = (m.group("n") or m.group("n2") or "").lower()
+    n = _EN_COUNT.get(raw) or _num(raw)
+    speed = float(m.group("g") or m.group("g2"))
+    if n and 1 <= n <= 16 and speed in (1, 10, 25, 40, 50, 100, 200, 400, 800):
+        frame.nics_per_node = int(n)
+        if frame.link_gbps is None:
+            kind = (m.group("kind") or "").lower()
+            label = " IB" if kind in ("ib", "infiniband") else " RoCE" if kind == "roce" else ""
+            frame.link_gbps, frame.link_name = speed, f"{speed:g}G{label}"
+
+
 def _links(frame: Frame, text: str, raw_text: str) -> None:
+    _nics(frame, text)
+    if frame.link_gbps is not None and frame.nics_per_node:
+        return
     m = _IB_RE.search(text)
     if m:
         frame.link_gbps, frame.link_name = _IB_GEN[m.group(1).lower()], f"InfiniBand {m.group(1).upper()}"
@@ -448,6 +477,7 @@ _FLAT: tuple[tuple[str, str, str], ...] = (
     ("deadline_hours", "deadline_hours", "h"),
     ("link_gbps", "link_gbps", "Gb/s"),
     ("nodes", "nodes", ""),
+    ("nics_per_node", "nics_per_node", ""),
     ("period_hours", "period", "h"),
     ("hourly_quote_cny", "hourly_quote_cny", "CNY/h"),
     ("monthly_quote_cny", "monthly_quote_cny", "CNY/month"),

@@ -928,7 +928,8 @@ def _extract_gpus(work: str, s: Slots) -> str:
             if n and 1 <= n <= 4096:
                 s.gpu_count = int(n)
     m = re.search(
-        rf"(?P<nodes>\d+|{_CN_NUM})\s*(?:台|个节点|节点|nodes?|machines?|servers?)\s*(?:的)?\s*"
+        # not the digits of a card name ("two A100 machines" is not 100 machines)
+        rf"(?<![a-z\d.])(?P<nodes>\d+|{_CN_NUM})\s*(?:台|个节点|节点|nodes?|machines?|servers?)\s*(?:的)?\s*"
         rf"(?P<per>\d+|{_CN_NUM})?\s*(?:卡|张|x|gpus?)?",
         work,
         re.I,
@@ -959,6 +960,17 @@ def _extract_gpus(work: str, s: Slots) -> str:
         per = int(m.group("per"))
         if nodes and 1 <= nodes <= 1024 and 1 <= per <= 16 and s.nodes in (None, nodes):
             s.nodes, s.gpu_count = nodes, nodes * per
+    elif s.nodes is None:
+        # "two A100 machines" / "2 H800 servers": the node count before a card name; GPUs per node unknown
+        m = re.search(
+            rf"\b(?P<nodes>{words})\s+[a-z]{{1,3}}\d{{2,4}}[a-z]?\s+(?:servers|nodes|machines|boxes|hosts)\b",
+            work,
+            re.I,
+        )
+        raw = m.group("nodes").lower() if m else ""
+        nodes = _EN_COUNT.get(raw) if raw in _EN_COUNT else (int(raw) if raw.isdigit() else None)
+        if nodes and 2 <= nodes <= 1024:
+            s.nodes = nodes
     if len(s.gpus) == 1 and s.gpu_memory_gb:
         # "a100 40g vs 80g" / 「A100 40G 还是 80G」: one card, two memory sizes to weigh
         m = re.search(
@@ -1151,13 +1163,29 @@ _BUSBW_RE = re.compile(
 )
 
 
+# "nccl-tests … bandwidth can reach 600Gbps": a measured collective bandwidth in bits per second
+_BUSBW_BITS_RE = re.compile(
+    r"(?:busbw|bus bandwidth|bandwidth|带宽)\s*(?:value\s*)?(?:(?:can|could|only|just|is|was|reach(?:es|ed)?|达到|能到|能达到|"
+    r"只有|才|是|为|约|大概|大约|about|around|~|≈|of)\s*)*(?P<num>\d+(?:\.\d+)?)\s*(?:gbps|gbit/s|gbits?)(?![a-z])",
+    re.I,
+)
+_NCCL_CONTEXT_RE = re.compile(r"nccl|all[_-]?reduce|busbw|algbw", re.I)
+
+
 def _extract_measured_busbw(work: str, s: Slots) -> str:
-    """The user's own nccl-tests result quoted in words ("busbw is 18 GB/s on 8x A100 SXM, normal?")."""
+    """The user's own nccl-tests result quoted in words ("busbw is 18 GB/s on 8x A100 SXM, normal?"), also in
+    bits per second when the context is nccl-tests ("bandwidth can reach 600Gbps" = 75 GB/s)."""
     m = _BUSBW_RE.search(work)
-    if not m:
+    if m:
+        s.measured_busbw_gbs = float(m.group("num") or m.group("num2"))
+        return _blank(work, m)
+    if not _NCCL_CONTEXT_RE.search(work):
         return work
-    s.measured_busbw_gbs = float(m.group("num") or m.group("num2"))
-    return _blank(work, m)
+    bits = _BUSBW_BITS_RE.search(work)
+    if bits is None:
+        return work
+    s.measured_busbw_gbs = float(bits.group("num")) / 8  # Gb/s → GB/s
+    return _blank(work, bits)
 
 
 _GPU_HOURS_RE = re.compile(
