@@ -106,6 +106,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     ),  # "88 hours on one 3090, normal?": the estimate beside it, before the cause rule
     (serving.SERVING, serving.applies_ttft),  # "首token 20 秒，提示 8k": the prefill floor leads
     (A.ADVICE, ops.applies_cause),  # "why / is it normal / how do I fix": the guide leads, numbers follow
+    (A.MEMORY, memory.applies_pipeline),  # FLUX / SDXL / Wan / Whisper: the weights of each network, per card
     (serving.SERVING, serving.applies_serving),  # "自建还是调API": a serving plan, not training time
     (A.DECODE_SPEED, serving.applies),
     (serving.RENTABILITY, serving.applies_rentability),
