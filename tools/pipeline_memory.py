@@ -244,7 +244,8 @@ class PipelineEstimate(BaseModel):
     per_gpu_gb: float = Field(description="what one card holds: the figure the verdict uses (activations excluded)")
     sharded: bool = False
     gpu: str | None = None
-    usable_gb: float | None = None
+    nominal_gb: float | None = Field(None, description="the card's datasheet memory, decimal GB")
+    usable_gb: float | None = Field(None, description="what the driver reports (PyTorch can use all of it), decimal GB")
     verdict: PipelineVerdict | None = None
     fits: bool | None = None
     headroom_gb: float | None = None
@@ -369,7 +370,7 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
         )
         assumptions.append(
             _a(
-                f"只算权重：激活值随{grows_zh}增长，另算；CUDA 上下文另占几百 MB。",
+                f"只算权重：激活值随{grows_zh}而增长，另算；CUDA 上下文另占几百 MB。",
                 f"Weights only: activations grow with {grows_en} and are not in the figure; "
                 "the CUDA context takes a few hundred MB more.",
             )
@@ -430,13 +431,13 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
         )
     if e.components_note:
         assumptions.append(_a(f"未计入：{e.components_note['zh']}。", f"Not counted: {e.components_note['en']}."))
-    usable = verdict = fits = headroom = None
+    usable = verdict = fits = headroom = nominal = None
     gpu_name = None
     if inp.gpu:
         from tools.memory_capacity import resolve_gpu_capacity
 
         cap = resolve_gpu_capacity(inp.gpu)
-        usable, gpu_name = round(cap.reported_gb, 2), cap.name
+        usable, gpu_name, nominal = round(cap.reported_gb, 2), cap.name, cap.memory_gb
         fits = per_gpu <= usable
         headroom = round(usable - per_gpu, 2)
         if cap.source:
@@ -486,6 +487,7 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
         per_gpu_gb=round(per_gpu, 2),
         sharded=sharded,
         gpu=gpu_name,
+        nominal_gb=nominal,
         usable_gb=usable,
         verdict=verdict,
         fits=fits,
@@ -549,6 +551,17 @@ def as_memory_output(job) -> dict | None:
         weights = total - grads - optimizer
     elif est.mode in ("lora", "qlora"):
         optimizer, weights = est.adapter_gb, total - est.adapter_gb
+    parts = {
+        "weights": weights,
+        "gradients": grads,
+        "optimizer": optimizer,
+        "model_states": total,
+        "activations": 0.0,
+        "logits": 0.0,
+        "kv_cache": 0.0,
+        "overhead": 0.0,
+        "total": total,
+    }
     summary = {
         "zh": f"{est.model}：每张卡约 {total:.2f} GB（只含权重与训练状态，不含激活值）",
         "en": f"{est.model}: about {total:.2f} GB per GPU (weights and training states only, activations excluded)",
@@ -562,7 +575,9 @@ def as_memory_output(job) -> dict | None:
         "gpus": est.gpus,
         "zero_stage": 3 if est.sharded else 0,
         "params": sum(c.params for c in est.components),
-        "trainable_params": est.trained_params if est.mode == "full" else int(est.trained_params * LORA_FRACTION),
+        "trainable_params": {"full": est.trained_params, "inference": 0}.get(
+            est.mode, int(est.trained_params * LORA_FRACTION)
+        ),
         "weights_gb": round(weights, 2),
         "gradients_gb": round(grads, 2),
         "optimizer_gb": round(max(optimizer, 0.0), 2),
@@ -573,12 +588,14 @@ def as_memory_output(job) -> dict | None:
         "overhead_gb": 0.0,
         "total_gb": round(total, 2),
         "total_gib": round(total * GB / 2**30, 2),
-        "gib": {"total": round(total * GB / 2**30, 2), "weights": round(est.weights_gb * GB / 2**30, 2)},
+        "gib": {k: round(v * GB / 2**30, 2) for k, v in parts.items()},
         "whole_model_weights_gb": est.weights_gb,
         "whole_model_precision": est.precision,
         "shipped_precision": find_pipeline(est.model)[0].shipped_precision,  # type: ignore[index]
         "gpu": est.gpu,
-        "gpu_memory_gb": None,
+        "gpu_memory_gb": est.nominal_gb,
+        "nominal_gb": est.nominal_gb,
+        "reported_gb": est.usable_gb,
         "usable_gb": est.usable_gb,
         "verdict": est.verdict,
         "fits": est.fits,
