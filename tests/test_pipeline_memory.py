@@ -12,6 +12,7 @@ from assistant.grounding import check
 from assistant.offline import answer
 from tools.pipeline_memory import (
     EstimatePipelineInput,
+    PipelineEstimate,
     estimate_pipeline_memory,
     find_pipeline,
     load_pipelines,
@@ -28,7 +29,7 @@ CLIP_L = 123_060_480
 VAE = 84_000_000
 
 
-def _est(**kw) -> object:
+def _est(**kw) -> PipelineEstimate:
     return estimate_pipeline_memory(EstimatePipelineInput(**kw))
 
 
@@ -148,6 +149,7 @@ def test_estimate_memory_answers_pipeline_names_and_keeps_its_keys() -> None:
         ("hunyuan video 720p", "HunyuanVideo"),
         ("whisper-large-v3 transcribe on cpu or gpu", "Whisper-large-v3"),
         ("cogvideox 5b finetune", "CogVideoX-5B"),
+        ("SD 4G显存能出图吗", "Stable-Diffusion-1.5"),  # a size after the generic name is a card, not a version
     ],
 )
 def test_pipeline_names_in_text(text: str, expected: str) -> None:
@@ -155,7 +157,19 @@ def test_pipeline_names_in_text(text: str, expected: str) -> None:
     assert hit is not None and hit[0] == expected
 
 
-@pytest.mark.parametrize("text", ["WAN 口带宽不够", "influxdb 要多少内存", "Qwen2.5-7B 推理", "wanted to fit llama"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "WAN 口带宽不够",
+        "influxdb 要多少内存",
+        "Qwen2.5-7B 推理",
+        "wanted to fit llama",
+        "FLUX.2-dev 要多大显存",  # another generation (32B), not FLUX.1 under its short name
+        "HunyuanVideo 1.5 显存",  # a later, smaller release
+        "SD 3 medium 显存",  # "SD" plus a version the catalog lacks
+        "SD卡 读写慢",  # a memory card
+    ],
+)
 def test_not_a_pipeline(text: str) -> None:
     assert pipeline_in_text(text) is None
 
@@ -206,3 +220,10 @@ def test_en_whisper_vram_no_card_gives_the_number() -> None:
     text, _ = _ask("How much VRAM does Whisper large-v3 need?")
     assert "3.1 GB" in text.split("\n")[0]
     assert "4.7 GB" in text  # whisper.cpp README: large ~4.7 GB in memory
+
+
+def test_tight_fit_says_so_and_leads_with_offload() -> None:
+    # SDXL 7.0 GB of weights on an 8 GB card: 1.0 GB left, under 15% of the card; model offload peak = UNet 2.6e9 × 2
+    text, _ = _ask("sdxl 8G显存能出图吗")
+    line1 = text.split("\n")[0]
+    assert "勉强放得下" in line1 and "7 GB" in line1 and "5.2 GB" in line1

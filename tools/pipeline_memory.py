@@ -29,6 +29,9 @@ GB = 10**9
 ADAM_MIXED_BYTES = 16.0  # ZeRO paper §3.1: 2Ψ + 2Ψ + KΨ with K = 12
 LORA_FRACTION = 0.01  # adapters at rank ≤ 64 are well under 1% of a multi-billion denoiser; stated as an assumption
 ZERO_PAPER = "https://arxiv.org/abs/1910.02054"
+# Below this share of the card left over, the weights fit but activations (a 1024² VAE decode, many frames) and the
+# CUDA context decide: the answer says so and leads with the offload setting. A judgement threshold, stated as such.
+TIGHT_SHARE = 0.15
 
 _BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5, "nf4": 0.5}
 Role = Literal["denoiser", "text_encoder", "vae", "encoder_decoder"]
@@ -150,21 +153,36 @@ def _text_patterns() -> list[tuple[re.Pattern[str], str, bool]]:
     pats = []
     for key, (pid, assumed) in sorted(_names().items(), key=lambda kv: -len(kv[0])):
         body = r"[\s\-_]*".join(re.escape(p) for p in key.split(" "))
-        pats.append((re.compile(r"(?<![a-z0-9])" + body + r"(?![a-z0-9])", re.I), pid, assumed))
+        # "flux.2" / "flux-2" is another generation, not FLUX.1 under its short name
+        pats.append((re.compile(r"(?<![a-z0-9])" + body + r"(?![a-z0-9])(?![.\-]\d)", re.I), pid, assumed))
     return pats
 
 
+_VERSION_AFTER = re.compile(r"[\s\-_.]*v?\d+(?:\.\d+)?")
+_SIZE_AFTER = re.compile(r"[\s\-_.]*\d+(?:\.\d+)?\s*(?:gib|gb|g|张|块|卡|x|×)", re.I)
+# "HunyuanVideo 1.5", "SDXL 2.0": a dotted version after a specific name is a later release, not this row
+_DOTTED_AFTER = re.compile(r"[\s\-_]*v?\d+\.\d+(?![\d.]*\s*(?:b|m|g|亿|张|块|卡|x|×))", re.I)
+
+
 def pipeline_in_text(text: str) -> tuple[str, bool] | None:
-    """The first-listed (longest) pipeline name in free text → (id, assumed); the reading layer's vocabulary."""
+    """The longest pipeline name in free text → (id, assumed); the reading layer's vocabulary. A generic name
+    ("stable diffusion", "SD", "whisper") followed by a version ("SD 3", "stable diffusion 2") is another model the
+    catalog may not have, so it is not taken; followed by a size ("SD 4G显存") it still is."""
     low = text.lower()
-    best: tuple[int, int, str, bool] | None = None
+    best: tuple[int, str, bool] | None = None
     for rx, pid, assumed in _text_patterns():
-        m = rx.search(low)
-        if m and (best is None or (assumed, m.start()) < (best[3], best[0])):
-            best = (m.start(), m.end(), pid, assumed)
+        for m in rx.finditer(low):
+            rest = low[m.end() : m.end() + 12]
+            if assumed and (rest.startswith("卡") or (_VERSION_AFTER.match(rest) and not _SIZE_AFTER.match(rest))):
+                continue  # 「SD卡」 is a memory card
+            if _DOTTED_AFTER.match(rest):
+                continue
             if not assumed:
-                break  # longest specific name first: the first that matches wins
-    return (best[2], best[3]) if best else None
+                return pid, False  # longest specific name first: the first that matches wins
+            if best is None or m.start() < best[0]:
+                best = (m.start(), pid, assumed)
+            break
+    return (best[1], best[2]) if best else None
 
 
 # ---------------------------------------------------------------- the estimate
@@ -249,6 +267,9 @@ class PipelineEstimate(BaseModel):
     verdict: PipelineVerdict | None = None
     fits: bool | None = None
     headroom_gb: float | None = None
+    tight: bool | None = Field(
+        None, description="fits, but under 15% of the card is left for activations and the CUDA context"
+    )
     options: list[OptionFit] = []
     published_peaks: list[PublishedPeak] = []
     assumptions: list[dict[str, str]] = []
@@ -361,10 +382,10 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
     if mode == "inference":
         per_gpu = weights
         grows_zh, grows_en = (
-            ("音频长度和 batch", "audio length and batch")
+            ("音频长度和批大小", "audio length and batch")
             if e.kind == "asr"
             else (
-                "分辨率、帧数和 batch",
+                "分辨率、帧数和批大小",
                 "resolution, frame count and batch",
             )
         )
@@ -492,6 +513,7 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
         verdict=verdict,
         fits=fits,
         headroom_gb=headroom,
+        tight=bool(fits and usable and headroom is not None and headroom < TIGHT_SHARE * usable) if fits else None,
         options=options,
         published_peaks=e.published_peaks,
         assumptions=assumptions,

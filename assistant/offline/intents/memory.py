@@ -36,7 +36,13 @@ def pipeline_calls(f: Frame) -> list[ToolCall]:
         modes = ["full" if f.mode == "pretrain" else f.mode]
     else:
         modes = ["full", "lora"] if (f.training or f.finetune or f.method) else ["inference"]
+    if modes == ["inference"] and "training_word" in f.mentions and "trained_model" not in f.mentions:
+        # 「推理和训练分别要多少」: serving first, then the training modes said (full FT and LoRA when none was)
+        said = [m for m in f.modes if m in ("full", "lora", "qlora")]
+        modes = ["inference", *(said or ["full", "lora"])]
     cards: list[str | None] = [A.gpu_arg(f, g) for g in f.gpus[:2]] or [f"{f.vram_gb:g}GB" if f.vram_gb else None]
+    if cards == [None] and modes != ["inference"]:
+        cards = [A.DEFAULT_GPU]  # training with no card named: sized on the usual rental card, said in the answer
     precision = f.precision if f.precision in ("fp32", "fp16", "fp8", "int8", "int4") else None
     out = []
     for gpu in cards:

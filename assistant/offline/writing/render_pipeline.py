@@ -32,7 +32,8 @@ def _card(p: dict) -> str:
 
 def _card_en(p: dict) -> str:
     card = str(p.get("gpu") or "")
-    return f"a {card} card" if re.fullmatch(r"\d+(?:\.\d+)? GB", card) else f"the {card}"
+    article = "an" if card.startswith(("8", "11", "18")) else "a"
+    return f"{article} {card} card" if re.fullmatch(r"\d+(?:\.\d+)? GB", card) else f"the {card}"
 
 
 def _comp_list(w: Writer, p: dict) -> str:
@@ -56,6 +57,17 @@ def _lead_inference(w: Writer, p: dict) -> tuple[str, str]:
             f"{m} needs about {gb(total)} GB of GPU memory for its weights alone ({p['precision']}; activations "
             f"come on top and grow with {grows_en}).",
         )
+    offload = next((o for o in p.get("options") or [] if o["id"] == "model_cpu_offload" and o.get("fits")), None)
+    if p["verdict"] == "fits" and p.get("tight") and offload:
+        return (
+            f"只算权重勉强放得下：{m} 权重 {gb(total)} GB，{card} 可用约 {gb(usable)} GB，只剩 {gb(p['headroom_gb'])} GB "
+            f"给激活值和 CUDA 上下文，分辨率或帧数一高就会 OOM；开 enable_model_cpu_offload 后峰值约 "
+            f"{gb(offload['peak_gb'])} GB，更稳。",
+            f"The weights only just fit: {m} has {gb(total)} GB of weights and {_card_en(p)} offers about "
+            f"{gb(usable)} GB, leaving {gb(p['headroom_gb'])} GB for activations and the CUDA context, so a higher "
+            f"resolution or more frames will run out of memory; with enable_model_cpu_offload the peak is about "
+            f"{gb(offload['peak_gb'])} GB, which is safer.",
+        )
     if p["verdict"] == "fits":
         return (
             f"放得下：{m} 推理权重合计 {gb(total)} GB，{card} 可用约 {gb(usable)} GB，剩 {gb(p['headroom_gb'])} GB 给激活值。",
@@ -67,7 +79,7 @@ def _lead_inference(w: Writer, p: dict) -> tuple[str, str]:
         zh_o, en_o = _SHORT.get(best["id"], (best["id"], best["id"]))
         return (
             f"全部常驻放不下：{m} 权重合计 {gb(total)} GB，超过 {card} 可用的 {gb(usable)} GB；"
-            f"改用{zh_o}后峰值约 {gb(best['peak_gb'])} GB，可以跑。",
+            f"{zh_o}后峰值约 {gb(best['peak_gb'])} GB，可以跑。",
             f"Does not fit with everything resident: {m} has {gb(total)} GB of weights, more than the {gb(usable)} GB usable "
             f"on {_card_en(p)}; with {en_o} the peak is about {gb(best['peak_gb'])} GB, which fits.",
         )
@@ -81,27 +93,28 @@ def _lead_inference(w: Writer, p: dict) -> tuple[str, str]:
 
 def _lead_training(w: Writer, p: dict) -> tuple[str, str]:
     m, per, card, usable, n = p["model"], p["per_gpu_gb"], _card(p), p.get("usable_gb"), p.get("gpus") or 1
+    each_zh, each_en = ("每张卡", "per card") if n > 1 else ("单卡", "on one card")
     if p["mode"] == "full":
         zh_job = (
             f"{m} 全参微调 {p['trained_component']}（{p['trained_params'] / 1e9:.1f}B × {p['bytes_per_param']:g} B）"
             f"训练状态共 {gb(p['trained_states_gb'])} GB"
             + (f"，{n} 张卡 ZeRO-3 分摊" if p.get("sharded") else "")
-            + f"，加冻结组件 {gb(p['frozen_gb'])} GB，每张卡约 {gb(per)} GB"
+            + f"，加冻结组件 {gb(p['frozen_gb'])} GB，{each_zh}约 {gb(per)} GB"
         )
         en_job = (
             f"fully fine-tuning {m}'s {p['trained_component']} ({p['trained_params'] / 1e9:.1f}B × "
             f"{p['bytes_per_param']:g} B) takes {gb(p['trained_states_gb'])} GB of training states"
             + (f", sharded over {n} cards with ZeRO-3" if p.get("sharded") else "")
-            + f"; with {gb(p['frozen_gb'])} GB of frozen components that is about {gb(per)} GB per card"
+            + f"; with {gb(p['frozen_gb'])} GB of frozen components that is about {gb(per)} GB {each_en}"
         )
     else:
         zh_job = (
-            f"{m} LoRA：冻结权重 {gb(p['weights_gb'])} GB + 适配器约 {gb(p['adapter_gb'])} GB，每张卡约 {gb(per)} GB"
+            f"{m} LoRA：冻结权重 {gb(p['weights_gb'])} GB + 适配器约 {gb(p['adapter_gb'])} GB，{each_zh}约 {gb(per)} GB"
             + ("（数据并行每卡一整份）" if n > 1 and not p.get("sharded") else "")
         )
         en_job = (
             f"LoRA on {m}: {gb(p['weights_gb'])} GB of frozen weights + about {gb(p['adapter_gb'])} GB of adapter "
-            f"states, about {gb(per)} GB per card"
+            f"states, about {gb(per)} GB {each_en}"
             + (" (data parallel: a full copy per card)" if n > 1 and not p.get("sharded") else "")
         )
     if p.get("verdict") is None:
@@ -194,3 +207,18 @@ def pipeline_memory(w: Writer, ctx: Context, ests: list[ToolResult]) -> None:
         )
     for a in p.get("assumptions") or []:
         w.add("assumptions", a.get("zh", ""), a.get("en", ""))
+    if "time" in ctx.slots.cues and p["mode"] != "inference":
+        w.add(
+            "next",
+            "扩散模型的训练时长 = 总步数 × 每步秒数（随分辨率、batch、梯度检查点变化），没法像 LLM 那样按 token 数估算；"
+            "先跑 20 步看 it/s 再乘总步数。显存放不下时的卸载/量化会让每步变慢。",
+            "Training time for a diffusion model is total steps × seconds per step (set by resolution, batch and "
+            "gradient checkpointing), not a token count as for LLMs: run 20 steps, read it/s and multiply. "
+            "Offloading or quantising to make it fit slows each step.",
+        )
+    if p.get("gpu") and not (ctx.slots.gpus or ctx.slots.vram_gb):
+        w.add(
+            "assumptions",
+            f"没说用什么卡；按 {p['gpu']} 算，换别的卡可以接着问「用 4090 呢」。",
+            f'No GPU was named; sized on the {p["gpu"]}. Ask "what about a 4090?" for another card.',
+        )
