@@ -110,7 +110,10 @@ def test_whisper_large_v3_on_t4_and_hunyuanvideo_on_4090() -> None:
     h = _est(model="混元视频", gpu="4090")
     # 13e9 + 7.50e9 (Llama-3-8B without its 128,256 × 4,096 head) + CLIP-L, × 2 B = 41.3 GB; largest part 26 GB
     assert h.weights_gb == pytest.approx(41.26, abs=0.02)
-    assert h.verdict == "does_not_fit"  # 26 GB > 24,564 MiB = 25.76 GB even one component at a time
+    by_id = {o.id: o for o in h.options}
+    assert by_id["model_cpu_offload"].fits is False  # 26 GB > 24,564 MiB = 25.76 GB even one component at a time
+    assert by_id["fp8_and_text_encoder_offload"].peak_gb == pytest.approx(13.0, abs=0.01)  # 13e9 × 1 B
+    assert h.verdict == "fits_with_changes"
 
 
 def test_bad_input_is_a_bilingual_error() -> None:
@@ -227,3 +230,24 @@ def test_tight_fit_says_so_and_leads_with_offload() -> None:
     text, _ = _ask("sdxl 8G显存能出图吗")
     line1 = text.split("\n")[0]
     assert "勉强放得下" in line1 and "7 GB" in line1 and "5.2 GB" in line1
+
+
+def test_qwen_image_on_4090_fits_only_with_fp8_and_text_encoder_off_the_gpu() -> None:
+    r = _est(model="Qwen-Image", gpu="RTX 4090")
+    by_id = {o.id: o for o in r.options}
+    assert by_id["model_cpu_offload"].fits is False  # the 40.9 GB transformer alone > 25.76 GB
+    assert (
+        by_id["fp8_denoiser"].peak_gb == pytest.approx(20.43 + 16.58 + 0.25, abs=0.05)
+        and not by_id["fp8_denoiser"].fits
+    )
+    both = by_id["fp8_and_text_encoder_offload"]
+    assert both.peak_gb == pytest.approx(20.43 + 0.25, abs=0.05) and both.fits  # 20.4e9 × 1 B + VAE
+    assert r.verdict == "fits_with_changes"
+
+
+def test_zh_oom_on_a_pipeline_leads_with_the_weights_not_an_llm_passage() -> None:
+    text, results = _ask("qwen image 在4090上推理 爆显存了 怎么办")
+    assert results[0].name == "estimate_memory"
+    line1 = text.split("\n")[0]
+    assert "放不下" in line1 and "57.7 GB" in line1 and "20.7 GB" in line1
+    assert "KV" not in text

@@ -91,7 +91,7 @@ class PipelineEntry(BaseModel):
 
 class ResidencyOption(BaseModel):
     id: str
-    peak: Literal["largest_component", "streamed", "denoiser_and_vae", "denoiser_fp8"]
+    peak: Literal["largest_component", "streamed", "denoiser_and_vae", "denoiser_fp8", "denoiser_fp8_no_text"]
     zh: str
     en: str
     source: str
@@ -335,10 +335,13 @@ def _options(e: PipelineEntry, comps: list[ComponentMemory], usable: float | Non
             if not text:
                 continue
             peak = sum(c.weights_gb for c in comps if c.role != "text_encoder")
-        elif o.peak == "denoiser_fp8":
-            if any(c.precision in ("fp8", "int8", "int4", "nf4") for c in denoiser):
+        elif o.peak in ("denoiser_fp8", "denoiser_fp8_no_text"):
+            if any(c.precision in ("fp8", "int8", "int4", "nf4") for c in denoiser) or (
+                o.peak == "denoiser_fp8_no_text" and not text
+            ):
                 continue
-            peak = sum(c.weights_gb for c in comps if c not in denoiser) + sum(_gb(c.params * 1.0) for c in denoiser)
+            others = [c for c in comps if c not in denoiser and (o.peak == "denoiser_fp8" or c.role != "text_encoder")]
+            peak = sum(c.weights_gb for c in others) + sum(_gb(c.params * 1.0) for c in denoiser)
         else:
             peak = None
         fits = (peak <= usable) if (peak is not None and usable is not None) else None

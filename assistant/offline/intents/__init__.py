@@ -92,6 +92,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.OUT_OF_SCOPE, decline.applies_out_of_scope),
     (A.INVALID, decline.applies_invalid),  # say what cannot be right instead of computing with it
     (A.NO_DATA, decline.applies_no_data),
+    (A.MEMORY, memory.applies_pipeline_first),  # FLUX / SDXL / Wan / Whisper: not the LLM serving/plan rules
     (A.REPORTED_MEMORY, gpus.applies_reported_memory),
     (A.CONVERT, conversions.applies_convert),
     (A.BUSBW, conversions.applies_busbw),

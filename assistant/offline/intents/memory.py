@@ -30,6 +30,17 @@ def applies_pipeline(f: Frame) -> bool:
     return bool(f.pipeline) and not f.decline
 
 
+def applies_pipeline_first(f: Frame) -> bool:
+    """Ahead of the serving/plan/cause rules, which size decoder LLMs (KV cache, tokens): a pipeline named with a
+    question that is not a cause question, or an OOM report (the weights and the offload settings are the answer).
+    Two cards named in a cause question stay a spec comparison (「4090 慢，A6000 会快点吗」)."""
+    from assistant.offline.intents import ops
+
+    if not applies_pipeline(f) or len(f.gpus) >= 2:
+        return False
+    return "oom_report" in f.mentions or not ops.applies_cause(f)
+
+
 def pipeline_calls(f: Frame) -> list[ToolCall]:
     """One estimate_memory per card and job (inference, or full fine-tune and LoRA when training is said)."""
     if f.mode in ("full", "pretrain", "lora", "qlora", "inference"):

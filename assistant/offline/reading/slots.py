@@ -788,8 +788,12 @@ def _extract(question: str) -> Slots:
     s.mentions, s.card_sizes, s.network = mentions(text), card_sizes(own_words), network(own_words)
     s.decline = decline_of(text)
     s.pipeline = pipeline_mention(own_words or text)
-    if s.pipeline and not s.gpus and not s.vram_gb:
-        s.vram_gb = pipeline_card_gb(own_words or text)
+    if s.pipeline:
+        # the size or LLM name read beside it ("Wan2.1 1.3B", "CogVideoX-5B", its Qwen2.5-VL text encoder) is part
+        # of the pipeline: sizing it as a generic dense LLM would answer another question
+        s.model, s.params_b, s.model_mentions, s.co_models = None, None, [], []
+        if not s.gpus and not s.vram_gb:
+            s.vram_gb = pipeline_card_gb(own_words or text)
     if not (s.model or s.params_b or s.is_log or s.pipeline):
         from assistant.offline.reading.unknown_names import unknown_model_name
 

@@ -14,13 +14,17 @@ from assistant.offline.writing.render import Writer
 from assistant.offline.writing.render_tools import Context, gb
 
 _KIND = {"image": ("图像生成", "image"), "video": ("视频生成", "video"), "asr": ("语音识别", "speech-recognition")}
-_SHORT = {  # option id → how line 1 names it
+_SHORT = {  # option id → how line 1 names it (zh reads as a verb phrase before 「后」)
     "model_cpu_offload": (
-        "enable_model_cpu_offload（按组件轮流上 GPU）",
+        "开启 enable_model_cpu_offload（按组件轮流上 GPU）",
         "enable_model_cpu_offload (one component at a time)",
     ),
-    "text_encoder_offload": ("文本编码器卸载到 CPU", "the text encoder offloaded to the CPU"),
-    "fp8_denoiser": ("FP8 权重", "FP8 weights"),
+    "text_encoder_offload": ("把文本编码器卸载到 CPU", "the text encoder offloaded to the CPU"),
+    "fp8_denoiser": ("改用 FP8 权重", "FP8 weights"),
+    "fp8_and_text_encoder_offload": (
+        "去噪网络改用 FP8 权重、文本编码器卸载到 CPU",
+        "FP8 denoiser weights and the text encoder on the CPU",
+    ),
 }
 
 
