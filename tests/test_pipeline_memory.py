@@ -251,3 +251,14 @@ def test_zh_oom_on_a_pipeline_leads_with_the_weights_not_an_llm_passage() -> Non
     line1 = text.split("\n")[0]
     assert "放不下" in line1 and "57.7 GB" in line1 and "20.7 GB" in line1
     assert "KV" not in text
+
+
+def test_published_peak_above_the_card_decides_even_when_the_weights_fit() -> None:
+    # HunyuanVideo weights 41.3 GB < A100 40GB's 40,960 MiB = 42.9 GB, but the model card measured a 60 GB peak at
+    # 720×1280 × 129 frames: at the publisher's settings it does not fit.
+    r = _est(model="HunyuanVideo", gpu="A100 40GB")
+    assert r.fits is True and r.published_over is not None and r.published_over.peak_gb == 60
+    assert r.verdict == "fits_with_changes"
+    text, _ = _ask("hunyuanvideo 720p 用 A100 40G 能跑吗")
+    line1 = text.split("\n")[0]
+    assert "放不下" in line1 and "60 GB" in line1 and "41.3 GB" in line1

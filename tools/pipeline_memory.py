@@ -33,6 +33,7 @@ ZERO_PAPER = "https://arxiv.org/abs/1910.02054"
 # CUDA context decide: the answer says so and leads with the offload setting. A judgement threshold, stated as such.
 TIGHT_SHARE = 0.15
 
+_TRAINING_PEAK = re.compile(r"fine-tun|lora|sft|训练|微调", re.I)  # a measured peak of a training run
 _BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5, "nf4": 0.5}
 Role = Literal["denoiser", "text_encoder", "vae", "encoder_decoder"]
 Kind = Literal["image", "video", "tts", "asr"]
@@ -272,6 +273,9 @@ class PipelineEstimate(BaseModel):
     )
     options: list[OptionFit] = []
     published_peaks: list[PublishedPeak] = []
+    published_over: PublishedPeak | None = Field(
+        None, description="a measured peak for this job (no offload) above the card: at those settings it does not fit"
+    )
     assumptions: list[dict[str, str]] = []
     sources: list[str] = []
 
@@ -479,8 +483,23 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
     if mode == "full" and usable is not None and not fits and usable > frozen_gb:
         min_gpus = max(2, -(-int(states * 1000) // int((usable - frozen_gb) * 1000)))
     options = _options(e, comps, usable) if mode == "inference" else []
+    over = None
     if usable is not None:
-        if fits:
+        training = mode != "inference"
+        over = next(
+            (
+                pk
+                for pk in e.published_peaks
+                if bool(_TRAINING_PEAK.search(pk.setting)) == training
+                and "offload" not in pk.setting.lower()
+                and pk.peak_gb > usable
+            ),
+            None,
+        )
+    if usable is not None:
+        if fits and over is not None:
+            verdict = "fits_with_changes"  # the weights fit; the publisher's own run at those settings did not
+        elif fits:
             verdict = "fits"
         elif any(o.fits for o in options) or (zero3 is not None and zero3 <= usable):
             verdict = "fits_with_changes"
@@ -519,6 +538,7 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
         tight=bool(fits and usable and headroom is not None and headroom < TIGHT_SHARE * usable) if fits else None,
         options=options,
         published_peaks=e.published_peaks,
+        published_over=over,
         assumptions=assumptions,
         sources=list(dict.fromkeys(sources)),
     )

@@ -141,17 +141,49 @@ def _lead_training(w: Writer, p: dict) -> tuple[str, str]:
     )
 
 
+def _lead_published_over(p: dict, over: dict) -> tuple[str, str]:
+    """The weights fit, but the publisher's measured peak at its own settings is above the card."""
+    m, card, usable = p["model"], _card(p), p.get("usable_gb")
+    offload = next((o for o in p.get("options") or [] if o.get("fits") and o.get("peak_gb") is not None), None)
+    zh_o, en_o = _SHORT.get(offload["id"], (offload["id"], offload["id"])) if offload else ("", "")
+    zh_o, en_o = zh_o.split("（")[0], en_o.split(" (")[0]  # the reason in brackets is in the options below
+    states_zh, states_en = ("权重", "weights") if p["mode"] == "inference" else ("权重和训练状态", "weights and states")
+    zh_tail = (
+        f"，{zh_o}（权重峰值约 {gb(offload['peak_gb'])} GB）或降分辨率/帧数才行。"
+        if offload
+        else "，要降分辨率/帧数或换卡。"
+    )
+    en_tail = (
+        f"; it needs {en_o} (weights peak about {gb(offload['peak_gb'])} GB) or a lower resolution/frame count."
+        if offload
+        else "; lower the resolution/frame count or use a bigger card."
+    )
+    return (
+        f"按发布方的设置放不下：{m} 在 {over['setting']} 下实测峰值约 {gb(over['peak_gb'])} GB（含激活值），"
+        f"超过 {card} 可用的 {gb(usable)} GB；只算{states_zh}是 {gb(p['per_gpu_gb'])} GB" + zh_tail,
+        f"Does not fit at the publisher's settings: {m} peaked at about {gb(over['peak_gb'])} GB at {over['setting']} "
+        f"(activations included), more than the {gb(usable)} GB usable on {_card_en(p)}; the {states_en} alone are "
+        f"{gb(p['per_gpu_gb'])} GB" + en_tail,
+    )
+
+
+def _lead(w: Writer, p: dict) -> tuple[str, str]:
+    over = p.get("published_over")
+    if over:
+        return _lead_published_over(p, over)
+    return (_lead_inference if p["mode"] == "inference" else _lead_training)(w, p)
+
+
 def _alt(w: Writer, p: dict) -> None:
     """A second job or card (LoRA beside full FT, another card): one line with its own verdict."""
-    zh, en = (_lead_inference if p["mode"] == "inference" else _lead_training)(w, p)
-    w.add("numbers", zh, en)
+    w.add("numbers", *_lead(w, p))
 
 
 def pipeline_memory(w: Writer, ctx: Context, ests: list[ToolResult]) -> None:
     parts = [e.result["pipeline"] for e in ests]
     wanted = ctx.slots.mode
     p = next((x for x in parts if x["mode"] == wanted), parts[0])
-    w.add("verdict", *(_lead_inference if p["mode"] == "inference" else _lead_training)(w, p))
+    w.add("verdict", *_lead(w, p))
     kind_zh, kind_en = _KIND.get(p["kind"], (p["kind"], p["kind"]))
     w.add(
         "numbers",
