@@ -262,3 +262,10 @@ def test_published_peak_above_the_card_decides_even_when_the_weights_fit() -> No
     text, _ = _ask("hunyuanvideo 720p 用 A100 40G 能跑吗")
     line1 = text.split("\n")[0]
     assert "放不下" in line1 and "60 GB" in line1 and "41.3 GB" in line1
+
+
+def test_parameter_question_leads_with_the_counts() -> None:
+    # FLUX.1-dev: 11.90B + 4.76B + 0.123B + 0.084B = 16.87B parameters; × 2 B = 33.7 GB
+    text, _ = _ask("flux dev 有多少参数")
+    line1 = text.split("\n")[0]
+    assert "16.87B" in line1 and "transformer 11.901B" in line1 and "33.7 GB" in line1

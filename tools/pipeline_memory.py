@@ -239,6 +239,7 @@ class PipelineEstimate(BaseModel):
     gpus: int
     components: list[ComponentMemory]
     weights_gb: float = Field(description="all components' weights at their dtype, one copy")
+    total_params_b: float = Field(description="all components' parameters, billions")
     trained_params: int
     trained_component: str
     bytes_per_param: float = Field(description="full fine-tune bytes per trained parameter")
@@ -515,6 +516,7 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
         gpus=n,
         components=comps,
         weights_gb=round(weights, 2),
+        total_params_b=round(sum(c.params for c in comps) / 1e9, 2),
         trained_params=trained.params,
         trained_component=trained.name,
         bytes_per_param=inp.bytes_per_param,

@@ -167,7 +167,20 @@ def _lead_published_over(p: dict, over: dict) -> tuple[str, str]:
     )
 
 
-def _lead(w: Writer, p: dict) -> tuple[str, str]:
+def _lead_params(w: Writer, p: dict) -> tuple[str, str]:
+    """「FLUX 有多少参数」: the parameter counts first, the weights they make second."""
+    parts = "、".join(f"{c['name']} {c['params_b']:g}B" for c in p.get("components") or [])
+    parts_en = ", ".join(f"{c['name']} {c['params_b']:g}B" for c in p.get("components") or [])
+    return (
+        f"{p['model']} 一共约 {p['total_params_b']:g}B 参数（{parts}），{p['precision']} 权重约 {gb(p['weights_gb'])} GB。",
+        f"{p['model']} has about {p['total_params_b']:g}B parameters in all ({parts_en}): about "
+        f"{gb(p['weights_gb'])} GB of {p['precision']} weights.",
+    )
+
+
+def _lead(w: Writer, p: dict, asks_params: bool = False) -> tuple[str, str]:
+    if asks_params and p["mode"] == "inference" and not p.get("gpu"):
+        return _lead_params(w, p)
     over = p.get("published_over")
     if over:
         return _lead_published_over(p, over)
@@ -183,7 +196,7 @@ def pipeline_memory(w: Writer, ctx: Context, ests: list[ToolResult]) -> None:
     parts = [e.result["pipeline"] for e in ests]
     wanted = ctx.slots.mode
     p = next((x for x in parts if x["mode"] == wanted), parts[0])
-    w.add("verdict", *_lead(w, p))
+    w.add("verdict", *_lead(w, p, asks_params="model_info" in ctx.slots.cues))
     kind_zh, kind_en = _KIND.get(p["kind"], (p["kind"], p["kind"]))
     w.add(
         "numbers",
