@@ -574,6 +574,9 @@ class EstimateMemoryOutput(BaseModel):
     summary: dict[str, str]
     assumptions: list[dict[str, str]]
     sources: list[str]
+    pipeline: dict[str, Any] | None = Field(
+        None, description="image/video/speech pipeline models: the weights-only estimate (tools/pipeline_memory.py)"
+    )
 
 
 # The parts of EstimateMemoryOutput that add up to total_gb, in the order people read them
@@ -1329,7 +1332,11 @@ def _borderline(headroom_gb: float | None, cap: GpuCapacity | None) -> bool | No
 def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
     """Tool body: the per-GPU breakdown and, with a GPU, the verdict."""
     from tools.models import resolve_model
+    from tools.pipeline_memory import as_memory_output
 
+    piped = as_memory_output(inp)  # FLUX / SDXL / Wan / Whisper …: several networks, sized by their weights
+    if piped is not None:
+        return EstimateMemoryOutput.model_validate(piped)
     inp.check()
     model = resolve_model(inp.model, inp.params)
     b = breakdown(inp, model)

@@ -272,6 +272,14 @@ def _row_label(name: str) -> str:
     return ("= " + text) if name == "model_states_gb" else text
 
 
+def _print_pipeline(p: dict) -> None:
+    for c in p.get("components") or []:
+        click.echo(f"  {c['name']:<16} {c['params_b']:>7g}B × {c['bytes_per_param']:g} B = {c['weights_gb']:,.2f} GB")
+    for o in p.get("options") or []:
+        peak = f" ≈ {o['peak_gb']:,.2f} GB" if o.get("peak_gb") is not None else ""
+        click.echo(f"  → {o['zh']}{peak}")
+
+
 def _print_human(out) -> None:
     from assistant.commands._common import print_table
 
@@ -291,6 +299,8 @@ def _print_human(out) -> None:
         [(name, f"{gb:,.2f}", f"{gib:,.2f}") for name, gb, gib in rows],
         caption=f"参数 params {out.params / 1e9:.2f}B · 可训练 trainable {out.trainable_params:,}",
     )
+    if out.pipeline:  # an image/video/speech pipeline: its components and the settings that change residency
+        _print_pipeline(out.pipeline)
     if out.gpu is not None:
         mib = f" ({out.reported_mib:,} MiB)" if out.reported_mib else ""
         click.echo(

@@ -94,6 +94,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.OUT_OF_SCOPE, decline.applies_out_of_scope),
     (A.INVALID, decline.applies_invalid),  # say what cannot be right instead of computing with it
     (A.NO_DATA, decline.applies_no_data),
+    (A.MEMORY, memory.applies_pipeline_first),  # FLUX / SDXL / Wan / Whisper: not the LLM serving/plan rules
     (A.REPORTED_MEMORY, gpus.applies_reported_memory),
     (A.CONVERT, conversions.applies_convert),
     (A.BUSBW, conversions.applies_busbw),
@@ -108,6 +109,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     ),  # "88 hours on one 3090, normal?": the estimate beside it, before the cause rule
     (serving.SERVING, serving.applies_ttft),  # "首token 20 秒，提示 8k": the prefill floor leads
     (A.ADVICE, ops.applies_cause),  # "why / is it normal / how do I fix": the guide leads, numbers follow
+    (A.MEMORY, memory.applies_pipeline),  # FLUX / SDXL / Wan / Whisper: the weights of each network, per card
     (serving.SERVING, serving.applies_serving),  # "自建还是调API": a serving plan, not training time
     (A.DECODE_SPEED, serving.applies),
     (serving.RENTABILITY, serving.applies_rentability),

@@ -25,7 +25,47 @@ def applies_min_gpus(f: Frame) -> bool:
     return "how_many" in f.cues and has_size(f)
 
 
+def applies_pipeline(f: Frame) -> bool:
+    """FLUX / SDXL / Wan / Whisper named (knowledge/pipelines.yaml): sized by the weights of their networks."""
+    return bool(f.pipeline) and not f.decline
+
+
+def applies_pipeline_first(f: Frame) -> bool:
+    """Ahead of the serving/plan/cause rules, which size decoder LLMs (KV cache, tokens): a pipeline named with a
+    question that is not a cause question, or an OOM report (the weights and the offload settings are the answer).
+    Two cards named in a cause question stay a spec comparison (「4090 慢，A6000 会快点吗」)."""
+    from assistant.offline.intents import ops
+
+    if not applies_pipeline(f) or len(f.gpus) >= 2:
+        return False
+    return "oom_report" in f.mentions or not ops.applies_cause(f)
+
+
+def pipeline_calls(f: Frame) -> list[ToolCall]:
+    """One estimate_memory per card and job (inference, or full fine-tune and LoRA when training is said)."""
+    if f.mode in ("full", "pretrain", "lora", "qlora", "inference"):
+        modes = ["full" if f.mode == "pretrain" else f.mode]
+    else:
+        modes = ["full", "lora"] if (f.training or f.finetune or f.method) else ["inference"]
+    if modes == ["inference"] and "training_word" in f.mentions and "trained_model" not in f.mentions:
+        # 「推理和训练分别要多少」: serving first, then the training modes said (full FT and LoRA when none was)
+        said = [m for m in f.modes if m in ("full", "lora", "qlora")]
+        modes = ["inference", *(said or ["full", "lora"])]
+    cards: list[str | None] = [A.gpu_arg(f, g) for g in f.gpus[:2]] or [f"{f.vram_gb:g}GB" if f.vram_gb else None]
+    if cards == [None] and modes != ["inference"]:
+        cards = [A.DEFAULT_GPU]  # training with no card named: sized on the usual rental card, said in the answer
+    precision = f.precision if f.precision in ("fp32", "fp16", "fp8", "int8", "int4") else None
+    out = []
+    for gpu in cards:
+        for mode in modes:
+            kw = {"model": f.pipeline, "mode": mode, "gpu": gpu, "gpus": f.gpu_count or 1, "precision": precision}
+            out.append(A.call(NAME, "estimate_memory", **{k: v for k, v in kw.items() if v is not None}))
+    return out
+
+
 def applies(f: Frame) -> bool:
+    if applies_pipeline(f):
+        return True
     return has_size(f) and ("fit" in f.cues or bool(f.mode) or f.training or f.finetune or bool(f.gpus))
 
 
@@ -93,6 +133,8 @@ def served_precision(kw: dict, gpu: str | None) -> str | None:
 
 
 def calls(f: Frame) -> list[ToolCall]:
+    if applies_pipeline(f):
+        return pipeline_calls(f)
     out: list[ToolCall] = []
     mem_kw = memory_kwargs(f)
     if len(f.co_models) >= 2 and mem_kw.get("mode") in (None, "inference"):
@@ -170,6 +212,8 @@ def _call(intent: str, name: str, args: dict) -> ToolCall:
 
 def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
     """After estimate_memory: alternatives when the job does not fit."""
+    if applies_pipeline(f):
+        return []  # the pipeline estimate already carries its residency options and the per-card figure
     done = {r.name for r in results}
     out: list[ToolCall] = []
     first = next((r for r in results if r.name == "estimate_memory" and not r.error), None)

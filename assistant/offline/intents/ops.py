@@ -111,10 +111,12 @@ def cause_followers(f: Frame, other: str) -> list[str]:
     from assistant.offline.intents.base import has_size
 
     known = all(g.gpu_id for g in f.gpu_mentions)  # an unknown card would only add "not in the table"
-    if len(f.gpus) >= 2 and known and (other == A.SPECS or has_size(f)):
+    if len(f.gpus) >= 2 and known and (other == A.SPECS or has_size(f) or f.pipeline):
         # "the H20 is slower than the L40": the two cards side by side are the deciding numbers, and with a
         # model to serve, which bound (compute or bandwidth) each card hits for it (serving plan per card)
         return [other, A.SPECS] if other == SERVING else [A.SPECS]
+    if f.pipeline:  # FLUX / Wan / Whisper: its weights (and whether they fit a named card) bear on the cause
+        return [A.MEMORY]
     if not has_size(f):
         return []
     if _SLOW.search(f.text) and (f.training or f.mode not in (None, "inference")) and (f.samples or f.tokens):

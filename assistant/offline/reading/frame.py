@@ -125,6 +125,7 @@ class Frame(BaseModel):
     network: str | None = None  # the network named, as the interconnect tool reads it ("10G", "IB HDR")
 
     # ---- flat values the intents pass to tools ------------------------------------------------
+    pipeline: str | None = None  # image/video/speech pipeline id (knowledge/pipelines.yaml): "FLUX.1-dev"
     model: str | None = None  # catalog id ("Qwen2.5-7B"), a typed name ("falcon-40b") or a bare size ("7b")
     params_b: float | None = None
     gpus: list[str] = Field(default_factory=list)  # display names, in order of mention

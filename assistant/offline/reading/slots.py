@@ -19,7 +19,16 @@ from assistant.offline.reading.load import read_load
 from assistant.offline.reading.logs import is_machine_line, is_person_line, paste_kinds
 from assistant.offline.reading.quantities import read_quantities
 from assistant.offline.reading.shapes import card_sizes, decline_of, mentions, network
-from assistant.offline.reading.vocab import NOT_A_RATE, ModelHit, canonical_gpu, find_models, gpu_known, gpu_vocab
+from assistant.offline.reading.vocab import (
+    NOT_A_RATE,
+    ModelHit,
+    canonical_gpu,
+    find_models,
+    gpu_known,
+    gpu_vocab,
+    pipeline_card_gb,
+    pipeline_mention,
+)
 from tools.errors import ToolInputError
 from tools.quantities import (
     parse_chinese_number,
@@ -783,7 +792,14 @@ def _extract(question: str) -> Slots:
     s.text, s.paste = own_words, (raw if s.is_log else None)
     s.mentions, s.card_sizes, s.network = mentions(text), card_sizes(own_words), network(own_words)
     s.decline = decline_of(text)
-    if not (s.model or s.params_b or s.is_log):
+    s.pipeline = pipeline_mention(own_words or text)
+    if s.pipeline:
+        # the size or LLM name read beside it ("Wan2.1 1.3B", "CogVideoX-5B", its Qwen2.5-VL text encoder) is part
+        # of the pipeline: sizing it as a generic dense LLM would answer another question
+        s.model, s.params_b, s.model_mentions, s.co_models = None, None, [], []
+        if not s.gpus and not s.vram_gb:
+            s.vram_gb = pipeline_card_gb(own_words or text)
+    if not (s.model or s.params_b or s.is_log or s.pipeline):
         from assistant.offline.reading.unknown_names import unknown_model_name
 
         known = [g.text for g in s.gpu_mentions] + [m.text for m in s.model_mentions] + list(s.engines)
@@ -792,7 +808,7 @@ def _extract(question: str) -> Slots:
         s.cues.add("diagnose")
     if s.convert or s.algbw_gbs:
         s.in_domain = True
-    s.in_domain = s.in_domain or bool(s.gpus or s.model or s.params_b or s.method)
+    s.in_domain = s.in_domain or bool(s.gpus or s.model or s.params_b or s.method or s.pipeline)
     if s.out_of_scope and (s.gpus or s.model or s.params_b or s.is_log):
         s.out_of_scope = False  # "写一首关于4090的诗" is still odd, but a GPU question is in scope
     return s

@@ -252,3 +252,28 @@ def _resolve(
         if entry is not None:
             return size_at + 1, entry.id, True
     return size_at + 1, None, False  # a named model the catalog does not have: the size still counts
+
+
+def pipeline_mention(text: str) -> str | None:
+    """An image/video/speech pipeline named in the text (FLUX.1, SDXL, Qwen-Image, Wan2.1, Whisper …): its id in
+    knowledge/pipelines.yaml, whose names (incl. Chinese and casual spellings) are the only vocabulary."""
+    from tools.pipeline_memory import pipeline_in_text
+
+    hit = pipeline_in_text(text)
+    return hit[0] if hit else None
+
+
+_CARD_GB_RE = re.compile(r"(?<![\d.])(\d{1,3})\s*(?:gib|gb|g)(?![a-z0-9/])", re.I)
+_NOT_CARD_RE = re.compile(r"内存|主机|硬盘|磁盘|\bram\b|\bdisk\b|\bssd\b|模型文件|权重文件|下载", re.I)
+
+
+def pipeline_card_gb(text: str) -> float | None:
+    """A card size said beside a pipeline model ("4张80G够吗", "a 2gb card", "两张24G"): the general reader only
+    takes sizes of 4 GB and up in card phrasings; image/speech models run on 2 GB cards, and 「80G够吗」 names
+    the card. Host RAM and file sizes nearby (内存 / RAM / disk) are not cards."""
+    for m in _CARD_GB_RE.finditer(text):
+        before = text[max(0, m.start() - 4) : m.start()]
+        value = float(m.group(1))
+        if 1 <= value <= 288 and not _NOT_CARD_RE.search(before + text[m.end() : m.end() + 4]):
+            return value
+    return None

@@ -449,6 +449,12 @@ def _time_needs_memory(w: Writer, est: dict) -> None:
 
 @renderer("estimate_memory", grouped=True)
 def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
+    piped = [e for e in ctx.by_name("estimate_memory") if isinstance(e.result.get("pipeline"), dict)]
+    if piped:  # FLUX / SDXL / Wan / Whisper: per-component weights and residency options
+        from assistant.offline.writing.render_pipeline import pipeline_memory
+
+        pipeline_memory(w, ctx, piped)
+        return
     if ctx.by_name("plan_configurations"):
         return  # a follow-up estimate explaining an infeasible plan; the plan renderer quotes it
     if ctx.intent == "train_time":

@@ -1,0 +1,273 @@
+"""The answer for an image/video/speech pipeline model (estimate_memory with a `pipeline` part).
+
+Line 1: the verdict and the deciding number (per-card weights or training states vs the card's usable memory);
+then each component's weights, the settings that change what sits on the GPU (quoted from knowledge/pipelines.yaml),
+the publisher's measured peaks, and what the figure leaves out (activations). Every number comes from the tool.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.offline.types import ToolResult
+from assistant.offline.writing.render import Writer
+from assistant.offline.writing.render_tools import Context, gb
+
+_KIND = {"image": ("图像生成", "image"), "video": ("视频生成", "video"), "asr": ("语音识别", "speech-recognition")}
+_SHORT = {  # option id → how line 1 names it (zh reads as a verb phrase before 「后」)
+    "model_cpu_offload": (
+        "开启 enable_model_cpu_offload（按组件轮流上 GPU）",
+        "enable_model_cpu_offload (one component at a time)",
+    ),
+    "text_encoder_offload": ("把文本编码器卸载到 CPU", "the text encoder offloaded to the CPU"),
+    "fp8_denoiser": ("改用 FP8 权重", "FP8 weights"),
+    "fp8_and_text_encoder_offload": (
+        "去噪网络改用 FP8 权重、文本编码器卸载到 CPU",
+        "FP8 denoiser weights and the text encoder on the CPU",
+    ),
+}
+
+
+def _card(p: dict) -> str:
+    """The card as line 1 names it: 'NVIDIA L20 48GB', or '80 GB 的卡' for a bare size (zh side)."""
+    card = str(p.get("gpu") or "")
+    return f"{card} 的卡" if re.fullmatch(r"\d+(?:\.\d+)? GB", card) else card
+
+
+def _card_en(p: dict) -> str:
+    card = str(p.get("gpu") or "")
+    article = "an" if card.startswith(("8", "11", "18")) else "a"
+    return f"{article} {card} card" if re.fullmatch(r"\d+(?:\.\d+)? GB", card) else f"the {card}"
+
+
+def _comp_list(w: Writer, p: dict) -> str:
+    parts = [
+        f"{c['name']} {c['params_b']:g}B × {c['bytes_per_param']:g} B = {gb(c['weights_gb'])} GB"
+        for c in p.get("components") or []
+    ]
+    return w.t("；", "; ").join(parts)
+
+
+def _lead_inference(w: Writer, p: dict) -> tuple[str, str]:
+    m, total, card, usable = p["model"], p["per_gpu_gb"], _card(p), p.get("usable_gb")
+    if p.get("verdict") is None:
+        grows_zh, grows_en = (
+            ("音频越长越多", "audio length")
+            if p["kind"] == "asr"
+            else ("分辨率/帧数越大越多", "resolution and frame count")
+        )
+        return (
+            f"{m} 推理光权重就要约 {gb(total)} GB 显存（{p['precision']}，激活值另算，{grows_zh}）。",
+            f"{m} needs about {gb(total)} GB of GPU memory for its weights alone ({p['precision']}; activations "
+            f"come on top and grow with {grows_en}).",
+        )
+    offload = next((o for o in p.get("options") or [] if o["id"] == "model_cpu_offload" and o.get("fits")), None)
+    if p["verdict"] == "fits" and p.get("tight") and offload:
+        return (
+            f"只算权重勉强放得下：{m} 权重 {gb(total)} GB，{card} 可用约 {gb(usable)} GB，只剩 {gb(p['headroom_gb'])} GB "
+            f"给激活值和 CUDA 上下文，分辨率或帧数一高就会 OOM；开 enable_model_cpu_offload 后峰值约 "
+            f"{gb(offload['peak_gb'])} GB，更稳。",
+            f"The weights only just fit: {m} has {gb(total)} GB of weights and {_card_en(p)} offers about "
+            f"{gb(usable)} GB, leaving {gb(p['headroom_gb'])} GB for activations and the CUDA context, so a higher "
+            f"resolution or more frames will run out of memory; with enable_model_cpu_offload the peak is about "
+            f"{gb(offload['peak_gb'])} GB, which is safer.",
+        )
+    if p["verdict"] == "fits":
+        return (
+            f"放得下：{m} 推理权重合计 {gb(total)} GB，{card} 可用约 {gb(usable)} GB，剩 {gb(p['headroom_gb'])} GB 给激活值。",
+            f"Fits: {m} needs {gb(total)} GB of weights for inference and {_card_en(p)} offers about {gb(usable)} GB, "
+            f"leaving {gb(p['headroom_gb'])} GB for activations.",
+        )
+    best = next((o for o in p.get("options") or [] if o.get("fits") and o.get("peak_gb") is not None), None)
+    if p["verdict"] == "fits_with_changes" and best:
+        zh_o, en_o = _SHORT.get(best["id"], (best["id"], best["id"]))
+        return (
+            f"全部常驻放不下：{m} 权重合计 {gb(total)} GB，超过 {card} 可用的 {gb(usable)} GB；"
+            f"{zh_o}后峰值约 {gb(best['peak_gb'])} GB，可以跑。",
+            f"Does not fit with everything resident: {m} has {gb(total)} GB of weights, more than the {gb(usable)} GB usable "
+            f"on {_card_en(p)}; with {en_o} the peak is about {gb(best['peak_gb'])} GB, which fits.",
+        )
+    return (
+        f"放不下：{m} 权重合计 {gb(total)} GB，{card} 可用只有约 {gb(usable)} GB，按组件轮流加载也超出；"
+        "只能逐层卸载（很慢）、量化或换更大的卡。",
+        f"Does not fit: {m} has {gb(total)} GB of weights and {_card_en(p)} offers about {gb(usable)} GB, even one "
+        "component at a time is too much; only layer-by-layer offload (slow), quantisation or a bigger card.",
+    )
+
+
+def _lead_training(w: Writer, p: dict) -> tuple[str, str]:
+    m, per, card, usable, n = p["model"], p["per_gpu_gb"], _card(p), p.get("usable_gb"), p.get("gpus") or 1
+    each_zh, each_en = ("每张卡", "per card") if n > 1 else ("单卡", "on one card")
+    if p["mode"] == "full":
+        zh_job = (
+            f"{m} 全参微调 {p['trained_component']}（{p['trained_params'] / 1e9:.1f}B × {p['bytes_per_param']:g} B）"
+            f"训练状态共 {gb(p['trained_states_gb'])} GB"
+            + (f"，{n} 张卡 ZeRO-3 分摊" if p.get("sharded") else "")
+            + f"，加冻结组件 {gb(p['frozen_gb'])} GB，{each_zh}约 {gb(per)} GB"
+        )
+        en_job = (
+            f"fully fine-tuning {m}'s {p['trained_component']} ({p['trained_params'] / 1e9:.1f}B × "
+            f"{p['bytes_per_param']:g} B) takes {gb(p['trained_states_gb'])} GB of training states"
+            + (f", sharded over {n} cards with ZeRO-3" if p.get("sharded") else "")
+            + f"; with {gb(p['frozen_gb'])} GB of frozen components that is about {gb(per)} GB {each_en}"
+        )
+    else:
+        zh_job = (
+            f"{m} LoRA：冻结权重 {gb(p['weights_gb'])} GB + 适配器约 {gb(p['adapter_gb'])} GB，{each_zh}约 {gb(per)} GB"
+            + ("（数据并行每卡一整份）" if n > 1 and not p.get("sharded") else "")
+        )
+        en_job = (
+            f"LoRA on {m}: {gb(p['weights_gb'])} GB of frozen weights + about {gb(p['adapter_gb'])} GB of adapter "
+            f"states, about {gb(per)} GB {each_en}"
+            + (" (data parallel: a full copy per card)" if n > 1 and not p.get("sharded") else "")
+        )
+    if p.get("verdict") is None:
+        return zh_job + "（激活值另算）。", en_job[0].upper() + en_job[1:] + " (activations extra)."
+    if p["verdict"] == "fits":
+        return (
+            f"放得下：{zh_job}，{card} 可用约 {gb(usable)} GB（激活值另算，剩 {gb(p['headroom_gb'])} GB）。",
+            f"Fits: {en_job}; {_card_en(p)} offers about {gb(usable)} GB ({gb(p['headroom_gb'])} GB left for activations).",
+        )
+    if p["verdict"] == "fits_with_changes" and p.get("zero3_per_gpu_gb") is not None:
+        return (
+            f"按现在的数据并行放不下：{zh_job}，超过 {card} 的 {gb(usable)} GB；"
+            f"用 ZeRO-3/FSDP 把权重切到 {n} 张卡后每张约 {gb(p['zero3_per_gpu_gb'])} GB，放得下。",
+            f"Does not fit as data parallel: {en_job}, more than the {gb(usable)} GB of {_card_en(p)}; sharded with ZeRO-3/FSDP "
+            f"over {n} cards it is about {gb(p['zero3_per_gpu_gb'])} GB per card, which fits.",
+        )
+    return (
+        f"放不下：{zh_job}，超过 {card} 可用的 {gb(usable)} GB。",
+        f"Does not fit: {en_job}, more than the {gb(usable)} GB usable on {_card_en(p)}.",
+    )
+
+
+def _lead_published_over(p: dict, over: dict) -> tuple[str, str]:
+    """The weights fit, but the publisher's measured peak at its own settings is above the card."""
+    m, card, usable = p["model"], _card(p), p.get("usable_gb")
+    offload = next((o for o in p.get("options") or [] if o.get("fits") and o.get("peak_gb") is not None), None)
+    zh_o, en_o = _SHORT.get(offload["id"], (offload["id"], offload["id"])) if offload else ("", "")
+    zh_o, en_o = zh_o.split("（")[0], en_o.split(" (")[0]  # the reason in brackets is in the options below
+    states_zh, states_en = ("权重", "weights") if p["mode"] == "inference" else ("权重和训练状态", "weights and states")
+    zh_tail = (
+        f"，{zh_o}（权重峰值约 {gb(offload['peak_gb'])} GB）或降分辨率/帧数才行。"
+        if offload
+        else "，要降分辨率/帧数或换卡。"
+    )
+    en_tail = (
+        f"; it needs {en_o} (weights peak about {gb(offload['peak_gb'])} GB) or a lower resolution/frame count."
+        if offload
+        else "; lower the resolution/frame count or use a bigger card."
+    )
+    return (
+        f"按发布方的设置放不下：{m} 在 {over['setting']} 下实测峰值约 {gb(over['peak_gb'])} GB（含激活值），"
+        f"超过 {card} 可用的 {gb(usable)} GB；只算{states_zh}是 {gb(p['per_gpu_gb'])} GB" + zh_tail,
+        f"Does not fit at the publisher's settings: {m} peaked at about {gb(over['peak_gb'])} GB at {over['setting']} "
+        f"(activations included), more than the {gb(usable)} GB usable on {_card_en(p)}; the {states_en} alone are "
+        f"{gb(p['per_gpu_gb'])} GB" + en_tail,
+    )
+
+
+def _lead_params(w: Writer, p: dict) -> tuple[str, str]:
+    """「FLUX 有多少参数」: the parameter counts first, the weights they make second."""
+    parts = "、".join(f"{c['name']} {c['params_b']:g}B" for c in p.get("components") or [])
+    parts_en = ", ".join(f"{c['name']} {c['params_b']:g}B" for c in p.get("components") or [])
+    return (
+        f"{p['model']} 一共约 {p['total_params_b']:g}B 参数（{parts}），{p['precision']} 权重约 {gb(p['weights_gb'])} GB。",
+        f"{p['model']} has about {p['total_params_b']:g}B parameters in all ({parts_en}): about "
+        f"{gb(p['weights_gb'])} GB of {p['precision']} weights.",
+    )
+
+
+def _lead(w: Writer, p: dict, asks_params: bool = False) -> tuple[str, str]:
+    if asks_params and p["mode"] == "inference" and not p.get("gpu"):
+        return _lead_params(w, p)
+    over = p.get("published_over")
+    if over:
+        return _lead_published_over(p, over)
+    return (_lead_inference if p["mode"] == "inference" else _lead_training)(w, p)
+
+
+def _alt(w: Writer, p: dict) -> None:
+    """A second job or card (LoRA beside full FT, another card): one line with its own verdict."""
+    w.add("numbers", *_lead(w, p))
+
+
+def pipeline_memory(w: Writer, ctx: Context, ests: list[ToolResult]) -> None:
+    parts = [e.result["pipeline"] for e in ests]
+    wanted = ctx.slots.mode
+    p = next((x for x in parts if x["mode"] == wanted), parts[0])
+    w.add("verdict", *_lead(w, p, asks_params="model_info" in ctx.slots.cues))
+    kind_zh, kind_en = _KIND.get(p["kind"], (p["kind"], p["kind"]))
+    w.add(
+        "numbers",
+        f"{p['model']}（{kind_zh}流水线）各组件权重：{_comp_list(w, p)}；合计 {gb(p['weights_gb'])} GB。",
+        f"{p['model']} ({kind_en} pipeline) weights by component: {_comp_list(w, p)}; {gb(p['weights_gb'])} GB in all.",
+    )
+    for other in parts:
+        if other is not p:
+            _alt(w, other)
+    if p["mode"] == "full" and p.get("min_gpus_zero3"):
+        w.add(
+            "alternatives",
+            f"同样的卡至少要 {p['min_gpus_zero3']} 张（ZeRO-3 切分训练状态，激活值另算），或者改用 LoRA。",
+            f"With this card you need at least {p['min_gpus_zero3']} of them (ZeRO-3 sharding the training states, "
+            "activations extra), or switch to LoRA.",
+        )
+    if p["mode"] != "inference" and p.get("without_text_encoders_gb") and p.get("verdict") != "fits":
+        w.add(
+            "alternatives",
+            f"先把提示词编码算好缓存、训练时不加载文本编码器（省 {gb(p['text_encoders_gb'])} GB），每张卡约 "
+            f"{gb(p['without_text_encoders_gb'])} GB。",
+            f"Precompute the prompt embeddings and train without the text encoders on the GPU (saves "
+            f"{gb(p['text_encoders_gb'])} GB): about {gb(p['without_text_encoders_gb'])} GB per card.",
+        )
+    if p["mode"] == "lora" and p.get("fp8_base_per_gpu_gb") and p.get("verdict") != "fits":
+        no_text = p.get("fp8_base_no_text_gb")
+        w.add(
+            "alternatives",
+            f"冻结的去噪网络量化成 FP8/8-bit（1 字节/参数）：每张卡约 {gb(p['fp8_base_per_gpu_gb'])} GB"
+            + (f"，再把文本编码器卸载到 CPU 或预先缓存：约 {gb(no_text)} GB" if no_text else "")
+            + "。",
+            f"Quantise the frozen denoiser to FP8/8-bit (1 byte/param): about {gb(p['fp8_base_per_gpu_gb'])} GB per card"
+            + (
+                f"; with the text encoders offloaded to the CPU or their outputs cached: about {gb(no_text)} GB"
+                if no_text
+                else ""
+            )
+            + ".",
+        )
+    for o in p.get("options") or []:
+        if o.get("peak_gb") is not None:
+            verdict_zh = "，放得下" if o.get("fits") else ("，仍放不下" if o.get("fits") is False else "")
+            verdict_en = ", fits" if o.get("fits") else (", still too big" if o.get("fits") is False else "")
+            w.add(
+                "alternatives",
+                f"{o['zh']}——峰值权重约 {gb(o['peak_gb'])} GB{verdict_zh}。",
+                f"{o['en']} — peak weights about {gb(o['peak_gb'])} GB{verdict_en}.",
+            )
+        else:
+            w.add("alternatives", o["zh"] + "。", o["en"] + ".")
+    for peak in p.get("published_peaks") or []:
+        w.add(
+            "numbers",
+            f"发布方/运行时实测：{peak['setting']}，峰值约 {gb(peak['peak_gb'])} GB（含激活值）。",
+            f"Measured by the publisher or runtime: {peak['setting']}, peak about {gb(peak['peak_gb'])} GB "
+            "(activations included).",
+        )
+    for a in p.get("assumptions") or []:
+        w.add("assumptions", a.get("zh", ""), a.get("en", ""))
+    if "time" in ctx.slots.cues and p["mode"] != "inference":
+        w.add(
+            "next",
+            "扩散模型的训练时长 = 总步数 × 每步秒数（随分辨率、batch、梯度检查点变化），没法像 LLM 那样按 token 数估算；"
+            "先跑 20 步看 it/s 再乘总步数。显存放不下时的卸载/量化会让每步变慢。",
+            "Training time for a diffusion model is total steps × seconds per step (set by resolution, batch and "
+            "gradient checkpointing), not a token count as for LLMs: run 20 steps, read it/s and multiply. "
+            "Offloading or quantising to make it fit slows each step.",
+        )
+    if p.get("gpu") and not (ctx.slots.gpus or ctx.slots.vram_gb):
+        w.add(
+            "assumptions",
+            f"没说用什么卡；按 {p['gpu']} 算，换别的卡可以接着问「用 4090 呢」。",
+            f'No GPU was named; sized on the {p["gpu"]}. Ask "what about a 4090?" for another card.',
+        )
