@@ -12,7 +12,7 @@ lives in one place (tools/diagnosis/policy.py, knowledge/diagnosis/severity_poli
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -122,6 +122,10 @@ class DiagnosisReport(BaseModel):
     )
     incidents: list[Incident] = Field(default_factory=list, description="worst first; findings joined into stories")
     acceptance: list[AcceptanceRow] | None = Field(default=None, description="only with --expect")
+    serving: Any = Field(
+        default=None,
+        description="serving arithmetic worked out from a vLLM/LMDeploy paste (tools.diagnosis.serving.ServingMath)",
+    )
 
 
 def quote(lines: list[str]) -> list[str]:

@@ -29,10 +29,21 @@ class DiagnoseLogsInput(BaseModel):
         description='what was rented, e.g. "8x A100-SXM4-80GB"; feeds every check (expected busbw, GPU count, '
         "model, memory) and adds a pass/fail acceptance table",
     )
+    model: str | None = Field(
+        default=None,
+        description="the model being served, e.g. Qwen1.5-7B (else the paste's --model): its config gives the weights "
+        "and KV bytes/token for the serving arithmetic of a vLLM/LMDeploy paste",
+    )
+    session_len: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000_000,
+        description="tokens one request needs (input + output), if the paste lacks it",
+    )
 
 
 def _diagnose_logs(inp: DiagnoseLogsInput) -> DiagnosisReport:
-    return diagnose_text(inp.text, inp.expect)
+    return diagnose_text(inp.text, inp.expect, inp.model, inp.session_len)
 
 
 class DeliveryChecklistInput(BaseModel):
