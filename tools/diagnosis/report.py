@@ -31,7 +31,11 @@ def nothing_recognised() -> Text:
 
 
 def diagnose_text(
-    text: str | bytes | None, expect: str | None = None, model: str | None = None, session_len: int | None = None
+    text: str | bytes | None,
+    expect: str | None = None,
+    model: str | None = None,
+    session_len: int | None = None,
+    question: str | None = None,
 ) -> DiagnosisReport:
     """Parse a paste (any mix of supported outputs) and run the decision tree.
 
@@ -51,6 +55,8 @@ def diagnose_text(
         report = DiagnosisReport(severity="unknown", verdict="need_more_input", next_action=nothing_recognised())
         if expect:
             report.acceptance = check_delivery(report, None, expect)
+        if question in policy.QUESTIONS:
+            report.answer = policy.fault_answer(question, [], recognised=False)
         return report
     ctx = run_rules(parsed, expect=spec, model=model, session_len=session_len)
     report = DiagnosisReport(kinds=parsed.kinds, inventory=ctx.inventory, xids=ctx.xids, next_action=NOTHING_WRONG)
@@ -74,6 +80,8 @@ def diagnose_text(
         report.severity, report.verdict, report.next_action = top.severity, top.verdict, top.next_action
     else:
         report.severity, report.verdict = "ok", "no_action"
+    if question in policy.QUESTIONS:
+        report.answer = policy.fault_answer(question, report.findings, recognised=True)
     return report
 
 

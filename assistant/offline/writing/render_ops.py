@@ -23,6 +23,9 @@ def diagnose_logs(w: Writer, r: ToolResult, ctx: Context) -> None:
     worst = findings[0] if findings else None
     raw = res.get("serving")
     serving: dict = raw if isinstance(raw, dict) else {}
+    answer = res.get("answer") if isinstance(res.get("answer"), dict) else None
+    if answer and answer.get("text"):
+        w.add("verdict", *zh_en(answer["text"]))  # the user's yes/no leads, with the deciding finding
     if serving.get("headline") and severity not in ("critical", "warning"):
         w.add("verdict", *zh_en(serving["headline"]))  # the arithmetic the paste asks for is the answer
     elif worst and severity in ("critical", "warning"):
