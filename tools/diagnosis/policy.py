@@ -95,8 +95,8 @@ def fault_answer(question: str, findings: list[Finding], recognised: bool) -> Fa
 
     def out(answer: str, zh: str, en: str, f: Finding | None, domain: str | None) -> FaultAnswer:
         return FaultAnswer(
-            question=question,  # type: ignore[arg-type]
-            answer=answer,  # type: ignore[arg-type]
+            question=question,
+            answer=answer,
             domain=domain,
             finding_id=f.id if f else None,
             text=Text(zh=zh, en=en),

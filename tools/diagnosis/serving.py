@@ -179,9 +179,10 @@ def vllm_math(v: Any, parsed: Any, expect: tuple[int | None, str | None] | None,
         L.append(
             Text(
                 zh=f"{m.kv_tokens:,} token × {m.kv_bytes_per_token:,.0f} B/token（{m.model} 的 config.json）"
-                f"= {_fmt(m.kv_gb)} GB 的 KV cache",
+                f"= {_fmt(m.kv_gb)} GB 的 KV cache" + (f"（{m.cards} 张卡合计）" if (m.cards or 1) > 1 else ""),
                 en=f"{m.kv_tokens:,} tokens × {m.kv_bytes_per_token:,.0f} B/token ({m.model}'s config.json) = "
-                f"{_fmt(m.kv_gb)} GB of KV cache",
+                f"{_fmt(m.kv_gb)} GB of KV cache"
+                + (f", over all {m.cards} cards together" if (m.cards or 1) > 1 else ""),
             )
         )
         if m.max_model_len and m.max_model_len > m.kv_tokens:
@@ -225,7 +226,23 @@ def _vllm_headline(m: ServingMath) -> Text | None:
 
 
 def lmdeploy_math(lm: Any, model: str | None, session_len: int | None) -> ServingMath:
-    block = lm.block_seq_len or LMDEPLOY_DEFAULT_BLOCK
+    nums = _model_numbers(model or lm.model, None)
+    block, how = lm.block_seq_len, ("", "")
+    if block is None and lm.block_mb and nums.get("kv_bytes_per_token"):
+        # the printed block size ÷ the model's KV bytes per token (on this rank) gives the tokens per block
+        guess = lm.block_mb * 2**20 / (nums["kv_bytes_per_token"] / (lm.tp or 1))
+        if any(abs(guess - b) < 0.01 * b for b in (16, 32, 64, 128, 256)):
+            block = round(guess)
+            how = (
+                f"（{lm.block_mb} MB ÷ {nums['model']} 每 token 的 KV）",
+                f" ({lm.block_mb} MB ÷ {nums['model']}'s KV per token)",
+            )
+    if block is None:
+        block = LMDEPLOY_DEFAULT_BLOCK
+        how = (
+            "（cache_block_seq_len 默认值；0.1.x 旧版是 128，以你的配置为准）",
+            " (the cache_block_seq_len default; 128 in the old 0.1.x releases — check your config)",
+        )
     m = ServingMath(
         engine="lmdeploy",
         block_tokens=block,
@@ -239,8 +256,8 @@ def lmdeploy_math(lm: Any, model: str | None, session_len: int | None) -> Servin
     m.kv_tokens = lm.block_count * block
     L.append(
         Text(
-            zh=f"KV 池：{lm.block_count:,} 块 × 每块 {block} token = {m.kv_tokens:,} token",
-            en=f"KV pool: {lm.block_count:,} blocks × {block} tokens per block = {m.kv_tokens:,} tokens",
+            zh=f"KV 池：{lm.block_count:,} 块 × 每块 {block} token{how[0]} = {m.kv_tokens:,} token",
+            en=f"KV pool: {lm.block_count:,} blocks × {block} tokens per block{how[1]} = {m.kv_tokens:,} tokens",
         )
     )
     if lm.block_mb:
@@ -266,14 +283,21 @@ def lmdeploy_math(lm: Any, model: str | None, session_len: int | None) -> Servin
     n = max(lm.prints, lm.tp or 1)
     total = f"{round(m.sequences):,}" if m.sequences else "池子算出的数"
     total_en = f"{round(m.sequences):,}" if m.sequences else "what the pool gives"
-    times, times_en = (f"{n} 次", f"{n} times") if n > 1 else ("多次", "several times")
+    if n > 1:
+        head, head_en = (
+            f"这两行打印 {n} 次是 {n} 个张量并行 rank 各打一次",
+            f"The lines print {n} times, once per tensor-parallel rank",
+        )
+    else:
+        head, head_en = (
+            "多卡张量并行时每个 rank 都会各打印一次这两行",
+            "With tensor parallelism every rank prints these lines once",
+        )
     L.append(
         Text(
-            zh=f"这两行打印{times}是每个张量并行 rank 各打一次：同一条序列在每张卡上各占一块（每卡存自己那份注意力头），"
-            f"所以总并发就是 {total}，不是再乘以卡数",
-            en=f"The lines print {times_en} because each tensor-parallel rank prints its own: one sequence takes a "
-            f"block on every rank at once (each holds its share of the heads), so the total is {total_en}, not "
-            "that times the number of cards",
+            zh=f"{head}：同一条序列在每张卡上各占一块（每卡存自己那份注意力头），所以总并发就是 {total}，不是再乘以卡数",
+            en=f"{head_en}: one sequence takes a block on every rank at once (each holds its share of the heads), "
+            f"so the total is {total_en}, not that times the number of cards",
         )
     )
     cap = lm.max_batch_size
@@ -301,7 +325,6 @@ def lmdeploy_math(lm: Any, model: str | None, session_len: int | None) -> Servin
             f"once ({lm.block_count:,} ÷ ({m.session_len:,} ÷ {block}) ≈ {m.sequences:,.1f}) — for all cards together, "
             "not per card",
         )
-    nums = _model_numbers(model or lm.model, None)
     if nums.get("kv_bytes_per_token"):
         m.model, m.kv_bytes_per_token = nums["model"], nums["kv_bytes_per_token"]
         m.kv_gb = round(m.kv_tokens * m.kv_bytes_per_token / 1e9, 2)

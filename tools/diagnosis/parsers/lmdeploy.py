@@ -30,7 +30,7 @@ _RATIO = re.compile(r"(?:\bcache_max_entry_count=|--cache[-_]max[-_]entry[-_]cou
 _MODEL = re.compile(r"lmdeploy\s+serve\s+api_server\s+([^\s\\'\"]+)")
 # the renter's own words around the paste: "7987/(2048/64)" (their division) or "2048 个 token" / "token数量等于2048"
 _DIVISION = re.compile(r"(\d{2,7})\s*[/÷]\s*\(\s*(\d{3,7})\s*[/÷]\s*(\d{2,3})\s*\)")
-_TOKENS = re.compile(r"(\d{3,7})\s*(?:个)?\s*tokens?\b|tokens?[^\d\n。，,.;；]{0,8}?(\d{3,7})", re.I)
+_TOKENS = re.compile(r"(\d{3,7})\s*(?:个)?\s*tokens?(?![a-z])|tokens?[^\d\n。，,.;；]{0,8}?(\d{3,7})", re.I)
 
 
 @dataclass
