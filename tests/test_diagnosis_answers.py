@@ -201,3 +201,44 @@ def test_serving_paste_in_chat_leads_with_the_number() -> None:
     )
     line = _line1(q)
     assert line.startswith("约 78 条") and "不是每张卡" in line
+
+
+def test_vllm_v1_budget_in_gib_from_the_cards_mib() -> None:
+    # our own numbers: an RTX 6000 Ada shows 49,140 MiB in nvidia-smi (48 GB card):
+    # 49,140 MiB = 47.99 GiB; × 0.9 = 43.19 GiB; − 15.0 (weights) − 20.0 (KV) = 8.19 GiB for the rest
+    paste = (
+        "卡是 RTX 6000 Ada，显存 49140MiB，gpu_memory_utilization=0.9，KV cache 怎么这么小？\n"
+        "Model loading took 15.0 GiB memory\nAvailable KV cache memory: 20.0 GiB\nGPU KV cache size: 163,840 tokens"
+    )
+    s = diagnose_text(paste).serving
+    assert s is not None and s.kv_tokens == 163_840
+    assert s.budget_gb == pytest.approx(49_140 * 2**20 * 0.9 / 1e9, abs=0.01)  # 46.37 GB = 43.19 GiB
+    assert any("= 43.19 GiB" in ln.en for ln in s.lines) and any("= 8.19 GiB" in ln.en for ln in s.lines)
+    # 20 GiB ÷ 163,840 tokens = 131,072 B per token (an 8-KV-head, 32-layer, 128-dim model in bf16)
+    assert any("131,072 B per token" in ln.en for ln in s.lines)
+
+
+@pytest.mark.parametrize(
+    ("cmd", "fix"),
+    [
+        # one machine, a rank copied from a multi-node recipe (torchrun docs: node_rank in 0..nnodes-1)
+        (
+            "torchrun --nnodes=1 --node_rank=1 --nproc_per_node=8 --master_addr=10.0.0.5 --master_port=29500 train.py",
+            "--standalone",
+        ),
+        ("python -m torch.distributed.run --nnodes 2 --node-rank 2 --nproc-per-node 8 train.py", "0 to 1"),
+    ],
+)
+def test_torchrun_node_rank_outside_nnodes_hangs(cmd: str, fix: str) -> None:
+    r = diagnose_text("就卡在这里不动了，也不报错\n" + cmd)
+    assert r.findings and r.findings[0].id == "launcher_node_rank_out_of_range" and r.verdict == "fix_setup"
+    assert fix in r.next_action.en or fix in r.findings[0].actions[0].en
+    # a valid command is not a finding (and not a paste)
+    ok = cmd.replace("--node_rank=1", "--node_rank=0").replace("--node-rank 2", "--node-rank 1")
+    assert not any(f.id == "launcher_node_rank_out_of_range" for f in diagnose_text(ok).findings)
+
+
+def test_single_server_torchrun_question_names_localhost() -> None:
+    q = "一台机器4张卡，下面这样启动一直卡住，master_addr 到底填啥？\ntorchrun --nproc_per_node=4 --nnodes=1 --node_rank=2 --master_addr=192.168.0.10 --master_port=23456 main.py"
+    a, _ = answer(q, [], "auto")
+    assert "--standalone" in a.text and "127.0.0.1" in a.text and "node_rank=0" in a.text

@@ -92,7 +92,7 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
         "CUDA initialization",
         "is not compatible with the current PyTorch installation",
     ),
-    "launcher": ("not found", "Address already in use", "EADDRINUSE", "errno: 98"),
+    "launcher": ("not found", "Address already in use", "EADDRINUSE", "errno: 98", "--node_rank", "--node-rank"),
     "framework_alloc": (
         "received allocating",
         "Cannot malloc",

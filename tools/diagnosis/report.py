@@ -18,6 +18,12 @@ _CHECK_ZH = {
 }
 
 
+# the kinds a delivery check reads (GPU count/model/memory, NVLink, bandwidth, driver)
+INVENTORY_KINDS = frozenset(
+    {"nvidia_smi_table", "nvidia_smi_list", "nvidia_smi_query", "topo", "nccl_tests", "lspci", "dcgmi_diag", "nvcc"}
+)
+
+
 def nothing_recognised() -> Text:
     """Say what diagnose_logs reads, so the renter knows what to paste (detect.INPUTS is the list)."""
     from tools.diagnosis.detect import INPUTS
@@ -67,8 +73,10 @@ def diagnose_text(
         failed = [r for r in report.acceptance if r.status == "fail"]
         if failed:
             report.findings.insert(0, _delivery_mismatch(failed))
-        elif ctx.serving is not None and all(r.status == "unknown" for r in report.acceptance if r.check != "health"):
-            # a serving launch says nothing about the delivery: `expect` only sized its budget
+        elif not set(parsed.kinds) & INVENTORY_KINDS and all(
+            r.status == "unknown" for r in report.acceptance if r.check != "health"
+        ):
+            # a serving launch or a launcher error says nothing about the delivery: `expect` only sized it
             report.acceptance = None
     policy.apply(report.findings)
     report.findings.sort(key=lambda f: -SEVERITY_RANK[f.severity])

@@ -114,10 +114,8 @@ def _card_gb(parsed: Any, expect: tuple[int | None, str | None] | None) -> tuple
 def vllm_math(v: Any, parsed: Any, expect: tuple[int | None, str | None] | None, model: str | None) -> ServingMath:
     m = ServingMath(engine="vllm", utilization=v.utilization, max_model_len=v.max_model_len)
     L = m.lines
-    if v.tp or v.pp:
-        m.cards = (v.tp or 1) * (v.pp or 1)
-    elif expect and expect[0] and v.launch_line:
-        m.cards = 1  # no TP flag on the command: vLLM uses one GPU whatever the machine has
+    # no TP/PP flag: vLLM runs on one GPU whatever the machine has (tensor_parallel_size defaults to 1)
+    m.cards = (v.tp or 1) * (v.pp or 1)
     if v.budget:  # vLLM printed it: total GiB × fraction, per GPU
         total, util, per = v.budget
         m.card_gb, m.card_source, m.utilization = total * GIB / 1e9, "paste", util
@@ -127,8 +125,13 @@ def vllm_math(v: Any, parsed: Any, expect: tuple[int | None, str | None] | None,
                 en=f"vLLM's own budget line: {total:g} GiB × {util:g} = {per:g} GiB per GPU",
             )
         )
+    elif v.card_mib:
+        m.card_gb, m.card_source = v.card_mib * 2**20 / 1e9, "paste"
     else:
         m.card_gb, m.card_source = _card_gb(parsed, expect)
+    if v.card_mib and v.kv_avail_gib is not None and m.utilization and not v.budget:
+        _v1_split(m, v)
+        return m
     util = m.utilization if m.utilization is not None else (0.9 if v.launch_line else None)
     if m.card_gb and util is not None and m.cards:
         m.utilization = util
@@ -207,6 +210,48 @@ def vllm_math(v: Any, parsed: Any, expect: tuple[int | None, str | None] | None,
         )
     m.headline = _vllm_headline(m)
     return m
+
+
+def _v1_split(m: ServingMath, v: Any) -> None:
+    """V1 logs print GiB: budget = card MiB × utilization, then what took it before the KV cache."""
+    card_gib = v.card_mib / 1024
+    budget = card_gib * (m.utilization or 0.9)
+    m.budget_gb = round(budget * GIB / 1e9, 2)
+    L = m.lines
+    L.append(
+        Text(
+            zh=f"vLLM 的预算 = {v.card_mib:,} MiB（= {card_gib:.2f} GiB，不是 {v.card_mib / 1000:.0f}G）× {m.utilization:g} = {budget:.2f} GiB",
+            en=f"vLLM's budget = {v.card_mib:,} MiB (= {card_gib:.2f} GiB, not {v.card_mib / 1000:.0f} G) × "
+            f"{m.utilization:g} = {budget:.2f} GiB",
+        )
+    )
+    if v.loaded_gib is not None:
+        rest = budget - v.loaded_gib - v.kv_avail_gib
+        L.append(
+            Text(
+                zh=f"{budget:.2f} − 权重 {v.loaded_gib:g} − KV cache {v.kv_avail_gib:g} = {rest:.2f} GiB：这部分被预跑（profile run）"
+                "测出的激活峰值、CUDA Graph 和 PyTorch 之外的显存占了，vLLM 先扣掉它们才分 KV cache；调小 "
+                "--max-num-batched-tokens 或加 --enforce-eager 能把一部分还给 KV cache",
+                en=f"{budget:.2f} − weights {v.loaded_gib:g} − KV cache {v.kv_avail_gib:g} = {rest:.2f} GiB went to the "
+                "profile run's activation peak, CUDA graphs and memory outside PyTorch, which vLLM subtracts before "
+                "the KV cache; a smaller --max-num-batched-tokens or --enforce-eager gives part of it back",
+            )
+        )
+        m.headline = Text(
+            zh=f"预算是 {budget:.2f} GiB，不是按 {v.card_mib / 1000:.0f}G 算：{v.card_mib:,} MiB = {card_gib:.2f} GiB，× {m.utilization:g} = "
+            f"{budget:.2f} GiB；扣掉权重 {v.loaded_gib:g} GiB 后，还有 {rest:.2f} GiB 不是 KV cache（激活峰值、CUDA Graph 等）",
+            en=f"The budget is {budget:.2f} GiB: {v.card_mib:,} MiB = {card_gib:.2f} GiB × {m.utilization:g}; after "
+            f"the {v.loaded_gib:g} GiB of weights, {rest:.2f} GiB is not KV cache (activation peak, CUDA graphs, …)",
+        )
+    if v.kv_tokens:
+        m.kv_tokens = v.kv_tokens
+        per = v.kv_avail_gib * GIB / v.kv_tokens
+        L.append(
+            Text(
+                zh=f"KV cache {v.kv_avail_gib:g} GiB ÷ {v.kv_tokens:,} 个 token ≈ 每 token {per:,.0f} 字节",
+                en=f"KV cache {v.kv_avail_gib:g} GiB ÷ {v.kv_tokens:,} tokens ≈ {per:,.0f} B per token",
+            )
+        )
 
 
 def _vllm_headline(m: ServingMath) -> Text | None:

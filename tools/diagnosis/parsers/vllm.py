@@ -29,7 +29,10 @@ _MAXLEN = re.compile(
     r"max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)"
 )
 _LOADED = re.compile(r"Model loading took ([0-9.]+) ?GB")
-_UTIL = re.compile(r"gpu[-_]memory[-_]utilization[ =]+([0-9.]+)")
+_UTIL = re.compile(r"gpu[-_]memory[-_]utilization[ =:：]+([0-9.]+)")
+_LOADED_GIB = re.compile(r"Model loading took ([0-9.]+) ?GiB")
+_KV_AVAIL = re.compile(r"Available KV cache memory: ([0-9.]+) ?GiB")
+_CARD_MIB = re.compile(r"(?<![\d.])(\d{4,6})\s*MiB")  # "显存大小46068MiB" / "46068MiB" said next to the log
 _BUDGET = re.compile(
     r"total_gpu_memory \(([0-9.]+) ?GiB\) x gpu_memory_utilization \(([0-9.]+)\) = ([0-9.]+) ?GiB", re.I
 )
@@ -71,11 +74,14 @@ class VllmLog:
     model: str | None = None
     kv_tokens_line: str | None = None
     kv_tokens: int | None = None  # "GPU KV cache size: N tokens" (V1)
+    loaded_gib: float | None = None  # "Model loading took X GiB" (V1 prints GiB)
+    kv_avail_gib: float | None = None  # "Available KV cache memory: X GiB"
+    card_mib: int | None = None  # a card size in MiB said in the paste (not from a "used / total" pair)
 
     @property
     def has_numbers(self) -> bool:
         """A launch command or a pool line the serving arithmetic can use."""
-        return bool(self.launch_line or self.gpu_blocks or self.kv_tokens or self.budget)
+        return bool(self.launch_line or self.gpu_blocks or self.kv_tokens or self.budget or self.kv_avail_gib)
 
     @property
     def kv_cache_starved(self) -> bool:
@@ -117,6 +123,15 @@ def parse(lines: list[str]) -> VllmLog | None:
                 out.utilization = float(m.group(1))
             except ValueError:
                 pass
+        m = _LOADED_GIB.search(line)
+        if m:
+            out.loaded_gib = float(m.group(1))
+        m = _KV_AVAIL.search(line)
+        if m:
+            out.kv_avail_gib = float(m.group(1))
+        m = _CARD_MIB.search(line)
+        if m and out.card_mib is None and int(m.group(1)) >= 4000 and "/" not in line[m.end() : m.end() + 3]:
+            out.card_mib = int(m.group(1))
         m = _V1_TOKENS.search(line)
         if m and out.kv_tokens is None:
             out.kv_tokens, out.kv_tokens_line = int(m.group(1).replace(",", "")), line.strip()
