@@ -66,6 +66,7 @@ def test_xid31_in_the_users_process_is_probably_not_the_card() -> None:
     assert r.answer is not None
     assert r.answer.answer == "probably_not" and r.answer.finding_id == "xid_31" and r.answer.domain == "software"
     assert "dcgmi diag" in r.answer.text.en  # when it would be the card after all
+    assert "your own process `python`" in r.answer.text.en  # name=python on the Xid line
 
 
 def test_xid79_fallen_off_the_bus_is_yes_hardware() -> None:

@@ -8,6 +8,7 @@ cooling), info for what needs no action. Each class also carries the renter's ve
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -190,10 +191,12 @@ def _application_xid(f: Finding) -> tuple[str, str]:
     if not (f.id.startswith("xid_") and f.id[4:].isdigit() and int(f.id[4:]) in policy()["APPLICATION_XIDS"]):
         return "", ""
     code = f.id[4:]
+    proc = next((m.group(1) for e in f.evidence if (m := re.search(r"\bname=([^,\s<>']+)", e))), None)
+    who = (f"，报错的是你的进程 `{proc}`", f", raised in your own process `{proc}`") if proc else ("", "")
     return (
-        f"NVIDIA 的 Xid 目录把 Xid {code} 归为应用错误（通常是越界访问、用错指针或 kernel bug）；"
+        f"NVIDIA 的 Xid 目录把 Xid {code} 归为应用错误{who[0]}（通常是越界访问、用错指针或 kernel bug）；"
         "只有换了程序、同一张卡仍反复出现，才跑 `dcgmi diag -r 3` 查硬件。",
-        f" NVIDIA's Xid catalog files Xid {code} under application errors (usually an out-of-bounds access, a bad "
+        f" NVIDIA's Xid catalog files Xid {code} under application errors{who[1]} (usually an out-of-bounds access, a bad "
         "pointer or a kernel bug); only if it keeps recurring on the same GPU with different programs, run "
         "`dcgmi diag -r 3` to test the hardware.",
     )
