@@ -90,6 +90,16 @@ def test_driver_and_memory_questions_use_the_policy_topics() -> None:
     assert host.answer is not None and host.answer.answer == "no" and host.answer.domain == "host_memory"
 
 
+def test_nvml_version_mismatch_is_the_driver_not_the_card() -> None:
+    # "Failed to initialize NVML: Driver/library version mismatch": the kernel module and the user-space
+    # library differ after an upgrade (NVIDIA driver docs) — a reboot fixes it; it is not a broken card
+    text = (SAMPLES / "smi_nvml_version_mismatch.txt").read_text(encoding="utf-8")
+    h = diagnose_text(text, question="hardware")
+    assert h.answer is not None and h.answer.answer == "probably_not" and h.answer.domain == "driver"
+    d = diagnose_text(text, question="driver")
+    assert d.answer is not None and d.answer.answer == "yes"
+
+
 def test_nothing_recognised_cannot_tell() -> None:
     r = diagnose_text("机器有点问题 是卡坏了吗", question="hardware")
     assert r.answer is not None and r.answer.answer == "unclear"

@@ -157,6 +157,15 @@ def fault_answer(question: str, findings: list[Finding], recognised: bool) -> Fa
             top,
             "hardware",
         )
+    if top_cls == "host_reset" and topic_of(top) == "driver":  # NVML driver/library mismatch after an upgrade
+        return out(
+            "probably_not",
+            f"不像是卡坏了：{top.title.zh}——是驱动/库版本这一层的问题（软件），重启机器或重新加载驱动模块即可，换卡解决不了。",
+            f"Probably not the card: {top.title.en} — the driver/library versions (software); a reboot or reloading "
+            "the driver module fixes it, another card would not.",
+            top,
+            "driver",
+        )
     if top_cls == "host_reset":
         return out(
             "unclear",
