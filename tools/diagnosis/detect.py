@@ -64,7 +64,16 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
         "forward compatibility was attempted",
         "no CUDA-capable device",
     ),
-    "vllm": ("cache blocks", "GPU blocks", "KV cache", "KV Cache", "total_gpu_memory"),
+    "vllm": (
+        "cache blocks",
+        "GPU blocks",
+        "KV cache",
+        "KV Cache",
+        "total_gpu_memory",
+        "vllm serve",
+        "vllm.entrypoints",
+    ),
+    "lmdeploy": ("[BlockManager]", "TurbomindEngineConfig"),
     "nvidia_smi_dmon": ("pwr", "gtemp"),
     "nvcc": ("Cuda compilation tools", "nvcc: command not found", "nvcc: not found", "nvcc"),
     "torch_errors": (
@@ -83,7 +92,7 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
         "CUDA initialization",
         "is not compatible with the current PyTorch installation",
     ),
-    "launcher": ("not found", "Address already in use", "EADDRINUSE", "errno: 98"),
+    "launcher": ("not found", "Address already in use", "EADDRINUSE", "errno: 98", "--node_rank", "--node-rank"),
     "framework_alloc": (
         "received allocating",
         "Cannot malloc",
@@ -124,7 +133,8 @@ INPUTS: tuple[tuple[str, str], ...] = (
         "PyTorch/CUDA 报错（显存不足、驱动太旧、sm_XX 不兼容、错误 802）",
         "PyTorch/CUDA errors (OOM, driver too old, sm_XX not compatible, error 802)",
     ),
-    ("vLLM 启动日志（KV cache / GPU blocks）", "vLLM start-up logs (KV cache / GPU blocks)"),
+    ("vLLM 启动命令与日志（KV cache / GPU blocks）", "vLLM launch commands and start-up logs (KV cache / GPU blocks)"),
+    ("LMDeploy/TurboMind 启动日志（BlockManager）", "LMDeploy/TurboMind start-up logs (BlockManager)"),
     ("Docker / nvidia-container-cli 报错", "Docker / nvidia-container-cli errors"),
     (
         "ibstat、ibstatus、ibv_devinfo、ibdev2netdev、ib_write_bw",

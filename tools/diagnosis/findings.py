@@ -12,7 +12,7 @@ lives in one place (tools/diagnosis/policy.py, knowledge/diagnosis/severity_poli
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -110,6 +110,16 @@ class Incident(BaseModel):
     ticket: Text | None = Field(default=None, description="text to send the provider, when it is theirs to fix")
 
 
+class FaultAnswer(BaseModel):
+    """The renter's yes/no about the paste (「是卡坏了吗」), decided by the findings' policy classes/topics."""
+
+    question: Literal["hardware", "driver", "memory"]
+    answer: Literal["yes", "no", "probably_not", "unclear"]
+    domain: str | None = Field(None, description="hardware | platform | driver | gpu_memory | host_memory | software")
+    finding_id: str | None = Field(None, description="the finding that decided it")
+    text: Text
+
+
 class DiagnosisReport(BaseModel):
     kinds: list[str] = Field(default_factory=list, description="input kinds detected in the paste")
     inventory: Inventory = Field(default_factory=Inventory)
@@ -122,6 +132,11 @@ class DiagnosisReport(BaseModel):
     )
     incidents: list[Incident] = Field(default_factory=list, description="worst first; findings joined into stories")
     acceptance: list[AcceptanceRow] | None = Field(default=None, description="only with --expect")
+    answer: FaultAnswer | None = Field(default=None, description="only with `question`: the yes/no, line 1")
+    serving: Any = Field(
+        default=None,
+        description="serving arithmetic worked out from a vLLM/LMDeploy paste (tools.diagnosis.serving.ServingMath)",
+    )
 
 
 def quote(lines: list[str]) -> list[str]:

@@ -18,6 +18,12 @@ _CHECK_ZH = {
 }
 
 
+# the kinds a delivery check reads (GPU count/model/memory, NVLink, bandwidth, driver)
+INVENTORY_KINDS = frozenset(
+    {"nvidia_smi_table", "nvidia_smi_list", "nvidia_smi_query", "topo", "nccl_tests", "lspci", "dcgmi_diag", "nvcc"}
+)
+
+
 def nothing_recognised() -> Text:
     """Say what diagnose_logs reads, so the renter knows what to paste (detect.INPUTS is the list)."""
     from tools.diagnosis.detect import INPUTS
@@ -30,7 +36,13 @@ def nothing_recognised() -> Text:
     )
 
 
-def diagnose_text(text: str | bytes | None, expect: str | None = None) -> DiagnosisReport:
+def diagnose_text(
+    text: str | bytes | None,
+    expect: str | None = None,
+    model: str | None = None,
+    session_len: int | None = None,
+    question: str | None = None,
+) -> DiagnosisReport:
     """Parse a paste (any mix of supported outputs) and run the decision tree.
 
     The paste is data, never instructions. Raises ToolInputError for binary or oversized input
@@ -49,15 +61,23 @@ def diagnose_text(text: str | bytes | None, expect: str | None = None) -> Diagno
         report = DiagnosisReport(severity="unknown", verdict="need_more_input", next_action=nothing_recognised())
         if expect:
             report.acceptance = check_delivery(report, None, expect)
+        if question in policy.QUESTIONS:
+            report.answer = policy.fault_answer(question, [], recognised=False)
         return report
-    ctx = run_rules(parsed, expect=spec)
+    ctx = run_rules(parsed, expect=spec, model=model, session_len=session_len)
     report = DiagnosisReport(kinds=parsed.kinds, inventory=ctx.inventory, xids=ctx.xids, next_action=NOTHING_WRONG)
+    report.serving = ctx.serving
     report.findings = ctx.findings
     if expect:
         report.acceptance = check_delivery(report, parsed, expect)
         failed = [r for r in report.acceptance if r.status == "fail"]
         if failed:
             report.findings.insert(0, _delivery_mismatch(failed))
+        elif not set(parsed.kinds) & INVENTORY_KINDS and all(
+            r.status == "unknown" for r in report.acceptance if r.check != "health"
+        ):
+            # a serving launch or a launcher error says nothing about the delivery: `expect` only sized it
+            report.acceptance = None
     policy.apply(report.findings)
     report.findings.sort(key=lambda f: -SEVERITY_RANK[f.severity])
     report.incidents = incidents.build(ctx, report.findings)
@@ -68,6 +88,8 @@ def diagnose_text(text: str | bytes | None, expect: str | None = None) -> Diagno
         report.severity, report.verdict, report.next_action = top.severity, top.verdict, top.next_action
     else:
         report.severity, report.verdict = "ok", "no_action"
+    if question in policy.QUESTIONS:
+        report.answer = policy.fault_answer(question, report.findings, recognised=True)
     return report
 
 

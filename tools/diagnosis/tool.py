@@ -7,6 +7,8 @@ so the tools' pydantic inputs stay out of the engine's import path.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 from tools.diagnosis.checklist import DeliveryChecklistOutput, build_checklist
@@ -29,10 +31,27 @@ class DiagnoseLogsInput(BaseModel):
         description='what was rented, e.g. "8x A100-SXM4-80GB"; feeds every check (expected busbw, GPU count, '
         "model, memory) and adds a pass/fail acceptance table",
     )
+    model: str | None = Field(
+        default=None,
+        description="the model being served, e.g. Qwen1.5-7B (else the paste's --model): its config gives the weights "
+        "and KV bytes/token for the serving arithmetic of a vLLM/LMDeploy paste",
+    )
+    question: Literal["hardware", "driver", "memory"] | None = Field(
+        default=None,
+        description="the renter's yes/no about the paste: hardware (「是卡坏了吗」/'is my GPU broken?'/'要换卡吗'), "
+        "driver (「是驱动问题吗」) or memory (「是不是显存不够」); the report's `answer` leads with yes/no and the "
+        "deciding finding",
+    )
+    session_len: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000_000,
+        description="tokens one request needs (input + output), if the paste lacks it",
+    )
 
 
 def _diagnose_logs(inp: DiagnoseLogsInput) -> DiagnosisReport:
-    return diagnose_text(inp.text, inp.expect)
+    return diagnose_text(inp.text, inp.expect, inp.model, inp.session_len, inp.question)
 
 
 class DeliveryChecklistInput(BaseModel):

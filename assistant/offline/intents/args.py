@@ -106,6 +106,8 @@ def memory_kwargs(s: Slots) -> dict[str, Any]:
     )
     if inference:
         kw.update(context=s.context, concurrency=s.concurrency)
+        if s.gpu_memory_utilization:  # "--gpu-memory-utilization 0.5": the engine may use only that share
+            kw["gpu_memory_utilization"] = s.gpu_memory_utilization
     else:
         kw.update(seq_len=s.context)
         if (s.gpu_count or 1) > 1 and s.zero_stage is None:

@@ -7,6 +7,7 @@ from assistant.offline.intents import args as A
 from assistant.offline.intents.args import DIAGNOSE
 from assistant.offline.intents.ops import asks_cause
 from assistant.offline.reading.frame import Frame
+from assistant.offline.reading.logs import fault_question
 from assistant.offline.types import ToolCall
 
 NAME = DIAGNOSE
@@ -22,7 +23,10 @@ def applies(f: Frame) -> bool:
 def calls(f: Frame) -> list[ToolCall]:
     # 「合同写的是 8 卡 A100」: the user's words outside the paste (f.gpus never come from inside it)
     expect = (f"{f.gpu_count}x {A.gpu_arg(f)}" if f.gpu_count else A.gpu_arg(f)) if f.gpus else None
-    out = [A.call(NAME, "diagnose_logs", text=f.paste or f.text, expect=expect)]
+    # the model and request length the user named feed the serving arithmetic of a vLLM/LMDeploy paste
+    args = {"model": f.model if f.model and not f.model[:1].isdigit() else None, "session_len": f.context}
+    args["question"] = fault_question(f.text)  # 「是卡坏了吗」: the report answers it on line 1
+    out = [A.call(NAME, "diagnose_logs", text=f.paste or f.text, expect=expect, **{k: v for k, v in args.items() if v})]
     own = f.text.strip()
     if own and own != (f.paste or "").strip() and asks_cause(f):
         # "fp16 出 NaN，怎么办" / "no error from NCCL, how do I debug this": the user's own question is

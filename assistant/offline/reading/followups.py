@@ -61,9 +61,24 @@ _CARRY = (
 _SHAPE_CUES = {"price", "compare", "specs", "how_many", "fit", "max_fit", "time", "plan"}
 
 
+# Thanks / acknowledgements in front of the follow-up itself (「谢谢。那IB带宽…」, "thanks! and on 8 cards?")
+_COURTESY = re.compile(
+    r"^\s*(?:(?:非常|十分)?(?:谢谢|感谢|多谢)(?:您|你|了|啦)?|好的|好滴|明白了?|懂了|了解了?|收到|原来如此|"
+    r"(?:thanks?|thank you|thx|ok(?:ay)?|got it|i see|cool|great|makes sense)(?:\s+(?:so much|a lot))?)"
+    r"[\s,，.。!！~]*",
+    re.I,
+)
+
+
+def strip_courtesy(question: str) -> str:
+    """The question without the thanks in front of it; unchanged when nothing else follows."""
+    rest = _COURTESY.sub("", question or "", count=1)
+    return rest if rest.strip() else (question or "")
+
+
 def is_followup(question: str, slots: Slots) -> bool:
     """Short and elliptical, or says nothing about a model/GPU-shaped question on its own."""
-    q = (question or "").strip()
+    q = strip_courtesy((question or "").strip()).strip()
     if slots.is_log:
         return False
     short = len(q) <= 40 or len(q.split()) <= 8
@@ -175,5 +190,6 @@ def _merge(base: Slots, new: Slots) -> Slots:
     # the shape of the answer comes from the new turn's own words
     merged.text, merged.paste, merged.mentions = new.text, None, set(new.mentions)
     merged.card_sizes, merged.network, merged.asks = list(new.card_sizes), new.network, list(new.asks)
+    merged.quoted_rates_gbs = list(new.quoted_rates_gbs)  # the figures this message quotes, not the last one's
     merged.decline = new.decline
     return merged

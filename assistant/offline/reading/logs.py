@@ -1,8 +1,13 @@
-"""Is there a pasted log, and which kinds: `tools.diagnosis.detect` decides (one source of truth)."""
+"""Is there a pasted log, and which kinds: `tools.diagnosis.detect` decides (one source of truth). And which
+yes/no the user asks about it (「是卡坏了吗」): `fault_question`, vocabulary from knowledge/diagnosis/."""
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
 
 from tools.lang import has_cjk
 
@@ -69,3 +74,36 @@ def is_person_line(line: str) -> bool:
     if has_cjk(line):
         return True
     return bool(re.search(r"\?\s*$", line)) or len(line.split()) >= 4
+
+
+_QUESTIONS_FILE = Path(__file__).resolve().parents[3] / "knowledge" / "diagnosis" / "fault_questions.yaml"
+# a sentence shaped as a question: a question particle or mark, or a yes/no opening
+_ASKING = re.compile(
+    r"[吗嘛？?]|么\s*$|是不是|是否|有没有|会不会|能不能|还是|"
+    r"^\s*(?:is|are|was|could|can|does|do|did|should|am|would|will|or)\b",
+    re.I,
+)
+
+
+@lru_cache(maxsize=1)
+def _question_kinds() -> dict[str, list[re.Pattern[str]]]:
+    data = yaml.safe_load(_QUESTIONS_FILE.read_text(encoding="utf-8")) or {}
+    return {kind: [re.compile(rx, re.I) for rx in rxs] for kind, rxs in (data.get("kinds") or {}).items()}
+
+
+def fault_question(text: str) -> str | None:
+    """hardware | driver | memory when the user's own words ask that yes/no about their paste
+    (「是卡坏了吗」, "is this a hardware fault?", 「是不是显存不够」); vocabulary in
+    knowledge/diagnosis/fault_questions.yaml. The first kind asked, in the order the user asked them."""
+    best: tuple[int, str] | None = None
+    for sentence in re.split(r"(?<=[。！!？?\n；;，,])", text or ""):
+        if not _ASKING.search(sentence):
+            continue
+        for kind, patterns in _question_kinds().items():
+            for rx in patterns:
+                m = rx.search(sentence)
+                if m and (best is None or m.start() < best[0]):
+                    best = (m.start(), kind)
+        if best is not None:
+            return best[1]
+    return None

@@ -151,7 +151,7 @@ _LINK_RE = re.compile(
     re.I,
 )
 # a bandwidth in bytes per second the user quotes ("160GB/s", "337.35 GB/s"; not "200Gb/s", a line rate in bits)
-_BYTE_RATE_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:GB|gb)\s*/\s*s(?![a-z])")
+_BYTE_RATE_RE = re.compile(r"(?<![A-Za-z0-9_.])(\d+(?:\.\d+)?)\s*(?:GB|gb)\s*/\s*s(?![a-z])")
 _IB_GEN = {"ndr": 400.0, "hdr": 200.0, "edr": 100.0, "xdr": 800.0}
 _IB_RE = re.compile(r"(?<![a-z])(ndr|hdr|edr|xdr)(?![a-z])", re.I)
 _NET_WORD = re.compile(

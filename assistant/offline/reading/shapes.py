@@ -92,7 +92,9 @@ def card_sizes(text: str) -> list[int]:
 
 _LINK_QTY = re.compile(r"(?<![\w.])(\d+)\s*(gbe|gbps|gbit|gb/s|gb|g)(?![a-z0-9])\s*(ib|roce|infiniband)?", re.I)
 _NET_NEAR = re.compile(
-    r"网卡|以太网|网络|网口|组网|光口|ethernet|network|\bnics?\b|\bib\b|infiniband|\broce\b|rdma|交换机|switch|互联|interconnect",
+    # ASCII boundaries: "IB带宽" has no \b between B and 带 (both word characters in Unicode)
+    r"网卡|以太网|网络|网口|组网|光口|ethernet|network|(?<![a-z])nics?(?![a-z])|(?<![a-z])ib(?![a-z])|infiniband|"
+    r"(?<![a-z])roce(?![a-z])|rdma|交换机|switch|互联|interconnect",
     re.I,
 )
 # what a "48G" / "24GB" right after or before the number is: a card's (or the host's) memory, not a link

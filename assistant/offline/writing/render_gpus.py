@@ -161,12 +161,47 @@ def _direct_spec_answer(w: Writer, g: dict, name: str, said: set[str]) -> None:
         shown += 1
 
 
-def _quoted_link_rates(w: Writer, g: dict, name: str, quoted: list[float]) -> None:
+def _network_rates(w: Writer, quoted: list[float], text: str) -> set[float]:
+    """GB/s figures quoted next to a network word (IB / RoCE / 网卡) that equal a network link's per-direction
+    line rate (knowledge/interconnect.yaml): say which port it is — Gb/s ÷ 8, nominal, not measured."""
+    import re
+
+    from assistant.offline.reading.shapes import _NET_NEAR
+    from tools.interconnect import links
+
+    out: set[float] = set()
+    nets = [lk for lk in links() if lk.kind == "network" and lk.per_direction_gbs and lk.gbit]
+    for q in dict.fromkeys(quoted):
+        m = re.search(rf"(?<![\d.]){re.escape(num(q))}\s*GB\s*/\s*s", text, re.I)
+        near = m and _NET_NEAR.search(text[max(0, m.start() - 12) : m.start()])
+        if not near:
+            continue
+        word = near.group(0).lower()
+        fam = "roce" if "roce" in word else "ib" if word in ("ib", "infiniband") else ""
+        hits = [lk for lk in nets if abs(lk.per_direction_gbs - q) <= 0.02 * q]  # type: ignore[operator]
+        hit = next((lk for lk in hits if lk.id.startswith(fam)), hits[0] if hits else None) if hits else None
+        if hit is None:
+            continue
+        out.add(q)
+        lo, hi = (hit.efficiency or [0.8, 0.95])[:2]
+        w.add(
+            "verdict",
+            f"{num(q)} GB/s 正好是一个 {hit.name} 端口的单向线速：{num(hit.gbit)} Gb/s ÷ 8 = {num(q)} GB/s，是按接口速率换算的"
+            f"名义值，不是实测；ib_write_bw / nccl-tests 实测一般是它的 {lo:.0%}–{hi:.0%}。",
+            f"{num(q)} GB/s is exactly the per-direction line rate of one {hit.name} port: {num(hit.gbit)} Gb/s ÷ 8 = "
+            f"{num(q)} GB/s, a nominal figure from the port speed, not a measurement; ib_write_bw / nccl-tests "
+            f"usually reach {lo:.0%}–{hi:.0%} of it.",
+        )
+    return out
+
+
+def _quoted_link_rates(w: Writer, g: dict, name: str, quoted: list[float], text: str = "") -> None:
     """GB/s figures the user quotes below the card's per-direction NVLink peak (a paper's 160 GB/s for the H800,
     a benchmark's 337 GB/s on an H20) are measured, achievable rates, not other specs: say what share each is."""
     bidir = g.get("nvlink_gbs_bidir") or 0
     per_dir = bidir / 2
-    low = [q for q in dict.fromkeys(quoted) if per_dir and 0 < q < 0.98 * per_dir]
+    net = _network_rates(w, quoted, text)  # "IB 50 GB/s": a NIC's line rate, not a measured NVLink figure
+    low = [q for q in dict.fromkeys(quoted) if per_dir and 0 < q < 0.98 * per_dir and q not in net]
     if not low:
         return
     vals = "、".join(num(q) for q in low), " and ".join(num(q) for q in low)
@@ -212,8 +247,14 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
     if len(gpus) == 1:
         g = gpus[0]
         _direct_spec_answer(w, g, names[0], ctx.said)
+        quoted = list(getattr(ctx.slots, "quoted_rates_gbs", []) or [])
         if "nvlink" in ctx.said:
-            _quoted_link_rates(w, g, names[0], list(getattr(ctx.slots, "quoted_rates_gbs", []) or []))
+            _quoted_link_rates(w, g, names[0], quoted, ctx.slots.text or "")
+        elif quoted:  # 「那IB带宽50GB/s也是单向实测值吗」: the network rate is what was asked, so it leads
+            before = list(w.parts["verdict"])
+            _network_rates(w, quoted, ctx.slots.text or "")
+            added = [ln for ln in w.parts["verdict"] if ln not in before]
+            w.parts["verdict"] = added + before
         parts_zh, parts_en = [], []
         for field, zh, en, unit in _SPEC_FIELDS:
             v = g.get(field)

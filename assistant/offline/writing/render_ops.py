@@ -21,7 +21,14 @@ def diagnose_logs(w: Writer, r: ToolResult, ctx: Context) -> None:
     findings = [f for f in res.get("findings") or [] if isinstance(f, dict)]
     severity = res.get("severity")
     worst = findings[0] if findings else None
-    if worst and severity in ("critical", "warning"):
+    raw = res.get("serving")
+    serving: dict = raw if isinstance(raw, dict) else {}
+    answer = res.get("answer") if isinstance(res.get("answer"), dict) else None
+    if answer and answer.get("text"):
+        w.add("verdict", *zh_en(answer["text"]))  # the user's yes/no leads, with the deciding finding
+    if serving.get("headline") and severity not in ("critical", "warning"):
+        w.add("verdict", *zh_en(serving["headline"]))  # the arithmetic the paste asks for is the answer
+    elif worst and severity in ("critical", "warning"):
         zh, en = zh_en(worst.get("title"))
         lead_zh = "发现严重问题：" if severity == "critical" else "有需要处理的问题："
         lead_en = "Critical problem found: " if severity == "critical" else "Something needs attention: "
@@ -42,6 +49,8 @@ def diagnose_logs(w: Writer, r: ToolResult, ctx: Context) -> None:
             f"[{sev_zh}] {zh}" + (f"——原文 {quote}" if quote else ""),
             f"[{sev_en}] {en}" + (f" — evidence {quote}" if quote else ""),
         )
+    for line in serving.get("lines") or []:
+        w.add("numbers", *zh_en(line))
     inv = res.get("inventory") or {}
     gpus = inv.get("gpus") or []
     if gpus or inv.get("driver_version"):
@@ -77,7 +86,7 @@ def diagnose_logs(w: Writer, r: ToolResult, ctx: Context) -> None:
             w.add("causes", *zh_en(cause))
         for action in (worst.get("actions") or [])[:3]:
             w.add("next", *zh_en(action))
-    if res.get("next_action"):
+    if res.get("next_action") and not (serving.get("headline") and severity in ("ok", "info")):
         w.add("next", *zh_en(res["next_action"]))
 
 

@@ -36,6 +36,7 @@ from tools.diagnosis.rules.launcher import rules_launcher
 from tools.diagnosis.rules.narrative import rules_narrative, rules_narrative_other
 from tools.diagnosis.rules.pci import rules_gpu_count, rules_lspci, rules_topo
 from tools.diagnosis.rules.runtime import rules_container, rules_cuda_runtime, rules_vllm
+from tools.diagnosis.rules.serving import rules_serving
 from tools.diagnosis.rules.smi import rules_smi_failures, rules_smi_query, rules_smi_rows
 from tools.diagnosis.rules.versions import MIN_DRIVER_FOR_CUDA_MAJOR, rules_torch, rules_versions
 
@@ -77,15 +78,21 @@ RULES = (
     rules_k8s,
     rules_launcher,
     rules_cuda_runtime,
+    rules_serving,
     rules_vllm,
     rules_narrative,
     rules_narrative_other,
 )
 
 
-def run_rules(parsed: Parsed, expect: tuple[int | None, str | None] | None = None) -> Ctx:
+def run_rules(
+    parsed: Parsed,
+    expect: tuple[int | None, str | None] | None = None,
+    model: str | None = None,
+    session_len: int | None = None,
+) -> Ctx:
     c = Ctx(parsed)
-    c.expect = expect
+    c.expect, c.model, c.session_len = expect, model, session_len
     build_inventory(c)
     for rule in RULES:
         rule(c)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from typing import Any
 
 from tools.diagnosis.detect import Parsed
 from tools.diagnosis.findings import Finding, GpuInfo, Inventory, Text, XidEvent, quote
@@ -24,6 +25,9 @@ class Ctx:
         self.bus_to_uuid: dict[str, str] = {}
         self.host: str | None = None
         self.expect: tuple[int | None, str | None] | None = None  # (GPU count, model) the renter says they rented
+        self.model: str | None = None  # the model being served, as the renter named it (serving arithmetic)
+        self.session_len: int | None = None  # tokens one request needs, from the renter's words
+        self.serving: Any = None  # tools.diagnosis.serving.ServingMath, when the paste is a serving launch
 
     def add(
         self,

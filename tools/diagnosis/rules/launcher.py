@@ -14,6 +14,8 @@ def rules_launcher(c: Ctx) -> None:
     la = c.p.get("launcher")
     if not la:
         return
+    if la.rank_out_of_range:
+        _rank_out_of_range(c, la)
     if la.missing:
         cmd = la.missing
         sudo_zh = "用了 sudo：sudo 会把 PATH 换成 secure_path，conda 环境的 bin 目录不在里面；" if la.sudo else ""
@@ -63,3 +65,47 @@ def rules_launcher(c: Ctx) -> None:
                 )
             ],
         )
+
+
+def _rank_out_of_range(c: Ctx, la: object) -> None:
+    """torchrun --nnodes=N --node_rank=R with R ≥ N: ranks run 0..N−1, so the rendezvous waits for nodes that
+    never come — the job hangs at start without an error (torchrun docs)."""
+    n, r = getattr(la, "nnodes", 1), getattr(la, "node_rank", 0)
+    nproc = getattr(la, "nproc", None)
+    addr = getattr(la, "master_addr", None)
+    per = f"--nproc_per_node={nproc} " if nproc else ""
+    single = n == 1
+    rng, rng_en = ("0", "0") if single else (f"0 到 {n - 1}", f"0 to {n - 1}")
+    fix_zh = (
+        f"只有一台机器：`torchrun --standalone {per}train.py …`（不用写 master_addr/master_port），或 "
+        f"`--nnodes=1 --node_rank=0 --master_addr=127.0.0.1 --master_port=29500`；"
+        + (f"{addr} 只有是本机自己的地址时才对。" if addr else "")
+        if single
+        else f"每台机器各用一个 0 到 {n - 1} 之间的 --node_rank（主节点是 0），--master_addr 填 node_rank=0 那台的 IP。"
+    )
+    fix_en = (
+        f"One machine: `torchrun --standalone {per}train.py …` (no master_addr/master_port needed), or "
+        f"`--nnodes=1 --node_rank=0 --master_addr=127.0.0.1 --master_port=29500`"
+        + (f"; {addr} is right only if it is this machine's own address." if addr else ".")
+        if single
+        else f"Give each machine its own --node_rank from 0 to {n - 1} (0 on the master) and set --master_addr to "
+        "the IP of the node_rank=0 machine."
+    )
+    c.add(
+        "launcher_node_rank_out_of_range",
+        "warning",
+        (
+            f"torchrun 参数对不上：--nnodes={n} 时 --node_rank 只能是 {rng}，你写的是 {r}，"
+            "rendezvous 会一直等不存在的节点，所以卡住不报错",
+            f"torchrun flags cannot work: with --nnodes={n}, --node_rank must be {rng_en}, not {r}; the "
+            "rendezvous waits forever for nodes that never join, so it hangs without an error",
+        ),
+        [getattr(la, "launch_line", "") or ""],
+        causes=[
+            (
+                "多机命令照抄到单机：node_rank 是机器的编号（0 起），不是 GPU 的编号",
+                "A multi-node command copied to one machine: node_rank numbers the machines (from 0), not the GPUs",
+            )
+        ],
+        actions=[(fix_zh, fix_en)],
+    )

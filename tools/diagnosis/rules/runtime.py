@@ -169,6 +169,13 @@ def rules_vllm(c: Ctx) -> None:
             f": budget {total:.2f} GiB × {util:g} = {budget:.2f} GiB; weights {w:.2f} GiB, activation peak "
             f"{act:.2f} GiB, non-PyTorch {other:.2f} GiB leave {kv:.2f} GiB for the KV cache"
         )
+    m = c.serving
+    if m is not None and m.kv_gb and m.max_len_kv_gb and not v.profile:  # "max seq len (A) > tokens in KV (B)"
+        weights = f"：KV cache 只放得下 {m.kv_tokens:,} token（{m.kv_gb:g} GB），一条 {m.max_model_len:,} token 的序列要 {m.max_len_kv_gb:g} GB"
+        weights_en = (
+            f": the KV cache holds {m.kv_tokens:,} tokens ({m.kv_gb:g} GB), one sequence of {m.max_model_len:,} "
+            f"tokens needs {m.max_len_kv_gb:g} GB"
+        )
     c.add(
         "vllm_no_kv_cache_memory",
         "warning",
