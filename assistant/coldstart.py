@@ -21,13 +21,21 @@ A cold `ask` is a fresh interpreter each time; two of its costs are pure repetit
    itself (`langsmith.types.Run`, `from langsmith.types import Run`) runs the real `__init__` then,
    so tracing code that wants the models still gets them.
 
-Both are used by the CLI only for `ask`/`chat` (assistant/cli.py); `estimate` and the page are
+3. **langsmith's run models.** The same import defines ~50 pydantic models for LangSmith runs,
+   traces and the tracing client (`langsmith.schemas`, `langsmith.run_trees` …): pydantic builds
+   each one's validator at class creation, ~10 % of the LangChain import. They are used only when
+   LangSmith tracing is on. `load_tracing_models_lazily()` imports them once with pydantic's own
+   `defer_build` setting: the classes exist, and pydantic builds a model's validator the first
+   time it is used (a `RunTree(...)` when tracing), exactly as it would have at import.
+
+All are used by the CLI only for `ask`/`chat` (assistant/cli.py); `estimate` and the page are
 unchanged. Nothing here changes what any pattern matches or what any module contains.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import gc
 import importlib.util
 import logging
@@ -36,7 +44,7 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 log = logging.getLogger(__name__)
 
@@ -211,6 +219,35 @@ def is_deferred(name: str) -> bool:
     return state is not None and not state["done"] and sys.modules.get(name) is not None
 
 
+@contextlib.contextmanager
+def _pydantic_models_built_on_first_use() -> Iterator[None]:
+    """Every pydantic model *defined* inside the block gets `defer_build=True` (merged from
+    `BaseModel.model_config`, which every model's config starts from); restored afterwards."""
+    from pydantic import BaseModel
+
+    config = BaseModel.model_config
+    if "defer_build" in config:
+        yield
+        return
+    config["defer_build"] = True
+    try:
+        yield
+    finally:
+        config.pop("defer_build", None)
+
+
+def load_tracing_models_lazily() -> bool:
+    """Import langsmith's run/trace models (item 3 above) before LangChain does; False if already imported."""
+    if "langsmith.run_trees" in sys.modules:
+        return False
+    try:
+        with _pydantic_models_built_on_first_use():
+            import langsmith.run_trees  # noqa: F401 — what langchain_core's chat-model base imports
+    except ImportError:
+        return False
+    return True
+
+
 def prepare_one_shot(argv: list[str], home: Path | None = None) -> None:
     """Everything above, for a process that answers questions and exits (`ask`, `chat`).
 
@@ -226,3 +263,4 @@ def prepare_one_shot(argv: list[str], home: Path | None = None) -> None:
         home = home_path()
     install_regex_cache(home)
     defer_package_init("langsmith.types")
+    load_tracing_models_lazily()

@@ -4,6 +4,7 @@ what it computes (issue 16).
 - The regex cache: a pattern served from the file is *equal* to the one `re` compiles itself —
   CPython's Pattern `==` compares the flags, the pattern text and the compiled code word by word —
   and matches the same text; a file for another interpreter build, or a damaged entry, is ignored.
+- langsmith's run models: defined, not built until first used, then validating as before.
 - The deferred package: its submodules import, its `__init__` has not run, and the first read of
   a name on the package runs it (so `langsmith.types.Run` still resolves).
 - End to end: a cold `gpu-advisor ask` served from the file answers exactly as one without
@@ -228,6 +229,34 @@ def _env(home: Path) -> dict[str, str]:
     env = {**os.environ, "GPU_ADVISOR_HOME": str(home), "HF_HUB_OFFLINE": "1"}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
+
+
+def test_langsmiths_run_models_are_built_on_first_use_and_validate_as_before(tmp_path):
+    code = textwrap.dedent(
+        """
+        import pydantic
+        from assistant.coldstart import load_tracing_models_lazily
+        assert load_tracing_models_lazily()
+        from langchain_core.language_models import BaseChatModel
+        from langsmith.run_trees import RunTree
+        assert pydantic.BaseModel.model_config == {}, "the setting leaked out of the block"
+        class After(pydantic.BaseModel):  # defined later: built at once, as always
+            n: int
+        assert After.__pydantic_complete__
+        print(RunTree.__pydantic_complete__)
+        run = RunTree(name="x", run_type="chain", inputs={"q": 1})
+        print(RunTree.__pydantic_complete__, run.name, run.inputs)
+        try:
+            RunTree(name="x", run_type="chain", inputs="not a mapping")
+        except pydantic.ValidationError:
+            print("refused")
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=_env(tmp_path), capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split("\n")[:3] == ["False", "True x {'q': 1}", "refused"]
 
 
 def test_langchain_loads_without_langsmiths_api_models_and_they_still_resolve(tmp_path):
