@@ -82,8 +82,17 @@ def cli() -> None:
     """
 
 
+# Commands that answer questions in a process of their own: they get the start-up savings of
+# assistant/coldstart.py (a persisted regex cache, langsmith's API models left unloaded).
+ONE_SHOT = frozenset({"ask", "chat"})
+
+
 def main() -> None:
     """Console entry point: bilingual message and exit 2 on bad input, never a traceback."""
+    if sys.argv[1:2] and sys.argv[1] in ONE_SHOT:
+        from assistant.coldstart import prepare_one_shot
+
+        prepare_one_shot(sys.argv[1:])
     from assistant.commands._common import run_cli
 
     run_cli(cli, sys.argv[1:])

@@ -9,11 +9,12 @@ process: interpreter start, imports, the answer, exit), plus the child's CPU sec
 
 Homes (`--home`):
   warm   one private `GPU_ADVISOR_HOME`, filled by two untimed asks: the vector store, its
-         plain-array copy, the jieba/BM25 caches, the tool manifest and the parsed copies of the
-         knowledge YAML exist — what every ask after the first two meets.
+         plain-array copy, the jieba/BM25 caches and the built keyword indexes, the tool manifest,
+         the parsed copies of the knowledge YAML and the compiled-regex cache exist — what every
+         ask after the first two meets (assistant/coldstart.py).
   fresh  every timed ask gets a new empty home: the store is built from the corpus (Chroma), the
-         jieba dictionary table, the token cache and the tool manifest are written — a user's very
-         first question.
+         jieba dictionary table, the token cache, the keyword indexes, the tool manifest and the
+         regex cache are written — a user's very first question.
   both   the two, one after the other.
 
 Bytecode: Python normally caches compiled modules in `__pycache__/`; an environment that sets

@@ -317,6 +317,8 @@ def _norm(text: str) -> str:
     """Lower-case, drop org prefix, chat/instruct suffixes and punctuation: 'Qwen2.5-7B-Instruct' → 'qwen2.57b'."""
     s = text.strip().lower()
     for zh, en in sorted(_FAMILY_ALIASES.items(), key=lambda kv: -len(kv[0])):  # 通义千问 before 千问
+        if zh not in s:  # neither rule below can change s (~1,000 names are normalised per process)
+            continue
         s = re.sub(re.escape(zh) + r"[\s\-_]*(?=" + en + ")", "", s)  # 智谱 GLM-4.5 → glm-4.5, not glmglm-4.5
         s = s.replace(zh, en)
     s = _FILLER_RE.sub(" ", s)

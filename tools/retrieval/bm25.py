@@ -16,7 +16,7 @@ import re
 import threading
 import unicodedata
 from collections import Counter
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from tools.retrieval.paths import cache_dir
 
@@ -340,6 +340,32 @@ class BM25Index:
             eps = EPSILON * (sum(self.idf.values()) / len(self.idf))
             for tok in negative:
                 self.idf[tok] = eps
+
+    # What __init__ counts, as plain lists, dicts and floats that `marshal` writes and reads back
+    # exactly (the floats bit for bit), so a later process skips the counting. Each token is one
+    # string object throughout (marshal then writes it once and refers back to it); the per-passage
+    # token sets are rebuilt from the lists, faster than marshal reads sets.
+    _STATE = ("tokenized", "vocab_df", "_postings", "_norm", "idf")
+
+    def state(self) -> dict[str, Any]:
+        """The built index as plain data (see `from_state`)."""
+        one = {tok: tok for tok in self.vocab_df}
+        return {
+            "tokenized": [[one[t] for t in tokens] for tokens in self.tokenized],
+            "vocab_df": self.vocab_df,
+            "_postings": {one[t]: v for t, v in self._postings.items()},
+            "_norm": self._norm,
+            "idf": {one[t]: v for t, v in self.idf.items()},
+        }
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any]) -> "BM25Index":
+        """The index `state()` described, without recounting; a missing field raises KeyError."""
+        index = cls.__new__(cls)
+        for name in cls._STATE:
+            setattr(index, name, state[name])
+        index.sets = [set(t) for t in index.tokenized]
+        return index
 
     def __len__(self) -> int:
         return len(self.tokenized)

@@ -27,7 +27,7 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from tools.retrieval.bm25 import general_frequency, plain_words, tokenize
 
@@ -83,6 +83,17 @@ class RelevanceModel:
         for tokens in tokenized_passages:
             self.counts.update(tokens)
         self.total = sum(self.counts.values()) or 1
+
+    def state(self) -> dict[str, Any]:
+        """The counts as plain data (a persisted copy; see `from_state`)."""
+        return {"counts": dict(self.counts), "total": self.total}
+
+    @classmethod
+    def from_state(cls, state: Mapping[str, Any]) -> "RelevanceModel":
+        model = cls(())
+        model.counts = Counter(state["counts"])
+        model.total = int(state["total"])
+        return model
 
     def keyness(self, word: str) -> float | None:
         """log10(corpus rate / general-Chinese rate); None if the corpus never uses the word."""

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 import logging
+import marshal
 import re
 import threading
 from pathlib import Path
@@ -93,6 +94,34 @@ def pair_share(pairs: Sequence[tuple[str, str]], text: str) -> float:
     text = normalise(text)
     found = sum(1 for a, b in pairs if re.search(re.escape(a) + r"[\s\W_]{0,3}" + re.escape(b), text))
     return found / len(pairs)
+
+
+# Bump when BM25Index / RelevanceModel change what `state()` holds.
+LEXICAL_FORMAT = 1
+
+
+def _read_marshal(path: Path) -> Any:
+    try:
+        # our own plain-data file in the user's state folder (dicts, lists, sets, numbers), never code
+        return marshal.loads(path.read_bytes())  # noqa: S302
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+
+
+def _write_marshal(path: Path, data: Any) -> None:
+    """Best effort (atomic replace): a read-only cache folder only costs the next process time."""
+    import os
+
+    try:
+        blob = marshal.dumps(data)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(blob)
+        tmp.replace(path)
+        for stale in path.parent.glob("lexical_*.marshal"):
+            if stale != path:
+                stale.unlink(missing_ok=True)
+    except (OSError, ValueError) as exc:
+        log.info("no keyword-index copy written: %s", exc)
 
 
 class Retriever:
@@ -159,7 +188,7 @@ class Retriever:
                 stats = self._sync_store(passages, content_hash, force)
                 self._vectors = self._copy_vectors(passages, content_hash)
             if force or content_hash != self.content_hash or self._bm25 is None:
-                self._build_lexical(passages)
+                self._build_lexical(passages, content_hash)
             self.passages, self.content_hash = passages, content_hash
             self.by_id = {p.passage_id: i for i, p in enumerate(passages)}
             doc_ids = {p.doc_id for p in passages}
@@ -222,14 +251,42 @@ class Retriever:
             log.warning("could not copy the store's vectors (%s); querying Chroma", exc)
             return None
 
-    def _build_lexical(self, passages: Sequence[Passage]) -> None:
+    def _build_lexical(self, passages: Sequence[Passage], content_hash: str) -> None:
         from tools.retrieval.bm25 import BM25Index
         from tools.retrieval.relevance import RelevanceModel
 
+        path, key = self._lexical_copy_path(), [LEXICAL_FORMAT, content_hash]
+        state = _read_marshal(path)
+        if isinstance(state, dict) and state.get("key") == key:
+            try:
+                self._bm25 = BM25Index.from_state(state["body"])
+                self._titles = BM25Index.from_state(state["titles"])
+                self._relevance = RelevanceModel.from_state(state["relevance"])
+                return
+            except (KeyError, TypeError, ValueError):
+                pass  # a copy from another layout: count again, and replace it below
         body_tokens, title_tokens = self._tokens(passages)
         self._bm25 = BM25Index(body_tokens)
         self._titles = BM25Index(title_tokens)
         self._relevance = RelevanceModel(body_tokens)
+        _write_marshal(
+            path,
+            {
+                "key": key,
+                "body": self._bm25.state(),
+                "titles": self._titles.state(),
+                "relevance": self._relevance.state(),
+            },
+        )
+
+    @staticmethod
+    def _lexical_copy_path() -> Path:
+        """The built keyword indexes (BM25 over bodies and titles, corpus word counts), persisted:
+        counting ~750 passages' tokens is ~30–60 ms of a cold `ask` (issue 16); reading the counts
+        back with `marshal` is a few. Keyed on the tokenizer rules (file name) and the corpus hash."""
+        from tools.retrieval.bm25 import tokenizer_version
+
+        return cache_dir() / f"lexical_{tokenizer_version()}.marshal"
 
     def _tokens(self, passages: Sequence[Passage]) -> tuple[list[list[str]], list[list[str]]]:
         """Tokens per passage, cached on disk by passage id (jieba over the whole corpus takes about a second)."""
