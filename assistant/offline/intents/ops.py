@@ -45,7 +45,9 @@ _SYMPTOM = re.compile(
     r"爆显存|爆掉|oom|超时|hang|无法|不能用|用不了|访问不了|被墙|连不上|打不开|不一样|不一致|不对|异常|只用了|只检测|"
     r"只显示|一个一个|越来越|变长|增加|上涨|不够|不足|duplicat|slow|faster|not improv|low util|stuck|fail|error|"
     r"diverg|not decreas|only|cannot|can't|can not|unable|wrong|increase|grow|hangs|timed? ?out|1 by 1|one by one|"
-    r"runs? out of memory|out of memory|larger than|很高|太高|(?:very|too|so) high|speed|加速|提速|uses? all",
+    r"runs? out of memory|out of memory|larger than|很高|太高|(?:very|too|so) high|speed|加速|提速|uses? all|"
+    # memory that reads full or above what was set (the allocator, the CUDA context, preallocation)
+    r"占满|吃满|多出|设置的多|设的多|memory_reserved|memory_allocated|(?:memory|vram) (?:is )?full",
     re.I,
 )
 _SLOW = re.compile(r"慢|耗时|小时|天|延迟|slow|hours|days|faster|latency|ttft", re.I)
@@ -145,23 +147,67 @@ def delivery_calls(f: Frame) -> list[ToolCall]:
     ]
 
 
+# What names the setting rather than the problem: commands and flags, code spans, asides in brackets, and
+# words with digits (cards, models, sizes, figures: 4090D, A100, 33b, 32G, 20%).
+_FLAGS = re.compile(r"(?:^|(?<=\s))--?[A-Za-z][\w\-]*(?:[= ][^\s,，)）]+)?")
+_CODE_SPAN = re.compile(r"`[^`]*`")
+_ASIDE = re.compile(r"\([^)]*\)|（[^）]*）")
+_WITH_DIGITS = re.compile(r"[A-Za-z_.\-]*\d[\w.\-]*")
+_SENTENCE = re.compile(r"(?<=[。！？!?；;：:\n])|(?<=\.)\s+")
+
+
+def _setting_word(m: re.Match[str]) -> str:
+    """A word with digits goes unless it is a technical term (zero-2, fp16, int4 name the method, not the card)."""
+    from assistant.offline.reading.unknown_names import _terms
+
+    return m.group(0) if m.group(0).lower() in _terms() else " "
+
+
+def symptom_query(text: str) -> str:
+    """The sentences of a question that state the symptom or ask the cause, without the commands, flags, card
+    and model names and figures around them. Those name the setting, not the problem: in a long paste they
+    outrank the section that explains the cause (「4090D比4060Ti慢20%，可能原因是？」 retrieves the 4090D spec
+    page, not "a faster GPU that is no faster"). Empty when no sentence states a symptom."""
+    keep: list[str] = []
+    for part in _SENTENCE.split(text or ""):
+        if not (_STATED.search(part) or _CAUSE.search(part) or _SYMPTOM.search(part)):
+            continue
+        for rx in (_CODE_SPAN, _FLAGS, _ASIDE):
+            part = rx.sub(" ", part)
+        part = _WITH_DIGITS.sub(_setting_word, part)
+        part = " ".join(part.split())
+        if part:
+            keep.append(part)
+    return " ".join(keep)[:200]
+
+
 def calls(f: Frame) -> list[ToolCall]:
-    return [A.call(NAME, "search_guide", query=f.text.strip()[:300], k=3)]
+    """The question as asked; for a cause question also its symptom alone (`symptom_query`), so the section
+    on the cause competes with the pages about the cards and tools the question names."""
+    query = f.text.strip()[:300]
+    out = [A.call(NAME, "search_guide", query=query, k=3)]
+    if asks_cause(f):
+        symptom = symptom_query(f.text)
+        if len(symptom) >= 6 and symptom != query:
+            out.append(A.call(NAME, "search_guide", query=symptom, k=3))
+    return out
 
 
 def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
     """Retrieval shows at most two sections per document, so look inside the best document once more —
     the section that answers may be its third (passages.rank picks)."""
-    for r in results:
-        if r.name != "search_guide" or r.error or r.args.get("doc_id"):
-            continue
-        from assistant.offline.writing.passages import rank
+    from assistant.offline.writing.passages import rank
 
-        hits = [h for h in r.result.get("hits") or [] if isinstance(h, dict) and not h.get("low_relevance")]
-        best = rank(hits, str(r.args.get("query") or ""))[:1]
-        if best and best[0].get("kind", "guide") == "guide" and best[0].get("doc_id"):
-            call = A.call(NAME, "search_guide", query=r.args.get("query"), k=6, doc_id=best[0]["doc_id"])
-            if "doc_id" in call.args:
-                return [call]
-        break
+    searches = [r for r in results if r.name == "search_guide" and not r.error and not r.args.get("doc_id")]
+    if not searches:
+        return []
+    query = str(searches[0].args.get("query") or "")  # the question as asked (a symptom search may follow)
+    hits = [
+        h for r in searches for h in r.result.get("hits") or [] if isinstance(h, dict) and not h.get("low_relevance")
+    ]
+    best = rank(hits, query)[:1]
+    if best and best[0].get("kind", "guide") == "guide" and best[0].get("doc_id"):
+        call = A.call(NAME, "search_guide", query=query, k=6, doc_id=best[0]["doc_id"])
+        if "doc_id" in call.args:
+            return [call]
     return []
