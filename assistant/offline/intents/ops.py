@@ -103,6 +103,13 @@ def applies_cause(f: Frame) -> bool:
     return bool(_SYMPTOM.search(f.text)) or not shapes
 
 
+def applies_rl_cause(f: Frame) -> bool:
+    """「PPO 训练要 400 小时，咋回事」: an RL run slower than expected. The time estimate counts 6·N·D of training
+    compute and leaves out generating the rollouts, which is most of an RL step, so the cause (generation)
+    leads and the estimate follows; it comes before the measured-time rule in PRECEDENCE."""
+    return bool(_RL.search(f.text)) and applies_cause(f)
+
+
 def cause_followers(f: Frame, other: str) -> list[str]:
     """The intents whose numbers follow the guide's answer to a cause question. `other` is the intent
     the question would get without its cause part. Kept only where the numbers bear on the cause:
