@@ -123,6 +123,29 @@ GROUPS: list[tuple[tuple[str, ...], str]] = [
         ),
         "显存 占满 缓存分配器 caching allocator reserved memory_allocated 预占 preallocate CUDA 上下文 context",
     ),
+    # inference that takes minutes or hours per answer: weights offloaded to RAM or disk (serving-engines-memory)
+    (
+        (
+            "一下午",
+            "一上午",
+            "一晚上",
+            "半小时",
+            "十几分钟",
+            "几十分钟",
+            "一个回答要",
+            "回答一次要",
+            "秒一个token",
+            "秒/token",
+            "per answer",
+            "per response",
+            "minutes to generate",
+            "minutes per",
+            "seconds per token",
+            "s/token",
+            "ollama ps",
+        ),
+        "推理慢 卸载 offload 放不下 device_map 内存 磁盘 slow inference",
+    ),
     # stop versus release (billing-hourly-monthly)
     (
         (

@@ -192,11 +192,13 @@ def calls(f: Frame) -> list[ToolCall]:
     """The question as asked; for a cause question also its symptom alone (`symptom_query`), so the section
     on the cause competes with the pages about the cards and tools the question names."""
     query = f.text.strip()[:300]
-    out = [A.call(NAME, "search_guide", query=query, k=3)]
-    if asks_cause(f):
-        symptom = symptom_query(f.text)
-        if len(symptom) >= 6 and symptom != query:
-            out.append(A.call(NAME, "search_guide", query=symptom, k=3))
+    if not asks_cause(f):
+        return [A.call(NAME, "search_guide", query=query, k=3)]
+    # one more hit each: the section on the cause often ranks just below two on the named card or tool
+    out = [A.call(NAME, "search_guide", query=query, k=4)]
+    symptom = symptom_query(f.text)
+    if len(symptom) >= 6 and symptom != query:
+        out.append(A.call(NAME, "search_guide", query=symptom, k=4))
     return out
 
 
