@@ -34,7 +34,8 @@ _CAUSE = re.compile(
     r"正常(?:的)?(?:吗|么|嘛|不)|正不正常|是不是因为|是因为|怎么办|咋办|怎么解决|如何解决|怎么调整|如何调整|怎么调|怎么修|怎么排查|如何排查|需要排查|排查哪些|"
     r"怎么加速|如何加速|怎么提速|怎么优化|如何优化|怎么改|改什么|怎么(?:才)?能(?:够)?让|怎样(?:才)?能|有什么办法|有没有办法|怎么才能|如何才能|遇到过|能达到|能否达到|能不能达到|"
     r"\bwhy\b|what might|what could|any ideas?|is (?:this|it|that) (?:normal|expected)|how (?:do|can|should) (?:i|we) "
-    r"(?:fix|solve|debug|resolve|change|increase|improve|avoid|make|load|get|use|speed)|how to (?:fix|solve|debug|resolve|"
+    r"(?:fix|solve|debug|resolve|change|increase|improve|avoid|make|load|get|use|speed|set|configure|launch|start)|"
+    r"怎么填|如何填|填什么|填啥|分别填|怎么设置|如何设置|怎么配置|如何配置|怎么启动|如何启动|how to (?:fix|solve|debug|resolve|"
     r"avoid|improve|increase|speed)|can (?:we|i) change|root cause|what am i doing wrong|what(?:'s| is) causing|"
     r"is (?:this|that|it) expected|meet (?:your|the) expectations?",
     re.I,
@@ -47,7 +48,7 @@ _SYMPTOM = re.compile(
     r"diverg|not decreas|only|cannot|can't|can not|unable|wrong|increase|grow|hangs|timed? ?out|1 by 1|one by one|"
     r"runs? out of memory|out of memory|larger than|很高|太高|(?:very|too|so) high|speed|加速|提速|uses? all|"
     # memory that reads full or above what was set (the allocator, the CUDA context, preallocation)
-    r"占满|吃满|多出|设置的多|设的多|memory_reserved|memory_allocated|(?:memory|vram) (?:is )?full",
+    r"占满|吃满|顶满|吃光|占光|用满|拉满|多出|设置的多|设的多|memory_reserved|memory_allocated|(?:memory|vram) (?:is )?full",
     re.I,
 )
 _SLOW = re.compile(r"慢|耗时|小时|天|延迟|slow|hours|days|faster|latency|ttft", re.I)
@@ -159,7 +160,7 @@ def delivery_calls(f: Frame) -> list[ToolCall]:
 _FLAGS = re.compile(r"(?:^|(?<=\s))--?[A-Za-z][\w\-]*(?:[= ][^\s,，)）]+)?")
 _CODE_SPAN = re.compile(r"`[^`]*`")
 _ASIDE = re.compile(r"\([^)]*\)|（[^）]*）")
-_WITH_DIGITS = re.compile(r"[A-Za-z_.\-]*\d[\w.\-]*")
+_WITH_DIGITS = re.compile(r"[A-Za-z_.\-]*\d[A-Za-z0-9_.\-%]*")
 _SENTENCE = re.compile(r"(?<=[。！？!?；;：:\n])|(?<=\.)\s+")
 
 

@@ -85,7 +85,15 @@ _SYMPTOMS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
             r"慢|\bslow|耗时|no faster|not faster|not (?:significantly )?improv",
             r"慢|速度|提速|加速|\bslow|\bspeed|faster|throughput|吞吐|几小时",
         ),
-        (r"占满|占得很满|多出|设置的多|reserved|(?:memory|vram) (?:is )?full", r"占满|多出|预占|reserved|full"),
+        (
+            r"占满|占得很满|吃满|顶满|吃光|占光|用满|拉满|reserved|(?:memory|vram) (?:is )?full",
+            r"占满|多出|预占|预先占|reserved|full",
+        ),
+        # above the limit the user set: what sits outside the framework's pool
+        (
+            r"多出|设置的多|设的多|上限|more than (?:i|the limit)|above the limit|over the limit",
+            r"设置的多|上限|than the limit|limit you set",
+        ),
         (r"卡住|卡死|不动了|\bhangs?\b|\bstuck\b", r"卡住|卡死|不动|\bhangs?\b|\bstuck\b"),
         (r"扣费|收费|计费|\bcharged?\b|\bbilled\b", r"计费|收费|扣费|\bbill(?:ed|ing)\b|\bcharged?\b"),
         (r"爆显存|\boom\b|out of memory|显存不足|显存不够", r"爆显存|\boom\b|out of memory|显存不足|显存不够"),
