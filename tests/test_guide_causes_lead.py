@@ -56,6 +56,9 @@ def _lead(question: str) -> str:
         # C. launching on one or two machines
         ("只有一台机器8张卡，torchrun的master_addr写啥，一直卡住不动", r"127\.0\.0\.1"),
         ("two servers with 4 gpus each, how do i set node_rank and master_addr for torchrun?", r"node_rank"),
+        # results cannot be promised before training (LoRA arXiv:2106.09685 vs Biderman et al. arXiv:2405.09673)
+        ("lora微调完效果能保证吗", r"不能保证|无法保证|没法保证"),
+        ("训练之后效果能不能达到要求啊，租8卡跑完要是没效果咋办", r"不能保证|无法保证|没法保证|取决于"),
         # D. stopping vs releasing
         ("autodl上关机以后还会扣钱吗", r"释放"),
         ("If I stop my cloud GPU instance overnight am I still charged?", r"terminate|release|delete"),

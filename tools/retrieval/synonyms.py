@@ -348,7 +348,7 @@ GROUPS: list[tuple[tuple[str, ...], str]] = [
         "loss 不下降 收敛 TF32 TORCH_CUDA_ARCH_LIST 版本",
     ),
     (
-        ("效果", "精度", "复现", "论文", "accuracy", "reproduc", "paper"),
+        ("效果", "精度", "复现", "论文", "accuracy", "reproduc", "paper", "guarantee", "保证"),
         "效果 复现 论文 超参数 batch 随机种子 reproduce",
     ),
     # slow training (slow-training)
