@@ -104,7 +104,7 @@ def _top(question: str) -> tuple[str, str]:
         (
             "megatron training hangs, ReduceScatter timeout but NCCL prints no error, how do I debug",
             "common-errors",
-            "NCCL",
+            "hangs",  # "A collective that hangs with no error": NCCL_DEBUG, the rank that fell behind
         ),
     ],
 )

@@ -103,6 +103,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (plans.HOST_VS_API, plans.applies_host_vs_api),  # "本地部署和调 API 有啥区别"
     (serving.TEAM, serving.applies_team),  # "200人的公司知识库要什么服务器": users/peak/rate → cards
     (train_time.RESCALE, train_time.applies_rescale),  # "6×H800 25h → 2×A800 要多久": dense peaks, same MFU
+    (A.ADVICE, ops.applies_rl_cause),  # "PPO 要 400 小时，咋回事": generation, which the estimate leaves out
     (
         train_time.COMPLETED,
         train_time.applies_measured,

@@ -34,7 +34,8 @@ _CAUSE = re.compile(
     r"正常(?:的)?(?:吗|么|嘛|不)|正不正常|是不是因为|是因为|怎么办|咋办|怎么解决|如何解决|怎么调整|如何调整|怎么调|怎么修|怎么排查|如何排查|需要排查|排查哪些|"
     r"怎么加速|如何加速|怎么提速|怎么优化|如何优化|怎么改|改什么|怎么(?:才)?能(?:够)?让|怎样(?:才)?能|有什么办法|有没有办法|怎么才能|如何才能|遇到过|能达到|能否达到|能不能达到|"
     r"\bwhy\b|what might|what could|any ideas?|is (?:this|it|that) (?:normal|expected)|how (?:do|can|should) (?:i|we) "
-    r"(?:fix|solve|debug|resolve|change|increase|improve|avoid|make|load|get|use|speed)|how to (?:fix|solve|debug|resolve|"
+    r"(?:fix|solve|debug|resolve|change|increase|improve|avoid|make|load|get|use|speed|set|configure|launch|start)|"
+    r"怎么填|如何填|填什么|填啥|分别填|怎么设置|如何设置|怎么配置|如何配置|怎么启动|如何启动|how to (?:fix|solve|debug|resolve|"
     r"avoid|improve|increase|speed)|can (?:we|i) change|root cause|what am i doing wrong|what(?:'s| is) causing|"
     r"is (?:this|that|it) expected|meet (?:your|the) expectations?",
     re.I,
@@ -45,7 +46,9 @@ _SYMPTOM = re.compile(
     r"爆显存|爆掉|oom|超时|hang|无法|不能用|用不了|访问不了|被墙|连不上|打不开|不一样|不一致|不对|异常|只用了|只检测|"
     r"只显示|一个一个|越来越|变长|增加|上涨|不够|不足|duplicat|slow|faster|not improv|low util|stuck|fail|error|"
     r"diverg|not decreas|only|cannot|can't|can not|unable|wrong|increase|grow|hangs|timed? ?out|1 by 1|one by one|"
-    r"runs? out of memory|out of memory|larger than|很高|太高|(?:very|too|so) high|speed|加速|提速|uses? all",
+    r"runs? out of memory|out of memory|larger than|很高|太高|(?:very|too|so) high|speed|加速|提速|uses? all|"
+    # memory that reads full or above what was set (the allocator, the CUDA context, preallocation)
+    r"占满|吃满|顶满|吃光|占光|用满|拉满|多出|设置的多|设的多|memory_reserved|memory_allocated|(?:memory|vram) (?:is )?full",
     re.I,
 )
 _SLOW = re.compile(r"慢|耗时|小时|天|延迟|slow|hours|days|faster|latency|ttft", re.I)
@@ -101,6 +104,13 @@ def applies_cause(f: Frame) -> bool:
     return bool(_SYMPTOM.search(f.text)) or not shapes
 
 
+def applies_rl_cause(f: Frame) -> bool:
+    """「PPO 训练要 400 小时，咋回事」: an RL run slower than expected. The time estimate counts 6·N·D of training
+    compute and leaves out generating the rollouts, which is most of an RL step, so the cause (generation)
+    leads and the estimate follows; it comes before the measured-time rule in PRECEDENCE."""
+    return bool(_RL.search(f.text)) and applies_cause(f)
+
+
 def cause_followers(f: Frame, other: str) -> list[str]:
     """The intents whose numbers follow the guide's answer to a cause question. `other` is the intent
     the question would get without its cause part. Kept only where the numbers bear on the cause:
@@ -147,23 +157,69 @@ def delivery_calls(f: Frame) -> list[ToolCall]:
     ]
 
 
+# What names the setting rather than the problem: commands and flags, code spans, asides in brackets, and
+# words with digits (cards, models, sizes, figures: 4090D, A100, 33b, 32G, 20%).
+_FLAGS = re.compile(r"(?:^|(?<=\s))--?[A-Za-z][\w\-]*(?:[= ][^\s,，)）]+)?")
+_CODE_SPAN = re.compile(r"`[^`]*`")
+_ASIDE = re.compile(r"\([^)]*\)|（[^）]*）")
+_WITH_DIGITS = re.compile(r"[A-Za-z_.\-]*\d[A-Za-z0-9_.\-%]*")
+_SENTENCE = re.compile(r"(?<=[。！？!?；;：:\n])|(?<=\.)\s+")
+
+
+def _setting_word(m: re.Match[str]) -> str:
+    """A word with digits goes unless it is a technical term (zero-2, fp16, int4 name the method, not the card)."""
+    from assistant.offline.reading.unknown_names import _terms
+
+    return m.group(0) if m.group(0).lower() in _terms() else " "
+
+
+def symptom_query(text: str) -> str:
+    """The sentences of a question that state the symptom or ask the cause, without the commands, flags, card
+    and model names and figures around them. Those name the setting, not the problem: in a long paste they
+    outrank the section that explains the cause (「4090D比4060Ti慢20%，可能原因是？」 retrieves the 4090D spec
+    page, not "a faster GPU that is no faster"). Empty when no sentence states a symptom."""
+    keep: list[str] = []
+    for part in _SENTENCE.split(text or ""):
+        if not (_STATED.search(part) or _CAUSE.search(part) or _SYMPTOM.search(part)):
+            continue
+        for rx in (_CODE_SPAN, _FLAGS, _ASIDE):
+            part = rx.sub(" ", part)
+        part = _WITH_DIGITS.sub(_setting_word, part)
+        part = " ".join(part.split())
+        if part:
+            keep.append(part)
+    return " ".join(keep)[:200]
+
+
 def calls(f: Frame) -> list[ToolCall]:
-    return [A.call(NAME, "search_guide", query=f.text.strip()[:300], k=3)]
+    """The question as asked; for a cause question also its symptom alone (`symptom_query`), so the section
+    on the cause competes with the pages about the cards and tools the question names."""
+    query = f.text.strip()[:300]
+    if not asks_cause(f):
+        return [A.call(NAME, "search_guide", query=query, k=3)]
+    # one more hit each: the section on the cause often ranks just below two on the named card or tool
+    out = [A.call(NAME, "search_guide", query=query, k=4)]
+    symptom = symptom_query(f.text)
+    if len(symptom) >= 6 and symptom != query:
+        out.append(A.call(NAME, "search_guide", query=symptom, k=4))
+    return out
 
 
 def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
     """Retrieval shows at most two sections per document, so look inside the best document once more —
     the section that answers may be its third (passages.rank picks)."""
-    for r in results:
-        if r.name != "search_guide" or r.error or r.args.get("doc_id"):
-            continue
-        from assistant.offline.writing.passages import rank
+    from assistant.offline.writing.passages import rank
 
-        hits = [h for h in r.result.get("hits") or [] if isinstance(h, dict) and not h.get("low_relevance")]
-        best = rank(hits, str(r.args.get("query") or ""))[:1]
-        if best and best[0].get("kind", "guide") == "guide" and best[0].get("doc_id"):
-            call = A.call(NAME, "search_guide", query=r.args.get("query"), k=6, doc_id=best[0]["doc_id"])
-            if "doc_id" in call.args:
-                return [call]
-        break
+    searches = [r for r in results if r.name == "search_guide" and not r.error and not r.args.get("doc_id")]
+    if not searches:
+        return []
+    query = str(searches[0].args.get("query") or "")  # the question as asked (a symptom search may follow)
+    hits = [
+        h for r in searches for h in r.result.get("hits") or [] if isinstance(h, dict) and not h.get("low_relevance")
+    ]
+    best = rank(hits, query)[:1]
+    if best and best[0].get("kind", "guide") == "guide" and best[0].get("doc_id"):
+        call = A.call(NAME, "search_guide", query=query, k=6, doc_id=best[0]["doc_id"])
+        if "doc_id" in call.args:
+            return [call]
     return []

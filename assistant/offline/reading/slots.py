@@ -356,7 +356,7 @@ _DOMAIN_RE = re.compile(
     r"pytorch|torch|vllm|kv\s*cache|利用率|utili[sz]|以次充好|验收|服务商|云厂商|数据加载|dataloader|"
     r"num_workers|掉卡|nvme|ssd|分布式|distributed|adam|收敛|converge|lora|量化|checkpoint|检查点|nccl|"
     r"dmesg|驱动|cuda|flash\s*attention|vllm|sglang|tensor\s*core|张量并行|流水线并行|数据并行|"
-    r"机器|server|节点|node|all[\s_-]*reduce|busbw|algbw|nccl-tests|(?<![a-z])[mh]fu(?![a-z])|算力利用率|gpu[\s-]*hours?|卡时",
+    r"机器|server|节点|node|all[\s_-]*reduce|busbw|algbw|nccl-tests|(?<![a-z])[mh]fu(?![a-z])|算力利用率|gpu[\s-]*hours?|卡时|autodl|实例",
     re.I,
 )
 _OUT_OF_SCOPE_RE = re.compile(

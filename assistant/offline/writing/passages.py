@@ -74,6 +74,43 @@ _DEFINITIONAL = re.compile(
 
 _CODE_Q = re.compile(r"\bxid\s*[:#]?\s*(\d{1,3})(?!\d)", re.I)
 
+# Symptoms a question states and a heading can name: when both name the same one, the section is about
+# what went wrong, not only about the card or tool the question mentions ("推理速度太慢" → a heading on
+# slow inference, not 「推理显存的组成」).
+_SYMPTOMS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
+    (re.compile(q, re.I), re.compile(h, re.I))
+    for q, h in (
+        # (the question states it, the heading names it)
+        (
+            r"慢|\bslow|耗时|no faster|not faster|not (?:significantly )?improv",
+            r"慢|速度|提速|加速|\bslow|\bspeed|faster|throughput|吞吐|几小时",
+        ),
+        (
+            r"占满|占得很满|吃满|顶满|吃光|占光|用满|拉满|reserved|(?:memory|vram) (?:is )?full",
+            r"占满|多出|预占|预先占|reserved|full",
+        ),
+        # above the limit the user set: what sits outside the framework's pool
+        (
+            r"多出|设置的多|设的多|上限|more than (?:i|the limit)|above the limit|over the limit",
+            r"设置的多|上限|than the limit|limit you set",
+        ),
+        (r"卡住|卡死|不动了|\bhangs?\b|\bstuck\b", r"卡住|卡死|不动|\bhangs?\b|\bstuck\b"),
+        (r"扣费|收费|计费|\bcharged?\b|\bbilled\b", r"计费|收费|扣费|\bbill(?:ed|ing)\b|\bcharged?\b"),
+        (r"爆显存|\boom\b|out of memory|显存不足|显存不够", r"爆显存|\boom\b|out of memory|显存不足|显存不够"),
+        # minutes or hours for one answer: the model does not fit and is offloaded, not a slow card
+        (
+            r"一下午|一上午|一晚上|半小时|几小时|十几分钟|几十分钟|per answer|per response|minutes per|hours per",
+            r"几小时|十几分钟|per answer|hours per",
+        ),
+    )
+)
+
+
+def names_symptom(question: str, section: str) -> int:
+    """How many of the symptoms the question states the heading names (slow, memory full, hang, billing,
+    out of memory, minutes per answer)."""
+    return sum(1 for asked, named in _SYMPTOMS if asked.search(question) and named.search(section))
+
 
 def _en_words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z][a-z0-9_\-]*|\d+", text.lower()) if w not in _EN_STOP and len(w) > 1}
@@ -148,6 +185,7 @@ def rank(hits: list[dict[str, Any]], question: str) -> list[dict[str, Any]]:
         v += 0.5 * heading_match(question, str(h.get("section") or "")) ** 2
         if names_topic(question, str(h.get("section") or "")):
             v += 0.15
+        v += 0.2 * names_symptom(question, str(h.get("section") or ""))
         return v
 
     codes = [m.group(1) for m in _CODE_Q.finditer(question)]
