@@ -116,6 +116,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.ADVICE, ops.applies_symptom),
     (A.INTERCONNECT, gpus.applies_allreduce),
     (A.TRAIN_TIME, train_time.applies),
+    (A.MEMORY, memory.applies_requirement),  # "X 需要什么配置/多大显存": its memory first, not a rental plan
     (A.PLAN, plans.applies),
     (A.PRICE, prices.applies),
     (A.MODEL_INFO, gpus.applies_model_info),

@@ -29,6 +29,22 @@ def applies(f: Frame) -> bool:
     return has_size(f) and ("fit" in f.cues or bool(f.mode) or f.training or f.finetune or bool(f.gpus))
 
 
+# What makes a requirements question something else: money, time, a card count, a load to serve.
+_NOT_REQUIREMENT_CUES = {"price", "time", "how_many", "max_fit", "decode_speed", "billing"}
+
+
+def applies_requirement(f: Frame) -> bool:
+    """「部署 Orion-14B 需要什么配置、多大显存」 / "system requirements of X" / "can I run X on 24gb": a sized
+    model and a question about what it needs. The answer is its memory (and the verdict on the card named),
+    not a ranked rental plan — the plan words that come with it ("什么配置", "suggest") do not change what
+    was asked. Money, time, card counts, users or a deadline keep their own intents."""
+    if not has_size(f) or "requirement" not in f.cues or f.is_log:
+        return False
+    if f.cues & _NOT_REQUIREMENT_CUES or f.budget_cny or f.deadline_hours or f.users or f.concurrency:
+        return False
+    return not (f.load.concurrency or f.load.requests_per_s or f.load.per_day)
+
+
 def applies_fallback(f: Frame) -> bool:
     return has_size(f) and "howto" not in f.cues
 

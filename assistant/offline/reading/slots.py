@@ -308,6 +308,16 @@ _CUE_PATTERNS: dict[str, str] = {
     r"最便宜的(?:方案|配置|办法|做法)|最省钱的|"
     r"plan\b|recommend|which gpus? should|what (?:gpu|setup|config)|suggest|"
     r"best (?:gpu|option|setup|config)|configuration|setup for|budget",
+    # "what does X need to run": a requirements question about a model — answered with its memory first
+    # (intents/memory.applies_requirement), whatever plan words ("什么配置", "suggest") come with it
+    "requirement": r"requirements?\b|\brequire[sd]?\b|(?:什么|啥)(?:样的)?(?:机器|硬件|服务器|显卡|卡|gpu)?\s*配置|"
+    r"配置要求|硬件要求|最低配置|(?:要|需要)(?:什么|哪种|啥|多大|多少)(?:样的)?\s*(?:显卡|卡|gpu|显存|内存)|"
+    r"多大(?:的)?显存|显存.{0,4}(?:多大|多少|够不够|够吗|够用|要求)|多少(?:的)?显存|够不够|够吗|能不能跑|能跑吗|"
+    r"跑得(?:动|起来)|跑不(?:动|起来)|能否(?:运行|部署|跑)|can (?:i|we|it|you) (?:run|load|serve|host|train|fine[\s-]*tune)|"
+    r"(?:is it|would it be) possible to (?:run|load|serve|train|fine[\s-]*tune)|how much (?:vram|gpu memory|memory)|"
+    r"what (?:gpus?|hardware|cards?|setup) (?:do|would|should|is|are)|which gpus? (?:do|would|should)|"
+    r"minimum (?:hardware|gpu|vram|spec)|vram (?:do i need|needed|required)|how many gb|"
+    r"enough (?:vram|memory)|(?:vram|memory) enough",
     "suitability": r"(?:适合|适不适合|合适|适用于?|能不能用来|好不好用来?|行不行)\s*(?:做|用来|拿来)?\s*(?:训练|推理|部署|微调)|"
     r"(?:训练|推理|部署|微调)\s*(?:合适|适合|行不行)|"
     r"(?:good|suitable|ok|fit|worth it|any good) for (?:training|inference|serving|fine[\s-]*tuning)",
