@@ -58,6 +58,8 @@ def memory_kwargs(f: Frame) -> dict:
         kw["load_fp32"] = True  # transformers 4.x from_pretrained without torch_dtype loads fp32
         if kw.get("mode") == "inference" and not kw.get("precision"):
             kw["precision"], kw["engine"] = "fp32", "hf"  # that code serves with transformers, in fp32
+    if f.kv_dtype in ("fp8", "int8", "fp16", "bf16") and kw.get("mode") == "inference":
+        kw["kv_dtype"] = f.kv_dtype  # "fp8 kv cache": the cache shrinks, the weights keep their precision
     if f.method:
         if kw.get("mode") == "inference":
             kw["mode"] = "full"  # "DPO能跑吗": a method is training, whatever else was read
@@ -120,6 +122,14 @@ def calls(f: Frame) -> list[ToolCall]:
         return out
     if served_precision(mem_kw, mem_kw.get("gpu")):
         mem_kw["precision"] = served_precision(mem_kw, mem_kw.get("gpu"))
+    sizes = asked_sizes(f)
+    if len(sizes) >= 2 and mem_kw.get("mode") == "inference" and len(f.gpus) <= 1:
+        # "ollama 跑 14b 和 32b 各要多少": each size asked, at the same precision and on the same card
+        kw = {k: v for k, v in mem_kw.items() if k not in ("model", "params")}
+        for model in sizes[:3]:
+            out.append(A.call(NAME, "estimate_memory", **{**kw, "model": model}))
+        out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2))
+        return out
     cards = [A.gpu_arg(f, g) for g in f.gpus[:3]] or [mem_kw.get("gpu")]  # "用A100还是4090": each card
     if f.gpu_alt_memory_gb and len(f.gpus) == 1:  # "A100 40G vs 80G": both sizes of the one card
         cards.append(f"{f.gpu} {f.gpu_alt_memory_gb}GB" + (f" {f.gpu_form}" if f.gpu_form else ""))
@@ -150,6 +160,17 @@ def calls(f: Frame) -> list[ToolCall]:
     return out
 
 
+def asked_sizes(f: Frame) -> list[str]:
+    """Every catalog model the question asks to size, in order ("qwen2.5 14b和32b" → both); the one the user
+    already measured ("7B 刚好够，那 72B 呢") is not asked again."""
+    out = [
+        m.catalog_id
+        for m in f.model_mentions
+        if m.catalog_id and m.size_b and m.catalog_id != f.measured_model and not m.variant
+    ]
+    return list(dict.fromkeys(out))
+
+
 def max_fit_calls(f: Frame) -> list[ToolCall]:
     mem_kw = memory_kwargs(f)
     return [
@@ -171,7 +192,11 @@ def min_gpus_calls(f: Frame) -> list[ToolCall]:
         # DeepSeek-V3/R1 ship FP8 weights ("满血版" = the released checkpoint): size that first, bf16 beside it
         out.append(A.call(MIN_GPUS, "find_min_gpus", **{**kw, "precision": "fp8"}))
     out.append(A.call(MIN_GPUS, "find_min_gpus", **kw))
-    others = [m.catalog_id for m in f.model_mentions if m.catalog_id and m.catalog_id != kw.get("model")]
+    others = [
+        m.catalog_id
+        for m in f.model_mentions
+        if m.catalog_id and m.catalog_id not in (kw.get("model"), f.measured_model)  # not the one already run
+    ]
     for model in list(dict.fromkeys(others))[:2]:  # "Falcon-40B or Llama2-70B": each model named gets its count
         out.append(
             A.call(MIN_GPUS, "find_min_gpus", **{**{k: v for k, v in kw.items() if k != "params"}, "model": model})

@@ -198,6 +198,12 @@ _PRECISION_PATTERNS: list[tuple[str, str]] = [
     (r"int4|4\s*-?bit|4比特|4位量化|nf4|gptq|awq", "int4"),
     (r"混合精度|mixed[\s\-]*precision|\bamp\b", "bf16"),
 ]
+# "fp8 kv cache", "kv cache in int8", "--kv-cache-dtype fp8_e5m2", "KV缓存用fp8": the KV cache's dtype
+_KV_DTYPE_RE = re.compile(
+    r"(?:fp8|float8|int8|fp16|bf16)(?:_e[45]m[23])?\s*(?:的\s*)?(?:kv|k/v)(?:[\s_-]*(?:cache|缓存))?|"
+    r"(?:kv|k/v)[\s_-]*(?:cache|缓存)[\s_-]*(?:dtype)?\s*(?:[=:：]|in|用|使用|设为|as)?\s*(?:fp8|float8|int8|fp16|bf16)(?:_e[45]m[23])?",
+    re.I,
+)
 _OPTIMIZER_PATTERNS: list[tuple[str, str]] = [
     (r"8\s*-?bit\s*adam\w*|adam\w*\s*8\s*-?bit|8比特\s*adam\w*|paged[\s_]*adam\w*|bnb", "adamw_8bit"),
     (r"adafactor", "adafactor"),
@@ -670,7 +676,7 @@ def _extract(question: str) -> Slots:
         work = _blank(work, m)
 
     # --- model names and sizes ---------------------------------------------------------------
-    work = _extract_model(work, s)
+    work = _extract_model(work, s, text)
     _extract_co_models(text, s)
 
     # --- price period: 一个月 / 10 hours / 3天 / 包月 -------------------------------------------
@@ -724,6 +730,10 @@ def _extract(question: str) -> Slots:
         s.modes = ["inference", *[m for m in s.modes if m != "inference"]]
         if _ONLY_INFERENCE_RE.search(text):
             s.training = s.finetune = False
+    kv = _KV_DTYPE_RE.search(text)
+    if kv:  # "vllm w/ fp8 kv cache": the cache's dtype; the weights' precision is read without those words
+        s.kv_dtype = next(v for rx, v in _PRECISION_PATTERNS if re.search(rx, kv.group(0), re.I))
+        text = _blank(text, kv)
     s.precision = _first(_PRECISION_PATTERNS, text)
     if (
         s.precision == "int4"
@@ -1192,7 +1202,37 @@ def _extract_gpu_hours(work: str, s: Slots) -> str:
     )
 
 
-def _extract_model(work: str, s: Slots) -> str:
+# "…what would the 72b need?", "那 72B 呢", "换成 14B", "what about the 70b": the model or size the question asks
+# about, after a measurement or setup the user describes with another one
+_SUBJECT_RE = re.compile(
+    r"(?:what about|how about|what of|what would|what will|what does|what do|requirements? (?:be )?for|"
+    r"(?:switch|mov|go|upgrad|scal|jump)(?:e|ed|ing)?\s+(?:up\s+)?to|if i (?:want to )?(?:run|use|try|load|serve|go with)|"
+    r"那(?:么|如果)?|换成|换到|改成|改用|升级到|上到|要是|如果是|如果换成?|如果用|想跑|想部署)"
+    r"(?P<gap>[^?？。.!！;；]{0,40}?)(?<![a-z0-9.])(?P<size>\d+(?:\.\d+)?)\s*b(?![a-z0-9])|"
+    r"(?<![a-z0-9.])(?P<size2>\d+(?:\.\d+)?)\s*b(?![a-z0-9])[^?？。,，]{0,12}?呢",
+    re.I,
+)
+_MEASURED_VRAM_RE = re.compile(r"(?<![\w.])(\d{1,3})\s*(?:g|gb|gib)(?![a-z0-9])", re.I)
+
+
+def _subject_at(work: str) -> int | None:
+    """Where the model asked about starts, when the question names two sizes and asks about a later one
+    ("I fit the 7B on 17gb … what would the 72b need?"); None when one size is named or the first is asked."""
+    sizes = [float(m.group("size")) for m in _SIZE_EN_RE.finditer(work) if m.group("unit").lower() == "b"]
+    if len(set(sizes)) < 2:
+        return None
+    for m in _SUBJECT_RE.finditer(work):
+        start = m.start("size") if m.group("size") else m.start("size2")
+        size = float(m.group("size") or m.group("size2"))
+        if size != sizes[0]:
+            return start
+    return None
+
+
+def _extract_model(work: str, s: Slots, text: str = "") -> str:
+    subject = _subject_at(work)
+    if subject is not None:
+        work = _subject_first(work, s, subject, text or work)
     hits = _size_lists(work, _same_model_typos(find_models(work)))
     for hit in hits:
         s.model_mentions.append(
@@ -1254,6 +1294,26 @@ def _extract_model(work: str, s: Slots) -> str:
                 s.model = f"{_fmt(val)}b"
         return _blank(work, m)
     return work
+
+
+def _subject_first(work: str, s: Slots, subject: int, text: str) -> str:
+    """The sizes named before the subject are what the user measured or runs now: kept as mentions (and in
+    `measured_model`), blanked so the subject is read as the model; a memory size said with them ("fit the 7B
+    on 17gb") is that measurement, not the card for the subject."""
+    before = work[:subject]
+    first = next((m for m in _SIZE_EN_RE.finditer(before) if m.group("unit").lower() == "b"), None)
+    if first is None:
+        return work
+    hit = next((h for h in find_models(before) if h.start <= first.start() < h.end), None)
+    start, end = (hit.start, hit.end) if hit else (first.start(), first.end())
+    size = float(first.group("size"))
+    s.measured_model = hit.catalog_id if hit and hit.catalog_id else f"{_fmt(size)}b"
+    if hit:  # a bare size is no name to report as missing from the catalog
+        s.model_mentions.append(ModelMention(text=hit.text, catalog_id=hit.catalog_id, size_b=size))
+    said_before = text[:subject]  # offsets are kept by blanking: the user's words before the subject
+    if s.vram_gb and not s.gpus and any(float(v.group(1)) == s.vram_gb for v in _MEASURED_VRAM_RE.finditer(said_before)):
+        s.vram_gb = None
+    return work[:start] + " " * (end - start) + work[end:]
 
 
 # A model name glued to its size with "-"/"_" or nothing ("knowlm-13b", "skywork_13b", "r1v2-38b"): the

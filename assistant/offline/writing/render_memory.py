@@ -458,6 +458,9 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     if len(ctx.slots.co_models) >= 2 and len({str(e.result.get("model")) for e in ests}) >= 2:
         _co_deployed(w, ests)
         return
+    if len({str(e.args.get("model")) for e in ests if e.args.get("model")}) >= 2:
+        _memory_by_model(w, ctx, ests)
+        return
     first_gpu = str(ests[0].args.get("gpu") or "")
     bigger = [
         e
@@ -682,6 +685,25 @@ def _memory_by_card(w: Writer, ctx: Context, ests: list[ToolResult], cards: list
         "显存够用的卡里再比速度和价格：可以接着问「这两张卡一个月多少钱」。",
         'Among the cards that fit, compare speed and price next: ask "how much per month for these cards?"',
     )
+
+
+def _memory_by_model(w: Writer, ctx: Context, ests: list[ToolResult]) -> None:
+    """「14b 和 32b 各要多少」 / "llama-3-8b and 70b in ollama": one line per model asked, each with its own
+    figure (and verdict when a card was named), the runtime's default precision said once."""
+    seen: set[str] = set()
+    for e in ests:
+        model = str(e.args.get("model"))
+        if model in seen or e.error:
+            continue
+        seen.add(model)
+        sentence = fit_sentence(w, e.result, lead=True)
+        if sentence:
+            w.add("verdict", sentence[0], sentence[1])
+    first = ests[0]
+    runtime_default_lines(w, ctx, first)
+    host_ram_lines(w, ctx, first.result)
+    _breakdown(w, first.result)
+    _tool_assumptions(w, first.result, limit=2)
 
 
 def _model_fallback_note(w: Writer, ctx: Context, est: dict) -> None:
