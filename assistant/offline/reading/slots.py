@@ -1311,7 +1311,11 @@ def _subject_first(work: str, s: Slots, subject: int, text: str) -> str:
     if hit:  # a bare size is no name to report as missing from the catalog
         s.model_mentions.append(ModelMention(text=hit.text, catalog_id=hit.catalog_id, size_b=size))
     said_before = text[:subject]  # offsets are kept by blanking: the user's words before the subject
-    if s.vram_gb and not s.gpus and any(float(v.group(1)) == s.vram_gb for v in _MEASURED_VRAM_RE.finditer(said_before)):
+    if (
+        s.vram_gb
+        and not s.gpus
+        and any(float(v.group(1)) == s.vram_gb for v in _MEASURED_VRAM_RE.finditer(said_before))
+    ):
         s.vram_gb = None
     return work[:start] + " " * (end - start) + work[end:]
 

@@ -1,0 +1,112 @@
+"""Memory-question classes (issue 12): requirements questions, the model asked about, runtime defaults, pooling.
+
+Hand-derived values (parameter counts from the model cards / config.json):
+- Orion-14B: 14.5e9 params (huggingface.co/OrionStarAI/Orion-14B-Base) → bf16 weights 14.5e9 × 2 B ≈ 29 GB.
+- Qwen2.5-72B: 72.7e9 (huggingface.co/Qwen/Qwen2.5-72B-Instruct) / a bare "72B" → 72e9 × 2 B = 144 GB bf16.
+- Llama-3-70B: 70.6e9 (huggingface.co/meta-llama/Meta-Llama-3-70B) → bf16 141 GB > 2 × 24 GB.
+- Qwen2.5-14B 14.7e9, Qwen2.5-32B 32.5e9 (Qwen2.5 model cards); ollama's default tag is Q4_K_M
+  (ollama.com/library/qwen2.5: 14b 9.0 GB, 32b 20 GB): 14.7e9 × 4.84 / 8 ≈ 8.9 GB, 32.5e9 × 4.84 / 8 ≈ 19.7 GB.
+- TITAN RTX: 24 GB GDDR6, NVLink 100 GB/s (NVIDIA TITAN RTX spec; tomshardware.com/news/nvidia-titan-rtx-specs-pricing,38184.html);
+  NVLink links two devices, it does not pool their memory.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from assistant.offline import answer
+from assistant.offline.reading.slots import extract
+
+
+def _gb(line: str) -> list[float]:
+    return [float(x.replace(",", "")) for x in re.findall(r"(\d[\d,]*(?:\.\d+)?)\s*GB(?!/)", line)]
+
+
+def _tools(q: str) -> tuple[list[str], list[str], list[dict]]:
+    a, results = answer(q)
+    return a.text.splitlines(), [r.name for r in results], [r.args for r in results]
+
+
+@pytest.mark.parametrize(
+    "q",
+    [
+        "部署Orion-14B要啥机器配置？显卡要多大显存，内存有要求没",
+        "orion-14b 推理需要什么样的服务器配置，cpu内存要多少",
+        "what are the hardware requirements for Orion-14B? how much RAM too",
+    ],
+)
+def test_requirements_question_leads_with_the_models_memory_and_host_ram(q: str) -> None:
+    lines, names, _ = _tools(q)
+    assert "estimate_memory" in names and "plan_configurations" not in names
+    assert "Orion-14B" in lines[0]
+    weights = [v for v in _gb(lines[0]) if 27 <= v <= 31]  # 14.5e9 × 2 B ≈ 29 GB
+    assert weights, lines[0]
+    assert any(("内存" in ln or "RAM" in ln) and _gb(ln) for ln in lines[1:3]), lines[:3]
+
+
+def test_a_card_named_in_a_requirements_question_gets_the_verdict() -> None:
+    lines, names, args = _tools("两张3090能跑 llama-3-70b 吗，大概需要什么配置")
+    assert "estimate_memory" in names and "plan_configurations" not in names
+    assert lines[0].startswith("不能")  # 70.6e9 × 2 B ≈ 141 GB bf16 > 2 × 24 GB
+    assert any(a.get("gpus") == 2 for a in args)
+
+
+def test_money_still_makes_it_a_plan() -> None:
+    _, names, _ = _tools("预算每月2万，部署Qwen2.5-14B推荐什么配置")
+    assert "plan_configurations" in names
+
+
+@pytest.mark.parametrize(
+    "q, measured",
+    [
+        ("我7B用vllm刚好塞进20G，那72B呢？要多少显存", "7b"),
+        ("I barely squeezed the 7b onto 20gb with vllm. what would the 72b model need?", "7b"),
+    ],
+)
+def test_the_model_asked_about_is_the_subject_not_the_one_measured(q: str, measured: str) -> None:
+    f = extract(q)
+    assert f.params_b == 72 and f.measured_model == measured
+    assert f.vram_gb is None  # the 20 GB was the 7B's measurement, not a card for the 72B
+    lines, names, args = _tools(q)
+    est = [a for n, a in zip(names, args, strict=True) if n == "estimate_memory"]
+    assert est and all(a.get("params") == "72B" for a in est)
+    assert any(140 <= v <= 150 for v in _gb(lines[0])), lines[0]  # 72e9 × 2 B = 144 GB
+
+
+def test_catalog_model_asked_after_a_measured_one() -> None:
+    f = extract("qwen2.5-7b 在 4090 上跑得动，那换成 qwen2.5-72b 呢，要几张")
+    assert f.model == "Qwen2.5-72B" and f.measured_model == "Qwen2.5-7B"
+
+
+def test_fp8_kv_cache_is_the_caches_dtype_not_the_weights() -> None:
+    f = extract("vllm 部署 qwen2.5-7b，kv cache 用 fp8，24G 够吗")
+    assert f.kv_dtype == "fp8" and f.precision is None
+    _, names, args = _tools("vllm 部署 qwen2.5-7b，kv cache 用 fp8，24G 够吗")
+    est = next(a for n, a in zip(names, args, strict=True) if n == "estimate_memory")
+    assert est.get("kv_dtype") == "fp8" and est.get("precision") in (None, "bf16")
+
+
+def test_each_size_asked_is_sized_at_ollamas_default_quantisation() -> None:
+    lines, names, args = _tools("用ollama跑qwen2.5 14b和32b各要多大显存")
+    est = [a for n, a in zip(names, args, strict=True) if n == "estimate_memory"]
+    assert {a.get("model") for a in est} == {"Qwen2.5-14B", "Qwen2.5-32B"}
+    assert all(a.get("int4_format") == "q4_k_m" for a in est)
+    assert "Qwen2.5-14B" in lines[0] and any(8.0 <= v <= 10.0 for v in _gb(lines[0])), lines[0]
+    assert "Qwen2.5-32B" in lines[1] and any(18.5 <= v <= 21.0 for v in _gb(lines[1])), lines[1]
+
+
+@pytest.mark.parametrize(
+    "q, lang",
+    [
+        ("if i nvlink 2 titan rtx cards will the vram add up to 48gb?", "en"),
+        ("两张titan rtx用nvlink桥接，显存能叠加成48g吗", "zh"),
+    ],
+)
+def test_titan_rtx_pooling_gets_the_per_card_answer(q: str, lang: str) -> None:
+    f = extract(q)
+    assert f.gpus == ["TITAN RTX"] and f.gpu_count == 2
+    lines, _, _ = _tools(q)
+    assert lines[0].startswith("No" if lang == "en" else "不会"), lines[0]
+    assert "24 GB" in lines[0]
