@@ -157,6 +157,10 @@ def choose_intents(f: Frame) -> list[str]:
     from assistant.offline.reading import read_one
 
     first = choose_intent(f)
+    if first == A.MEMORY and memory.applies_requirement(f) and plans.applies(f) and not (f.gpus or f.vram_gb):
+        # "X 需要什么配置 / which GPU would you suggest" with no card of one's own: the model's memory leads,
+        # the ranked cards follow (with a card named, the verdict on that card is the answer)
+        return [A.MEMORY, A.PLAN]
     if first == A.DIAGNOSE and memory.applies(f) and not f.decline:
         # a paste plus the job in the user's own words ("全量微调 13B，单卡"): the memory of that job too
         return [first, A.MEMORY]
