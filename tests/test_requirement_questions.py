@@ -110,3 +110,56 @@ def test_titan_rtx_pooling_gets_the_per_card_answer(q: str, lang: str) -> None:
     lines, _, _ = _tools(q)
     assert lines[0].startswith("No" if lang == "en" else "不会"), lines[0]
     assert "24 GB" in lines[0]
+
+
+# ---- B: a size read from a name the catalog lacks; quantisation words in the name ------------------------
+
+
+def test_a_name_then_a_size_is_kept_and_said_on_line_1() -> None:
+    f = extract("MegaChat 34B 推理在4090上要多少显存")
+    assert f.model == "MegaChat-34b" and f.params_b == 34
+    assert f.model_mentions and f.model_mentions[0].catalog_id is None
+    lines, _, _ = _tools("MegaChat 34B 推理在4090上要多少显存")
+    assert "MegaChat-34b" in lines[0] and "通用 34B 稠密架构" in lines[0], lines[0]
+    assert lines[0].startswith("不能")  # 34e9 × 2 B = 68 GB of bf16 weights > 24 GB
+    assert not any("MegaChat-34b" in ln for ln in lines[1:3])  # said once, not twice
+
+
+def test_plain_words_before_a_size_are_not_names() -> None:
+    assert extract("Chat 34B 模型在 4090 上推理要多少显存").model == "34b"
+
+
+@pytest.mark.parametrize(
+    "q, lo, hi",
+    [
+        # llama.cpp quantize docs: Q4_K_M ≈ 4.8 bits/weight → 33e9 × 4.84 / 8 ≈ 20 GB
+        ("MegaChat-33B-Q4_K_M 用 llama.cpp 跑要多少显存", 19.0, 21.0),
+        # AWQ 4-bit, group 128 ≈ 4.25 bits incl. scales → 14e9 × ~0.53 B ≈ 7.5–9.5 GB
+        ("Foo 14B AWQ 推理要多少显存", 7.0, 10.0),
+    ],
+)
+def test_quantisation_words_in_the_name_set_the_weights(q: str, lo: float, hi: float) -> None:
+    lines, names, args = _tools(q)
+    est = next(a for n, a in zip(names, args, strict=True) if n == "estimate_memory")
+    assert est.get("precision") == "int4"
+    m = re.search(r"权重（[^）]*）约 ([\d.]+) GB", lines[0])
+    assert m and lo <= float(m.group(1)) <= hi, lines[0]
+
+
+# ---- D: runtime defaults ----------------------------------------------------------------------------
+
+
+def test_plain_transformers_serving_is_sized_at_its_fp32_default() -> None:
+    # Qwen3-Embedding-8B: 7.57e9 params (huggingface.co/Qwen/Qwen3-Embedding-8B) × 4 B = 30.3 GB > 24 GB;
+    # transformers 4.x from_pretrained loads torch.float32 unless torch_dtype is given (transformers docs)
+    lines, names, args = _tools("用transformers在一张3090上跑qwen3-embedding-8b推理，显存够吗")
+    est = next(a for n, a in zip(names, args, strict=True) if n == "estimate_memory")
+    assert est.get("precision") == "fp32" and est.get("load_fp32") is True
+    assert lines[0].startswith("不能") and any(29.5 <= v <= 31 for v in _gb(lines[0])), lines[0]
+    assert "torch_dtype" in lines[1]
+
+
+def test_a_dtype_said_keeps_its_precision() -> None:
+    _, names, args = _tools("用transformers bf16在一张3090上跑qwen3-embedding-8b推理，显存够吗")
+    est = next(a for n, a in zip(names, args, strict=True) if n == "estimate_memory")
+    assert est.get("precision") == "bf16" and not est.get("load_fp32")

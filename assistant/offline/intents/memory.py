@@ -4,6 +4,8 @@ weights, the next memory size up for a close call; the links of a 4+ card traini
 
 from __future__ import annotations
 
+import re
+
 from assistant.offline.intents import args as A
 from assistant.offline.intents.args import MAX_FIT, MEMORY, MIN_GPUS
 from assistant.offline.intents.base import has_size
@@ -49,12 +51,33 @@ def applies_fallback(f: Frame) -> bool:
     return has_size(f) and "howto" not in f.cues
 
 
+# "采用transformers推理", "with HF transformers": the library itself, not ktransformers / a serving engine
+_HF_TRANSFORMERS_RE = re.compile(r"(?<![a-z-])(?:hf\s+|hugging\s*face\s+)?transformers(?![a-z])", re.I)
+_SERVING_ENGINES = {"vLLM", "SGLang", "Ollama", "llama.cpp", "LMDeploy", "TGI", "TensorRT-LLM", "ExLlamaV2"}
+
+
+def transformers_default_fp32(f: Frame) -> bool:
+    """Serving with plain transformers and no dtype said: 4.x from_pretrained loads fp32 unless torch_dtype is
+    given (transformers docs, PreTrainedModel.from_pretrained torch_dtype) — twice the bf16 memory, which is
+    why an 8B model spills off a 24 GB card. The answer says it is the default and gives bf16 beside it."""
+    if f.precision or "dtype_set" in f.mentions or set(f.engines) & _SERVING_ENGINES:
+        return False
+    if f.mode not in (None, "inference") or f.training or f.finetune:
+        return False
+    return bool(_HF_TRANSFORMERS_RE.search(f.text)) and "ktransformers" not in f.text.lower()
+
+
+_GGUF_4BIT_RE = re.compile(r"(?<![a-z0-9])q4_(?:k(?:_[msl])?|[01])(?![a-z0-9])|\bgguf\b", re.I)
+
+
 def memory_kwargs(f: Frame) -> dict:
     """The shared memory job plus what only the memory tools take: the training method (DPO/GRPO/PPO…)."""
     kw = A.memory_kwargs(f)
     if kw.get("mode") == "inference" and not kw.get("precision") and "Ollama" in f.engines:
         kw["precision"], kw["int4_format"] = "int4", "q4_k_m"  # ollama pulls a 4-bit GGUF (Q4_K_M) by default
-    if "from_pretrained_call" in f.mentions and "dtype_set" not in f.mentions:
+    elif kw.get("precision") == "int4" and _GGUF_4BIT_RE.search(f.text):
+        kw["int4_format"] = "q4_k_m"  # a 4-bit GGUF named ("Q4_K_M", "q4_0"): ~4.8 bits/weight, not AWQ's
+    if "from_pretrained_call" in f.mentions and "dtype_set" not in f.mentions or transformers_default_fp32(f):
         kw["load_fp32"] = True  # transformers 4.x from_pretrained without torch_dtype loads fp32
         if kw.get("mode") == "inference" and not kw.get("precision"):
             kw["precision"], kw["engine"] = "fp32", "hf"  # that code serves with transformers, in fp32

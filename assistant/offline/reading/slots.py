@@ -194,8 +194,9 @@ _PRECISION_PATTERNS: list[tuple[str, str]] = [
     (r"bf16|bfloat16", "bf16"),
     (r"fp16|float16|半精度", "fp16"),
     (r"fp32|float32|全精度|单精度", "fp32"),
-    (r"int8|8\s*-?bit(?!\s*adam)|8比特|8位量化", "int8"),
-    (r"int4|4\s*-?bit|4比特|4位量化|nf4|gptq|awq", "int4"),
+    (r"int8|8\s*-?bit(?!\s*adam)|8比特|8位量化|(?<![a-z0-9])q8_0(?![a-z0-9])", "int8"),
+    # GGUF 4-bit types in a file or tag name ("-Q4_K_M.gguf", "q4_0"): llama.cpp quantize docs
+    (r"int4|4\s*-?bit|4比特|4位量化|nf4|gptq|awq|(?<![a-z0-9])q4_(?:k(?:_[msl])?|[01])(?![a-z0-9])", "int4"),
     (r"混合精度|mixed[\s\-]*precision|\bamp\b", "bf16"),
 ]
 # "fp8 kv cache", "kv cache in int8", "--kv-cache-dtype fp8_e5m2", "KV缓存用fp8": the KV cache's dtype
@@ -798,6 +799,13 @@ def _extract(question: str) -> Slots:
     s.text, s.paste = own_words, (raw if s.is_log else None)
     s.mentions, s.card_sizes, s.network = mentions(text), card_sizes(own_words), network(own_words)
     s.decline = decline_of(text)
+    if s.params_b and s.model == f"{_fmt(s.params_b)}b" and not s.model_mentions and not s.is_log:
+        from assistant.offline.reading.unknown_names import name_before_size
+
+        named = name_before_size(own_words, s.params_b)  # "KnowLM 13B": the name the generic size stands for
+        if named:
+            s.model = f"{named}-{_fmt(s.params_b)}b"
+            s.model_mentions.append(ModelMention(text=s.model, catalog_id=None, size_b=s.params_b))
     if not (s.model or s.params_b or s.is_log):
         from assistant.offline.reading.unknown_names import unknown_model_name
 

@@ -708,6 +708,8 @@ def _memory_by_model(w: Writer, ctx: Context, ests: list[ToolResult]) -> None:
 
 def _model_fallback_note(w: Writer, ctx: Context, est: dict) -> None:
     s = ctx.slots
+    if any(m.catalog_id is None and m.size_b for m in s.model_mentions):
+        return  # line 1 already says it (writing/lead.assumed_note)
     if s.model and est.get("model_kind") == "generic" and not re.fullmatch(r"[\d.]+[bm]", s.model):
         # in the verdict paragraph (line 1): the figure is for a generic shape, not that model's own
         w.add(
@@ -1354,7 +1356,20 @@ def runtime_default_lines(w: Writer, ctx: Context, r: ToolResult) -> None:
             "Unsloth 的示例 notebook 默认 load_in_4bit=True，底座按 4-bit（QLoRA）加载，这里也按 QLoRA 算。",
             "Unsloth's notebooks load the base with load_in_4bit=True (QLoRA) by default, so this is sized as QLoRA.",
         )
-    if r.args.get("load_fp32"):
+    if r.args.get("load_fp32") and "from_pretrained_call" not in ctx.slots.mentions:
+        whole = est.get("whole_model_weights_gb")
+        half = f"（bf16 约 {gb(whole / 2)} GB）" if isinstance(whole, (int, float)) else ""
+        half_en = f" (bf16: about {gb(whole / 2)} GB)" if isinstance(whole, (int, float)) else ""
+        w.add(
+            "verdict",
+            f"这里按 transformers 的默认精度算：from_pretrained 不写 torch_dtype 时 transformers 4.x 按 fp32 加载"
+            f"（4 B/参数），权重约 {gb(whole)} GB，是 bf16 的两倍{half}；"
+            '单卡放不下时 device_map="auto" 会把一部分层放到 CPU，速度会慢很多。加上 torch_dtype=torch.bfloat16 或 "auto"。',
+            f"Sized at transformers' default: without torch_dtype, transformers 4.x from_pretrained loads fp32 "
+            f"(4 B/param), about {gb(whole)} GB of weights, twice bf16{half_en}; when one card cannot hold it, "
+            'device_map="auto" puts some layers on the CPU, which is much slower. Pass torch_dtype=torch.bfloat16 or "auto".',
+        )
+    elif r.args.get("load_fp32"):
         ram = est.get("host_ram") if isinstance(est.get("host_ram"), dict) else {}
         per = ram.get("per_process_model_gb") if isinstance(ram, dict) else None
         w.add(
