@@ -163,3 +163,12 @@ def test_a_dtype_said_keeps_its_precision() -> None:
     _, names, args = _tools("用transformers bf16在一张3090上跑qwen3-embedding-8b推理，显存够吗")
     est = next(a for n, a in zip(names, args, strict=True) if n == "estimate_memory")
     assert est.get("precision") == "bf16" and not est.get("load_fp32")
+
+
+def test_an_unknown_card_without_a_size_does_not_stop_the_estimate() -> None:
+    # DeepSeek-Coder-V2: 236e9 total params (huggingface.co/deepseek-ai/DeepSeek-Coder-V2-Instruct) × 2 B ≈ 472 GB
+    lines, names, args = _tools("deepseek coder v2 的配置要求是什么？我笔记本是 NVIDIA T500 显卡，16G内存")
+    est = next(a for n, a in zip(names, args, strict=True) if n == "estimate_memory")
+    assert est.get("gpu") is None
+    assert any(460 <= v <= 480 for v in _gb(lines[0])), lines[0]
+    assert any("T500" in ln and "规格表里没有" in ln for ln in lines[:4]), lines[:4]

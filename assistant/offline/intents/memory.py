@@ -153,7 +153,11 @@ def calls(f: Frame) -> list[ToolCall]:
             out.append(A.call(NAME, "estimate_memory", **{**kw, "model": model}))
         out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2))
         return out
-    cards = [A.gpu_arg(f, g) for g in f.gpus[:3]] or [mem_kw.get("gpu")]  # "用A100还是4090": each card
+    unknown = unknown_cards(f)
+    if unknown and mem_kw.get("gpu") == A.gpu_arg(f):
+        mem_kw["gpu"] = None  # a card the table lacks, no size given: size the job, say the card is unknown
+    # "用A100还是4090": each card
+    cards = [A.gpu_arg(f, g) for g in f.gpus[:3] if g not in unknown] or [mem_kw.get("gpu")]
     if f.gpu_alt_memory_gb and len(f.gpus) == 1:  # "A100 40G vs 80G": both sizes of the one card
         cards.append(f"{f.gpu} {f.gpu_alt_memory_gb}GB" + (f" {f.gpu_form}" if f.gpu_form else ""))
     low_bit_training = mem_kw.get("mode") != "inference" and mem_kw.get("precision") in ("int4", "int8")
@@ -192,6 +196,12 @@ def asked_sizes(f: Frame) -> list[str]:
         if m.catalog_id and m.size_b and m.catalog_id != f.measured_model and not m.variant
     ]
     return list(dict.fromkeys(out))
+
+
+def unknown_cards(f: Frame) -> list[str]:
+    """Cards named that the GPU table does not have and whose memory was not said ("dedicated GPU NVIDIA
+    T500"): nothing can be checked against them, but the job itself can still be sized."""
+    return [g.name for g in f.gpu_mentions if g.gpu_id is None and not g.memory_gb]
 
 
 def max_fit_calls(f: Frame) -> list[ToolCall]:

@@ -708,6 +708,14 @@ def _memory_by_model(w: Writer, ctx: Context, ests: list[ToolResult]) -> None:
 
 def _model_fallback_note(w: Writer, ctx: Context, est: dict) -> None:
     s = ctx.slots
+    unknown = [g.name for g in s.gpu_mentions if g.gpu_id is None and not g.memory_gb]
+    if unknown and not any(e.args.get("gpu") for e in ctx.by_name("estimate_memory")):
+        w.add(
+            "verdict",
+            f"（规格表里没有 {unknown[0]}，没法按它判断；告诉我它的显存大小（如 4 GB）就能算能不能放下。）",
+            f"({unknown[0]} is not in the GPU table, so the verdict is not checked against it; tell me its memory "
+            "(e.g. 4 GB) and I will check whether it fits.)",
+        )
     if any(m.catalog_id is None and m.size_b for m in s.model_mentions):
         return  # line 1 already says it (writing/lead.assumed_note)
     if s.model and est.get("model_kind") == "generic" and not re.fullmatch(r"[\d.]+[bm]", s.model):
