@@ -172,3 +172,33 @@ def test_an_unknown_card_without_a_size_does_not_stop_the_estimate() -> None:
     assert est.get("gpu") is None
     assert any(460 <= v <= 480 for v in _gb(lines[0])), lines[0]
     assert any("T500" in ln and "规格表里没有" in ln for ln in lines[:4]), lines[:4]
+
+
+# ---- a catalog family named without a size -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "q, model",
+    [
+        ("LoRA on LLaMA, is 24gb enough?", "LLaMA-7B"),  # LLaMA 7B/13B/33B/65B (arXiv:2302.13971)
+        ("ollama跑llama3要多少显存", "Llama-3-8B"),  # Llama 3 ships 8B and 70B; ollama's llama3 tag is 8B
+        ("qwen2.5 在 3060 12g 上能跑吗", "Qwen2.5-7B"),  # 0.5B … 72B: the 7B class, not the 0.5B
+    ],
+)
+def test_a_family_without_a_size_is_its_7b_class_member_said_on_line_1(q: str, model: str) -> None:
+    f = extract(q)
+    assert f.model == model
+    lines, names, _ = _tools(q)
+    assert "estimate_memory" in names and model in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("q", ["qwen_image 需要多大的卡啊", "llama-guard 要多少显存", "qwen 和 llama 哪个好"])
+def test_a_longer_name_or_a_comparison_is_not_a_family_default(q: str) -> None:
+    assert extract(q).model is None
+
+
+def test_llama_7b_lora_on_a_4090_fits() -> None:
+    # LLaMA-7B 6.74e9 × 2 B = 13.5 GB bf16 base + adapters/activations ≈ 16–20 GB < 24 GB
+    lines, _, _ = _tools("Is it possible to run on 24gb vram? I have a 4090, LoRA on LLaMA")
+    assert lines[0].startswith("Yes"), lines[0]
+    assert any(13.0 <= v <= 14.0 for v in _gb(lines[0])), lines[0]

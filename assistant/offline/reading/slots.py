@@ -806,6 +806,8 @@ def _extract(question: str) -> Slots:
         if named:
             s.model = f"{named}-{_fmt(s.params_b)}b"
             s.model_mentions.append(ModelMention(text=s.model, catalog_id=None, size_b=s.params_b))
+    if not (s.model or s.params_b or s.is_log) and s.cues & {"fit", "requirement", "how_many", "max_fit"}:
+        _family_default(text, s)  # "LoRA on LLaMA, 24gb enough?": the family's 7B-class size, said on line 1
     if not (s.model or s.params_b or s.is_log):
         from assistant.offline.reading.unknown_names import unknown_model_name
 
@@ -1326,6 +1328,38 @@ def _subject_first(work: str, s: Slots, subject: int, text: str) -> str:
     ):
         s.vram_gb = None
     return work[:start] + " " * (end - start) + work[end:]
+
+
+@functools.lru_cache(maxsize=1)
+def _family_sizes() -> dict[str, list[tuple[float, str]]]:
+    """Catalog families with their sizes: 'llama3' → [(8, 'Llama-3-8B'), (70, 'Llama-3-70B')]."""
+    from tools.models import load_catalog
+
+    out: dict[str, list[tuple[float, str]]] = {}
+    for e in load_catalog():
+        m = re.match(r"^(.*?)-(\d+(?:\.\d+)?)B$", e.id)
+        if m:
+            out.setdefault(re.sub(r"[\s.\-_]", "", m.group(1).lower()), []).append((float(m.group(2)), e.id))
+    return {k: sorted(v) for k, v in out.items() if len(v) >= 2 and len(k) >= 4}
+
+
+# the whole name: "qwen_image" / "llama-guard" / "qwen2.5-vl" are other models, not the family word
+_FAMILY_WORD_RE = re.compile(r"(?<![a-z0-9_\-/])([a-z][a-z0-9]*(?:[.\-_ ]?\d+(?:\.\d+)?)?)(?![a-z0-9.]|[\-_/][a-z0-9])")
+
+
+def _family_default(text: str, s: Slots) -> None:
+    """A catalog family named without a size in a fit question ("LoRA on LLaMA", "llama3 要多少显存"): sized as
+    its smallest 7B-class member (>= 6B; the smallest when none is that big) — the size most people run
+    first (the default tag of ollama's llama3, qwen2.5, llama2 libraries). The mention is marked a variant so
+    line 1 says which model was used (writing/lead.assumed_note)."""
+    families = _family_sizes()
+    for m in _FAMILY_WORD_RE.finditer(text):
+        sizes = families.get(re.sub(r"[\s.\-_]", "", m.group(1)))
+        if sizes:
+            size, model_id = next((x for x in sizes if x[0] >= 6), sizes[0])
+            s.model, s.params_b = model_id, size
+            s.model_mentions.append(ModelMention(text=m.group(1), catalog_id=model_id, variant=True, size_b=None))
+            return
 
 
 # A model name glued to its size with "-"/"_" or nothing ("knowlm-13b", "skywork_13b", "r1v2-38b"): the
