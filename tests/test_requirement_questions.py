@@ -202,3 +202,26 @@ def test_llama_7b_lora_on_a_4090_fits() -> None:
     lines, _, _ = _tools("Is it possible to run on 24gb vram? I have a 4090, LoRA on LLaMA")
     assert lines[0].startswith("Yes"), lines[0]
     assert any(13.0 <= v <= 14.0 for v in _gb(lines[0])), lines[0]
+
+
+# ---- a file size the user gives sets the precision; a family and a size asked together -------------------
+
+
+def test_a_stated_file_size_means_quantised_weights() -> None:
+    # Qwen2.5-72B 72.7e9 params: 47 GB × 8 / 72.7e9 ≈ 5.2 bits per weight → a 4-bit file (ollama qwen2.5:72b is 47 GB)
+    f = extract("qwen2.5 72b 下载下来才47G，跑起来要多少显存")
+    assert f.precision == "int4"
+    lines, _, _ = _tools("qwen2.5 72b 下载下来才47G，跑起来要多少显存")
+    assert any(38 <= v <= 48 for v in _gb(lines[0])), lines[0]
+    assert "文件大小" in lines[1]
+    # a bf16-sized file says nothing: 14.2 GB × 8 / 7e9 ≈ 16 bits
+    assert extract("7b 模型文件是 14.2G，要多少显存").precision is None
+
+
+def test_a_family_and_a_bare_size_are_both_sized() -> None:
+    # Llama 3: 8.03e9 and 70.6e9 params (meta-llama model cards); 40 GB for 70B ≈ 4.5 bits → int4
+    q = "llama3 needs how many gb of vram? and the 70b, which is 40gb?"
+    _, names, args = _tools(q)
+    models = [a.get("model") for n, a in zip(names, args, strict=True) if n == "estimate_memory"]
+    assert models == ["Llama-3-8B", "Llama-3-70B"]
+    assert all(a.get("precision") == "int4" for n, a in zip(names, args, strict=True) if n == "estimate_memory")

@@ -806,8 +806,15 @@ def _extract(question: str) -> Slots:
         if named:
             s.model = f"{named}-{_fmt(s.params_b)}b"
             s.model_mentions.append(ModelMention(text=s.model, catalog_id=None, size_b=s.params_b))
-    if not (s.model or s.params_b or s.is_log) and s.cues & {"fit", "requirement", "how_many", "max_fit"}:
-        _family_default(text, s)  # "LoRA on LLaMA, 24gb enough?": the family's 7B-class size, said on line 1
+    if not s.is_log and s.cues & {"fit", "requirement", "how_many", "max_fit"}:
+        if not (s.model or s.params_b):
+            _family_default(text, s)  # "LoRA on LLaMA, 24gb enough?": the family's 7B-class size, said on line 1
+        elif s.params_b and s.model == f"{_fmt(s.params_b)}b" and not s.model_mentions:
+            _family_with_size(text, s)  # "llama3 要多少 … 70b 呢": the family in its default size and in 70B
+    if not s.precision and s.params_b and not s.is_log:
+        s.precision = _precision_of_stated_size(text, s.params_b)  # "70b that size's is 40gb": a 4-bit file
+        if s.precision:
+            s.mentions.add("precision_from_stated_size")
     if not (s.model or s.params_b or s.is_log):
         from assistant.offline.reading.unknown_names import unknown_model_name
 
@@ -1360,6 +1367,44 @@ def _family_default(text: str, s: Slots) -> None:
             s.model, s.params_b = model_id, size
             s.model_mentions.append(ModelMention(text=m.group(1), catalog_id=model_id, variant=True, size_b=None))
             return
+
+
+def _family_with_size(text: str, s: Slots) -> None:
+    """「llama3 要多少显存？70b 呢」: a family named without a size and a bare size elsewhere that the family
+    has — both are asked: the family's 7B-class member and that size."""
+    families = _family_sizes()
+    if s.params_b is None:
+        return
+    for m in _FAMILY_WORD_RE.finditer(text):
+        sizes = families.get(re.sub(r"[\s.\-_]", "", m.group(1)))
+        sized = next((mid for size, mid in sizes or [] if size == s.params_b), None)
+        if sizes and sized:
+            default_size, default_id = next((x for x in sizes if x[0] >= 6), sizes[0])
+            if default_id != sized:
+                s.model_mentions.append(ModelMention(text=m.group(1), catalog_id=default_id, size_b=default_size))
+            s.model_mentions.append(ModelMention(text=f"{_fmt(s.params_b)}b", catalog_id=sized, size_b=s.params_b))
+            s.model = sized
+            return
+
+
+# "70b that size's is 40gb", "72b 下载下来才 47G", "the 70B file is 39 GB": the user's own file size
+_STATED_SIZE_RE = re.compile(
+    r"(?<![a-z0-9.])(?P<b>\d+(?:\.\d+)?)\s*b(?![a-z0-9])(?:(?!cards?|gpus?|卡|显存|vram|memory|ram\b)[^.?!。？;；]){0,30}?"
+    r"(?:\bis\b|\bare\b|\bwas\b|=|有|是|才|只有|大小|下载)\s*(?:about|around|only|just|约|大概|大约|才)?\s*"
+    r"(?P<gb>\d+(?:\.\d+)?)\s*(?:gb|g)(?![a-z0-9])",
+    re.I,
+)
+
+
+def _precision_of_stated_size(text: str, params_b: float) -> str | None:
+    """A file size the user gives for the model sets its precision: bytes × 8 ÷ params = bits per weight.
+    Under 6 bits is a 4-bit file (Q4_K_M ≈ 4.8, GPTQ/AWQ ≈ 4.2–4.6), 6–10 an 8-bit one; bf16 (16) says nothing."""
+    for m in _STATED_SIZE_RE.finditer(text):
+        if float(m.group("b")) != params_b:
+            continue
+        bits = float(m.group("gb")) * 8 / params_b
+        return "int4" if 3 <= bits < 6 else "int8" if 6 <= bits < 10 else None
+    return None
 
 
 # A model name glued to its size with "-"/"_" or nothing ("knowlm-13b", "skywork_13b", "r1v2-38b"): the

@@ -700,14 +700,28 @@ def _memory_by_model(w: Writer, ctx: Context, ests: list[ToolResult]) -> None:
         if sentence:
             w.add("verdict", sentence[0], sentence[1])
     first = ests[0]
+    _stated_size_note(w, ctx)
     runtime_default_lines(w, ctx, first)
     host_ram_lines(w, ctx, first.result)
     _breakdown(w, first.result)
     _tool_assumptions(w, first.result, limit=2)
 
 
+def _stated_size_note(w: Writer, ctx: Context) -> None:
+    """The precision was read from the file size the user gave, not said: say so (reading/slots)."""
+    if "precision_from_stated_size" in ctx.slots.mentions and ctx.slots.precision:
+        p = ctx.slots.precision
+        w.add(
+            "verdict",
+            f"（按你说的文件大小推算是 {p} 量化的权重：文件字节 × 8 ÷ 参数量 ≈ 每权重的比特数；bf16 要大约 4 倍。）",
+            f"(The file size you gave means {p}-quantised weights: file bytes × 8 ÷ parameters ≈ bits per weight; "
+            "bf16 would be about 4× that.)",
+        )
+
+
 def _model_fallback_note(w: Writer, ctx: Context, est: dict) -> None:
     s = ctx.slots
+    _stated_size_note(w, ctx)
     unknown = [g.name for g in s.gpu_mentions if g.gpu_id is None and not g.memory_gb]
     if unknown and not any(e.args.get("gpu") for e in ctx.by_name("estimate_memory")):
         w.add(
