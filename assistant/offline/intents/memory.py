@@ -153,7 +153,9 @@ def calls(f: Frame) -> list[ToolCall]:
             out.append(A.call(NAME, "estimate_memory", **{**kw, "model": model}))
         out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2))
         return out
-    unknown = unknown_cards(f)
+    # a requirements question ("system requirements of X; my GPU is a T500"): the card is an aside; a plain fit
+    # question on an unknown card ("RTX 9090能训练7B吗") keeps the tool's "not in the table" with suggestions
+    unknown = unknown_cards(f) if applies_requirement(f) else []
     if unknown and mem_kw.get("gpu") == A.gpu_arg(f):
         mem_kw["gpu"] = None  # a card the table lacks, no size given: size the job, say the card is unknown
     # "用A100还是4090": each card
