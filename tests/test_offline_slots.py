@@ -265,7 +265,12 @@ CASES: list[tuple[str, dict, list[str]]] = [
         dict(budget_cny=20000, params_b=13),
         ["plan_configurations"],
     ),
-    ("想做qwen2.5 14b的lora微调，推荐什么配置", dict(model="Qwen2.5-14B", mode="lora"), ["plan_configurations"]),
+    # a requirements question: the job's memory leads (issue 12), the ranked configurations follow
+    (
+        "想做qwen2.5 14b的lora微调，推荐什么配置",
+        dict(model="Qwen2.5-14B", mode="lora"),
+        ["estimate_memory", "plan_configurations"],
+    ),
     ("预算3万，训练7B模型，租什么卡划算", dict(budget_cny=30000, params_b=7), ["plan_configurations"]),
     (
         "recommend a setup for serving qwen2.5-72b with 32k context",

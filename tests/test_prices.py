@@ -35,6 +35,7 @@ NO_PRICE_YET = {
     "rtx_3090_ti",
     "rtx_2080_ti",
     "rtx_2080_ti_22g",
+    "titan_rtx",  # discontinued workstation card, second-hand only: no dated rental price
     "a30",
     "v100_16gb_sxm2",
     # cards users own or rent, added for the real-question set: no dated price points yet

@@ -122,6 +122,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.INTERCONNECT, gpus.applies_allreduce),
     (A.TRAIN_TIME, train_time.applies),
     (card_choice.NAME, card_choice.applies),  # "H20 和 A800 哪个适合训练 70B": the choice and why, not per-card fits
+    (A.MEMORY, memory.applies_requirement),  # "X 需要什么配置/多大显存": its memory first, not a rental plan
     (A.PLAN, plans.applies),
     (A.PRICE, prices.applies),
     (A.MODEL_INFO, gpus.applies_model_info),
@@ -162,6 +163,10 @@ def choose_intents(f: Frame) -> list[str]:
     from assistant.offline.reading import read_one
 
     first = choose_intent(f)
+    if first == A.MEMORY and memory.applies_requirement(f) and plans.applies(f) and not (f.gpus or f.vram_gb):
+        # "X 需要什么配置 / which GPU would you suggest" with no card of one's own: the model's memory leads,
+        # the ranked cards follow (with a card named, the verdict on that card is the answer)
+        return [A.MEMORY, A.PLAN]
     if first == A.DIAGNOSE and memory.applies(f) and not f.decline:
         # a paste plus the job in the user's own words ("全量微调 13B，单卡"): the memory of that job too
         return [first, A.MEMORY]

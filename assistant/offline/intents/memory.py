@@ -4,6 +4,8 @@ weights, the next memory size up for a close call; the links of a 4+ card traini
 
 from __future__ import annotations
 
+import re
+
 from assistant.offline.intents import args as A
 from assistant.offline.intents.args import MAX_FIT, MEMORY, MIN_GPUS
 from assistant.offline.intents.base import has_size
@@ -69,8 +71,43 @@ def applies(f: Frame) -> bool:
     return has_size(f) and ("fit" in f.cues or bool(f.mode) or f.training or f.finetune or bool(f.gpus))
 
 
+# What makes a requirements question something else: money, time, a card count, a load to serve.
+_NOT_REQUIREMENT_CUES = {"price", "time", "how_many", "max_fit", "decode_speed", "billing"}
+
+
+def applies_requirement(f: Frame) -> bool:
+    """「部署 Orion-14B 需要什么配置、多大显存」 / "system requirements of X" / "can I run X on 24gb": a sized
+    model and a question about what it needs. The answer is its memory (and the verdict on the card named),
+    not a ranked rental plan — the plan words that come with it ("什么配置", "suggest") do not change what
+    was asked. Money, time, card counts, users or a deadline keep their own intents."""
+    if not has_size(f) or "requirement" not in f.cues or f.is_log:
+        return False
+    if f.cues & _NOT_REQUIREMENT_CUES or f.budget_cny or f.deadline_hours or f.users or f.concurrency:
+        return False
+    return not (f.load.concurrency or f.load.requests_per_s or f.load.per_day)
+
+
 def applies_fallback(f: Frame) -> bool:
     return has_size(f) and "howto" not in f.cues
+
+
+# "采用transformers推理", "with HF transformers": the library itself, not ktransformers / a serving engine
+_HF_TRANSFORMERS_RE = re.compile(r"(?<![a-z-])(?:hf\s+|hugging\s*face\s+)?transformers(?![a-z])", re.I)
+_SERVING_ENGINES = {"vLLM", "SGLang", "Ollama", "llama.cpp", "LMDeploy", "TGI", "TensorRT-LLM", "ExLlamaV2"}
+
+
+def transformers_default_fp32(f: Frame) -> bool:
+    """Serving with plain transformers and no dtype said: 4.x from_pretrained loads fp32 unless torch_dtype is
+    given (transformers docs, PreTrainedModel.from_pretrained torch_dtype) — twice the bf16 memory, which is
+    why an 8B model spills off a 24 GB card. The answer says it is the default and gives bf16 beside it."""
+    if f.precision or "dtype_set" in f.mentions or set(f.engines) & _SERVING_ENGINES:
+        return False
+    if f.mode not in (None, "inference") or f.training or f.finetune:
+        return False
+    return bool(_HF_TRANSFORMERS_RE.search(f.text)) and "ktransformers" not in f.text.lower()
+
+
+_GGUF_4BIT_RE = re.compile(r"(?<![a-z0-9])q4_(?:k(?:_[msl])?|[01])(?![a-z0-9])|\bgguf\b", re.I)
 
 
 def memory_kwargs(f: Frame) -> dict:
@@ -78,10 +115,14 @@ def memory_kwargs(f: Frame) -> dict:
     kw = A.memory_kwargs(f)
     if kw.get("mode") == "inference" and not kw.get("precision") and "Ollama" in f.engines:
         kw["precision"], kw["int4_format"] = "int4", "q4_k_m"  # ollama pulls a 4-bit GGUF (Q4_K_M) by default
-    if "from_pretrained_call" in f.mentions and "dtype_set" not in f.mentions:
+    elif kw.get("precision") == "int4" and _GGUF_4BIT_RE.search(f.text):
+        kw["int4_format"] = "q4_k_m"  # a 4-bit GGUF named ("Q4_K_M", "q4_0"): ~4.8 bits/weight, not AWQ's
+    if "from_pretrained_call" in f.mentions and "dtype_set" not in f.mentions or transformers_default_fp32(f):
         kw["load_fp32"] = True  # transformers 4.x from_pretrained without torch_dtype loads fp32
         if kw.get("mode") == "inference" and not kw.get("precision"):
             kw["precision"], kw["engine"] = "fp32", "hf"  # that code serves with transformers, in fp32
+    if f.kv_dtype in ("fp8", "int8", "fp16", "bf16") and kw.get("mode") == "inference":
+        kw["kv_dtype"] = f.kv_dtype  # "fp8 kv cache": the cache shrinks, the weights keep their precision
     if f.method:
         if kw.get("mode") == "inference":
             kw["mode"] = "full"  # "DPO能跑吗": a method is training, whatever else was read
@@ -146,7 +187,21 @@ def calls(f: Frame) -> list[ToolCall]:
         return out
     if served_precision(mem_kw, mem_kw.get("gpu")):
         mem_kw["precision"] = served_precision(mem_kw, mem_kw.get("gpu"))
-    cards = [A.gpu_arg(f, g) for g in f.gpus[:3]] or [mem_kw.get("gpu")]  # "用A100还是4090": each card
+    sizes = asked_sizes(f)
+    if len(sizes) >= 2 and mem_kw.get("mode") == "inference" and len(f.gpus) <= 1:
+        # "ollama 跑 14b 和 32b 各要多少": each size asked, at the same precision and on the same card
+        kw = {k: v for k, v in mem_kw.items() if k not in ("model", "params")}
+        for model in sizes[:3]:
+            out.append(A.call(NAME, "estimate_memory", **{**kw, "model": model}))
+        out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2))
+        return out
+    # a requirements question ("system requirements of X; my GPU is a T500"): the card is an aside; a plain fit
+    # question on an unknown card ("RTX 9090能训练7B吗") keeps the tool's "not in the table" with suggestions
+    unknown = unknown_cards(f) if applies_requirement(f) else []
+    if unknown and mem_kw.get("gpu") == A.gpu_arg(f):
+        mem_kw["gpu"] = None  # a card the table lacks, no size given: size the job, say the card is unknown
+    # "用A100还是4090": each card
+    cards = [A.gpu_arg(f, g) for g in f.gpus[:3] if g not in unknown] or [mem_kw.get("gpu")]
     if f.gpu_alt_memory_gb and len(f.gpus) == 1:  # "A100 40G vs 80G": both sizes of the one card
         cards.append(f"{f.gpu} {f.gpu_alt_memory_gb}GB" + (f" {f.gpu_form}" if f.gpu_form else ""))
     low_bit_training = mem_kw.get("mode") != "inference" and mem_kw.get("precision") in ("int4", "int8")
@@ -176,6 +231,23 @@ def calls(f: Frame) -> list[ToolCall]:
     return out
 
 
+def asked_sizes(f: Frame) -> list[str]:
+    """Every catalog model the question asks to size, in order ("qwen2.5 14b和32b" → both); the one the user
+    already measured ("7B 刚好够，那 72B 呢") is not asked again."""
+    out = [
+        m.catalog_id
+        for m in f.model_mentions
+        if m.catalog_id and m.size_b and m.catalog_id != f.measured_model and not m.variant
+    ]
+    return list(dict.fromkeys(out))
+
+
+def unknown_cards(f: Frame) -> list[str]:
+    """Cards named that the GPU table does not have and whose memory was not said ("dedicated GPU NVIDIA
+    T500"): nothing can be checked against them, but the job itself can still be sized."""
+    return [g.name for g in f.gpu_mentions if g.gpu_id is None and not g.memory_gb]
+
+
 def max_fit_calls(f: Frame) -> list[ToolCall]:
     mem_kw = memory_kwargs(f)
     return [
@@ -197,7 +269,11 @@ def min_gpus_calls(f: Frame) -> list[ToolCall]:
         # DeepSeek-V3/R1 ship FP8 weights ("满血版" = the released checkpoint): size that first, bf16 beside it
         out.append(A.call(MIN_GPUS, "find_min_gpus", **{**kw, "precision": "fp8"}))
     out.append(A.call(MIN_GPUS, "find_min_gpus", **kw))
-    others = [m.catalog_id for m in f.model_mentions if m.catalog_id and m.catalog_id != kw.get("model")]
+    others = [
+        m.catalog_id
+        for m in f.model_mentions
+        if m.catalog_id and m.catalog_id not in (kw.get("model"), f.measured_model)  # not the one already run
+    ]
     for model in list(dict.fromkeys(others))[:2]:  # "Falcon-40B or Llama2-70B": each model named gets its count
         out.append(
             A.call(MIN_GPUS, "find_min_gpus", **{**{k: v for k, v in kw.items() if k != "params"}, "model": model})

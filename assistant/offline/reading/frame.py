@@ -146,6 +146,9 @@ class Frame(BaseModel):
     mode: str | None = None  # full | lora | qlora | pretrain | inference
     modes: list[str] = Field(default_factory=list)
     precision: str | None = None
+    kv_dtype: str | None = None  # "fp8 kv cache" / "--kv-cache-dtype fp8": the KV cache's dtype, not the weights'
+    # "7B 用了 17G，那 72B 呢": the earlier model the user measured; the subject (`model`) is the one asked about
+    measured_model: str | None = None
     optimizer: str | None = None
     zero_stage: int | None = None
     context: int | None = None

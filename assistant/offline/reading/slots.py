@@ -203,10 +203,17 @@ _PRECISION_PATTERNS: list[tuple[str, str]] = [
     (r"bf16|bfloat16", "bf16"),
     (r"fp16|float16|半精度", "fp16"),
     (r"fp32|float32|全精度|单精度", "fp32"),
-    (r"int8|8\s*-?bit(?!\s*adam)|8比特|8位量化", "int8"),
-    (r"int4|4\s*-?bit|4比特|4位量化|nf4|gptq|awq", "int4"),
+    (r"int8|8\s*-?bit(?!\s*adam)|8比特|8位量化|(?<![a-z0-9])q8_0(?![a-z0-9])", "int8"),
+    # GGUF 4-bit types in a file or tag name ("-Q4_K_M.gguf", "q4_0"): llama.cpp quantize docs
+    (r"int4|4\s*-?bit|4比特|4位量化|nf4|gptq|awq|(?<![a-z0-9])q4_(?:k(?:_[msl])?|[01])(?![a-z0-9])", "int4"),
     (r"混合精度|mixed[\s\-]*precision|\bamp\b", "bf16"),
 ]
+# "fp8 kv cache", "kv cache in int8", "--kv-cache-dtype fp8_e5m2", "KV缓存用fp8": the KV cache's dtype
+_KV_DTYPE_RE = re.compile(
+    r"(?:fp8|float8|int8|fp16|bf16)(?:_e[45]m[23])?\s*(?:的\s*)?(?:kv|k/v)(?:[\s_-]*(?:cache|缓存))?|"
+    r"(?:kv|k/v)[\s_-]*(?:cache|缓存)[\s_-]*(?:dtype)?\s*(?:[=:：]|in|用|使用|设为|as)?\s*(?:fp8|float8|int8|fp16|bf16)(?:_e[45]m[23])?",
+    re.I,
+)
 _OPTIMIZER_PATTERNS: list[tuple[str, str]] = [
     (r"8\s*-?bit\s*adam\w*|adam\w*\s*8\s*-?bit|8比特\s*adam\w*|paged[\s_]*adam\w*|bnb", "adamw_8bit"),
     (r"adafactor", "adafactor"),
@@ -320,6 +327,16 @@ _CUE_PATTERNS: dict[str, str] = {
     r"最便宜的(?:方案|配置|办法|做法)|最省钱的|"
     r"plan\b|recommend|which gpus? should|what (?:gpu|setup|config)|suggest|"
     r"best (?:gpu|option|setup|config)|configuration|setup for|budget",
+    # "what does X need to run": a requirements question about a model — answered with its memory first
+    # (intents/memory.applies_requirement), whatever plan words ("什么配置", "suggest") come with it
+    "requirement": r"requirements?\b|\brequire[sd]?\b|(?:什么|啥)(?:样的)?(?:机器|硬件|服务器|显卡|卡|gpu)?\s*配置|"
+    r"配置要求|硬件要求|最低配置|(?:要|需要)(?:什么|哪种|啥|多大|多少)(?:样的)?\s*(?:显卡|卡|gpu|显存|内存)|"
+    r"多大(?:的)?显存|显存.{0,4}(?:多大|多少|够不够|够吗|够用|要求)|多少(?:的)?显存|够不够|够吗|能不能跑|能跑吗|"
+    r"跑得(?:动|起来)|跑不(?:动|起来)|能否(?:运行|部署|跑)|can (?:i|we|it|you) (?:run|load|serve|host|train|fine[\s-]*tune)|"
+    r"(?:is it|would it be) possible to (?:run|load|serve|train|fine[\s-]*tune)|how much (?:vram|gpu memory|memory)|"
+    r"what (?:gpus?|hardware|cards?|setup) (?:do|would|should|is|are)|which gpus? (?:do|would|should)|"
+    r"minimum (?:hardware|gpu|vram|spec)|vram (?:do i need|needed|required)|how many gb|"
+    r"enough (?:vram|memory)|(?:vram|memory) enough",
     "suitability": r"(?:适合|适不适合|合适|适用于?|能不能用来|好不好用来?|行不行)\s*(?:做|用来|拿来)?\s*(?:训练|推理|部署|微调)|"
     r"(?:训练|推理|部署|微调)\s*(?:合适|适合|行不行)|"
     r"(?:good|suitable|ok|fit|worth it|any good) for (?:training|inference|serving|fine[\s-]*tuning)",
@@ -674,7 +691,7 @@ def _extract(question: str) -> Slots:
         work = _blank(work, m)
 
     # --- model names and sizes ---------------------------------------------------------------
-    work = _extract_model(work, s)
+    work = _extract_model(work, s, text)
     _extract_co_models(text, s)
 
     # --- price period: 一个月 / 10 hours / 3天 / 包月 -------------------------------------------
@@ -728,6 +745,10 @@ def _extract(question: str) -> Slots:
         s.modes = ["inference", *[m for m in s.modes if m != "inference"]]
         if _ONLY_INFERENCE_RE.search(text):
             s.training = s.finetune = False
+    kv = _KV_DTYPE_RE.search(text)
+    if kv:  # "vllm w/ fp8 kv cache": the cache's dtype; the weights' precision is read without those words
+        s.kv_dtype = next(v for rx, v in _PRECISION_PATTERNS if re.search(rx, kv.group(0), re.I))
+        text = _blank(text, kv)
     s.precision = _first(_PRECISION_PATTERNS, text)
     if (
         s.precision == "int4"
@@ -792,6 +813,22 @@ def _extract(question: str) -> Slots:
     s.text, s.paste = own_words, (raw if s.is_log else None)
     s.mentions, s.card_sizes, s.network = mentions(text), card_sizes(own_words), network(own_words)
     s.decline = decline_of(text)
+    if s.params_b and s.model == f"{_fmt(s.params_b)}b" and not s.model_mentions and not s.is_log:
+        from assistant.offline.reading.unknown_names import name_before_size
+
+        named = name_before_size(own_words, s.params_b)  # "KnowLM 13B": the name the generic size stands for
+        if named:
+            s.model = f"{named}-{_fmt(s.params_b)}b"
+            s.model_mentions.append(ModelMention(text=s.model, catalog_id=None, size_b=s.params_b))
+    if not s.is_log and s.cues & {"fit", "requirement", "how_many", "max_fit"}:
+        if not (s.model or s.params_b):
+            _family_default(text, s)  # "LoRA on LLaMA, 24gb enough?": the family's 7B-class size, said on line 1
+        elif s.params_b and s.model == f"{_fmt(s.params_b)}b" and not s.model_mentions:
+            _family_with_size(text, s)  # "llama3 要多少 … 70b 呢": the family in its default size and in 70B
+    if not s.precision and s.params_b and not s.is_log:
+        s.precision = _precision_of_stated_size(text, s.params_b)  # "70b that size's is 40gb": a 4-bit file
+        if s.precision:
+            s.mentions.add("precision_from_stated_size")
     s.pipeline = pipeline_mention(own_words or text)
     if s.pipeline:
         # the size or LLM name read beside it ("Wan2.1 1.3B", "CogVideoX-5B", its Qwen2.5-VL text encoder) is part
@@ -1233,7 +1270,37 @@ def _extract_gpu_hours(work: str, s: Slots) -> str:
     )
 
 
-def _extract_model(work: str, s: Slots) -> str:
+# "…what would the 72b need?", "那 72B 呢", "换成 14B", "what about the 70b": the model or size the question asks
+# about, after a measurement or setup the user describes with another one
+_SUBJECT_RE = re.compile(
+    r"(?:what about|how about|what of|what would|what will|what does|what do|requirements? (?:be )?for|"
+    r"(?:switch|mov|go|upgrad|scal|jump)(?:e|ed|ing)?\s+(?:up\s+)?to|if i (?:want to )?(?:run|use|try|load|serve|go with)|"
+    r"那(?:么|如果)?|换成|换到|改成|改用|升级到|上到|要是|如果是|如果换成?|如果用|想跑|想部署)"
+    r"(?P<gap>[^?？。.!！;；]{0,40}?)(?<![a-z0-9.])(?P<size>\d+(?:\.\d+)?)\s*b(?![a-z0-9])|"
+    r"(?<![a-z0-9.])(?P<size2>\d+(?:\.\d+)?)\s*b(?![a-z0-9])[^?？。,，]{0,12}?呢",
+    re.I,
+)
+_MEASURED_VRAM_RE = re.compile(r"(?<![\w.])(\d{1,3})\s*(?:g|gb|gib)(?![a-z0-9])", re.I)
+
+
+def _subject_at(work: str) -> int | None:
+    """Where the model asked about starts, when the question names two sizes and asks about a later one
+    ("I fit the 7B on 17gb … what would the 72b need?"); None when one size is named or the first is asked."""
+    sizes = [float(m.group("size")) for m in _SIZE_EN_RE.finditer(work) if m.group("unit").lower() == "b"]
+    if len(set(sizes)) < 2:
+        return None
+    for m in _SUBJECT_RE.finditer(work):
+        start = m.start("size") if m.group("size") else m.start("size2")
+        size = float(m.group("size") or m.group("size2"))
+        if size != sizes[0]:
+            return start
+    return None
+
+
+def _extract_model(work: str, s: Slots, text: str = "") -> str:
+    subject = _subject_at(work)
+    if subject is not None:
+        work = _subject_first(work, s, subject, text or work)
     hits = _size_lists(work, _same_model_typos(find_models(work)))
     for hit in hits:
         s.model_mentions.append(
@@ -1295,6 +1362,100 @@ def _extract_model(work: str, s: Slots) -> str:
                 s.model = f"{_fmt(val)}b"
         return _blank(work, m)
     return work
+
+
+def _subject_first(work: str, s: Slots, subject: int, text: str) -> str:
+    """The sizes named before the subject are what the user measured or runs now: kept as mentions (and in
+    `measured_model`), blanked so the subject is read as the model; a memory size said with them ("fit the 7B
+    on 17gb") is that measurement, not the card for the subject."""
+    before = work[:subject]
+    first = next((m for m in _SIZE_EN_RE.finditer(before) if m.group("unit").lower() == "b"), None)
+    if first is None:
+        return work
+    hit = next((h for h in find_models(before) if h.start <= first.start() < h.end), None)
+    start, end = (hit.start, hit.end) if hit else (first.start(), first.end())
+    size = float(first.group("size"))
+    s.measured_model = hit.catalog_id if hit and hit.catalog_id else f"{_fmt(size)}b"
+    if hit:  # a bare size is no name to report as missing from the catalog
+        s.model_mentions.append(ModelMention(text=hit.text, catalog_id=hit.catalog_id, size_b=size))
+    said_before = text[:subject]  # offsets are kept by blanking: the user's words before the subject
+    if (
+        s.vram_gb
+        and not s.gpus
+        and any(float(v.group(1)) == s.vram_gb for v in _MEASURED_VRAM_RE.finditer(said_before))
+    ):
+        s.vram_gb = None
+    return work[:start] + " " * (end - start) + work[end:]
+
+
+@functools.lru_cache(maxsize=1)
+def _family_sizes() -> dict[str, list[tuple[float, str]]]:
+    """Catalog families with their sizes: 'llama3' → [(8, 'Llama-3-8B'), (70, 'Llama-3-70B')]."""
+    from tools.models import load_catalog
+
+    out: dict[str, list[tuple[float, str]]] = {}
+    for e in load_catalog():
+        m = re.match(r"^(.*?)-(\d+(?:\.\d+)?)B$", e.id)
+        if m:
+            out.setdefault(re.sub(r"[\s.\-_]", "", m.group(1).lower()), []).append((float(m.group(2)), e.id))
+    return {k: sorted(v) for k, v in out.items() if len(v) >= 2 and len(k) >= 4}
+
+
+# the whole name: "qwen_image" / "llama-guard" / "qwen2.5-vl" are other models, not the family word
+_FAMILY_WORD_RE = re.compile(r"(?<![a-z0-9_\-/])([a-z][a-z0-9]*(?:[.\-_ ]?\d+(?:\.\d+)?)?)(?![a-z0-9.]|[\-_/][a-z0-9])")
+
+
+def _family_default(text: str, s: Slots) -> None:
+    """A catalog family named without a size in a fit question ("LoRA on LLaMA", "llama3 要多少显存"): sized as
+    its smallest 7B-class member (>= 6B; the smallest when none is that big) — the size most people run
+    first (the default tag of ollama's llama3, qwen2.5, llama2 libraries). The mention is marked a variant so
+    line 1 says which model was used (writing/lead.assumed_note)."""
+    families = _family_sizes()
+    for m in _FAMILY_WORD_RE.finditer(text):
+        sizes = families.get(re.sub(r"[\s.\-_]", "", m.group(1)))
+        if sizes:
+            size, model_id = next((x for x in sizes if x[0] >= 6), sizes[0])
+            s.model, s.params_b = model_id, size
+            s.model_mentions.append(ModelMention(text=m.group(1), catalog_id=model_id, variant=True, size_b=None))
+            return
+
+
+def _family_with_size(text: str, s: Slots) -> None:
+    """「llama3 要多少显存？70b 呢」: a family named without a size and a bare size elsewhere that the family
+    has — both are asked: the family's 7B-class member and that size."""
+    families = _family_sizes()
+    if s.params_b is None:
+        return
+    for m in _FAMILY_WORD_RE.finditer(text):
+        sizes = families.get(re.sub(r"[\s.\-_]", "", m.group(1)))
+        sized = next((mid for size, mid in sizes or [] if size == s.params_b), None)
+        if sizes and sized:
+            default_size, default_id = next((x for x in sizes if x[0] >= 6), sizes[0])
+            if default_id != sized:
+                s.model_mentions.append(ModelMention(text=m.group(1), catalog_id=default_id, size_b=default_size))
+            s.model_mentions.append(ModelMention(text=f"{_fmt(s.params_b)}b", catalog_id=sized, size_b=s.params_b))
+            s.model = sized
+            return
+
+
+# "70b that size's is 40gb", "72b 下载下来才 47G", "the 70B file is 39 GB": the user's own file size
+_STATED_SIZE_RE = re.compile(
+    r"(?<![a-z0-9.])(?P<b>\d+(?:\.\d+)?)\s*b(?![a-z0-9])(?:(?!cards?|gpus?|卡|显存|vram|memory|ram\b)[^.?!。？;；]){0,30}?"
+    r"(?:\bis\b|\bare\b|\bwas\b|=|有|是|才|只有|大小|下载)\s*(?:about|around|only|just|约|大概|大约|才)?\s*"
+    r"(?P<gb>\d+(?:\.\d+)?)\s*(?:gb|g)(?![a-z0-9])",
+    re.I,
+)
+
+
+def _precision_of_stated_size(text: str, params_b: float) -> str | None:
+    """A file size the user gives for the model sets its precision: bytes × 8 ÷ params = bits per weight.
+    Under 6 bits is a 4-bit file (Q4_K_M ≈ 4.8, GPTQ/AWQ ≈ 4.2–4.6), 6–10 an 8-bit one; bf16 (16) says nothing."""
+    for m in _STATED_SIZE_RE.finditer(text):
+        if float(m.group("b")) != params_b:
+            continue
+        bits = float(m.group("gb")) * 8 / params_b
+        return "int4" if 3 <= bits < 6 else "int8" if 6 <= bits < 10 else None
+    return None
 
 
 # A model name glued to its size with "-"/"_" or nothing ("knowlm-13b", "skywork_13b", "r1v2-38b"): the

@@ -49,3 +49,18 @@ def unknown_model_name(own_words: str, known: list[str]) -> str | None:
         if _looks_like_a_name(token) and low not in _guide_text():
             return token
     return None
+
+
+# "KnowLM 13B", "InternLM-XComposer 7B": a product-shaped name, a space, then the size
+_NAME_THEN_SIZE_RE = re.compile(
+    r"(?<![A-Za-z0-9_./-])([A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*)\s+(\d+(?:\.\d+)?)\s*[Bb](?![A-Za-z0-9])"
+)
+
+
+def name_before_size(own_words: str, size_b: float) -> str | None:
+    """The product-like name typed just before a bare size ("KnowLM 13B" → "KnowLM"), so an answer sized
+    with a generic architecture can say which model it stands in for. Tool and term words never count."""
+    for m in _NAME_THEN_SIZE_RE.finditer(own_words):
+        if float(m.group(2)) == size_b and _looks_like_a_name(m.group(1)):
+            return m.group(1)
+    return None

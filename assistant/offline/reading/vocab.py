@@ -78,7 +78,8 @@ def gpu_vocab() -> GpuVocab:
         name = display_name(gpu.name)
         for alias in [gpu.id.replace("_", " "), gpu.name, *gpu.aliases, *gpu.nvidia_smi_names]:
             base = _base(alias)
-            if len(base) >= 2 and re.search(r"\d", base):
+            # a digit, or two words with no digit ("titan rtx"): one bare word would match ordinary text
+            if len(base) >= 2 and (re.search(r"\d", base) or re.fullmatch(r"[a-z]{3,} [a-z]{2,}", base)):
                 display.setdefault(base, name)
     alts = sorted(display, key=len, reverse=True)
     pattern = "|".join(f"(?:{_flex(b)})" for b in alts)

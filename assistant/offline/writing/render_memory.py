@@ -464,6 +464,9 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     if len(ctx.slots.co_models) >= 2 and len({str(e.result.get("model")) for e in ests}) >= 2:
         _co_deployed(w, ests)
         return
+    if len({str(e.args.get("model")) for e in ests if e.args.get("model")}) >= 2:
+        _memory_by_model(w, ctx, ests)
+        return
     first_gpu = str(ests[0].args.get("gpu") or "")
     bigger = [
         e
@@ -696,8 +699,51 @@ def _memory_by_card(w: Writer, ctx: Context, ests: list[ToolResult], cards: list
     )
 
 
+def _memory_by_model(w: Writer, ctx: Context, ests: list[ToolResult]) -> None:
+    """「14b 和 32b 各要多少」 / "llama-3-8b and 70b in ollama": one line per model asked, each with its own
+    figure (and verdict when a card was named), the runtime's default precision said once."""
+    seen: set[str] = set()
+    for e in ests:
+        model = str(e.args.get("model"))
+        if model in seen or e.error:
+            continue
+        seen.add(model)
+        sentence = fit_sentence(w, e.result, lead=True)
+        if sentence:
+            w.add("verdict", sentence[0], sentence[1])
+    first = ests[0]
+    _stated_size_note(w, ctx)
+    runtime_default_lines(w, ctx, first)
+    host_ram_lines(w, ctx, first.result)
+    _breakdown(w, first.result)
+    _tool_assumptions(w, first.result, limit=2)
+
+
+def _stated_size_note(w: Writer, ctx: Context) -> None:
+    """The precision was read from the file size the user gave, not said: say so (reading/slots)."""
+    if "precision_from_stated_size" in ctx.slots.mentions and ctx.slots.precision:
+        p = ctx.slots.precision
+        w.add(
+            "verdict",
+            f"（按你说的文件大小推算是 {p} 量化的权重：文件字节 × 8 ÷ 参数量 ≈ 每权重的比特数；bf16 要大约 4 倍。）",
+            f"(The file size you gave means {p}-quantised weights: file bytes × 8 ÷ parameters ≈ bits per weight; "
+            "bf16 would be about 4× that.)",
+        )
+
+
 def _model_fallback_note(w: Writer, ctx: Context, est: dict) -> None:
     s = ctx.slots
+    _stated_size_note(w, ctx)
+    unknown = [g.name for g in s.gpu_mentions if g.gpu_id is None and not g.memory_gb]
+    if unknown and not any(e.args.get("gpu") for e in ctx.by_name("estimate_memory")):
+        w.add(
+            "verdict",
+            f"（规格表里没有 {unknown[0]}，没法按它判断；告诉我它的显存大小（如 4 GB）就能算能不能放下。）",
+            f"({unknown[0]} is not in the GPU table, so the verdict is not checked against it; tell me its memory "
+            "(e.g. 4 GB) and I will check whether it fits.)",
+        )
+    if any(m.catalog_id is None and m.size_b for m in s.model_mentions):
+        return  # line 1 already says it (writing/lead.assumed_note)
     if s.model and est.get("model_kind") == "generic" and not re.fullmatch(r"[\d.]+[bm]", s.model):
         # in the verdict paragraph (line 1): the figure is for a generic shape, not that model's own
         w.add(
@@ -1344,7 +1390,20 @@ def runtime_default_lines(w: Writer, ctx: Context, r: ToolResult) -> None:
             "Unsloth 的示例 notebook 默认 load_in_4bit=True，底座按 4-bit（QLoRA）加载，这里也按 QLoRA 算。",
             "Unsloth's notebooks load the base with load_in_4bit=True (QLoRA) by default, so this is sized as QLoRA.",
         )
-    if r.args.get("load_fp32"):
+    if r.args.get("load_fp32") and "from_pretrained_call" not in ctx.slots.mentions:
+        whole = est.get("whole_model_weights_gb")
+        half = f"（bf16 约 {gb(whole / 2)} GB）" if isinstance(whole, (int, float)) else ""
+        half_en = f" (bf16: about {gb(whole / 2)} GB)" if isinstance(whole, (int, float)) else ""
+        w.add(
+            "verdict",
+            f"这里按 transformers 的默认精度算：from_pretrained 不写 torch_dtype 时 transformers 4.x 按 fp32 加载"
+            f"（4 B/参数），权重约 {gb(whole)} GB，是 bf16 的两倍{half}；"
+            '单卡放不下时 device_map="auto" 会把一部分层放到 CPU，速度会慢很多。加上 torch_dtype=torch.bfloat16 或 "auto"。',
+            f"Sized at transformers' default: without torch_dtype, transformers 4.x from_pretrained loads fp32 "
+            f"(4 B/param), about {gb(whole)} GB of weights, twice bf16{half_en}; when one card cannot hold it, "
+            'device_map="auto" puts some layers on the CPU, which is much slower. Pass torch_dtype=torch.bfloat16 or "auto".',
+        )
+    elif r.args.get("load_fp32"):
         ram = est.get("host_ram") if isinstance(est.get("host_ram"), dict) else {}
         per = ram.get("per_process_model_gb") if isinstance(ram, dict) else None
         w.add(
