@@ -33,6 +33,39 @@ def applies_spec_question(f: Frame) -> bool:
     return bool(f.gpus) and "specs" in f.cues and not asks_job and not f.mode and not f.training
 
 
+# "why is the 32G no faster than the 16G", "will a 24GB K80 make training faster": a speed question about memory
+_SPEED_RE = re.compile(
+    r"fast|slow|speed|quick|differen|improv|速度|快|慢|区别|差别|差异|提升|提速|性能",
+    re.I,
+)
+
+
+def _board_card(f: Frame) -> bool:
+    """A card stated at its whole-board memory (a '24GB K80': two 12 GB GPUs, knowledge/gpus.yaml gpus_per_board)."""
+    from tools.gpus import all_gpus
+
+    boards = {g.id: g.memory_gb for g in all_gpus() if g.gpus_per_board > 1}
+    return any(g.gpu_id in boards and (g.memory_gb or 0) > boards[g.gpu_id] for g in f.gpu_mentions)
+
+
+def _priced(name: str) -> bool:
+    """The card has a row in knowledge/prices.yaml (a K80 has none: asking would only print an error)."""
+    from tools.gpus import resolve_gpu
+
+    try:
+        return bool(resolve_gpu(name).price_key)
+    except Exception:  # an unknown name: let the price tool report it
+        return True
+
+
+def applies_memory_variant(f: Frame) -> bool:
+    """Two memory sizes of one card (or a multi-GPU board's total) and a speed question, no model to size:
+    the spec rows answer it (same chip, same compute; the memory only changes capacity)."""
+    if has_size(f) or not f.gpus or not _SPEED_RE.search(f.text):
+        return False
+    return (len(f.gpus) == 1 and len(f.card_sizes) >= 2) or _board_card(f)
+
+
 def applies_specs(f: Frame) -> bool:
     return bool(f.gpus) and (bool(f.cues & {"compare", "specs"}) or len(f.gpus) >= 2)
 
@@ -71,6 +104,11 @@ def specs_calls(f: Frame) -> list[ToolCall]:
         ref = "A100 80GB" if re.match(r"h(100|200|800)", f.gpus[0], re.I) else "H100"
         names = [names[0], ref]
     out.append(A.call(SPECS, "gpu_specs", gpus=names))
+    if applies_memory_variant(f):  # a speed question: the rows and the guide answer it, prices only if asked
+        if "price" in f.cues and _priced(names[0]):
+            out.append(A.call(SPECS, "gpu_price", gpu=names[0], gpu_count=f.gpu_count, **A.period_args(f)))
+        out.append(A.call(SPECS, "search_guide", query=A.guide_query(f, SPECS), k=2))
+        return out
     if len(sizes) >= 2 and len(f.gpus) == 1:
         for name in names:
             out.append(A.call(SPECS, "gpu_price", gpu=name, gpu_count=f.gpu_count, **A.period_args(f)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from assistant.offline.intents.gpus import applies_memory_variant
 from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer, num
 from assistant.offline.writing.render_tools import (
@@ -200,7 +201,14 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
     if not gpus:
         return generic(w, r, ctx)
     names = [_short_gpu(g) for g in gpus]
-    if "suitability" in ctx.slots.cues and len(gpus) == 2 and len(ctx.slots.gpus) == 1:
+    variants = [v for v in r.result.get("variants") or [] if isinstance(v, dict)]
+    speed_question = applies_memory_variant(ctx.slots)  # type: ignore[arg-type]
+    start = len(w.parts["verdict"])
+    for v in variants:  # same chip, same compute (knowledge/gpus.yaml variant_rules)
+        w.add("verdict", str(v.get("zh") or "") + "。", str(v.get("en") or "") + ".")
+    if speed_question and variants:
+        pass  # "why is the 32G no faster": the rule is the answer; which-to-pick advice would bury it
+    elif "suitability" in ctx.slots.cues and len(gpus) == 2 and len(ctx.slots.gpus) == 1:
         _suitability(w, gpus, names, ctx)
     elif (
         len(gpus) == 2
@@ -208,7 +216,10 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
         and gpus[0].get("family") == gpus[1].get("family")
         and gpus[0].get("memory_gb") != gpus[1].get("memory_gb")
     ):
-        _memory_variant_verdict(w, gpus, names)
+        _memory_variant_verdict(w, gpus, names, ruled=bool(variants))
+        ruled = w.parts["verdict"][start : start + len(variants)]  # which-to-pick leads; the rule follows it
+        del w.parts["verdict"][start : start + len(variants)]
+        w.parts["verdict"].extend(ruled)
     if len(gpus) == 1:
         g = gpus[0]
         _direct_spec_answer(w, g, names[0], ctx.said)
@@ -289,11 +300,16 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
             shown += 1
 
 
-def _memory_variant_verdict(w: Writer, gpus: list[dict], names: list[str]) -> None:
-    """'A100 40G 和 80G 选哪个': same chip, two memory sizes — the job's memory decides."""
+def _memory_variant_verdict(w: Writer, gpus: list[dict], names: list[str], ruled: bool = False) -> None:
+    """'A100 40G 和 80G 选哪个': same chip, two memory sizes — the job's memory decides. `ruled`: the
+    variant rule already said the compute is the same (with the peak the chip has: FP16 tensor on a V100)."""
     small, large = sorted(range(2), key=lambda i: gpus[i].get("memory_gb") or 0)
     gs, gl = gpus[small], gpus[large]
-    same_compute = gs.get("bf16_dense_tflops") == gl.get("bf16_dense_tflops")
+    same_compute = (
+        not ruled
+        and gs.get("bf16_dense_tflops") is not None
+        and gs.get("bf16_dense_tflops") == gl.get("bf16_dense_tflops")
+    )
     w.add(
         "verdict",
         f"看任务放不放得进 {num(gs.get('memory_gb'))} GB：放得下就选 {names[small]}，更便宜；要训练更大的模型、"
