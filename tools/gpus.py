@@ -541,7 +541,9 @@ def _chip(s: GpuSpec) -> str:
     return m.group(1).strip() if m else s.architecture
 
 
-def _finding(rule_id: str, specs: list[GpuSpec], board_gb: float | None = None) -> VariantFinding | None:
+def _finding(
+    rule_id: Literal["memory_variant", "multi_gpu_board"], specs: list[GpuSpec], board_gb: float | None = None
+) -> VariantFinding | None:
     rule = _variant_rules().get(rule_id)
     if rule is None:
         return None
@@ -564,7 +566,7 @@ def _finding(rule_id: str, specs: list[GpuSpec], board_gb: float | None = None) 
         "board_gb": f"{board_gb:g}" if board_gb else "",
     }
     return VariantFinding(
-        rule=rule_id,  # type: ignore[arg-type]
+        rule=rule_id,
         gpus=[s.name for s in specs],
         chip=_chip(a),
         compute_tflops=compute,

@@ -66,6 +66,40 @@ def applies_memory_variant(f: Frame) -> bool:
     return (len(f.gpus) == 1 and len(f.card_sizes) >= 2) or _board_card(f)
 
 
+# "8*80G 是一个 node 还是多个", "does 32 A100 mean 8 per machine × 4", 「16卡是一台还是两台」: how the cards are housed
+NODE_LAYOUT = "node_layout"
+_NODE_QUESTION_RE = re.compile(
+    r"(?:一个|单个|1个|一台|单台|单机|单节点).{0,8}(?:还是|或者|或).{0,8}(?:多个|多台|多机|两台|几台|多节点|\d+\s*台)|"
+    r"(?:单机|一台机器|一台).{0,6}(?:\d+|十六|三十二)\s*卡.{0,6}还是|还是.{0,6}(?:两台|多台|多机|\d+\s*台)|"
+    r"(?:one|single|a single) (?:node|machine|server).{0,30}\b(?:or|vs)\b.{0,30}(?:multiple|several|many|\d+) "
+    r"(?:nodes|machines|servers)|(?:cards?|gpus?) (?:in|on|per) one (?:machine|node|server)|"
+    r"multiple (?:cards|gpus) on one machine or multiple machines|(?:\d+\s*(?:cards?|gpus?) in one (?:machine|node))",
+    re.I,
+)
+
+
+def applies_node_layout(f: Frame) -> bool:
+    """A question about whether N cards are one server or several: whole 8-GPU servers answer it."""
+    return bool(f.gpu_count or f.nodes) and bool(_NODE_QUESTION_RE.search(f.text))
+
+
+def node_layout_calls(f: Frame) -> list[ToolCall]:
+    """The servers N cards take (8 per HGX server) and the links inside and between them; the card named, else the
+    usual 80 GB training card for an 80 GB size."""
+    n = f.gpu_count or (f.nodes or 1) * 8
+    nodes = -(-n // 8)
+    gpu = A.gpu_arg(f) or (A.DEFAULT_GPU if not f.vram_gb or f.vram_gb >= 80 else f"{f.vram_gb:g}GB")
+    multi = {"nodes": nodes, "network": f.network} if nodes > 1 else {}  # the layout names the usual NICs
+    out = [A.call(NODE_LAYOUT, "interconnect_advice", gpu=gpu, n_gpus=n, **multi)]
+    if has_size(f):  # 「DeepSeek-V2 SFT 8*80G 够吗，内存要多少」: the job on those cards, host RAM included
+        from assistant.offline.intents.memory import memory_kwargs
+
+        kw = {**memory_kwargs(f), "gpu": gpu, "gpus": n}
+        out.append(A.call(NODE_LAYOUT, "estimate_memory", **kw))
+    out.append(A.call(NODE_LAYOUT, "search_guide", query=A.guide_query(f, INTERCONNECT), k=2))
+    return out
+
+
 def applies_specs(f: Frame) -> bool:
     return bool(f.gpus) and (bool(f.cues & {"compare", "specs"}) or len(f.gpus) >= 2)
 
