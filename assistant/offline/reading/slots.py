@@ -80,7 +80,7 @@ _MODEL_RE = re.compile(
 _FAMILY_ONLY_RE = re.compile(r"(?<![a-z])(?P<family>(?:deepseek|ds)\s*-?\s*(?:v3|r1)|kimi\s*k2)(?![a-z0-9])", re.I)
 _SIZE_EN_RE = re.compile(
     r"(?<![a-z0-9.])(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>b|m)(?![a-z])"
-    r"(?!\s*(?:tokens?|词元|token))",
+    r"(?!\s*(?:是指|指的是|是|个|的)?\s*(?:tokens?|词元|token))",  # 「10B是指token的数量吗」: data, not a size
     re.I,
 )
 _SIZE_CN_RE = re.compile(
