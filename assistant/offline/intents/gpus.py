@@ -4,6 +4,7 @@ reported memory (nvidia-smi shows less than expected?) and a model's architectur
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from assistant.offline.intents import args as A
 from assistant.offline.intents.args import INTERCONNECT, MODEL_INFO, REPORTED_MEMORY, SPECS
@@ -42,10 +43,16 @@ _SPEED_RE = re.compile(
 
 def _board_card(f: Frame) -> bool:
     """A card stated at its whole-board memory (a '24GB K80': two 12 GB GPUs, knowledge/gpus.yaml gpus_per_board)."""
+    boards = _boards()
+    return any(g.gpu_id in boards and (g.memory_gb or 0) > boards[g.gpu_id] for g in f.gpu_mentions)
+
+
+@lru_cache(maxsize=1)
+def _boards() -> dict[str, float]:
+    """Rows of knowledge/gpus.yaml carrying several GPUs per board: id → memory per GPU."""
     from tools.gpus import all_gpus
 
-    boards = {g.id: g.memory_gb for g in all_gpus() if g.gpus_per_board > 1}
-    return any(g.gpu_id in boards and (g.memory_gb or 0) > boards[g.gpu_id] for g in f.gpu_mentions)
+    return {g.id: g.memory_gb for g in all_gpus() if g.gpus_per_board > 1}
 
 
 def _priced(name: str) -> bool:

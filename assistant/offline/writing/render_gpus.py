@@ -216,7 +216,7 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
         and gpus[0].get("family") == gpus[1].get("family")
         and gpus[0].get("memory_gb") != gpus[1].get("memory_gb")
     ):
-        _memory_variant_verdict(w, gpus, names, ruled=bool(variants))
+        _memory_variant_verdict(w, gpus, names)
         ruled = w.parts["verdict"][start : start + len(variants)]  # which-to-pick leads; the rule follows it
         del w.parts["verdict"][start : start + len(variants)]
         w.parts["verdict"].extend(ruled)
@@ -300,15 +300,13 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
             shown += 1
 
 
-def _memory_variant_verdict(w: Writer, gpus: list[dict], names: list[str], ruled: bool = False) -> None:
-    """'A100 40G 和 80G 选哪个': same chip, two memory sizes — the job's memory decides. `ruled`: the
-    variant rule already said the compute is the same (with the peak the chip has: FP16 tensor on a V100)."""
+def _memory_variant_verdict(w: Writer, gpus: list[dict], names: list[str]) -> None:
+    """'A100 40G 和 80G 选哪个': same chip, two memory sizes — the job's memory decides."""
     small, large = sorted(range(2), key=lambda i: gpus[i].get("memory_gb") or 0)
     gs, gl = gpus[small], gpus[large]
-    same_compute = (
-        not ruled
-        and gs.get("bf16_dense_tflops") is not None
-        and gs.get("bf16_dense_tflops") == gl.get("bf16_dense_tflops")
+    # no BF16 figure (a V100: FP16 tensor only): the variant rule line says it, with the chip's own peak
+    same_compute = gs.get("bf16_dense_tflops") is not None and gs.get("bf16_dense_tflops") == gl.get(
+        "bf16_dense_tflops"
     )
     w.add(
         "verdict",
