@@ -15,6 +15,7 @@ import pytest
 
 from assistant.offline import answer
 from assistant.offline.intents import analyse
+from assistant.offline.types import ToolResult
 from tools.gpus import GpuSpecsInput, all_gpus, gpu_specs, variant_findings
 from tools.memory import FindMinGpusInput, find_min_gpus
 from tools.memory_parallel import training_layout
@@ -27,7 +28,7 @@ RTX4090_USABLE = 24_564 * 2**20 / 1e9 * 0.9  # RTX 4090 shows 24,564 MiB → 23.
 A100_80 = 81_920 * 2**20 / 1e9  # A100 80GB shows 81,920 MiB = 85.9 GB; training uses all of it
 
 
-def _min_gpu_results(results, gpu_word: str, precision: str | None = None):  # noqa: ANN001, ANN202
+def _min_gpu_results(results: list[ToolResult], gpu_word: str, precision: str | None = None) -> list[ToolResult]:
     return [
         r
         for r in results
