@@ -224,3 +224,22 @@ def test_a100_40_vs_80_rule_mentions_the_bandwidth_difference() -> None:
     v = out.variants[0]
     assert v.compute_tflops == 312 and "1555" in v.en and "2039" in v.en
     assert re.search(r"differs in proportion to bandwidth", v.en)
+
+
+def test_minimum_hardware_requirements_is_a_count_question() -> None:
+    # DeepSeek-V3 FP8 ≈ 671 GB on H200 (141 GB; 143,771 MiB = 150.8 GB × SGLang's ~0.85 static fraction ≈ 128 GB):
+    # 671 / 128 = 5.2 → 6 by capacity, TP 8 = one 8-GPU server; one H200 is far short.
+    ans, results = answer(
+        "what's the minimum hardware requirements to serve deepseek v3 with sglang? i only got one h200"
+    )
+    h200 = _min_gpu_results(results, "H200", "fp8")
+    assert h200 and h200[0].result["min_gpus"] == 8
+    assert 5 <= h200[0].result["floor_gpus"] <= 6
+    assert "8 × H200" in ans.text
+
+
+def test_one_card_answer_does_not_claim_tensor_parallelism() -> None:
+    # Llama-3-8B bf16: 8.03e9 × 2 B = 16.1 GB — one 80 GB card, nothing to split
+    ans, _ = answer("minimum hardware requirements for llama 3 8b inference?")
+    first = ans.text.splitlines()[0]
+    assert "1 × A100" in first and "tensor parallelism" not in first

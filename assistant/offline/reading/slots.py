@@ -291,6 +291,7 @@ _CUE_PATTERNS: dict[str, str] = {
     r"(?:多少|几)个.{0,10}(?:gpu|显卡|卡)|"
     r"how many(?!\s*(?:gb|gib|mb|tb|tokens?|hours?|days?|weeks?|layers?|params|parameters|tflops|bytes|"
     r"gpu[\s-]*hours?|concurrent|users|requests))|minimum (?:number of )?gpus|fewest|min(?:imum)? gpus|at least how many|min(?:imum)?\s*(?:#|no\.)\s*of|"
+    r"minimum (?:hardware|gpu|system) requirements?|"
     r"min(?:imum)?\s+(?:number\s+of\s+)?\d+\s*g(?:b|ib)?\s+(?:gpus|cards)",
     "fit": r"能不能|能否|可不可以|可以.*吗|能.*吗|行不行|够不够|够吗|够用|跑得动|跑不跑得动|装得下|放得下|塞得下|"
     r"显存|爆显存|oom|\bfit\b|fits|enough|can (?:i|we|it|a|an|one|two|\w+)|could (?:i|we)|"

@@ -368,12 +368,14 @@ def _min_gpus_line(w: Writer, res: dict, as_alternative: bool, prefix: tuple[str
         mode = w.t(f"{est['precision']} 推理", f"{est['precision']} inference")
     job_zh = cat_words(_model_label(w, est), mode) if est and not as_alternative else ""
     job_en = f"For {mode} of {_model_label(w, est)} y" if est and not as_alternative else "Y"
-    zh = (
-        f"{job_zh}：" if job_zh else ""
-    ) + f"用{how_zh}至少要 {num(n)} 张 {card}{node_zh}，每卡约 {gb(per)} GB，余量约 {gb(room)} GB。"
+    how_zh = f"用{how_zh}" if n > 1 else ""  # one card splits nothing
+    zh = (f"{job_zh}：" if job_zh else "") + (
+        f"{how_zh}至少要 {num(n)} 张 {card}{node_zh}，每卡约 {gb(per)} GB，余量约 {gb(room)} GB。"
+    )
     en = (  # the count right after the job: it is the answer
-        f"{job_en}ou need at least {num(n)} × {card}{node_en} with {how_en}: about {gb(per)} GB per GPU, "
-        f"{gb(room)} GB to spare."
+        f"{job_en}ou need at least {num(n)} × {card}{node_en}"
+        + (f" with {how_en}" if n > 1 else "")
+        + f": about {gb(per)} GB per GPU, {gb(room)} GB to spare."
     )
     floor, states, usable = res.get("floor_gpus"), res.get("states_gb"), res.get("usable_gb")
     if floor and states and usable and floor != n:  # capacity alone first, then what the search added
