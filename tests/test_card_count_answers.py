@@ -243,3 +243,15 @@ def test_one_card_answer_does_not_claim_tensor_parallelism() -> None:
     ans, _ = answer("minimum hardware requirements for llama 3 8b inference?")
     first = ans.text.splitlines()[0]
     assert "1 × A100" in first and "tensor parallelism" not in first
+
+
+def test_a_tried_configuration_that_ooms_gets_the_estimate_on_those_cards() -> None:
+    # 13B full fine-tune: 13e9 × 16 B (ZeRO paper) = 208 GB of states ÷ 8 cards = 26 GB each + activations:
+    # fits 8 × 80 GB, so the answer must size the job on the user's own 8 × A800 (and their host RAM), not rank plans.
+    intents, _, _ = analyse("13b全量微调需要啥配置啊，我在8张A800 80G上跑也报显存不足")
+    assert "plan" not in intents
+    ans, results = answer("13b全量微调需要啥配置啊，我在8张A800 80G上跑也报显存不足")
+    est = [r for r in results if r.name == "estimate_memory" and r.args.get("gpus") == 8]
+    assert est and est[0].result["fits"] is True
+    per_card_states = 13e9 * 16 / 8 / 1e9
+    assert est[0].result["total_gb"] > per_card_states  # states + activations + overhead

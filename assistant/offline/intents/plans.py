@@ -33,7 +33,14 @@ _LAYOUT_RE = re.compile(
 )
 
 
+# 「8张A800训练也内存不足」: the user already tried a configuration and it failed — the job on their cards answers it
+_TRIED_RE = re.compile(r"(?:内存|显存)(?:不足|不够|溢出)|爆显存|\boom\b|out of memory", re.I)
+
+
 def applies(f: Frame) -> bool:
+    tried = bool(f.gpus and f.gpu_count and ("oom_report" in f.mentions or _TRIED_RE.search(f.text)))
+    if tried and has_size(f) and not (f.budget_cny or f.deadline_hours):
+        return False
     if "how_many" in f.cues and f.training and not (f.budget_cny or f.deadline_hours) and _LAYOUT_RE.search(f.text):
         return False
     return (
