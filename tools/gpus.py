@@ -486,12 +486,119 @@ class GpuSpecsInput(BaseModel):
     include_seed_notes: bool = Field(True, description="add the corrections to common claims that concern these GPUs")
 
 
+class VariantFinding(BaseModel):
+    """Two rows of one chip that differ only in memory, or a board carrying several GPUs: what it means for speed."""
+
+    rule: Literal["memory_variant", "multi_gpu_board"]
+    gpus: list[str] = Field(description="the rows' names, as in `gpus`")
+    chip: str
+    compute_tflops: float | None = Field(description="the shared peak: BF16 dense, else FP16 tensor, else FP32")
+    compute_label: str = Field(description="which peak compute_tflops is (BF16 dense / FP16 tensor / FP32)")
+    memory_gb: list[float] = Field(description="memory per GPU of each row, decimal GB")
+    board_memory_gb: float | None = Field(None, description="multi_gpu_board: memory of the whole board")
+    zh: str
+    en: str
+    source: str
+    as_of: str
+
+
 class GpuSpecsOutput(BaseModel):
     gpus: list[GpuSpec]
     comparison: list[CompareRow] | None = Field(None, description="side-by-side rows when 2–4 GPUs were given")
     ratios: dict[str, float] = Field(default_factory=dict)
     seed_notes: list[SeedNote] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    variants: list[VariantFinding] = Field(
+        default_factory=list,
+        description="same-chip memory variants (same compute, only capacity differs) and multi-GPU boards",
+    )
+
+
+@lru_cache(maxsize=1)
+def _variant_rules() -> dict[str, dict[str, str]]:
+    return {str(r["id"]): r for r in load_yaml("gpus.yaml").get("variant_rules", [])}
+
+
+def _peak(s: GpuSpec) -> tuple[float | None, str]:
+    """The headline compute a renter compares: BF16 dense, else FP16 tensor (Volta/Turing), else FP32 (Kepler)."""
+    for value, label in ((s.bf16_dense_tflops, "BF16 dense"), (s.fp16_dense_tflops, "FP16 tensor")):
+        if value:
+            return value, label
+    return s.fp32_tflops, "FP32"
+
+
+_LABEL_ZH = {"BF16 dense": "BF16 稠密", "FP16 tensor": "FP16 Tensor", "FP32": "FP32"}
+
+
+def _short(name: str) -> str:
+    """'NVIDIA Tesla K80 (one of the board's two GK210 GPUs, 12GB)' → 'Tesla K80'."""
+    return re.sub(r"\s*\(.*\)", "", name).replace("NVIDIA ", "").strip()
+
+
+def _chip(s: GpuSpec) -> str:
+    """'Volta (GV100)' → 'GV100'; 'Kepler (GK210, 2 per board)' → 'GK210'."""
+    m = re.search(r"\(([^,)]+)", s.architecture)
+    return m.group(1).strip() if m else s.architecture
+
+
+def _finding(
+    rule_id: Literal["memory_variant", "multi_gpu_board"], specs: list[GpuSpec], board_gb: float | None = None
+) -> VariantFinding | None:
+    rule = _variant_rules().get(rule_id)
+    if rule is None:
+        return None
+    a = specs[0]
+    compute, label = _peak(a)
+    bws = {s.mem_bw_gbs for s in specs}
+    bw_en = f"{a.mem_bw_gbs:g} GB/s" + (" each" if len(specs) > 1 else "") if len(bws) == 1 and a.mem_bw_gbs else ""
+    if len(bws) > 1:
+        bw_en = " vs ".join(f"{s.mem_bw_gbs:g}" for s in specs) + " GB/s"
+    bw_zh = bw_en.replace(" each", "（两者相同）").replace(" vs ", " 对 ")
+    speed = "same" if len(bws) == 1 else "bw"
+    fill = {
+        "a": _short(a.name),
+        "b": _short(specs[-1].name),
+        "chip": _chip(a),
+        "compute": f"{compute:g}" if compute else "?",
+        "mem_a": f"{a.memory_gb:g}",
+        "mem_b": f"{specs[-1].memory_gb:g}",
+        "n": str(a.gpus_per_board),
+        "board_gb": f"{board_gb:g}" if board_gb else "",
+    }
+    return VariantFinding(
+        rule=rule_id,
+        gpus=[s.name for s in specs],
+        chip=_chip(a),
+        compute_tflops=compute,
+        compute_label=label,
+        memory_gb=[s.memory_gb for s in specs],
+        board_memory_gb=board_gb,
+        zh=str(rule["zh"]).format(
+            **fill, compute_label=_LABEL_ZH[label], bw=bw_zh, speed=rule.get(f"speed_{speed}_zh", "")
+        ),
+        en=str(rule["en"]).format(**fill, compute_label=label, bw=bw_en, speed=rule.get(f"speed_{speed}_en", "")),
+        source=str(rule["source"]),
+        as_of=str(rule["as_of"]),
+    )
+
+
+def variant_findings(specs: list[GpuSpec]) -> list[VariantFinding]:
+    """Same family and chip, different memory, equal compute: a memory variant (speed is the same).
+    A board of several GPUs (Tesla K80): its memory is per GPU, the board figure is their sum."""
+    out: list[VariantFinding] = []
+    for i, a in enumerate(specs):
+        for b in specs[i + 1 :]:
+            same_chip = a.family == b.family and a.architecture == b.architecture
+            if same_chip and a.memory_gb != b.memory_gb and _peak(a) == _peak(b):
+                found = _finding("memory_variant", sorted([a, b], key=lambda s: -s.memory_gb))
+                if found:
+                    out.append(found)
+    for s in specs:
+        if s.gpus_per_board > 1:
+            found = _finding("multi_gpu_board", [s], board_gb=s.memory_gb * s.gpus_per_board)
+            if found:
+                out.append(found)
+    return out
 
 
 def gpu_specs(inp: GpuSpecsInput) -> GpuSpecsOutput:
@@ -518,6 +625,7 @@ def gpu_specs(inp: GpuSpecsInput) -> GpuSpecsOutput:
         ratios=comp.ratios,
         seed_notes=seed,
         notes=notes,
+        variants=variant_findings(comp.gpus),
     )
 
 

@@ -573,6 +573,22 @@ class SyncTime(BaseModel):
     note: str | None = None
 
 
+class NodeLayout(BaseModel):
+    """How N GPUs are housed: whole servers of `gpus_per_node` (knowledge/interconnect.yaml servers)."""
+
+    n_gpus: int
+    gpus_per_node: int
+    nodes: int
+    intra_link: str | None = Field(None, description="the GPU-to-GPU link inside a server, e.g. 'NVLink 3 (A100)'")
+    intra_per_direction_gbs: float | None = None
+    inter_link: str | None = Field(None, description="the link between servers the reference server ships")
+    inter_per_direction_gbs: float | None = None
+    reference_server: str | None = None
+    reference_host_ram_gb: float | None = Field(None, description="system memory of the reference server, GB")
+    reference_nics: str | None = None
+    sources: list[str] = Field(default_factory=list)
+
+
 class InterconnectOutput(BaseModel):
     gpu: str | None
     topology: str | None
@@ -581,6 +597,36 @@ class InterconnectOutput(BaseModel):
     rules: list[RuleResult]
     links: list[Link]
     notes: list[str]
+    layout: NodeLayout | None = Field(None, description="servers needed for n_gpus, with the reference server's links")
+
+
+def node_layout(spec: GpuSpec | None, n_gpus: int) -> NodeLayout:
+    """ceil(N / 8) servers; the GPU's own NVLink inside one, the reference server's InfiniBand between them."""
+    servers = _data().get("servers") or {}
+    per = int(servers.get("gpus_per_node") or 8)
+    ref = next(
+        (r for r in servers.get("reference") or [] if spec is not None and spec.family in (r.get("families") or [])),
+        None,
+    )
+    intra = None
+    if spec is not None and spec.nvlink_gbs_bidir:
+        intra = (re.split(r"\s*[(,]", spec.nvlink_version or "NVLink")[0], spec.nvlink_gbs_bidir / 2)
+    elif spec is not None and spec.pcie_gbs_bidir:
+        intra = (f"PCIe {spec.pcie_gen}.0 x16", spec.pcie_gbs_bidir / 2)
+    inter = resolve_link("ib_ndr" if ref and "400" in str(ref.get("nics")) else "ib_hdr")
+    return NodeLayout(
+        n_gpus=n_gpus,
+        gpus_per_node=per,
+        nodes=-(-n_gpus // per),
+        intra_link=intra[0] if intra else None,
+        intra_per_direction_gbs=intra[1] if intra else None,
+        inter_link=inter.name,
+        inter_per_direction_gbs=inter.per_direction_gbs,
+        reference_server=ref.get("name") if ref else None,
+        reference_host_ram_gb=ref.get("host_ram_gb") if ref else None,
+        reference_nics=ref.get("nics") if ref else None,
+        sources=[str(servers.get("source") or "")] + ([str(ref.get("source"))] if ref else []) + [inter.source or ""],
+    )
 
 
 def _params_from(inp: InterconnectInput) -> float | None:
@@ -704,6 +750,7 @@ def interconnect_advice(inp: InterconnectInput) -> InterconnectOutput:
         rules=rules,
         links=table,
         notes=notes,
+        layout=node_layout(spec, inp.n_gpus) if inp.n_gpus > 1 else None,
     )
 
 

@@ -1562,6 +1562,21 @@ class FindMinGpusOutput(BaseModel):
     notes: list[dict[str, str]] = Field(
         default_factory=list, description="what the minimum means when renting (whole servers, thin headroom), zh/en"
     )
+    states_gb: float | None = Field(
+        None,
+        description="what must be split across the GPUs before activations: the whole model's weights (inference) "
+        "or weights + gradients + optimizer states (training), decimal GB",
+    )
+    floor_gpus: int | None = Field(
+        None,
+        description="ceil(states_gb / usable_gb): the count by capacity alone; min_gpus adds the activations, KV "
+        "cache, overhead and the TP sizes the model accepts",
+    )
+    layout: dict[str, Any] | None = Field(
+        None,
+        description="training beyond one server: tp × pp (TP inside a server on NVLink, PP across servers), gpus, "
+        "nodes, reason zh/en, source (tools/memory_parallel.training_layout)",
+    )
     summary: dict[str, str]
     assumptions: list[dict[str, str]]
     sources: list[str]
@@ -1609,6 +1624,72 @@ def _rent_notes(
             )
         )
     return notes
+
+
+def _pcie_only_note(gpu: str, rent: int) -> list[dict[str, str]]:
+    """More than one server of cards without NVLink (GeForce: no P2P either): every tensor-parallel all-reduce
+    crosses PCIe and then the network. knowledge/gpus.yaml nvlink_gbs_bidir = 0 marks such cards."""
+    if rent <= GPUS_PER_NODE:
+        return []
+    from tools.gpus import resolve_gpu
+
+    try:
+        spec = resolve_gpu(gpu)
+    except Exception:  # a bare size ("24GB"): nothing known about its links  # noqa: BLE001
+        return []
+    if spec.nvlink_gbs_bidir:
+        return []
+    name = spec.name.replace("NVIDIA ", "").replace("GeForce ", "")
+    pcie = (spec.pcie_gbs_bidir or 0) / 2
+    return [
+        _a(
+            f"{rent} 张 {name} 要跨 {math.ceil(rent / GPUS_PER_NODE)} 台机器：这种卡没有 NVLink，卡间通信只走 PCIe"
+            f"（单向约 {pcie:g} GB/s），跨机再走网络，张量并行的通信会比计算还慢，实际不可行、不推荐；"
+            "要么量化（int4/int8）减少卡数，要么换 80 GB 以上带 NVLink 的卡",
+            f"{rent} × {name} spans {math.ceil(rent / GPUS_PER_NODE)} servers: the card has no NVLink, so GPU-to-GPU "
+            f"traffic goes over PCIe (about {pcie:g} GB/s per direction) and then the network; "
+            "tensor-parallel communication would outweigh the compute, so it is impractical: quantise (int4/int8) "
+            "to need fewer cards, or use 80 GB+ cards with NVLink",
+        )
+    ]
+
+
+def _training_layout(inp: FindMinGpusInput, model: Any, found: int) -> dict[str, Any] | None:
+    if inp.mode == "inference":
+        return None
+    from tools.gpus import resolve_gpu
+    from tools.memory_parallel import training_layout
+
+    assumed = None
+    try:
+        nvlink = resolve_gpu(inp.gpu).nvlink_gbs_bidir
+    except Exception:  # a bare size ("80GB"): an 80 GB training card is the A100/H100 SXM class  # noqa: BLE001
+        if resolve_gpu_capacity(inp.gpu).memory_gb < 80:
+            return None
+        assumed = resolve_gpu("A100 80GB")
+        nvlink = assumed.nvlink_gbs_bidir
+    layout = training_layout(model.arch, found, nvlink)
+    if layout and assumed:
+        layout["reason"] = {
+            "zh": layout["reason"]["zh"] + "（80 GB 的卡按 A100 80GB SXM 的 NVLink 计）",
+            "en": layout["reason"]["en"] + " (an 80 GB card taken as the A100 80GB SXM for its NVLink)",
+        }
+    return layout
+
+
+def _layout_note(layout: dict[str, Any] | None) -> list[dict[str, str]]:
+    if not layout:
+        return []
+    tp, pp, n, nodes = layout["tp"], layout["pp"], layout["gpus"], layout["nodes"]
+    return [
+        _a(
+            f"不用 ZeRO-3 而用 Megatron 式 3D 并行时：TP={tp}（机内）× PP={pp}（跨机）= {n} 张（{nodes} 台 8 卡机）构成一个"
+            f"模型副本，再按数据并行成倍扩展；" + layout["reason"]["zh"],
+            f"With Megatron-style 3D parallelism instead of ZeRO-3: TP={tp} (inside a server) × PP={pp} (across "
+            f"servers) = {n} GPUs ({nodes} 8-GPU servers) per model replica, multiplied by data parallelism; "
+            + layout["reason"]["en"],
+        )
+    ]
 
 
 def find_min_gpus(inp: FindMinGpusInput) -> FindMinGpusOutput:
@@ -1670,6 +1751,10 @@ def find_min_gpus(inp: FindMinGpusInput) -> FindMinGpusOutput:
         )
     est = estimate_memory(EstimateMemoryInput.model_validate({**job.model_dump(), "gpus": found, "gpu": inp.gpu}))
     nodes = math.ceil(found / GPUS_PER_NODE)
+    usable = _usable(job, cap)
+    layout = _training_layout(inp, model, found)
+    sharded = est.weights_gb + (0.0 if inp.mode == "inference" else est.gradients_gb + est.optimizer_gb)
+    states = (est.whole_model_weights_gb or sharded * found) * GB if inp.mode == "inference" else sharded * found * GB
     rent = _rentable_count(found, inp.mode)
     rent_est = (
         est
@@ -1689,7 +1774,10 @@ def find_min_gpus(inp: FindMinGpusInput) -> FindMinGpusOutput:
         rent_gpus=rent,
         rent_per_gpu_total_gb=rent_est.total_gb,
         rent_headroom_gb=rent_est.headroom_gb,
-        notes=_rent_notes(found, est, cap, rent, rent_est),
+        notes=_rent_notes(found, est, cap, rent, rent_est) + _pcie_only_note(inp.gpu, rent) + _layout_note(layout),
+        layout=layout,
+        states_gb=_round(states / GB),
+        floor_gpus=math.ceil(states / usable) if usable > 0 else None,
         summary=_a(
             f"至少 {found} 张 {cap.name}（{nodes} 台 8 卡机）：每卡约 {est.total_gb:.1f} GB，余量 {est.headroom_gb:.1f} GB",
             f"At least {found} × {cap.name} ({nodes} 8-GPU node{'s' if nodes > 1 else ''}): about "

@@ -77,3 +77,59 @@ def tp_check(job: MemoryJob, model: Any) -> tuple[bool | None, list[int] | None,
             f"layers, no divisibility rule). The memory below is still split {job.gpus} ways",
         ),
     )
+
+
+# ---- training across servers: tensor parallel inside a server, pipeline stages across servers ----------
+LAYOUT_SOURCE = (
+    "Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM "
+    "(https://arxiv.org/abs/2104.04473), takeaway #1: tensor-parallel size up to the GPUs in one server, pipeline "
+    "parallelism across servers; Megatron-LM world size = TP × PP × DP (https://github.com/NVIDIA/Megatron-LM); "
+    "link rates: knowledge/interconnect.yaml"
+)
+
+
+def training_layout(arch: Any, min_gpus: int, nvlink_gbs_bidir: float | None) -> dict[str, Any] | None:
+    """A TP × PP layout for training that needs more than one server: TP = the largest size ≤ 8 that splits the
+    heads (kept on NVLink inside the server, as every layer all-reduces its activations), PP = the fewest stages
+    that cover the sharded minimum and divide the layers evenly (stages only pass activations at their
+    boundaries, which the slower network between servers carries). None for one server or no NVLink."""
+    if min_gpus <= NODE or not nvlink_gbs_bidir:
+        return None
+    from tools.interconnect import resolve_link
+
+    tp = max(t for t in valid_tp_sizes(arch, NODE) if t <= NODE)
+    layers = int(arch.num_layers)
+    need = -(-min_gpus // tp)
+    # the fewest stages that split the layers evenly, within 2× the need; else the need (uneven first/last stages)
+    pp = next((p for p in range(need, min(2 * need, layers) + 1) if layers % p == 0), need)
+    hdr, ndr = resolve_link("ib_hdr"), resolve_link("ib_ndr")
+    nv = nvlink_gbs_bidir / 2
+    hdr_bw, ndr_bw = hdr.per_direction_gbs or 25.0, ndr.per_direction_gbs or 50.0  # both rows carry the rate
+    reason = {
+        "zh": f"张量并行每层都要 all-reduce 激活值，留在机内走 NVLink（单向约 {nv:g} GB/s）；流水线并行只在段与段之间传激活，"
+        f"跨机走 InfiniBand/RoCE（{hdr.gbit:g}–{ndr.gbit:g} Gb/s ≈ 单向 {hdr_bw:g}–{ndr_bw:g} GB/s，"
+        f"约为 NVLink 的 1/{round(nv / ndr_bw):g}–1/{round(nv / hdr_bw):g}）也够用；"
+        + (
+            f"PP={pp} 能整除 {layers} 层，每段 {layers // pp} 层"
+            if layers % pp == 0
+            else f"{layers} 层不能被 {pp} 整除，首尾段层数要单独设"
+        ),
+        "en": f"tensor parallelism all-reduces activations in every layer, so it stays on NVLink inside a server "
+        f"(about {nv:g} GB/s per direction); pipeline stages only pass activations at their boundaries, which "
+        f"InfiniBand/RoCE between servers ({hdr.gbit:g}–{ndr.gbit:g} Gb/s ≈ {hdr_bw:g}–"
+        f"{ndr_bw:g} GB/s per direction, 1/{round(nv / ndr_bw):g}–"
+        f"1/{round(nv / hdr_bw):g} of NVLink) can carry; "
+        + (
+            f"PP={pp} divides the {layers} layers ({layers // pp} per stage)"
+            if layers % pp == 0
+            else f"{layers} layers do not split evenly into {pp} stages, so set the first/last stage sizes"
+        ),
+    }
+    return {
+        "tp": tp,
+        "pp": pp,
+        "gpus": tp * pp,
+        "nodes": -(-tp * pp // NODE),
+        "reason": reason,
+        "source": LAYOUT_SOURCE,
+    }

@@ -175,6 +175,12 @@ class TimeEstimate(BaseModel):
     price_source: str | None = None
     warnings: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    measured_hours: float | None = Field(None, description="the run's own wall-clock hours, as given")
+    tokens_in_measured_hours: Band3 | None = Field(
+        None,
+        description="tokens this setup trains in measured_hours (tokens × measured / wall_hours; low = at the "
+        "slow end): is a measured time normal for the user's data?",
+    )
 
 
 def estimate_time(
@@ -465,6 +471,9 @@ class TrainTimeInput(BaseModel):
     nodes: int = Field(1, ge=1, description="servers (for the interconnect term)")
     mode: Mode = Field("full", description="pretrain | full (fine-tune) | lora | qlora")
     precision: Literal["bf16", "fp16", "fp8", "tf32", "fp32"] = Field("bf16", description="compute precision")
+    measured_hours: float | None = Field(
+        None, gt=0, description="a run's measured wall-clock hours: also return the tokens this setup trains in them"
+    )
     tf32_enabled: bool = Field(False, description="with fp32: TF32 matmuls enabled (PyTorch default is off)")
     fp8_framework: bool = Field(False, description="with fp8: the stack really runs FP8 (e.g. Transformer Engine)")
     recompute: Recompute = Field("none", description="activation recomputation: none | selective | full (full → 8·N·D)")
@@ -562,6 +571,14 @@ def estimate_training_time(inp: TrainTimeInput) -> TimeEstimate:
             f"the {active / 1e9:.3g}B active parameters (the {total / 1e9:.3g}B total sets memory)."
         )
     est.notes.insert(0, f"模型 / model: {label}")
+    if inp.measured_hours and est.wall_hours.mid > 0:
+        per = tokens * inp.measured_hours
+        est.measured_hours = inp.measured_hours
+        est.tokens_in_measured_hours = Band3(
+            low=float(f"{per / est.wall_hours.high:.3g}"),
+            mid=float(f"{per / est.wall_hours.mid:.3g}"),
+            high=float(f"{per / est.wall_hours.low:.3g}"),
+        )
     return est
 
 

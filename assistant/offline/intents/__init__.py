@@ -76,6 +76,7 @@ INTENTS: dict[str, Intent] = {
         Intent(A.MEMORY, memory.calls, memory.follow_ups),
         Intent(A.SPECS, gpus.specs_calls),
         Intent(A.INTERCONNECT, gpus.interconnect_calls),
+        Intent(gpus.NODE_LAYOUT, gpus.node_layout_calls),
         Intent(A.ADVICE, ops.calls, ops.follow_ups),
     )
 }
@@ -99,6 +100,11 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.CONVERT, conversions.applies_convert),
     (A.BUSBW, conversions.applies_busbw),
     (A.IMPLIED_MFU, conversions.applies_mfu),
+    (A.SPECS, gpus.applies_memory_variant),
+    (
+        gpus.NODE_LAYOUT,
+        gpus.applies_node_layout,
+    ),  # "8*80G 是一个 node 还是多个": whole 8-GPU servers  # "V100 32G 比 16G 快吗" / "24GB K80": same chip, same compute
     (plans.OWN_VS_RENT, plans.applies_own_vs_rent),  # "买主机还是租云": utilisation decides
     (plans.HOST_VS_API, plans.applies_host_vs_api),  # "本地部署和调 API 有啥区别"
     (serving.TEAM, serving.applies_team),  # "200人的公司知识库要什么服务器": users/peak/rate → cards
@@ -146,7 +152,17 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
 # Intents that answer without tools (a short statement from the writer).
 STATEMENTS = {decline.UNLAWFUL, decline.FORECAST, A.OUT_OF_SCOPE, A.INVALID, A.NO_DATA, memory.UNSIZED}
 # Intents a second part of a question may add (a part that only repeats the topic adds nothing).
-_PART_INTENTS = {A.PRICE, A.TRAIN_TIME, A.MEMORY, A.MIN_GPUS, A.MAX_FIT, A.SPECS, A.INTERCONNECT, A.PLAN}
+_PART_INTENTS = {
+    A.PRICE,
+    A.TRAIN_TIME,
+    A.MEMORY,
+    A.MIN_GPUS,
+    A.MAX_FIT,
+    A.SPECS,
+    A.INTERCONNECT,
+    A.PLAN,
+    gpus.NODE_LAYOUT,
+}
 
 
 def choose_intent(f: Frame, skip: Predicate | None = None) -> str:

@@ -4,6 +4,7 @@ reported memory (nvidia-smi shows less than expected?) and a model's architectur
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from assistant.offline.intents import args as A
 from assistant.offline.intents.args import INTERCONNECT, MODEL_INFO, REPORTED_MEMORY, SPECS
@@ -31,6 +32,79 @@ def applies_spec_question(f: Frame) -> bool:
     if f.gpus and "pooled_memory" in f.mentions and not asks_job and not f.model:
         return True  # "will two cards' memory add up over NVLink": the card's own memory answers it
     return bool(f.gpus) and "specs" in f.cues and not asks_job and not f.mode and not f.training
+
+
+# "why is the 32G no faster than the 16G", "will a 24GB K80 make training faster": a speed question about memory
+_SPEED_RE = re.compile(
+    r"fast|slow|speed|quick|differen|improv|速度|快|慢|区别|差别|差异|提升|提速|性能",
+    re.I,
+)
+
+
+def _board_card(f: Frame) -> bool:
+    """A card stated at its whole-board memory (a '24GB K80': two 12 GB GPUs, knowledge/gpus.yaml gpus_per_board)."""
+    boards = _boards()
+    return any(g.gpu_id in boards and (g.memory_gb or 0) > boards[g.gpu_id] for g in f.gpu_mentions)
+
+
+@lru_cache(maxsize=1)
+def _boards() -> dict[str, float]:
+    """Rows of knowledge/gpus.yaml carrying several GPUs per board: id → memory per GPU."""
+    from tools.gpus import all_gpus
+
+    return {g.id: g.memory_gb for g in all_gpus() if g.gpus_per_board > 1}
+
+
+def _priced(name: str) -> bool:
+    """The card has a row in knowledge/prices.yaml (a K80 has none: asking would only print an error)."""
+    from tools.gpus import resolve_gpu
+
+    try:
+        return bool(resolve_gpu(name).price_key)
+    except Exception:  # an unknown name: let the price tool report it
+        return True
+
+
+def applies_memory_variant(f: Frame) -> bool:
+    """Two memory sizes of one card (or a multi-GPU board's total) and a speed question, no model to size:
+    the spec rows answer it (same chip, same compute; the memory only changes capacity)."""
+    if has_size(f) or not f.gpus or not _SPEED_RE.search(f.text):
+        return False
+    return (len(f.gpus) == 1 and len(f.card_sizes) >= 2) or _board_card(f)
+
+
+# "8*80G 是一个 node 还是多个", "does 32 A100 mean 8 per machine × 4", 「16卡是一台还是两台」: how the cards are housed
+NODE_LAYOUT = "node_layout"
+_NODE_QUESTION_RE = re.compile(
+    r"(?:一个|单个|1个|一台|单台|单机|单节点).{0,8}(?:还是|或者|或).{0,8}(?:多个|多台|多机|两台|几台|多节点|\d+\s*台)|"
+    r"(?:单机|一台机器|一台).{0,6}(?:\d+|十六|三十二)\s*卡.{0,6}还是|还是.{0,6}(?:两台|多台|多机|\d+\s*台)|"
+    r"(?:one|single|a single) (?:node|machine|server).{0,30}\b(?:or|vs)\b.{0,30}(?:multiple|several|many|\d+) "
+    r"(?:nodes|machines|servers)|(?:cards?|gpus?) (?:in|on|per) one (?:machine|node|server)|"
+    r"multiple (?:cards|gpus) on one machine or multiple machines|(?:\d+\s*(?:cards?|gpus?) in one (?:machine|node))",
+    re.I,
+)
+
+
+def applies_node_layout(f: Frame) -> bool:
+    """A question about whether N cards are one server or several: whole 8-GPU servers answer it."""
+    return bool(f.gpu_count or f.nodes) and bool(_NODE_QUESTION_RE.search(f.text))
+
+
+def node_layout_calls(f: Frame) -> list[ToolCall]:
+    """The servers N cards take (8 per HGX server) and the links inside and between them; the card named, else the
+    usual 80 GB training card for an 80 GB size."""
+    n = f.gpu_count or (f.nodes or 1) * 8
+    nodes = -(-n // 8)
+    gpu = A.gpu_arg(f) or (A.DEFAULT_GPU if not f.vram_gb or f.vram_gb >= 80 else f"{f.vram_gb:g}GB")
+    multi = {"nodes": nodes, "network": f.network} if nodes > 1 else {}  # the layout names the usual NICs
+    out = [A.call(NODE_LAYOUT, "interconnect_advice", gpu=gpu, n_gpus=n, **multi)]
+    if has_size(f):  # 「DeepSeek-V2 SFT 8*80G 够吗，内存要多少」: the job on those cards, host RAM included
+        from assistant.offline.intents.memory import memory_kwargs
+
+        kw = {**memory_kwargs(f), "gpu": gpu, "gpus": n}
+        out.append(A.call(NODE_LAYOUT, "estimate_memory", **kw))
+    out.append(A.call(NODE_LAYOUT, "search_guide", query=A.guide_query(f, INTERCONNECT), k=2))
+    return out
 
 
 def applies_specs(f: Frame) -> bool:
@@ -71,6 +145,11 @@ def specs_calls(f: Frame) -> list[ToolCall]:
         ref = "A100 80GB" if re.match(r"h(100|200|800)", f.gpus[0], re.I) else "H100"
         names = [names[0], ref]
     out.append(A.call(SPECS, "gpu_specs", gpus=names))
+    if applies_memory_variant(f):  # a speed question: the rows and the guide answer it, prices only if asked
+        if "price" in f.cues and _priced(names[0]):
+            out.append(A.call(SPECS, "gpu_price", gpu=names[0], gpu_count=f.gpu_count, **A.period_args(f)))
+        out.append(A.call(SPECS, "search_guide", query=A.guide_query(f, SPECS), k=2))
+        return out
     if len(sizes) >= 2 and len(f.gpus) == 1:
         for name in names:
             out.append(A.call(SPECS, "gpu_price", gpu=name, gpu_count=f.gpu_count, **A.period_args(f)))

@@ -269,6 +269,10 @@ def min_gpus_calls(f: Frame) -> list[ToolCall]:
         # DeepSeek-V3/R1 ship FP8 weights ("满血版" = the released checkpoint): size that first, bf16 beside it
         out.append(A.call(MIN_GPUS, "find_min_gpus", **{**kw, "precision": "fp8"}))
     out.append(A.call(MIN_GPUS, "find_min_gpus", **kw))
+    for gpu in [A.gpu_arg(f, g) for g in f.gpus[1:3]]:  # "4090 要几张，H100 要几张": each card asked gets its count
+        other = {**kw, "gpu": gpu}
+        other["precision"] = served_precision({**other, "precision": None}, gpu) or kw.get("precision")
+        out.append(A.call(MIN_GPUS, "find_min_gpus", **other))
     others = [
         m.catalog_id
         for m in f.model_mentions
@@ -369,7 +373,13 @@ def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
 
 
 def min_gpus_follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
-    """ "要几张卡" for training: the links of the count actually rented (4+ cards want NVLink)."""
+    """ "要几张卡" for training: the links of the count actually rented (4+ cards want NVLink). Serving that needs
+    more cards than the user has (「4张4090跑不起来」) or more than one server of cards: the quantised counts."""
+    from assistant.offline.intents.plans import quantised_counts
+
+    quantised = quantised_counts(f, results)
+    if quantised:
+        return quantised
     for r in results:
         if (
             r.name == "find_min_gpus"
@@ -380,11 +390,13 @@ def min_gpus_follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
         ):
             rent = int(r.result["rent_gpus"])
             nodes = -(-rent // 8)
+            gpu = str(r.args.get("gpu") or "")
             return [
                 A.call(
                     MIN_GPUS,
                     "interconnect_advice",
-                    gpu=r.args.get("gpu"),
+                    # a bare size ("80GB") has no links in the table: the usual 80 GB training card's
+                    gpu=A.DEFAULT_GPU if re.fullmatch(r"\d+(?:\.\d+)?\s*g(?:b|ib)?", gpu, re.I) else gpu,
                     n_gpus=rent,
                     nodes=nodes if nodes > 1 else None,
                 )

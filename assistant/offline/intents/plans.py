@@ -26,7 +26,23 @@ _HARDWARE_RE = re.compile(
 )
 
 
+# "what TP/PP should I use": a layout question — the count and its TP × PP (find_min_gpus), not a ranked plan
+_LAYOUT_RE = re.compile(
+    r"\btp\b|\bpp\b|tensor[- ]parallel|pipeline[- ]parallel|张量并行|流水线并行|模型并行|3d 并行|tp\s*[/和&]\s*pp",
+    re.I,
+)
+
+
+# 「8张A800训练也内存不足」: the user already tried a configuration and it failed — the job on their cards answers it
+_TRIED_RE = re.compile(r"(?:内存|显存)(?:不足|不够|溢出)|爆显存|\boom\b|out of memory", re.I)
+
+
 def applies(f: Frame) -> bool:
+    tried = bool(f.gpus and f.gpu_count and ("oom_report" in f.mentions or _TRIED_RE.search(f.text)))
+    if tried and has_size(f) and not (f.budget_cny or f.deadline_hours):
+        return False
+    if "how_many" in f.cues and f.training and not (f.budget_cny or f.deadline_hours) and _LAYOUT_RE.search(f.text):
+        return False
     return (
         ("plan" in f.cues or bool(_HARDWARE_RE.search(f.text)))
         and (has_size(f) or bool(f.budget_cny) or bool(f.deadline_hours))
@@ -304,4 +320,32 @@ def cheapest_follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
         n = r.result.get("min_gpus") if r.name == "find_min_gpus" and not r.error else None
         if isinstance(n, int) and n >= 1:
             out.append(A.call(CHEAPEST, "gpu_price", gpu=_card(f), gpu_count=n, hours=1))
+    return out
+
+
+# ---- a serving count beyond the user's cards or beyond one server: the quantised counts beside it ----
+def quantised_counts(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
+    """find_min_gpus again at int8/int4 (AWQ/GPTQ) on the same card, when serving at the checkpoint's precision
+    needs more cards than the user said they have (「我4张4090跑不起来」) or more than one 8-card server: the
+    quantised count is usually what fits their hardware. fp8 weights are already one byte, so only int4 follows."""
+    out: list[ToolCall] = []
+    asked: set[tuple[str, str]] = {
+        (str(r.args.get("gpu")), str(r.args.get("precision"))) for r in results if r.name == "find_min_gpus"
+    }
+    for r in results:
+        if r.name != "find_min_gpus" or r.error or str(r.args.get("mode")) != "inference":
+            continue
+        precision = str(r.args.get("precision") or "bf16")
+        if precision in ("int4", "int8"):
+            continue
+        n = r.result.get("rent_gpus") or r.result.get("min_gpus")
+        have = f.gpu_count
+        if not (n is None or (have and n > have) or n > 8):
+            continue
+        fp8_too = (str(r.args.get("gpu")), "fp8") in asked  # int8 weights are as large as the fp8 release
+        for alt in ("int4",) if precision == "fp8" or fp8_too else ("int8", "int4"):
+            key = (str(r.args.get("gpu")), alt)
+            if key not in asked:
+                asked.add(key)
+                out.append(A.call(A.MIN_GPUS, "find_min_gpus", **{**r.args, "precision": alt}))
     return out

@@ -24,6 +24,15 @@ def applies(f: Frame) -> bool:
     return False
 
 
+# "要多少卡、训多久" with no count said: one 8-card server (the usual rental unit), stated in the answer as assumed
+ASSUMED_GPUS = 8
+
+
+def assumed_gpus(f: Frame) -> int | None:
+    """The count to assume when the question asks how many cards and how long but names no count."""
+    return ASSUMED_GPUS if not f.gpu_count and not f.nodes and "how_many" in f.cues else None
+
+
 def calls(f: Frame) -> list[ToolCall]:
     return [
         A.call(
@@ -32,7 +41,7 @@ def calls(f: Frame) -> list[ToolCall]:
             **A.train_model_args(f),
             **_data_args(f),  # tokens, or samples × length × epochs, or the stated example
             gpu=A.gpu_arg(f) or A.DEFAULT_GPU,
-            n_gpus=f.gpu_count,
+            n_gpus=f.gpu_count or assumed_gpus(f),
             nodes=f.nodes,
             mode=A.train_mode(f),
             precision=f.precision,
@@ -115,6 +124,9 @@ def _reference(f: Frame) -> ReferenceModel | None:
 def applies_measured(f: Frame) -> bool:
     """ "One 3090, 88 hours, is this normal?" / "says it will take nearly 3 days — any ideas?": a run's
     own time against the estimate."""
+    trains = f.training or f.finetune or f.mode in ("full", "lora", "qlora")  # "sft … took 30 hrs" is training too
+    if trains and measured_unsized(f):  # "8张A800做SFT跑了60小时正常吗": what those hours train
+        return True
     return (
         f.training
         and has_size(f)
@@ -166,9 +178,73 @@ def _data_args(f: Frame) -> dict[str, Any]:
     }
 
 
+# "SFT takes 60 h on 8 A800, normal?" with no model and no data: what 60 h on those cards trains (tokens of a 7B full
+# SFT, the common size), and the same hours on the Hopper card of the same class (dense peaks, same MFU)
+MEASURED_ASSUMED_B = 7.0
+REFERENCE_TOKENS = 1e9
+_FASTER = {"a800": "H800", "a100": "H100", "h800": None, "h100": None, "h200": None, "h20": "H800"}
+
+
+# "is it normal / reasonable / too long": the hours are asked about (not "why slow", which the guide answers)
+_NORMAL_RE = re.compile(r"正常|合理|符合预期|太久|这么久|normal|expected|reasonable|too long|so long", re.I)
+# "10小时的数据" / "100 hours of audio": the data's duration, not the run's
+_DATA_HOURS_RE = re.compile(
+    r"(?:小时|h|hours?)\s*(?:的)?\s*(?:数据|音频|语音|视频|录音)|hours? of (?:audio|speech|video|data)", re.I
+)
+
+
+def measured_unsized(f: Frame) -> bool:
+    """A run's own hours on named cards, asked whether normal, with no model size and no data size."""
+    return (
+        bool(f.period_hours)
+        and f.period_unit in ("hour", "day")
+        and bool(f.gpus)
+        and bool(_NORMAL_RE.search(f.text))
+        and not _DATA_HOURS_RE.search(f.text)
+        and not has_size(f)
+        and not _reference(f)
+        and not (f.tokens or f.samples)
+    )
+
+
+def faster_card(f: Frame) -> str | None:
+    """The next-generation card renters move to from the named one (A800 → H800, A100 → H100); None if already Hopper."""
+    family = re.sub(r"[^a-z0-9]", "", (f.gpu or "").lower())[:4]
+    return _FASTER.get(family, "H100")
+
+
+def _measured_unsized_calls(f: Frame) -> list[ToolCall]:
+    hours = float(f.period_hours or 0)
+    n = f.gpu_count or 1
+    mode = A.train_mode(f, default="full")
+    out = [
+        A.call(
+            NAME,
+            "estimate_training_time",
+            params_b=MEASURED_ASSUMED_B,
+            tokens=REFERENCE_TOKENS,
+            gpu=A.gpu_arg(f),
+            n_gpus=n,
+            mode=mode if mode in ("full", "lora", "qlora") else "full",
+            measured_hours=hours,
+        )
+    ]
+    faster = faster_card(f)
+    if faster:
+        out.append(
+            A.call(
+                NAME, "rescale_training_time", ref_gpu=A.gpu_arg(f), ref_gpus=n, ref_hours=hours, gpu=faster, n_gpus=n
+            )
+        )
+    out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2, doc_id="training-time-cost"))
+    return out
+
+
 def completed_calls(f: Frame) -> list[ToolCall]:
     """estimate_training_time with every input it needs: the size (a reference model's published one),
     the data (said, or the stated example), the card (said, or the default)."""
+    if measured_unsized(f):
+        return _measured_unsized_calls(f)
     ref = _reference(f)
     size = A.train_model_args(f) if has_size(f) and not ref else {"params_b": ref.params_b if ref else 7.0}
     if ref is not None and ref.active_params_b:

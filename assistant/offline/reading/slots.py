@@ -89,7 +89,7 @@ _MODEL_RE = re.compile(
 _FAMILY_ONLY_RE = re.compile(r"(?<![a-z])(?P<family>(?:deepseek|ds)\s*-?\s*(?:v3|r1)|kimi\s*k2)(?![a-z0-9])", re.I)
 _SIZE_EN_RE = re.compile(
     r"(?<![a-z0-9.])(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>b|m)(?![a-z])"
-    r"(?!\s*(?:tokens?|词元|token))",
+    r"(?!\s*(?:是指|指的是|是|个|的)?\s*(?:tokens?|词元|token))",  # 「10B是指token的数量吗」: data, not a size
     re.I,
 )
 _SIZE_CN_RE = re.compile(
@@ -309,7 +309,9 @@ _CUE_PATTERNS: dict[str, str] = {
     "how_many": r"几张|几块|几卡|多少张|多少块|多少卡|几台|多少台|最少.*(?:卡|张|gpu)|至少.*(?:卡|张)|"
     r"(?:多少|几)个.{0,10}(?:gpu|显卡|卡)|"
     r"how many(?!\s*(?:gb|gib|mb|tb|tokens?|hours?|days?|weeks?|layers?|params|parameters|tflops|bytes|"
-    r"gpu[\s-]*hours?|concurrent|users|requests))|minimum (?:number of )?gpus|fewest|min(?:imum)? gpus|at least how many",
+    r"gpu[\s-]*hours?|concurrent|users|requests))|minimum (?:number of )?gpus|fewest|min(?:imum)? gpus|at least how many|min(?:imum)?\s*(?:#|no\.)\s*of|"
+    r"minimum (?:hardware|gpu|system) requirements?|"
+    r"min(?:imum)?\s+(?:number\s+of\s+)?\d+\s*g(?:b|ib)?\s+(?:gpus|cards)",
     "fit": r"能不能|能否|可不可以|可以.*吗|能.*吗|行不行|够不够|够吗|够用|跑得动|跑不跑得动|装得下|放得下|塞得下|"
     r"显存|爆显存|oom|\bfit\b|fits|enough|can (?:i|we|it|a|an|one|two|\w+)|could (?:i|we)|"
     r"is it possible|possible to|vram|memory (?:do i need|needed|required|usage)|how much memory|"
@@ -631,6 +633,12 @@ def _extract(question: str) -> Slots:
     )
     if m and not s.gpus and 4 <= float(m.group("num")) <= 288:
         s.vram_gb = float(m.group("num"))
+        work = _blank(work, m)
+    # "8*80G够用吗" / "8x80GB" / "8×80G": that many cards of that memory size
+    m = re.search(r"(?<![0-9a-z.])(?P<n>\d{1,2})\s*[x×*]\s*(?P<num>\d{2,3})\s*g(?:b|ib)?(?![a-z0-9])", work, re.I)
+    if m and not s.gpus and s.vram_gb is None and 4 <= float(m.group("num")) <= 288:
+        # the stated "8*" beats a count of 1 read from 「单机」 (one server, not one card)
+        s.vram_gb, s.gpu_count = float(m.group("num")), int(m.group("n")) if s.gpu_count in (None, 1) else s.gpu_count
         work = _blank(work, m)
 
     # --- context length: 4k上下文 / 32k / context 8192 / seq len 2048 ---------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from assistant.offline.intents.gpus import applies_memory_variant
 from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer, num
 from assistant.offline.writing.render_tools import (
@@ -235,7 +236,14 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
     if not gpus:
         return generic(w, r, ctx)
     names = [_short_gpu(g) for g in gpus]
-    if "suitability" in ctx.slots.cues and len(gpus) == 2 and len(ctx.slots.gpus) == 1:
+    variants = [v for v in r.result.get("variants") or [] if isinstance(v, dict)]
+    speed_question = applies_memory_variant(ctx.slots)
+    start = len(w.parts["verdict"])
+    for rule in variants:  # same chip, same compute (knowledge/gpus.yaml variant_rules)
+        w.add("verdict", str(rule.get("zh") or "") + "。", str(rule.get("en") or "") + ".")
+    if speed_question and variants:
+        pass  # "why is the 32G no faster": the rule is the answer; which-to-pick advice would bury it
+    elif "suitability" in ctx.slots.cues and len(gpus) == 2 and len(ctx.slots.gpus) == 1:
         _suitability(w, gpus, names, ctx)
     elif (
         len(gpus) == 2
@@ -244,6 +252,9 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
         and gpus[0].get("memory_gb") != gpus[1].get("memory_gb")
     ):
         _memory_variant_verdict(w, gpus, names)
+        ruled = w.parts["verdict"][start : start + len(variants)]  # which-to-pick leads; the rule follows it
+        del w.parts["verdict"][start : start + len(variants)]
+        w.parts["verdict"].extend(ruled)
     if len(gpus) == 1:
         g = gpus[0]
         _direct_spec_answer(w, g, names[0], ctx.said)
@@ -334,7 +345,10 @@ def _memory_variant_verdict(w: Writer, gpus: list[dict], names: list[str]) -> No
     """'A100 40G 和 80G 选哪个': same chip, two memory sizes — the job's memory decides."""
     small, large = sorted(range(2), key=lambda i: gpus[i].get("memory_gb") or 0)
     gs, gl = gpus[small], gpus[large]
-    same_compute = gs.get("bf16_dense_tflops") == gl.get("bf16_dense_tflops")
+    # no BF16 figure (a V100: FP16 tensor only): the variant rule line says it, with the chip's own peak
+    same_compute = gs.get("bf16_dense_tflops") is not None and gs.get("bf16_dense_tflops") == gl.get(
+        "bf16_dense_tflops"
+    )
     w.add(
         "verdict",
         f"看任务放不放得进 {num(gs.get('memory_gb'))} GB：放得下就选 {names[small]}，更便宜；要训练更大的模型、"
@@ -737,11 +751,63 @@ def _measured_busbw_verdict(w: Writer, r: ToolResult, measured: float) -> None:
 _STATUS = {"ok": ("✓", "✓"), "warn": ("注意", "warning"), "fail": ("不行", "fails"), "info": ("提示", "note")}
 
 
+def _node_layout_lines(w: Writer, r: ToolResult) -> None:
+    """ "8*80G 是一个 node 还是多个" / "32 A100 = 8 × 4?": whole 8-GPU servers, the link inside one and between them
+    (tools/interconnect.node_layout over knowledge/interconnect.yaml servers)."""
+    lay = r.result.get("layout") or {}
+    if not lay:
+        return
+    n, per, nodes = lay.get("n_gpus"), lay.get("gpus_per_node"), lay.get("nodes")
+    card = str(r.args.get("gpu") or "GPU")
+    intra, intra_bw = lay.get("intra_link"), lay.get("intra_per_direction_gbs")
+    inter, inter_bw = lay.get("inter_link"), lay.get("inter_per_direction_gbs")
+    in_zh = f"卡间走 {intra}（单向约 {num(intra_bw)} GB/s）" if intra else ""
+    in_en = f"the GPUs talk over {intra} (about {num(intra_bw)} GB/s per direction)" if intra else ""
+    if nodes == 1:
+        w.add(
+            "verdict",
+            f"{num(n)} 张 {card} 就是一台 {num(n)} 卡机（单机 {num(n)} 卡、一个节点）：一台 HGX 服务器装 {num(per)} 张，"
+            + (in_zh + "，" if in_zh else "")
+            + "不需要多机网络。",
+            f"{num(n)} × {card} is one {num(n)}-GPU server (a single node): one HGX server holds {num(per)}"
+            + (f", and {in_en}" if in_en else "")
+            + "; no multi-node network is needed.",
+        )
+    else:
+        ratio = round(intra_bw / inter_bw) if intra_bw and inter_bw else None
+        w.add(
+            "verdict",
+            f"{num(n)} 张 {card} 是 {num(nodes)} 台 × {num(per)} 卡（多机，{num(nodes)} 个节点）：没有一台机器能装 {num(n)} 张，"
+            f"HGX 服务器一台 {num(per)} 张。机内{in_zh or '走 PCIe'}，机间走 InfiniBand/RoCE（{inter} 单向约 "
+            f"{num(inter_bw)} GB/s"
+            + (f"，约为机内的 1/{num(ratio)}" if ratio else "")
+            + "），所以张量并行留在机内，跨机做数据并行或流水线并行。",
+            f"{num(n)} × {card} means {num(nodes)} servers × {num(per)} GPUs (multi-node, {num(nodes)} nodes): no "
+            f"machine holds {num(n)}, an HGX server takes {num(per)}. Inside each, {in_en or 'PCIe'}; between them, "
+            f"InfiniBand/RoCE ({inter}, about {num(inter_bw)} GB/s per direction"
+            + (f", about 1/{num(ratio)} of the in-server link" if ratio else "")
+            + "), so tensor parallelism stays inside a server and data/pipeline parallelism spans servers.",
+        )
+    ref, ram, nics = lay.get("reference_server"), lay.get("reference_host_ram_gb"), lay.get("reference_nics")
+    if ref and ram:
+        w.add(
+            "verdict",
+            f"参考整机 {ref}：每台主机内存（RAM）{num(ram / 1000)} TB"
+            + (f"、机间网卡 {nics}" if nics and nodes and nodes > 1 else "")
+            + "；租用时按实际任务核对内存是否够加载模型。",
+            f"Reference server {ref}: {num(ram / 1000)} TB of host RAM each"
+            + (f", {nics} between servers" if nics and nodes and nodes > 1 else "")
+            + "; check the host RAM against what loading your model needs.",
+        )
+
+
 @renderer("interconnect_advice", grouped=True)
 def interconnect_advice(w: Writer, r: ToolResult, ctx: Context) -> None:
     if ctx.intent == "min_gpus" and ctx.by_name("find_min_gpus"):
         return  # the links of the rented GPU count: quoted by the find_min_gpus renderer
     results = ctx.by_name("interconnect_advice")
+    if ctx.intent == "node_layout" and results:
+        _node_layout_lines(w, results[0])
     several = len(results) > 1
     by_topology = several and all(x.args.get("topology") for x in results)
     if not several and results and ctx.slots.measured_busbw_gbs:

@@ -11,6 +11,7 @@ from assistant.offline.writing.render_tools import (
     bi,
     big,
     gb,
+    mode_label,
     money,
     money_range,
     pct,
@@ -31,7 +32,25 @@ def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
     size = f"{params / 1e9:.3g}B" if isinstance(params, (int, float)) else ""
     toks = tokens_text(w, res.get("tokens"))
     asks_gpu_hours = "asked_gpu_hours" in ctx.said
-    if (asks_gpu_hours or not ctx.slots.gpu_count) and gpu_h.get("mid") is not None:
+    measured = res.get("tokens_in_measured_hours") or {}
+    if measured.get("mid"):
+        _measured_tokens_verdict(w, r, ctx, measured, size, n, card)
+        return
+    assumed = not ctx.slots.gpu_count and r.args.get("n_gpus") and not asks_gpu_hours
+    if assumed and days.get("mid") is not None and gpu_h.get("mid") is not None:
+        # "要多少卡、训多久" with no count: lead with a count (assumed, said so) and the days on it
+        lo_d, hi_d = days.get("low", days["mid"]), days.get("high", days["mid"])
+        w.add(
+            "verdict",
+            f"你没说用几张卡，这里按一台 {num(n)} 卡机（{num(n)} × {card}）估：训练 {size} 模型、{toks} token 约 "
+            f"{big(days['mid'])} 天（按 MFU {pct(mfu.get('mid'))}；区间 {big(lo_d)}–{big(hi_d)} 天），共 "
+            f"{big(gpu_h['mid'])} 卡时，平台价约 {money(cost.get('mid'))}；卡数翻倍，时间大致减半。",
+            f"No GPU count was given, so one {num(n)}-GPU server ({num(n)} × {card}) is assumed: training "
+            f"{article(size)} {size} model on {toks} tokens takes about {plural(big(days['mid']), 'day')} (at "
+            f"{pct(mfu.get('mid'))} MFU; range {big(lo_d)}–{big(hi_d)} days), {big(gpu_h['mid'])} GPU-hours, about "
+            f"{money(cost.get('mid'))} at platform prices; doubling the GPUs roughly halves it.",
+        )
+    elif (asks_gpu_hours or not ctx.slots.gpu_count) and gpu_h.get("mid") is not None:
         # No GPU count given (or GPU-hours asked): the total work is the answer; days depend on the count.
         w.add(
             "verdict",
@@ -140,6 +159,45 @@ def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
     )
 
 
+def _measured_tokens_verdict(
+    w: Writer, r: ToolResult, ctx: Context, measured: dict, size: str, n: int, card: str
+) -> None:
+    """ "60 h on 8 A800, normal?" with no data size: how many tokens those hours train, which the user compares with
+    their samples × length × epochs; the faster card's hours follow (rescale_training_time)."""
+    res, mfu = r.result, r.result.get("mfu") or {}
+    hours = res.get("measured_hours")
+    lo, mid, hi = (tokens_text(w, measured.get(k)) for k in ("low", "mid", "high"))
+    w.add(
+        "verdict",
+        f"要看数据量：{num(n)} × {card} 跑 {num(hours)} 小时，按 {size} 模型{mode_label(w, r.args.get('mode'))}、MFU "
+        f"{pct(mfu.get('low'))}–{pct(mfu.get('high'))} 算，大约能训 {lo}–{hi} token（中值 {mid}）。你的数据（条数 × 每条 "
+        f"token × 轮数）在这个量级，{num(hours)} 小时就在正常范围内；明显少于它，才说明效率有问题（看 GPU 利用率、数据加载、"
+        "padding）。模型更大时，同样时间能训的 token 按参数量成反比减少。",
+        f"It depends on the data: {num(n)} × {card} for {num(hours)} hours trains about {lo}–{hi} tokens (mid {mid}) "
+        f"for {mode_label(w, r.args.get('mode'))} of {article(size)} {size} model at {pct(mfu.get('low'))}–"
+        f"{pct(mfu.get('high'))} MFU. If your data (samples × tokens per sample × epochs) is of that order, "
+        f"{num(hours)} hours is within the normal range; only if it is much smaller is the run inefficient (check GPU "
+        "utilisation, data loading, padding). A larger model trains proportionally fewer tokens in the same time.",
+    )
+    w.add(
+        "assumptions",
+        f"你没说模型大小，这里按常见的 {size} 估；13B 约减半。",
+        f"No model size was given, so a common {size} is assumed; a 13B roughly halves it.",
+    )
+    for x in ctx.by_name("rescale_training_time"):
+        faster = str(x.result.get("gpu") or "").replace("NVIDIA ", "")
+        w.add(
+            "verdict",
+            f"想更快：换 {num(x.args.get('n_gpus'))} × {faster}，按稠密算力 {num(x.result.get('dense_tflops'))} 对 "
+            f"{num(x.result.get('ref_dense_tflops'))} TFLOPS 重算约 {num(x.result.get('hours'))} 小时"
+            f"（{x.result.get('arithmetic')}，同样效率下）。",
+            f"For a faster run: {num(x.args.get('n_gpus'))} × {faster} at {num(x.result.get('dense_tflops'))} vs "
+            f"{num(x.result.get('ref_dense_tflops'))} TFLOPS dense would take about {num(x.result.get('hours'))} hours "
+            f"({x.result.get('arithmetic')}, at the same efficiency).",
+        )
+    _what_it_rests_on(w, r, ctx)
+
+
 def _what_it_rests_on(w: Writer, r: ToolResult, ctx: Context) -> None:
     """Line 1 says what the figure rests on when the question left it out: the data size (assumed here,
     with the formula), a published token count, the user's own measured time, a MoE's active params."""
@@ -183,7 +241,9 @@ def _what_it_rests_on(w: Writer, r: ToolResult, ctx: Context) -> None:
                     "cost moves with MFU and card prices.",
                 ),
             )
-    if s.period_hours and s.training and "hour" == s.period_unit or s.period_unit == "day" and s.training:
+    if res.get("tokens_in_measured_hours"):
+        pass  # the measured hours were turned into tokens above; a reference job's hours would mislead
+    elif s.period_hours and s.training and "hour" == s.period_unit or s.period_unit == "day" and s.training:
         hours = res.get("wall_hours") or {}
         epochs = s.epochs
         w.add(
@@ -220,6 +280,8 @@ def _what_it_rests_on(w: Writer, r: ToolResult, ctx: Context) -> None:
 def rescale_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
     """The user's arithmetic redone with dense peaks: a sparse figure corrected first, then the hours."""
     res = r.result
+    if any(e.result.get("tokens_in_measured_hours") for e in ctx.by_name("estimate_training_time")):
+        return  # quoted as the faster option beside the measured hours (_measured_tokens_verdict)
     sparse = [q for q in res.get("quoted") or [] if isinstance(q, dict) and q.get("kind") == "sparse"]
     for q in sparse:
         w.add(

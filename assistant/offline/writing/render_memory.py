@@ -367,14 +367,39 @@ def _min_gpus_line(w: Writer, res: dict, as_alternative: bool, prefix: tuple[str
     if inference and est.get("precision"):
         mode = w.t(f"{est['precision']} 推理", f"{est['precision']} inference")
     job_zh = cat_words(_model_label(w, est), mode) if est and not as_alternative else ""
-    job_en = f"For {mode} of {_model_label(w, est)}, w" if est and not as_alternative else "W"
-    zh = (
-        f"{job_zh}：" if job_zh else ""
-    ) + f"用{how_zh}至少要 {num(n)} 张 {card}{node_zh}，每卡约 {gb(per)} GB，余量约 {gb(room)} GB。"
-    en = (
-        f"{job_en}ith {how_en} you need at least {num(n)} × {card}{node_en}: about {gb(per)} GB per GPU, "
-        f"{gb(room)} GB to spare."
+    job_en = f"For {mode} of {_model_label(w, est)} y" if est and not as_alternative else "Y"
+    how_zh = f"用{how_zh}" if n > 1 else ""  # one card splits nothing
+    zh = (f"{job_zh}：" if job_zh else "") + (
+        f"{how_zh}至少要 {num(n)} 张 {card}{node_zh}，每卡约 {gb(per)} GB，余量约 {gb(room)} GB。"
     )
+    en = (  # the count right after the job: it is the answer
+        f"{job_en}ou need at least {num(n)} × {card}{node_en}"
+        + (f" with {how_en}" if n > 1 else "")
+        + f": about {gb(per)} GB per GPU, {gb(room)} GB to spare."
+    )
+    floor, states, usable = res.get("floor_gpus"), res.get("states_gb"), res.get("usable_gb")
+    if floor and states and usable and floor != n:  # capacity alone first, then what the search added
+        what_zh, what_en = (
+            ("权重", "weights") if inference else ("权重+梯度+优化器状态", "weights + gradients + optimizer states")
+        )
+        zh += (
+            f"单看容量：{what_zh} {gb(states)} GB ÷ 每卡可用 {gb(usable)} GB ≈ {num(floor)} 张；"
+            + (
+                "再加 KV 缓存、框架开销，并且张量并行数要能整除注意力头数（1/2/4/8…），"
+                if inference
+                else "再加激活值和框架开销，"
+            )
+            + f"所以是 {num(n)} 张。"
+        )
+        en += (
+            f" By capacity alone: {what_en} {gb(states)} GB ÷ {gb(usable)} GB usable per GPU ≈ {num(floor)}; "
+            + (
+                "the KV cache, engine overhead and a tensor-parallel size that divides the attention heads (1/2/4/8…) "
+                if inference
+                else "activations and overhead "
+            )
+            + f"make it {num(n)}."
+        )
     pre_zh, pre_en = prefix or (("多加卡：", "More GPUs: ") if as_alternative else ("", ""))
     if pre_en.endswith("; "):  # "No single card holds it; with ZeRO-3 …"
         en = en[0].lower() + en[1:]
