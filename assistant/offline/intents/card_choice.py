@@ -40,6 +40,7 @@ def applies(f: Frame) -> bool:
         and has_size(f)
         and ("compare" in f.cues or bool(_SUITS_RE.search(f.text)))
         and not _WHY_RE.search(f.text)
+        and "how_many" not in f.cues  # "how many 4090s vs how many H100s": each card's count is the question
         and not any(g.count for g in f.gpu_mentions)
         and f.gpu_count is None
     )
