@@ -106,7 +106,23 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     "iostat": ("%util",),
     "dcgmi_diag": ("Diagnostic",),
     "dcgmi_health": ("health system", "Overall Health", "Health Monitor"),
-    "narrative": ("nvidia-smi", "GPU", "显卡", "卡", "gpu", "busbw", "all_reduce_perf"),
+    "narrative": (
+        "nvidia-smi",
+        "GPU",
+        "显卡",
+        "卡",
+        "gpu",
+        "busbw",
+        "all_reduce_perf",
+        "NVIDIA",
+        "Nvidia",
+        "nvidia",
+        "Tesla",
+        "Titan",
+        "TITAN",
+        "RTX",
+        "card",
+    ),
 }
 
 # Kinds whose trigger words also occur in a person's question ("NCCL 超时怎么办？"): they count as a

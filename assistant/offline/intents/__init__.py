@@ -189,7 +189,11 @@ def choose_intents(f: Frame) -> list[str]:
     if first == A.ADVICE and ops.applies_cause(f):
         # the cause is answered first; the numbers follow where they bear on it (ops.cause_follower)
         rest = choose_intent(f, skip=ops.applies_cause)
-        return [first, *ops.cause_followers(f, rest)]
+        followers = ops.cause_followers(f, rest)
+        if followers[:1] == [A.MEMORY] and ops.reports_oom(f):
+            # an OOM with a job the tools can size: the estimate against the card is the cause; the guide follows
+            return [A.MEMORY, first, *followers[1:]]
+        return [first, *followers]
     if first in STATEMENTS or first == A.ADVICE or len(f.asks) < 2:
         return [first]
     chosen: list[str] = []

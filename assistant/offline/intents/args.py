@@ -112,9 +112,25 @@ def memory_kwargs(s: Slots) -> dict[str, Any]:
         kw.update(seq_len=s.context)
         if (s.gpu_count or 1) > 1 and s.zero_stage is None:
             kw["zero"] = 3  # several cards for one training job: shard with ZeRO-3/FSDP (said in the answer)
+            if _ran_unsharded(s):
+                # "3 张 V100 LoRA 还是 OOM": nothing says ZeRO/FSDP, so the run was the launchers' default data
+                # parallel (a full copy of the model on every card); size that, and ZeRO-3 comes as the change
+                kw["zero"] = 0
     if mode == "qlora":
         kw.pop("precision", None)
     return kw
+
+
+_OOM_SEEN = re.compile(r"(?<![a-z])oom|out of memory|爆显存|显存不够|显存不足|显存溢出|显存爆", re.I)
+_SHARDED = re.compile(r"zero|deepspeed|fsdp|gemini|colossal|megatron|device_map|accelerate config", re.I)
+
+
+def _ran_unsharded(s: Slots) -> bool:
+    """An OOM the user already hit on several cards with no ZeRO/FSDP/DeepSpeed named: plain data parallel."""
+    text = s.text or ""
+    if "how_many" in s.cues:  # "OOM on 8 cards, how many do I need": the count assumes sharding
+        return False
+    return bool(_OOM_SEEN.search(text)) and not _SHARDED.search(text) and not s.is_log
 
 
 def model_args(s: Slots) -> dict[str, Any]:

@@ -43,9 +43,10 @@ def _told_expected_behaviour(text: str) -> bool:
 
 
 def _told_symptoms(text: str) -> bool:
-    """A renter describing what happened (several clauses in Chinese), not a one-line how-to question."""
-    clauses = [c for c in re.split(r"[，,；;。！!？?\n]", text) if c.strip()]
-    return has_cjk(text) and len(clauses) >= 3
+    """A renter describing what happened (several clauses, in Chinese or English: "My Titan V keeps disappearing.
+    Only reboots help. What is wrong?"), not a one-line how-to question."""
+    clauses = [c for c in re.split(r"[，,；;。！!？?\n]|\.\s", text) if c.strip()]
+    return len(clauses) >= 3
 
 
 _MACHINE = re.compile(

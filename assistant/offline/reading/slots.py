@@ -620,6 +620,22 @@ def _extract(question: str) -> Slots:
         work = _extract_conversion(work, s)
         work = _extract_algbw(work, s)
         work = _extract_measured_busbw(work, s)
+    # "8*80G够用吗" / "8x80GB" / "8×80G" / "24G*8" / "two 24gb cards": that many cards of that memory size
+    m = (
+        re.search(r"(?<![0-9a-z.])(?P<n>\d{1,2})\s*[x×*]\s*(?P<num>\d{2,3})\s*g(?:b|ib)?(?![a-z0-9])", work, re.I)
+        or re.search(r"(?<![0-9a-z.])(?P<num>\d{2,3})\s*g(?:b|ib)?\s*[x×*]\s*(?P<n>\d{1,2})(?![0-9a-z.])", work, re.I)
+        or re.search(
+            r"\b(?P<n>two|three|four|six|eight|\d)\s+(?P<num>\d{2,3})\s*(?:g|gb|gib)\s*(?:vram\s*)?(?:cards?|gpus?)\b",
+            work,
+            re.I,
+        )
+    )
+    if m and not s.gpus and s.vram_gb is None and 4 <= float(m.group("num")) <= 288:
+        # the stated "8*" beats a count of 1 read from 「单机」 (one server, not one card)
+        raw = m.group("n").lower()
+        n = int(raw) if raw.isdigit() else _EN_COUNT.get(raw, 1)
+        s.vram_gb, s.gpu_count = float(m.group("num")), n if s.gpu_count in (None, 1) else s.gpu_count
+        work = _blank(work, m)
     m = re.search(
         r"(?P<num>\d{1,3})\s*(?:g|gb|gib)\s*(?:的)?\s*(?:显存|的卡|的显卡|显卡|卡|vram|memory|card|gpu)", work, re.I
     )
@@ -634,13 +650,6 @@ def _extract(question: str) -> Slots:
     if m and not s.gpus and 4 <= float(m.group("num")) <= 288:
         s.vram_gb = float(m.group("num"))
         work = _blank(work, m)
-    # "8*80G够用吗" / "8x80GB" / "8×80G": that many cards of that memory size
-    m = re.search(r"(?<![0-9a-z.])(?P<n>\d{1,2})\s*[x×*]\s*(?P<num>\d{2,3})\s*g(?:b|ib)?(?![a-z0-9])", work, re.I)
-    if m and not s.gpus and s.vram_gb is None and 4 <= float(m.group("num")) <= 288:
-        # the stated "8*" beats a count of 1 read from 「单机」 (one server, not one card)
-        s.vram_gb, s.gpu_count = float(m.group("num")), int(m.group("n")) if s.gpu_count in (None, 1) else s.gpu_count
-        work = _blank(work, m)
-
     # --- context length: 4k上下文 / 32k / context 8192 / seq len 2048 ---------------------------
     m = re.search(
         # not a CPU's model number ("i9-13900K", "i7-12700k")

@@ -51,6 +51,20 @@ def _setup(w: Writer, est: dict) -> str:
     return w.t(f"{n} 卡数据并行（每卡一份完整模型）", f"{n} GPUs data-parallel (a full copy per GPU)")
 
 
+def _data_parallel_line(w: Writer, est: dict) -> None:
+    """Several cards without ZeRO/FSDP (how the user ran it): their memory does not add up, which is usually
+    what "双卡也显存不够" is about."""
+    if (est.get("gpus") or 1) > 1 and not est.get("zero_stage") and est.get("mode") != "inference":
+        w.add(
+            "verdict",
+            "数据并行（DDP，torchrun/accelerate 的默认）每张卡各放一份完整模型，多卡的显存不会叠加，只是更快；"
+            "要把模型切到多张卡上，用 DeepSpeed ZeRO-3 或 FSDP。",
+            "Data parallel (DDP, the torchrun/accelerate default) keeps a full copy of the model on every GPU: the "
+            "cards' memory does not add up, it only runs faster; to split the model across GPUs use DeepSpeed ZeRO-3 "
+            "or FSDP.",
+        )
+
+
 def whole_model_clause(w: Writer, est: dict) -> tuple[str, str]:
     """The whole model's weights beside the per-GPU figure, also when sharded or split by tensor parallelism: the
     tool's `whole_model_weights_gb` (params × bytes/param before any split); older results without it fall back to
@@ -528,6 +542,7 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
         sentence = fit_sentence(w, est, lead=True)
     if sentence:
         w.add("verdict", *sentence)
+    _data_parallel_line(w, est)
     card_rule_lines(w, est)
     method_lines(w, est)
     host_ram_lines(w, ctx, est)

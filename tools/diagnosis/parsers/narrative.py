@@ -22,6 +22,14 @@ _DROPPED_EN = re.compile(
     r"(?:lost|losing) (?:a|one|\d) GPUs?|nvidia-smi (?:only shows|shows only|no longer shows|does not show|doesn't show)|"
     r"(?:one|a|\d) GPUs? (?:is|are|went) (?:lost|missing|gone)|disappear(?:ed|s)? (?:again|in `?nvidia-smi)"
 )
+# the same symptom in the words of an English forum post: "gpu randomly falls off the bus", "GPU has fallen off of
+# the bus" (no Xid line pasted), "my Titan V keeps disappearing, only reboots help"
+_DROPPED_EN_WORDS = re.compile(
+    r"(?:falls?|fallen|fell|falling) off (?:of )?the (?:pcie? )?bus|"
+    r"\b(?:gpu|card|titan\s*\w+|rtx\s*\w+|tesla\s*\w+)s? (?:randomly |keeps? |keep on |sometimes )?"
+    r"(?:disappearing|dropping out|dropping off)",
+    re.I,
+)
 _LATE_ZH = re.compile(r"训练了一段时间|跑了一段时间|跑着跑着|训练(?:了)?(?:几|\d+)个?(?:小时|天)|过了一段时间")
 _LATE_EN = re.compile(
     r"after (?:\d+(?: to \d+)?|several|a few|many) (?:hours|epochs|days)|hours of training|after a while"
@@ -101,7 +109,12 @@ def _dropped(lines: list[str]) -> str | None:
     for line in lines[:400]:
         if len(line) >= 600:
             continue
-        m = _DROPPED_ZH.search(line) or _DROPPED_EN.search(line)
+        m = (
+            _DROPPED_ZH.search(line)
+            or _DROPPED_EN.search(line)
+            # a kernel log line says it too ("NVRM: … GPU has fallen off the bus"): that is the kernel_log parser's
+            or (None if re.search(r"NVRM|Xid", line) else _DROPPED_EN_WORDS.search(line))
+        )
         if m and not _MEMORY_ONLY.search(m.group(0)):
             return line.strip()
     return None
