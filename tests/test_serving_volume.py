@@ -88,3 +88,15 @@ def test_volume_near_capacity_warns_about_peaks() -> None:
     cap = _serving(results).result["capacity_output_mtok_per_month"]
     assert 1200 > 0.5 * cap  # 1.2B a month against this setup's full-load month
     assert "peaks will queue" in a.text
+
+
+@pytest.mark.parametrize(
+    ("question", "tokens"),
+    [
+        ("租A800训练Qwen2.5-14B全量，1亿token大概多久多少钱", 1e8),  # after a comma (normalised to ",")
+        ("预训练,500B tokens 要多久", 500e9),
+        ("训练用了 2,000,000 tokens", 2e6),  # thousands separators are one number
+    ],
+)
+def test_training_tokens_after_punctuation(question: str, tokens: float) -> None:
+    assert read_one(question).tokens == pytest.approx(tokens)

@@ -601,7 +601,7 @@ def _extract(question: str) -> Slots:
     work = _extract_gpus(work, s)
     # --- training tokens: 1万亿token / 1T tokens / 300B tokens / 2T ----------------------------
     m = re.search(
-        rf"(?<![\d,])(?P<num>\d{{1,3}}(?:,\d{{3}})+|\d+(?:\.\d+)?|{_CN_NUM})\s*"
+        rf"(?<!\d)(?<!\d,)(?P<num>\d{{1,3}}(?:,\d{{3}})+|\d+(?:\.\d+)?|{_CN_NUM})\s*"
         r"(?P<unit>万亿|千亿|百亿|亿|万|t|b|m|trillion|billion|million)?\s*(?:个)?\s*(?:tokens?|词元|token数据|tok\b)",
         work,
         re.I,
