@@ -205,6 +205,18 @@ def test_switch_language_to_english(page) -> None:
     page.screenshot(path=str(SHOTS / "chat_en.png"), full_page=True)
 
 
+def _choose(page, elem: str, option: str) -> None:  # type: ignore[no-untyped-def]
+    """Pick a dropdown option the way a user does: type to filter, then click the option once it is listed
+    (pressing Enter before the list has rendered selects nothing on a busy machine)."""
+    box = page.locator(f"{elem} input")
+    box.fill(option)  # the dropdown filters to the typed option
+    listed = page.get_by_role("option", name=option, exact=True)
+    try:
+        listed.first.click(timeout=5_000)
+    except Exception:  # an older list markup without option roles: Enter picks the first match  # noqa: BLE001
+        box.press("Enter")
+
+
 def test_memory_tab_takes_inference_settings(page) -> None:
     page.get_by_role("tab", name=re.compile("显存")).click()
     page.locator("#estimate-btn").click()
@@ -214,8 +226,9 @@ def test_memory_tab_takes_inference_settings(page) -> None:
     before = chart.get_attribute("data-total-gb")
     # Inference, int4 weights, fp8 KV cache, 32k context, 8 requests: a KV-cache segment appears.
     for elem, option in (("#m-mode", "inference"), ("#m-precision", "int4"), ("#m-kv", "fp8")):
-        page.locator(f"{elem} input").fill(option)  # the dropdown filters to the typed option
-        page.locator(f"{elem} input").press("Enter")
+        _choose(page, elem, option)
+        if elem == "#m-mode":  # the KV-cache field appears once the server has seen inference mode
+            page.locator("#m-kv input").wait_for(state="visible", timeout=30_000)
     page.locator("#m-context input").fill("32768")
     page.locator("#m-conc input").fill("8")
     page.locator("#estimate-btn").click()
