@@ -783,7 +783,7 @@ def resolve_model(
             size = parse_param_count(q, field="model")
         except ToolInputError:
             if allow_unknown:
-                guessed = _size_in_name(q)
+                guessed = size_in_name(q)
                 if guessed is not None:
                     return _unknown(q, guessed)
             raise ToolInputError(
@@ -829,7 +829,7 @@ def _from_config_file(q: str) -> ResolvedModel:
 _SIZE_IN_NAME = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*([bmt])(?![a-z])", re.I)
 
 
-def _size_in_name(name: str) -> int | None:
+def size_in_name(name: str) -> int | None:
     """The largest 'NNb' / 'NNm' in a name ('my-llama-13b-v2' → 13e9); MoE names give the total ('…-30B-A3B')."""
     sizes = [
         float(m.group(1)) * {"b": 1e9, "m": 1e6, "t": 1e12}[m.group(2).lower()] for m in _SIZE_IN_NAME.finditer(name)

@@ -18,7 +18,6 @@ unit) ÷ tokens per month at full load, split between input and output by GPU ti
 from __future__ import annotations
 
 import math
-import re
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -347,8 +346,10 @@ def _compare(
     family = name.split("-")[0].rstrip("0123456789.")  # "qwen2.5-7b" → "qwen", "deepseek-v3" → "deepseek"
 
     def size_b(text: str) -> float | None:
-        m = re.search(r"(\d+(?:\.\d+)?)b\b", text)
-        return float(m.group(1)) if m else None
+        from tools.models import size_in_name
+
+        size = size_in_name(text)  # one reader of "…-7b" / "…-30b-a3b" sizes, the catalog's
+        return size / 1e9 if size else None
 
     own_size = size_b(name)
 

@@ -190,7 +190,7 @@ def choose_intents(f: Frame) -> list[str]:
         # the cause is answered first; the numbers follow where they bear on it (ops.cause_follower)
         rest = choose_intent(f, skip=ops.applies_cause)
         followers = ops.cause_followers(f, rest)
-        if followers[:1] == [A.MEMORY] and ops.reports_oom(f):
+        if followers[:1] == [A.MEMORY] and A.reports_oom(f):
             # an OOM with a job the tools can size: the estimate against the card is the cause; the guide follows
             return [A.MEMORY, first, *followers[1:]]
         return [first, *followers]

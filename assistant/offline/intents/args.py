@@ -125,12 +125,16 @@ _OOM_SEEN = re.compile(r"(?<![a-z])oom|out of memory|爆显存|显存不够|显�
 _SHARDED = re.compile(r"zero|deepspeed|fsdp|gemini|colossal|megatron|device_map|accelerate config", re.I)
 
 
+def reports_oom(s: Slots) -> bool:
+    """The user says they already hit an out-of-memory error (「全量会OOM」, "got OOM", 「显存不够」)."""
+    return bool(_OOM_SEEN.search(s.text or ""))
+
+
 def _ran_unsharded(s: Slots) -> bool:
     """An OOM the user already hit on several cards with no ZeRO/FSDP/DeepSpeed named: plain data parallel."""
-    text = s.text or ""
     if "how_many" in s.cues:  # "OOM on 8 cards, how many do I need": the count assumes sharding
         return False
-    return bool(_OOM_SEEN.search(text)) and not _SHARDED.search(text) and not s.is_log
+    return reports_oom(s) and not _SHARDED.search(s.text or "") and not s.is_log
 
 
 def model_args(s: Slots) -> dict[str, Any]:

@@ -53,9 +53,6 @@ def calls(f: Frame) -> list[ToolCall]:
     kw = {k: v for k, v in A.memory_kwargs(f).items() if k not in ("gpu", "gpus")}
     if not kw.get("mode"):
         kw["mode"] = "lora" if f.finetune else "full"  # a bare 微调 is compared as LoRA, as the memory rules do
-    if kw.get("mode") != "inference":
-        kw.pop("context", None)
-        kw.pop("concurrency", None)
     if not kw.get("zero") and kw.get("mode") != "inference":
         kw["zero"] = 3  # a training job spread over several cards shards with ZeRO-3/FSDP
     cards = [A.card_name(f, g) or g for g in _cards(f)]

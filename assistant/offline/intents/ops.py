@@ -111,14 +111,6 @@ def applies_rl_cause(f: Frame) -> bool:
     return bool(_RL.search(f.text)) and applies_cause(f)
 
 
-_OOM = re.compile(r"(?<![a-z])oom|out of memory|爆显存|显存不够|显存不足|显存溢出|显存爆", re.I)
-
-
-def reports_oom(f: Frame) -> bool:
-    """「全量会OOM，什么原因」: the job's memory against the card is the cause, so the estimate leads."""
-    return bool(_OOM.search(f.text))
-
-
 def cause_followers(f: Frame, other: str) -> list[str]:
     """The intents whose numbers follow the guide's answer to a cause question. `other` is the intent
     the question would get without its cause part. Kept only where the numbers bear on the cause:
