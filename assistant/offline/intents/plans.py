@@ -10,6 +10,7 @@ from assistant.offline.intents import args as A
 from assistant.offline.intents.args import PLAN
 from assistant.offline.intents.base import has_size
 from assistant.offline.reading.frame import Frame
+from assistant.offline.reading.routes import says_api, says_self_host
 from assistant.offline.types import ToolCall, ToolResult
 from tools.lang import has_cjk
 
@@ -140,11 +141,6 @@ _BUY_RE = re.compile(
 )
 _RENT_WORD_RE = re.compile(r"租|云计算|云服务|云上|上云|cloud|\brent|rental|\blease", re.I)
 _EVERYONE_RENTS_RE = re.compile(r"(?:大家|都是|一般|通常|普遍).{0,6}租|租.{0,4}还是.{0,4}买|买.{0,4}还是.{0,4}租", re.I)
-_API_RE = re.compile(r"(?<![a-z])api(?![a-z])|接口|调用.{0,6}(?:大模型|模型)|openai|deepseek 官方|百炼|dashscope", re.I)
-_LOCAL_RE = re.compile(
-    r"本地部署|私有化|本地化部署|自己部署|自部署|自建|本地跑|本地运行|self[- ]?host|on[- ]prem|locally|local deploy",
-    re.I,
-)
 
 
 def applies_own_vs_rent(f: Frame) -> bool:
@@ -157,7 +153,7 @@ def applies_own_vs_rent(f: Frame) -> bool:
 def applies_host_vs_api(f: Frame) -> bool:
     """ "本地部署还是调API", with or without a volume: a volume ("每天100万token") decides it against the
     break-even, so it is passed to the serving plan rather than answered as a plain serving plan."""
-    return bool(_API_RE.search(f.text)) and bool(_LOCAL_RE.search(f.text))
+    return says_api(f.text) and says_self_host(f.text)
 
 
 def size_b(f: Frame) -> float:
