@@ -223,7 +223,8 @@ def _job(inp: PlanInput, model_q: str | None, params: str | None, n: int):
 
     job = dict(model=model_q, params=params, mode=inp.mode, gpus=n, seq_len=inp.seq_len, batch=inp.micro_batch)
     if inp.mode == "inference":
-        job.update(concurrency=inp.concurrency, context=inp.context, precision="bf16")
+        # serving holds the weights at the precision asked (an FP8 checkpoint such as DeepSeek-R1 is 1 B/param)
+        job.update(concurrency=inp.concurrency, context=inp.context, precision=inp.precision)
     else:
         job.update(zero=3 if n > 1 else 0)  # ZeRO-3/FSDP full sharding across the cards
     return MemoryJob.model_validate(job)

@@ -65,8 +65,16 @@ def restate(s: Slots, question: str) -> str:
 
 
 def native_fp8(model: Any) -> bool:
-    """Models whose official checkpoint is FP8 (DeepSeek-V3/R1 family)."""
-    return bool(model) and bool(re.match(r"deepseek-(?:v3|r1)(?:$|-(?!distill))", str(model), re.I))
+    """Models whose official checkpoint is FP8 (DeepSeek-V3/R1, Kimi-K2): the catalog's shipped_precision."""
+    if not model:
+        return False
+    from tools.models import find_entry
+
+    try:
+        entry = find_entry(str(model))
+    except Exception:  # a half-written catalog row: no claim about its precision
+        return False
+    return entry is not None and str(entry.shipped_precision or "") == "fp8"
 
 
 def period_args(s: Slots) -> dict[str, float]:

@@ -72,7 +72,8 @@ def calls(f: Frame) -> list[ToolCall]:
             tokens=f.tokens,
             budget=f.budget_cny,
             deadline=f.deadline_hours,
-            precision=f.precision,
+            # serving at the checkpoint's own precision: DeepSeek-R1 ships FP8 (672 GB), not 1.3 TB of BF16
+            precision=f.precision or ("fp8" if mode == "inference" and A.native_fp8(f.model) else None),
             max_gpus=f.gpu_count,
             gpus=[A.gpu_arg(f, g) for g in f.gpus[:4]] or None,
             **(

@@ -57,10 +57,13 @@ _SERVING_RE = re.compile(
 )
 # "并发多少" alone is a memory question (how many sequences fit); with a serving engine named it is a serving plan
 _ENGINE_CONCURRENCY_RE = re.compile(
-    r"并发.{0,6}(?:多少|几个|几路|能到|上限)|多少(?:路)?并发|how many (?:concurrent|users|requests)|"
+    r"并发.{0,6}(?:多少|几个|几路|能到|上限|多大|多高)|(?:多少|多大|几|最大|最多|最高)(?:路|个)?(?:的)?并发|"
+    r"how many (?:concurrent|users|requests|parallel)|"
     r"max(?:imum)? concurren",
     re.I,
 )
+# "how many GPUs / 几张卡": a card count, even beside a concurrency ("50 并发要几张卡")
+_CARDS_ASKED_RE = re.compile(r"几张|几块|几台|多少(?:张|块)|how many (?:gpus?|cards?|servers?|nodes?)", re.I)
 _RENT_RE = re.compile(
     r"能租|能不能租|可以租|租得到|租不到|哪里(?:能|可以)?租|按卡租|单卡租|买得到|can i rent|where (?:can i |to )rent|"
     r"rent (?:a |one |single )?(?:card|gpu)|available (?:in|to rent)|rentable",
@@ -73,7 +76,11 @@ def applies_serving(f: Frame) -> bool:
         has_size(f)
         and not f.training
         and f.mode in (None, "inference")
-        and "how_many" not in f.cues  # "要几张4090": the card count is the question
+        # "要几张4090": the card count is the question; "how many parallel requests": the concurrency is
+        and (
+            "how_many" not in f.cues
+            or bool(_ENGINE_CONCURRENCY_RE.search(f.text) and not _CARDS_ASKED_RE.search(f.text))
+        )
         and (
             bool(f.monthly_tokens)
             or bool(_SERVING_RE.search(f.text))

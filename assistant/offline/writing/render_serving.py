@@ -114,19 +114,7 @@ def plan_serving(w: Writer, r: ToolResult, ctx: Context) -> None:
             f"load); self-hosting pays off above {_mtok_en(be)} output tokens a month.",
         )
     else:
-        tps, srv = res.get("tokens_per_s") or {}, res.get("server_output_tokens_per_s") or {}
-        w.add(
-            "verdict",
-            f"{res.get('model')} 用 {setup} 部署：并发 {num(res.get('concurrency'))} 路时每路约 {num(tps.get('mid'))} token/s，"
-            f"整机约 {num(round(srv.get('mid') or 0))} token/s，首 token 约 {num((res.get('ttft_s') or {}).get('mid'))} 秒；"
-            f"KV 缓存最多放 {num(res.get('max_concurrency'))} 路"
-            + (f"，满载成本约 {money(per_m)}/百万输出 token。" if per_m is not None else "。"),
-            f"{res.get('model')} on {setup}: at {num(res.get('concurrency'))} concurrent requests about "
-            f"{num(tps.get('mid'))} tokens/s per user, {num(round(srv.get('mid') or 0))} tokens/s per server, first token "
-            f"in about {num((res.get('ttft_s') or {}).get('mid'))} s; the KV cache holds up to "
-            f"{num(res.get('max_concurrency'))} requests"
-            + (f"; about {money(per_m)} per million output tokens at full load." if per_m is not None else "."),
-        )
+        _capacity_verdict(w, r, setup, per_m)
     if ctx.intent == "host_vs_api" and vol:
         _host_vs_api(w, example_follows=False)  # after the verdict on the user's volume
     if api and be and not vol and ctx.intent != "host_vs_api":
@@ -189,6 +177,53 @@ def plan_serving(w: Writer, r: ToolResult, ctx: Context) -> None:
     for note in (res.get("warnings") or [])[:2]:
         if isinstance(note, str):
             w.add("assumptions", bi(note, "zh"), bi(note, "en"))
+
+
+def _capacity_verdict(w: Writer, r: ToolResult, setup: str, per_m: Any) -> None:
+    """Concurrency and speed of one setup. With no concurrency given the question is how many requests it
+    holds, so that leads; both counts are said: every request at the full context (what vLLM's startup log
+    reports as "Maximum concurrency for N tokens per request") and typical requests (mean prompt + output)."""
+    res = r.result
+    tps, srv = res.get("tokens_per_s") or {}, res.get("server_output_tokens_per_s") or {}
+    maxc, full = res.get("max_concurrency"), res.get("max_concurrency_full_context")
+    ctx_len = r.args.get("context")
+    typical = (int(r.args.get("input_tokens") or 1024), int(r.args.get("output_tokens") or 256))
+    full_zh = full_en = ""
+    if ctx_len and isinstance(full, int) and isinstance(maxc, int) and 0 < full < maxc:
+        full_zh = f"每路都用满 {num(ctx_len)} token 上下文时最多 {num(full)} 路"
+        full_en = f"with every request using the full {num(ctx_len)}-token context it holds {num(full)}"
+    cost_zh = f"，满载成本约 {money(per_m)}/百万输出 token。" if per_m is not None else "。"
+    cost_en = f"; about {money(per_m)} per million output tokens at full load." if per_m is not None else "."
+    speed_zh = (
+        f"每路约 {num(tps.get('mid'))} token/s，整机约 {num(round(srv.get('mid') or 0))} token/s，"
+        f"首 token 约 {num((res.get('ttft_s') or {}).get('mid'))} 秒"
+    )
+    speed_en = (
+        f"about {num(tps.get('mid'))} tokens/s per user, {num(round(srv.get('mid') or 0))} tokens/s per server, "
+        f"first token in about {num((res.get('ttft_s') or {}).get('mid'))} s"
+    )
+    if r.args.get("concurrency") is None:
+        lead_zh = (
+            f"{res.get('model')} 用 {setup} 部署：{full_zh}；按典型请求（输入 {typical[0]} / 输出 {typical[1]} token）"
+            f"KV 缓存最多放 {num(maxc)} 路，此时{speed_zh}"
+            if full_zh
+            else f"{res.get('model')} 用 {setup} 部署：KV 缓存最多放 {num(maxc)} 路并发，此时{speed_zh}"
+        )
+        lead_en = (
+            f"{res.get('model')} on {setup}: {full_en} concurrent requests; with typical requests ({typical[0]} in / "
+            f"{typical[1]} out tokens) the KV cache holds {num(maxc)}, at {speed_en}"
+            if full_en
+            else f"{res.get('model')} on {setup}: the KV cache holds up to {num(maxc)} concurrent requests, at {speed_en}"
+        )
+        w.add("verdict", lead_zh + cost_zh, lead_en + cost_en)
+        return
+    w.add(
+        "verdict",
+        f"{res.get('model')} 用 {setup} 部署：并发 {num(res.get('concurrency'))} 路时{speed_zh}；"
+        f"KV 缓存最多放 {num(maxc)} 路" + (f"（{full_zh}）" if full_zh else "") + cost_zh,
+        f"{res.get('model')} on {setup}: at {num(res.get('concurrency'))} concurrent requests {speed_en}; the KV cache "
+        f"holds up to {num(maxc)} requests" + (f" ({full_en})" if full_en else "") + cost_en,
+    )
 
 
 def _team_lines(w: Writer, r: ToolResult, ctx: Context) -> None:
