@@ -7,6 +7,7 @@ name one problem, so expansion sharpens the ranking instead of blurring it.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 # (triggers, added terms)
@@ -38,6 +39,10 @@ GROUPS: list[tuple[tuple[str, ...], str]] = [
             "gpu dropped",
         ),
         "掉卡 fell off the bus Xid 79 dmesg",
+    ),
+    (
+        ("温度", "过热", "高温", "降频", "overheat", "too hot", "temperature", "temps", "thermal", "throttl"),
+        "温度 过热 降频 temperature thermal slowdown",
     ),
     (
         ("利用率", "util", "跑不满", "吃不满", "gpu空闲", "gpu 空闲", "卡空闲", "volatile", "gpu idle", "gpu 闲"),
@@ -376,6 +381,13 @@ GROUPS: list[tuple[tuple[str, ...], str]] = [
 GENERIC = frozenset({"价格 租金 price rental 元"})
 
 
+# Shapes no substring can catch: a temperature reading ("89C", "95度", "85℃") asks about heat even when the
+# word "temperature" is not said.
+SHAPE_GROUPS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"(?<![\d.])\d{2,3}\s*(?:°\s*c|℃|度|c)(?![a-z])"), "温度 过热 降频 temperature thermal slowdown"),
+]
+
+
 def expand(query: str, domain_only: bool = False) -> str:
     """The query plus the added terms of every group it triggers (each group once).
 
@@ -387,4 +399,6 @@ def expand(query: str, domain_only: bool = False) -> str:
         for triggers, terms in GROUPS
         if any(t in text for t in triggers) and not (domain_only and terms in GENERIC)
     ]
+    extra += [terms for rx, terms in SHAPE_GROUPS if rx.search(text)]
+    extra = list(dict.fromkeys(extra))
     return query if not extra else f"{query} {' '.join(extra)}"

@@ -37,12 +37,15 @@ _CAUSE = re.compile(
     r"(?:fix|solve|debug|resolve|change|increase|improve|avoid|make|load|get|use|speed|set|configure|launch|start)|"
     r"怎么填|如何填|填什么|填啥|分别填|怎么设置|如何设置|怎么配置|如何配置|怎么启动|如何启动|how to (?:fix|solve|debug|resolve|"
     r"avoid|improve|increase|speed)|can (?:we|i) change|root cause|what am i doing wrong|what(?:'s| is) causing|"
-    r"is (?:this|that|it) expected|meet (?:your|the) expectations?",
+    r"is (?:this|that|it) expected|meet (?:your|the) expectations?|"
+    r"is (?:this|that|it) (?:ok|okay|fine|safe|bad|a problem|dangerous)|should i (?:be )?worr|"
+    r"要紧吗|要不要紧|有问题吗|有没有问题|没事吧|没问题吧|会不会坏|会坏吗|危险吗|安全吗",
     re.I,
 )
 # Something behaves other than expected (slow, stuck, NaN, an error, a figure that looks wrong).
 _SYMPTOM = re.compile(
     r"慢|才\s*\d|只\s*\d|低于|不如|差距|至\s*\d+\s*倍|卡住|卡死|不动了|上不去|不高|只有|仅有|利用率|nan|溢出|不下降|不降|震荡|不收敛|效果.{0,4}差|比较差|报错|错误|失败|"
+    r"温度|过热|高温|\d+\s*(?:度|°c|℃)|\d+\s*c\b|overheat|temperature|too hot|throttl|降频|"
     r"爆显存|爆掉|oom|超时|hang|无法|不能用|用不了|访问不了|被墙|连不上|打不开|不一样|不一致|不对|异常|只用了|只检测|"
     r"只显示|一个一个|越来越|变长|增加|上涨|不够|不足|duplicat|slow|faster|not improv|low util|stuck|fail|error|"
     r"diverg|not decreas|only|cannot|can't|can not|unable|wrong|increase|grow|hangs|timed? ?out|1 by 1|one by one|"

@@ -123,11 +123,16 @@ def _zh_bigrams(text: str) -> set[str]:
     return out
 
 
+# Words nearly every question here uses (the machine, renting it, the card): a heading that shares only
+# these with the question is not about what was asked ("租的服务器" vs a heading on whole 8-card servers).
+_DOMAIN_STOPWORDS = {"服务", "务器", "机器", "显卡", "租的", "租用", "server", "servers", "machine", "gpu", "gpus"}
+
+
 def heading_match(question: str, section: str) -> float:
     """Share (0–1) of a heading's words that the question uses, on the better of its two sides."""
     best = 0.0
     for side in section.split(" / ") if " / " in section else [section]:
-        words = _en_words(side) | _zh_bigrams(side)
+        words = (_en_words(side) | _zh_bigrams(side)) - _DOMAIN_STOPWORDS
         if not words:
             continue
         q = _en_words(question) | _zh_bigrams(question)
