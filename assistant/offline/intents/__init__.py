@@ -18,6 +18,7 @@ from assistant.offline.intents import (
     decline,
     diagnose,
     gpus,
+    largest_model,
     memory,
     ops,
     plans,
@@ -59,6 +60,7 @@ INTENTS: dict[str, Intent] = {
         Intent(serving.OLLAMA, serving.ollama_calls),
         Intent(plans.OWN_VS_RENT, plans.own_vs_rent_calls),
         Intent(card_choice.NAME, card_choice.calls, memory.follow_ups),
+        Intent(largest_model.NAME, largest_model.calls),
         Intent(prices.QUOTE, prices.quote_calls),
         Intent(plans.CHEAPEST, plans.cheapest_calls, plans.cheapest_follow_ups),
         Intent(plans.HOST_VS_API, plans.host_vs_api_calls),
@@ -128,6 +130,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.INTERCONNECT, gpus.applies_allreduce),
     (A.TRAIN_TIME, train_time.applies),
     (card_choice.NAME, card_choice.applies),  # "H20 和 A800 哪个适合训练 70B": the choice and why, not per-card fits
+    (largest_model.NAME, largest_model.applies),  # 「24G最大能跑多大的模型」: the card's size limit, no model named
     (A.MEMORY, memory.applies_requirement),  # "X 需要什么配置/多大显存": its memory first, not a rental plan
     (A.PLAN, plans.applies),
     (A.PRICE, prices.applies),
