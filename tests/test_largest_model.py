@@ -83,3 +83,21 @@ def test_a_fine_tune_limit_question_gets_lora_and_qlora() -> None:
 def test_a_named_model_is_not_a_size_limit_question() -> None:
     a = ask("24G显存能跑多大的上下文，qwen2.5-7b")
     assert not any(c.name == "largest_model" for c in a.tool_calls)
+
+
+@pytest.mark.parametrize(
+    ("question", "winner"),
+    [
+        ("4060ti 16g和4070 12g哪个适合跑本地大模型", "RTX 4060 Ti 16GB"),
+        ("3090 or 4080 for running local LLMs?", "RTX 3090"),
+    ],
+)
+def test_two_cards_for_local_models_the_larger_memory_wins_and_bandwidth_is_said(question: str, winner: str) -> None:
+    """Capacity decides which models run at all (16 GB > 12 GB; 24 GB > 16 GB); the 4070's 504 GB/s vs the 4060 Ti's
+    288 GB/s (NVIDIA spec pages) decides decode speed on a model both hold."""
+    a = ask(question)
+    assert [c.name for c in a.tool_calls].count("largest_model") == 2
+    first = a.answer.splitlines()[0]
+    assert winner in first.split("：")[0].split(":")[0]
+    if "4070" in question:
+        assert "504" in first and "288" in first

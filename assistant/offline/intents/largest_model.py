@@ -28,6 +28,24 @@ _LARGEST_RE = re.compile(
 )
 
 
+# "4060ti 16g和4070 12g哪个适合跑本地大模型": two cards, no model, a language-model job
+_WHICH_RE = re.compile(r"哪个|哪张|哪款|选哪|还是|更适合|更合适|\bwhich\b|\bvs\.?\b|\bor\b|better", re.I)
+_LLM_RE = re.compile(r"大模型|模型|llm|\bmodels?\b|本地部署|推理|inference", re.I)
+
+
+def applies_choice(f: Frame) -> bool:
+    """Two to four cards compared for running models in general: which one holds the larger model decides."""
+    return (
+        len(dict.fromkeys(f.gpus)) >= 2
+        and not has_size(f)
+        and bool(_WHICH_RE.search(f.text))
+        and bool(_LLM_RE.search(f.text))
+        and not f.training
+        and not f.budget_cny
+        and not f.decline
+    )
+
+
 def applies(f: Frame) -> bool:
     """A size-limit question with a card or a memory size and no model of its own."""
     return bool(_LARGEST_RE.search(f.text)) and not has_size(f) and bool(f.gpus or f.vram_gb) and not f.decline
@@ -44,6 +62,10 @@ def _modes(f: Frame) -> list[str]:
 
 
 def calls(f: Frame) -> list[ToolCall]:
+    if applies_choice(f):
+        cards = list(dict.fromkeys(f.gpus))[:4]
+        out = [A.call(NAME, "largest_model", gpu=A.gpu_arg(f, g) or g, mode="inference") for g in cards]
+        return [*out, A.call(NAME, "gpu_specs", names=[A.card_name(f, g) or g for g in cards])]
     gpu = A.gpu_arg(f) if f.gpus else f"{f.vram_gb:g}GB"
     out = []
     for mode in _modes(f):

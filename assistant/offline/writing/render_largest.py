@@ -27,8 +27,73 @@ def _size(b: float | None) -> str:
     return f"{num(b)}B" if b is not None else "-"
 
 
-@renderer("largest_model")
+@renderer("largest_model", grouped=True)
 def largest_model(w: Writer, r: ToolResult, ctx: Context) -> None:
+    mine = [x for x in ctx.results if x.name == "largest_model" and not x.error]
+    if len({x.result.get("gpu_name") for x in mine}) >= 2:
+        _choice(w, mine, ctx)
+        return
+    for x in mine:
+        _one(w, x)
+    for a in (mine[0].result.get("assumptions") or []) if mine else []:
+        w.add("assumptions", *zh_en(a))
+    w.add(
+        "next",
+        "告诉我具体想跑的模型和上下文长度，我按它自己的配置核一遍（KV 缓存、并发）。",
+        "Name the model and context you want and I will check it with its own config (KV cache, concurrency).",
+    )
+
+
+def _short(name: str) -> str:
+    """'NVIDIA GeForce RTX 4070 12GB' → 'RTX 4070 12GB' (the maker's words add nothing in a sentence)."""
+    return name.replace("NVIDIA ", "").replace("GeForce ", "").strip()
+
+
+def _int4(res: dict) -> float:
+    row = next((x for x in res.get("rows") or [] if x.get("precision") == "int4"), None) or {}
+    return float(row.get("max_params_b") or 0.0)
+
+
+def _choice(w: Writer, mine: list[ToolResult], ctx: Context) -> None:
+    """Which card for running models: the one that holds the larger 4-bit model (capacity decides what runs at all);
+    memory bandwidth decides decode speed for a model both hold (each token reads every weight once)."""
+    bw: dict[str, float] = {}
+    for s in ctx.results:
+        if s.name == "gpu_specs" and not s.error:
+            for g in s.result.get("gpus") or []:
+                if g.get("name") and g.get("mem_bw_gbs"):
+                    bw[_short(str(g["name"]))] = float(g["mem_bw_gbs"])
+    ranked = sorted(mine, key=lambda x: _int4(x.result), reverse=True)
+    best, other = ranked[0].result, ranked[1].result
+    b_name, o_name = _short(str(best.get("gpu_name"))), _short(str(other.get("gpu_name")))
+    b_bw, o_bw = bw.get(b_name), bw.get(o_name)
+    if abs(_int4(best) - _int4(other)) < 0.05 * max(_int4(best), 1):
+        faster = b_name if (b_bw or 0) >= (o_bw or 0) else o_name
+        zh = f"两张卡能放下的模型差不多大（4-bit 都到约 {num(_int4(best))}B），选带宽更高的 {faster}：出字更快。"
+        en = f"Both hold about the same size (about {num(_int4(best))}B at 4-bit); pick {faster}, whose higher memory bandwidth decodes faster."
+    else:
+        zh = (
+            f"跑本地大模型选 {b_name}：4-bit 量化最大约能跑 {num(_int4(best))}B 的模型，{o_name} 只到约 {num(_int4(other))}B"
+            "——显存决定能跑多大的模型。"
+        )
+        en = (
+            f"For running LLMs pick {b_name}: it holds up to about {num(_int4(best))}B at 4-bit, {o_name} about "
+            f"{num(_int4(other))}B — memory decides which models run at all."
+        )
+        if b_bw and o_bw and o_bw > b_bw * 1.1:
+            zh += f"不过 {o_name} 的显存带宽更高（{num(o_bw)} vs {num(b_bw)} GB/s），两张都放得下的模型上它出字快约 {o_bw / b_bw:.1f} 倍。"
+            en += (
+                f" {o_name} has more memory bandwidth ({num(o_bw)} vs {num(b_bw)} GB/s), so on a model both hold it "
+                f"decodes about {o_bw / b_bw:.1f}× faster."
+            )
+    w.add("verdict", zh, en)
+    for x in mine:
+        _one(w, x, section="numbers")
+    for a in (mine[0].result.get("assumptions") or [])[:1]:
+        w.add("assumptions", *zh_en(a))
+
+
+def _one(w: Writer, r: ToolResult, section: str = "verdict") -> None:
     res = r.result
     n = int(res.get("gpus") or 1)
     setup_zh = f"{n} 张 {res.get('gpu_name')}" if n > 1 else str(res.get("gpu_name"))
@@ -48,7 +113,7 @@ def largest_model(w: Writer, r: ToolResult, ctx: Context) -> None:
         parts_en.append(f"{_PREC_EN.get(prec, prec)} up to about {_size(row.get('max_params_b'))}{eg_en}")
     mode = str(res.get("mode"))
     w.add(
-        "verdict",
+        section,
         f"{setup_zh}（每卡可用约 {num(usable)} GB）做{_MODE_ZH.get(mode, mode)}：" + "；".join(parts_zh) + "。",
         f"{setup_en} (about {num(usable)} GB usable per GPU), {_MODE_EN.get(mode, mode)}: " + "; ".join(parts_en) + ".",
     )
@@ -60,10 +125,3 @@ def largest_model(w: Writer, r: ToolResult, ctx: Context) -> None:
                 f"{_PREC_EN.get(str(row.get('precision')), '')}: {e['model']} ({num(e['params_b'])}B) about "
                 f"{num(e['total_gb'])} GB per GPU",
             )
-    for a in res.get("assumptions") or []:
-        w.add("assumptions", *zh_en(a))
-    w.add(
-        "next",
-        "告诉我具体想跑的模型和上下文长度，我按它自己的配置核一遍（KV 缓存、并发）。",
-        "Name the model and context you want and I will check it with its own config (KV cache, concurrency).",
-    )
