@@ -53,3 +53,26 @@ def test_self_hosting_a_14b_is_priced_on_cards_rented_one_at_a_time() -> None:
     serving = next(c for c in a.tool_calls if c.name == "plan_serving")
     assert "4090" in str(serving.args["gpu"])
     assert serving.args["monthly_output_mtok"] == pytest.approx(2e4 * 3000 * 30 / 1e6)  # 1,800 M a month
+
+
+@pytest.mark.parametrize(
+    ("question", "card"),
+    [("部署qwen2.5-14b 每百万token成本", "4090"), ("自己部署qwen2.5-72b，每百万token成本多少", "H20")],
+)
+def test_serving_cost_with_no_card_named_is_priced_on_a_card_rented_one_at_a_time(question: str, card: str) -> None:
+    """knowledge/rentability.yaml: RTX 4090 and H20 rent per card on Chinese platforms; the A100 SXM only as whole
+    8-card servers — so it is not the default for a per-token cost."""
+    from assistant.advisor import ask
+
+    serving = next(c for c in ask(question).tool_calls if c.name == "plan_serving")
+    assert card in str(serving.args["gpu"])
+
+
+@pytest.mark.parametrize(
+    "question", ["显存24G，qwen2.5-7b上下文最长能开多少", "my VRAM is 24GB, how long a context for qwen2.5-7b"]
+)
+def test_memory_size_after_the_memory_word_is_the_card(question: str) -> None:
+    from assistant.advisor import ask
+
+    fit = next(c for c in ask(question).tool_calls if c.name == "find_max_fit")
+    assert fit.args["gpu"] == "24GB"

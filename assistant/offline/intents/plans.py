@@ -172,6 +172,13 @@ def size_b(f: Frame) -> float:
     return ref.params_b if ref else 0.0
 
 
+def serving_card(f: Frame) -> str:
+    """The card a serving plan prices when none is named: one rented per card in China
+    (knowledge/rentability.yaml) — a RTX 4090 for models up to ~40B (4-bit or split over a few cards), an H20
+    (96 GB, 4.0 TB/s) above; never an export-controlled SXM card that only rents as a whole 8-card server."""
+    return "H20" if size_b(f) > 40 else "RTX 4090"
+
+
 def own_vs_rent_calls(f: Frame) -> list[ToolCall]:
     """The named card (else a 4090, the common own-or-rent card) priced per hour and per month (the
     tool's break-even utilisation); the model's memory when one is named (which card it needs)."""
@@ -203,8 +210,7 @@ def host_vs_api_calls(f: Frame) -> list[ToolCall]:
     """The serving plan of the named model (else a mid-size open model with a hosted-API price of its own)
     against the dated API prices at the user's volume when given, and the guide's data/cost comparison."""
     model = A.model_args(f) if has_size(f) else {"model": HOST_VS_API_DEFAULT_MODEL}
-    big = size_b(f) > 40  # a 70B+/MoE model is served on data-centre cards (H20 is rentable in China)
-    gpu = A.gpu_arg(f) if f.gpus else ("H20" if big else "RTX 4090")
+    gpu = A.gpu_arg(f) if f.gpus else serving_card(f)
     precision = f.precision or ("fp8" if A.native_fp8(f.model) else None)
     return [
         A.call(

@@ -124,6 +124,8 @@ def _default_context(f: Frame) -> int | None:
 
 
 def serving_calls(f: Frame) -> list[ToolCall]:
+    from assistant.offline.intents.plans import serving_card
+
     context = _default_context(f)
     if _TTFT_RE.search(f.text) and f.context:
         # one long prompt: the prompt is the context the user named, one request at a time
@@ -155,7 +157,7 @@ def serving_calls(f: Frame) -> list[ToolCall]:
             concurrency=f.concurrency,
             monthly_output_mtok=f.monthly_tokens / 1e6 if f.monthly_tokens else None,
         )
-        for gpu in (f.gpus or [A.DEFAULT_GPU])[:2]
+        for gpu in (f.gpus or [serving_card(f)])[:2]
     ]
     if len(f.gpus) >= 2 and _SLOWER_RE.search(f.text):  # compare the two cards' compute and bandwidth
         out.append(A.call(SERVING, "gpu_specs", names=[A.card_name(f, g) for g in f.gpus[:2]]))

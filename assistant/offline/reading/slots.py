@@ -320,8 +320,8 @@ _CUE_PATTERNS: dict[str, str] = {
     "max_fit": r"最大.*(?:上下文|batch|批|长度|序列|context|并发)|最长|最多.*(?:上下文|并发|batch|token)|"
     r"(?:开|支持|撑)多少(?:并发|路|上下文|batch)|多少并发|how many concurrent|max(?:imum)? concurrency|"
     r"max(?:imum)?\s*(?:context|batch|sequence|seq|micro|ctx|length)|longest|largest batch|"
-    r"how long (?:a )?context|biggest batch|多长.*上下文|上下文.*多长|上下文.*最大",
-    "time": r"多久|多长时间|几天|几个小时|多少小时|多少天|要训多久|训练时间|耗时|时长|how long|how many (?:days|hours)|"
+    r"how long (?:of )?(?:a |the )?(?:context|prompt|sequence|ctx)|biggest batch|多长.*上下文|上下文.*多长|上下文.*最大",
+    "time": r"多久|多长时间|几天|几个小时|多少小时|多少天|要训多久|训练时间|耗时|时长|how long(?!\s+(?:of\s+)?(?:a\s+|the\s+|can\s+(?:the|my)\s+)?(?:context|prompt|sequence|input|ctx))|how many (?:days|hours)|"
     r"training time|time to train|wall[\s\-]*clock|gpu[\s\-]*hours|卡时|机时",
     "plan": r"怎么配|如何配|配置方案|什么配置|推荐.*(?:配置|方案|卡)|方案|怎么选|如何选|选什么|租什么|用什么卡|"
     r"哪种卡|选卡|配什么|用啥卡|啥卡|什么卡|哪张卡|哪款卡|最便宜的卡|which (?:card|gpu) is cheapest|cheapest (?:card|gpu)|"
@@ -646,6 +646,14 @@ def _extract(question: str) -> Slots:
             r"(?:\bon|\bwith|(?<!占)用|在)\s*(?:an?\s+|one\s+)?(?P<num>\d{1,3})\s*(?:g|gb)(?![a-z0-9])", work, re.I
         )
         or re.search(r"^\s*(?P<num>\d{1,3})\s*(?:g|gb)\s*(?=能|可以|上|跑)", work, re.I)
+        # "显存24G" / 「显存只有16g」 / "VRAM is 12GB" / "12GB of VRAM": the size after (or of) the memory word
+        or re.search(
+            r"(?:显存|vram|gpu memory)\s*(?:只有|仅有|就|才|是|为|有|大小|容量|is|of|:|：)?\s*(?:只有|是)?\s*"
+            r"(?P<num>\d{1,3})\s*(?:g|gb|gib)(?![a-z0-9])",
+            work,
+            re.I,
+        )
+        or re.search(r"(?P<num>\d{1,3})\s*(?:g|gb|gib)\s+of\s+(?:vram|gpu memory)", work, re.I)
     )
     if m and not s.gpus and 4 <= float(m.group("num")) <= 288:
         s.vram_gb = float(m.group("num"))
