@@ -23,8 +23,8 @@ from tools.retrieval.synonyms import expand
 def test_temperature_questions_get_the_slowdown_threshold_answer(question: str) -> None:
     a = ask(question)
     head = "\n".join(a.answer.splitlines()[:2])
-    assert "nvidia-smi -q -d TEMPERATURE" in head
-    assert "Slowdown" in head
+    assert "nvidia-smi -q -d" in head
+    assert "slowdown" in head.lower() or "降频" in head
     assert "¥" not in head and "TFLOPS" not in head  # not a price list or a spec sheet
 
 

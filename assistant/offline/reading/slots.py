@@ -953,6 +953,7 @@ def _extract_gpus(work: str, s: Slots) -> str:
     for m in list(gpu_vocab().regex.finditer(work)):
         name = _canonical_gpu(re.sub(r"\s+", " ", m.group("name").strip()))
         mem, form = _gpu_variant(m.group("variant") or "")
+        form = form or _gpu_variant(m.group("name"))[1]  # an alias that spells the form ("h100nvl", "H200 NVL")
         per_node = None
         if mem is None:  # "4090(24G)", "A100 单卡40G", "DGX-A100 (8X40G)": the size just after the name
             post = _MEM_AFTER.match(work[m.end() : m.end() + 16])
