@@ -101,3 +101,15 @@ def test_two_cards_for_local_models_the_larger_memory_wins_and_bandwidth_is_said
     assert winner in first.split("：")[0].split(":")[0]
     if "4070" in question:
         assert "504" in first and "288" in first
+
+
+@pytest.mark.parametrize("question", ["4090能跑deepseek r1吗", "How to run r1 on a 4090 card?"])
+def test_a_model_too_big_for_the_card_names_the_largest_of_its_line_that_fits(question: str) -> None:
+    """DeepSeek-R1 is 671B (FP8 ≈ 671 GB); one 4090 holds ≈ 32B at 4-bit (≈ 23.2 GB usable ÷ ~0.6 B/param), so the
+    answer points to the R1 distill of that size (DeepSeek-R1-Distill-Qwen-32B, a different model) and says so."""
+    a = ask(question)
+    est = next(c for c in a.tool_calls if c.name == "estimate_memory")
+    assert est.args["model"] == "DeepSeek-R1"  # a bare "r1" is DeepSeek-R1
+    assert any(c.name == "largest_model" for c in a.tool_calls)
+    assert "DeepSeek-R1-Distill-Qwen-32B" in a.answer
+    assert ("不等同于原版" in a.answer) or ("not the original" in a.answer)

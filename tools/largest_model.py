@@ -39,6 +39,11 @@ class LargestModelInput(BaseModel):
     precision: str | None = Field(None, description="one weight precision only (bf16 / int8 / int4); default: each")
     context: int = Field(4096, ge=128, le=1_000_000, description="inference context per sequence, tokens")
     seq_len: int = Field(2048, ge=128, le=1_000_000, description="training sequence length, tokens")
+    like: str | None = Field(
+        None,
+        description="a catalog model the user wanted: examples come from its own line first (DeepSeek-R1 → its "
+        "R1-Distill models, Qwen2.5-72B → smaller Qwen2.5 sizes)",
+    )
 
 
 class Example(BaseModel):
@@ -132,8 +137,36 @@ def _example_pool() -> tuple[tuple[int, str, float], ...]:
     return tuple(sorted(pool, key=lambda t: (t[0], -t[2])))
 
 
+def _line_pool(like: str) -> list[tuple[str, float]]:
+    """(id, billions) of the dense catalog models on the wanted model's own line, largest first: its distills
+    ("DeepSeek-R1" → "DeepSeek-R1-Distill-…") or the other sizes of the same release ("Qwen2.5-72B" → "Qwen2.5-32B")."""
+    from tools.models import find_entry, load_catalog, size_in_name
+
+    entry = find_entry(like)
+    if entry is None:
+        return []
+    base = re.sub(r"-\d+(?:\.\d+)?B$", "", entry.id)
+    line = re.compile(rf"{re.escape(entry.id)}-Distill-.+|{re.escape(base)}-\d+(?:\.\d+)?B")
+    pool = []
+    for e in load_catalog():
+        size = size_in_name(e.id)
+        if e.id != entry.id and not e.active_params_published and size and line.fullmatch(e.id):
+            pool.append((e.id, size / 1e9))
+    return sorted(pool, key=lambda t: -t[1])
+
+
 def _examples(inp: LargestModelInput, precision: str, max_b: float) -> list[Example]:
     out: list[Example] = []
+    if inp.like:
+        for model_id, size_b in _line_pool(inp.like):
+            if size_b > max_b * 1.15:
+                continue
+            est = estimate_memory(_job(inp, precision, model=model_id))
+            if (est.headroom_gb or 0) >= 0:
+                out.append(
+                    Example(model=model_id, params_b=round(est.params / 1e9, 1), total_gb=round(est.total_gb, 1))
+                )
+                break
     for rank in range(len(EXAMPLE_FAMILIES)):
         for r, model_id, size_b in _example_pool():
             if r != rank or size_b > max_b * 1.15:

@@ -13,7 +13,7 @@ import re
 from assistant.offline.intents import args as A
 from assistant.offline.intents.base import has_size
 from assistant.offline.reading.frame import Frame
-from assistant.offline.types import ToolCall
+from assistant.offline.types import ToolCall, ToolResult
 
 NAME = "largest_model"
 
@@ -82,3 +82,21 @@ def calls(f: Frame) -> list[ToolCall]:
             )
         )
     return out
+
+
+def smaller_line_calls(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
+    """After a single-card serving estimate that does not fit (「4090 能跑 DeepSeek-R1 吗」): the card's size limit,
+    with examples from the model's own line (its distills, its smaller sizes) — what people actually run there."""
+    for r in results:
+        if (
+            r.name == "estimate_memory"
+            and not r.error
+            and A.fits(r.result) is False
+            and str(r.args.get("mode")) == "inference"
+            and int(r.args.get("gpus") or 1) == 1
+            and r.args.get("gpu")
+            and r.args.get("model")
+            and A.catalog_has(str(r.args.get("model")))
+        ):
+            return [A.call(NAME, "largest_model", gpu=r.args["gpu"], mode="inference", like=r.args["model"])]
+    return []

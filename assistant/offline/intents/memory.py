@@ -369,7 +369,9 @@ def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
             ):
                 for alt in ("int8", "int4"):
                     out.append(_call(NAME, "estimate_memory", {**r.args, "precision": alt}))
-    return out
+    from assistant.offline.intents.largest_model import smaller_line_calls
+
+    return out + smaller_line_calls(f, results)  # too big for the card: what of its line does fit
 
 
 def min_gpus_follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:

@@ -86,7 +86,12 @@ _MODEL_RE = re.compile(
     rf"(?P<size>(?:\d+x)?\d+(?:\.\d+)?)\s*(?P<unit>b|m)(?![a-z])",
     re.I,
 )
-_FAMILY_ONLY_RE = re.compile(r"(?<![a-z])(?P<family>(?:deepseek|ds)\s*-?\s*(?:v3|r1)|kimi\s*k2)(?![a-z0-9])", re.I)
+# "deepseek r1", "ds v3", "kimi k2" — and a bare "r1" (「本地跑r1」, "run r1 on a 4090"), which in GPU questions since
+# 2025 means DeepSeek-R1 (the catalog lists "r1" as its alias)
+_FAMILY_ONLY_RE = re.compile(
+    r"(?<![a-z])(?P<family>(?:deepseek|ds)\s*-?\s*(?:v3|r1)|kimi\s*k2|(?<![a-z0-9_\-/.])r1(?![a-z0-9\-_./]))(?![a-z0-9])",
+    re.I,
+)
 _SIZE_EN_RE = re.compile(
     r"(?<![a-z0-9.])(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>b|m)(?![a-z])"
     r"(?!\s*(?:是指|指的是|是|个|的)?\s*(?:tokens?|词元|token))",  # 「10B是指token的数量吗」: data, not a size

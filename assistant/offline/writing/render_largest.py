@@ -30,6 +30,9 @@ def _size(b: float | None) -> str:
 @renderer("largest_model", grouped=True)
 def largest_model(w: Writer, r: ToolResult, ctx: Context) -> None:
     mine = [x for x in ctx.results if x.name == "largest_model" and not x.error]
+    if ctx.intent != "largest_model":
+        _smaller_line(w, mine)
+        return
     if len({x.result.get("gpu_name") for x in mine}) >= 2:
         _choice(w, mine, ctx)
         return
@@ -42,6 +45,27 @@ def largest_model(w: Writer, r: ToolResult, ctx: Context) -> None:
         "告诉我具体想跑的模型和上下文长度，我按它自己的配置核一遍（KV 缓存、并发）。",
         "Name the model and context you want and I will check it with its own config (KV cache, concurrency).",
     )
+
+
+def _smaller_line(w: Writer, mine: list[ToolResult]) -> None:
+    """A follow-up to a model that does not fit: the largest of its own line that does, at the smallest precision."""
+    for x in mine:
+        rows = [row for row in x.result.get("rows") or [] if row.get("examples")]
+        if not rows:
+            continue
+        row = rows[-1]  # the 4-bit row: the biggest model the card holds
+        e = row["examples"][0]
+        prec = str(row.get("precision"))
+        w.add(
+            "next",
+            f"这张卡放不下整个模型；{_short(str(x.result.get('gpu_name')))} 单卡 {_PREC_ZH.get(prec, prec)}最大约 "
+            f"{_size(row.get('max_params_b'))}，同系列里放得下的是 {e['model']}（约 {num(e['total_gb'])} GB）——"
+            "它是另一个（更小的）模型，效果不等同于原版。",
+            f"The card cannot hold the whole model; one {_short(str(x.result.get('gpu_name')))} holds up to about "
+            f"{_size(row.get('max_params_b'))} at {_PREC_EN.get(prec, prec)}, and the one of this line that fits is "
+            f"{e['model']} (about {num(e['total_gb'])} GB) — a different, smaller model, not the original's quality.",
+        )
+        return
 
 
 def _short(name: str) -> str:
