@@ -110,11 +110,11 @@ def test_new_families_are_read_in_questions(q: str, model: str) -> None:
 
 
 def test_unknown_name_glued_to_its_size_is_kept_and_said_on_line_one() -> None:
-    f = read_one("A800 80G 能部署 skywork-13b 吗")
-    assert f.model == "skywork-13b" and f.params_b == 13
-    a = answer("A800 80G 能部署 skywork-13b 吗")[0].text
+    f = read_one("A800 80G 能部署 xverse-13b 吗")
+    assert f.model == "xverse-13b" and f.params_b == 13
+    a = answer("A800 80G 能部署 xverse-13b 吗")[0].text
     first_paragraph = a.split("\n\n")[0]
-    assert "skywork-13b" in first_paragraph and "通用" in first_paragraph
+    assert "xverse-13b" in first_paragraph and "通用" in first_paragraph
 
 
 # ---------------------------------------------------------------- two models on one card

@@ -6,6 +6,8 @@ Per token and layer, standard attention caches one key and one value vector per 
 MLA (DeepSeek‑V2/V3) caches the compressed latent plus the decoupled RoPE key instead:
     (kv_lora_rank + qk_rope_head_dim) · bytes        (DeepSeek‑V2 paper, arXiv:2405.04434, §2.1.2)
 Sliding-window layers keep at most `window` tokens (Mistral 7B, Gemma 2/3 local layers).
+Linear-attention layers of hybrid models (Qwen3-Next, MiniMax-M1) keep a fixed-size state, not a per-token
+cache: only `Architecture.kv_layers` layers count.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ def kv_bytes_per_token_per_layer(arch: Architecture, bytes_per_value: float) -> 
 
 def kv_bytes_per_token(arch: Architecture, bytes_per_value: float) -> float:
     """Bytes one token adds to the cache across all layers (ignoring window limits)."""
-    return arch.num_layers * kv_bytes_per_token_per_layer(arch, bytes_per_value)
+    return arch.cached_layers * kv_bytes_per_token_per_layer(arch, bytes_per_value)
 
 
 def kv_cache_bytes(
@@ -40,7 +42,7 @@ def kv_cache_bytes(
         heads_per_gpu = max(1.0, arch.num_kv_heads / tensor_parallel)
         per_layer_token = per_layer_token * heads_per_gpu / arch.num_kv_heads
     windowed = arch.windowed_layers
-    full_layers = arch.num_layers - windowed
+    full_layers = arch.cached_layers - windowed
     window_tokens = min(context, arch.sliding_window or context)
     tokens = full_layers * context + windowed * window_tokens
     return per_layer_token * tokens * sequences

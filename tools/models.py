@@ -84,6 +84,10 @@ class Architecture(BaseModel):
     # Sliding-window attention: how many of the layers use a window of `sliding_window` tokens
     sliding_window: int | None = None
     sliding_window_layers: int | None = None
+    # Hybrid models whose other layers keep no per-token KV cache (Qwen3-Next: 12 full-attention layers of 48, the
+    # rest Gated DeltaNet with a fixed-size state; MiniMax-M1: 10 softmax layers of 80, the rest lightning
+    # attention; Hunyuan-Large: cross-layer attention shares one KV between 2 layers). None = every layer.
+    kv_layers: int | None = Field(None, gt=0, description="layers that keep their own per-token KV cache")
     # Parameters outside the text decoder (vision tower, MTP module) that the published total includes
     extra_params: int = 0
     extra_params_note: str | None = None
@@ -100,6 +104,11 @@ class Architecture(BaseModel):
     @property
     def is_mla(self) -> bool:
         return self.kv_lora_rank is not None
+
+    @property
+    def cached_layers(self) -> int:
+        """Layers whose KV cache grows with the context (all of them unless `kv_layers` says fewer)."""
+        return min(self.kv_layers or self.num_layers, self.num_layers)
 
     @property
     def windowed_layers(self) -> int:
@@ -300,6 +309,12 @@ _FAMILY_ALIASES = {
     "米斯特拉尔": "mistral",
     "月之暗面": "kimi",
     "猎鹰": "falcon",
+    "书生·万象": "internvl",
+    "书生万象": "internvl",
+    "腾讯混元": "hunyuan",
+    "混元": "hunyuan",
+    "文心": "ernie",
+    "天工": "skywork",
 }
 
 
@@ -331,7 +346,7 @@ def _norm(text: str) -> str:
     while len(parts) > 1 and parts[-1] in _STRIP_WORDS:
         parts.pop()
     s = "".join(parts)
-    s = re.sub(r"v(\d)", r"\1", s) if s.startswith(("deepseekv", "mistralv")) else s
+    s = re.sub(r"v(\d)", r"\1", s) if s.startswith(("deepseekv", "mistralv", "llamav")) else s
     return s
 
 
