@@ -250,9 +250,6 @@ def calls(f: Frame) -> list[ToolCall]:
                 out.append(A.call(NAME, "estimate_memory", **{**kw, "mode": mode}))
         else:
             out.append(A.call(NAME, "estimate_memory", **kw))
-            if unsplit_serving(f, kw):
-                # N cards and no way to split named: size both ways (tensor parallel, then whole layers per card)
-                out.append(A.call(NAME, "estimate_memory", **{**kw, "engine": "hf"}))
     if "interconnect" in f.cues and (f.gpu_count or 0) > 1:  # "两张卡…PCIe 版够用吗": the link too
         topology = "pcie" if "pcie" in f.mentions else "nvlink" if "nvlink_or_sxm" in f.mentions else None
         # gradient-sync time only for full training on a named card (LoRA syncs only the adapters)
@@ -359,7 +356,8 @@ def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
         # "OOM although it should fit": the estimate assumed gradient checkpointing; the figure without it says
         # whether that setting is the one to change
         out.append(_call(NAME, "estimate_memory", {**first.args, "checkpointing": "none"}))
-    out += next_stage_calls(f, results)
+    layered = layer_split_calls(f, results)
+    out += next_stage_calls(f, results) + layered
     if any(
         r.name == "estimate_memory" and not r.error and r.args.get("mode") == "inference" and A.fits(r.result)
         for r in results
@@ -429,7 +427,26 @@ def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
             ):
                 for alt in ("int8", "int4"):
                     out.append(_call(NAME, "estimate_memory", {**r.args, "precision": alt}))
+    if layered:  # the quantised ways out are sized split by layers too (what needs less per card)
+        for c in out:
+            if c.name == "estimate_memory" and c.args.get("mode") == "inference" and c not in layered:
+                c.args = {**c.args, "engine": "hf"}
     return out
+
+
+def layer_split_calls(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
+    """Serving on N cards with no way to split named, and tensor parallel does not fit (or barely): the same job
+    with whole layers per card (device_map="auto", llama.cpp -ts, ExLlamaV2 gpu_split), which keeps no 10%
+    reserve and no CUDA-graph room — often the difference on two 24 GB cards."""
+    r = next((x for x in results if x.name == "estimate_memory" and not x.error), None)
+    if r is None or any(x.name == "estimate_memory" and x.args.get("engine") == "hf" for x in results):
+        return []
+    if not unsplit_serving(f, r.args) or A.fits(r.result) is None:
+        return []
+    room, cap = r.result.get("headroom_gb"), r.result.get("usable_gb") or 0
+    if A.fits(r.result) and isinstance(room, (int, float)) and room >= 0.1 * cap:
+        return []
+    return [_call(NAME, "estimate_memory", {**r.args, "engine": "hf"})]
 
 
 def next_stage_calls(f: Frame, results: list[ToolResult]) -> list[ToolCall]:

@@ -554,6 +554,7 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     if sentence:
         w.add("verdict", *sentence)
     multi_card_lines(w, ctx, est, tp_est, layer_est, next_stage)
+    moe_line(w, est)
     _data_parallel_line(w, est)
     card_rule_lines(w, est)
     method_lines(w, est)
@@ -1679,4 +1680,19 @@ def _split_how_line(
             f"张量并行：{zh_t}——每层的权重和 KV 头平分到 {n} 张卡；不想受注意力头整除的限制可以按层切分（{zh_l}）。",
             f"Tensor parallel: {en_t} — each layer's weights and KV heads split over the {n} GPUs; to avoid the "
             f"head-divisibility rule split whole layers instead ({en_l}).",
+        )
+
+
+def moe_line(w: Writer, est: dict) -> None:
+    """A MoE model: every expert is resident (memory follows the total parameters), each token computes only the
+    active ones (speed follows those) — the point users miss when a model "only has 2.8B parameters"."""
+    note = next(
+        (a for a in est.get("assumptions") or [] if isinstance(a, dict) and str(a.get("en", "")).startswith("MoE:")),
+        None,
+    )
+    if note:
+        w.add(
+            "verdict",
+            note["zh"] + "；显存按总参数算，速度按激活参数算。",
+            note["en"] + "; memory follows the total, speed the active.",
         )
