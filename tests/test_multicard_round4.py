@@ -197,3 +197,22 @@ def test_moe_weights_resident_are_all_experts_not_the_active_ones() -> None:
     assert 16.4e9 * 2 / GB > RTX3090_GB and est["fits"] is False
     assert _lead(a.text).startswith("不能") or "不能" in a.text.split("\n")[1]
     assert "16.4B" in a.text  # all experts resident, said in the answer
+
+
+def test_the_paper_formula_is_only_quoted_without_offload() -> None:
+    from tools.memory import EstimateMemoryInput, estimate_memory
+
+    def formula(**kw):  # type: ignore[no-untyped-def]
+        job = EstimateMemoryInput(model="Qwen2.5-7B", mode="full", gpus=4, zero=1, gpu="A100 40GB", **kw)
+        return estimate_memory(job).zero_formula
+
+    z1 = formula()
+    assert z1 is not None and z1.per_gpu_gb == pytest.approx((4 * 7.62e9 + 12 * 7.62e9 / 4) / GB, rel=0.02)  # 53.3
+    assert formula(offload="optimizer") is None  # offloaded states are not on the GPUs the formula counts
+
+
+def test_a_full_fine_tune_too_big_for_any_card_also_gets_the_lora_route() -> None:
+    a, results = answer("Yi-34B 全参 SFT 用 accelerate 多卡训练，要什么卡，配置有参考吗")
+    assert any(e.args.get("mode") == "lora" for e in _ests(results))
+    assert 16 * 34.4e9 / GB > A100_80_GB  # 550 GB of states: no single card (Yi-34B config.json: 34.4e9 params)
+    assert "LoRA" in a.text

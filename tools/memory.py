@@ -1197,7 +1197,7 @@ def _whole_state(
 
     The state is the model states of the job on one unsharded GPU: sharding only divides it, so without offload
     it must fit N cards together (arXiv:1910.02054 §5). The paper's formula is given for full training with
-    mixed-precision AdamW (K = 12), the case it covers."""
+    mixed-precision AdamW (K = 12) without offload, the case it covers."""
     if job.mode == "inference":
         return None, None, None, None
     one = job.model_copy(update={"gpus": 1, "zero": 0, "fsdp": "none", "offload": "none"})
@@ -1207,7 +1207,13 @@ def _whole_state(
     if all_usable is not None:
         exceeds = job.offload == "none" and all_cards_short(state, 1, all_usable)
     formula = None
-    if job.mode == "full" and job.optimizer == "adamw" and job.precision in ("bf16", "fp16") and job.gpus > 1:
+    if (
+        job.mode == "full"
+        and job.optimizer == "adamw"
+        and job.precision in ("bf16", "fp16")
+        and job.gpus > 1
+        and job.offload == "none"  # the paper's figures keep every state on the GPUs
+    ):
         formula = zero_formula(int(model.params), job.gpus, job.zero_stage)
     return state, all_usable, exceeds, formula
 

@@ -374,6 +374,12 @@ def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
             kw = {k: v for k, v in r.args.items() if k not in ("gpus", "zero")}
             out.append(_call(NAME, "find_min_gpus", {**kw, "gpu": default_gpu(kw)}))
             done.add("find_min_gpus")
+            if (
+                str(r.args.get("mode")) == "full"
+                and f.mode != "pretrain"
+                and not any(x.name == "estimate_memory" and x.args.get("mode") in ("lora", "qlora") for x in results)
+            ):  # 「Yi-34B SFT 要什么配置」: the adapter route beside the card count
+                out.append(_call(NAME, "estimate_memory", {**r.args, "mode": "lora"}))
             break
         if A.fits(r.result) is False and r.result.get("borderline"):
             # A close call: the same job on the next memory sizes up (32 GB, 48 GB cards) shows the way out.
