@@ -36,6 +36,8 @@ from tools.memory_capacity import resolve_gpu_capacity as resolve_gpu_capacity
 from tools.memory_host import HostRam
 from tools.memory_methods import MethodMemory
 from tools.memory_verdict import FitChange, fit_changes, nearest_option
+from tools.memory_zero import SOURCE as ZERO_SOURCE
+from tools.memory_zero import ZeroFormula, all_cards_short, zero_formula
 
 GB = 10**9
 GiB = 2**30
@@ -501,6 +503,19 @@ class EstimateMemoryOutput(BaseModel):
     )
     host_ram: HostRam | None = Field(None, description="host RAM breakdown with notes and sources")
     total_gpu_memory_gb: float | None = Field(None, description="gpus × the card's nominal memory, decimal GB")
+    training_state_gb: float | None = Field(
+        None,
+        description="training: the WHOLE job's model states (weights + gradients + optimizer) summed over all GPUs, "
+        "decimal GB — what sharding divides and offload moves off the GPUs",
+    )
+    all_gpus_usable_gb: float | None = Field(None, description="gpus × one card's usable memory, decimal GB")
+    state_exceeds_all_gpus: bool | None = Field(
+        None,
+        description="training without offload: the whole state exceeds all the cards together (no sharding fits it)",
+    )
+    zero_formula: ZeroFormula | None = Field(
+        None, description="full training with AdamW: the ZeRO paper's per-GPU model states for this stage and N"
+    )
     kv_cache_all_gpus_gb: float | None = Field(
         None, description="inference: the KV cache summed over all GPUs (tensor parallel splits it), GB"
     )
@@ -1175,6 +1190,34 @@ def _fp8_note(job: MemoryJob, model, cap: GpuCapacity) -> dict[str, str] | None:
     return None
 
 
+def _whole_state(
+    job: MemoryJob, model, usable: float | None
+) -> tuple[float | None, float | None, bool | None, ZeroFormula | None]:
+    """(whole training state GB, all cards' usable GB, state > all cards, the ZeRO paper's formula).
+
+    The state is the model states of the job on one unsharded GPU: sharding only divides it, so without offload
+    it must fit N cards together (arXiv:1910.02054 §5). The paper's formula is given for full training with
+    mixed-precision AdamW (K = 12) without offload, the case it covers."""
+    if job.mode == "inference":
+        return None, None, None, None
+    one = job.model_copy(update={"gpus": 1, "zero": 0, "fsdp": "none", "offload": "none"})
+    state = breakdown(one, model).model_states / GB
+    all_usable = usable * job.gpus / GB if usable is not None else None
+    exceeds = None
+    if all_usable is not None:
+        exceeds = job.offload == "none" and all_cards_short(state, 1, all_usable)
+    formula = None
+    if (
+        job.mode == "full"
+        and job.optimizer == "adamw"
+        and job.precision in ("bf16", "fp16")
+        and job.gpus > 1
+        and job.offload == "none"  # the paper's figures keep every state on the GPUs
+    ):
+        formula = zero_formula(int(model.params), job.gpus, job.zero_stage)
+    return state, all_usable, exceeds, formula
+
+
 def _fits(job: MemoryJob, cap: GpuCapacity, model) -> bool:
     return breakdown(job, model).total <= _usable(job, cap)
 
@@ -1444,6 +1487,13 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         kv_all = kv_seq * (inp.concurrency or inp.batch)
     if tp_note:
         assumptions.insert(0, tp_note)
+    state_gb, all_usable, exceeds, formula = _whole_state(inp, model, usable)
+    if exceeds:  # the invariant: no per-GPU figure may say "fits" when the state cannot fit all the cards together
+        fits = False
+        changes, combined = [c for c in changes if c.kind == "cpu_offload"], False
+        verdict = "fits_with_changes" if changes else "does_not_fit"
+    if formula is not None:
+        sources.append(ZERO_SOURCE)
     return EstimateMemoryOutput(
         model=model.name,
         model_kind=model.kind,
@@ -1488,6 +1538,10 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         host_ram_total_gb=ram.total_gb,
         host_ram=ram,
         total_gpu_memory_gb=_round(cap.memory_gb * inp.gpus, 1) if cap else None,
+        training_state_gb=_round(state_gb, 1) if state_gb is not None else None,
+        all_gpus_usable_gb=_round(all_usable, 1) if all_usable is not None else None,
+        state_exceeds_all_gpus=exceeds,
+        zero_formula=formula,
         kv_cache_all_gpus_gb=_round(kv_all / GB) if kv_all is not None else None,
         kv_per_sequence_gb=_round(kv_seq / GB) if kv_seq is not None else None,
         shipped_precision=model.shipped_precision,

@@ -133,3 +133,55 @@ def training_layout(arch: Any, min_gpus: int, nvlink_gbs_bidir: float | None) ->
         "reason": reason,
         "source": LAYOUT_SOURCE,
     }
+
+
+# ---- serving one model from several cards: the flag each runtime takes ----------------------------------
+# Two ways to put one model on N cards. Layer split: whole layers per card, each card holds ~1/N of the weights
+# (and of the KV cache for its layers) and the cards work in turn — no head-divisibility rule, little overhead.
+# Tensor parallel: every layer split across the cards (all-reduce per layer), the TP size must divide the heads.
+SPLIT_FLAGS: dict[str, tuple[str, str, str]] = {
+    # runtime: (method, flag as typed for n cards ({n}), source)
+    "transformers": ("layers", 'device_map="auto"（可加 max_memory）', "transformers docs, Big model inference"),
+    "llama.cpp": (
+        "layers",
+        "-ts {ones}（--tensor-split，--split-mode layer 是默认）",
+        "llama.cpp tools/main/README.md",
+    ),
+    "ExLlamaV2": (
+        "layers",
+        "gpu_split（--gpu-split 按卡给 GB 数，逗号分隔）",
+        "exllamav2 README / text-generation-webui",
+    ),
+    "FastChat": ("layers", "--num-gpus {n}（可加 --max-gpu-memory）", "FastChat README, Inference with Command Line"),
+    "Ollama": ("layers", "自动按层分到所有可见的卡（CUDA_VISIBLE_DEVICES 指定）", "Ollama docs/faq.md, GPU"),
+    "vLLM": ("tp", "--tensor-parallel-size {n}", "vLLM docs, Distributed inference and serving"),
+    "SGLang": ("tp", "--tp {n}", "SGLang docs, server arguments (--tp-size)"),
+    "LMDeploy": ("tp", "--tp {n}", "LMDeploy docs, api_server --tp"),
+    "TGI": ("tp", "--num-shard {n}", "text-generation-inference launcher --num-shard"),
+    "TensorRT-LLM": ("tp", "--tp_size {n}", "TensorRT-LLM docs, convert_checkpoint --tp_size"),
+}
+SPLIT_FLAGS_EN = {
+    "transformers": 'device_map="auto" (max_memory to balance)',
+    "llama.cpp": "-ts {ones} (--tensor-split; --split-mode layer is the default)",
+    "ExLlamaV2": "gpu_split (--gpu-split: GB per card, comma-separated)",
+    "FastChat": "--num-gpus {n} (with --max-gpu-memory)",
+    "Ollama": "splits layers over all visible GPUs by itself (CUDA_VISIBLE_DEVICES)",
+}
+LAYER_RUNTIMES = [k for k, v in SPLIT_FLAGS.items() if v[0] == "layers"]
+TP_RUNTIMES = [k for k, v in SPLIT_FLAGS.items() if v[0] == "tp"]
+
+
+def split_flag(runtime: str, n: int, lang: str = "zh") -> str:
+    """`runtime`'s own flag for serving one model from `n` cards ('vLLM --tensor-parallel-size 2')."""
+    method, zh, _ = SPLIT_FLAGS[runtime]
+    text = zh if lang == "zh" else SPLIT_FLAGS_EN.get(runtime, zh)
+    return f"{runtime} {text.replace('{n}', str(n)).replace('{ones}', ','.join(['1'] * n))}"
+
+
+def split_how(method: str, n: int, runtimes: list[str] | None = None, lang: str = "zh") -> str:
+    """The flags for `method` ('layers' / 'tp'), the runtimes the user named first, at most three."""
+    pool = LAYER_RUNTIMES if method == "layers" else TP_RUNTIMES
+    named = [r for r in runtimes or [] if r in pool]
+    chosen = named or pool[:3]
+    sep = "、" if lang == "zh" else "; "
+    return sep.join(split_flag(r, n, lang) for r in chosen)

@@ -95,6 +95,8 @@ def period_args(s: Slots) -> dict[str, float]:
 def memory_kwargs(s: Slots) -> dict[str, Any]:
     """Arguments shared by estimate_memory / find_min_gpus / find_max_fit (tools/memory.py)."""
     mode = s.mode or ("full" if s.training and not s.finetune else None) or ("inference" if not s.training else None)
+    if mode == "inference" and trains_by_framework(s) and not _SERVING_WORDS.search(s.text or ""):
+        mode = "full"  # 「run_gemini.sh 跑 opt-66b」: Colossal-AI Gemini / ZeRO / FSDP only train
     if mode == "pretrain":
         mode = "full"
     inference = mode == "inference"
@@ -124,13 +126,52 @@ def memory_kwargs(s: Slots) -> dict[str, Any]:
                 # "3 张 V100 LoRA 还是 OOM": nothing says ZeRO/FSDP, so the run was the launchers' default data
                 # parallel (a full copy of the model on every card); size that, and ZeRO-3 comes as the change
                 kw["zero"] = 0
-    if mode == "qlora":
+    if mode == "qlora" or (mode != "inference" and "precision_from_stated_size" in s.mentions):
+        # a precision guessed from a size the user quoted ("加到80gb") is about weights on disk, not how a
+        # training job holds them: training keeps its 16-bit default
         kw.pop("precision", None)
     return kw
 
 
 _OOM_SEEN = re.compile(r"(?<![a-z])oom|out of memory|爆显存|显存不够|显存不足|显存溢出|显存爆", re.I)
 _SHARDED = re.compile(r"zero|deepspeed|fsdp|gemini|colossal|megatron|device_map|accelerate config", re.I)
+
+
+# Frameworks and settings that only exist for training (sharded optimizer states): naming one makes a job
+# without a mode word training. DeepSpeed alone is not enough (DeepSpeed-Inference / MII serve models).
+_TRAINING_ONLY = re.compile(
+    r"run_gemini|colossal[-\s]?ai|\bgemini\s*(?:plugin|策略)|zero[-_\s]?(?:stage\s*)?[123]\b|\bzero\s*stage|\bfsdp\b|"
+    r"ds_z[123]|ds_config_zero",
+    re.I,
+)
+
+
+_SERVING_WORDS = re.compile(
+    r"推理|部署|serv(?:e|ing)|inference|vllm|sglang|ollama|deepspeed[-_\s]?(?:inference|mii)", re.I
+)
+
+
+def trains_by_framework(s: Slots) -> bool:
+    """The question names a training-only sharding setup (Colossal-AI Gemini, ZeRO-1/2/3, FSDP)."""
+    return bool(_TRAINING_ONLY.search(s.text or ""))
+
+
+def names_sharding(s: Slots) -> bool:
+    """The question says how training is sharded (ZeRO/DeepSpeed/FSDP/Gemini/Megatron/device_map)."""
+    return bool(_SHARDED.search(s.text or "")) or s.zero_stage is not None
+
+
+_EXPECTS_FIT = re.compile(
+    r"理论上|按理|按道理|应该(?:是)?(?:够|可以|能|带得动|带的动|跑得)|should\s+(?:be\s+able\s+to|fit|work|be\s+enough)|"
+    r"in\s+theory|theoretically",
+    re.I,
+)
+
+
+def expects_fit(s: Slots) -> bool:
+    """The user believes the job should fit (「理论上应该带的动吧」, "should be enough"): the answer says whether
+    it can, and how, before what went wrong."""
+    return bool(_EXPECTS_FIT.search(s.text or ""))
 
 
 def reports_oom(s: Slots) -> bool:

@@ -134,7 +134,35 @@ def memory_kwargs(f: Frame) -> dict:
         engine = next((e for name, e in (("SGLang", "sglang"), ("vLLM", "vllm")) if name in f.engines), None)
         if engine and not kw.get("engine"):
             kw["engine"] = engine
+        if (kw.get("gpus") or 1) > 1 and not kw.get("engine") and split_method(f) == "layers":
+            # whole layers per card (device_map="auto", llama.cpp -ts, ExLlamaV2 gpu_split): no 10% reserve, no
+            # CUDA graphs, each card holds 1/N of the weights — the estimator's layer-split (hf) profile
+            kw["engine"] = "hf"
     return kw
+
+
+# How the user splits one model over several cards for serving (tools/memory_parallel.py SPLIT_FLAGS).
+_LAYER_SPLIT_RE = re.compile(
+    r"device_map|accelerate|(?<![\w-])-ts\b|--tensor[-_]split|gpu[-_\s]?split|--num[-_]gpus|fastchat|"
+    r"auto[-_]devices|--gpu[-_]memory|按层|层切分|分层加载",
+    re.I,
+)
+_TP_SPLIT_RE = re.compile(
+    r"tensor[-_\s]?parallel|(?<![\w-])--tp(?:[-_]size)?\b|num[-_]shard|张量并行|\btp\s*=?\s*\d", re.I
+)
+_LAYER_ENGINES = {"ExLlamaV2", "llama.cpp", "Ollama", "text-generation-webui"}
+_TP_ENGINES = {"vLLM", "SGLang", "LMDeploy", "TGI", "TensorRT-LLM", "MindIE"}
+
+
+def split_method(f: Frame) -> str | None:
+    """Serving on N cards: 'layers' (device_map="auto", llama.cpp -ts, ExLlamaV2 gpu_split, FastChat --num-gpus,
+    Ollama), 'tp' (vLLM/SGLang/LMDeploy/TGI tensor parallel) or None when the question names no way to split."""
+    text = f.text or ""
+    if _LAYER_SPLIT_RE.search(text) or set(f.engines) & _LAYER_ENGINES:
+        return "layers"
+    if _TP_SPLIT_RE.search(text) or set(f.engines) & _TP_ENGINES:
+        return "tp"
+    return None
 
 
 def unsloth_qlora(f: Frame) -> bool:
@@ -231,6 +259,24 @@ def calls(f: Frame) -> list[ToolCall]:
     return out
 
 
+# Serving to users (an API, concurrency, throughput) means a serving engine — tensor parallel, not device_map.
+_SERVE_RE = re.compile(r"\bserv(?:e|es|ing|er)\b|\bapi\b|并发|吞吐|throughput|concurren|上线|服务", re.I)
+
+
+def unsplit_serving(f: Frame, kw: dict) -> bool:
+    """Running one model on several cards with no split method, engine or serving load named
+    (「两张3090能跑72B int4吗」): sized both ways, tensor parallel and whole layers per card."""
+    if f.concurrency or f.users or f.load.concurrency or f.load.requests_per_s or _SERVE_RE.search(f.text or ""):
+        return False
+    return (
+        kw.get("mode") == "inference"
+        and (kw.get("gpus") or 1) > 1
+        and not kw.get("engine")
+        and split_method(f) is None
+        and len(f.gpus) <= 1
+    )
+
+
 def asked_sizes(f: Frame) -> list[str]:
     """Every catalog model the question asks to size, in order ("qwen2.5 14b和32b" → both); the one the user
     already measured ("7B 刚好够，那 72B 呢") is not asked again."""
@@ -268,6 +314,9 @@ def min_gpus_calls(f: Frame) -> list[ToolCall]:
     elif kw.get("mode") == "inference" and not kw.get("precision") and A.native_fp8(kw.get("model")):
         # DeepSeek-V3/R1 ship FP8 weights ("满血版" = the released checkpoint): size that first, bf16 beside it
         out.append(A.call(MIN_GPUS, "find_min_gpus", **{**kw, "precision": "fp8"}))
+    if kw.get("offload") and kw.get("offload") != "none" and kw.get("mode") != "inference":
+        # 「ds_z3_offload 跑 7B 要几张 V100」: the count without offload first (what the cards must hold), then with it
+        out.append(A.call(MIN_GPUS, "find_min_gpus", **{**kw, "offload": "none"}))
     out.append(A.call(MIN_GPUS, "find_min_gpus", **kw))
     for gpu in [A.gpu_arg(f, g) for g in f.gpus[1:3]]:  # "4090 要几张，H100 要几张": each card asked gets its count
         other = {**kw, "gpu": gpu}
@@ -307,7 +356,16 @@ def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
         # "OOM although it should fit": the estimate assumed gradient checkpointing; the figure without it says
         # whether that setting is the one to change
         out.append(_call(NAME, "estimate_memory", {**first.args, "checkpointing": "none"}))
-    for r in results:
+    layered = layer_split_calls(f, results)
+    out += next_stage_calls(f, results) + layered
+    if any(
+        r.name == "estimate_memory" and not r.error and r.args.get("mode") == "inference" and A.fits(r.result)
+        for r in results
+    ):
+        return out  # one way of splitting already fits (layer split beside tensor parallel): nothing to add
+    # several cards sized both ways: the quantised follow-ups split the way that needs less per card (layers)
+    ordered = sorted(results, key=lambda x: 0 if x.args.get("engine") == "hf" and (x.args.get("gpus") or 1) > 1 else 1)
+    for r in ordered:
         if r.name != "estimate_memory" or r.error:
             continue
         total = r.result.get("total_gb")
@@ -316,6 +374,12 @@ def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
             kw = {k: v for k, v in r.args.items() if k not in ("gpus", "zero")}
             out.append(_call(NAME, "find_min_gpus", {**kw, "gpu": default_gpu(kw)}))
             done.add("find_min_gpus")
+            if (
+                str(r.args.get("mode")) == "full"
+                and f.mode != "pretrain"
+                and not any(x.name == "estimate_memory" and x.args.get("mode") in ("lora", "qlora") for x in results)
+            ):  # 「Yi-34B SFT 要什么配置」: the adapter route beside the card count
+                out.append(_call(NAME, "estimate_memory", {**r.args, "mode": "lora"}))
             break
         if A.fits(r.result) is False and r.result.get("borderline"):
             # A close call: the same job on the next memory sizes up (32 GB, 48 GB cards) shows the way out.
@@ -369,9 +433,48 @@ def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
             ):
                 for alt in ("int8", "int4"):
                     out.append(_call(NAME, "estimate_memory", {**r.args, "precision": alt}))
+    if layered:  # the quantised ways out are sized split by layers too (what needs less per card)
+        for c in out:
+            if c.name == "estimate_memory" and c.args.get("mode") == "inference" and c not in layered:
+                c.args = {**c.args, "engine": "hf"}
     from assistant.offline.intents.largest_model import smaller_line_calls
 
     return out + smaller_line_calls(f, results)  # too big for the card: what of its line does fit
+
+
+def layer_split_calls(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
+    """Serving on N cards with no way to split named, and tensor parallel does not fit (or barely): the same job
+    with whole layers per card (device_map="auto", llama.cpp -ts, ExLlamaV2 gpu_split), which keeps no 10%
+    reserve and no CUDA-graph room — often the difference on two 24 GB cards."""
+    r = next((x for x in results if x.name == "estimate_memory" and not x.error), None)
+    if r is None or any(x.name == "estimate_memory" and x.args.get("engine") == "hf" for x in results):
+        return []
+    if not unsplit_serving(f, r.args) or A.fits(r.result) is None:
+        return []
+    room, cap = r.result.get("headroom_gb"), r.result.get("usable_gb") or 0
+    if A.fits(r.result) and isinstance(room, (int, float)) and room >= 0.1 * cap:
+        return []
+    return [_call(NAME, "estimate_memory", {**r.args, "engine": "hf"})]
+
+
+def next_stage_calls(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
+    """Training on N cards with ZeRO-0/1/2 (or DDP) that OOMs, does not fit, or fits with under 10% to spare: the
+    same job with ZeRO-3 (weights sharded too), so the answer can lead with the next stage and its number. The
+    estimator's own `changes` already carry ZeRO-3 when it alone makes the job fit."""
+    r = next((x for x in results if x.name == "estimate_memory" and not x.error), None)
+    if r is None or str(r.args.get("mode") or "full") == "inference" or (r.result.get("gpus") or 1) <= 1:
+        return []
+    if (r.result.get("zero_stage") or 0) >= 3 or any(
+        c.get("kind") == "zero_stage" for c in r.result.get("changes") or []
+    ):
+        return []
+    if any(x.name == "estimate_memory" and x.args.get("zero") == 3 for x in results):
+        return []
+    room, cap = r.result.get("headroom_gb"), r.result.get("usable_gb") or r.result.get("gpu_memory_gb")
+    tight = isinstance(room, (int, float)) and isinstance(cap, (int, float)) and room < 0.1 * cap
+    if not (A.fits(r.result) is False or tight or "oom_report" in f.mentions or A.reports_oom(f)):
+        return []
+    return [_call(NAME, "estimate_memory", {**r.args, "zero": 3})]
 
 
 def min_gpus_follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:

@@ -56,7 +56,8 @@ MENTIONS: dict[str, str] = {
     "note_dense_vs_sparse": r"稀疏|sparse|1979|624|tflops|算力",
     # the memory part asked about (estimate_memory renderer)
     "asked_kv_cache": r"kv\s*cache|kv\s*缓存",
-    "asked_activations": r"activation|激活",
+    # not "activated parameters" of a MoE (「只激活2.8b」, "2.8B activated", "active params")
+    "asked_activations": r"activation(?!\s*param)|激活(?!\s*(?:了|的)?\s*(?:参数|\d|约|大约|约为|只有))",
     "asked_optimizer": r"optimizer|优化器|adam",
     "asked_host_ram": r"host ram|主机内存|offload|卸载",
     "asked_trainable": r"trainable|可训练",

@@ -643,6 +643,11 @@ def _extract(question: str) -> Slots:
         work = _blank(work, m)
     m = re.search(
         r"(?P<num>\d{1,3})\s*(?:g|gb|gib)\s*(?:的)?\s*(?:显存|的卡|的显卡|显卡|卡|vram|memory|card|gpu)", work, re.I
+    ) or re.search(  # 「8卡，每张卡40G」「8卡40G」: the memory of each card, said after the count
+        r"(?:每张卡?|每块卡?|每卡|(?<=\d卡)|单卡(?=\s*\d{1,3}\s*g(?:b|ib)?\s*[，,、]?\s*(?:共|一共)?\s*"
+        r"(?:\d+|[两二三四五六八十]+)\s*(?:张|块|卡)))\s*(?:的)?\s*(?:显存)?\s*(?:是|为|有)?\s*(?P<num>\d{1,3})\s*(?:g|gb|gib)(?![a-z0-9])",
+        work,
+        re.I,
     )
     # "on 24GB", "用24G跑", "24GB能跑多长上下文": a memory size standing for the card
     m = (
@@ -662,6 +667,9 @@ def _extract(question: str) -> Slots:
     )
     if m and not s.gpus and 4 <= float(m.group("num")) <= 288:
         s.vram_gb = float(m.group("num"))
+        after = re.match(r"\s*[，,、]?\s*(?:共|一共)?\s*(\d+|[两二三四五六八十]+)\s*(?:张|块|卡)", work[m.end() :])
+        if m.group(0).startswith("单卡") and after:  # 「单卡46G八张卡」: 单卡 is each card's memory, the count follows
+            s.gpu_count = int(cn_to_number(after.group(1)) or 1)
         work = _blank(work, m)
     # --- context length: 4k上下文 / 32k / context 8192 / seq len 2048 ---------------------------
     m = re.search(
@@ -1007,6 +1015,15 @@ def _extract_gpus(work: str, s: Slots) -> str:
             unnamed,
             re.I,
         ) or re.search(r"(?P<num>单|双)(?:卡|机)", unnamed)
+        if m is None:  # "two graphics cards with 24 GB each", "three GPUs": a count in English words
+            w = re.search(
+                r"\b(?P<word>two|three|four|five|six|seven|eight|ten|sixteen)\s+(?:\w+\s+){0,2}?(?:graphics\s+)?"
+                r"(?:cards|gpus)\b(?!\s*-?\s*hours?)",
+                unnamed,
+                re.I,
+            )
+            if w:
+                s.gpu_count = _EN_COUNT.get(w.group("word").lower())
         if m:
             n = cn_to_number(m.group("num"))
             if n and 1 <= n <= 4096:
@@ -1094,8 +1111,11 @@ _DGX_RE = re.compile(r"(?<![\w.])(?P<n>\d{1,4})\s*(?:台|个|x|×)?\s*(?:nvidia\
 _MEM_BEFORE = re.compile(r"(?<![a-z0-9.])(\d{1,3})\s*(?:g|gb|gib)\s*(?:的)?\s*(?:nvidia\s*|tesla\s*|rtx\s*)?$", re.I)
 # A GPU's index, not a count: 「0卡的显存占用」「1卡上」「卡0」「0号卡」「第0张卡」, "GPU0", "cuda:1", "device 0".
 GPU_INDEX_RE = re.compile(
-    r"(?<![\d.])\d{1,2}\s*(?:号)?\s*卡\s*(?=的|上|和|跟|与|、|,|，|占|显存|只|才|却|反而|已经|一直|满|空|用了|爆)|"
-    r"(?<![\d.])\d{1,2}\s*号\s*(?:卡|gpu)|第\s*\d{1,2}\s*(?:张|块|号)\s*(?:卡|gpu)?|卡\s*\d{1,2}(?![\d.])|"
+    # not a count followed by the memory of each card: 「8卡，每张卡40G」「8卡40G」
+    r"(?<![\d.])\d{1,2}\s*(?:号)?\s*卡\s*(?=的|上|和|跟|与|、|,|，|占|显存|只|才|却|反而|已经|一直|满|空|用了|爆)"
+    r"(?![,，]\s*(?:每|单卡))|"
+    r"(?<![\d.])\d{1,2}\s*号\s*(?:卡|gpu)|第\s*\d{1,2}\s*(?:张|块|号)\s*(?:卡|gpu)?|"
+    r"卡\s*\d{1,2}(?![\d.]|\s*g(?:b|ib)?(?![a-z]))|"
     r"\b(?:gpu|cuda|device|rank)\s*[:#]?\s*\d{1,2}(?![\d.]|\s*(?:张|块|卡|gpus?|cards?|x\b))",
     re.I,
 )

@@ -43,6 +43,8 @@ def _setup(w: Writer, est: dict) -> str:
         return w.t("单卡", "on one GPU")
     zero = est.get("zero_stage")
     if est.get("mode") == "inference":
+        if est.get("engine") == "hf":  # device_map="auto" / llama.cpp -ts / ExLlamaV2 gpu_split: whole layers
+            return w.t(f"{n} 卡按层切分", f"layers split over {n} GPUs")
         return w.t(f"{n} 卡张量并行", f"{n}-way tensor parallel")
     if zero in (1, 2):  # ZeRO-1/2 shard optimizer states (and gradients), never the parameters
         return w.t(f"{n} 卡 ZeRO-{zero}，每卡一份完整权重", f"{n} GPUs with ZeRO-{zero}, full weights on each")
@@ -100,8 +102,9 @@ def _capacity(w: Writer, est: dict) -> tuple[str, str]:
         bits_en.append(f"about {gb(usable)} GB ({gb(gib)} GiB) usable{' by ' + engine.strip() if engine else ''}")
     if isinstance(reported, (int, float)) and bits_zh and len(bits_zh) == 1 and not _bare_size(card):
         gib_r = reported * 1e9 / 2**30
-        bits_zh[0] += f"（{gb(gib_r)} GiB），训练可全部使用"
-        bits_en[0] += f" ({gb(gib_r)} GiB), all usable for training"
+        serving = est.get("mode") == "inference"  # HF generate / layer split: no engine reserve either
+        bits_zh[0] += f"（{gb(gib_r)} GiB），{'不预留，可全部使用' if serving else '训练可全部使用'}"
+        bits_en[0] += f" ({gb(gib_r)} GiB), {'all usable, no reserve' if serving else 'all usable for training'}"
     if _bare_size(card):
         zh, en = f"{gb(cap)} GB 的卡", f"a {gb(cap)} GB card"
     else:
@@ -178,7 +181,7 @@ def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
     has_zh, has_en = _capacity(w, est)
     if n > 1:  # the verdict compares one GPU's share with one card
         has_zh = "每张 " + has_zh
-        has_en = "each " + (has_en[4:] if has_en.startswith("the ") else has_en)
+        has_en = "each " + re.sub(r"^(?:the|an?) ", "", has_en)
     verdict = est.get("verdict")
     if fits is True:
         cap = est.get("usable_gb") or est.get("gpu_memory_gb")
@@ -521,6 +524,10 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
         return
     wanted = ctx.slots.mode or ("full" if ctx.slots.training and not ctx.slots.finetune else None)
     primary = next((e for e in ests if str(e.args.get("mode")) == str(wanted)), ests[0])
+    tp_est, layer_est = split_pair(ests)
+    if tp_est is not None and layer_est is not None and not tp_est.result.get("fits"):
+        primary = layer_est  # no split named: lead with the way that fits (or comes closer), whole layers per card
+    next_stage = next_stage_est(ests, primary)
     est = primary.result
     _asked_memory_part(w, est, ctx.said)
     lora = next(
@@ -540,8 +547,14 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
         sentence = fit_sentence(w, est, lead=False)
     else:
         sentence = fit_sentence(w, est, lead=True)
+    split_lead = multi_card_lead(w, ctx, est, tp_est, layer_est, next_stage)
+    body = fit_sentence(w, est, lead=False) if split_lead else None
+    if split_lead and body:
+        sentence = (split_lead[0] + body[0], split_lead[1] + body[1])
     if sentence:
         w.add("verdict", *sentence)
+    multi_card_lines(w, ctx, est, tp_est, layer_est, next_stage)
+    moe_line(w, est)
     _data_parallel_line(w, est)
     card_rule_lines(w, est)
     method_lines(w, est)
@@ -580,6 +593,8 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
             ),
         )
     for other in ests:
+        if other in (tp_est, layer_est, next_stage):
+            continue  # said in the split / next-stage lines
         if other is not primary and not (other.args.get("checkpointing") == "none" and "oom_report" in ctx.said):
             _alt_line(w, other.result)  # the no-checkpointing figure of an OOM report is quoted on line 1
     for mg in ctx.by_name("find_min_gpus"):
@@ -773,7 +788,8 @@ def _stated_size_note(w: Writer, ctx: Context) -> None:
 
 def _model_fallback_note(w: Writer, ctx: Context, est: dict) -> None:
     s = ctx.slots
-    _stated_size_note(w, ctx)
+    if est.get("mode") == "inference" or est.get("precision") == s.precision:
+        _stated_size_note(w, ctx)  # training keeps 16-bit weights whatever a quoted file size says
     unknown = [g.name for g in s.gpu_mentions if g.gpu_id is None and not g.memory_gb]
     if unknown and not any(e.args.get("gpu") for e in ctx.by_name("estimate_memory")):
         w.add(
@@ -1465,3 +1481,218 @@ def engine_lines(w: Writer, ctx: Context, est: dict) -> None:
     if not isinstance(note, dict) or not named or named not in ctx.slots.engines:
         return
     w.add("numbers", str(note.get("zh") or "").rstrip("。") + "。", str(note.get("en") or "").rstrip(".") + ".")
+
+
+# ---- several cards: how one model is split for serving, the ZeRO stage of a training job ----------------
+
+
+def split_pair(ests: list[ToolResult]) -> tuple[ToolResult | None, ToolResult | None]:
+    """(tensor-parallel estimate, layer-split estimate) of one serving job on N cards, when both were sized."""
+    serving = [e for e in ests if e.result.get("mode") == "inference" and (e.result.get("gpus") or 1) > 1]
+    layer = next((e for e in serving if e.result.get("engine") == "hf"), None)
+    tp = next((e for e in serving if e.result.get("engine") != "hf"), None)
+    if layer is None or tp is None or layer.result.get("precision") != tp.result.get("precision"):
+        return None, None
+    return tp, layer
+
+
+def next_stage_est(ests: list[ToolResult], primary: ToolResult) -> ToolResult | None:
+    """The ZeRO-3 estimate sized beside a ZeRO-0/1/2 (or DDP) training job on N cards."""
+    base = primary.result
+    if base.get("mode") == "inference" or (base.get("gpus") or 1) <= 1 or (base.get("zero_stage") or 0) >= 3:
+        return None
+    return next(
+        (
+            e
+            for e in ests
+            if e is not primary and e.result.get("zero_stage") == 3 and e.result.get("mode") == base.get("mode")
+        ),
+        None,
+    )
+
+
+def _sharding_said(ctx: Context) -> bool:
+    from assistant.offline.intents.args import names_sharding
+
+    return names_sharding(ctx.slots)
+
+
+def multi_card_lead(
+    w: Writer,
+    ctx: Context,
+    est: dict,
+    tp_est: ToolResult | None,
+    layer_est: ToolResult | None,
+    next_stage: ToolResult | None,
+) -> tuple[str, str] | None:
+    """Line 1 for N cards when the user named no way to split: 「能，但要切分」 and how, when a split fits."""
+    n = est.get("gpus") or 1
+    if n <= 1:
+        return None
+    if tp_est is not None and layer_est is not None and est.get("fits"):
+        whole, usable = est.get("whole_model_weights_gb") or 0, est.get("usable_gb") or 0
+        one = whole > usable  # the weights alone exceed one card: the split is what makes it fit
+        return (
+            f"能，但要把模型切到 {n} 张卡上{'（一张卡放不下）' if one else ''}：",
+            f"Yes, but only split over the {n} GPUs{' (one card cannot hold it)' if one else ''}: ",
+        )
+    if est.get("mode") == "inference" or est.get("state_exceeds_all_gpus") or _sharding_said(ctx):
+        return None
+    from assistant.offline.intents.args import expects_fit, reports_oom
+
+    if reports_oom(ctx.slots) and not expects_fit(ctx.slots):
+        return (
+            None  # 「3 张 V100 还是 OOM，到底要多少」: the run as configured does not fit; line 1 says what to change
+        )
+    zero3 = next((c for c in est.get("changes") or [] if c.get("kind") == "zero_stage"), None)
+    if zero3 is None and next_stage is not None and next_stage.result.get("fits"):
+        zero3 = {"total_gb": next_stage.result.get("total_gb")}
+    if est.get("fits") is False and zero3 is not None:
+        return (
+            f"能，但要用 ZeRO-3/FSDP 把模型切到 {n} 张卡上（每卡约 {gb(zero3.get('total_gb'))} GB）；照默认的数据并行：",
+            f"Yes, but only sharded over the {n} GPUs with ZeRO-3/FSDP (about {gb(zero3.get('total_gb'))} GB per "
+            "GPU); with the default data parallel: ",
+        )
+    return None
+
+
+def multi_card_lines(
+    w: Writer,
+    ctx: Context,
+    est: dict,
+    tp_est: ToolResult | None,
+    layer_est: ToolResult | None,
+    next_stage: ToolResult | None,
+) -> None:
+    """The split flags for serving on N cards; for training the whole state against all cards, the ZeRO paper's
+    per-GPU formula for the stage used, and the next stage's figure when the stated one OOMs or is tight."""
+    n = est.get("gpus") or 1
+    if n <= 1:
+        return
+    if est.get("mode") == "inference":
+        _split_how_line(w, ctx, est, tp_est, layer_est)
+        return
+    state, all_gpus = est.get("training_state_gb"), est.get("all_gpus_usable_gb")
+    if est.get("state_exceeds_all_gpus") and isinstance(state, (int, float)) and isinstance(all_gpus, (int, float)):
+        per = all_gpus / n if n else 0
+        need = -(-state // per) if per else None
+        w.add(
+            "verdict",
+            f"整个训练状态（权重 + 梯度 + 优化器状态）约 {gb(state)} GB，比 {n} 张卡加起来能用的 {gb(all_gpus)} GB 还大："
+            f"怎么切分都放不下。只靠加卡至少要 {num(need)} 张这样的卡（再加激活值），或者改 LoRA/QLoRA、把优化器卸载到 CPU。",
+            f"The whole training state (weights + gradients + optimizer states) is about {gb(state)} GB, more than "
+            f"the {gb(all_gpus)} GB all {n} cards offer together: no sharding fits it. More cards alone means at "
+            f"least {num(need)} of them (plus activations); otherwise LoRA/QLoRA or CPU optimizer offload.",
+        )
+    elif isinstance(state, (int, float)) and isinstance(all_gpus, (int, float)):
+        w.add(
+            "numbers",
+            f"整个训练状态（权重 + 梯度 + 优化器状态）约 {gb(state)} GB，{n} 张卡合计可用 {gb(all_gpus)} GB",
+            f"Whole training state (weights + gradients + optimizer states): about {gb(state)} GB; all {n} cards "
+            f"offer {gb(all_gpus)} GB",
+        )
+    formula = est.get("zero_formula")
+    if isinstance(formula, dict) and isinstance(formula.get("label"), dict):
+        section = "verdict" if _sharding_said(ctx) else "numbers"
+        w.add(section, formula["label"]["zh"] + "。", formula["label"]["en"] + ".")
+    if next_stage is not None:
+        nxt = next_stage.result
+        stage = est.get("zero_stage") or 0
+        name = f"ZeRO-{stage}" if stage else w.t("数据并行", "data parallel")
+        room = nxt.get("headroom_gb")
+        ckpt = nxt.get("checkpointing") == "full"  # the estimate already assumes recomputation
+        more_zh = (
+            "这已按开着梯度检查点（gradient_checkpointing / recompute）算，再要省就"
+            if ckpt
+            else "再开梯度检查点（gradient_checkpointing / recompute）、"
+        )
+        more_en = (
+            "this already assumes gradient checkpointing (recompute) is on; beyond it, "
+            if ckpt
+            else "add gradient checkpointing (recompute), "
+        )
+        tail_zh = (
+            f"放得下，余量约 {gb(room)} GB"
+            if nxt.get("fits")
+            else f"还差约 {gb(-(room or 0))} GB；{more_zh}把优化器卸载到 CPU（offload_optimizer）或改 LoRA"
+        )
+        tail_en = (
+            f"fits, {gb(room)} GB to spare"
+            if nxt.get("fits")
+            else f"still {gb(-(room or 0))} GB short; {more_en}CPU optimizer offload (offload_optimizer) or LoRA"
+        )
+        w.add(
+            "verdict",
+            f"要省显存，先把 {name} 换成 ZeRO-3（权重也切分，DeepSpeed zero_optimization.stage=3 或 FSDP FULL_SHARD）："
+            f"每卡约 {gb(nxt.get('total_gb'))} GB，{tail_zh}。",
+            f"To save memory, move from {name} to ZeRO-3 (weights sharded too: DeepSpeed zero_optimization.stage=3 or "
+            f"FSDP FULL_SHARD): about {gb(nxt.get('total_gb'))} GB per GPU, {tail_en}.",
+        )
+
+
+def _split_how_line(
+    w: Writer, ctx: Context, est: dict, tp_est: ToolResult | None, layer_est: ToolResult | None
+) -> None:
+    """How to put one model on N cards, by the flags of the runtimes named (or the usual ones), with each
+    way's per-card figure when both were sized."""
+    from tools.memory_parallel import split_how
+
+    n = est.get("gpus") or 1
+    engines = list(ctx.slots.engines)
+    if re.search(r"(?<![a-z])transformers|device_map|accelerate", ctx.slots.text or "", re.I):
+        engines.append("transformers")
+    if re.search(r"fastchat|--num[-_]gpus", ctx.slots.text or "", re.I):
+        engines.append("FastChat")
+    zh_l, en_l = split_how("layers", n, engines, "zh"), split_how("layers", n, engines, "en")
+    zh_t, en_t = split_how("tp", n, engines, "zh"), split_how("tp", n, engines, "en")
+
+    def fig(e: ToolResult | None) -> tuple[str, str]:
+        if e is None:
+            return "", ""
+        r = e.result
+        ok = r.get("fits")
+        return (
+            f"（每卡约 {gb(r.get('total_gb'))} GB，{'放得下' if ok else '放不下' if ok is False else ''}）",
+            f" (about {gb(r.get('total_gb'))} GB per GPU{', fits' if ok else ', does not fit' if ok is False else ''})",
+        )
+
+    if tp_est is not None and layer_est is not None:
+        fl, ft = fig(layer_est), fig(tp_est)
+        w.add(
+            "verdict",
+            f"怎么切：按层切分{fl[0]}——{zh_l}，每张卡放一部分层，同一时刻只有一张卡在算；张量并行{ft[0]}——{zh_t}，"
+            "每层都切到各卡上，卡间通信多，vLLM 还默认只用 90% 显存并留出 CUDA 图的空间。",
+            f"How to split: whole layers per card{fl[1]} — {en_l}; each card holds some layers and they work in "
+            f"turn. Tensor parallel{ft[1]} — {en_t}; every layer is split across the cards (more traffic), and vLLM "
+            "plans within 90% of memory and reserves room for CUDA graphs.",
+        )
+        return
+    if est.get("engine") == "hf":
+        w.add(
+            "verdict",
+            f"按层切分：{zh_l}——每张卡放约 1/{n} 的层（和这些层的 KV 缓存），按顺序轮流计算，显存能合用，速度不会翻倍。",
+            f"Layer split: {en_l} — each card holds about 1/{n} of the layers (and their KV cache) and they run in "
+            "turn: the memory adds up, the speed does not.",
+        )
+    else:
+        w.add(
+            "verdict",
+            f"张量并行：{zh_t}——每层的权重和 KV 头平分到 {n} 张卡；不想受注意力头整除的限制可以按层切分（{zh_l}）。",
+            f"Tensor parallel: {en_t} — each layer's weights and KV heads split over the {n} GPUs; to avoid the "
+            f"head-divisibility rule split whole layers instead ({en_l}).",
+        )
+
+
+def moe_line(w: Writer, est: dict) -> None:
+    """A MoE model: every expert is resident (memory follows the total parameters), each token computes only the
+    active ones (speed follows those) — the point users miss when a model "only has 2.8B parameters"."""
+    note = next(
+        (a for a in est.get("assumptions") or [] if isinstance(a, dict) and str(a.get("en", "")).startswith("MoE:")),
+        None,
+    )
+    if note:
+        w.add(
+            "verdict",
+            note["zh"] + "；显存按总参数算，速度按激活参数算。",
+            note["en"] + "; memory follows the total, speed the active.",
+        )
