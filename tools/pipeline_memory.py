@@ -35,8 +35,11 @@ TIGHT_SHARE = 0.15
 
 _TRAINING_PEAK = re.compile(r"fine-tun|lora|sft|训练|微调", re.I)  # a measured peak of a training run
 _BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5, "nf4": 0.5}
-Role = Literal["denoiser", "text_encoder", "vae", "encoder_decoder"]
-Kind = Literal["image", "video", "tts", "asr"]
+Role = Literal["denoiser", "text_encoder", "vae", "encoder_decoder", "generator", "image_encoder", "audio_encoder", "vocoder"]
+# the networks that run at the requested precision (the rest load at 16 bits); "generator" = an autoregressive or
+# flow-matching speech/music model (MusicGen's LM, F5-TTS's DiT) that plays the denoiser's part
+MAIN_ROLES = ("denoiser", "encoder_decoder", "generator")
+Kind = Literal["image", "video", "tts", "asr", "audio", "avatar"]
 PipelineMode = Literal["inference", "full", "lora", "qlora"]
 PipelineVerdict = Literal["fits", "fits_with_changes", "does_not_fit"]
 
@@ -45,7 +48,28 @@ class PipelineComponent(BaseModel):
     name: str
     role: Role
     params: int = Field(gt=0)
+    label: str | None = Field(None, description="what the network is, as people name it ('ChatGLM3-6B', 'T5-XXL')")
     note: str | None = None
+
+
+class LowVramMode(BaseModel):
+    """A project's own low-memory switch, by its real flag name, with the peak its maintainers measured (if they
+    published one). Quoted before the generic diffusers settings: people search for the flag they can type."""
+
+    flag: str
+    peak_gb: float | None = Field(None, gt=0, description="measured peak with this mode; None = not published")
+    setting: str | None = Field(None, description="what the peak was measured at (resolution, frames, card)")
+    zh: str
+    en: str
+    source: str
+
+
+class Advice(BaseModel):
+    """A fact about running this model that changes the memory answer (a runtime's dtype, a quantised build)."""
+
+    zh: str
+    en: str
+    source: str
 
 
 class PublishedPeak(BaseModel):
@@ -80,6 +104,10 @@ class PipelineEntry(BaseModel):
     components: list[PipelineComponent]
     components_note: dict[str, str] | None = Field(None, description="what the components leave out (zh/en)")
     published_peaks: list[PublishedPeak] = []
+    low_vram: list[LowVramMode] = Field(default_factory=list, description="the project's own low-memory modes")
+    requires_bf16: bool = Field(False, description="the publisher runs it in bf16 only (fp16 overflows)")
+    bf16_source: str | None = None
+    advice: list[Advice] = []
     releases: list[PipelineRelease] = []
     notes: str | None = None
     source: str
@@ -92,7 +120,14 @@ class PipelineEntry(BaseModel):
 
 class ResidencyOption(BaseModel):
     id: str
-    peak: Literal["largest_component", "streamed", "denoiser_and_vae", "denoiser_fp8", "denoiser_fp8_no_text"]
+    peak: Literal[
+        "largest_component",
+        "streamed",
+        "denoiser_and_vae",
+        "denoiser_fp8",
+        "denoiser_fp8_no_text",
+        "largest_component_fp8",
+    ]
     zh: str
     en: str
     source: str
@@ -220,7 +255,18 @@ class ComponentMemory(BaseModel):
     params_b: float = Field(description="parameters in billions (display)")
     weights_gb: float
     trained: bool
+    label: str | None = None
     note: str | None = None
+
+
+class LowVramFit(BaseModel):
+    flag: str
+    peak_gb: float | None = None
+    setting: str | None = None
+    fits: bool | None = Field(None, description="the measured peak is within the card's usable memory")
+    zh: str
+    en: str
+    source: str
 
 
 class OptionFit(BaseModel):
@@ -282,6 +328,15 @@ class PipelineEstimate(BaseModel):
     published_over: PublishedPeak | None = Field(
         None, description="a measured peak for this job (no offload) above the card: at those settings it does not fit"
     )
+    low_vram: list[LowVramFit] = Field(default_factory=list, description="the project's own low-memory modes")
+    requires_bf16: bool = False
+    bf16_native: bool | None = Field(
+        None, description="the named card has bf16 tensor cores (False: Volta/Turing and older); None = not known"
+    )
+    fp32_weights_gb: float | None = Field(
+        None, description="a bf16-only model on a card without bf16: its weights in fp32, the dtype left"
+    )
+    advice: list[Advice] = []
     assumptions: list[dict[str, str]] = []
     sources: list[str] = []
 
@@ -306,7 +361,7 @@ def _components(e: PipelineEntry, mode: str, precision: str) -> list[ComponentMe
     out = []
     for c in e.components:
         trained = c.name == e.trained
-        p = precision if (c.role in ("denoiser", "encoder_decoder") or precision == "fp32") else "bf16"
+        p = precision if (c.role in MAIN_ROLES or precision == "fp32") else "bf16"
         if mode == "qlora" and trained:
             p = "nf4"
         out.append(
@@ -319,6 +374,7 @@ def _components(e: PipelineEntry, mode: str, precision: str) -> list[ComponentMe
                 params_b=round(c.params / 1e9, 3),
                 weights_gb=_gb(c.params * _bytes(p)),
                 trained=trained,
+                label=c.label,
                 note=c.note,
             )
         )
@@ -330,17 +386,21 @@ def _a(zh: str, en: str) -> dict[str, str]:
 
 
 def _options(e: PipelineEntry, comps: list[ComponentMemory], usable: float | None) -> list[OptionFit]:
-    denoiser = [c for c in comps if c.role in ("denoiser", "encoder_decoder")]
+    denoiser = [c for c in comps if c.role in MAIN_ROLES]
     text = [c for c in comps if c.role == "text_encoder"]
     out = []
     for o in residency_options():
-        if e.kind == "asr":
-            continue  # one network: nothing to take turns, and ComfyUI FP8 checkpoints are for image models
+        if e.kind in ("asr", "tts"):
+            continue  # speech models are not diffusers pipelines; their runtimes' own switches are in low_vram
         if o.id == "webui_lowvram" and e.family != "Stable Diffusion":
             continue
         peak: float | None
         if o.peak == "largest_component":
             peak = max(c.weights_gb for c in comps)
+        elif o.peak == "largest_component_fp8":
+            if any(c.precision in ("fp8", "int8", "int4", "nf4") for c in denoiser):
+                continue  # the denoiser is already 8-bit or smaller: model offload above says the same
+            peak = max([_gb(c.params * 1.0) for c in denoiser] + [c.weights_gb for c in comps if c not in denoiser])
         elif o.peak == "denoiser_and_vae":
             if not text:
                 continue
@@ -366,6 +426,25 @@ def _options(e: PipelineEntry, comps: list[ComponentMemory], usable: float | Non
             )
         )
     return out
+
+
+def bf16_note_needed(gpu: str | None) -> bool:
+    """The general bf16 requirement is said unless a named card settles it (then the card-specific line is)."""
+    return not gpu or _bf16_native(gpu) is None
+
+
+def _bf16_native(gpu: str) -> bool | None:
+    """Whether the named card has bf16 tensor cores, from knowledge/gpus.yaml (an NVIDIA row whose bf16 rate is
+    empty is Volta/Turing or older); None for a bare size or a card not in the table."""
+    from tools.gpus import resolve_gpu
+
+    try:
+        spec = resolve_gpu(gpu)
+    except Exception:  # noqa: BLE001 — a bare "16GB" or an unknown name: no claim either way
+        return None
+    if not getattr(spec, "is_nvidia", False):
+        return None
+    return spec.bf16_dense_tflops is not None
 
 
 def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
@@ -396,7 +475,7 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
         per_gpu = weights
         grows_zh, grows_en = (
             ("音频长度和批大小", "audio length and batch")
-            if e.kind == "asr"
+            if e.kind in ("asr", "tts", "audio")
             else (
                 "分辨率、帧数和批大小",
                 "resolution, frame count and batch",
@@ -463,6 +542,15 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
                 f"No version named: sized as {e.id} ({e.notes or 'the usual default'}).",
             ),
         )
+    if e.requires_bf16 and bf16_note_needed(inp.gpu):
+        assumptions.append(
+            _a(
+                f"{e.id} 只支持 bf16（{e.bf16_source or e.source}）：要用有 bf16 张量核的卡（Ampere 及更新：A10、A100、"
+                "RTX 3090/4090、L40 等）；V100、T4、RTX 20 系、P40 没有 bf16。",
+                f"{e.id} runs in bf16 only ({e.bf16_source or e.source}): use a card with bf16 tensor cores (Ampere or "
+                "newer: A10, A100, RTX 3090/4090, L40 …); V100, T4, the RTX 20 series and P40 have none.",
+            )
+        )
     if e.components_note:
         assumptions.append(_a(f"未计入：{e.components_note['zh']}。", f"Not counted: {e.components_note['en']}."))
     usable = verdict = fits = headroom = nominal = None
@@ -481,7 +569,7 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
     zero3 = round(weights / n + adapter, 2) if mode in ("lora", "qlora") and n > 1 and not sharded else None
     fp8 = fp8_no_text = None
     if mode == "lora" and precision not in ("fp8", "int8", "int4", "nf4"):
-        den = [c for c in comps if c.role in ("denoiser", "encoder_decoder")]
+        den = [c for c in comps if c.role in MAIN_ROLES]
         saved = sum(c.weights_gb - _gb(c.params * 1.0) for c in den)
         fp8 = round(per_gpu - saved, 2)
         fp8_no_text = round(fp8 - text_gb, 2) if text_gb else None
@@ -502,12 +590,46 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
             ),
             None,
         )
+    low = [
+        LowVramFit(
+            flag=m.flag,
+            peak_gb=m.peak_gb,
+            setting=m.setting,
+            fits=(m.peak_gb <= usable) if (m.peak_gb is not None and usable is not None) else None,
+            zh=m.zh,
+            en=m.en,
+            source=m.source,
+        )
+        for m in e.low_vram
+    ]
+    sources += [m.source for m in e.low_vram] + [a.source for a in e.advice]
+    bf16_native = _bf16_native(inp.gpu) if (e.requires_bf16 and inp.gpu) else None
+    fp32_gb = None
+    if bf16_native is False and mode == "inference":
+        fp32_gb = round(sum(c.params for c in comps) * 4 / GB, 2)
+        assumptions.append(
+            _a(
+                f"{e.id} 官方只支持 bf16（fp16 会数值溢出），这张卡没有 bf16 张量核：只能用 fp32，权重翻倍到 "
+                f"{fp32_gb:.2f} GB，再开卸载/低显存模式也要换算成 fp32。",
+                f"{e.id} is published for bf16 only (fp16 overflows) and this card has no bf16 tensor cores: it can only "
+                f"run in fp32, which doubles the weights to {fp32_gb:.2f} GB; offload and low-memory peaks double too.",
+            )
+        )
+        if e.bf16_source:
+            sources.append(e.bf16_source)
     if usable is not None:
-        if fits and over is not None:
+        if bf16_native is False and fp32_gb is not None:
+            # the bf16 figures do not apply; what is left is fp32 (twice the bytes) or a newer card
+            verdict = "fits_with_changes" if fp32_gb <= usable else "does_not_fit"
+        elif fits and over is not None:
             verdict = "fits_with_changes"  # the weights fit; the publisher's own run at those settings did not
         elif fits:
             verdict = "fits"
-        elif any(o.fits for o in options) or (zero3 is not None and zero3 <= usable):
+        elif (
+            any(o.fits for o in options)
+            or any(m.fits for m in low)
+            or (zero3 is not None and zero3 <= usable)
+        ):
             verdict = "fits_with_changes"
         else:
             verdict = "does_not_fit"
@@ -546,6 +668,11 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
         options=options,
         published_peaks=e.published_peaks,
         published_over=over,
+        low_vram=low if mode == "inference" else [],
+        requires_bf16=e.requires_bf16,
+        bf16_native=bf16_native,
+        fp32_weights_gb=fp32_gb,
+        advice=e.advice,
         assumptions=assumptions,
         sources=list(dict.fromkeys(sources)),
     )
