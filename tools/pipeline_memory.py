@@ -394,6 +394,8 @@ def _options(e: PipelineEntry, comps: list[ComponentMemory], usable: float | Non
             continue  # speech models are not diffusers pipelines; their runtimes' own switches are in low_vram
         if o.id == "webui_lowvram" and e.family != "Stable Diffusion":
             continue
+        if not any(c.role == "denoiser" for c in comps):
+            continue  # MusicGen / TTS language models are not diffusers pipelines: their switches are in low_vram
         peak: float | None
         if o.peak == "largest_component":
             peak = max(c.weights_gb for c in comps)
@@ -578,7 +580,9 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
         min_gpus = max(2, -(-int(states * 1000) // int((usable - frozen_gb) * 1000)))
     options = _options(e, comps, usable) if mode == "inference" else []
     over = None
-    if usable is not None:
+    # published peaks were measured at the row's usual dtype: a question that names another one (faster-whisper
+    # int8, an FP8 checkpoint) is not judged by them
+    if usable is not None and _bytes(precision) == _bytes(e.precision):
         training = mode != "inference"
         over = next(
             (
