@@ -35,7 +35,9 @@ TIGHT_SHARE = 0.15
 
 _TRAINING_PEAK = re.compile(r"fine-tun|lora|sft|训练|微调", re.I)  # a measured peak of a training run
 _BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5, "nf4": 0.5}
-Role = Literal["denoiser", "text_encoder", "vae", "encoder_decoder", "generator", "image_encoder", "audio_encoder", "vocoder"]
+Role = Literal[
+    "denoiser", "text_encoder", "vae", "encoder_decoder", "generator", "image_encoder", "audio_encoder", "vocoder"
+]
 # the networks that run at the requested precision (the rest load at 16 bits); "generator" = an autoregressive or
 # flow-matching speech/music model (MusicGen's LM, F5-TTS's DiT) that plays the denoiser's part
 MAIN_ROLES = ("denoiser", "encoder_decoder", "generator")
@@ -200,7 +202,8 @@ def _text_pattern() -> tuple[re.Pattern[str], list[tuple[str, bool]]]:
     return rx, [hit for _key, hit in keys]
 
 
-_VERSION_AFTER = re.compile(r"[\s\-_.]*v?\d+(?:\.\d+)?")
+# a version is one or two digits ("SD 3", "whisper v3", "musicgen 2.0"); "whisper 3090" / "SD 4090" is a card
+_VERSION_AFTER = re.compile(r"[\s\-_.]*v?\d{1,2}(?:\.\d+)?(?!\d)")
 _SIZE_AFTER = re.compile(r"[\s\-_.]*\d+(?:\.\d+)?\s*(?:gib|gb|g|张|块|卡|x|×)", re.I)
 # "HunyuanVideo 1.5", "SDXL 2.0": a dotted version after a specific name is a later release, not this row
 _DOTTED_AFTER = re.compile(r"[\s\-_]*v?\d+\.\d+(?![\d.]*\s*(?:b|m|g|亿|张|块|卡|x|×))", re.I)
@@ -629,11 +632,7 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
             verdict = "fits_with_changes"  # the weights fit; the publisher's own run at those settings did not
         elif fits:
             verdict = "fits"
-        elif (
-            any(o.fits for o in options)
-            or any(m.fits for m in low)
-            or (zero3 is not None and zero3 <= usable)
-        ):
+        elif any(o.fits for o in options) or any(m.fits for m in low) or (zero3 is not None and zero3 <= usable):
             verdict = "fits_with_changes"
         else:
             verdict = "does_not_fit"

@@ -90,7 +90,11 @@ def _lead_inference(w: Writer, p: dict) -> tuple[str, str]:
     own = _own_mode(p)
     if own and (p["verdict"] == "fits_with_changes" or (p["verdict"] == "fits" and p.get("tight"))):
         head_zh = "全部常驻放不下" if p["verdict"] == "fits_with_changes" else "只算权重勉强放得下"
-        head_en = "Does not fit with everything resident" if p["verdict"] == "fits_with_changes" else "The weights only just fit"
+        head_en = (
+            "Does not fit with everything resident"
+            if p["verdict"] == "fits_with_changes"
+            else "The weights only just fit"
+        )
         return (
             f"{head_zh}：{m} 权重合计 {gb(total)} GB，{card} 可用约 {gb(usable)} GB；用低显存设置 "
             f"`{own['flag']}`，实测峰值约 {gb(own['peak_gb'])} GB，可以跑（更慢）。",
@@ -196,7 +200,11 @@ def _lead_no_bf16(p: dict) -> tuple[str, str]:
         f"{'It can run, with changes' if fits else 'This card is not a good fit'}: {m} is bf16-only (fp16 overflows) "
         f"and {_card_en(p)} has no native bf16 (no Volta/Turing or older card has it); fp32 is left, about "
         f"{gb(fp32)} GB of weights"
-        + (f", which fits in about {gb(usable)} GB but runs slowly" if fits else f", more than the {gb(usable)} GB usable")
+        + (
+            f", which fits in about {gb(usable)} GB but runs slowly"
+            if fits
+            else f", more than the {gb(usable)} GB usable"
+        )
         + ". Use an Ampere-or-newer card with 24 GB or more (A10, RTX 3090/4090, L40, A100).",
     )
 
