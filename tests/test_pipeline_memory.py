@@ -168,7 +168,7 @@ def test_pipeline_names_in_text(text: str, expected: str) -> None:
         "Qwen2.5-7B 推理",
         "wanted to fit llama",
         "FLUX.2-dev 要多大显存",  # another generation (32B), not FLUX.1 under its short name
-        "HunyuanVideo 1.5 显存",  # a later, smaller release
+        "HunyuanVideo 2.0 显存",  # a release the catalog lacks (1.5 is a row since round 4)
         "SD 4 显存",  # "SD" plus a version the catalog lacks (SD 3 Medium is a row since round 4)
         "SD卡 读写慢",  # a memory card
     ],

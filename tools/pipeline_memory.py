@@ -340,6 +340,11 @@ class PipelineEstimate(BaseModel):
         None, description="a bf16-only model on a card without bf16: its weights in fp32, the dtype left"
     )
     advice: list[Advice] = []
+    gpu_mem_bw_gbs: float | None = Field(None, description="the named card's memory bandwidth (knowledge/gpus.yaml)")
+    reference_cards: list[dict[str, float | str]] = Field(
+        default_factory=list,
+        description="speech models: two common cards' bandwidth beside the named one (decoding is bandwidth-bound)",
+    )
     assumptions: list[dict[str, str]] = []
     sources: list[str] = []
 
@@ -431,6 +436,29 @@ def _options(e: PipelineEntry, comps: list[ComponentMemory], usable: float | Non
             )
         )
     return out
+
+
+_REFERENCE_CARDS = ("RTX 4090", "A100 80GB")  # the two cards rented most for speech serving in China
+
+
+def _bandwidths(gpu: str | None, kind: str) -> tuple[float | None, list[dict[str, float | str]]]:
+    """The named card's memory bandwidth and, for speech models (token-by-token decoding reads every weight per
+    step, so bandwidth sets the pace), two reference cards' — all from knowledge/gpus.yaml."""
+    from tools.gpus import resolve_gpu
+
+    if not gpu:
+        return None, []
+    try:
+        spec = resolve_gpu(gpu)
+    except Exception:  # noqa: BLE001 — a bare size has no bandwidth
+        return None, []
+    refs: list[dict[str, float | str]] = []
+    if kind in ("asr", "tts"):
+        for name in _REFERENCE_CARDS:
+            ref = resolve_gpu(name)
+            if ref.id != spec.id and ref.mem_bw_gbs:
+                refs.append({"name": ref.name, "mem_bw_gbs": ref.mem_bw_gbs})
+    return spec.mem_bw_gbs, refs
 
 
 def bf16_note_needed(gpu: str | None) -> bool:
@@ -569,6 +597,7 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
         headroom = round(usable - per_gpu, 2)
         if cap.source:
             sources.append(f"GPU memory: {cap.source}")
+    bw, refs = _bandwidths(inp.gpu, e.kind)
     text_gb = round(sum(c.weights_gb for c in comps if c.role == "text_encoder"), 2)
     frozen_gb = round(sum(c.weights_gb for c in comps if not c.trained), 2) if mode == "full" else 0.0
     zero3 = round(weights / n + adapter, 2) if mode in ("lora", "qlora") and n > 1 and not sharded else None
@@ -676,6 +705,8 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
         bf16_native=bf16_native,
         fp32_weights_gb=fp32_gb,
         advice=e.advice,
+        gpu_mem_bw_gbs=bw,
+        reference_cards=refs,
         assumptions=assumptions,
         sources=list(dict.fromkeys(sources)),
     )

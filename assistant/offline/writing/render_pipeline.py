@@ -79,7 +79,7 @@ def _lead_inference(w: Writer, p: dict) -> tuple[str, str]:
     if p.get("verdict") is None:
         grows_zh, grows_en = (
             ("音频越长越多", "audio length")
-            if p["kind"] == "asr"
+            if p["kind"] in _SPEECH
             else ("分辨率/帧数越大越多", "resolution and frame count")
         )
         return (
@@ -258,6 +258,37 @@ def _lead(w: Writer, p: dict, asks_params: bool = False) -> tuple[str, str]:
     return (_lead_inference if p["mode"] == "inference" else _lead_training)(w, p)
 
 
+def _slow(w: Writer, p: dict) -> None:
+    """A speed complaint: a speech model decodes token by token (bandwidth sets the pace); a pipeline that does
+    not fit runs offloaded or dequantised, so each step is slow by design, not a broken setup."""
+    bw, card = p.get("gpu_mem_bw_gbs"), _card(p)
+    if p["kind"] in _SPEECH and bw:
+        refs = p.get("reference_cards") or []
+        zh_refs = "、".join(f"{r['name']} {r['mem_bw_gbs']:,.0f} GB/s" for r in refs)
+        en_refs = ", ".join(f"the {r['name']} {r['mem_bw_gbs']:,.0f} GB/s" for r in refs)
+        w.add(
+            "numbers",
+            f"语音模型是逐 token 解码的，每一步都要把权重读一遍，速度主要看显存带宽：{card} 是 {bw:,.0f} GB/s"
+            + (f"，对比 {zh_refs}" if refs else "")
+            + "。同一张卡上，换更快的运行时（如 faster-whisper/CTranslate2）、开 batch 推理比换卡更省钱。",
+            f"Speech models decode token by token and read every weight at each step, so memory bandwidth sets the "
+            f"pace: {_card_en(p)} has {bw:,.0f} GB/s"
+            + (f", against {en_refs}" if refs else "")
+            + ". On the same card a faster runtime (faster-whisper / CTranslate2) and batched inference help more "
+            "cheaply than a new card.",
+        )
+        return
+    if p.get("verdict") in ("fits_with_changes", "does_not_fit"):
+        w.add(
+            "numbers",
+            f"放不下的部分只能量化或卸载到 CPU：每一步都要经 PCIe 把权重搬上 GPU（或走反量化内核），所以在 {card} 上"
+            "每步慢几倍是预期的，不是配置坏了；要快就换上面每卡数字放得下的卡。",
+            f"What does not fit can only be quantised or offloaded to the CPU: every step then moves weights over "
+            f"PCIe (or runs dequantising kernels), so slow steps on {_card_en(p)} are expected, not a broken setup; "
+            "for speed use a card that holds the per-card figure above.",
+        )
+
+
 def _alt(w: Writer, p: dict) -> None:
     """A second job or card (LoRA beside full FT, another card): one line with its own verdict."""
     w.add("numbers", *_lead(w, p))
@@ -339,6 +370,8 @@ def pipeline_memory(w: Writer, ctx: Context, ests: list[ToolResult]) -> None:
             f"Measured by the publisher or runtime: {peak['setting']}, peak about {gb(peak['peak_gb'])} GB "
             "(activations included).",
         )
+    if "slow_word" in ctx.said:
+        _slow(w, p)
     for a in p.get("assumptions") or []:
         w.add("assumptions", a.get("zh", ""), a.get("en", ""))
     if "time" in ctx.slots.cues and p["mode"] != "inference":
