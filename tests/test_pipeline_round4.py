@@ -277,3 +277,70 @@ def test_f5_tts_weights() -> None:
     r = _est(model="f5-tts")
     assert r.kind == "tts"
     assert r.weights_gb == pytest.approx((336e6 + 13.5e6) * 2 / 1e9, abs=0.01)  # 0.70 GB at fp16
+
+
+# ---------------------------------------------------------------- speed complaints and more rows
+
+T4_BW, RTX4090_BW = 320, 1008  # GB/s: the T4 and RTX 4090 datasheets
+
+
+def test_slow_whisper_on_a_t4_gets_the_bandwidth_reason() -> None:
+    text, p, _ = _ask("faster-whisper large 在T4上识别太慢了，换啥卡能快点")
+    assert p["gpu_mem_bw_gbs"] == T4_BW
+    assert "320 GB/s" in text and f"{RTX4090_BW:,} GB/s" in text
+
+
+def test_slow_qwen_image_lora_on_a_4090_is_sized_as_a_pipeline_not_an_llm() -> None:
+    text, p, results = _ask("qwen image 的 lora 在 4090 上训练好慢，一步要一分钟，这正常吗，是不是哪里配错了")
+    assert all(r.name != "estimate_training_time" for r in results)  # no 6·N·D with a made-up 7B
+    transformer = next(c for c in p["components"] if c["name"] == "transformer")
+    assert transformer["weights_gb"] == pytest.approx(20_430_401_088 * 2 / 1e9, abs=0.01)  # 40.86 GB > 25.76
+    assert p["verdict"] != "fits" and "PCIe" in text
+
+
+def test_cogvideox_5b_on_a_3060_leads_with_sequential_offload_at_5_gb() -> None:
+    text, p, _ = _ask("cogvideox-5b 用3060 12g跑 爆显存了怎么办")
+    lead = text.split("\n")[0]
+    assert p["verdict"] == "fits_with_changes"  # 20.7 GB with model offload is over 12.88; 5 GB sequential fits
+    assert "enable_sequential_cpu_offload" in lead and "5 GB" in lead
+
+
+def test_hunyuanvideo_15_on_a_4090_needs_its_offloading() -> None:
+    text, p, _ = _ask("混元视频1.5 一张4090能跑吗")
+    assert p["model"] == "HunyuanVideo-1.5"
+    assert p["weights_gb"] == pytest.approx((8.3e9 + 8.29e9) * 2 / 1e9, abs=0.02)  # 33.18 GB > 25.76
+    assert p["verdict"] == "fits_with_changes" and "14 GB" in text.split("\n")[0]
+
+
+def test_echomimic_v3_on_a_v100_32g_has_no_bf16_and_no_room_in_fp32() -> None:
+    r = _est(model="echomimic v3", gpu="V100 32G")
+    fp32 = (WAN_1_3B + UMT5_XXL + 632e6 + 94.4e6 + 127e6) * 4 / 1e9  # 31.81 GB
+    assert r.fp32_weights_gb == pytest.approx(fp32, abs=0.02)
+    assert r.usable_gb == pytest.approx(32_768 * MIB / 1e9, abs=0.01)  # 34.36 GB: under 15% left
+    assert r.verdict == "does_not_fit"
+
+
+def test_echomimic_v3_on_a_4090_names_the_quantised_ui() -> None:
+    text, p, _ = _ask("EchoMimicV3 4090 24G 跑不动，要多少显存")
+    assert p["published_over"]["peak_gb"] == 33  # default parameters: over 33 GB
+    assert "app_mm.py" in text.split("\n")[0] and "12 GB" in text.split("\n")[0]
+
+
+def test_musetalk_fits_a_4g_laptop_card() -> None:
+    r = _est(model="musetalk", gpu="4GB")
+    assert r.weights_gb == pytest.approx((860e6 + 84e6 + 39e6) * 2 / 1e9, abs=0.01)  # 1.97 GB at fp16
+    assert r.verdict == "fits"
+
+
+def test_step_video_on_one_h800_fits_its_measured_peak() -> None:
+    r = _est(model="step-video-t2v", gpu="H800")
+    assert r.weights_gb == pytest.approx(60.0, abs=0.01)  # 30e9 × 2 B; encoders and VAE served apart
+    assert r.verdict == "fits"  # 78.55 GB measured at 768×768×204f ≤ 85.9 GB
+    r4090 = _est(model="step-video-t2v", gpu="RTX 4090")
+    assert r4090.verdict in ("fits_with_changes", "does_not_fit") and r4090.published_over is not None
+
+
+def test_fish_speech_docs_figure_decides_an_8g_card() -> None:
+    r = _est(model="fish speech", gpu="8GB")
+    assert r.weights_gb == pytest.approx(1.0, abs=0.01)  # 0.5B × 2 B
+    assert r.published_over is not None and r.published_over.peak_gb == 12  # docs: 12GB for inference

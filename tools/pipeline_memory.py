@@ -655,8 +655,11 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
             sources.append(e.bf16_source)
     if usable is not None:
         if bf16_native is False and fp32_gb is not None:
-            # the bf16 figures do not apply; what is left is fp32 (twice the bytes) or a newer card
-            verdict = "fits_with_changes" if fp32_gb <= usable else "does_not_fit"
+            # the bf16 figures do not apply; what is left is fp32 (twice the bytes, activations too) or a newer
+            # card: fp32 counts as an option only with the usual headroom left and no bf16 run measured above it
+            measured = max((pk.peak_gb for pk in e.published_peaks if not _TRAINING_PEAK.search(pk.setting)), default=0)
+            room = fp32_gb <= (1 - TIGHT_SHARE) * usable and measured <= usable
+            verdict = "fits_with_changes" if room else "does_not_fit"
         elif fits and over is not None:
             verdict = "fits_with_changes"  # the weights fit; the publisher's own run at those settings did not
         elif fits:
