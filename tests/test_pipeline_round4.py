@@ -344,3 +344,12 @@ def test_fish_speech_docs_figure_decides_an_8g_card() -> None:
     r = _est(model="fish speech", gpu="8GB")
     assert r.weights_gb == pytest.approx(1.0, abs=0.01)  # 0.5B × 2 B
     assert r.published_over is not None and r.published_over.peak_gb == 12  # docs: 12GB for inference
+
+
+def test_qwen_image_edit_on_a_4090_names_nunchaku_4bit() -> None:
+    text, p, _ = _ask("qwen image edit 2509 想在4090上跑 显存够不够")
+    weights = (20_430_401_088 + 8.29e9 + 127e6) * 2 / 1e9  # 57.69 GB in bf16
+    assert p["weights_gb"] == pytest.approx(weights, abs=0.02) and p["verdict"] == "fits_with_changes"
+    lead = text.split("\n")[0]
+    assert "nunchaku" in lead and "23 GB" in lead  # a user's measured ~23 GB on a 4090 with the 4-bit DiT
+    assert 20_430_401_088 * 0.5 / 1e9 == pytest.approx(10.2, abs=0.05)  # the 4-bit DiT the mode quotes

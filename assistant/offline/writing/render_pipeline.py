@@ -97,9 +97,9 @@ def _lead_inference(w: Writer, p: dict) -> tuple[str, str]:
         )
         return (
             f"{head_zh}：{m} 权重合计 {gb(total)} GB，{card} 可用约 {gb(usable)} GB；用低显存设置 "
-            f"`{own['flag']}`，实测峰值约 {gb(own['peak_gb'])} GB，可以跑（更慢）。",
+            f"`{own['flag']}`，实测峰值约 {gb(own['peak_gb'])} GB，可以跑。",
             f"{head_en}: {m} has {gb(total)} GB of weights and {_card_en(p)} offers about {gb(usable)} GB; with the "
-            f"low-memory setting `{own['flag']}` it peaked at about {gb(own['peak_gb'])} GB, which fits (slower).",
+            f"low-memory setting `{own['flag']}` it peaked at about {gb(own['peak_gb'])} GB, which fits.",
         )
     offload = next((o for o in p.get("options") or [] if o["id"] == "model_cpu_offload" and o.get("fits")), None)
     if p["verdict"] == "fits" and p.get("tight") and offload:
