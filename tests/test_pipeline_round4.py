@@ -353,3 +353,15 @@ def test_qwen_image_edit_on_a_4090_names_nunchaku_4bit() -> None:
     lead = text.split("\n")[0]
     assert "nunchaku" in lead and "23 GB" in lead  # a user's measured ~23 GB on a 4090 with the 4-bit DiT
     assert 20_430_401_088 * 0.5 / 1e9 == pytest.approx(10.2, abs=0.05)  # the 4-bit DiT the mode quotes
+
+
+def test_english_kolors_on_16gb_quotes_the_measured_18_gb() -> None:
+    text, p, _ = _ask("Will Kolors run on a 16GB card?")
+    assert p["usable_gb"] == pytest.approx(16.0) and p["published_over"]["peak_gb"] == 18
+    assert text.startswith("Does not fit at the publisher's settings") and "enable_model_cpu_offload" in text
+
+
+def test_english_cogview4_on_a_t4_is_sent_to_an_ampere_card() -> None:
+    text, p, _ = _ask("Can a T4 run CogView4?")
+    assert p["bf16_native"] is False and p["verdict"] == "does_not_fit"
+    assert "bf16" in text and "Ampere" in text

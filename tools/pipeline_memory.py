@@ -722,8 +722,11 @@ def _tools():
         ToolSpec(
             name="estimate_pipeline_memory",
             description=(
-                "GPU memory of an image/video/speech pipeline model (FLUX.1, SD 1.5/SDXL/SD3.5, Qwen-Image, "
-                "HunyuanVideo, Wan2.1, CogVideoX, Whisper): each component's weights (decimal GB) at its dtype, "
+                "GPU memory of an image/video/speech/music/talking-head pipeline model (FLUX.1, SD 1.5/SDXL/SD3/"
+                "SD3.5, Kolors, CogView4, Hunyuan-DiT, HiDream, Qwen-Image, HunyuanVideo, Wan2.1/2.2, CogVideoX, "
+                "Mochi, LTX-Video, SVD, Ruyi, StableAvatar, EchoMimicV3, MuseTalk, Whisper, SenseVoice, CosyVoice2, "
+                "F5-TTS, MusicGen …): each component's weights (decimal GB) at its dtype, the project's own "
+                "low-VRAM flags with their measured peaks, a bf16-only model on a card without bf16, "
                 "full fine-tune states of the trained component (16 B/param, ZeRO-3 over N cards) or LoRA, the "
                 "verdict on a card, and residency options (model/sequential CPU offload, text-encoder offload, FP8, "
                 "WebUI --medvram/--lowvram) with their peaks. Activations are not included. estimate_memory "
