@@ -365,3 +365,10 @@ def test_english_cogview4_on_a_t4_is_sent_to_an_ampere_card() -> None:
     text, p, _ = _ask("Can a T4 run CogView4?")
     assert p["bf16_native"] is False and p["verdict"] == "does_not_fit"
     assert "bf16" in text and "Ampere" in text
+
+
+def test_minimum_vram_question_without_a_card_quotes_the_lowest_measured_mode() -> None:
+    text, p, _ = _ask("StableAvatar 最低要多少显存才能跑")
+    assert p["verdict"] is None
+    lead = text.split("\n")[0]
+    assert "sequential_cpu_offload" in lead and "3 GB" in lead  # README: about 3G, the lowest of its modes

@@ -82,10 +82,21 @@ def _lead_inference(w: Writer, p: dict) -> tuple[str, str]:
             if p["kind"] in _SPEECH
             else ("分辨率/帧数越大越多", "resolution and frame count")
         )
+        low = min(
+            (x for x in p.get("low_vram") or [] if x.get("peak_gb") is not None),
+            key=lambda x: x["peak_gb"],
+            default=None,
+        )
+        floor_zh = f"；最省的实测是低显存设置 `{low['flag']}`，约 {gb(low['peak_gb'])} GB" if low else ""
+        floor_en = (
+            f"; the lowest measured is the low-memory setting `{low['flag']}`, about {gb(low['peak_gb'])} GB"
+            if low
+            else ""
+        )
         return (
-            f"{m} 推理光权重就要约 {gb(total)} GB 显存（{p['precision']}，激活值另算，{grows_zh}）。",
+            f"{m} 推理光权重就要约 {gb(total)} GB 显存（{p['precision']}，激活值另算，{grows_zh}）{floor_zh}。",
             f"{m} needs about {gb(total)} GB of GPU memory for its weights alone ({p['precision']}; activations "
-            f"come on top and grow with {grows_en}).",
+            f"come on top and grow with {grows_en}){floor_en}.",
         )
     own = _own_mode(p)
     if own and (p["verdict"] == "fits_with_changes" or (p["verdict"] == "fits" and p.get("tight"))):
