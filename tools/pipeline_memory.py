@@ -35,8 +35,13 @@ TIGHT_SHARE = 0.15
 
 _TRAINING_PEAK = re.compile(r"fine-tun|lora|sft|训练|微调", re.I)  # a measured peak of a training run
 _BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5, "nf4": 0.5}
-Role = Literal["denoiser", "text_encoder", "vae", "encoder_decoder"]
-Kind = Literal["image", "video", "tts", "asr"]
+Role = Literal[
+    "denoiser", "text_encoder", "vae", "encoder_decoder", "generator", "image_encoder", "audio_encoder", "vocoder"
+]
+# the networks that run at the requested precision (the rest load at 16 bits); "generator" = an autoregressive or
+# flow-matching speech/music model (MusicGen's LM, F5-TTS's DiT) that plays the denoiser's part
+MAIN_ROLES = ("denoiser", "encoder_decoder", "generator")
+Kind = Literal["image", "video", "tts", "asr", "audio", "avatar"]
 PipelineMode = Literal["inference", "full", "lora", "qlora"]
 PipelineVerdict = Literal["fits", "fits_with_changes", "does_not_fit"]
 
@@ -45,7 +50,28 @@ class PipelineComponent(BaseModel):
     name: str
     role: Role
     params: int = Field(gt=0)
+    label: str | None = Field(None, description="what the network is, as people name it ('ChatGLM3-6B', 'T5-XXL')")
     note: str | None = None
+
+
+class LowVramMode(BaseModel):
+    """A project's own low-memory switch, by its real flag name, with the peak its maintainers measured (if they
+    published one). Quoted before the generic diffusers settings: people search for the flag they can type."""
+
+    flag: str
+    peak_gb: float | None = Field(None, gt=0, description="measured peak with this mode; None = not published")
+    setting: str | None = Field(None, description="what the peak was measured at (resolution, frames, card)")
+    zh: str
+    en: str
+    source: str
+
+
+class Advice(BaseModel):
+    """A fact about running this model that changes the memory answer (a runtime's dtype, a quantised build)."""
+
+    zh: str
+    en: str
+    source: str
 
 
 class PublishedPeak(BaseModel):
@@ -80,6 +106,10 @@ class PipelineEntry(BaseModel):
     components: list[PipelineComponent]
     components_note: dict[str, str] | None = Field(None, description="what the components leave out (zh/en)")
     published_peaks: list[PublishedPeak] = []
+    low_vram: list[LowVramMode] = Field(default_factory=list, description="the project's own low-memory modes")
+    requires_bf16: bool = Field(False, description="the publisher runs it in bf16 only (fp16 overflows)")
+    bf16_source: str | None = None
+    advice: list[Advice] = []
     releases: list[PipelineRelease] = []
     notes: str | None = None
     source: str
@@ -92,7 +122,14 @@ class PipelineEntry(BaseModel):
 
 class ResidencyOption(BaseModel):
     id: str
-    peak: Literal["largest_component", "streamed", "denoiser_and_vae", "denoiser_fp8", "denoiser_fp8_no_text"]
+    peak: Literal[
+        "largest_component",
+        "streamed",
+        "denoiser_and_vae",
+        "denoiser_fp8",
+        "denoiser_fp8_no_text",
+        "largest_component_fp8",
+    ]
     zh: str
     en: str
     source: str
@@ -165,7 +202,8 @@ def _text_pattern() -> tuple[re.Pattern[str], list[tuple[str, bool]]]:
     return rx, [hit for _key, hit in keys]
 
 
-_VERSION_AFTER = re.compile(r"[\s\-_.]*v?\d+(?:\.\d+)?")
+# a version is one or two digits ("SD 3", "whisper v3", "musicgen 2.0"); "whisper 3090" / "SD 4090" is a card
+_VERSION_AFTER = re.compile(r"[\s\-_.]*v?\d{1,2}(?:\.\d+)?(?!\d)")
 _SIZE_AFTER = re.compile(r"[\s\-_.]*\d+(?:\.\d+)?\s*(?:gib|gb|g|张|块|卡|x|×)", re.I)
 # "HunyuanVideo 1.5", "SDXL 2.0": a dotted version after a specific name is a later release, not this row
 _DOTTED_AFTER = re.compile(r"[\s\-_]*v?\d+\.\d+(?![\d.]*\s*(?:b|m|g|亿|张|块|卡|x|×))", re.I)
@@ -220,7 +258,18 @@ class ComponentMemory(BaseModel):
     params_b: float = Field(description="parameters in billions (display)")
     weights_gb: float
     trained: bool
+    label: str | None = None
     note: str | None = None
+
+
+class LowVramFit(BaseModel):
+    flag: str
+    peak_gb: float | None = None
+    setting: str | None = None
+    fits: bool | None = Field(None, description="the measured peak is within the card's usable memory")
+    zh: str
+    en: str
+    source: str
 
 
 class OptionFit(BaseModel):
@@ -282,6 +331,20 @@ class PipelineEstimate(BaseModel):
     published_over: PublishedPeak | None = Field(
         None, description="a measured peak for this job (no offload) above the card: at those settings it does not fit"
     )
+    low_vram: list[LowVramFit] = Field(default_factory=list, description="the project's own low-memory modes")
+    requires_bf16: bool = False
+    bf16_native: bool | None = Field(
+        None, description="the named card has bf16 tensor cores (False: Volta/Turing and older); None = not known"
+    )
+    fp32_weights_gb: float | None = Field(
+        None, description="a bf16-only model on a card without bf16: its weights in fp32, the dtype left"
+    )
+    advice: list[Advice] = []
+    gpu_mem_bw_gbs: float | None = Field(None, description="the named card's memory bandwidth (knowledge/gpus.yaml)")
+    reference_cards: list[dict[str, float | str]] = Field(
+        default_factory=list,
+        description="speech models: two common cards' bandwidth beside the named one (decoding is bandwidth-bound)",
+    )
     assumptions: list[dict[str, str]] = []
     sources: list[str] = []
 
@@ -306,7 +369,7 @@ def _components(e: PipelineEntry, mode: str, precision: str) -> list[ComponentMe
     out = []
     for c in e.components:
         trained = c.name == e.trained
-        p = precision if (c.role in ("denoiser", "encoder_decoder") or precision == "fp32") else "bf16"
+        p = precision if (c.role in MAIN_ROLES or precision == "fp32") else "bf16"
         if mode == "qlora" and trained:
             p = "nf4"
         out.append(
@@ -319,6 +382,7 @@ def _components(e: PipelineEntry, mode: str, precision: str) -> list[ComponentMe
                 params_b=round(c.params / 1e9, 3),
                 weights_gb=_gb(c.params * _bytes(p)),
                 trained=trained,
+                label=c.label,
                 note=c.note,
             )
         )
@@ -330,17 +394,23 @@ def _a(zh: str, en: str) -> dict[str, str]:
 
 
 def _options(e: PipelineEntry, comps: list[ComponentMemory], usable: float | None) -> list[OptionFit]:
-    denoiser = [c for c in comps if c.role in ("denoiser", "encoder_decoder")]
+    denoiser = [c for c in comps if c.role in MAIN_ROLES]
     text = [c for c in comps if c.role == "text_encoder"]
     out = []
     for o in residency_options():
-        if e.kind == "asr":
-            continue  # one network: nothing to take turns, and ComfyUI FP8 checkpoints are for image models
+        if e.kind in ("asr", "tts"):
+            continue  # speech models are not diffusers pipelines; their runtimes' own switches are in low_vram
         if o.id == "webui_lowvram" and e.family != "Stable Diffusion":
             continue
+        if not any(c.role == "denoiser" for c in comps):
+            continue  # MusicGen / TTS language models are not diffusers pipelines: their switches are in low_vram
         peak: float | None
         if o.peak == "largest_component":
             peak = max(c.weights_gb for c in comps)
+        elif o.peak == "largest_component_fp8":
+            if any(c.precision in ("fp8", "int8", "int4", "nf4") for c in denoiser):
+                continue  # the denoiser is already 8-bit or smaller: model offload above says the same
+            peak = max([_gb(c.params * 1.0) for c in denoiser] + [c.weights_gb for c in comps if c not in denoiser])
         elif o.peak == "denoiser_and_vae":
             if not text:
                 continue
@@ -366,6 +436,48 @@ def _options(e: PipelineEntry, comps: list[ComponentMemory], usable: float | Non
             )
         )
     return out
+
+
+_REFERENCE_CARDS = ("RTX 4090", "A100 80GB")  # the two cards rented most for speech serving in China
+
+
+def _bandwidths(gpu: str | None, kind: str) -> tuple[float | None, list[dict[str, float | str]]]:
+    """The named card's memory bandwidth and, for speech models (token-by-token decoding reads every weight per
+    step, so bandwidth sets the pace), two reference cards' — all from knowledge/gpus.yaml."""
+    from tools.gpus import resolve_gpu
+
+    if not gpu:
+        return None, []
+    try:
+        spec = resolve_gpu(gpu)
+    except Exception:  # noqa: BLE001 — a bare size has no bandwidth
+        return None, []
+    refs: list[dict[str, float | str]] = []
+    if kind in ("asr", "tts"):
+        for name in _REFERENCE_CARDS:
+            ref = resolve_gpu(name)
+            if ref.id != spec.id and ref.mem_bw_gbs:
+                refs.append({"name": ref.name, "mem_bw_gbs": ref.mem_bw_gbs})
+    return spec.mem_bw_gbs, refs
+
+
+def bf16_note_needed(gpu: str | None) -> bool:
+    """The general bf16 requirement is said unless a named card settles it (then the card-specific line is)."""
+    return not gpu or _bf16_native(gpu) is None
+
+
+def _bf16_native(gpu: str) -> bool | None:
+    """Whether the named card has bf16 tensor cores, from knowledge/gpus.yaml (an NVIDIA row whose bf16 rate is
+    empty is Volta/Turing or older); None for a bare size or a card not in the table."""
+    from tools.gpus import resolve_gpu
+
+    try:
+        spec = resolve_gpu(gpu)
+    except Exception:  # noqa: BLE001 — a bare "16GB" or an unknown name: no claim either way
+        return None
+    if not getattr(spec, "is_nvidia", False):
+        return None
+    return spec.bf16_dense_tflops is not None
 
 
 def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
@@ -396,7 +508,7 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
         per_gpu = weights
         grows_zh, grows_en = (
             ("音频长度和批大小", "audio length and batch")
-            if e.kind == "asr"
+            if e.kind in ("asr", "tts", "audio")
             else (
                 "分辨率、帧数和批大小",
                 "resolution, frame count and batch",
@@ -463,6 +575,15 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
                 f"No version named: sized as {e.id} ({e.notes or 'the usual default'}).",
             ),
         )
+    if e.requires_bf16 and bf16_note_needed(inp.gpu):
+        assumptions.append(
+            _a(
+                f"{e.id} 只支持 bf16（{e.bf16_source or e.source}）：要用有 bf16 张量核的卡（Ampere 及更新：A10、A100、"
+                "RTX 3090/4090、L40 等）；V100、T4、RTX 20 系、P40 没有 bf16。",
+                f"{e.id} runs in bf16 only ({e.bf16_source or e.source}): use a card with bf16 tensor cores (Ampere or "
+                "newer: A10, A100, RTX 3090/4090, L40 …); V100, T4, the RTX 20 series and P40 have none.",
+            )
+        )
     if e.components_note:
         assumptions.append(_a(f"未计入：{e.components_note['zh']}。", f"Not counted: {e.components_note['en']}."))
     usable = verdict = fits = headroom = nominal = None
@@ -476,12 +597,13 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
         headroom = round(usable - per_gpu, 2)
         if cap.source:
             sources.append(f"GPU memory: {cap.source}")
+    bw, refs = _bandwidths(inp.gpu, e.kind)
     text_gb = round(sum(c.weights_gb for c in comps if c.role == "text_encoder"), 2)
     frozen_gb = round(sum(c.weights_gb for c in comps if not c.trained), 2) if mode == "full" else 0.0
     zero3 = round(weights / n + adapter, 2) if mode in ("lora", "qlora") and n > 1 and not sharded else None
     fp8 = fp8_no_text = None
     if mode == "lora" and precision not in ("fp8", "int8", "int4", "nf4"):
-        den = [c for c in comps if c.role in ("denoiser", "encoder_decoder")]
+        den = [c for c in comps if c.role in MAIN_ROLES]
         saved = sum(c.weights_gb - _gb(c.params * 1.0) for c in den)
         fp8 = round(per_gpu - saved, 2)
         fp8_no_text = round(fp8 - text_gb, 2) if text_gb else None
@@ -490,7 +612,9 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
         min_gpus = max(2, -(-int(states * 1000) // int((usable - frozen_gb) * 1000)))
     options = _options(e, comps, usable) if mode == "inference" else []
     over = None
-    if usable is not None:
+    # published peaks were measured at the row's usual dtype: a question that names another one (faster-whisper
+    # int8, an FP8 checkpoint) is not judged by them
+    if usable is not None and _bytes(precision) == _bytes(e.precision):
         training = mode != "inference"
         over = next(
             (
@@ -502,12 +626,45 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
             ),
             None,
         )
+    low = [
+        LowVramFit(
+            flag=m.flag,
+            peak_gb=m.peak_gb,
+            setting=m.setting,
+            fits=(m.peak_gb <= usable) if (m.peak_gb is not None and usable is not None) else None,
+            zh=m.zh,
+            en=m.en,
+            source=m.source,
+        )
+        for m in e.low_vram
+    ]
+    sources += [m.source for m in e.low_vram] + [a.source for a in e.advice]
+    bf16_native = _bf16_native(inp.gpu) if (e.requires_bf16 and inp.gpu) else None
+    fp32_gb = None
+    if bf16_native is False and mode == "inference":
+        fp32_gb = round(sum(c.params for c in comps) * 4 / GB, 2)
+        assumptions.append(
+            _a(
+                f"{e.id} 官方只支持 bf16（fp16 会数值溢出），这张卡没有 bf16 张量核：只能用 fp32，权重翻倍到 "
+                f"{fp32_gb:.2f} GB，再开卸载/低显存模式也要换算成 fp32。",
+                f"{e.id} is published for bf16 only (fp16 overflows) and this card has no bf16 tensor cores: it can only "
+                f"run in fp32, which doubles the weights to {fp32_gb:.2f} GB; offload and low-memory peaks double too.",
+            )
+        )
+        if e.bf16_source:
+            sources.append(e.bf16_source)
     if usable is not None:
-        if fits and over is not None:
+        if bf16_native is False and fp32_gb is not None:
+            # the bf16 figures do not apply; what is left is fp32 (twice the bytes, activations too) or a newer
+            # card: fp32 counts as an option only with the usual headroom left and no bf16 run measured above it
+            measured = max((pk.peak_gb for pk in e.published_peaks if not _TRAINING_PEAK.search(pk.setting)), default=0)
+            room = fp32_gb <= (1 - TIGHT_SHARE) * usable and measured <= usable
+            verdict = "fits_with_changes" if room else "does_not_fit"
+        elif fits and over is not None:
             verdict = "fits_with_changes"  # the weights fit; the publisher's own run at those settings did not
         elif fits:
             verdict = "fits"
-        elif any(o.fits for o in options) or (zero3 is not None and zero3 <= usable):
+        elif any(o.fits for o in options) or any(m.fits for m in low) or (zero3 is not None and zero3 <= usable):
             verdict = "fits_with_changes"
         else:
             verdict = "does_not_fit"
@@ -546,6 +703,13 @@ def estimate_pipeline_memory(inp: EstimatePipelineInput) -> PipelineEstimate:
         options=options,
         published_peaks=e.published_peaks,
         published_over=over,
+        low_vram=low if mode == "inference" else [],
+        requires_bf16=e.requires_bf16,
+        bf16_native=bf16_native,
+        fp32_weights_gb=fp32_gb,
+        advice=e.advice,
+        gpu_mem_bw_gbs=bw,
+        reference_cards=refs,
         assumptions=assumptions,
         sources=list(dict.fromkeys(sources)),
     )
@@ -558,8 +722,11 @@ def _tools():
         ToolSpec(
             name="estimate_pipeline_memory",
             description=(
-                "GPU memory of an image/video/speech pipeline model (FLUX.1, SD 1.5/SDXL/SD3.5, Qwen-Image, "
-                "HunyuanVideo, Wan2.1, CogVideoX, Whisper): each component's weights (decimal GB) at its dtype, "
+                "GPU memory of an image/video/speech/music/talking-head pipeline model (FLUX.1, SD 1.5/SDXL/SD3/"
+                "SD3.5, Kolors, CogView4, Hunyuan-DiT, HiDream, Qwen-Image, HunyuanVideo, Wan2.1/2.2, CogVideoX, "
+                "Mochi, LTX-Video, SVD, Ruyi, StableAvatar, EchoMimicV3, MuseTalk, Whisper, SenseVoice, CosyVoice2, "
+                "F5-TTS, MusicGen …): each component's weights (decimal GB) at its dtype, the project's own "
+                "low-VRAM flags with their measured peaks, a bf16-only model on a card without bf16, "
                 "full fine-tune states of the trained component (16 B/param, ZeRO-3 over N cards) or LoRA, the "
                 "verdict on a card, and residency options (model/sequential CPU offload, text-encoder offload, FP8, "
                 "WebUI --medvram/--lowvram) with their peaks. Activations are not included. estimate_memory "

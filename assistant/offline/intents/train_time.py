@@ -124,6 +124,8 @@ def _reference(f: Frame) -> ReferenceModel | None:
 def applies_measured(f: Frame) -> bool:
     """ "One 3090, 88 hours, is this normal?" / "says it will take nearly 3 days — any ideas?": a run's
     own time against the estimate."""
+    if f.pipeline:  # FLUX / Qwen-Image / Wan: steps × s/step, not LLM tokens; the cause rule sizes its weights
+        return False
     trains = f.training or f.finetune or f.mode in ("full", "lora", "qlora")  # "sft … took 30 hrs" is training too
     if trains and measured_unsized(f):  # "8张A800做SFT跑了60小时正常吗": what those hours train
         return True

@@ -45,6 +45,8 @@ MENTIONS: dict[str, str] = {
     "same_or_different": r"\bsame\b|identical|一样|相同|一回事|区别|差别|不同|difference|differ|\bdiff\b",
     "value_for_money": r"性价比|划算|值不值|value|worth|bang for|cost[\s-]*effective|per (?:yuan|dollar)",
     "training_word": r"训练|微调|train|fine[\s-]*tun",
+    # "training is very slow" / 「识别太慢了」: a pipeline that spills (offload, dequant) or is bandwidth-bound
+    "slow_word": r"慢|slow|速度|提速|卡顿|最快|faster|speed",
     "trained_model": r"微调后|训练后|训好|调好的|fine[\s-]*tuned|trained model|finetuned|训练完",
     # seed-note topics (gpu_specs renderer: which correction is worth showing)
     "note_tf32_opt_in": r"tf32|改代码|code change",

@@ -13,7 +13,15 @@ from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer
 from assistant.offline.writing.render_tools import Context, gb
 
-_KIND = {"image": ("图像生成", "image"), "video": ("视频生成", "video"), "asr": ("语音识别", "speech-recognition")}
+_KIND = {
+    "image": ("图像生成", "image"),
+    "video": ("视频生成", "video"),
+    "asr": ("语音识别", "speech-recognition"),
+    "tts": ("语音合成", "text-to-speech"),
+    "audio": ("音乐/音频生成", "music/audio"),
+    "avatar": ("数字人/口播视频", "talking-head video"),
+}
+_SPEECH = ("asr", "tts", "audio")
 _SHORT = {  # option id → how line 1 names it (zh reads as a verb phrase before 「后」)
     "model_cpu_offload": (
         "开启 enable_model_cpu_offload（按组件轮流上 GPU）",
@@ -21,6 +29,10 @@ _SHORT = {  # option id → how line 1 names it (zh reads as a verb phrase befor
     ),
     "text_encoder_offload": ("把文本编码器卸载到 CPU", "the text encoder offloaded to the CPU"),
     "fp8_denoiser": ("改用 FP8 权重", "FP8 weights"),
+    "fp8_and_model_offload": (
+        "去噪网络改用 FP8 权重并按组件轮流上 GPU",
+        "an FP8 denoiser with components taking turns on the GPU",
+    ),
     "fp8_and_text_encoder_offload": (
         "去噪网络改用 FP8 权重、文本编码器卸载到 CPU",
         "FP8 denoiser weights and the text encoder on the CPU",
@@ -42,10 +54,24 @@ def _card_en(p: dict) -> str:
 
 def _comp_list(w: Writer, p: dict) -> str:
     parts = [
-        f"{c['name']} {c['params_b']:g}B × {c['bytes_per_param']:g} B = {gb(c['weights_gb'])} GB"
+        f"{c['name']}{' (' + c['label'] + ')' if c.get('label') else ''} {c['params_b']:g}B × "
+        f"{c['bytes_per_param']:g} B = {gb(c['weights_gb'])} GB"
         for c in p.get("components") or []
     ]
     return w.t("；", "; ").join(parts)
+
+
+def _own_mode(p: dict) -> dict | None:
+    """The project's or runtime's own low-memory setting that fits the card with a measured peak (the yaml lists them fastest
+    first, so the first that fits is the one to try)."""
+    return next((m for m in p.get("low_vram") or [] if m.get("fits") and m.get("peak_gb") is not None), None)
+
+
+def _shrink(p: dict) -> tuple[str, str]:
+    """What lowers activations for this kind of model: frames/resolution, or audio length/batch."""
+    if p.get("kind") in _SPEECH:
+        return "缩短单段音频或减小 batch", "shorter audio chunks or a smaller batch"
+    return "降分辨率/帧数", "a lower resolution/frame count"
 
 
 def _lead_inference(w: Writer, p: dict) -> tuple[str, str]:
@@ -53,13 +79,38 @@ def _lead_inference(w: Writer, p: dict) -> tuple[str, str]:
     if p.get("verdict") is None:
         grows_zh, grows_en = (
             ("音频越长越多", "audio length")
-            if p["kind"] == "asr"
+            if p["kind"] in _SPEECH
             else ("分辨率/帧数越大越多", "resolution and frame count")
         )
+        low = min(
+            (x for x in p.get("low_vram") or [] if x.get("peak_gb") is not None),
+            key=lambda x: x["peak_gb"],
+            default=None,
+        )
+        floor_zh = f"；最省的实测是低显存设置 `{low['flag']}`，约 {gb(low['peak_gb'])} GB" if low else ""
+        floor_en = (
+            f"; the lowest measured is the low-memory setting `{low['flag']}`, about {gb(low['peak_gb'])} GB"
+            if low
+            else ""
+        )
         return (
-            f"{m} 推理光权重就要约 {gb(total)} GB 显存（{p['precision']}，激活值另算，{grows_zh}）。",
+            f"{m} 推理光权重就要约 {gb(total)} GB 显存（{p['precision']}，激活值另算，{grows_zh}）{floor_zh}。",
             f"{m} needs about {gb(total)} GB of GPU memory for its weights alone ({p['precision']}; activations "
-            f"come on top and grow with {grows_en}).",
+            f"come on top and grow with {grows_en}){floor_en}.",
+        )
+    own = _own_mode(p)
+    if own and (p["verdict"] == "fits_with_changes" or (p["verdict"] == "fits" and p.get("tight"))):
+        head_zh = "全部常驻放不下" if p["verdict"] == "fits_with_changes" else "只算权重勉强放得下"
+        head_en = (
+            "Does not fit with everything resident"
+            if p["verdict"] == "fits_with_changes"
+            else "The weights only just fit"
+        )
+        return (
+            f"{head_zh}：{m} 权重合计 {gb(total)} GB，{card} 可用约 {gb(usable)} GB；用低显存设置 "
+            f"`{own['flag']}`，实测峰值约 {gb(own['peak_gb'])} GB，可以跑。",
+            f"{head_en}: {m} has {gb(total)} GB of weights and {_card_en(p)} offers about {gb(usable)} GB; with the "
+            f"low-memory setting `{own['flag']}` it peaked at about {gb(own['peak_gb'])} GB, which fits.",
         )
     offload = next((o for o in p.get("options") or [] if o["id"] == "model_cpu_offload" and o.get("fits")), None)
     if p["verdict"] == "fits" and p.get("tight") and offload:
@@ -86,6 +137,12 @@ def _lead_inference(w: Writer, p: dict) -> tuple[str, str]:
             f"{zh_o}后峰值约 {gb(best['peak_gb'])} GB，可以跑。",
             f"Does not fit with everything resident: {m} has {gb(total)} GB of weights, more than the {gb(usable)} GB usable "
             f"on {_card_en(p)}; with {en_o} the peak is about {gb(best['peak_gb'])} GB, which fits.",
+        )
+    if p["kind"] in _SPEECH:
+        return (
+            f"放不下：{m} 权重合计 {gb(total)} GB，{card} 可用只有约 {gb(usable)} GB；换量化版本（int8）或更大的卡。",
+            f"Does not fit: {m} has {gb(total)} GB of weights and {_card_en(p)} offers about {gb(usable)} GB; use a "
+            "quantised (int8) build or a bigger card.",
         )
     return (
         f"放不下：{m} 权重合计 {gb(total)} GB，{card} 可用只有约 {gb(usable)} GB，按组件轮流加载也超出；"
@@ -141,23 +198,46 @@ def _lead_training(w: Writer, p: dict) -> tuple[str, str]:
     )
 
 
+def _lead_no_bf16(p: dict) -> tuple[str, str]:
+    """A bf16-only model on a card without bf16 tensor cores (Volta, Turing, Pascal): the bf16 figures do not
+    apply; fp32 doubles the weights, fp16 overflows, so the answer is fp32 or an Ampere-or-newer card."""
+    m, card, usable, fp32 = p["model"], _card(p), p.get("usable_gb"), p.get("fp32_weights_gb")
+    fits = p.get("verdict") == "fits_with_changes"
+    return (
+        f"{'勉强能跑，但要改' if fits else '这张卡不合适'}：{m} 只支持 bf16（fp16 会溢出），{card} 没有原生 bf16"
+        f"（Volta/Turing 及更早的卡都没有）；只能用 fp32，权重约 {gb(fp32)} GB"
+        + (f"，{card} 可用约 {gb(usable)} GB，放得下但慢" if fits else f"，超过 {card} 可用的 {gb(usable)} GB")
+        + "。建议换 Ampere 及更新、显存 24 GB 以上的卡（A10、RTX 3090/4090、L40、A100）。",
+        f"{'It can run, with changes' if fits else 'This card is not a good fit'}: {m} is bf16-only (fp16 overflows) "
+        f"and {_card_en(p)} has no native bf16 (no Volta/Turing or older card has it); fp32 is left, about "
+        f"{gb(fp32)} GB of weights"
+        + (
+            f", which fits in about {gb(usable)} GB but runs slowly"
+            if fits
+            else f", more than the {gb(usable)} GB usable"
+        )
+        + ". Use an Ampere-or-newer card with 24 GB or more (A10, RTX 3090/4090, L40, A100).",
+    )
+
+
 def _lead_published_over(p: dict, over: dict) -> tuple[str, str]:
     """The weights fit, but the publisher's measured peak at its own settings is above the card."""
     m, card, usable = p["model"], _card(p), p.get("usable_gb")
+    own = _own_mode(p)
     offload = next((o for o in p.get("options") or [] if o.get("fits") and o.get("peak_gb") is not None), None)
     zh_o, en_o = _SHORT.get(offload["id"], (offload["id"], offload["id"])) if offload else ("", "")
     zh_o, en_o = zh_o.split("（")[0], en_o.split(" (")[0]  # the reason in brackets is in the options below
     states_zh, states_en = ("权重", "weights") if p["mode"] == "inference" else ("权重和训练状态", "weights and states")
-    zh_tail = (
-        f"，{zh_o}（权重峰值约 {gb(offload['peak_gb'])} GB）或降分辨率/帧数才行。"
-        if offload
-        else "，要降分辨率/帧数或换卡。"
-    )
-    en_tail = (
-        f"; it needs {en_o} (weights peak about {gb(offload['peak_gb'])} GB) or a lower resolution/frame count."
-        if offload
-        else "; lower the resolution/frame count or use a bigger card."
-    )
+    shrink_zh, shrink_en = _shrink(p)
+    if own:
+        zh_tail = f"；用低显存设置 `{own['flag']}`（实测峰值约 {gb(own['peak_gb'])} GB）可以跑。"
+        en_tail = f"; the low-memory setting `{own['flag']}` (measured peak about {gb(own['peak_gb'])} GB) fits."
+    elif offload:
+        zh_tail = f"，{zh_o}（权重峰值约 {gb(offload['peak_gb'])} GB）或{shrink_zh}才行。"
+        en_tail = f"; it needs {en_o} (weights peak about {gb(offload['peak_gb'])} GB) or {shrink_en}."
+    else:
+        zh_tail = f"，要{shrink_zh}或换卡。"
+        en_tail = f"; use {shrink_en} or a bigger card."
     return (
         f"按发布方的设置放不下：{m} 在 {over['setting']} 下实测峰值约 {gb(over['peak_gb'])} GB（含激活值），"
         f"超过 {card} 可用的 {gb(usable)} GB；只算{states_zh}是 {gb(p['per_gpu_gb'])} GB" + zh_tail,
@@ -181,10 +261,43 @@ def _lead_params(w: Writer, p: dict) -> tuple[str, str]:
 def _lead(w: Writer, p: dict, asks_params: bool = False) -> tuple[str, str]:
     if asks_params and p["mode"] == "inference" and not p.get("gpu"):
         return _lead_params(w, p)
+    if p["mode"] == "inference" and p.get("bf16_native") is False and p.get("fp32_weights_gb"):
+        return _lead_no_bf16(p)
     over = p.get("published_over")
     if over:
         return _lead_published_over(p, over)
     return (_lead_inference if p["mode"] == "inference" else _lead_training)(w, p)
+
+
+def _slow(w: Writer, p: dict) -> None:
+    """A speed complaint: a speech model decodes token by token (bandwidth sets the pace); a pipeline that does
+    not fit runs offloaded or dequantised, so each step is slow by design, not a broken setup."""
+    bw, card = p.get("gpu_mem_bw_gbs"), _card(p)
+    if p["kind"] in _SPEECH and bw:
+        refs = p.get("reference_cards") or []
+        zh_refs = "、".join(f"{r['name']} {r['mem_bw_gbs']:,.0f} GB/s" for r in refs)
+        en_refs = ", ".join(f"the {r['name']} {r['mem_bw_gbs']:,.0f} GB/s" for r in refs)
+        w.add(
+            "numbers",
+            f"语音模型是逐 token 解码的，每一步都要把权重读一遍，速度主要看显存带宽：{card} 是 {bw:,.0f} GB/s"
+            + (f"，对比 {zh_refs}" if refs else "")
+            + "。同一张卡上，换更快的运行时（如 faster-whisper/CTranslate2）、开 batch 推理比换卡更省钱。",
+            f"Speech models decode token by token and read every weight at each step, so memory bandwidth sets the "
+            f"pace: {_card_en(p)} has {bw:,.0f} GB/s"
+            + (f", against {en_refs}" if refs else "")
+            + ". On the same card a faster runtime (faster-whisper / CTranslate2) and batched inference help more "
+            "cheaply than a new card.",
+        )
+        return
+    if p.get("verdict") in ("fits_with_changes", "does_not_fit"):
+        w.add(
+            "numbers",
+            f"放不下的部分只能量化或卸载到 CPU：每一步都要经 PCIe 把权重搬上 GPU（或走反量化内核），所以在 {card} 上"
+            "每步慢几倍是预期的，不是配置坏了；要快就换上面每卡数字放得下的卡。",
+            f"What does not fit can only be quantised or offloaded to the CPU: every step then moves weights over "
+            f"PCIe (or runs dequantising kernels), so slow steps on {_card_en(p)} are expected, not a broken setup; "
+            "for speed use a card that holds the per-card figure above.",
+        )
 
 
 def _alt(w: Writer, p: dict) -> None:
@@ -236,6 +349,20 @@ def pipeline_memory(w: Writer, ctx: Context, ests: list[ToolResult]) -> None:
             )
             + ".",
         )
+    for mode in p.get("low_vram") or []:
+        fit_zh = "，放得下" if mode.get("fits") else ("，仍放不下" if mode.get("fits") is False else "")
+        fit_en = ", fits" if mode.get("fits") else (", still too big" if mode.get("fits") is False else "")
+        at = f"（{mode['setting']}）" if mode.get("setting") else ""
+        at_en = f" ({mode['setting']})" if mode.get("setting") else ""
+        peak_zh = f"——实测峰值约 {gb(mode['peak_gb'])} GB{at}{fit_zh}" if mode.get("peak_gb") else ""
+        peak_en = f" — measured peak about {gb(mode['peak_gb'])} GB{at_en}{fit_en}" if mode.get("peak_gb") else ""
+        w.add(
+            "alternatives",
+            f"低显存设置 `{mode['flag']}`：{mode['zh']}{peak_zh}。",
+            f"Low-memory setting `{mode['flag']}`: {mode['en']}{peak_en}.",
+        )
+    for a in p.get("advice") or []:
+        w.add("numbers", a["zh"], a["en"])
     for o in p.get("options") or []:
         if o.get("peak_gb") is not None:
             verdict_zh = "，放得下" if o.get("fits") else ("，仍放不下" if o.get("fits") is False else "")
@@ -254,6 +381,8 @@ def pipeline_memory(w: Writer, ctx: Context, ests: list[ToolResult]) -> None:
             f"Measured by the publisher or runtime: {peak['setting']}, peak about {gb(peak['peak_gb'])} GB "
             "(activations included).",
         )
+    if "slow_word" in ctx.said:
+        _slow(w, p)
     for a in p.get("assumptions") or []:
         w.add("assumptions", a.get("zh", ""), a.get("en", ""))
     if "time" in ctx.slots.cues and p["mode"] != "inference":
