@@ -15,6 +15,7 @@ from assistant.offline.intents.base import has_size
 from assistant.offline.intents.serving import SERVING
 from assistant.offline.reading.frame import Frame
 from assistant.offline.types import ToolCall, ToolResult
+from tools.retrieval.leads import guide_leads
 
 NAME = ADVICE
 
@@ -96,6 +97,8 @@ def applies_cause(f: Frame) -> bool:
 
     if f.measured_busbw_gbs or f.reported_memory or f.algbw_gbs or f.convert:
         return False  # "busbw 只有 380 GB/s 正常吗": the measurement's own tool says whether it is normal
+    if guide_leads(f.text) and not f.decline:
+        return True  # know-how the guide answers ("SSH 一断训练就停", "V100 能装 flash-attn 吗"): see tools/retrieval/leads
     serving = f.mode == "inference" or bool(set(f.engines) & _SERVING_ENGINES)
     rl = bool(_RL.search(f.text))  # RL time goes to generating rollouts, which the step-time model leaves out
     if not asks_cause(f) or f.decline or (applies_step_time(f) and not serving and not rl):
