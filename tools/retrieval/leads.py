@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from pathlib import Path
 
 from tools.retrieval.corpus import split_front_matter
 from tools.retrieval.paths import guide_dir
@@ -19,8 +20,6 @@ from tools.retrieval.paths import guide_dir
 @lru_cache(maxsize=4)
 def _patterns(folder: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
     """(doc id, compiled regex) for every `leads` entry of every guide document in `folder`."""
-    from pathlib import Path
-
     out: list[tuple[str, re.Pattern[str]]] = []
     for path in sorted(Path(folder).glob("*.md")):
         try:
@@ -32,10 +31,11 @@ def _patterns(folder: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
     return tuple(out)
 
 
-def guide_leads(text: str) -> list[str]:
-    """Ids of the guide documents whose `leads` match the question, in file order, without repeats."""
+def guide_leads(text: str, folder: Path | None = None) -> list[str]:
+    """Ids of the guide documents (in `folder`, default the guidance corpus) whose `leads` match the
+    question, in file order, without repeats."""
     found: list[str] = []
-    for doc_id, rx in _patterns(str(guide_dir())):
+    for doc_id, rx in _patterns(str(folder or guide_dir())):
         if doc_id not in found and rx.search(text or ""):
             found.append(doc_id)
     return found

@@ -198,14 +198,17 @@ def calls(f: Frame) -> list[ToolCall]:
     """The question as asked; for a cause question also its symptom alone (`symptom_query`), so the section
     on the cause competes with the pages about the cards and tools the question names."""
     query = f.text.strip()[:300]
+    # know-how a document's `leads` name: look inside that document too (a card or model named in passing
+    # can outrank it in the open search)
+    led = [A.call(NAME, "search_guide", query=query, k=3, doc_id=d) for d in guide_leads(f.text)[:1]]
     if not asks_cause(f):
-        return [A.call(NAME, "search_guide", query=query, k=3)]
+        return [A.call(NAME, "search_guide", query=query, k=3), *led]
     # one more hit each: the section on the cause often ranks just below two on the named card or tool
     out = [A.call(NAME, "search_guide", query=query, k=4)]
     symptom = symptom_query(f.text)
     if len(symptom) >= 6 and symptom != query:
         out.append(A.call(NAME, "search_guide", query=symptom, k=4))
-    return out
+    return out + led
 
 
 def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
