@@ -97,7 +97,10 @@ def applies_cause(f: Frame) -> bool:
 
     if f.measured_busbw_gbs or f.reported_memory or f.algbw_gbs or f.convert:
         return False  # "busbw 只有 380 GB/s 正常吗": the measurement's own tool says whether it is normal
-    if guide_leads(f.text) and not f.decline:
+    pooled = "pooled_memory" in f.mentions and bool(
+        f.gpus
+    )  # the card's own memory answers it (gpus.applies_spec_question)
+    if guide_leads(f.text) and not f.decline and not pooled:
         return True  # know-how the guide answers ("SSH 一断训练就停", "V100 能装 flash-attn 吗"): see tools/retrieval/leads
     serving = f.mode == "inference" or bool(set(f.engines) & _SERVING_ENGINES)
     rl = bool(_RL.search(f.text))  # RL time goes to generating rollouts, which the step-time model leaves out

@@ -125,8 +125,8 @@ def _zh_bigrams(text: str) -> set[str]:
     return out
 
 
-# Words of asking, not of a topic: a heading made of them ("怎么选 / How to choose") matches every question
-# that asks how to choose, whatever it is about, so they do not count as shared words.
+# Words of asking, not of a topic: a heading made only of them ("怎么选 / How to choose") would match every
+# question that asks how to choose, whatever it is about.
 _ASKING = {
     "怎么",
     "么选",
@@ -144,12 +144,12 @@ _ASKING = {
 
 
 def heading_match(question: str, section: str) -> float:
-    """Share (0–1) of a heading's words that the question uses, on the better of its two sides; words of
-    asking (`_ASKING`) are left out on both sides."""
+    """Share (0–1) of a heading's words that the question uses, on the better of its two sides; a side made
+    only of words of asking (`_ASKING`) matches nothing."""
     best = 0.0
     for side in section.split(" / ") if " / " in section else [section]:
-        words = (_en_words(side) | _zh_bigrams(side)) - _ASKING
-        if not words:
+        words = _en_words(side) | _zh_bigrams(side)
+        if not words - _ASKING:
             continue
         q = _en_words(question) | _zh_bigrams(question)
         best = max(best, len(words & q) / len(words))
@@ -217,10 +217,18 @@ def rank(hits: list[dict[str, Any]], question: str) -> list[dict[str, Any]]:
         return any(re.search(rf"xid\s*(?:\d+\s*[,、/和and]+\s*)*{c}(?!\d)", text, re.I) for c in codes)
 
     # the documents whose `leads` the question matches (tools/retrieval/leads): know-how that document answers
+    # Its best section is lifted to just above the best section overall (its own sections keep their order):
+    # a restricted search scores on the open search's scale, so a fixed bonus can fall short.
     led = set(guide_leads(question))
+    top = max(base(h) for h in seen.values())
+    led_top = {
+        d: max((base(h) for h in seen.values() if str(h.get("doc_id")) == d), default=float("-inf")) for d in led
+    }
+    led_top = {d: v for d, v in led_top.items() if v > float("-inf")}
 
     def base_led(h: dict[str, Any]) -> float:
-        return base(h) + (0.35 if str(h.get("doc_id")) in led else 0.0)
+        doc = str(h.get("doc_id"))
+        return base(h) + (top - led_top[doc] + 0.15 if doc in led_top else 0.0)
 
     top_doc = str(max(seen.values(), key=base_led).get("doc_id"))
 
