@@ -45,6 +45,7 @@ from typing import Any, Mapping, Sequence
 from tools.errors import ToolInputError
 from tools.lang import detect_language
 from tools.retrieval.corpus import Passage, corpus_hash, load_guide
+from tools.retrieval.leads import guide_leads
 from tools.retrieval.models import Hit, SearchResult, Title
 from tools.retrieval.paths import cache_dir, chroma_url_from_env
 from tools.retrieval.paths import guide_dir as default_guide_dir
@@ -398,6 +399,8 @@ class Retriever:
             for idx in fused
         }
         best_possible = sum(WEIGHTS.values()) / (RRF_K + 1)
+        # a guide document whose own `leads` name the question answers it, whatever words it shares with it
+        led = set(guide_leads(query, self.guide_dir))
         hits: list[Hit] = []
         first: dict[int, bool] = {}  # id(hit) → near-verbatim
         per_doc: dict[str, int] = {}
@@ -409,6 +412,7 @@ class Retriever:
                 continue
             per_doc[passage.doc_id] = per_doc.get(passage.doc_id, 0) + 1
             rel, _own, low = judged[idx]
+            low = low and not (passage.kind == "guide" and passage.doc_id in led)
             # a near-verbatim passage is as good a match as there can be: it scores the maximum
             score = 1.0 if verbatim[idx] else fused[idx] / best_possible
             hit = _hit(passage, language, score, rel, low, self.links[idx])

@@ -373,6 +373,36 @@ GROUPS: list[tuple[tuple[str, ...], str]] = [
         ("多久", "多长时间", "训练时间", "how long", "gpu-hours", "gpu hours", "卡时", "mfu", "6nd"),
         "训练时间 training time GPU-hours MFU",
     ),
+    # know-how of long runs (knowledge/guide/long-running-jobs.md)
+    (
+        (
+            "ssh断",
+            "ssh 断",
+            "ssh一断",
+            "断开ssh",
+            "ssh掉",
+            "ssh session",
+            "ssh connection",
+            "合上",
+            "关掉终端",
+            "后台跑",
+            "后台运行",
+            "tmux",
+            "nohup",
+            "screen -",
+            "sighup",
+        ),
+        "SSH 断开 tmux nohup 后台 SIGHUP",
+    ),
+    (
+        ("上次保存", "继续训", "接着训", "续训", "断点", "resume", "从头训", "重新训"),
+        "断点续训 resume_from_checkpoint checkpoint 继续训练",
+    ),
+    # learning rate and batch across GPU counts (knowledge/guide/multi-gpu-scaling.md)
+    (
+        (" lr ", " lr要", "lr 要", "学习率", "learning rate", "learning-rate"),
+        "学习率 learning rate 全局 batch 卡数 缩放",
+    ),
 ]
 
 

@@ -15,6 +15,7 @@ from assistant.offline.intents.base import has_size
 from assistant.offline.intents.serving import SERVING
 from assistant.offline.reading.frame import Frame
 from assistant.offline.types import ToolCall, ToolResult
+from tools.retrieval.leads import guide_leads
 
 NAME = ADVICE
 
@@ -99,6 +100,11 @@ def applies_cause(f: Frame) -> bool:
 
     if f.measured_busbw_gbs or f.reported_memory or f.algbw_gbs or f.convert:
         return False  # "busbw 只有 380 GB/s 正常吗": the measurement's own tool says whether it is normal
+    pooled = "pooled_memory" in f.mentions and bool(
+        f.gpus
+    )  # the card's own memory answers it (gpus.applies_spec_question)
+    if guide_leads(f.text) and not f.decline and not pooled:
+        return True  # know-how the guide answers ("SSH 一断训练就停", "V100 能装 flash-attn 吗"): see tools/retrieval/leads
     serving = f.mode == "inference" or bool(set(f.engines) & _SERVING_ENGINES)
     rl = bool(_RL.search(f.text))  # RL time goes to generating rollouts, which the step-time model leaves out
     if not asks_cause(f) or f.decline or (applies_step_time(f) and not serving and not rl):
@@ -198,14 +204,17 @@ def calls(f: Frame) -> list[ToolCall]:
     """The question as asked; for a cause question also its symptom alone (`symptom_query`), so the section
     on the cause competes with the pages about the cards and tools the question names."""
     query = f.text.strip()[:300]
+    # know-how a document's `leads` name: look inside that document too (a card or model named in passing
+    # can outrank it in the open search)
+    led = [A.call(NAME, "search_guide", query=query, k=3, doc_id=d) for d in guide_leads(f.text)[:1]]
     if not asks_cause(f):
-        return [A.call(NAME, "search_guide", query=query, k=3)]
+        return [A.call(NAME, "search_guide", query=query, k=3), *led]
     # one more hit each: the section on the cause often ranks just below two on the named card or tool
     out = [A.call(NAME, "search_guide", query=query, k=4)]
     symptom = symptom_query(f.text)
     if len(symptom) >= 6 and symptom != query:
         out.append(A.call(NAME, "search_guide", query=symptom, k=4))
-    return out
+    return out + led
 
 
 def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:

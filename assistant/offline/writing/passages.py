@@ -8,6 +8,7 @@ re-ranks the candidates the way a reader would:
   「显存不足报错（CUDA OOM）」 for "CUDA out of memory…") comes first;
 - a "what is / what's the difference" question prefers the section that introduces the terms —
   in our guide documents that is the earlier section (definitions first, advice later);
+- a section of a document whose `leads` the question matches (tools/retrieval/leads) is preferred;
 - otherwise the retrieval score decides.
 
 Display: code blocks stay fenced Markdown blocks, one command per line (a comment in the other
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.lang import has_cjk
+from tools.retrieval.leads import guide_leads
 
 _EN_STOP = {
     "a",
@@ -82,7 +84,7 @@ _SYMPTOMS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = tuple(
     for q, h in (
         # (the question states it, the heading names it)
         (
-            r"慢|\bslow|耗时|no faster|not faster|not (?:significantly )?improv",
+            r"慢|\bslow|耗时|no faster|not faster|not (?:significantly )?improv|更快|哪个快|which .{0,24}faster|trains? faster",
             r"慢|速度|提速|加速|\bslow|\bspeed|faster|throughput|吞吐|几小时",
         ),
         (
@@ -126,14 +128,31 @@ def _zh_bigrams(text: str) -> set[str]:
 # Words nearly every question here uses (the machine, renting it, the card): a heading that shares only
 # these with the question is not about what was asked ("租的服务器" vs a heading on whole 8-card servers).
 _DOMAIN_STOPWORDS = {"服务", "务器", "机器", "显卡", "租的", "租用", "server", "servers", "machine", "gpu", "gpus"}
+# Words of asking, not of a topic: a heading made only of them ("怎么选 / How to choose") would match every
+# question that asks how to choose, whatever it is about.
+_ASKING = {
+    "怎么",
+    "么选",
+    "怎样",
+    "如何",
+    "什么",
+    "为什",
+    "么办",
+    "choose",
+    "choosing",
+    "pick",
+    "picking",
+    "why",
+}
 
 
 def heading_match(question: str, section: str) -> float:
-    """Share (0–1) of a heading's words that the question uses, on the better of its two sides."""
+    """Share (0–1) of a heading's words that the question uses, on the better of its two sides; a side made
+    only of words of asking (`_ASKING`) matches nothing."""
     best = 0.0
     for side in section.split(" / ") if " / " in section else [section]:
         words = (_en_words(side) | _zh_bigrams(side)) - _DOMAIN_STOPWORDS
-        if not words:
+        if not words - _ASKING:
             continue
         q = _en_words(question) | _zh_bigrams(question)
         best = max(best, len(words & q) / len(words))
@@ -200,11 +219,25 @@ def rank(hits: list[dict[str, Any]], question: str) -> list[dict[str, Any]]:
         text = str(h.get("text") or "")
         return any(re.search(rf"xid\s*(?:\d+\s*[,、/和and]+\s*)*{c}(?!\d)", text, re.I) for c in codes)
 
-    top_doc = str(max(seen.values(), key=base).get("doc_id"))
+    # the documents whose `leads` the question matches (tools/retrieval/leads): know-how that document answers
+    # Its best section is lifted to just above the best section overall (its own sections keep their order):
+    # a restricted search scores on the open search's scale, so a fixed bonus can fall short.
+    led = set(guide_leads(question))
+    top = max(base(h) for h in seen.values())
+    led_top = {
+        d: max((base(h) for h in seen.values() if str(h.get("doc_id")) == d), default=float("-inf")) for d in led
+    }
+    led_top = {d: v for d, v in led_top.items() if v > float("-inf")}
+
+    def base_led(h: dict[str, Any]) -> float:
+        doc = str(h.get("doc_id"))
+        return base(h) + (top - led_top[doc] + 0.15 if doc in led_top else 0.0)
+
+    top_doc = str(max(seen.values(), key=base_led).get("doc_id"))
 
     def value(h: dict[str, Any]) -> float:
         # + a little for the best document, so its sections read as one answer
-        v = base(h)
+        v = base_led(h)
         if str(h.get("doc_id")) == top_doc:
             v += 0.1
             pos = section_position(h)
