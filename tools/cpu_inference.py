@@ -130,6 +130,12 @@ class CpuInferenceInput(BaseModel):
     channels: int | None = Field(None, ge=1, le=24, description="memory channels per socket (overrides the platform)")
     mt_s: int | None = Field(None, ge=800, le=12000, description="memory speed in MT/s, e.g. 4800 for DDR5-4800")
     sockets: int = Field(1, ge=1, le=2, description="CPU sockets in the server (1 or 2)")
+    dimms: int | None = Field(
+        None,
+        ge=1,
+        le=64,
+        description="memory modules installed in the whole server (fewer than the channels = fewer used)",
+    )
     numa: Literal["auto", "aware", "unaware"] = Field(
         "auto", description="whether the engine is NUMA-aware across two sockets (ktransformers USE_NUMA=1)"
     )
@@ -170,6 +176,10 @@ class CpuInferenceOutput(BaseModel):
     channels: int | None
     mt_s: int | None
     socket_bw_gbs: float = Field(description="theoretical host bandwidth of one socket, GB/s")
+    platform_channels: int | None = Field(None, description="channels the platform has per socket")
+    full_socket_bw_gbs: float | None = Field(None, description="one socket's bandwidth with every channel populated")
+    dimms: int | None = None
+    dimms_for_all_channels: int | None = Field(None, description="modules needed for one per channel on every socket")
     sockets: int
     numa: str
     total_bw_gbs: float = Field(description="theoretical bandwidth of all sockets, GB/s")
@@ -358,6 +368,10 @@ def cpu_inference(inp: CpuInferenceInput) -> CpuInferenceOutput:
     model = resolve_model(inp.model, inp.params, allow_unknown=True)
     p, name, zh_name, memory, channels, mt_s, socket_bw = _platform(inp)
     sockets = min(inp.sockets, p.max_sockets if p else 2)
+    full_channels, full_bw = channels, socket_bw
+    if inp.dimms and channels and mt_s and inp.dimms // sockets < channels:
+        channels = max(1, inp.dimms // sockets)  # an empty channel adds no bandwidth
+        socket_bw = round(channels * mt_s * 8 / 1000, 1)
     kv_gb = kv_bytes_per_token(model.arch, KV_BYTES) * inp.context / GB
     gpu_bw = vram = None
     gpu_name = None
@@ -389,6 +403,10 @@ def cpu_inference(inp: CpuInferenceInput) -> CpuInferenceOutput:
         channels=channels,
         mt_s=mt_s,
         socket_bw_gbs=socket_bw,
+        platform_channels=full_channels,
+        full_socket_bw_gbs=full_bw if full_bw != socket_bw else None,
+        dimms=inp.dimms,
+        dimms_for_all_channels=(full_channels or 0) * sockets if full_bw != socket_bw else None,
         sockets=sockets,
         numa=inp.numa,
         total_bw_gbs=round(socket_bw * sockets, 1),
@@ -429,10 +447,27 @@ def cpu_inference(inp: CpuInferenceInput) -> CpuInferenceOutput:
     )
     if inp.target_tokens_per_s:
         _target(out, inp, sp, gpu_bw)
-    out.options = _options(inp, model, p, socket_bw, sockets, kv_gb, usable, gpu_bw, q)
-    out.references = [
-        r for r in measured_rows() if model.name.startswith(str(r.get("model", "")).split("-")[0]) and model.arch.is_moe
+    out.options = _options(inp, model, p, socket_bw, sockets, kv_gb, usable, gpu_bw, q, full_bw)
+    if out.full_socket_bw_gbs:
+        full = _band(sp, full_bw, sockets, inp.numa, gpu_bw)
+        out.options.insert(
+            0,
+            CpuOption(
+                id="populate_channels",
+                zh=f"每个通道插一条内存（共 {out.dimms_for_all_channels} 条，单路 {full_bw:g} GB/s）",
+                en=f"one module in every channel ({out.dimms_for_all_channels} in all, {full_bw:g} GB/s per socket)",
+                tokens_per_s=full,
+                reaches_target=None if not inp.target_tokens_per_s else full.high >= inp.target_tokens_per_s,
+                ram_needed_gb=round(ram_needed, 1),
+            ),
+        )
+    same_family = [
+        r
+        for r in measured_rows()
+        if model.arch.is_moe and model.name.split("-")[0] == str(r.get("model", "")).split("-")[0]
     ]
+    same_family.sort(key=lambda r: (r.get("platform") != (p.id if p else None), r.get("sockets") != sockets))
+    out.references = same_family[:3]
     out.assumptions = _assumptions(out, q, embed)
     out.sources = [
         f"host memory: {p.source}" if p else "host memory: channels × MT/s × 8 B (JEDEC 64-bit channel)",
@@ -468,6 +503,7 @@ def _options(
     usable: float | None,
     gpu_bw: float | None,
     q: Quant,
+    full_bw: float | None = None,
 ) -> list[CpuOption]:
     """What would change the speed, each with its own band: a smaller quant, a wider/faster memory platform,
     a NUMA-aware second socket, one more GPU."""
@@ -506,7 +542,7 @@ def _options(
         )
     sp0 = _split(model, q.bits / 8, kv_gb, usable)
     better = sorted(
-        (x for x in platforms() if x.channels and x.theoretical_gbs > socket_bw * 1.15),
+        (x for x in platforms() if x.channels and x.theoretical_gbs > max(socket_bw, full_bw or 0) * 1.15),
         key=lambda x: x.theoretical_gbs,
     )
     sp_fast = _split(model, q.bits / 8, kv_gb, usable)

@@ -200,7 +200,7 @@ def choose_intents(f: Frame) -> list[str]:
             # an OOM with a job the tools can size: the estimate against the card is the cause; the guide follows
             return [A.MEMORY, first, *followers[1:]]
         return [first, *followers]
-    if first in STATEMENTS or first == A.ADVICE or len(f.asks) < 2:
+    if first in STATEMENTS or first in (A.ADVICE, cpu_serving.NAME) or len(f.asks) < 2:
         return [first]
     chosen: list[str] = []
     for ask in f.asks:

@@ -20,7 +20,7 @@ NAME = "cpu_serving"
 # Platforms asked about when the question names none: desktop, 8-channel DDR4 server, 12-channel DDR5 server.
 GENERIC_PLATFORMS = ("desktop_ddr5", "epyc_7003", "epyc_9004")
 
-_RATE = r"(?:tokens?|tok|t|个\s*token|字)\s*(?:/|每)\s*(?:s|秒|sec)\b|(?:tokens?|tok)\s*(?:per|a)\s*s(?:ec(?:ond)?)?\b"
+_RATE = r"(?:tokens?|tok|t|个\s*token|字)\s*(?:/|每)\s*(?:s|秒|sec)(?![a-z])|(?:tokens?|tok)\s*(?:per|a)\s*s(?:ec(?:ond)?)?(?![a-z])"
 _RATE_RE = re.compile(rf"(?P<n>\d+(?:\.\d+)?)\s*(?P<u>{_RATE}|s\s*/\s*tokens?)", re.I)
 _PER_S_RE = re.compile(r"每秒\s*(?P<n>\d+(?:\.\d+)?)\s*(?:个)?\s*(?:token|字)", re.I)
 _TARGET_BEFORE = re.compile(
@@ -31,6 +31,14 @@ _CHANNELS_RE = re.compile(r"(?P<n>\d{1,2})\s*(?:通道|channels?\b|ch\b)", re.I)
 _DDR_RE = re.compile(r"ddr(?P<g>[45])[\s-]*(?P<mts>\d{4})", re.I)
 _RAM_RE = re.compile(
     r"(?:cpu\s*mem(?:ory)?|内存|ram)\s*[:：]?\s*(?P<n>\d+(?:\.\d+)?)\s*(?P<u>tib|ti|tb|t|gib|gi|gb|g)(?![a-z])", re.I
+)
+
+
+# "64g*8", "64GB x 7", "8 × 64G", "12条": memory modules installed (fewer than the channels leaves bandwidth unused)
+_DIMMS_RE = re.compile(
+    r"(?<![\d.])(?:(?P<size>\d{2,3})\s*g(?:b)?\s*[*x×]\s*(?P<n>\d{1,2})(?![\d.])|(?P<n2>\d{1,2})\s*[*x×]\s*(?P<size2>\d{2,3})\s*g(?:b)?\b"
+    r"|(?P<n3>\d{1,2})\s*条\s*(?:\d{2,3}\s*g)?)",
+    re.I,
 )
 
 
@@ -89,6 +97,40 @@ def speeds(f: Frame) -> tuple[float | None, float | None]:
     return measured, target
 
 
+def _cpu_span(f: Frame) -> str:
+    """The platform's words and what follows them ('epyc 7c13*2'), where a ×2 means two sockets."""
+    from tools.cpu_inference import find_platform
+
+    t = _text(f)
+    p = find_platform(t)
+    m = re.search(p.match, t, re.I) if p else None
+    return t[m.start() : m.end() + 4] if m else ""
+
+
+def dimms(f: Frame) -> int | None:
+    """Modules installed, when the question lists them next to a memory word ('ddr4 2933 64g*8')."""
+    t = _text(f)
+    if not re.search(r"ddr|内存|ram|dimm|memory", t):
+        return None
+    for m in _DIMMS_RE.finditer(t):
+        n = m.group("n") or m.group("n2") or m.group("n3")
+        size = m.group("size") or m.group("size2")
+        if n and (size is None or int(size) in (16, 32, 48, 64, 96, 128, 256)):
+            return int(n)
+    return None
+
+
+def _ram_from_dimms(f: Frame) -> float | None:
+    """'64g*8' with no RAM total stated: 8 × 64 GB = 512 GB."""
+    t = _text(f)
+    if not re.search(r"ddr|内存|ram|dimm|memory", t):
+        return None
+    m = next((m for m in _DIMMS_RE.finditer(t) if (m.group("size") or m.group("size2"))), None)
+    if m is None:
+        return None
+    return float(int(m.group("size") or m.group("size2")) * int(m.group("n") or m.group("n2")))
+
+
 def _sockets(f: Frame) -> int:
     return 2 if _words()["dual_socket"].search(_text(f)) else 1
 
@@ -135,7 +177,8 @@ def _weights_fit_vram(f: Frame) -> bool:
         from tools.gpus import resolve_gpu
         from tools.models import resolve_model
 
-        m = resolve_model(**A.model_args(f), allow_unknown=True)
+        margs = A.model_args(f)
+        m = resolve_model(margs.get("model"), margs.get("params"), allow_unknown=True)
         q = find_quant(_quant(f))
         vram = resolve_gpu(A.gpu_arg(f) or f.gpus[0]).memory_gb * (f.gpu_count or 1)
     except Exception:  # an unknown card or model: let the other intents size it  # noqa: BLE001
@@ -155,7 +198,9 @@ def applies(f: Frame) -> bool:
     named = platform_id(f) is not None or all(memory_setup(f))
     cpu_words = bool(w["cpu_inference"].search(t))
     asks_speed = bool(w["speed"].search(t)) or any(speeds(f))
-    if strong or hybrid_engine:
+    if strong:
+        return True
+    if hybrid_engine:
         return asks_speed or named or bool(host_ram(f))
     return (named or cpu_words) and asks_speed and not _weights_fit_vram(f)
 
@@ -167,15 +212,19 @@ def calls(f: Frame) -> list[ToolCall]:
     base = dict(
         A.model_args(f),
         quant=_quant(f),
-        sockets=_sockets(f),
+        sockets=_sockets(f) if not re.search(r"[*x×]\s*2(?![\d.])", _cpu_span(f)) else 2,
+        dimms=dimms(f),
         numa=_numa(f),
         engine=engine(f),
-        host_ram_gb=host_ram(f),
+        host_ram_gb=host_ram(f) or _ram_from_dimms(f),
         target_tokens_per_s=target,
         measured_tokens_per_s=measured,
     )
     if f.gpus:
-        base.update(gpu=A.gpu_arg(f) or f.gpus[0], gpus=f.gpu_count or 1)
+        count = f.gpu_count or 1
+        if f.gpu_mentions and f.gpu_mentions[0].count is None and re.search(r"[*x×]\s*\d", _cpu_span(f)):
+            count = 1  # 'epyc 7c13*2 GPU:4090': the ×2 counts CPU sockets, not cards
+        base.update(gpu=A.gpu_arg(f) or f.gpus[0], gpus=count)
     if pid or (channels and mt_s):
         plats = [dict(cpu=pid, channels=channels, mt_s=mt_s)]
     else:

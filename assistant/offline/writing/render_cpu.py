@@ -76,6 +76,7 @@ def cpu_inference(w: Writer, r: ToolResult, ctx: Context) -> None:
         f"On {socks_en}{res.get('platform')} ({_bw(res, 'en')}), {model} {where_en}: expect about "
         f"**{_band(band)} tokens/s** of decoding, {num(band.get('ceiling'))} tokens/s at most in theory. " + bound_en,
     )
+    _channels(w, res)
     _target(w, res)
     _measured(w, res, ctx)
     _ram(w, res)
@@ -87,25 +88,45 @@ def cpu_inference(w: Writer, r: ToolResult, ctx: Context) -> None:
         w.add("assumptions", *zh_en(a))
 
 
-def _target(w: Writer, res: dict[str, Any]) -> None:
+def _channels(w: Writer, res: dict[str, Any]) -> None:
+    if not res.get("full_socket_bw_gbs"):
+        return
+    w.add(
+        "verdict",
+        f"内存条没插满：{num(res.get('dimms'))} 条分到 {num(res.get('sockets'))} 路，每路只用上 {num(res.get('channels'))} 个通道"
+        f"（平台有 {num(res.get('platform_channels'))} 个），带宽只有 {num(res.get('socket_bw_gbs'))} GB/s；"
+        f"每个通道插一条（共 {num(res.get('dimms_for_all_channels'))} 条）能到 {num(res.get('full_socket_bw_gbs'))} GB/s。",
+        f"The memory channels are not all populated: {num(res.get('dimms'))} modules over {num(res.get('sockets'))} "
+        f"socket(s) use only {num(res.get('channels'))} of {num(res.get('platform_channels'))} channels per socket, "
+        f"{num(res.get('socket_bw_gbs'))} GB/s; one module per channel ({num(res.get('dimms_for_all_channels'))} in "
+        f"all) gives {num(res.get('full_socket_bw_gbs'))} GB/s.",
+    )
+
+
+def _target(w: Writer, res: dict[str, Any], generic: bool = False) -> None:
     tgt, state = res.get("target_tokens_per_s"), res.get("target")
     if not tgt or not state:
         return
     t = num(tgt)
     cpu_bound = float(res.get("cpu_time_pct") or 0) >= 50
     need, need_low = res.get("bw_needed_gbs"), res.get("bw_needed_low_eta_gbs")
+    now_zh = "" if generic else f"，现在是 {num(res.get('socket_bw_gbs'))} GB/s"
+    now_en = "" if generic else f", against {num(res.get('socket_bw_gbs'))} GB/s now"
     need_zh = (
-        f"要到 {t} tokens/s，内存理论带宽至少要约 {num(need)} GB/s（按引擎实测的利用率要约 {num(need_low)} GB/s），"
-        f"现在是 {num(res.get('socket_bw_gbs'))} GB/s"
+        f"要到 {t} tokens/s，内存理论带宽至少要约 {num(need)} GB/s（按引擎实测的利用率要约 {num(need_low)} GB/s）{now_zh}"
         if need and need_low
         else ""
     )
     need_en = (
         f"{t} tokens/s needs about {num(need)} GB/s of theoretical memory bandwidth (about {num(need_low)} GB/s at the "
-        f"utilisation engines measured), against {num(res.get('socket_bw_gbs'))} GB/s now"
+        f"utilisation engines measured){now_en}"
         if need and need_low
         else ""
     )
+    if generic:
+        if need_zh:
+            w.add("verdict", need_zh + "。", need_en + ".")
+        return
     if state == "not_reachable":
         w.add(
             "verdict",
@@ -198,7 +219,14 @@ def _sockets(w: Writer, res: dict[str, Any]) -> None:
 
 def _options(w: Writer, res: dict[str, Any]) -> None:
     tgt = res.get("target_tokens_per_s")
-    order = {"single_socket": 0, "platform": 1, "quant": 2, "dual_socket": 3, "one_more_gpu": 4}
+    order = {
+        "populate_channels": -1,
+        "single_socket": 0,
+        "platform": 1,
+        "quant": 2,
+        "dual_socket": 3,
+        "one_more_gpu": 4,
+    }
     opts = sorted(res.get("options") or [], key=lambda o: order.get(str(o.get("id", "")).split(":")[0], 9))
     for o in opts:
         b = o.get("tokens_per_s") or {}
@@ -216,7 +244,18 @@ def _options(w: Writer, res: dict[str, Any]) -> None:
 
 
 def _engine_notes(w: Writer, res: dict[str, Any], ctx: Context) -> None:
+    import re
+
+    from tools.cpu_inference import words
+
     text = (ctx.question or "").lower()
+    if re.search(words()["more_ram"], text, re.I):
+        w.add(
+            "verdict",
+            "加大内存容量不会更快：容量只决定放不放得下，速度看带宽（通道数 × 频率），要插满每个通道、换更快的内存或更多通道的平台。",
+            "More RAM capacity does not make it faster: capacity decides whether it fits, speed follows bandwidth "
+            "(channels × speed), so populate every channel, use faster memory or a platform with more channels.",
+        )
     if "ktrans" in text or "cpu_infer" in text:
         w.add(
             "next",
@@ -286,7 +325,18 @@ def _several(w: Writer, rows: list[dict[str, Any]]) -> None:
                 f"- {res.get('platform')} ({_bw(res, 'en')}): about {_band(b)} tokens/s, at most {num(b.get('ceiling'))}",
             )
         )
-    _target(w, rows[-1])
+    if len(rows) >= 2 and rows[0].get("memory") != rows[1].get("memory"):
+        lo, mid = rows[0], rows[1]
+        w.add(
+            "verdict",
+            f"DDR4 还是 DDR5 不是关键，通道数才是：{mid.get('channels')} 通道 {mid.get('memory')} 的服务器"
+            f"（{num(mid.get('socket_bw_gbs'))} GB/s）比 {lo.get('channels')} 通道 {lo.get('memory')} 的台式机"
+            f"（{num(lo.get('socket_bw_gbs'))} GB/s）快得多。",
+            f"DDR4 versus DDR5 matters less than the channel count: a {mid.get('channels')}-channel {mid.get('memory')} "
+            f"server ({num(mid.get('socket_bw_gbs'))} GB/s) is far faster than a {lo.get('channels')}-channel "
+            f"{lo.get('memory')} desktop ({num(lo.get('socket_bw_gbs'))} GB/s).",
+        )
+    _target(w, rows[-1], generic=True)
     _ram(w, rows[-1])
     _sockets(w, rows[-1])
     w.add(
