@@ -199,3 +199,18 @@ def test_english_dual_xeon_ollama_question() -> None:
 def test_a_model_that_fits_the_gpus_is_not_a_cpu_question() -> None:
     _, results = answer("双路至强服务器 8张4090 部署qwen2.5-7b 速度能有多少")
     assert "cpu_inference" not in [r.name for r in results]
+
+
+def test_dense_405b_reads_what_the_llama_cpp_table_says_the_q4_k_m_file_weighs() -> None:
+    # llama.cpp tools/quantize/README.md: Llama 3.1 405B Q4_K_M = 249.1 GB; a dense model reads all of it per token
+    out = _run(model="Llama-3.1-405B", cpu="EPYC 9654", sockets=2, numa="aware")
+    assert out.cpu_read_gb == pytest.approx(249.1, rel=0.02)
+    assert out.tokens_per_s.ceiling == pytest.approx(2 * 460.8 / out.cpu_read_gb, rel=0.02)  # 2 sockets, η = 1
+
+
+def test_generation_words_and_tps_are_read() -> None:
+    a, results = answer("第五代至强 + ktransformers 跑 deepseek r1 q4km 只有 5 tps 正常吗")
+    assert "cpu_inference" in [r.name for r in results]
+    lead = _first(a.text)
+    assert "358.4 GB/s" in lead  # 8 × 5600 × 8 (Emerald Rapids, Intel ARK)
+    assert "5 tokens/s" in lead

@@ -21,7 +21,7 @@ NAME = "cpu_serving"
 GENERIC_PLATFORMS = ("desktop_ddr5", "epyc_7003", "epyc_9004")
 
 _RATE = r"(?:tokens?|tok|t|个\s*token|字)\s*(?:/|每)\s*(?:s|秒|sec)(?![a-z])|(?:tokens?|tok)\s*(?:per|a)\s*s(?:ec(?:ond)?)?(?![a-z])"
-_RATE_RE = re.compile(rf"(?P<n>\d+(?:\.\d+)?)\s*(?P<u>{_RATE}|s\s*/\s*tokens?)", re.I)
+_RATE_RE = re.compile(rf"(?P<n>\d+(?:\.\d+)?)\s*(?P<u>{_RATE}|s\s*/\s*tokens?|tps(?![a-z]))", re.I)
 _PER_S_RE = re.compile(r"每秒\s*(?P<n>\d+(?:\.\d+)?)\s*(?:个)?\s*(?:token|字)", re.I)
 _TARGET_BEFORE = re.compile(
     r"(?:到|达到|提升|提高|优化|目标|想要|要求|需要|能否|能不能|希望|至少|reach|get to|target|want|achieve|hit|need)[^\d]{0,8}$",
@@ -220,7 +220,7 @@ def calls(f: Frame) -> list[ToolCall]:
         target_tokens_per_s=target,
         measured_tokens_per_s=measured,
     )
-    if f.gpus:
+    if f.gpus and (not f.gpu_mentions or f.gpu_mentions[0].gpu_id or f.gpu_mentions[0].memory_gb):
         count = f.gpu_count or 1
         if f.gpu_mentions and f.gpu_mentions[0].count is None and re.search(r"[*x×]\s*\d", _cpu_span(f)):
             count = 1  # 'epyc 7c13*2 GPU:4090': the ×2 counts CPU sockets, not cards

@@ -59,12 +59,20 @@ def cpu_inference(w: Writer, r: ToolResult, ctx: Context) -> None:
     socks_en = "two sockets of " if res.get("sockets") == 2 else ""
     share = float(res.get("cpu_time_pct") or 0)
     bound_zh = (
-        "这类部署的速度由内存带宽决定，不是显卡。"
+        (
+            "这类部署的速度由内存带宽决定，不是显卡。"
+            if res.get("gpu")
+            else "纯 CPU 推理的速度由内存带宽决定，不是核数。"
+        )
         if share >= 50
         else f"大部分权重已在显存里，读内存只占每个 token 时间的 {num(res.get('cpu_time_pct'))}%，CPU 这边不是主要瓶颈。"
     )
     bound_en = (
-        "Host memory bandwidth sets this speed, not the GPU."
+        (
+            "Host memory bandwidth sets this speed, not the GPU."
+            if res.get("gpu")
+            else "On the CPU alone memory bandwidth sets this speed, not the core count."
+        )
         if share >= 50
         else f"Most weights already sit in VRAM; reading host RAM is only {num(res.get('cpu_time_pct'))}% of each "
         "token's time, so the CPU side is not the main limit."
