@@ -214,3 +214,12 @@ def test_generation_words_and_tps_are_read() -> None:
     lead = _first(a.text)
     assert "358.4 GB/s" in lead  # 8 × 5600 × 8 (Emerald Rapids, Intel ARK)
     assert "5 tokens/s" in lead
+
+
+def test_a_ddr4_desktop_with_a_gpu_too_small_is_told_what_a_second_card_does() -> None:
+    a, results = answer("ollama跑llama3.3 70b巨慢 4090 24g + 64g ddr4内存 怎么提速")
+    assert "cpu_inference" in [r.name for r in results]
+    lead = _first(a.text)
+    assert "51.2 GB/s" in lead  # 2 × 3200 × 8
+    # two 24 GB cards hold 70.6e9 × 0.612 B = 43.2 GB: the whole model leaves host RAM
+    assert re.search(r"再加 1 张同型号显卡：约 \d+(\.\d+)?–\d+(\.\d+)? tokens/s", a.text)

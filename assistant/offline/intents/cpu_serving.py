@@ -228,7 +228,9 @@ def calls(f: Frame) -> list[ToolCall]:
     if pid or (channels and mt_s):
         plats = [dict(cpu=pid, channels=channels, mt_s=mt_s)]
     else:
-        plats = [dict(cpu=p) for p in GENERIC_PLATFORMS]
+        # a DDR4 desktop is the first row for someone who has DDR4 (not for 'DDR4 or DDR5?')
+        ddr4 = "ddr4" in _text(f) and "ddr5" not in _text(f)
+        plats = [dict(cpu="desktop_ddr4" if ddr4 and p == "desktop_ddr5" else p) for p in GENERIC_PLATFORMS]
     out = [A.call(NAME, "cpu_inference", **base, **p) for p in plats]
     out.append(A.call(NAME, "lookup_model", query=f.model or f"{f.params_b:g}B"))
     return out

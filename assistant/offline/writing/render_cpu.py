@@ -31,7 +31,7 @@ def _band(b: dict[str, Any]) -> str:
 def _where(res: dict[str, Any], w: Writer) -> tuple[str, str]:
     cpu, gpu = num(res.get("cpu_read_gb")), num(res.get("gpu_read_gb"))
     if res.get("gpu") and res.get("gpu_read_gb"):
-        part_zh = "注意力、共享专家和稠密层" if res.get("moe") else "放得下的那部分层"
+        part_zh = "注意力、共享专家和稠密层" if res.get("moe") else "能装下的层"
         part_en = "attention, shared experts and dense layers" if res.get("moe") else "the layers that fit"
         return (
             f"每个 token 从内存读约 {cpu} GB（{'激活的路由专家' if res.get('moe') else 'CPU 上的层'}），"
@@ -347,8 +347,10 @@ def _several(w: Writer, rows: list[dict[str, Any]]) -> None:
     _target(w, rows[-1], generic=True)
     _ram(w, rows[-1])
     _sockets(w, rows[-1])
+    first_opts = [o for o in first.get("options") or [] if str(o.get("id", "")).startswith(("quant", "one_more"))]
+    _options(w, {**first, "options": first_opts})
     w.add(
-        "next",
+        "next" if not first_opts else "assumptions",
         "告诉我 CPU 型号（如 EPYC 9654、至强金牌 6248）或内存配置（通道数 × 频率），我按你的平台算。",
         "Tell me the CPU (e.g. EPYC 9654, Xeon Gold 6248) or the memory setup (channels × speed) for your platform's figure.",
     )
