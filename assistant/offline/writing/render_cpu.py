@@ -49,7 +49,7 @@ def _where(res: dict[str, Any], w: Writer) -> tuple[str, str]:
 def cpu_inference(w: Writer, r: ToolResult, ctx: Context) -> None:
     rows = [x.result for x in ctx.by_name("cpu_inference")]
     if len(rows) > 1:
-        _several(w, rows)
+        _several(w, rows, ctx)
         return
     res = rows[0]
     band = res.get("tokens_per_s") or {}
@@ -264,9 +264,9 @@ def _engine_notes(w: Writer, res: dict[str, Any], ctx: Context) -> None:
             "More RAM capacity does not make it faster: capacity decides whether it fits, speed follows bandwidth "
             "(channels × speed), so populate every channel, use faster memory or a platform with more channels.",
         )
-    if "ktrans" in text or "cpu_infer" in text:
+    if "ktrans" in text or "cpu_infer" in text or "local_chat" in text:
         w.add(
-            "next",
+            "verdict" if "cpu_infer" in text else "next",
             "ktransformers 的 cpu_infer（线程数）设成一个 NUMA 节点的物理核数左右，不是越多越好；单路用 numactl 把进程和"
             "内存绑在同一个节点上。",
             "Set ktransformers' cpu_infer (threads) to about the physical cores of one NUMA node, not more; on one "
@@ -314,7 +314,7 @@ def _numbers(w: Writer, res: dict[str, Any]) -> None:
         )
 
 
-def _several(w: Writer, rows: list[dict[str, Any]]) -> None:
+def _several(w: Writer, rows: list[dict[str, Any]], ctx: Context) -> None:
     """No platform named: the same model on three common memory setups, since bandwidth decides."""
     first = rows[0]
     where_zh, where_en = _where(first, w)
@@ -333,7 +333,8 @@ def _several(w: Writer, rows: list[dict[str, Any]]) -> None:
                 f"- {res.get('platform')} ({_bw(res, 'en')}): about {_band(b)} tokens/s, at most {num(b.get('ceiling'))}",
             )
         )
-    if len(rows) >= 2 and rows[0].get("memory") != rows[1].get("memory"):
+    asked_ddr = "ddr" in (ctx.question or "").lower()
+    if asked_ddr and len(rows) >= 2 and rows[0].get("memory") != rows[1].get("memory"):
         lo, mid = rows[0], rows[1]
         w.add(
             "verdict",
@@ -347,7 +348,16 @@ def _several(w: Writer, rows: list[dict[str, Any]]) -> None:
     _target(w, rows[-1], generic=True)
     _ram(w, rows[-1])
     _sockets(w, rows[-1])
-    first_opts = [o for o in first.get("options") or [] if str(o.get("id", "")).startswith(("quant", "one_more"))]
+    first_opts = [
+        {
+            **o,
+            "zh": f"{o.get('zh')}（按{first.get('platform_zh')}算）",
+            "en": f"{o.get('en')} (on {first.get('platform')})",
+        }
+        for o in first.get("options") or []
+        if str(o.get("id", "")).startswith(("quant", "one_more"))
+    ]
+    _engine_notes(w, first, ctx)
     _options(w, {**first, "options": first_opts})
     w.add(
         "next" if not first_opts else "assumptions",
