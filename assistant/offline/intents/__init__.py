@@ -15,6 +15,7 @@ from assistant.offline.intents import args as A
 from assistant.offline.intents import (
     card_choice,
     conversions,
+    cpu_serving,
     decline,
     diagnose,
     gpus,
@@ -54,6 +55,7 @@ INTENTS: dict[str, Intent] = {
         Intent(A.CONVERT, conversions.convert_calls),
         Intent(A.BUSBW, conversions.busbw_calls),
         Intent(A.IMPLIED_MFU, conversions.mfu_calls),
+        Intent(cpu_serving.NAME, cpu_serving.calls),
         Intent(A.DECODE_SPEED, serving.calls),
         Intent(serving.SERVING, serving.serving_calls),
         Intent(serving.TEAM, serving.team_calls),
@@ -97,6 +99,10 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.OUT_OF_SCOPE, decline.applies_out_of_scope),
     (A.INVALID, decline.applies_invalid),  # say what cannot be right instead of computing with it
     (A.NO_DATA, decline.applies_no_data),
+    (
+        cpu_serving.NAME,
+        cpu_serving.applies,
+    ),  # 「双路 EPYC + 4090 跑满血 R1 几个 token/s」: host memory bandwidth decides
     (A.MEMORY, memory.applies_pipeline_first),  # FLUX / SDXL / Wan / Whisper: not the LLM serving/plan rules
     (A.REPORTED_MEMORY, gpus.applies_reported_memory),
     (A.CONVERT, conversions.applies_convert),
@@ -198,7 +204,7 @@ def choose_intents(f: Frame) -> list[str]:
             # an OOM with a job the tools can size: the estimate against the card is the cause; the guide follows
             return [A.MEMORY, first, *followers[1:]]
         return [first, *followers]
-    if first in STATEMENTS or first == A.ADVICE or len(f.asks) < 2:
+    if first in STATEMENTS or first in (A.ADVICE, cpu_serving.NAME) or len(f.asks) < 2:
         return [first]
     chosen: list[str] = []
     for ask in f.asks:

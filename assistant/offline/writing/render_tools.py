@@ -306,4 +306,11 @@ def carried_note(w: Writer, s: Slots) -> None:
 
 
 # The per-topic renderers register themselves on import (kept last: they import the helpers above).
-from assistant.offline.writing import render_conversions, render_gpus, render_jobs, render_memory, render_ops  # noqa: E402,F401
+from assistant.offline.writing import (  # noqa: E402,F401
+    render_conversions,
+    render_cpu,
+    render_gpus,
+    render_jobs,
+    render_memory,
+    render_ops,
+)

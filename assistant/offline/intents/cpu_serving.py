@@ -1,0 +1,236 @@
+"""CPU and CPU+GPU hybrid inference: 「双路 EPYC + 4090 跑满血 R1 每秒几个 token」「纯CPU推理 70B 多快」.
+
+The question is about host memory bandwidth (the platform's channels × MT/s), not GPU bandwidth: the
+`cpu_inference` tool gives the band, whether a target speed is reachable and what would reach it. Words
+(platform names, engines, 纯CPU/内存带宽, sockets) come from knowledge/cpus.yaml; only number shapes live here.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from assistant.offline.intents import args as A
+from assistant.offline.intents.base import has_size
+from assistant.offline.reading.frame import Frame
+from assistant.offline.types import ToolCall
+
+NAME = "cpu_serving"
+
+# Platforms asked about when the question names none: desktop, 8-channel DDR4 server, 12-channel DDR5 server.
+GENERIC_PLATFORMS = ("desktop_ddr5", "epyc_7003", "epyc_9004")
+
+_RATE = r"(?:tokens?|tok|t|个\s*token|字)\s*(?:/|每)\s*(?:s|秒|sec)(?![a-z])|(?:tokens?|tok)\s*(?:per|a)\s*s(?:ec(?:ond)?)?(?![a-z])"
+_RATE_RE = re.compile(rf"(?P<n>\d+(?:\.\d+)?)\s*(?P<u>{_RATE}|s\s*/\s*tokens?|tps(?![a-z]))", re.I)
+_PER_S_RE = re.compile(r"每秒\s*(?P<n>\d+(?:\.\d+)?)\s*(?:个)?\s*(?:token|字)", re.I)
+_TARGET_BEFORE = re.compile(
+    r"(?:到|达到|提升|提高|优化|目标|想要|要求|需要|能否|能不能|希望|至少|reach|get to|target|want|achieve|hit|need)[^\d]{0,8}$",
+    re.I,
+)
+_CHANNELS_RE = re.compile(r"(?P<n>\d{1,2})\s*(?:通道|channels?\b|ch\b)", re.I)
+_DDR_RE = re.compile(r"ddr(?P<g>[45])[\s-]*(?P<mts>\d{4})", re.I)
+_RAM_RE = re.compile(
+    r"(?:cpu\s*mem(?:ory)?|内存|ram)\s*[:：]?\s*(?P<n>\d+(?:\.\d+)?)\s*(?P<u>tib|ti|tb|t|gib|gi|gb|g)(?![a-z])", re.I
+)
+
+
+# "64g*8", "64GB x 7", "8 × 64G", "12条": memory modules installed (fewer than the channels leaves bandwidth unused)
+_DIMMS_RE = re.compile(
+    r"(?<![\d.])(?:(?P<size>\d{2,3})\s*g(?:b)?\s*[*x×]\s*(?P<n>\d{1,2})(?![\d.])|(?P<n2>\d{1,2})\s*[*x×]\s*(?P<size2>\d{2,3})\s*g(?:b)?\b"
+    r"|(?P<n3>\d{1,2})\s*条\s*(?:\d{2,3}\s*g)?)",
+    re.I,
+)
+
+
+@lru_cache(maxsize=1)
+def _words() -> dict[str, re.Pattern[str]]:
+    from tools.cpu_inference import words
+
+    w = words()
+    out = {k: re.compile(v, re.I) for k, v in w.items() if isinstance(v, str) and k not in ("as_of", "source")}
+    out["engines"] = re.compile("|".join(f"(?:{p})" for p in w["engines"].values()), re.I)
+    return out
+
+
+@lru_cache(maxsize=1)
+def _engine_names() -> dict[str, re.Pattern[str]]:
+    from tools.cpu_inference import words
+
+    return {name: re.compile(p, re.I) for name, p in words()["engines"].items()}
+
+
+def _text(f: Frame) -> str:
+    from tools.cpu_inference import normalise
+
+    return normalise(f.text or "")
+
+
+def platform_id(f: Frame) -> str | None:
+    from tools.cpu_inference import find_platform
+
+    p = find_platform(_text(f))
+    return p.id if p else None
+
+
+def memory_setup(f: Frame) -> tuple[int | None, int | None]:
+    """(channels, MT/s) the user stated: '8通道 DDR4-3200', '12 channel DDR5 6400'."""
+    t = _text(f)
+    ch, ddr = _CHANNELS_RE.search(t), _DDR_RE.search(t)
+    return (int(ch.group("n")) if ch else None), (int(ddr.group("mts")) if ddr else None)
+
+
+def speeds(f: Frame) -> tuple[float | None, float | None]:
+    """(measured, target) tokens/s. 'eval rate:4.5tokens/s, 想优化到15s/token': 4.5 now, 15 wanted (a unit typed
+    backwards after a target word is read as tokens/s, since the same sentence measures in tokens/s)."""
+    t = _text(f)
+    measured = target = None
+    for m in list(_RATE_RE.finditer(t)) + list(_PER_S_RE.finditer(t)):
+        value = float(m.group("n"))
+        unit = (m.groupdict().get("u") or "").replace(" ", "")
+        is_target = bool(_TARGET_BEFORE.search(t[max(0, m.start() - 14) : m.start()]))
+        if unit.startswith("s/") and not is_target:
+            value = 1 / value if value else value  # "3 s/token" measured = 0.33 tokens/s
+        if is_target and target is None:
+            target = value
+        elif not is_target and measured is None:
+            measured = value
+    return measured, target
+
+
+def _cpu_span(f: Frame) -> str:
+    """The platform's words and what follows them ('epyc 7c13*2'), where a ×2 means two sockets."""
+    from tools.cpu_inference import find_platform
+
+    t = _text(f)
+    p = find_platform(t)
+    m = re.search(p.match, t, re.I) if p else None
+    return t[m.start() : m.end() + 4] if m else ""
+
+
+def dimms(f: Frame) -> int | None:
+    """Modules installed, when the question lists them next to a memory word ('ddr4 2933 64g*8')."""
+    t = _text(f)
+    if not re.search(r"ddr|内存|ram|dimm|memory", t):
+        return None
+    for m in _DIMMS_RE.finditer(t):
+        n = m.group("n") or m.group("n2") or m.group("n3")
+        size = m.group("size") or m.group("size2")
+        if n and (size is None or int(size) in (16, 32, 48, 64, 96, 128, 256)):
+            return int(n)
+    return None
+
+
+def _ram_from_dimms(f: Frame) -> float | None:
+    """'64g*8' with no RAM total stated: 8 × 64 GB = 512 GB."""
+    t = _text(f)
+    if not re.search(r"ddr|内存|ram|dimm|memory", t):
+        return None
+    m = next((m for m in _DIMMS_RE.finditer(t) if (m.group("size") or m.group("size2"))), None)
+    if m is None:
+        return None
+    return float(int(m.group("size") or m.group("size2")) * int(m.group("n") or m.group("n2")))
+
+
+def _sockets(f: Frame) -> int:
+    return 2 if _words()["dual_socket"].search(_text(f)) else 1
+
+
+def _numa(f: Frame) -> str:
+    return "aware" if _words()["numa_aware"].search(_text(f)) else "auto"
+
+
+def engine(f: Frame) -> str | None:
+    t = _text(f)
+    for name, rx in _engine_names().items():
+        if rx.search(t):
+            return name
+    return None
+
+
+def _quant(f: Frame) -> str:
+    from tools.cpu_inference import find_quant
+
+    q = find_quant(_text(f))
+    if q is not None:
+        return q.id
+    return {"fp8": "fp8", "int8": "q8_0", "bf16": "bf16", "fp16": "bf16"}.get(f.precision or "", "q4_k_m")
+
+
+def host_ram(f: Frame) -> float | None:
+    if f.host_ram_gb:
+        return f.host_ram_gb
+    m = _RAM_RE.search(_text(f))
+    if not m:
+        return None
+    n, u = float(m.group("n")), m.group("u").lower()
+    if u.startswith("t"):
+        return n * (2**40 / 1e9 if "i" in u else 1000)
+    return round(n * (2**30 / 1e9), 1) if "i" in u else n
+
+
+def _weights_fit_vram(f: Frame) -> bool:
+    """The model (at the question's quant) fits the named cards: a GPU question, not a host-memory one."""
+    if not f.gpus:
+        return False
+    try:
+        from tools.cpu_inference import find_quant
+        from tools.gpus import resolve_gpu
+        from tools.models import resolve_model
+
+        margs = A.model_args(f)
+        m = resolve_model(margs.get("model"), margs.get("params"), allow_unknown=True)
+        q = find_quant(_quant(f))
+        vram = resolve_gpu(A.gpu_arg(f) or f.gpus[0]).memory_gb * (f.gpu_count or 1)
+    except Exception:  # an unknown card or model: let the other intents size it  # noqa: BLE001
+        return False
+    return q is not None and m.params * q.bits / 8 / 1e9 < 0.9 * vram
+
+
+def applies(f: Frame) -> bool:
+    """A decode-speed (or platform) question about running from host RAM: a strong word (纯CPU, CPU推理,
+    内存带宽, ktransformers/fastllm) or a CPU platform named with a model that does not fit the named VRAM."""
+    if f.training or f.mode not in (None, "inference") or not has_size(f):
+        return False
+    t = _text(f)
+    w = _words()
+    strong = bool(w["strong"].search(t))
+    hybrid_engine = engine(f) in ("KTransformers", "fastllm")
+    named = platform_id(f) is not None or all(memory_setup(f))
+    cpu_words = bool(w["cpu_inference"].search(t))
+    asks_speed = bool(w["speed"].search(t)) or any(speeds(f))
+    if strong:
+        return True
+    if hybrid_engine:
+        return asks_speed or named or bool(host_ram(f))
+    return (named or cpu_words) and asks_speed and not _weights_fit_vram(f)
+
+
+def calls(f: Frame) -> list[ToolCall]:
+    measured, target = speeds(f)
+    channels, mt_s = memory_setup(f)
+    pid = platform_id(f)
+    base = dict(
+        A.model_args(f),
+        quant=_quant(f),
+        sockets=_sockets(f) if not re.search(r"[*x×]\s*2(?![\d.])", _cpu_span(f)) else 2,
+        dimms=dimms(f),
+        numa=_numa(f),
+        engine=engine(f),
+        host_ram_gb=host_ram(f) or _ram_from_dimms(f),
+        target_tokens_per_s=target,
+        measured_tokens_per_s=measured,
+    )
+    if f.gpus and (not f.gpu_mentions or f.gpu_mentions[0].gpu_id or f.gpu_mentions[0].memory_gb):
+        count = f.gpu_count or 1
+        if f.gpu_mentions and f.gpu_mentions[0].count is None and re.search(r"[*x×]\s*\d", _cpu_span(f)):
+            count = 1  # 'epyc 7c13*2 GPU:4090': the ×2 counts CPU sockets, not cards
+        base.update(gpu=A.gpu_arg(f) or f.gpus[0], gpus=count)
+    if pid or (channels and mt_s):
+        plats = [dict(cpu=pid, channels=channels, mt_s=mt_s)]
+    else:
+        # a DDR4 desktop is the first row for someone who has DDR4 (not for 'DDR4 or DDR5?')
+        ddr4 = "ddr4" in _text(f) and "ddr5" not in _text(f)
+        plats = [dict(cpu="desktop_ddr4" if ddr4 and p == "desktop_ddr5" else p) for p in GENERIC_PLATFORMS]
+    out = [A.call(NAME, "cpu_inference", **base, **p) for p in plats]
+    out.append(A.call(NAME, "lookup_model", query=f.model or f"{f.params_b:g}B"))
+    return out
