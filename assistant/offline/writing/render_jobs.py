@@ -472,4 +472,4 @@ def plan_configurations(w: Writer, r: ToolResult, ctx: Context) -> None:
 
 
 # registers the card-choice and serving renderers (imported last: they import this module's helpers)
-from assistant.offline.writing import render_choice, render_serving  # noqa: E402,F401
+from assistant.offline.writing import render_choice, render_prices, render_serving  # noqa: E402,F401
