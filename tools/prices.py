@@ -615,8 +615,12 @@ def seed_checks() -> list[SeedCheck]:
 class ProviderInput(BaseModel):
     model_config = ConfigDict(allow_inf_nan=False)
 
-    provider: str = Field(..., description="provider as the user wrote it: 'GCP', 'AWS', 'Colab', 'TPU v3-256', 'RunPod'")
-    accelerator: str | None = Field(None, description="a TPU slice as written ('v3-256', 'v4-32'), for the GPU equivalent")
+    provider: str = Field(
+        ..., description="provider as the user wrote it: 'GCP', 'AWS', 'Colab', 'TPU v3-256', 'RunPod'"
+    )
+    accelerator: str | None = Field(
+        None, description="a TPU slice as written ('v3-256', 'v4-32'), for the GPU equivalent"
+    )
     compare_gpu: str = Field("A100 80GB", description="GPU whose dense BF16 peak the TPU slice is compared with")
 
 

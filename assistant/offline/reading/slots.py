@@ -89,7 +89,8 @@ _MODEL_RE = re.compile(
 _FAMILY_ONLY_RE = re.compile(r"(?<![a-z])(?P<family>(?:deepseek|ds)\s*-?\s*(?:v3|r1)|kimi\s*k2)(?![a-z0-9])", re.I)
 _SIZE_EN_RE = re.compile(
     r"(?<![a-z0-9.])(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>b|m)(?![a-z])"
-    r"(?!\s*(?:是指|指的是|是|个|的)?\s*(?:tokens?|词元|token))",  # 「10B是指token的数量吗」: data, not a size
+    # 「10B是指token的数量吗」「200M语料」「5亿字」: data, not a size
+    r"(?!\s*(?:是指|指的是|是|个|的)?\s*(?:tokens?|词元|token|语料|数据|文本|汉字|字符|字|characters?|chars?\b))",
     re.I,
 )
 _SIZE_CN_RE = re.compile(
@@ -987,12 +988,16 @@ def _extract_gpus(work: str, s: Slots) -> str:
         # not "A100 GPU-hours" (the 100 of a name) nor "1,720,320 GPU-hours" (a run's size, not a count);
         # not "3090卡" (the number of a name) nor 「0卡的显存占用」「卡1」 (which card, not how many)
         unnamed = GPU_INDEX_RE.sub(lambda mm: " " * (mm.end() - mm.start()), gpu_vocab().regex.sub(_spaces, work))
-        m = re.search(
-            rf"(?<![a-z0-9.])(?P<num>(?<!\d,)\d+|{_CN_NUM})\s*(?:张|块|卡|个gpu|gpus?|cards?|x\s*gpu|of them)"
-            r"(?![a-z_])(?!\s*-?\s*(?:hours?|hrs?|小时|时))",
-            unnamed,
-            re.I,
-        ) or re.search(r"(?P<num>单|双)(?:卡|机)", unnamed)
+        m = (
+            re.search(
+                rf"(?<![a-z0-9.])(?P<num>(?<!\d,)\d+|{_CN_NUM})\s*(?:张|块|卡|个gpu|gpus?|cards?|x\s*gpu|of them)"
+                r"(?![a-z_])(?!\s*-?\s*(?:hours?|hrs?|小时|时))",
+                unnamed,
+                re.I,
+            )
+            or re.search(r"(?P<num>单|双)(?:卡|机)", unnamed)
+            or re.search(r"(?P<num>单|双)卡", work)
+        )  # 「双卡40G-A100」
         if m:
             n = cn_to_number(m.group("num"))
             if n and 1 <= n <= 4096:
