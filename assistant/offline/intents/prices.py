@@ -121,7 +121,11 @@ _STOP_RE = re.compile(
     r"\bstop(?:s|ped|ping)?\b|shut\s*(?:it\s*)?down|idle|deallocat\w*|paused?|terminat\w*",
     re.I,
 )
-_CHARGE_RE = re.compile(r"收费|扣费|扣钱|计费|花钱|收钱|还要钱|要钱|算钱|charg\w*|bill\w*|fees?|\bpay\w*|cost\w*", re.I)
+_CHARGE_RE = re.compile(
+    r"收费|扣费|扣钱|还扣|扣计算|计算单元|计费|花钱|收钱|还要钱|要钱|算钱|charg\w*|bill\w*|fees?|\bpay\w*|cost\w*|"
+    r"compute units?",
+    re.I,
+)
 # the common card on Chinese rental platforms (knowledge/gpus.yaml note on the RTX 4090): the China-market
 # reference when the question names a provider but no card
 REFERENCE_GPU = "RTX 4090"

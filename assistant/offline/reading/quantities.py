@@ -113,7 +113,8 @@ _USERS_RE = re.compile(
     re.I,
 )
 _SAMPLES_RE = re.compile(
-    r"(?P<n>\d+(?:\.\d+)?)\s*(?P<mul>百万|万|千|million|mil|thousand|k|w|m)?\s*(?:条|个样本|样本|samples?|examples?|"
+    r"(?P<n>\d+(?:\.\d+)?)\s*(?P<mul>百万|万|千|million|mil|thousand|k|w|m)?\s*"
+    r"(?:(?:chat|training|instruction|sft|dialog(?:ue)?|qa|对话|训练|指令|微调)\s*)?(?:条|个样本|样本|samples?|examples?|"
     r"conversations?|instructions?|对话|问答对|rows)",
     re.I,
 )
@@ -135,11 +136,12 @@ _EN_EPOCHS_RE = re.compile(r"\b(?P<w>one|a single|single|two|three|four|five|ten
 # character ≈ 0.6 token, 1 English character ≈ 0.3 token: https://api-docs.deepseek.com/zh-cn/quick_start/token_usage);
 # an ambiguous "语料/数据" is read as tokens and the answer says so (knowledge/mfu.yaml data_units).
 _CORPUS_RE = re.compile(
-    r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*(?P<u>千万|百万|万|亿|k|m|b|g)\s*(?:的)?\s*"
+    r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:\.\d+)?)\s*(?P<u>千万|百万|亿|m|b|g)\s*(?:的)?\s*"
     r"(?P<what>语料|数据量|数据|文本|汉字|中文字符|字符|字|characters?|chars?)",
     re.I,
 )
-_CORPUS_MULT = {"千万": 1e7, "百万": 1e6, "万": 1e4, "亿": 1e8, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9}
+# not k/万/千: "60k的数据" / "10万数据" count samples (条), not a corpus size
+_CORPUS_MULT = {"千万": 1e7, "百万": 1e6, "亿": 1e8, "m": 1e6, "b": 1e9, "g": 1e9}
 # a tqdm progress bar: "1200/3000 [2:30:00<3:45:10, 10.5s/it]" → elapsed + remaining is the run's whole time
 _TQDM_RE = re.compile(
     r"(?P<done>\d+)\s*/\s*(?P<total>\d+)\s*\[\s*(?P<el>\d+(?::\d{1,2}){1,2})\s*<\s*(?P<rem>\d+(?::\d{1,2}){1,2}|\?)"
@@ -347,7 +349,6 @@ def _corpus(frame: Frame, text: str) -> None:
     else:
         frame.tokens, tag = n, "data_unit:corpus"
     frame.mentions.add(tag)
-    frame.training = True
 
 
 def _dataset(frame: Frame, text: str) -> None:

@@ -829,7 +829,8 @@ def _extract(question: str) -> Slots:
     read_quantities(s, text, own_words)
     s.load = read_load(own_words)
     s.text, s.paste = own_words, (raw if s.is_log else None)
-    s.mentions, s.card_sizes, s.network = mentions(text), card_sizes(own_words), network(own_words)
+    # the quantity reader's tags (data_unit:*, progress_bar) are kept
+    s.mentions, s.card_sizes, s.network = mentions(text) | s.mentions, card_sizes(own_words), network(own_words)
     s.decline = decline_of(text)
     if s.params_b and s.model == f"{_fmt(s.params_b)}b" and not s.model_mentions and not s.is_log:
         from assistant.offline.reading.unknown_names import name_before_size
