@@ -79,6 +79,20 @@ def test_thousands_of_data_are_samples_not_a_corpus():
     assert f.tokens is None and "data_unit:corpus" not in f.mentions
 
 
+def test_dataset_file_size_in_mb_becomes_tokens_and_the_hours_are_compared():
+    q = "两张4090 lora微调一个7b模型，数据集80MB，为何要跑6个小时那么久？"
+    f = read_one(q)
+    assert f.period_hours == 6 and f.gpu_count == 2
+    # 80e6 bytes ÷ 3 bytes per CJK character (RFC 3629) × 0.6 token per character (DeepSeek docs) = 1.6e7 tokens
+    assert f.tokens == pytest.approx(1.6e7)
+    text, results = _run(q)
+    est = _est(results)
+    # 4 × 7e9 × 1.6e7 / (2 × 165.2e12 × 0.15) = 9,040 s = 2.5 h at the slow end; 6 h > 1.2 × 2.5
+    assert est["wall_hours"]["high"] == pytest.approx(2.51, rel=0.03)
+    assert est["measured_verdict"] == "slow" and text.startswith("偏慢")
+    assert "字节" in text
+
+
 def test_tqdm_bar_within_the_band_is_normal():
     q = "4090 qlora 训 qwen2.5-14b，5万条，每条大约800 token，进度条 350/6250 [1:10:00<19:40:00, 11.5s/it] 这正常吗"
     f = read_one(q)

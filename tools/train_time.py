@@ -514,7 +514,7 @@ class TrainTimeInput(BaseModel):
     max_seq_len: int | None = Field(
         None, gt=0, description="with samples: the max length (cutoff_len); adds the padded-to-max upper bound"
     )
-    data_basis: Literal["chat_average", "corpus", "chars_zh", "chars_en"] | None = Field(
+    data_basis: Literal["chat_average", "corpus", "chars_zh", "chars_en", "file_zh", "file_en"] | None = Field(
         None,
         description="how the data size was read: chat_average (samples × the average chat sample), corpus ('200M语料' "
         "read as tokens), chars_zh/chars_en (characters × tokens per character); figures from knowledge/mfu.yaml",
@@ -653,8 +653,13 @@ def _data_basis(kind: str, tokens: float) -> dict[str, Any]:
             "bytes_per_char": b,
             "source": f"{rate['source']}; {units['utf8_bytes_per_chinese_char']['source']}",
         }
-    lang = "zh" if kind == "chars_zh" else "en"
-    return {"kind": kind, "tokens": tokens, "tokens_per_char": float(rate[lang]), "source": rate["source"]}
+    lang = "zh" if kind in ("chars_zh", "file_zh") else "en"
+    out = {"kind": kind, "tokens": tokens, "tokens_per_char": float(rate[lang]), "source": rate["source"]}
+    if kind.startswith("file_"):
+        b = float(units["utf8_bytes_per_chinese_char"]["value"]) if lang == "zh" else 1.0
+        out |= {"bytes_per_char": b, "file_bytes": tokens / float(rate[lang]) * b}
+        out["source"] = f"{rate['source']}; {units['utf8_bytes_per_chinese_char']['source']}"
+    return out
 
 
 def _extras(est: TimeEstimate, inp: "TrainTimeInput") -> None:

@@ -112,7 +112,9 @@ ASSUMED_SEQ = 512
 ASSUMED_EPOCHS = 3
 
 _MEASURED_RE = re.compile(
-    r"正常|合理|为什么|差距|慢|快|any ideas|normal|expected|reasonable|slow|faster|why|is this|差在哪", re.I
+    r"正常|合理|为什么|为何|差距|慢|快|那么久|这么久|太久|好久|any ideas|normal|expected|reasonable|slow|faster|why|"
+    r"is this|so long|too long|差在哪",
+    re.I,
 )
 
 

@@ -136,10 +136,20 @@ _EN_EPOCHS_RE = re.compile(r"\b(?P<w>one|a single|single|two|three|four|five|ten
 # character ≈ 0.6 token, 1 English character ≈ 0.3 token: https://api-docs.deepseek.com/zh-cn/quick_start/token_usage);
 # an ambiguous "语料/数据" is read as tokens and the answer says so (knowledge/mfu.yaml data_units).
 _CORPUS_RE = re.compile(
-    r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:\.\d+)?)\s*(?P<u>千万|百万|亿|m|b|g)\s*(?:的)?\s*"
-    r"(?P<what>语料|数据量|数据|文本|汉字|中文字符|字符|字|characters?|chars?)",
+    r"(?<![A-Za-z0-9_.\-])(?P<n>\d+(?:\.\d+)?)\s*(?P<u>千万|百万|亿|m|b|g)\s*(?:的)?\s*"
+    r"(?P<what>语料|数据量|数据(?!集)|文本|汉字|中文字符|字符|字|characters?|chars?)",
     re.I,
 )
+# "数据集50MB" / "a 2GB jsonl": a file size in bytes → characters (UTF-8: 3 bytes per Chinese character, 1 per
+# ASCII one) → tokens at the per-character rate of the question's language
+_FILE_RE = re.compile(
+    r"(?:数据集|数据|语料|dataset|data|corpus|jsonl?|txt)\s*(?:大小|文件)?\s*(?:是|有|为|约|大概|大约|of|is|about|~)?\s*"
+    r"(?P<n>\d+(?:\.\d+)?)\s*(?P<u>mb|gb|g|m|tb)(?![a-z])|"
+    r"(?<![A-Za-z0-9_.\-])(?P<n2>\d+(?:\.\d+)?)\s*(?P<u2>mb|gb|tb)\s*(?:的)?\s*(?:数据集|数据|语料|文本|dataset|of (?:text|data)|"
+    r"jsonl?|txt|corpus)",
+    re.I,
+)
+_FILE_BYTES = {"m": 1e6, "mb": 1e6, "g": 1e9, "gb": 1e9, "tb": 1e12}
 # not k/万/千: "60k的数据" / "10万数据" count samples (条), not a corpus size
 _CORPUS_MULT = {"千万": 1e7, "百万": 1e6, "亿": 1e8, "m": 1e6, "b": 1e9, "g": 1e9}
 # a tqdm progress bar: "1200/3000 [2:30:00<3:45:10, 10.5s/it]" → elapsed + remaining is the run's whole time
@@ -335,9 +345,22 @@ def _tokens_per_char() -> dict[str, float]:
 
 
 def _corpus(frame: Frame, text: str) -> None:
-    """'200M语料' → 2e8 tokens (assumed tokens, said); '5亿字' → characters × 0.6 token (Chinese)."""
+    """'200M语料' → 2e8 tokens (assumed tokens, said); '5亿字' → characters × 0.6 token (Chinese); '数据集50MB' →
+    bytes ÷ 3 × 0.6 (Chinese) or bytes × 0.3 (English)."""
+    if frame.tokens:
+        return
+    f = _FILE_RE.search(text)
+    if f and not frame.samples:
+        n = float(f.group("n") or f.group("n2")) * _FILE_BYTES[(f.group("u") or f.group("u2")).lower()]
+        per_char = _tokens_per_char()
+        if re.search(r"[\u4e00-\u9fff]", text):
+            frame.tokens, tag = n / 3 * per_char["zh"], "data_unit:file_zh"
+        else:
+            frame.tokens, tag = n * per_char["en"], "data_unit:file_en"
+        frame.mentions.add(tag)
+        return
     m = _CORPUS_RE.search(text)
-    if not m or frame.tokens:
+    if not m:
         return
     n = float(m.group("n")) * _CORPUS_MULT[m.group("u").lower()]
     what = m.group("what").lower()

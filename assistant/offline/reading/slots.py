@@ -434,6 +434,9 @@ def _blank(text: str, m: re.Match) -> str:
 _PERIOD_UNITS = {
     "小时": ("hour", 1),
     "钟头": ("hour", 1),
+    "个小时": ("hour", 1),  # 「跑了5个小时」: the regex offers it, the table lacked it
+    "个钟头": ("hour", 1),
+    "个星期": ("week", 168),
     "h": ("hour", 1),
     "hr": ("hour", 1),
     "hrs": ("hour", 1),

@@ -340,6 +340,19 @@ def _data_assumption(w: Writer, r: ToolResult, ctx: Context) -> None:
         w.add(
             "assumptions", f"字与 token 的换算：{basis.get('source')}", f"Characters to tokens: {basis.get('source')}"
         )
+    elif kind in ("file_zh", "file_en"):
+        zh_text = kind == "file_zh"
+        w.add(
+            "verdict",
+            f"数据集文件大小按文本换算成 token：{tokens_text(w, basis.get('file_bytes'))} 字节 ÷ 每字 "
+            f"{num(basis.get('bytes_per_char'))} 字节（UTF-8{'，中文' if zh_text else '，英文'}）× {num(basis.get('tokens_per_char'))} "
+            f"token/字 ≈ {tokens_text(w, res.get('tokens'))} token；分词器不同会有出入。",
+            f"The dataset's file size converted to tokens: {tokens_text(w, basis.get('file_bytes'))} bytes ÷ "
+            f"{num(basis.get('bytes_per_char'))} byte(s) per character (UTF-8, {'Chinese' if zh_text else 'English'}) × "
+            f"{num(basis.get('tokens_per_char'))} token per character ≈ {tokens_text(w, res.get('tokens'))} tokens; "
+            "tokenizers differ.",
+        )
+        w.add("assumptions", f"字节与 token 的换算：{basis.get('source')}", f"Bytes to tokens: {basis.get('source')}")
     elif kind in ("chars_zh", "chars_en"):
         w.add(
             "assumptions",
