@@ -223,3 +223,31 @@ def test_unknown_provider_is_a_bilingual_error():
     with pytest.raises(ToolInputError) as e:
         provider_pricing(ProviderInput(provider="foocloud"))
     assert "foocloud" in e.value.zh and "foocloud" in e.value.en
+
+
+def test_an_instance_family_prices_its_own_card_in_china():
+    # AWS p3 instances carry V100s (EC2 accelerated-computing instance types page)
+    text, results = _run("aws 的 p3 实例训练一天大概多少钱")
+    price = next(r for r in results if r.name == "gpu_price")
+    assert price.args["gpu"] == "V100" and price.args["hours"] == 24
+    assert "V100" in text and "https://aws.amazon.com/ec2/pricing/on-demand/" in text
+
+
+def test_a_users_own_quote_on_a_named_provider_keeps_their_figure_and_points_to_the_page():
+    text, results = _run("GCP 上 A100 报价 $4/hr，我要跑 75 个小时，总共多少钱？")
+    quote = next(r for r in results if r.name == "quote_cost").result
+    assert quote["total"] == pytest.approx(4 * 75)  # their rate × their hours, in their currency
+    assert "https://cloud.google.com/compute/gpus-pricing" in text and "报价" in text
+
+
+def test_a_tpu_slice_without_the_word_tpu_is_still_the_tpu_price_list():
+    assert find_provider("v5e-8 一小时多少钱") == "gcp_tpu"
+    assert find_provider("yolov3-8 训练多久") is None  # a model name, not a slice
+
+
+def test_a_model_version_is_not_a_tpu_slice_and_shell_variables_are_not_money():
+    assert find_provider("下载的 deepseek-ai/DeepSeek-V3-0324，8*A6000 能跑吗") is None
+    from assistant.offline.intents import choose_intents
+
+    q = "torchrun --master-addr $ADDR generate.py --config configs/config_671B.json，8*A6000(48G) 显存能支持吗"
+    assert "price_elsewhere" not in choose_intents(read_one(q))

@@ -651,6 +651,7 @@ class ProviderOutput(BaseModel):
     cheaper_en: str
     cheaper_zh: str
     tpu: TpuEquivalent | None = None
+    instance_gpu: str | None = Field(None, description="the GPU of an instance family named ('p3' → V100), if any")
     source: str
     as_of: str
 
@@ -678,6 +679,15 @@ def find_providers(text: str) -> list[str]:
                 first[str(row["id"])] = m.start()
     if "gcp" in first and "gcp_tpu" in first:
         del first["gcp"]  # "Google Cloud TPU": the TPU price list, not the GPU one
+    m = re.search(r"(?<![a-z0-9_\-])(v\d+[a-z]?)-(\d+)(?![\d\-])", low)
+    if m and "gcp_tpu" not in first:  # "v5e-8 一小时多少钱": a Cloud TPU slice named without the word TPU
+        versions = {str(a["id"]) for r in _providers() for a in r.get("accelerators") or []}
+        n = int(m.group(2))
+        if (
+            m.group(1).lower() in versions and n & (n - 1) == 0
+        ):  # slices are powers of two; "deepseek-v3-0324" is not one
+            first.pop("gcp", None)
+            first["gcp_tpu"] = m.start()
     return sorted(first, key=first.__getitem__)
 
 
@@ -736,6 +746,23 @@ def _tpu_equivalent(accelerator: str, row: dict[str, Any], compare_gpu: str) -> 
     )
 
 
+def instance_family(text: str) -> tuple[str, str] | None:
+    """(family, GPU) of a cloud instance family named in the text ('AWS p3' → ('p3', 'V100')), from
+    knowledge/prices.yaml `instance_gpus`; None if none is named."""
+    low = (text or "").lower()
+    for row in _providers():
+        for family, gpu in (row.get("instance_gpus") or {}).items():
+            if re.search(rf"(?<![a-z0-9]){re.escape(str(family).lower())}(?![a-z0-9])", low):
+                return str(family), str(gpu)
+    return None
+
+
+def instance_gpu(text: str) -> str | None:
+    """The GPU of the instance family named in the text, if any (see instance_family)."""
+    found = instance_family(text)
+    return found[1] if found else None
+
+
 def provider_pricing(inp: ProviderInput) -> ProviderOutput:
     """What GPU Advisor can say about a provider whose prices it does not carry: where the official price list
     is, how stopping differs from deleting there, the cheaper tier's name, and for a TPU slice the GPU count with
@@ -760,6 +787,7 @@ def provider_pricing(inp: ProviderInput) -> ProviderOutput:
         cheaper_en=str(row.get("cheaper_en") or ""),
         cheaper_zh=str(row.get("cheaper_zh") or ""),
         tpu=tpu,
+        instance_gpu=instance_gpu(inp.provider) if row.get("instance_gpus") else None,
         source=str(row["source"]),
         as_of=str(row["as_of"]),
         **{k: str(row[k]) for k in keys},

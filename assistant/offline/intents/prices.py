@@ -112,7 +112,7 @@ BILLING = "billing_stop"
 # "how much / cost / charged / 多少钱 / 费用": a price question (the reading layer's price cue misses some)
 _MONEY_RE = re.compile(
     r"多少钱|多少美元|多少人民币|费用|花费|花多少|价格|价钱|报价|收费|计费|扣费|账单|贵不贵|便宜|"
-    r"how much|cost|price|pricing|charged?|bill(?:ed|ing)?|fees?|\$|usd|dollars?|cheap|expensive",
+    r"how much|cost|price|pricing|charged?|bill(?:ed|ing)?|fees?|\$\s*\d|\busd\b|dollars?|cheap|expensive",
     re.I,
 )
 # "stopped / shut down / idle … still charged?": stop versus release
@@ -139,7 +139,8 @@ def _providers(f: Frame) -> list[str]:
 
 def applies_elsewhere(f: Frame) -> bool:
     """ "GCP 上训练两天要多少钱" / "Cloud TPU v3-256 跑 24 小时多少美元": a provider this table does not price."""
-    return bool(_providers(f)) and ("price" in f.cues or bool(_MONEY_RE.search(f.text)))
+    # the money words first: the provider table (tools.prices) is not imported for questions without them
+    return ("price" in f.cues or bool(_MONEY_RE.search(f.text))) and bool(_providers(f))
 
 
 def applies_billing(f: Frame) -> bool:
@@ -150,22 +151,27 @@ def applies_billing(f: Frame) -> bool:
 
 
 def _provider_calls(f: Frame, intent: str) -> list[ToolCall]:
-    from tools.prices import find_tpu_slice
+    from tools.prices import find_tpu_slice, instance_family
 
     out = []
+    family = instance_family(f.text)
     for pid in _providers(f)[:3]:
         slice_ = find_tpu_slice(f.text) if pid == "gcp_tpu" else None
-        out.append(A.call(intent, "provider_pricing", provider=pid, accelerator=slice_))
+        # the instance family as written ("p3"), so the tool reports the GPU it carries
+        provider = f"{pid} {family[0]}" if family and pid == "aws" else pid
+        out.append(A.call(intent, "provider_pricing", provider=provider, accelerator=slice_))
     return out
 
 
 def _china_calls(f: Frame, intent: str, hours: float | None) -> list[ToolCall]:
     """The China-market price of the same card (or of the common card when none is named), for comparison."""
-    from tools.prices import find_tpu_slice
+    from tools.prices import find_tpu_slice, instance_gpu
 
     if "gcp_tpu" in _providers(f) and find_tpu_slice(f.text):
         return []  # the TPU slice's GPU equivalent is priced in follow_ups, once its count is known
-    gpus = f.gpus[:2] or [REFERENCE_GPU]
+    # the card named, else the card of an instance family named ("AWS p3" → V100), else the common card
+    named = instance_gpu(f.text)
+    gpus = f.gpus[:2] or [named or REFERENCE_GPU]
     period = {"hours": hours} if hours else {}
     return [
         A.call(intent, "gpu_price", gpu=A.card_name(f, g) if f.gpus else g, gpu_count=f.gpu_count, **period)

@@ -1590,6 +1590,8 @@ def _extract_period(work: str, s: Slots) -> None:
             continue
         if unit_txt in {"h"} and num is None:
             continue
+        if num is None and re.search(r"(?:/|每|per)\s*$", work[max(0, m.start() - 5) : m.start("unit")], re.I):
+            continue  # "$4/hr", "每小时": a rate's unit, not a rental period
         found = _PERIOD_UNITS.get(unit_txt) or _PERIOD_UNITS.get(unit_txt.rstrip("s"))
         if found is None:
             continue

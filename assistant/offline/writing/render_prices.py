@@ -17,7 +17,14 @@ def provider_pricing(w: Writer, r: ToolResult, ctx: Context) -> None:
     res = r.result
     name, url = str(res.get("name") or ""), str(res.get("pricing_url") or "")
     billing_only = ctx.intent == "billing_stop"
-    if not billing_only:
+    if ctx.intent == "quote":
+        w.add(
+            "verdict",
+            f"上面是按你给的报价算的；我这里没有 {name} 的价格表，实时价格以官网定价页为准：{url}",
+            f"That uses your own quote; I don't carry {name}'s price list, so confirm the current rate on the official "
+            f"pricing page: {url}",
+        )
+    elif not billing_only:
         w.add(
             "verdict",
             f"我这里没有 {name} 的价格表（只收录中国大陆租卡市场带日期的人民币价格），所以不给它的具体金额、也不编数字；"
@@ -43,6 +50,13 @@ def provider_pricing(w: Writer, r: ToolResult, ctx: Context) -> None:
             f"只按峰值算力对比（TPU 数据：{tpu.get('source')}）；实际吞吐取决于框架（TPU 上 JAX/TF，GPU 上 PyTorch）和 MFU。",
             f"A peak-compute comparison only (TPU figures: {tpu.get('source')}); real throughput depends on the "
             "framework (JAX/TF on TPU, PyTorch on GPU) and MFU.",
+        )
+    if res.get("instance_gpu"):
+        w.add(
+            "verdict",
+            f"这类实例配的是 {res.get('instance_gpu')}；下面的人民币价格是同款卡在国内租卡市场的行情，供对比。",
+            f"That instance family carries the {res.get('instance_gpu')}; the CNY price below is the same card on "
+            "China's rental market, for comparison.",
         )
     if res.get("cheaper_zh") and not billing_only:
         w.add(
