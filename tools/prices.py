@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -608,6 +609,191 @@ def seed_checks() -> list[SeedCheck]:
     return checks
 
 
+# ---------------------------------------------------------------- providers whose prices are not carried
+
+
+class ProviderInput(BaseModel):
+    model_config = ConfigDict(allow_inf_nan=False)
+
+    provider: str = Field(
+        ..., description="provider as the user wrote it: 'GCP', 'AWS', 'Colab', 'TPU v3-256', 'RunPod'"
+    )
+    accelerator: str | None = Field(
+        None, description="a TPU slice as written ('v3-256', 'v4-32'), for the GPU equivalent"
+    )
+    compare_gpu: str = Field("A100 80GB", description="GPU whose dense BF16 peak the TPU slice is compared with")
+
+
+class TpuEquivalent(BaseModel):
+    slice: str
+    chips: int
+    tflops_bf16_per_chip: float
+    total_tflops_bf16: float
+    gpu: str
+    gpu_name: str
+    gpu_dense_tflops_bf16: float
+    gpu_count: int = Field(description="GPUs of compare_gpu with the same total dense BF16 peak (rounded up)")
+    arithmetic: str
+    source: str
+
+
+class ProviderOutput(BaseModel):
+    id: str
+    name: str
+    carried: bool = Field(False, description="False: GPU Advisor carries no price list for this provider")
+    pricing_url: str
+    stop_en: str
+    stop_zh: str
+    release_en: str
+    release_zh: str
+    keeps_billing_en: str
+    keeps_billing_zh: str
+    cheaper_en: str
+    cheaper_zh: str
+    tpu: TpuEquivalent | None = None
+    instance_gpu: str | None = Field(None, description="the GPU of an instance family named ('p3' → V100), if any")
+    source: str
+    as_of: str
+
+
+@lru_cache(maxsize=1)
+def _providers() -> list[dict[str, Any]]:
+    return list(load_yaml("prices.yaml").get("providers") or [])
+
+
+def _alias_re(alias: str) -> str:
+    body = re.escape(alias.lower()).replace(r"\ ", r"\s*")
+    return rf"(?<![a-z0-9]){body}(?![a-z0-9])" if alias.isascii() else body
+
+
+def find_providers(text: str) -> list[str]:
+    """Providers (ids) whose aliases appear in the text, in order of first mention; [] if none is named.
+
+    Why here: the aliases live in knowledge/prices.yaml next to the providers' pricing pages (one source)."""
+    low = (text or "").lower()
+    first: dict[str, int] = {}
+    for row in _providers():
+        for alias in row.get("aliases") or []:
+            m = re.search(_alias_re(str(alias)), low)
+            if m and m.start() < first.get(str(row["id"]), 1 << 30):
+                first[str(row["id"])] = m.start()
+    if "gcp" in first and "gcp_tpu" in first:
+        del first["gcp"]  # "Google Cloud TPU": the TPU price list, not the GPU one
+    m = re.search(r"(?<![a-z0-9_\-])(v\d+[a-z]?)-(\d+)(?![\d\-])", low)
+    if m and "gcp_tpu" not in first:  # "v5e-8 一小时多少钱": a Cloud TPU slice named without the word TPU
+        versions = {str(a["id"]) for r in _providers() for a in r.get("accelerators") or []}
+        n = int(m.group(2))
+        if (
+            m.group(1).lower() in versions and n & (n - 1) == 0
+        ):  # slices are powers of two; "deepseek-v3-0324" is not one
+            first.pop("gcp", None)
+            first["gcp_tpu"] = m.start()
+    return sorted(first, key=first.__getitem__)
+
+
+def find_provider(text: str) -> str | None:
+    """The first provider named in the text (see find_providers)."""
+    found = find_providers(text)
+    return found[0] if found else None
+
+
+_SLICE_RE = re.compile(r"(?<![a-z0-9])(v\d+[a-z]?)\s*-\s*(\d+)(?![\d])", re.I)
+
+
+def find_tpu_slice(text: str) -> str | None:
+    """'TPU v3-256' → 'v3-256' (a Cloud TPU slice name: version and TensorCore or chip count)."""
+    m = _SLICE_RE.search(text or "")
+    return f"{m.group(1).lower()}-{m.group(2)}" if m else None
+
+
+def _tpu_equivalent(accelerator: str, row: dict[str, Any], compare_gpu: str) -> TpuEquivalent:
+    m = _SLICE_RE.search(accelerator)
+    accs = {str(a["id"]): a for a in row.get("accelerators") or []}
+    if not m or m.group(1).lower() not in accs:
+        raise ToolInputError(
+            f"不认识的 TPU 规格「{accelerator}」；可用：{'、'.join(accs)}（如 v3-256）",
+            f"Unknown TPU slice '{accelerator}'; known versions: {', '.join(accs)} (e.g. v3-256)",
+            field="accelerator",
+            suggestions=[f"{a}-8" for a in accs],
+        )
+    acc, n = accs[m.group(1).lower()], int(m.group(2))
+    chips = n // int(acc["cores_per_chip"]) if acc["name_counts"] == "tensorcores" else n
+    if chips < 1:
+        raise ToolInputError("TPU 切片至少 1 颗芯片", "A TPU slice has at least one chip", field="accelerator")
+    per_chip = float(acc["tflops_bf16_per_chip"])
+    total = chips * per_chip
+    gpu = resolve_gpu(compare_gpu)
+    dense = float(gpu.dense_tflops("bf16") or 0)
+    if dense <= 0:
+        raise ToolInputError(f"{gpu.name} 没有 BF16 数据", f"No BF16 figure for {gpu.name}", field="compare_gpu")
+    count = math.ceil(total / dense - 1e-9)
+    unit = "TensorCore" if acc["name_counts"] == "tensorcores" else "chip"
+    arithmetic = (
+        f"{m.group(1).lower()}-{n} = {n} {unit}s = {chips} chips × {per_chip:g} TFLOPS = {total:,.0f} TFLOPS; "
+        f"÷ {dense:g} ({gpu.name} dense BF16) = {total / dense:.1f} → {count}"
+    )
+    return TpuEquivalent(
+        slice=f"{m.group(1).lower()}-{n}",
+        chips=chips,
+        tflops_bf16_per_chip=per_chip,
+        total_tflops_bf16=total,
+        gpu=gpu.id,
+        gpu_name=gpu.name,
+        gpu_dense_tflops_bf16=dense,
+        gpu_count=count,
+        arithmetic=arithmetic,
+        source=str(acc["source"]),
+    )
+
+
+def instance_family(text: str) -> tuple[str, str] | None:
+    """(family, GPU) of a cloud instance family named in the text ('AWS p3' → ('p3', 'V100')), from
+    knowledge/prices.yaml `instance_gpus`; None if none is named."""
+    low = (text or "").lower()
+    for row in _providers():
+        for family, gpu in (row.get("instance_gpus") or {}).items():
+            if re.search(rf"(?<![a-z0-9]){re.escape(str(family).lower())}(?![a-z0-9])", low):
+                return str(family), str(gpu)
+    return None
+
+
+def instance_gpu(text: str) -> str | None:
+    """The GPU of the instance family named in the text, if any (see instance_family)."""
+    found = instance_family(text)
+    return found[1] if found else None
+
+
+def provider_pricing(inp: ProviderInput) -> ProviderOutput:
+    """What GPU Advisor can say about a provider whose prices it does not carry: where the official price list
+    is, how stopping differs from deleting there, the cheaper tier's name, and for a TPU slice the GPU count with
+    the same peak compute (so the China-market price of comparable compute can be shown beside it)."""
+    pid = find_provider(inp.provider) or find_provider(inp.provider.replace("-", " "))
+    rows = {str(r["id"]): r for r in _providers()}
+    if pid is None:
+        raise ToolInputError(
+            f"不认识的服务商「{inp.provider}」",
+            f"Unknown provider '{inp.provider}'",
+            field="provider",
+            suggestions=[str(r["name"]) for r in _providers()],
+        )
+    row = rows[pid]
+    slice_ = inp.accelerator or (find_tpu_slice(inp.provider) if pid == "gcp_tpu" else None)
+    tpu = _tpu_equivalent(slice_, row, inp.compare_gpu) if slice_ and row.get("accelerators") else None
+    keys = ("stop_en", "stop_zh", "release_en", "release_zh", "keeps_billing_en", "keeps_billing_zh")
+    return ProviderOutput(
+        id=pid,
+        name=str(row["name"]),
+        pricing_url=str(row["pricing_url"]),
+        cheaper_en=str(row.get("cheaper_en") or ""),
+        cheaper_zh=str(row.get("cheaper_zh") or ""),
+        tpu=tpu,
+        instance_gpu=instance_gpu(inp.provider) if row.get("instance_gpus") else None,
+        source=str(row["source"]),
+        as_of=str(row["as_of"]),
+        **{k: str(row[k]) for k in keys},
+    )
+
+
 TOOLS = [
     ToolSpec(
         name="gpu_price",
@@ -621,5 +807,16 @@ TOOLS = [
         ),
         input_model=PriceInput,
         func=gpu_price,
+    ),
+    ToolSpec(
+        name="provider_pricing",
+        description=(
+            "For a provider whose prices GPU Advisor does NOT carry (GCP, Cloud TPU, AWS, Azure, Colab, Lambda, RunPod, "
+            "vast.ai): its official pricing page to confirm, how stopping differs from deleting/terminating there (what "
+            "keeps billing), its cheaper tier (spot/preemptible), and for a TPU slice ('v3-256') the chips, peak BF16 "
+            "TFLOPS and the number of GPUs with the same dense peak. Never returns a price."
+        ),
+        input_model=ProviderInput,
+        func=provider_pricing,
     ),
 ]

@@ -181,6 +181,24 @@ class TimeEstimate(BaseModel):
         description="tokens this setup trains in measured_hours (tokens × measured / wall_hours; low = at the "
         "slow end): is a measured time normal for the user's data?",
     )
+    measured_verdict: Literal["normal", "slightly_fast", "slow", "fast"] | None = Field(
+        None,
+        description="measured_hours against wall_hours: normal (low ≤ m ≤ 1.2 × high), slightly_fast (low/1.5 ≤ m < "
+        "low), slow (m > 1.2 × high), fast (m < low/1.5: check data size/epochs/packing)",
+    )
+    measured_vs_high: float | None = Field(None, description="measured_hours ÷ wall_hours.high")
+    epochs: float | None = Field(None, description="passes over the samples (when samples were given)")
+    seq_len: int | None = Field(None, description="tokens per sample used (when samples were given)")
+    padded_wall_hours: Band3 | None = Field(
+        None, description="wall hours if every sample were padded to max_seq_len (no packing): the upper bound"
+    )
+    lora_wall_hours_same_mfu: float | None = Field(
+        None,
+        description="full/pretrain only: mid wall hours for LoRA (4·N·D, 6·N·D with recomputation) at the same MFU",
+    )
+    data_basis: dict[str, Any] | None = Field(
+        None, description="what the token count rests on when it was not said in tokens (figures and source)"
+    )
 
 
 def estimate_time(
@@ -493,6 +511,14 @@ class TrainTimeInput(BaseModel):
         None, gt=0, description="your quote per GPU-hour (CNY); default: price table"
     )
     quotes_file: str | None = Field(None, description="YAML/CSV quotes file (see gpu_price)")
+    max_seq_len: int | None = Field(
+        None, gt=0, description="with samples: the max length (cutoff_len); adds the padded-to-max upper bound"
+    )
+    data_basis: Literal["chat_average", "corpus", "chars_zh", "chars_en", "file_zh", "file_en"] | None = Field(
+        None,
+        description="how the data size was read: chat_average (samples × the average chat sample), corpus ('200M语料' "
+        "read as tokens), chars_zh/chars_en (characters × tokens per character); figures from knowledge/mfu.yaml",
+    )
 
     @field_validator("tokens", mode="before")
     @classmethod
@@ -571,6 +597,7 @@ def estimate_training_time(inp: TrainTimeInput) -> TimeEstimate:
             f"the {active / 1e9:.3g}B active parameters (the {total / 1e9:.3g}B total sets memory)."
         )
     est.notes.insert(0, f"模型 / model: {label}")
+    _extras(est, inp)
     if inp.measured_hours and est.wall_hours.mid > 0:
         per = tokens * inp.measured_hours
         est.measured_hours = inp.measured_hours
@@ -579,7 +606,77 @@ def estimate_training_time(inp: TrainTimeInput) -> TimeEstimate:
             mid=float(f"{per / est.wall_hours.mid:.3g}"),
             high=float(f"{per / est.wall_hours.low:.3g}"),
         )
+        est.measured_verdict, est.measured_vs_high = measured_verdict(inp.measured_hours, est.wall_hours)  # type: ignore[assignment]
     return est
+
+
+def measured_verdict(measured: float, wall: Band3) -> tuple[str, float]:
+    """(verdict, measured ÷ high) for a run's own hours against the estimate band: within [low, 1.2 × high] is
+    normal (the 20% covers start-up, evaluation and checkpoints); under low/1.5 the data is probably smaller than
+    assumed; above 1.2 × high the run is slow and a cause is worth looking for."""
+    ratio = measured / wall.high if wall.high > 0 else 0.0
+    if measured > wall.high * 1.2:
+        return "slow", round(ratio, 1)
+    if measured < wall.low / 1.5:
+        return "fast", round(ratio, 2)
+    if measured < wall.low:
+        return "slightly_fast", round(ratio, 2)
+    return "normal", round(ratio, 2)
+
+
+def _data_basis(kind: str, tokens: float) -> dict[str, Any]:
+    """The figures behind a data size read from samples, a corpus or characters (knowledge/mfu.yaml data_units)."""
+    units = mfu_data()["data_units"]
+    if kind == "chat_average":
+        row = units["chat_tokens_per_sample"]
+        return {
+            "kind": kind,
+            "tokens_per_sample": row["value"],
+            "turns": row["turns"],
+            "prompt_tokens": row["prompt_tokens"],
+            "response_tokens": row["response_tokens"],
+            "exact": round(float(row["turns"]) * (float(row["prompt_tokens"]) + float(row["response_tokens"]))),
+            "source": row["source"],
+        }
+    rate = units["tokens_per_char"]
+    if kind == "corpus":
+        b = float(units["utf8_bytes_per_chinese_char"]["value"])
+        zh = float(rate["zh"])
+        return {
+            "kind": kind,
+            "tokens": tokens,
+            "tokens_if_chars": tokens * zh,
+            "tokens_if_utf8_bytes": tokens / b * zh,
+            "share_if_chars": zh,
+            "share_if_utf8_bytes": round(zh / b, 3),
+            "tokens_per_char_zh": zh,
+            "bytes_per_char": b,
+            "source": f"{rate['source']}; {units['utf8_bytes_per_chinese_char']['source']}",
+        }
+    lang = "zh" if kind in ("chars_zh", "file_zh") else "en"
+    out = {"kind": kind, "tokens": tokens, "tokens_per_char": float(rate[lang]), "source": rate["source"]}
+    if kind.startswith("file_"):
+        b = float(units["utf8_bytes_per_chinese_char"]["value"]) if lang == "zh" else 1.0
+        out |= {"bytes_per_char": b, "file_bytes": tokens / float(rate[lang]) * b}
+        out["source"] = f"{rate['source']}; {units['utf8_bytes_per_chinese_char']['source']}"
+    return out
+
+
+def _extras(est: TimeEstimate, inp: "TrainTimeInput") -> None:
+    """Figures the answer states beside the estimate, computed here so every number has a tool source."""
+    if inp.samples and inp.seq_len:
+        est.epochs, est.seq_len = inp.epochs, inp.seq_len
+        if inp.max_seq_len and inp.max_seq_len > inp.seq_len:
+            k = inp.max_seq_len / inp.seq_len
+            w = est.wall_hours
+            est.padded_wall_hours = _r(Band3(low=w.low * k, mid=w.mid * k, high=w.high * k), 1)
+    if inp.mode in ("full", "pretrain"):
+        table = mfu_data()["flops_per_token"]
+        key = {"none": "no_recompute", "selective": "selective", "full": "full_recompute"}[inp.recompute]
+        share = float(table["lora"][key]) / float(table["full"][key])
+        est.lora_wall_hours_same_mfu = round(est.wall_hours.mid * share, 1)
+    if inp.data_basis:
+        est.data_basis = _data_basis(inp.data_basis, est.tokens)
 
 
 TOOLS = [

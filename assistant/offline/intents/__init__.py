@@ -64,6 +64,8 @@ INTENTS: dict[str, Intent] = {
         Intent(card_choice.NAME, card_choice.calls, memory.follow_ups),
         Intent(largest_model.NAME, largest_model.calls),
         Intent(prices.QUOTE, prices.quote_calls),
+        Intent(prices.ELSEWHERE, prices.elsewhere_calls, prices.elsewhere_follow_ups),
+        Intent(prices.BILLING, prices.billing_calls),
         Intent(plans.CHEAPEST, plans.cheapest_calls, plans.cheapest_follow_ups),
         Intent(plans.HOST_VS_API, plans.host_vs_api_calls),
         Intent(serving.RENTABILITY, serving.rentability_calls),
@@ -94,6 +96,8 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     # a money quote for compute, or the cost of running a published model, is in scope even when the
     # reading layer's domain words miss it ("$294/month for the VM", "cheapest way to run Grok-1")
     (prices.QUOTE, prices.applies_quote),  # "$294/month, I'd use it 48 hours": their rate × their hours
+    (prices.ELSEWHERE, prices.applies_elsewhere),  # "GCP / TPU v3-256 多少钱": not carried — official page, China price
+    (prices.BILLING, prices.applies_billing),  # "关机了还扣钱吗": stop versus release
     (plans.CHEAPEST, plans.applies_cheapest),  # "跑 X 最便宜的办法 / 预算多少": fewest cards, int4 and full, priced
     (serving.OLLAMA, serving.applies_ollama),  # "Ollama answers my users one by one": parallel slots
     (A.OUT_OF_SCOPE, decline.applies_out_of_scope),

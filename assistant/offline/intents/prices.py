@@ -6,9 +6,10 @@ import re
 
 from assistant.offline.intents import args as A
 from assistant.offline.intents.args import PRICE
+from assistant.offline.intents.base import has_size
 from assistant.offline.reading.frame import Frame
 from assistant.offline.reading.money import MoneyQuote
-from assistant.offline.types import ToolCall
+from assistant.offline.types import ToolCall, ToolResult
 
 NAME = PRICE
 
@@ -95,4 +96,126 @@ def quote_calls(f: Frame) -> list[ToolCall]:
     ]
     for gpu in f.gpus[:1]:
         out.append(A.call(QUOTE, "gpu_price", gpu=A.card_name(f, gpu), gpu_count=f.gpu_count, hours=hours))
+    if _providers(f):
+        # "$294/month on GCP": the provider's own pricing page and stop-vs-delete billing; the China price of the
+        # same card (or the common one) beside the user's figure
+        out += _provider_calls(f, QUOTE)
+        if not f.gpus:
+            out += _china_calls(f, QUOTE, hours)
     return out
+
+
+# ---- a provider whose prices are not carried (GCP, TPU, AWS, Azure, Colab, Lambda, RunPod, vast.ai) -------
+ELSEWHERE = "price_elsewhere"
+BILLING = "billing_stop"
+
+# "how much / cost / charged / 多少钱 / 费用": a price question (the reading layer's price cue misses some)
+_MONEY_RE = re.compile(
+    r"多少钱|多少美元|多少人民币|费用|花费|花多少|价格|价钱|报价|收费|计费|扣费|账单|贵不贵|便宜|"
+    r"how much|cost|price|pricing|charged?|bill(?:ed|ing)?|fees?|\$\s*\d|\busd\b|dollars?|cheap|expensive",
+    re.I,
+)
+# "stopped / shut down / idle … still charged?": stop versus release
+_STOP_RE = re.compile(
+    r"关机|停机|关掉|关了|关闭|停掉|停了|停止|暂停|闲置|不用的时候|释放|销毁|"
+    r"\bstop(?:s|ped|ping)?\b|shut\s*(?:it\s*)?down|idle|deallocat\w*|paused?|terminat\w*",
+    re.I,
+)
+_CHARGE_RE = re.compile(
+    r"收费|扣费|扣钱|还扣|扣计算|计算单元|计费|花钱|收钱|还要钱|要钱|算钱|charg\w*|bill\w*|fees?|\bpay\w*|cost\w*|"
+    r"compute units?",
+    re.I,
+)
+# the common card on Chinese rental platforms (knowledge/gpus.yaml note on the RTX 4090): the China-market
+# reference when the question names a provider but no card
+REFERENCE_GPU = "RTX 4090"
+
+
+def _providers(f: Frame) -> list[str]:
+    from tools.prices import find_providers
+
+    return find_providers(f.text)
+
+
+def applies_elsewhere(f: Frame) -> bool:
+    """ "GCP 上训练两天要多少钱" / "Cloud TPU v3-256 跑 24 小时多少美元": a provider this table does not price."""
+    # the money words first: the provider table (tools.prices) is not imported for questions without them
+    return ("price" in f.cues or bool(_MONEY_RE.search(f.text))) and bool(_providers(f))
+
+
+def applies_billing(f: Frame) -> bool:
+    """ "关机了还扣钱吗" / "if I just stop the instance, am I still charged?": stop versus release."""
+    if f.is_log or has_size(f):  # a job with a model size is a sizing question that mentions money in passing
+        return False
+    return bool(_STOP_RE.search(f.text) and _CHARGE_RE.search(f.text))
+
+
+def _provider_calls(f: Frame, intent: str) -> list[ToolCall]:
+    from tools.prices import find_tpu_slice, instance_family
+
+    out = []
+    family = instance_family(f.text)
+    for pid in _providers(f)[:3]:
+        slice_ = find_tpu_slice(f.text) if pid == "gcp_tpu" else None
+        # the instance family as written ("p3"), so the tool reports the GPU it carries
+        provider = f"{pid} {family[0]}" if family and pid == "aws" else pid
+        out.append(A.call(intent, "provider_pricing", provider=provider, accelerator=slice_))
+    return out
+
+
+def _china_calls(f: Frame, intent: str, hours: float | None) -> list[ToolCall]:
+    """The China-market price of the same card (or of the common card when none is named), for comparison."""
+    from tools.prices import find_tpu_slice, instance_gpu
+
+    if "gcp_tpu" in _providers(f) and find_tpu_slice(f.text):
+        return []  # the TPU slice's GPU equivalent is priced in follow_ups, once its count is known
+    # the card named, else the card of an instance family named ("AWS p3" → V100), else the common card
+    named = instance_gpu(f.text)
+    gpus = f.gpus[:2] or [named or REFERENCE_GPU]
+    period = {"hours": hours} if hours else {}
+    return [
+        A.call(intent, "gpu_price", gpu=A.card_name(f, g) if f.gpus else g, gpu_count=f.gpu_count, **period)
+        for g in gpus
+    ]
+
+
+def elsewhere_calls(f: Frame) -> list[ToolCall]:
+    out = _provider_calls(f, ELSEWHERE)
+    out += _china_calls(f, ELSEWHERE, f.period_hours)
+    if applies_billing(f):
+        out.append(A.call(ELSEWHERE, "search_guide", query=_billing_query(f), k=2, doc_id=_BILLING_DOC))
+    return out
+
+
+def elsewhere_follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
+    """A TPU slice priced as its GPU equivalent in China: the same dense BF16 peak, the user's hours."""
+    done = {r.name for r in results}
+    if "gpu_price" in done:
+        return []
+    for r in results:
+        tpu = r.result.get("tpu") if r.name == "provider_pricing" and isinstance(r.result, dict) else None
+        if isinstance(tpu, dict) and tpu.get("gpu_count"):
+            period = {"hours": f.period_hours} if f.period_hours else {}
+            return [A.call(ELSEWHERE, "gpu_price", gpu=tpu["gpu"], count=int(tpu["gpu_count"]), **period)]
+    return []
+
+
+_BILLING_DOC = "billing-hourly-monthly"
+
+
+# the section's own words: a long question about fees ranks the stop-versus-release section below the threshold
+_BILLING_QUERY = {
+    "zh": "关机（停止）了还收费吗 停止和释放的区别 磁盘 公网IP 照收",
+    "en": "Is a stopped instance still billed? Stop versus release: disks and static IPs keep billing, terminate",
+}
+
+
+def _billing_query(f: Frame) -> str:
+    zh = bool(re.search(r"[\u4e00-\u9fff]", f.text))
+    return _BILLING_QUERY["zh" if zh else "en"]
+
+
+def billing_calls(f: Frame) -> list[ToolCall]:
+    """The guide's stop-versus-release passage, and the named providers' own words for it."""
+    out = [A.call(BILLING, "search_guide", query=_billing_query(f), k=2, doc_id=_BILLING_DOC)]
+    return _provider_calls(f, BILLING) + out

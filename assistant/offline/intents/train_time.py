@@ -46,6 +46,7 @@ def calls(f: Frame) -> list[ToolCall]:
             mode=A.train_mode(f),
             precision=f.precision,
             zero3=True if f.zero_stage == 3 else None,
+            recompute=recompute_arg(f),
         ),
         A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2),
     ]
@@ -111,7 +112,9 @@ ASSUMED_SEQ = 512
 ASSUMED_EPOCHS = 3
 
 _MEASURED_RE = re.compile(
-    r"正常|合理|为什么|差距|慢|快|any ideas|normal|expected|reasonable|slow|faster|why|is this|差在哪", re.I
+    r"正常|合理|为什么|为何|差距|慢|快|那么久|这么久|太久|好久|any ideas|normal|expected|reasonable|slow|faster|why|"
+    r"is this|so long|too long|差在哪",
+    re.I,
 )
 
 
@@ -163,10 +166,44 @@ def applies_reference(f: Frame) -> bool:
 CHINCHILLA_TOKENS_PER_PARAM = 20
 
 
+def chat_tokens_per_sample() -> float:
+    """Average tokens of one chat sample when the user gives samples but no length (knowledge/mfu.yaml
+    data_units: LMSYS-Chat-1M, 2.0 turns × (69.5 + 214.5) tokens ≈ 570)."""
+    from tools.train_time import mfu_data
+
+    return float(mfu_data()["data_units"]["chat_tokens_per_sample"]["value"])
+
+
+# "--gradient_checkpointing", "梯度检查点", "activation checkpointing": the GPU repeats the forward (8·N·D, LoRA 6·N·D)
+_CKPT_RE = re.compile(
+    r"gradient[_\s-]*checkpointing(?!\s*(?:=|:)?\s*(?:false|0|off)\b)|activation[_\s-]*checkpointing|recompute|"
+    r"梯度检查点|激活检查点|重计算|重算",
+    re.I,
+)
+
+
+def recompute_arg(f: Frame) -> str | None:
+    """'full' when the question says recomputation is on (and not that it is off)."""
+    if f.checkpointing == "none":
+        return None
+    return "full" if _CKPT_RE.search(f.text) else None
+
+
 def _data_args(f: Frame) -> dict[str, Any]:
     """tokens if said; samples × seq_len × epochs if said; else the stated example assumption."""
     if f.tokens:
-        return {"tokens": f.tokens}
+        basis = next((m.split(":", 1)[1] for m in sorted(f.mentions) if m.startswith("data_unit:")), None)
+        return {"tokens": f.tokens, "data_basis": basis}
+    if f.samples:
+        # samples without a length: the average chat sample (said in the answer); one pass unless epochs are given;
+        # a max length said (cutoff_len 4096) gives the padded-to-max upper bound beside it
+        return {
+            "samples": f.samples,
+            "seq_len": int(f.sample_tokens or chat_tokens_per_sample()),
+            "epochs": f.epochs or 1,
+            "max_seq_len": f.context if f.context and not f.sample_tokens else None,
+            "data_basis": None if f.sample_tokens else "chat_average",
+        }
     ref = _reference(f)
     if ref is not None and ref.training_tokens and A.train_mode(f) in ("full", "pretrain"):
         return {"tokens": ref.training_tokens}
@@ -267,6 +304,9 @@ def completed_calls(f: Frame) -> list[ToolCall]:
             mode=mode,
             precision=f.precision,
             zero3=True if f.zero_stage == 3 else None,
+            recompute=recompute_arg(f),
+            # the run's own hours ("总时长显示17小时"), compared with the estimate in the answer
+            measured_hours=f.period_hours if f.period_unit in ("hour", "day") and f.training else None,
         ),
         A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2, doc_id="training-time-cost"),
     ]

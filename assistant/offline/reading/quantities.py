@@ -113,8 +113,55 @@ _USERS_RE = re.compile(
     re.I,
 )
 _SAMPLES_RE = re.compile(
-    r"(?P<n>\d+(?:\.\d+)?)\s*(?P<mul>百万|万|千|k|w|m)?\s*(?:条|个样本|样本|samples?|examples?|conversations?|"
-    r"instructions?|对话|问答对|rows)",
+    r"(?P<n>\d+(?:\.\d+)?)\s*(?P<mul>百万|万|千|million|mil|thousand|k|w|m)?\s*"
+    r"(?:(?:chat|training|instruction|sft|dialog(?:ue)?|qa|对话|训练|指令|微调)\s*)?(?:条|个样本|样本|samples?|examples?|"
+    r"conversations?|instructions?|对话|问答对|rows)",
+    re.I,
+)
+# "5-6 hundred tokens", "500~600 token", "每条 1-2k token": tokens per sample given as a range (midpoint used)
+_SAMPLE_RANGE_RE = re.compile(
+    r"(?<![\d.])(?P<a>\d+(?:\.\d+)?)\s*(?:-|–|~|～|到|至|to)\s*(?P<b>\d+(?:\.\d+)?)\s*(?P<h>hundred|百|k|千)?\s*"
+    r"(?:个)?\s*(?:tokens?|词元|tok\b)",
+    re.I,
+)
+# "my sample size is probably 550 tokens", "samples are ~600 tokens": a plain per-sample length near the word sample
+_SAMPLE_PLAIN_RE = re.compile(
+    r"(?:samples?|样本|每条|单条|一条|each|per|数据)[^.?!。？；;]{0,30}?(?<![\d.])(?P<n>\d+(?:\.\d+)?)\s*(?P<k>k|千)?\s*"
+    r"(?:个)?\s*(?:tokens?|词元|tok\b)",
+    re.I,
+)
+_EN_EPOCHS = {"one": 1, "a single": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10}
+_EN_EPOCHS_RE = re.compile(r"\b(?P<w>one|a single|single|two|three|four|five|ten)\s+epochs?\b", re.I)
+# "200M语料" / "5亿字" / "1B characters": a corpus size. Characters → tokens by the DeepSeek API rule (1 Chinese
+# character ≈ 0.6 token, 1 English character ≈ 0.3 token: https://api-docs.deepseek.com/zh-cn/quick_start/token_usage);
+# an ambiguous "语料/数据" is read as tokens and the answer says so (knowledge/mfu.yaml data_units).
+_CORPUS_RE = re.compile(
+    r"(?<![A-Za-z0-9_.\-])(?P<n>\d+(?:\.\d+)?)\s*(?P<u>千万|百万|亿|m|b|g)\s*(?:的)?\s*"
+    r"(?P<what>语料|数据量|数据(?!集)|文本|汉字|中文字符|字符|字|characters?|chars?)",
+    re.I,
+)
+# "数据集50MB" / "a 2GB jsonl": a file size in bytes → characters (UTF-8: 3 bytes per Chinese character, 1 per
+# ASCII one) → tokens at the per-character rate of the question's language
+_FILE_RE = re.compile(
+    r"(?:数据集|数据|语料|dataset|data|corpus|jsonl?|txt)\s*(?:大小|文件)?\s*(?:是|有|为|约|大概|大约|of|is|about|~)?\s*"
+    r"(?P<n>\d+(?:\.\d+)?)\s*(?P<u>mb|gb|g|m|tb)(?![a-z])|"
+    r"(?<![A-Za-z0-9_.\-])(?P<n2>\d+(?:\.\d+)?)\s*(?P<u2>mb|gb|tb)\s*(?:的)?\s*(?:数据集|数据|语料|文本|dataset|of (?:text|data)|"
+    r"jsonl?|txt|corpus)",
+    re.I,
+)
+_FILE_BYTES = {"m": 1e6, "mb": 1e6, "g": 1e9, "gb": 1e9, "tb": 1e12}
+# not k/万/千: "60k的数据" / "10万数据" count samples (条), not a corpus size
+_CORPUS_MULT = {"千万": 1e7, "百万": 1e6, "亿": 1e8, "m": 1e6, "b": 1e9, "g": 1e9}
+# a tqdm progress bar: "1200/3000 [2:30:00<3:45:10, 10.5s/it]" → elapsed + remaining is the run's whole time
+_TQDM_RE = re.compile(
+    r"(?P<done>\d+)\s*/\s*(?P<total>\d+)\s*\[\s*(?P<el>\d+(?::\d{1,2}){1,2})\s*<\s*(?P<rem>\d+(?::\d{1,2}){1,2}|\?)"
+    r"\s*,\s*(?P<rate>\d+(?:\.\d+)?)\s*(?P<ru>s/it|it/s)",
+    re.I,
+)
+# "3000 steps at 10.5s/it" / "共 3000 步，10.5s/it": steps × seconds per step
+_STEPS_RATE_RE = re.compile(
+    r"(?P<steps>\d{2,7})\s*(?:steps?|步|its?|iterations?)[^.?!。？]{0,40}?(?<![\d.])(?P<rate>\d+(?:\.\d+)?)\s*(?P<ru>s/it|it/s)|"
+    r"(?<![\d.])(?P<rate2>\d+(?:\.\d+)?)\s*(?P<ru2>s/it|it/s)[^.?!。？]{0,40}?(?P<steps2>\d{2,7})\s*(?:steps?|步|its?|iterations?)",
     re.I,
 )
 _SAMPLE_TOKENS_RE = re.compile(
@@ -256,16 +303,105 @@ def _users(frame: Frame, text: str) -> None:
             frame.concurrency = int(n)
 
 
+_SAMPLE_MULT = {**_MULT, "million": 1e6, "mil": 1e6, "thousand": 1e3}
+
+
+def _clock_hours(t: str) -> float:
+    """'2:30:00' → 2.5, '45:10' → 0.75 (tqdm's [H:]MM:SS)."""
+    parts = [float(x) for x in t.split(":")]
+    while len(parts) < 3:
+        parts.insert(0, 0.0)
+    return parts[0] + parts[1] / 60 + parts[2] / 3600
+
+
+def _progress(frame: Frame, text: str) -> None:
+    """A progress bar's whole run time, as measured hours: tqdm's elapsed + remaining, or steps × s/it."""
+    hours = None
+    m = _TQDM_RE.search(text)
+    if m and m.group("rem") != "?":
+        hours = _clock_hours(m.group("el")) + _clock_hours(m.group("rem"))
+    elif m:
+        rate = float(m.group("rate"))
+        per = rate if m.group("ru").lower() == "s/it" else 1 / rate
+        hours = int(m.group("total")) * per / 3600
+    else:
+        m = _STEPS_RATE_RE.search(text)
+        if m:
+            steps = int(m.group("steps") or m.group("steps2"))
+            rate = float(m.group("rate") or m.group("rate2"))
+            per = rate if (m.group("ru") or m.group("ru2")).lower() == "s/it" else 1 / rate
+            hours = steps * per / 3600
+    if hours and hours > 0 and (frame.period_hours is None or frame.period_unit not in ("hour", "day")):
+        frame.period_hours, frame.period_unit, frame.period_count = round(hours, 2), "hour", round(hours, 2)
+        frame.mentions.add("progress_bar")
+
+
+def _tokens_per_char() -> dict[str, float]:
+    """Tokens per character (zh/en) from knowledge/mfu.yaml `data_units` (one source with the writer)."""
+    from tools.train_time import mfu_data
+
+    row = mfu_data()["data_units"]["tokens_per_char"]
+    return {"zh": float(row["zh"]), "en": float(row["en"])}
+
+
+def _corpus(frame: Frame, text: str) -> None:
+    """'200M语料' → 2e8 tokens (assumed tokens, said); '5亿字' → characters × 0.6 token (Chinese); '数据集50MB' →
+    bytes ÷ 3 × 0.6 (Chinese) or bytes × 0.3 (English)."""
+    if frame.tokens:
+        return
+    f = _FILE_RE.search(text)
+    if f and not frame.samples:
+        n = float(f.group("n") or f.group("n2")) * _FILE_BYTES[(f.group("u") or f.group("u2")).lower()]
+        per_char = _tokens_per_char()
+        if re.search(r"[\u4e00-\u9fff]", text):
+            frame.tokens, tag = n / 3 * per_char["zh"], "data_unit:file_zh"
+        else:
+            frame.tokens, tag = n * per_char["en"], "data_unit:file_en"
+        frame.mentions.add(tag)
+        return
+    m = _CORPUS_RE.search(text)
+    if not m:
+        return
+    n = float(m.group("n")) * _CORPUS_MULT[m.group("u").lower()]
+    what = m.group("what").lower()
+    per_char = _tokens_per_char()
+    if what in ("汉字", "中文字符", "字符", "字"):
+        frame.tokens, tag = n * per_char["zh"], "data_unit:chars_zh"
+    elif what.startswith("char"):
+        frame.tokens, tag = n * per_char["en"], "data_unit:chars_en"
+    else:
+        frame.tokens, tag = n, "data_unit:corpus"
+    frame.mentions.add(tag)
+
+
 def _dataset(frame: Frame, text: str) -> None:
     m = _SAMPLES_RE.search(text)
     if m:
-        frame.samples = float(m.group("n")) * _MULT[(m.group("mul") or "").lower()]
+        frame.samples = float(m.group("n")) * _SAMPLE_MULT[(m.group("mul") or "").lower()]
     m = _SAMPLE_TOKENS_RE.search(text)
     if m and frame.samples:
         frame.sample_tokens = float(m.group("n")) * (1000 if m.group("k") else 1)
+    if frame.samples and not frame.sample_tokens:
+        r = _SAMPLE_RANGE_RE.search(text)
+        p = None if r else _SAMPLE_PLAIN_RE.search(text)
+        if r:
+            scale = {"hundred": 100, "百": 100, "k": 1000, "千": 1000}.get((r.group("h") or "").lower(), 1)
+            mid = (float(r.group("a")) + float(r.group("b"))) / 2 * scale
+            if 1 <= mid <= 131072:
+                frame.sample_tokens = mid
+        elif p:
+            v = float(p.group("n")) * (1000 if p.group("k") else 1)
+            if 1 <= v <= 131072:
+                frame.sample_tokens = v
     m = _EPOCHS_RE.search(text)
     if m:
         frame.epochs = _num(m.group("n") or m.group("n2"))
+    else:
+        m = _EN_EPOCHS_RE.search(text)
+        if m:
+            frame.epochs = float(_EN_EPOCHS[m.group("w").lower()])
+    _corpus(frame, text)
+    _progress(frame, text)
     if frame.samples and frame.sample_tokens and not frame.tokens:
         # the tokens a run processes: samples × tokens per sample × epochs (6·N·D counts every pass)
         frame.tokens = frame.samples * frame.sample_tokens * (frame.epochs or 1)

@@ -27,6 +27,9 @@ MENTIONS: dict[str, str] = {
     "pooled_memory": r"(?:显存|内存|vram|memory|ram)\s*(?:能|会|可以|可不可以|能不能|是否)?\s*(?:叠加|相加|合并|合在一起|共享|翻倍|加倍|变成)|"
     r"(?:叠加|合并|共享)\s*(?:显存|vram|memory)|(?:vram|memory|ram)\s+(?:will\s+|would\s+)?(?:double|be doubled|pool|be pooled|combine|add up)|"
     r"(?:double|pool|combine|share|merge)\s+(?:the\s+|my\s+|their\s+|our\s+)?(?:vram|gpu memory|memory|ram)",
+    # a training run's own settings a "slow / is this normal" answer weighs (render_jobs: the likely cause)
+    "flash_attn": r"flash[\s_-]*(?:attn|attention)|\bfa2\b|\bsdpa\b",
+    "checkpointing_on": r"gradient[_\s-]*checkpointing|activation[_\s-]*checkpointing|梯度检查点|重计算",
     # what a "largest that fits" question solves for
     "concurrency_word": r"并发|concurren|同时",
     "batch_word": r"batch|批",

@@ -94,7 +94,8 @@ _FAMILY_ONLY_RE = re.compile(
 )
 _SIZE_EN_RE = re.compile(
     r"(?<![a-z0-9.])(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>b|m)(?![a-z])"
-    r"(?!\s*(?:是指|指的是|是|个|的)?\s*(?:tokens?|词元|token))",  # 「10B是指token的数量吗」: data, not a size
+    # 「10B是指token的数量吗」「200M语料」「5亿字」: data, not a size
+    r"(?!\s*(?:是指|指的是|是|个|的)?\s*(?:tokens?|词元|token|语料|数据|文本|汉字|字符|字|characters?|chars?\b))",
     re.I,
 )
 _SIZE_CN_RE = re.compile(
@@ -438,6 +439,9 @@ def _blank(text: str, m: re.Match) -> str:
 _PERIOD_UNITS = {
     "小时": ("hour", 1),
     "钟头": ("hour", 1),
+    "个小时": ("hour", 1),  # 「跑了5个小时」: the regex offers it, the table lacked it
+    "个钟头": ("hour", 1),
+    "个星期": ("week", 168),
     "h": ("hour", 1),
     "hr": ("hour", 1),
     "hrs": ("hour", 1),
@@ -849,7 +853,8 @@ def _extract(question: str) -> Slots:
     read_quantities(s, text, own_words)
     s.load = read_load(own_words)
     s.text, s.paste = own_words, (raw if s.is_log else None)
-    s.mentions, s.card_sizes, s.network = mentions(text), card_sizes(own_words), network(own_words)
+    # the quantity reader's tags (data_unit:*, progress_bar) are kept
+    s.mentions, s.card_sizes, s.network = mentions(text) | s.mentions, card_sizes(own_words), network(own_words)
     s.decline = decline_of(text)
     if s.params_b and s.model == f"{_fmt(s.params_b)}b" and not s.model_mentions and not s.is_log:
         from assistant.offline.reading.unknown_names import name_before_size
@@ -1009,12 +1014,16 @@ def _extract_gpus(work: str, s: Slots) -> str:
         # not "A100 GPU-hours" (the 100 of a name) nor "1,720,320 GPU-hours" (a run's size, not a count);
         # not "3090卡" (the number of a name) nor 「0卡的显存占用」「卡1」 (which card, not how many)
         unnamed = GPU_INDEX_RE.sub(lambda mm: " " * (mm.end() - mm.start()), gpu_vocab().regex.sub(_spaces, work))
-        m = re.search(
-            rf"(?<![a-z0-9.])(?P<num>(?<!\d,)\d+|{_CN_NUM})\s*(?:张|块|卡|个gpu|gpus?|cards?|x\s*gpu|of them)"
-            r"(?![a-z_])(?!\s*-?\s*(?:hours?|hrs?|小时|时))",
-            unnamed,
-            re.I,
-        ) or re.search(r"(?P<num>单|双)(?:卡|机)", unnamed)
+        m = (
+            re.search(
+                rf"(?<![a-z0-9.])(?P<num>(?<!\d,)\d+|{_CN_NUM})\s*(?:张|块|卡|个gpu|gpus?|cards?|x\s*gpu|of them)"
+                r"(?![a-z_])(?!\s*-?\s*(?:hours?|hrs?|小时|时))",
+                unnamed,
+                re.I,
+            )
+            or re.search(r"(?P<num>单|双)(?:卡|机)", unnamed)
+            or re.search(r"(?P<num>单|双)卡", work)
+        )  # 「双卡40G-A100」
         if m is None:  # "two graphics cards with 24 GB each", "three GPUs": a count in English words
             w = re.search(
                 r"\b(?P<word>two|three|four|five|six|seven|eight|ten|sixteen)\s+(?:\w+\s+){0,2}?(?:graphics\s+)?"
@@ -1615,6 +1624,8 @@ def _extract_period(work: str, s: Slots) -> None:
             continue
         if unit_txt in {"h"} and num is None:
             continue
+        if num is None and re.search(r"(?:/|每|per)\s*$", work[max(0, m.start() - 5) : m.start("unit")], re.I):
+            continue  # "$4/hr", "每小时": a rate's unit, not a rental period
         found = _PERIOD_UNITS.get(unit_txt) or _PERIOD_UNITS.get(unit_txt.rstrip("s"))
         if found is None:
             continue

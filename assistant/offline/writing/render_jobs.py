@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from assistant.offline.intents.base import has_size
 from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer, num
 from assistant.offline.writing.render_memory import fit_sentence, seed_rule_line
@@ -33,7 +34,7 @@ def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
     toks = tokens_text(w, res.get("tokens"))
     asks_gpu_hours = "asked_gpu_hours" in ctx.said
     measured = res.get("tokens_in_measured_hours") or {}
-    if measured.get("mid"):
+    if measured.get("mid") and not has_size(ctx.slots):  # no model said: what those hours train
         _measured_tokens_verdict(w, r, ctx, measured, size, n, card)
         return
     assumed = not ctx.slots.gpu_count and r.args.get("n_gpus") and not asks_gpu_hours
@@ -109,6 +110,16 @@ def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
             f"单卡峰值 {num(res.get('peak_tflops_per_gpu'))} TFLOPS（{res.get('precision_used', 'bf16')} 稠密）",
             f"Compute {res.get('flops_formula', '6·N·D')} ≈ {res['flops']:.2g} FLOPs; peak "
             f"{num(res.get('peak_tflops_per_gpu'))} TFLOPS per GPU ({res.get('precision_used', 'bf16')} dense)",
+        )
+    lora_h = res.get("lora_wall_hours_same_mfu")
+    if r.args.get("mode") == "full" and lora_h:
+        w.add(
+            "assumptions",
+            "LoRA 的计算量比全量少：前向加只算激活梯度的反向 ≈ 4·N·D，对全量的 6·N·D（冻结的权重不算权重梯度）；"
+            f"同样的 MFU 下约 {big(lora_h)} 小时。",
+            "LoRA needs less compute than a full fine-tune: forward plus an activation-gradient-only "
+            f"backward ≈ 4·N·D against 6·N·D (frozen weights need no weight gradients), so about "
+            f"{plural(big(lora_h), 'hour')} at the same MFU.",
         )
     if cost.get("mid") is not None:
         w.add(
@@ -203,6 +214,7 @@ def _what_it_rests_on(w: Writer, r: ToolResult, ctx: Context) -> None:
     with the formula), a published token count, the user's own measured time, a MoE's active params."""
     a, res, s = r.args, r.result, ctx.slots
     verdict = w.parts["verdict"]
+    _data_assumption(w, r, ctx)
     if "samples" in a and not s.samples and not s.tokens:
         verdict.insert(
             0,
@@ -241,11 +253,12 @@ def _what_it_rests_on(w: Writer, r: ToolResult, ctx: Context) -> None:
                     "cost moves with MFU and card prices.",
                 ),
             )
-    if res.get("tokens_in_measured_hours"):
+    if res.get("tokens_in_measured_hours") and not has_size(s):
         pass  # the measured hours were turned into tokens above; a reference job's hours would mislead
     elif s.period_hours and s.training and "hour" == s.period_unit or s.period_unit == "day" and s.training:
         hours = res.get("wall_hours") or {}
         epochs = s.epochs
+        _normal_or_slow(w, r, ctx)
         w.add(
             "verdict",
             f"对照你的实测 {num(s.period_hours)} 小时：估算约 {big(hours.get('mid'))} 小时（区间 "
@@ -274,6 +287,179 @@ def _what_it_rests_on(w: Writer, r: ToolResult, ctx: Context) -> None:
             "loop of small matmuls, and every expert's states gathered each step under ZeRO-3. Grouped-GEMM / "
             "expert-parallel kernels fix it.",
         )
+
+
+def _data_assumption(w: Writer, r: ToolResult, ctx: Context) -> None:
+    """What the token count rests on when the user gave samples without a length, or a corpus in 语料/字/MB
+    (every figure from the tool's data_basis, knowledge/mfu.yaml)."""
+    res, s = r.result, ctx.slots
+    basis = res.get("data_basis") or {}
+    verdict = w.parts["verdict"]
+    kind = basis.get("kind")
+    if kind == "chat_average":
+        line_zh = (
+            f"你给了 {num(r.args.get('samples'))} 条样本，没说每条多长：按对话数据平均约 {num(basis.get('tokens_per_sample'))} "
+            f"token/条估算（LMSYS-Chat-1M 统计：平均 {num(basis.get('turns'))} 轮 ×（{num(basis.get('prompt_tokens'))} + "
+            f"{num(basis.get('response_tokens'))}）token ≈ {num(basis.get('exact'))}），共 {tokens_text(w, res.get('tokens'))} token"
+            + ("" if s.epochs else f"，按 {num(res.get('epochs'))} 个 epoch；轮数翻倍时间也翻倍")
+        )
+        line_en = (
+            f"You gave {num(r.args.get('samples'))} samples but not their length: assumed the average chat sample of about "
+            f"{num(basis.get('tokens_per_sample'))} tokens (LMSYS-Chat-1M statistics: {num(basis.get('turns'))} turns × "
+            f"({num(basis.get('prompt_tokens'))} + {num(basis.get('response_tokens'))}) tokens ≈ {num(basis.get('exact'))}), "
+            f"{tokens_text(w, res.get('tokens'))} tokens in all"
+            + ("" if s.epochs else f", for {num(res.get('epochs'))} epoch; twice the epochs take twice as long")
+        )
+        padded = (res.get("padded_wall_hours") or {}).get("mid")
+        if padded:
+            line_zh += f"；如果每条都填充到 max_length {num(r.args.get('max_seq_len'))}（不打包时的上限），约 {big(padded)} 小时"
+            line_en += (
+                f"; if every sample were padded to the max length {num(r.args.get('max_seq_len'))} (no packing), the "
+                f"upper bound is about {plural(big(padded), 'hour')}"
+            )
+        verdict.insert(0, w.t(line_zh + "：", line_en + ":"))
+        w.add("assumptions", f"每条样本的 token 数：{basis.get('source')}", f"Tokens per sample: {basis.get('source')}")
+    elif kind == "corpus":
+        toks = res.get("tokens")
+        verdict.insert(
+            0,
+            w.t(
+                f"「语料」的单位这里按 token 理解，即 {tokens_text(w, toks)} token；如果是同样多的汉字，约 "
+                f"{tokens_text(w, basis.get('tokens_if_chars'))} token（1 个汉字 ≈ {num(basis.get('tokens_per_char_zh'))} "
+                f"token），时间约为 {pct(basis.get('share_if_chars'))}；如果是同样大小的 UTF-8 文本文件（每个汉字 "
+                f"{num(basis.get('bytes_per_char'))} 字节），约 {tokens_text(w, basis.get('tokens_if_utf8_bytes'))} token，"
+                f"时间约为 {pct(basis.get('share_if_utf8_bytes'))}。",
+                f"The corpus size is read as tokens here ({tokens_text(w, toks)} tokens); if it counts Chinese characters, "
+                f"that is about {tokens_text(w, basis.get('tokens_if_chars'))} tokens (1 character ≈ "
+                f"{num(basis.get('tokens_per_char_zh'))} token) and {pct(basis.get('share_if_chars'))} of the time; if it "
+                f"is a UTF-8 text file of that size ({num(basis.get('bytes_per_char'))} bytes per Chinese character), "
+                f"about {tokens_text(w, basis.get('tokens_if_utf8_bytes'))} tokens and "
+                f"{pct(basis.get('share_if_utf8_bytes'))} of the time.",
+            ),
+        )
+        w.add(
+            "assumptions", f"字与 token 的换算：{basis.get('source')}", f"Characters to tokens: {basis.get('source')}"
+        )
+    elif kind in ("file_zh", "file_en"):
+        zh_text = kind == "file_zh"
+        w.add(
+            "verdict",
+            f"数据集文件大小按文本换算成 token：{tokens_text(w, basis.get('file_bytes'))} 字节 ÷ 每字 "
+            f"{num(basis.get('bytes_per_char'))} 字节（UTF-8{'，中文' if zh_text else '，英文'}）× {num(basis.get('tokens_per_char'))} "
+            f"token/字 ≈ {tokens_text(w, res.get('tokens'))} token；分词器不同会有出入。",
+            f"The dataset's file size converted to tokens: {tokens_text(w, basis.get('file_bytes'))} bytes ÷ "
+            f"{num(basis.get('bytes_per_char'))} byte(s) per character (UTF-8, {'Chinese' if zh_text else 'English'}) × "
+            f"{num(basis.get('tokens_per_char'))} token per character ≈ {tokens_text(w, res.get('tokens'))} tokens; "
+            "tokenizers differ.",
+        )
+        w.add("assumptions", f"字节与 token 的换算：{basis.get('source')}", f"Bytes to tokens: {basis.get('source')}")
+    elif kind in ("chars_zh", "chars_en"):
+        w.add(
+            "assumptions",
+            f"按字符数换算成 token：1 个{'汉字' if kind == 'chars_zh' else '英文字符'} ≈ {num(basis.get('tokens_per_char'))} "
+            f"token（{basis.get('source')}），共约 {tokens_text(w, res.get('tokens'))} token。",
+            f"Characters converted to tokens at {num(basis.get('tokens_per_char'))} token per "
+            f"{'Chinese' if kind == 'chars_zh' else 'English'} character ({basis.get('source')}): about "
+            f"{tokens_text(w, res.get('tokens'))} tokens.",
+        )
+
+
+def _slow_causes(ctx: Context, r: ToolResult) -> list[tuple[str, str]]:
+    """The likely causes of a run slower than the estimate, most specific first, from what the question said."""
+    s, said, a = ctx.slots, ctx.said, r.args
+    out: list[tuple[str, str]] = []
+    if s.offload:
+        out.append(
+            (
+                "开了 CPU offload（优化器/参数在内存和显存之间来回搬，往往慢好几倍）",
+                "CPU offload is on (optimizer/parameters shuttle between RAM and GPU, often several times slower)",
+            )
+        )
+    if s.precision == "fp32":
+        out.append(
+            (
+                "用 fp32 训练（没开 bf16/fp16，张量核用不上）",
+                "training in fp32 (no bf16/fp16, so the tensor cores sit idle)",
+            )
+        )
+    if "flash_attn" not in said:
+        out.append(
+            (
+                "没开 FlashAttention（序列一长，注意力就是瓶颈）",
+                "no FlashAttention (with long sequences attention dominates)",
+            )
+        )
+    if s.batch is not None and s.batch <= 2:
+        out.append(
+            (
+                f"每卡 micro-batch 只有 {num(s.batch)}（GPU 吃不饱）",
+                f"a micro-batch of only {num(s.batch)} per GPU (the GPU is underfed)",
+            )
+        )
+    if a.get("zero3") and (a.get("n_gpus") or 1) > 1:
+        out.append(
+            (
+                "ZeRO-3 每个 micro-step 都要收集参数，PCIe 机器上通信很重",
+                "ZeRO-3 gathers the parameters every micro-step, heavy over PCIe",
+            )
+        )
+    if "checkpointing_on" in said and a.get("recompute") != "full":
+        out.append(("开了梯度检查点（每步多一次前向）", "gradient checkpointing (one extra forward per step)"))
+    out.append(
+        (
+            "数据加载跟不上（num_workers 太少、在线分词）",
+            "data loading cannot keep up (too few num_workers, tokenising on the fly)",
+        )
+    )
+    return out
+
+
+def _normal_or_slow(w: Writer, r: ToolResult, ctx: Context) -> None:
+    """ "17 小时正常吗": lead with 正常 / 偏慢 / 偏快 (the tool's measured_verdict), and the likely cause when slow."""
+    res = r.result
+    hours, verdict_kind = res.get("wall_hours") or {}, res.get("measured_verdict")
+    measured, lo, hi = res.get("measured_hours"), hours.get("low"), hours.get("high")
+    if not verdict_kind or not measured or not lo or not hi:
+        return
+    if verdict_kind == "slow":
+        causes = _slow_causes(ctx, r)
+        zh = "；".join(c[0] for c in causes[:3])
+        en = "; ".join(c[1] for c in causes[:3])
+        line = w.t(
+            f"偏慢：你的 {num(measured)} 小时约是估算上限（{big(hi)} 小时）的 {num(res.get('measured_vs_high'))} 倍。"
+            f"最可能的原因：{zh}。",
+            f"Slower than expected: your {num(measured)} hours are about {num(res.get('measured_vs_high'))}× the "
+            f"estimate's upper end ({big(hi)} hours). Most likely causes: {en}.",
+        )
+    elif verdict_kind == "fast":
+        line = w.t(
+            f"比估算快得多：你的 {num(measured)} 小时明显短于估算下限（{big(lo)} 小时），先核对数据量、轮数和是否打包（packing）或截断。",
+            f"Much faster than the estimate: your {num(measured)} hours are well under its lower end ({big(lo)} hours); "
+            "check the data size, epochs, and whether samples are packed or truncated.",
+        )
+    elif verdict_kind == "slightly_fast":
+        line = w.t(
+            f"正常，而且略快于估算：你的 {num(measured)} 小时比估算区间（{big(lo)}–{big(hi)} 小时）的下限还短一点，效率不错。",
+            f"Normal, even a little faster than estimated: your {num(measured)} hours are just under the estimate's "
+            f"range ({big(lo)}–{big(hi)} hours), so the run is efficient.",
+        )
+    else:
+        line = w.t(
+            f"正常：你的 {num(measured)} 小时在估算区间（{big(lo)}–{big(hi)} 小时）之内"
+            + ("（接近上限）" if measured > hi else "")
+            + "，这个配置本来就要这么久。",
+            f"Normal: your {num(measured)} hours are within the estimate ({big(lo)}–{big(hi)} hours"
+            + (", near the upper end" if measured > hi else "")
+            + "); this setup simply takes that long.",
+        )
+    if res.get("precision_used") in ("fp32", "tf32") and verdict_kind != "fast":
+        line += w.t(
+            f"不过这是按 {res.get('precision_used')} 的算力（{num(res.get('peak_tflops_per_gpu'))} TFLOPS）估的："
+            "改用 bf16 混合精度，张量核的稠密算力高得多，同样的任务会快几倍。",
+            f" That is at {res.get('precision_used')} speed ({num(res.get('peak_tflops_per_gpu'))} TFLOPS), "
+            "though: bf16 mixed precision runs the tensor cores at a far higher dense peak, several times faster.",
+        )
+    w.parts["verdict"].insert(0, line)
 
 
 @renderer("rescale_training_time")
@@ -472,4 +658,4 @@ def plan_configurations(w: Writer, r: ToolResult, ctx: Context) -> None:
 
 
 # registers the card-choice and serving renderers (imported last: they import this module's helpers)
-from assistant.offline.writing import render_choice, render_largest, render_serving  # noqa: E402,F401
+from assistant.offline.writing import render_choice, render_largest, render_prices, render_serving  # noqa: E402,F401
