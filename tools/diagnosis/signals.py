@@ -89,3 +89,23 @@ def finding_text(name: str, fid: str, values: dict[str, Any] | None = None) -> d
 def snippet(name: str, key: str, values: dict[str, Any] | None = None) -> tuple[str, str]:
     """One named {zh, en} text from the file's `texts` table."""
     return pair((load(name).get("texts") or {})[key], values)
+
+
+# detect kind -> the knowledge file that holds its words
+KIND_FILES = {
+    "ipmi_sel": "pcie_faults",
+    "gpu_selection": "gpu_selection",
+    "host_memory": "host_memory",
+    "line_rate": "line_rate",
+}
+
+
+def guide_query(kinds: list[str], zh: bool) -> str | None:
+    """Words that retrieve the guide section for the first of `kinds` that has them (a renter's own words such
+    as 「16G显存不够吗」 around a `Killed` would otherwise pull in the GPU-memory pages)."""
+    for kind in kinds:
+        name = KIND_FILES.get(kind)
+        q = (load(name).get("guide_query") or {}) if name else {}
+        if q:
+            return str(q["zh" if zh else "en"])
+    return None

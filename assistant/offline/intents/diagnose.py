@@ -32,5 +32,14 @@ def calls(f: Frame) -> list[ToolCall]:
         # "fp16 出 NaN，怎么办" / "no error from NCCL, how do I debug this": the user's own question is
         # what the guide must answer; its passage is searched first, so it is the one quoted
         out.append(A.call(NAME, "search_guide", query=own[:300], k=3))
-    out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=3))
+    out.append(A.call(NAME, "search_guide", query=_guide_query(f), k=3))
     return out
+
+
+def _guide_query(f: Frame) -> str:
+    """The section on the class the paste shows (knowledge/diagnosis/<class>.yaml `guide_query`), else the user's
+    words plus the log's topics."""
+    from tools.diagnosis.signals import guide_query
+    from tools.lang import has_cjk
+
+    return guide_query(f.log_kinds, has_cjk(f.text or f.paste or "")) or A.guide_query(f, NAME)

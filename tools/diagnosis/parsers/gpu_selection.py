@@ -75,6 +75,9 @@ def _wanted(text: str) -> int | None:
             n = int(tok) if tok.isdigit() else ords.get(tok) or ords.get(m.group(1))
             if n:
                 return int(n) - 1
+    m = signals.search(NAME, "index_words", text)
+    if m:
+        return int(m.group(1) or m.group(2))  # an index said outright is already 0-based (nvidia-smi's)
     return None
 
 
@@ -119,7 +122,11 @@ def parse(lines: list[str]) -> GpuSelection | None:
         )
         if late:
             out.in_code, out.in_code_value = code[0][:300], code[1].group(1) or code[1].group(2) or ""
-    out.ds_ignored = (hit := signals.first_line(NAME, "ds_ignored", lines)) and hit[0][:300] or None
+    ds = signals.first_line(NAME, "ds_ignored", lines)
+    if ds:
+        out.ds_ignored, out.prefixed_value = ds[0][:300], out.prefixed_value or ds[1].group(1)
+        if not out.launcher:
+            out.launcher, out.select = "deepspeed", "include"
     out.xinf_occupied = (hit := signals.first_line(NAME, "xinf_occupied", lines)) and hit[0][:300] or None
     if out.xinf_occupied and not re.search(r"xinference|gpu[-_]idx", text, re.I):
         out.xinf_occupied = None  # 「已被占用」 about something else

@@ -60,6 +60,8 @@ def rules_gpu_selection(c: Ctx) -> None:
     launcher = s.launcher or "python"
     if s.command:
         lead = signals.snippet(NAME, f"lead_{s.select}", {"idx": idx, "cmd": rewrite(s.command, s.select, idx)})
+    elif s.launcher == "deepspeed":
+        lead = signals.snippet(NAME, "lead_deepspeed", {"idx": idx})
     elif s.launcher == "xinference":
         lead = signals.snippet(NAME, "lead_xinference", {"idx": idx})
     else:

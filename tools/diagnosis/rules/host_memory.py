@@ -17,7 +17,7 @@ NAME = "host_memory"
 
 
 def _fmt(x: float) -> str:
-    return f"{x:.0f}" if x >= 10 else f"{x:.1f}"
+    return f"{x:.0f}" if abs(x - round(x)) < 0.05 else f"{x:.1f}"
 
 
 def rules_host_memory(c: Ctx) -> None:
