@@ -258,3 +258,39 @@ def test_planner_reads_600gbps_on_8x100g_as_75_percent() -> None:
     assert any(r.name == "diagnose_logs" for r in results)
     first = a.text.splitlines()[0]
     assert "75%" in first and "100 GB/s" in first
+
+
+def test_exported_variable_with_plain_deepspeed_is_left_alone() -> None:
+    # current DeepSpeed honours an exported CUDA_VISIBLE_DEVICES when no --num_gpus/--include is given
+    ids, _rep = _ids("export CUDA_VISIBLE_DEVICES=1\ndeepspeed train.py --deepspeed ds.json\n")
+    assert "gpu_selection_ineffective" not in ids
+
+
+def test_invalid_ordinal_without_any_selection_is_not_a_selection_story() -> None:
+    ids, _rep = _ids(
+        "RuntimeError: CUDA error: invalid device ordinal\nCUDA kernel errors might be asynchronously reported"
+    )
+    assert "gpu_selection_ineffective" not in ids
+
+
+def test_free_h_gives_the_ram_in_the_title() -> None:
+    paste = (
+        "Loading checkpoint shards:  20%|██        | 1/5 [00:10<00:40]Killed\n"
+        "$ free -h\n"
+        "               total        used        free      shared  buff/cache   available\n"
+        "Mem:            31Gi       2.1Gi        28Gi       1.0Mi       1.2Gi        28Gi\n"
+    )
+    _ids_, rep = _ids(paste)
+    assert "33.3 GB" in rep.findings[0].title.zh  # 31 GiB × 2^30 = 33,285,996,544 B
+
+
+def test_dell_lifecycle_bus_fatal_message_is_critical() -> None:
+    ids, rep = _ids("PCI1302: A bus fatal error was detected on a component at bus 65 device 0 function 0.")
+    assert ids == ["sel_bus_uncorrectable"] and rep.severity == "critical"
+
+
+def test_single_25g_roce_port_ceiling() -> None:
+    # 1 × 25 Gb/s ÷ 8 = 3.125 GB/s; 1.2 / 3.125 = 38 %
+    ids, rep = _ids("两台机器各一张 25G RoCE 网卡，nccl-tests busbw 只有 1.2 GB/s，是不是太低了")
+    assert ids == ["busbw_below_line_rate"]
+    assert "38%" in rep.findings[0].title.zh

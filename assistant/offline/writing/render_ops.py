@@ -26,7 +26,11 @@ def diagnose_logs(w: Writer, r: ToolResult, ctx: Context) -> None:
     answer = res.get("answer") if isinstance(res.get("answer"), dict) else None
     if answer and answer.get("text"):
         w.add("verdict", *zh_en(answer["text"]))  # the user's yes/no leads, with the deciding finding
-    if serving.get("headline") and severity not in ("critical", "warning"):
+    headline = res.get("headline") if isinstance(res.get("headline"), dict) else None
+    if headline and not (answer and answer.get("text")):
+        zh, en = zh_en(headline)  # the finding is the answer: a verdict on a measurement, a command
+        w.add("verdict", zh if zh.endswith(("。", "！", "？")) else zh + "。", en if en.endswith(".") else en + ".")
+    elif serving.get("headline") and severity not in ("critical", "warning"):
         w.add("verdict", *zh_en(serving["headline"]))  # the arithmetic the paste asks for is the answer
     elif worst and severity in ("critical", "warning"):
         zh, en = zh_en(worst.get("title"))

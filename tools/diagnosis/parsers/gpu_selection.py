@@ -44,8 +44,16 @@ class GpuSelection:
             or self.device_assert
             or self.ds_ignored
             or self.xinf_occupied
-            or (self.launcher == "deepspeed" and (self.prefixed_value or self.exported or self.own_line))
+            or self.ds_flagged
         )
+
+    @property
+    def ds_flagged(self) -> bool:
+        """deepspeed given CUDA_VISIBLE_DEVICES together with --num_gpus/--include/…, which make it ignore the
+        variable (a bare exported variable is honoured by current DeepSpeed)."""
+        if self.launcher != "deepspeed" or not (self.prefixed_value or self.exported or self.own_line):
+            return False
+        return bool(self.command and signals.search(NAME, "ds_flags", " " + self.command))
 
 
 def _commands(lines: list[str]) -> list[tuple[str, str]]:
@@ -111,6 +119,8 @@ def parse(lines: list[str]) -> GpuSelection | None:
             out.local_rank = m.group(1)
     code = signals.first_line(NAME, "in_code", lines)
     out.device_assert = (hit := signals.first_line(NAME, "device_assert", lines)) and hit[0][:300] or None
+    if out.device_assert and not signals.search(NAME, "selecting", text.replace(out.device_assert, "")):
+        out.device_assert = None  # `invalid device ordinal` with no card chosen anywhere: not a selection story
     if code:
         at = next(i for i, ln in enumerate(lines) if ln.strip() == code[0])
         torch_before = any(signals.search(NAME, "import_torch", ln) for ln in lines[:at])

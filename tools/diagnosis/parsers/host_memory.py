@@ -7,6 +7,7 @@ says which matched and reads the numbers (GB = 10^9 B; the kernel's kB are KiB).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from tools.diagnosis import signals
@@ -37,8 +38,10 @@ def _size(key: str, lines: list[str]) -> float | None:
     if not hit:
         return None
     m = hit[1]
-    value = float(m.group(1))
-    return value * 1000 if m.group(2).lower() == "t" else value
+    value = float(m.group(1)) * (1000 if m.group(2).lower() == "t" else 1)
+    if re.search(r"\d\s*[GT]i\b", m.group(0)):  # `free -h` prints GiB/TiB: report GB (10^9 B)
+        value *= (2**40 / 1e12) if m.group(2).lower() == "t" else (2**30 / 1e9)
+    return value
 
 
 def parse(lines: list[str]) -> HostMemory | None:

@@ -20,7 +20,7 @@ class IpmiSel:
 def parse(lines: list[str]) -> IpmiSel | None:
     out = IpmiSel()
     for line in lines[:5000]:
-        if "|" not in line or len(line) > 500:
+        if len(line) > 500:
             continue
         if signals.search(NAME, "sel_uncorrectable", line):
             out.uncorrectable.append(line.strip())

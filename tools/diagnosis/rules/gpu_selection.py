@@ -73,7 +73,7 @@ def rules_gpu_selection(c: Ctx) -> None:
         why.append(signals.snippet(NAME, "own_line", {"value": s.own_value, "launcher": launcher}))
     if s.in_code:
         why.append(signals.snippet(NAME, "in_code", {"value": s.in_code_value}))
-    if s.ds_ignored or (s.launcher == "deepspeed" and (s.prefixed_value or s.exported or s.own_line)):
+    if s.ds_ignored or s.ds_flagged:
         why.append(signals.snippet(NAME, "ds_ignored", {"idx": idx}))
     if s.local_rank:
         why.append(signals.snippet(NAME, "local_rank", {"value": s.local_rank}))
