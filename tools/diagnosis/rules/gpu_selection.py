@@ -81,5 +81,6 @@ def rules_gpu_selection(c: Ctx) -> None:
         m = signals.search(NAME, "device_assert", s.device_assert)
         why.append(signals.snippet(NAME, "device_assert", {"value": m.group(0) if m else s.device_assert[:60]}))
     t = signals.finding_text(NAME, "gpu_selection_ineffective", {"lead_zh": lead[0], "lead_en": lead[1], "idx": idx})
-    actions = [signals.snippet(NAME, "xinf_action")] if s.launcher == "xinference" else t["actions"]
+    # the command itself is the first thing to do (the incident's next action quotes it)
+    actions = [lead] + ([signals.snippet(NAME, "xinf_action")] if s.launcher == "xinference" else t["actions"])
     c.add("gpu_selection_ineffective", "warning", t["title"], s.evidence, why, actions)
