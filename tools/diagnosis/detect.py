@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from tools.diagnosis import signals
+
 # kind -> substrings; any one present means "run this parser". Order = report order.
 SIGNATURES: dict[str, tuple[str, ...]] = {
     "nvidia_smi_table": (
@@ -76,6 +78,10 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     "lmdeploy": ("[BlockManager]", "TurbomindEngineConfig"),
     "nvidia_smi_dmon": ("pwr", "gtemp"),
     "nvcc": ("Cuda compilation tools", "nvcc: command not found", "nvcc: not found", "nvcc"),
+    # the kinds below keep their words in knowledge/diagnosis/<file>.yaml (tools.diagnosis.signals)
+    "ipmi_sel": signals.signatures("pcie_faults"),
+    "gpu_selection": signals.signatures("gpu_selection"),
+    "host_memory": signals.signatures("host_memory"),
     "torch_errors": (
         "out of memory",
         "Tried to allocate",
@@ -103,6 +109,7 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     ),
     "nccl_log": ("NCCL", "Watchdog caught collective"),
     "nccl_tests": ("busbw", "nThread", "Avg bus bandwidth", "Out of bounds values", "#wrong", "_perf"),
+    "line_rate": signals.signatures("line_rate"),
     "iostat": ("%util",),
     "dcgmi_diag": ("Diagnostic",),
     "dcgmi_health": ("health system", "Overall Health", "Health Monitor"),
@@ -127,7 +134,12 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
 
 # Kinds whose trigger words also occur in a person's question ("NCCL 超时怎么办？"): they count as a
 # paste only when the text also looks pasted (several lines, a prompt, an `XxxError:` line).
-PROSE_PRONE = frozenset({"torch_errors", "nccl_log", "kernel_log", "cuda_runtime", "vllm"})
+PROSE_PRONE = frozenset(
+    {"torch_errors", "nccl_log", "kernel_log", "cuda_runtime", "vllm", "gpu_selection", "line_rate"}
+)
+# Kinds a renter may tell in words rather than paste (「掉卡了」, 「会被系统OOM杀进程，内存128G」, "8 × 100 Gbps NICs,
+# nccl-tests reaches 600 Gbps"): assistant/offline/reading/logs.py decides when the telling is enough.
+TOLD = frozenset({"narrative", "line_rate", "host_memory", "gpu_selection"})
 _PASTED_SHAPE = re.compile(
     r"^\s*(?:\$|#|root@|\w+@[\w.-]+[:~]|>>>|\[\s*\d+\.\d+\]|[\w.]*(?:Error|Exception|Warning)\b\s*:|Traceback)",
     re.M,
@@ -157,6 +169,10 @@ INPUTS: tuple[tuple[str, str], ...] = (
         "ibstat, ibstatus, ibv_devinfo, ibdev2netdev, ib_write_bw",
     ),
     ("dcgmi diag / dcgmi health、nvcc -V、iostat -x", "dcgmi diag / dcgmi health, nvcc -V, iostat -x"),
+    (
+        "选卡命令与报错（CUDA_VISIBLE_DEVICES、--local_rank、deepspeed --include）、进程被杀（Killed / OOM killer）、IPMI 事件日志",
+        "GPU-selection commands and errors (CUDA_VISIBLE_DEVICES, --local_rank, deepspeed --include), killed processes (Killed / OOM killer), IPMI event logs",
+    ),
 )
 
 

@@ -133,6 +133,11 @@ class DiagnosisReport(BaseModel):
     incidents: list[Incident] = Field(default_factory=list, description="worst first; findings joined into stories")
     acceptance: list[AcceptanceRow] | None = Field(default=None, description="only with --expect")
     answer: FaultAnswer | None = Field(default=None, description="only with `question`: the yes/no, line 1")
+    headline: Text | None = Field(
+        default=None,
+        description="the top finding's title when it is itself the answer (a verdict on a measurement, the command "
+        "to run; severity_policy.yaml lead_as_is): replies lead with it as is",
+    )
     serving: Any = Field(
         default=None,
         description="serving arithmetic worked out from a vLLM/LMDeploy paste (tools.diagnosis.serving.ServingMath)",

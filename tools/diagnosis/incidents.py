@@ -21,7 +21,9 @@ from tools.diagnosis import policy
 from tools.diagnosis.findings import SEVERITY_RANK, Finding, Incident, Text
 
 LOSS = ("xid_79", "gpu_lost", "gpu_fallen_off_bus", "pci_rev_ff")
-AER = ("pcie_aer_fatal", "pcie_aer_nonfatal", "pcie_aer_corrected")
+# a GPU the driver cannot bring up, or that the renter saw vanish: after bus errors it is the same failing link
+INIT_FAIL = ("rm_init_adapter_failed", "gpu_dropped_reported")
+AER = ("pcie_aer_fatal", "pcie_aer_nonfatal", "pcie_aer_corrected", "sel_bus_uncorrectable", "sel_bus_correctable")
 THERMAL = ("gpu_hot", "clocks_sw_thermal", "clocks_hw_slowdown", "dcgm_health_thermal", "gpu_near_slowdown_temp")
 SLOW = ("input_bound_suspected", "gpu_hang_suspected", "stalled_job_suspected", "clocks_power_cap")
 _TIME = re.compile(r"^\[?((?:[A-Z][a-z]{2} ){1,2}[ \d]?\d \d\d:\d\d:\d\d(?: \d{4})?|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d)")
@@ -43,7 +45,7 @@ def build(ctx: Any, findings: list[Finding]) -> list[Incident]:
         groups.append(members)
         used.update(id(f) for f in members)
 
-    losses = [f for f in findings if f.id in LOSS]
+    losses = [f for f in findings if f.id in LOSS] or [f for f in findings if f.id in INIT_FAIL]
     aers = [f for f in findings if f.id in AER]
     k = ctx.p.get("kernel_log")
     for loss in losses:
@@ -53,13 +55,7 @@ def build(ctx: Any, findings: list[Finding]) -> list[Incident]:
         ]
         take([loss] + linked + [f for f in losses if f is not loss and f.bus_id == loss.bus_id and id(f) not in used])
         if linked:
-            loss.causes.insert(
-                0,
-                Text(
-                    zh="同一条 PCIe 链路先报了 AER 错误（上游端口），随后这块 GPU 掉线：是一条坏链路",
-                    en="The same PCIe link reported AER errors first (upstream port), then this GPU dropped: one failing link",
-                ),
-            )
+            _link_story(loss, linked)
     hung = [f for f in findings if f.id in ("hung_task_gpu_driver",) and id(f) not in used]
     xids = [f for f in findings if f.id.startswith("xid_") and id(f) not in used]
     if hung:
@@ -82,6 +78,24 @@ def build(ctx: Any, findings: list[Finding]) -> list[Incident]:
     incidents = [_incident(ctx, g) for g in groups]
     incidents.sort(key=lambda i: -SEVERITY_RANK[i.severity])
     return incidents
+
+
+def _link_story(loss: Finding, linked: list[Finding]) -> None:
+    """Bus errors, then a lost GPU: say it is one failing link and lead with the physical checks
+    (texts in knowledge/diagnosis/pcie_faults.yaml; the kernel AER guide and NVIDIA's Xid catalog)."""
+    from tools.diagnosis import signals
+
+    if any(a.id.startswith("pcie_aer") for a in linked) and loss.id in LOSS:
+        cause = Text(
+            zh="同一条 PCIe 链路先报了 AER 错误（上游端口），随后这块 GPU 掉线：是一条坏链路",
+            en="The same PCIe link reported AER errors first (upstream port), then this GPU dropped: one failing link",
+        )
+    else:
+        zh, en = signals.snippet("pcie_faults", "linked_cause")
+        cause = Text(zh=zh, en=en)
+    loss.causes.insert(0, cause)
+    check_zh, check_en = signals.snippet("pcie_faults", "physical_checks")
+    loss.actions.insert(0, Text(zh=check_zh, en=check_en))
 
 
 def _incident(ctx: Any, members: list[Finding]) -> Incident:

@@ -90,6 +90,8 @@ def diagnose_text(
         report.severity, report.verdict = "ok", "no_action"
     if question in policy.QUESTIONS:
         report.answer = policy.fault_answer(question, report.findings, recognised=True)
+    if report.findings and report.findings[0].id in (policy.policy().get("lead_as_is") or []):
+        report.headline = report.findings[0].title
     return report
 
 

@@ -197,6 +197,8 @@ def choose_intents(f: Frame) -> list[str]:
         # "X 需要什么配置 / which GPU would you suggest" with no card of one's own: the model's memory leads,
         # the ranked cards follow (with a card named, the verdict on that card is the answer)
         return [A.MEMORY, A.PLAN]
+    if first == A.DIAGNOSE and "line_rate" in f.log_kinds:
+        return [first]  # a told measurement against stated NICs: the diagnosis answers every part of it
     if first == A.DIAGNOSE and memory.applies(f) and not f.decline:
         # a paste plus the job in the user's own words ("全量微调 13B，单卡"): the memory of that job too
         return [first, A.MEMORY]

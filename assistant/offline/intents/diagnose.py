@@ -3,6 +3,8 @@ its topics. What was rented (`expect`) comes only from the user's own words arou
 
 from __future__ import annotations
 
+import re
+
 from assistant.offline.intents import args as A
 from assistant.offline.intents.args import DIAGNOSE
 from assistant.offline.intents.ops import asks_cause
@@ -32,5 +34,22 @@ def calls(f: Frame) -> list[ToolCall]:
         # "fp16 出 NaN，怎么办" / "no error from NCCL, how do I debug this": the user's own question is
         # what the guide must answer; its passage is searched first, so it is the one quoted
         out.append(A.call(NAME, "search_guide", query=own[:300], k=3))
-    out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=3))
+    out.append(A.call(NAME, "search_guide", query=_guide_query(f), k=3))
+    net = f.network or f.link_name or ""
+    if "line_rate" in f.log_kinds and f.nics_per_node and f.gpus and re.search(r"\bib\b|infiniband|roce", net, re.I):
+        # a told measurement against stated RDMA NICs on named cards: the interconnect model's expectation for that
+        # exact setup follows the line-rate arithmetic (「每台4张200G的IB网卡，busbw只有40GB/s」); a bare "100G" is
+        # left out, since the model would read it as TCP Ethernet and contradict the line rate
+        from assistant.offline.intents.gpus import interconnect_calls
+
+        out.extend(c for c in interconnect_calls(f) if c.name == "interconnect_advice")
     return out
+
+
+def _guide_query(f: Frame) -> str:
+    """The section on the class the paste shows (knowledge/diagnosis/<class>.yaml `guide_query`), else the user's
+    words plus the log's topics."""
+    from tools.diagnosis.signals import guide_query
+    from tools.lang import has_cjk
+
+    return guide_query(f.log_kinds, has_cjk(f.text or f.paste or "")) or A.guide_query(f, NAME)

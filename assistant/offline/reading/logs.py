@@ -19,27 +19,38 @@ def paste_kinds(text: str) -> list[str]:
     narrative counts as a paste only when it tells symptoms (several clauses) or looks pasted, so a
     one-line 「掉卡了怎么办」 or "4090 nvidia-smi only shows 20GB, fake?" is answered as a question.
     """
-    from tools.diagnosis.detect import PROSE_PRONE, looks_pasted
-    from tools.diagnosis.detect import paste_kinds as detect_paste_kinds
+    from tools.diagnosis.detect import PROSE_PRONE, TOLD, detect_kinds, looks_pasted
 
+    if not text or not text.strip():
+        return []
     try:
-        kinds = detect_paste_kinds(text)
+        kinds = detect_kinds(text)
     except Exception:  # a parser bug must not stop the question being answered  # noqa: BLE001
         return []
-    if "narrative" not in kinds or set(kinds) - PROSE_PRONE - {"narrative"}:
+    if not kinds or set(kinds) - PROSE_PRONE - TOLD:
+        return kinds  # machine output (a table, a kernel line) is a paste whatever surrounds it
+    if looks_pasted(text):
         return kinds
-    if _told_symptoms(text) or looks_pasted(text) or _told_expected_behaviour(text):
+    if set(kinds) & TOLD and (_told_symptoms(text) or _told_expected_behaviour(text)):
         return kinds
     return []
 
 
 def _told_expected_behaviour(text: str) -> bool:
-    """ "nvidia-smi shows no processes in my pod" / "busbw 125 Gbps on a 100 Gbps NIC": one sentence is enough,
-    because the answer (expected behaviour, why) comes from the diagnosis rules, not from a how-to."""
-    from tools.diagnosis.parsers.narrative import parse
+    """ "nvidia-smi shows no processes in my pod" / "busbw 125 Gbps on a 100 Gbps NIC" / "8 × 100 Gbps NICs, nccl-tests
+    reaches 600 Gbps" / 「内存128G，权重167GB，被系统OOM杀进程」 / a bare `...]Killed`: one sentence is enough, because
+    the answer (expected behaviour, the numbers, why) comes from the diagnosis rules, not from a how-to."""
+    from tools.diagnosis.parsers import host_memory, line_rate, narrative
 
-    n = parse(text.split("\n"))
-    return bool(n and (n.no_procs_line or n.busbw_above_line))
+    lines = text.split("\n")
+    n = narrative.parse(lines)
+    if n and (n.no_procs_line or n.busbw_above_line):
+        return True
+    lr = line_rate.parse(lines)
+    if lr and lr.measured_gbs is not None:
+        return True  # a measurement against the stated NICs; without one it is a sizing question (interconnect)
+    h = host_memory.parse(lines)
+    return bool(h and (h.killed_line or h.oom_line or h.paging_line or (h.told_line and (h.ram_gb or h.ckpt_gb))))
 
 
 def _told_symptoms(text: str) -> bool:

@@ -29,6 +29,7 @@ from assistant.offline.reading.vocab import (
     pipeline_card_gb,
     pipeline_mention,
 )
+from tools.diagnosis.detect import looks_pasted
 from tools.errors import ToolInputError
 from tools.quantities import (
     parse_chinese_number,
@@ -551,7 +552,9 @@ def _extract(question: str) -> Slots:
     raw = question or ""
     s.log_kinds = paste_kinds(raw)
     s.is_log = bool(s.log_kinds) or _looks_like_log(raw)
-    own_words = _reading_window(user_words(raw) if s.is_log else raw)  # a paste's own lines never count
+    # a paste's own lines never count; a told measurement or RAM fault in a sentence or two is all the user's words
+    told = bool(s.log_kinds) and set(s.log_kinds) <= {"line_rate", "host_memory"} and not looks_pasted(raw)
+    own_words = _reading_window(user_words(raw) if s.is_log and not told else raw)
     if s.is_log:  # read the question's own words, not GPU names or "3B" inside a bus id
         text = own_words.lower().replace("×", "x").replace("，", ",")
     else:
@@ -625,7 +628,7 @@ def _extract(question: str) -> Slots:
             s.tokens = _parsed(parse_token_count, m.group("num") + "T")
             work = _blank(work, m)
 
-    if not s.is_log:
+    if not s.is_log or "line_rate" in s.log_kinds:  # a told measurement ("8 × 100G NICs, reaches 600Gbps") is read too
         work = _extract_conversion(work, s)
         work = _extract_algbw(work, s)
         work = _extract_measured_busbw(work, s)

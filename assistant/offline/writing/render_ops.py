@@ -26,7 +26,11 @@ def diagnose_logs(w: Writer, r: ToolResult, ctx: Context) -> None:
     answer = res.get("answer") if isinstance(res.get("answer"), dict) else None
     if answer and answer.get("text"):
         w.add("verdict", *zh_en(answer["text"]))  # the user's yes/no leads, with the deciding finding
-    if serving.get("headline") and severity not in ("critical", "warning"):
+    headline = res.get("headline") if isinstance(res.get("headline"), dict) else None
+    if headline and not (answer and answer.get("text")):
+        zh, en = zh_en(headline)  # the finding is the answer: a verdict on a measurement, a command
+        w.add("verdict", zh if zh.endswith(("。", "！", "？")) else zh + "。", en if en.endswith(".") else en + ".")
+    elif serving.get("headline") and severity not in ("critical", "warning"):
         w.add("verdict", *zh_en(serving["headline"]))  # the arithmetic the paste asks for is the answer
     elif worst and severity in ("critical", "warning"):
         zh, en = zh_en(worst.get("title"))
@@ -39,11 +43,19 @@ def diagnose_logs(w: Writer, r: ToolResult, ctx: Context) -> None:
     else:
         kinds = "、".join(res.get("kinds") or []) or "?"
         w.add("verdict", f"日志（{kinds}）里没看到异常。", f"Nothing abnormal in the log ({kinds}).")
+    lead = zh_en(headline) if headline else None
     for f in findings[:5]:
         sev_zh, sev_en = _SEVERITY.get(str(f.get("severity")), ("", ""))
         zh, en = zh_en(f.get("title"))
         ev = next(iter(f.get("evidence") or []), None)
         quote = f"`{' '.join(str(ev).split())[:160]}`" if ev else ""
+        if lead and (zh, en) == lead:
+            # the title already leads: say why (the renter's attempt, the arithmetic), then the evidence
+            for cause in f.get("causes") or []:
+                w.add("findings", *zh_en(cause))
+            if quote:
+                w.add("findings", f"原文 {quote}", f"Evidence {quote}")
+            continue
         w.add(
             "findings",
             f"[{sev_zh}] {zh}" + (f"——原文 {quote}" if quote else ""),
@@ -82,11 +94,15 @@ def diagnose_logs(w: Writer, r: ToolResult, ctx: Context) -> None:
                 f"acceptance {mark} {row.get('check')}: expected {row.get('expected')}, observed {row.get('observed')}",
             )
     if worst:
-        for cause in (worst.get("causes") or [])[:2]:
-            w.add("causes", *zh_en(cause))
+        if not lead:
+            for cause in (worst.get("causes") or [])[:2]:
+                w.add("causes", *zh_en(cause))
         for action in (worst.get("actions") or [])[:3]:
+            if lead and zh_en(action) == lead:
+                continue  # the command already leads
             w.add("next", *zh_en(action))
-    if res.get("next_action") and not (serving.get("headline") and severity in ("ok", "info")):
+    said_lead = bool(lead and res.get("next_action") and zh_en(res["next_action"])[1].endswith(lead[1]))
+    if res.get("next_action") and not (serving.get("headline") and severity in ("ok", "info")) and not said_lead:
         w.add("next", *zh_en(res["next_action"]))
 
 

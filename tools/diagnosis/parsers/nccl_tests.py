@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from tools.diagnosis.text import strip_mpi_prefix
 
 _HEAD = re.compile(r"#\s*nThread\s+(\d+)\s+nGpus\s+(\d+)\s+minBytes\s+(\d+)\s+maxBytes\s+(\d+)")
-_RANK = re.compile(r"#\s+Rank\s+(\d+)\s+Group\s+\d+\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s+(.*)$")
+_RANK = re.compile(
+    r"#\s+Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[([^\]]*)\]\s+(.*)$"
+)
 _AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*([0-9.]+)")
 _OOB = re.compile(r"#\s*Out of bounds values\s*:\s*(\d+)\s+(\w+)")
 _OP = re.compile(
@@ -132,6 +134,13 @@ class NcclTestRun:
         return whole if whole >= 2 and abs(n - whole) <= 0.02 * whole else None
 
     @property
+    def separate_jobs(self) -> int:
+        """How many independent jobs printed their ranks here: every node listing "Rank 0" (or the same rank
+        twice on different hosts) means mpirun started single-node copies of a binary built without MPI=1."""
+        zeros = {r[1] for r in self.ranks if r[0] == 0}
+        return len(zeros) if len(zeros) >= 2 else 0
+
+    @property
     def validated(self) -> bool:
         """Whether nccl-tests checked the results (`-c 1`, the default): a numeric #wrong on the rows."""
         return any(r.checked for r in self.rows)
@@ -237,5 +246,13 @@ def parse(lines: list[str]) -> list[NcclTestRun] | None:
         algbw = [i for i, c in enumerate(cols) if c == "algbw"]
         alg = _to_float(toks[algbw[0]]) if algbw else None
         cur.rows.append(Row(int(toks[0]), oop, ip, w, line, checked, alg))
-    runs = [r for r in runs if r.rows or r.avg_busbw is not None or r.oob]
+    multi = separate_jobs(runs)
+    runs = [r for r in runs if r.rows or r.avg_busbw is not None or r.oob or (multi and r.ranks)]
     return runs or None
+
+
+def separate_jobs(runs: list[NcclTestRun]) -> int:
+    """Jobs that ran side by side instead of as one: a Rank 0 on each of several hosts, within one run's rank list
+    or across runs (each copy prints its own `# nThread` header)."""
+    zeros = {r[1] for run in runs for r in run.ranks if r[0] == 0}
+    return len(zeros) if len(zeros) >= 2 else 0

@@ -28,13 +28,17 @@ from tools.diagnosis.rules.alloc import rules_framework_alloc
 from tools.diagnosis.rules.comms import ExpectedBusbw, expected_busbw, rules_nccl, rules_nccl_tests
 from tools.diagnosis.rules.context import Ctx, build_inventory, context_gpu
 from tools.diagnosis.rules.fabric import rules_infiniband
+from tools.diagnosis.rules.gpu_selection import rules_gpu_selection
 from tools.diagnosis.rules.health import rules_dcgm_health, rules_dmon
 from tools.diagnosis.rules.host import rules_dcgmi, rules_iostat
+from tools.diagnosis.rules.host_memory import rules_host_memory
 from tools.diagnosis.rules.k8s import rules_k8s
 from tools.diagnosis.rules.kernel import rules_kernel
 from tools.diagnosis.rules.launcher import rules_launcher
+from tools.diagnosis.rules.line_rate import rules_line_rate, rules_separate_jobs
 from tools.diagnosis.rules.narrative import rules_narrative, rules_narrative_other
 from tools.diagnosis.rules.pci import rules_gpu_count, rules_lspci, rules_topo
+from tools.diagnosis.rules.pcie_faults import rules_ipmi_sel
 from tools.diagnosis.rules.runtime import rules_container, rules_cuda_runtime, rules_vllm
 from tools.diagnosis.rules.serving import rules_serving
 from tools.diagnosis.rules.smi import rules_smi_failures, rules_smi_query, rules_smi_rows
@@ -61,14 +65,19 @@ RULES = (
     rules_smi_rows,
     rules_smi_query,
     rules_kernel,
+    rules_ipmi_sel,
     rules_lspci,
     rules_gpu_count,
     rules_topo,
+    rules_gpu_selection,
     rules_versions,
     rules_torch,
     rules_framework_alloc,
+    rules_host_memory,
     rules_nccl,
     rules_nccl_tests,
+    rules_separate_jobs,
+    rules_line_rate,
     rules_iostat,
     rules_dcgmi,
     rules_dcgm_health,
