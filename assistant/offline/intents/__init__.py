@@ -140,7 +140,10 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.INTERCONNECT, gpus.applies_allreduce),
     (A.TRAIN_TIME, train_time.applies),
     (card_choice.NAME, card_choice.applies),  # "H20 和 A800 哪个适合训练 70B": the choice and why, not per-card fits
-    (largest_model.NAME, largest_model.applies_choice),  # 「4060ti 16g和4070 12g哪个适合跑大模型」: the larger model wins
+    (
+        largest_model.NAME,
+        largest_model.applies_choice,
+    ),  # 「4060ti 16g和4070 12g哪个适合跑大模型」: the larger model wins
     (largest_model.NAME, largest_model.applies),  # 「24G最大能跑多大的模型」: the card's size limit, no model named
     (A.MEMORY, memory.applies_requirement),  # "X 需要什么配置/多大显存": its memory first, not a rental plan
     (A.PLAN, plans.applies),

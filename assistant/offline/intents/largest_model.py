@@ -30,7 +30,7 @@ _LARGEST_RE = re.compile(
 
 # "4060ti 16g和4070 12g哪个适合跑本地大模型": two cards, no model, a language-model job
 _WHICH_RE = re.compile(r"哪个|哪张|哪款|选哪|还是|更适合|更合适|\bwhich\b|\bvs\.?\b|\bor\b|better", re.I)
-_LLM_RE = re.compile(r"大模型|模型|llm|\bmodels?\b|本地部署|推理|inference", re.I)
+_LLM_RE = re.compile(r"大模型|本地模型|跑模型|(?<![a-z])llms?(?![a-z])|\bmodels?\b", re.I)
 
 
 def applies_choice(f: Frame) -> bool:

@@ -40,7 +40,8 @@ _CAUSE = re.compile(
     r"avoid|improve|increase|speed)|can (?:we|i) change|root cause|what am i doing wrong|what(?:'s| is) causing|"
     r"is (?:this|that|it) expected|meet (?:your|the) expectations?|"
     r"is (?:this|that|it) (?:ok|okay|fine|safe|bad|a problem|dangerous)|should i (?:be )?worr|"
-    r"要紧吗|要不要紧|有问题吗|有没有问题|没事吧|没问题吧|会不会坏|会坏吗|危险吗|安全吗",
+    r"要紧吗|要不要紧|有问题吗|有没有问题|没事吧|没问题吧|会不会坏|会坏吗|危险吗|安全吗|"
+    r"哪里有问题|哪里出了问题|哪儿有问题|问题出在哪|哪里不对|需要修改吗|要改什么|该改什么|what(?:'s| is) wrong",
     re.I,
 )
 # Something behaves other than expected (slow, stuck, NaN, an error, a figure that looks wrong).

@@ -239,7 +239,8 @@ _METHOD_PATTERNS: list[tuple[str, str]] = [
 ]
 _HOST_RAM_RES = [
     re.compile(
-        r"(?<![\w.])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>tb|t|gb|gib|g)\s*(?:的)?\s*(?:of\s+)?"
+        # a Chinese character may stand right before the number (「配置512G内存」): only ASCII word characters may not
+        r"(?<![0-9A-Za-z_.])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>tb|t|gb|gib|g)\s*(?:的)?\s*(?:of\s+)?"
         r"(?:cpu\s*内存|系统内存|内存|(?:system\s+|main\s+|cpu\s+|host\s+)?ram\b|system memory|main memory|cpu memory)",
         re.I,
     ),

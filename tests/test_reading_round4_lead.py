@@ -1,0 +1,36 @@
+"""Reading fixes found by trying the product as a user: the host RAM right after a Chinese verb, and
+'which part is wrong' cause questions reaching the guide instead of a spec sheet."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.advisor import ask
+from assistant.offline.reading import read_one
+
+
+@pytest.mark.parametrize(
+    ("question", "ram"),
+    [
+        ("配置512G内存，1张L40s 48G显卡，跑DeepSeek-R1-Q4_K_M 报内存不足", 512.0),
+        ("服务器装了256G内存 两张4090 能跑r1 q2吗", 256.0),
+    ],
+)
+def test_host_ram_after_a_chinese_word_is_not_the_cards_memory(question: str, ram: float) -> None:
+    f = read_one(question)
+    assert f.host_ram_gb == ram
+    assert f.gpu_memory_gb in (None, 48)  # the card keeps its own size
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "训练时显存满了 GPU利用率在0-97%反复跳，3090，yolov8 batch 32，这是哪里有问题需要修改吗",
+        "my gpu util keeps jumping between 0 and 100% during training on a 4090, what is wrong",
+    ],
+)
+def test_what_is_wrong_about_a_symptom_is_answered_from_the_guide(question: str) -> None:
+    a = ask(question)
+    assert all(c.name == "search_guide" for c in a.tool_calls)
+    first = a.answer.splitlines()[0]
+    assert "GPU-Util" in first and "TFLOPS" not in first
