@@ -34,3 +34,19 @@ def test_what_is_wrong_about_a_symptom_is_answered_from_the_guide(question: str)
     assert all(c.name == "search_guide" for c in a.tool_calls)
     first = a.answer.splitlines()[0]
     assert "GPU-Util" in first and "TFLOPS" not in first
+
+
+def test_rent_for_a_named_pipeline_is_a_price_question() -> None:
+    a = ask("租4090跑stable diffusion出图，一个月大概多少钱")
+    assert [c.name for c in a.tool_calls][0] == "gpu_price"
+    assert a.answer.splitlines()[0].startswith("租 RTX 4090")
+
+
+def test_rent_and_memory_of_a_pipeline_are_both_answered_in_order() -> None:
+    """FLUX.1-dev's weights (12B transformer + 4.8B T5 + CLIP + VAE ≈ 16.9B × 2 B ≈ 33.7 GB) exceed a 4090, so the
+    memory part says so after the rent."""
+    a = ask("租4090跑flux一个月多少钱，显存够吗")
+    names = [c.name for c in a.tool_calls]
+    assert names.index("gpu_price") < names.index("estimate_memory")
+    lines = a.answer.splitlines()
+    assert lines[0].startswith("租 RTX 4090") and "33.7 GB" in lines[1]

@@ -29,7 +29,13 @@ def applies_min_gpus(f: Frame) -> bool:
 
 def applies_pipeline(f: Frame) -> bool:
     """FLUX / SDXL / Wan / Whisper named (knowledge/pipelines.yaml): sized by the weights of their networks."""
-    return bool(f.pipeline) and not f.decline
+    return bool(f.pipeline) and not f.decline and not _price_only(f)
+
+
+def _price_only(f: Frame) -> bool:
+    """「租4090跑SD一个月多少钱」: the pipeline names the job, the question is the rent (a part of its own
+    when memory is asked too: 「…多少钱，显存够吗」 gets both, in order)."""
+    return "price" in f.cues and not f.cues & {"fit", "requirement", "max_fit", "how_many"}
 
 
 def applies_pipeline_first(f: Frame) -> bool:
