@@ -50,3 +50,14 @@ def test_rent_and_memory_of_a_pipeline_are_both_answered_in_order() -> None:
     assert names.index("gpu_price") < names.index("estimate_memory")
     lines = a.answer.splitlines()
     assert lines[0].startswith("租 RTX 4090") and "33.7 GB" in lines[1]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["显卡租了一周，结果一直在排队装环境，这钱能退吗", "can I get a refund for the hours my rented A100 was broken?"],
+)
+def test_a_refund_question_gets_the_billing_guide_not_a_spec_sheet(question: str) -> None:
+    a = ask(question)
+    first = a.answer.splitlines()[0]
+    assert ("退款规则" in first) or ("refund rules" in first)
+    assert "TFLOPS" not in first

@@ -41,13 +41,15 @@ _CAUSE = re.compile(
     r"is (?:this|that|it) expected|meet (?:your|the) expectations?|"
     r"is (?:this|that|it) (?:ok|okay|fine|safe|bad|a problem|dangerous)|should i (?:be )?worr|"
     r"要紧吗|要不要紧|有问题吗|有没有问题|没事吧|没问题吧|会不会坏|会坏吗|危险吗|安全吗|"
-    r"哪里有问题|哪里出了问题|哪儿有问题|问题出在哪|哪里不对|需要修改吗|要改什么|该改什么|what(?:'s| is) wrong",
+    r"哪里有问题|哪里出了问题|哪儿有问题|问题出在哪|哪里不对|需要修改吗|要改什么|该改什么|what(?:'s| is) wrong|"
+    # a refund or compensation is asked of the provider: what decides it and what to send (the billing guide)
+    r"能退吗|能不能退|可以退|能退款|退款|退钱|补偿|赔偿|\brefund|compensat",
     re.I,
 )
 # Something behaves other than expected (slow, stuck, NaN, an error, a figure that looks wrong).
 _SYMPTOM = re.compile(
     r"慢|才\s*\d|只\s*\d|低于|不如|差距|至\s*\d+\s*倍|卡住|卡死|不动了|上不去|不高|只有|仅有|利用率|nan|溢出|不下降|不降|震荡|不收敛|效果.{0,4}差|比较差|报错|错误|失败|"
-    r"温度|过热|高温|\d+\s*(?:度|°c|℃)|\d+\s*c\b|overheat|temperature|too hot|throttl|降频|"
+    r"掉卡|温度|过热|高温|\d+\s*(?:度|°c|℃)|\d+\s*c\b|overheat|temperature|too hot|throttl|降频|"
     r"爆显存|爆掉|oom|超时|hang|无法|不能用|用不了|访问不了|被墙|连不上|打不开|不一样|不一致|不对|异常|只用了|只检测|"
     r"只显示|一个一个|越来越|变长|增加|上涨|不够|不足|duplicat|slow|faster|not improv|low util|stuck|fail|error|"
     r"diverg|not decreas|only|cannot|can't|can not|unable|wrong|increase|grow|hangs|timed? ?out|1 by 1|one by one|"
@@ -111,7 +113,11 @@ def applies_cause(f: Frame) -> bool:
     if not asks_cause(f) or f.decline or (applies_step_time(f) and not serving and not rl):
         return False  # a slow serving stack is not a training step (「微调后的 72B 用 vLLM 部署很慢」)
     shapes = f.cues & {"price", "time", "how_many", "max_fit", "plan", "decode_speed", "fit", "specs", "compare"}
-    return bool(_SYMPTOM.search(f.text)) or not shapes
+    return bool(_SYMPTOM.search(f.text)) or not shapes or bool(_REFUND.search(f.text))
+
+
+# A refund or compensation asked of the provider: the billing guide says what decides it and what to send.
+_REFUND = re.compile(r"能退吗|能不能退|可以退|能退款|退款|退钱|补偿|赔偿|\brefund|compensat", re.I)
 
 
 def applies_rl_cause(f: Frame) -> bool:
