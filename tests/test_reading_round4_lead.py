@@ -61,3 +61,10 @@ def test_a_refund_question_gets_the_billing_guide_not_a_spec_sheet(question: str
     first = a.answer.splitlines()[0]
     assert ("退款规则" in first) or ("refund rules" in first)
     assert "TFLOPS" not in first
+
+
+def test_what_to_check_after_a_crash_is_the_cause_and_after_delivery_the_checklist() -> None:
+    crash = ask("my training crashes with NCCL timeout after 30 minutes on 2 nodes, what should I check")
+    assert "Watchdog" in crash.answer.splitlines()[0]  # PyTorch's NCCL watchdog timeout section
+    handover = ask("新租的8卡机器，验收要查什么")
+    assert any(c.name == "delivery_checklist" for c in handover.tool_calls)

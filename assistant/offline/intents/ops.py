@@ -43,7 +43,8 @@ _CAUSE = re.compile(
     r"要紧吗|要不要紧|有问题吗|有没有问题|没事吧|没问题吧|会不会坏|会坏吗|危险吗|安全吗|"
     r"哪里有问题|哪里出了问题|哪儿有问题|问题出在哪|哪里不对|需要修改吗|要改什么|该改什么|what(?:'s| is) wrong|"
     # a refund or compensation is asked of the provider: what decides it and what to send (the billing guide)
-    r"能退吗|能不能退|可以退|能退款|退款|退钱|补偿|赔偿|\brefund|compensat",
+    r"能退吗|能不能退|可以退|能退款|退款|退钱|补偿|赔偿|\brefund|compensat|"
+    r"what should (?:i|we) (?:check|look at)|what to check|where (?:should i|to) look|该查什么|要查什么|需要检查什么|查哪些",
     re.I,
 )
 # Something behaves other than expected (slow, stuck, NaN, an error, a figure that looks wrong).
@@ -112,6 +113,8 @@ def applies_cause(f: Frame) -> bool:
     rl = bool(_RL.search(f.text))  # RL time goes to generating rollouts, which the step-time model leaves out
     if not asks_cause(f) or f.decline or (applies_step_time(f) and not serving and not rl):
         return False  # a slow serving stack is not a training step (「微调后的 72B 用 vLLM 部署很慢」)
+    if "delivery" in f.cues and not _SYMPTOM.search(f.text):
+        return False  # 「验收要查什么」: the acceptance checklist, not a cause
     shapes = f.cues & {"price", "time", "how_many", "max_fit", "plan", "decode_speed", "fit", "specs", "compare"}
     return bool(_SYMPTOM.search(f.text)) or not shapes or bool(_REFUND.search(f.text))
 
