@@ -261,7 +261,8 @@ def team_calls(f: Frame) -> list[ToolCall]:
             ),
         ]
     kw = team_args(f)
-    gpus = f.gpus[:2] or [A.DEFAULT_GPU, "RTX 4090"]
+    # no card named: one rented per card (knowledge/rentability.yaml), the A100 PCIe beside the 4090
+    gpus = f.gpus[:2] or ["A100 80GB PCIe", "RTX 4090"]
     out = [A.call(TEAM, "plan_serving", gpu=A.gpu_arg(f, g) if f.gpus else g, gpus=f.gpu_count, **kw) for g in gpus]
     # the weights and one sequence (the serving plan's paged pool sizes the concurrency)
     mem = {k: v for k, v in kw.items() if k in ("model", "params", "precision", "context")}
