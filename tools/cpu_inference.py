@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -90,32 +91,31 @@ def normalise(text: str) -> str:
     return re.sub(r"\((?:r|tm)\)|[®™]", " ", text.lower())
 
 
+_Row = TypeVar("_Row", Platform, Quant)
+
+
+def _first_named(rows: Sequence[_Row], text: str) -> _Row | None:
+    """The row whose id is the whole text, else the one whose `match` pattern occurs first in it."""
+    t = text.strip()
+    for row in rows:
+        if t == row.id:
+            return row
+    best: tuple[int, _Row] | None = None
+    for row in rows:
+        m = re.search(row.match, text, re.I)
+        if m and (best is None or m.start() < best[0]):
+            best = (m.start(), row)
+    return best[1] if best else None
+
+
 def find_platform(text: str) -> Platform | None:
     """The platform named first in `text` (a row id, a family word or a model number), else None."""
-    t = normalise(text)
-    for p in platforms():
-        if t.strip() == p.id:
-            return p
-    best: tuple[int, Platform] | None = None
-    for p in platforms():
-        m = re.search(p.match, t, re.I)
-        if m and (best is None or m.start() < best[0]):
-            best = (m.start(), p)
-    return best[1] if best else None
+    return _first_named(platforms(), normalise(text))
 
 
 def find_quant(text: str) -> Quant | None:
     """The quantisation named first in `text` (an id such as 'q4_k_m', or a mention in a question)."""
-    t = text.lower().strip()
-    for q in quants():
-        if t == q.id:
-            return q
-    best: tuple[int, Quant] | None = None
-    for q in quants():
-        m = re.search(q.match, t, re.I)
-        if m and (best is None or m.start() < best[0]):
-            best = (m.start(), q)
-    return best[1] if best else None
+    return _first_named(quants(), text.lower())
 
 
 # ---------------------------------------------------------------- models of the tool
