@@ -68,3 +68,19 @@ def test_what_to_check_after_a_crash_is_the_cause_and_after_delivery_the_checkli
     assert "Watchdog" in crash.answer.splitlines()[0]  # PyTorch's NCCL watchdog timeout section
     handover = ask("新租的8卡机器，验收要查什么")
     assert any(c.name == "delivery_checklist" for c in handover.tool_calls)
+
+
+@pytest.mark.parametrize(
+    ("question", "model"),
+    [
+        ("r1-distill-qwen-7b 4090能跑吗", "DeepSeek-R1-Distill-Qwen-7B"),
+        ("r1蒸馏版14b要多少显存", "DeepSeek-R1-Distill-Qwen-14B"),
+        ("R1 32B 蒸馏 两张3090", "DeepSeek-R1-Distill-Qwen-32B"),
+        ("r1-distill-llama-8b lora", "DeepSeek-R1-Distill-Llama-8B"),
+        ("R1 671b 满血版要几张H20", "DeepSeek-R1"),  # the released size is R1 itself
+    ],
+)
+def test_r1_at_a_distill_size_is_the_distill(question: str, model: str) -> None:
+    """DeepSeek released R1 at 671B only; 1.5/7/8/14/32/70B are the R1-Distill models on Qwen2.5 / Llama bases
+    (huggingface.co/deepseek-ai/DeepSeek-R1#distilled-models)."""
+    assert read_one(question).model == model

@@ -1362,6 +1362,30 @@ def _subject_at(work: str) -> int | None:
 
 
 def _extract_model(work: str, s: Slots, text: str = "") -> str:
+    work = _extract_model_names(work, s, text)
+    _r1_distill(s, text or work)
+    return work
+
+
+# 「r1蒸馏版14b」, "R1 32B", "r1-distill-qwen-7b": DeepSeek-R1 at a size it was never released in is one of its
+# distills (the catalog's "deepseek r1 <size>b" aliases), not a 14B-parameter R1 nor the Qwen base model
+_R1_DISTILL_RE = re.compile(r"(?<![a-z0-9])(?:deepseek[\s\-_]*)?r1[\s\-_]*(?:distill|蒸馏)", re.I)
+
+
+def _r1_distill(s: Slots, text: str) -> None:
+    if not s.params_b or s.params_b >= 600 or not s.model:
+        return
+    if s.model != "DeepSeek-R1" and not _R1_DISTILL_RE.search(text):
+        return
+    distill = _catalog_id(f"deepseek r1 {_fmt(s.params_b)}b")
+    if distill and distill.startswith("DeepSeek-R1-Distill"):
+        old, s.model = s.model, distill
+        for m in s.model_mentions:
+            if m.catalog_id == old:
+                m.catalog_id = distill
+
+
+def _extract_model_names(work: str, s: Slots, text: str = "") -> str:
     subject = _subject_at(work)
     if subject is not None:
         work = _subject_first(work, s, subject, text or work)
