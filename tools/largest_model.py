@@ -122,61 +122,69 @@ def _max_params(inp: LargestModelInput, precision: str) -> tuple[float | None, f
 
 
 @lru_cache(maxsize=1)
-def _example_pool() -> tuple[tuple[int, str, float], ...]:
-    """(family rank, id, params in billions) for the dense catalog models of the example families."""
+def _dense_sized() -> tuple[tuple[str, float], ...]:
+    """(id, params in billions) of the dense catalog models whose id carries their size. MoE rows are left out:
+    every expert is resident, but the size in the name is not the count that matters here."""
     from tools.models import load_catalog, size_in_name
 
-    pool: list[tuple[int, str, float]] = []
+    out = []
     for entry in load_catalog():
-        if entry.active_params_published:
-            continue  # MoE: every expert is resident, but the name's size is not the count that matters here
-        for rank, rx in enumerate(EXAMPLE_FAMILIES):
-            size = size_in_name(entry.id)
-            if re.fullmatch(rx, entry.id) and size:
-                pool.append((rank, entry.id, size / 1e9))
+        size = size_in_name(entry.id)
+        if size and not entry.active_params_published:
+            out.append((entry.id, size / 1e9))
+    return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def _example_pool() -> tuple[tuple[int, str, float], ...]:
+    """(family rank, id, params in billions) for the dense catalog models of the example families."""
+    pool = [
+        (rank, model_id, size_b)
+        for model_id, size_b in _dense_sized()
+        for rank, rx in enumerate(EXAMPLE_FAMILIES)
+        if re.fullmatch(rx, model_id)
+    ]
     return tuple(sorted(pool, key=lambda t: (t[0], -t[2])))
 
 
 def _line_pool(like: str) -> list[tuple[str, float]]:
     """(id, billions) of the dense catalog models on the wanted model's own line, largest first: its distills
     ("DeepSeek-R1" → "DeepSeek-R1-Distill-…") or the other sizes of the same release ("Qwen2.5-72B" → "Qwen2.5-32B")."""
-    from tools.models import find_entry, load_catalog, size_in_name
+    from tools.models import find_entry
 
     entry = find_entry(like)
     if entry is None:
         return []
     base = re.sub(r"-\d+(?:\.\d+)?B$", "", entry.id)
     line = re.compile(rf"{re.escape(entry.id)}-Distill-.+|{re.escape(base)}-\d+(?:\.\d+)?B")
-    pool = []
-    for e in load_catalog():
-        size = size_in_name(e.id)
-        if e.id != entry.id and not e.active_params_published and size and line.fullmatch(e.id):
-            pool.append((e.id, size / 1e9))
+    pool = [(m, b) for m, b in _dense_sized() if m != entry.id and line.fullmatch(m)]
     return sorted(pool, key=lambda t: -t[1])
+
+
+def _first_fit(
+    inp: LargestModelInput, precision: str, max_b: float, candidates: list[tuple[str, float]]
+) -> Example | None:
+    """The first candidate (largest first) near or below the limit that really fits, checked with its own config."""
+    for model_id, size_b in candidates:
+        if size_b > max_b * 1.15:
+            continue
+        est = estimate_memory(_job(inp, precision, model=model_id))
+        if (est.headroom_gb or 0) >= 0:
+            return Example(model=model_id, params_b=round(est.params / 1e9, 1), total_gb=round(est.total_gb, 1))
+    return None
 
 
 def _examples(inp: LargestModelInput, precision: str, max_b: float) -> list[Example]:
     out: list[Example] = []
     if inp.like:
-        for model_id, size_b in _line_pool(inp.like):
-            if size_b > max_b * 1.15:
-                continue
-            est = estimate_memory(_job(inp, precision, model=model_id))
-            if (est.headroom_gb or 0) >= 0:
-                out.append(
-                    Example(model=model_id, params_b=round(est.params / 1e9, 1), total_gb=round(est.total_gb, 1))
-                )
-                break
+        found = _first_fit(inp, precision, max_b, _line_pool(inp.like))
+        if found:
+            out.append(found)
     for rank in range(len(EXAMPLE_FAMILIES)):
-        for r, model_id, size_b in _example_pool():
-            if r != rank or size_b > max_b * 1.15:
-                continue
-            est = estimate_memory(_job(inp, precision, model=model_id))
-            if (est.headroom_gb or 0) >= 0:
-                out.append(
-                    Example(model=model_id, params_b=round(est.params / 1e9, 1), total_gb=round(est.total_gb, 1))
-                )
-                break
+        family = [(m, b) for r, m, b in _example_pool() if r == rank]
+        found = _first_fit(inp, precision, max_b, family)
+        if found:
+            out.append(found)
         if len(out) == 2:
             break
     return out

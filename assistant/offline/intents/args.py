@@ -64,17 +64,22 @@ def restate(s: Slots, question: str) -> str:
     return " ".join(words) + " " + question.strip()
 
 
-def native_fp8(model: Any) -> bool:
-    """Models whose official checkpoint is FP8 (DeepSeek-V3/R1, Kimi-K2): the catalog's shipped_precision."""
+def shipped_precision(model: Any) -> str | None:
+    """The precision the catalog says the official weights ship in (DeepSeek-R1: fp8, Grok-1: int8), else None."""
     if not model:
-        return False
+        return None
     from tools.models import find_entry
 
     try:
         entry = find_entry(str(model))
     except Exception:  # a half-written catalog row: no claim about its precision
-        return False
-    return entry is not None and str(entry.shipped_precision or "") == "fp8"
+        return None
+    return str(entry.shipped_precision) if entry is not None and entry.shipped_precision else None
+
+
+def native_fp8(model: Any) -> bool:
+    """Models whose official checkpoint is FP8 (DeepSeek-V3/R1, Kimi-K2)."""
+    return shipped_precision(model) == "fp8"
 
 
 def period_args(s: Slots) -> dict[str, float]:

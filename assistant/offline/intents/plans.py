@@ -278,16 +278,6 @@ _RENT_TO_RUN_RE = re.compile(
 )
 
 
-def _catalog_shipped(name: str | None) -> str | None:
-    """The precision the catalog says the official weights ship in (Grok-1: int8), None when not said."""
-    if not name:
-        return None
-    from tools.models import find_entry
-
-    entry = find_entry(name)
-    return str(entry.shipped_precision) if entry and entry.shipped_precision else None
-
-
 def _card(f: Frame) -> str:
     size = size_b(f) or 7
     return A.gpu_arg(f) or ("RTX 4090" if size <= 20 else A.DEFAULT_GPU)
@@ -296,7 +286,7 @@ def _card(f: Frame) -> str:
 def cheapest_calls(f: Frame) -> list[ToolCall]:
     size = size_args(f)
     ref = reference(f)
-    shipped = ref.shipped_precision if ref else _catalog_shipped(f.model)
+    shipped = ref.shipped_precision if ref else A.shipped_precision(f.model)
     full = "bf16" if shipped in (None, "bf16", "fp16") else shipped
     out = [
         A.call(CHEAPEST, "find_min_gpus", **size, mode="inference", precision=p, gpu=_card(f))
