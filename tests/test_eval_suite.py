@@ -511,6 +511,8 @@ REAL_FLOORS = {  # a small margin below the counts, so a retrieval tie on a fres
     "blind/round3": 9,  # round 3 blind: 10/21 (7 when it was collected)
     "dev/round4": 35,  # round 4 dev: 38/104 (39 when it was collected; the builders never saw it)
     "blind/round4": 8,  # round 4 blind: 10/24 (7 when it was collected)
+    "dev/round5": 0,  # round 5: collected 2026-12-01 while the builders worked; the lead sets the floors after the first run
+    "blind/round5": 0,
 }
 
 
