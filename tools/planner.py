@@ -523,7 +523,7 @@ def _objective(inp: PlanInput, deadline_h: float | None, budget: float | None) -
     speed), else cheapest that meets the deadline (and budget)."""
     if inp.objective:
         return inp.objective, f"按你的选择：{_OBJ_ZH[inp.objective]}。 / As chosen: {inp.objective}."
-    if budget is not None and deadline_h is None:
+    if budget is not None and deadline_h is None and inp.mode != "inference":
         return (
             "fastest",
             "只给了预算、没给截止时间：在预算内选最快的。 / Budget but no deadline: fastest within budget.",
@@ -725,6 +725,14 @@ def _check_limits(opt: PlanOption, deadline_h: float | None, budget: float | Non
             return
         if opt.cost_cny.high > budget:
             opt.notes.append("贵的情况下会超预算。 / At the expensive end it would exceed the budget.")
+    elif budget is not None and opt.cost_cny is not None and opt.cost_basis and "per month" in opt.cost_basis:
+        # serving is billed by the month: a budget smaller than one month of the set cannot pay for it
+        if opt.cost_cny.mid > budget:
+            opt.feasible = False
+            opt.why = (
+                f"超预算：一个月约 ¥{opt.cost_cny.mid:,.0f} > ¥{budget:,.0f}。 / Over budget: one month costs "
+                f"~¥{opt.cost_cny.mid:,.0f} > ¥{budget:,.0f}."
+            )
 
 
 def _rank_reasons(options: list[PlanOption], objective: str = "cheapest") -> None:

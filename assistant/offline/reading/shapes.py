@@ -90,9 +90,22 @@ def mentions(text: str) -> set[str]:
     return {name for name, rx in _MENTION_RES.items() if rx.search(text)}
 
 
+# a size said as what a job uses or needs, not as what a card has: 「占用 20G」「吃了22G」 "consuming 20GB"
+_USAGE_BEFORE = re.compile(
+    r"(?:占用|占了|用了|吃了|使用了|涨到|升到|到了|达到|需要|要|峰值|peak|using|uses|used|consum\w*|takes?|took|"
+    r"needs?|requires?|occup\w*)\s*(?:了|约|大约|about|around|~)?\s*$",
+    re.I,
+)
+
+
 def card_sizes(text: str) -> list[int]:
-    """'A100 40G 和 80G' → [40, 80]: two or more memory sizes named for one card."""
-    sizes = [int(m) for m in re.findall(rf"(?<![\d.])(\d{{2,3}})\s*(?:g|gb|gib)(?![a-z]){NOT_A_RATE}", text, re.I)]
+    """'A100 40G 和 80G' → [40, 80]: two or more memory sizes named for one card. Sizes a job uses or needs
+    (「未量化前占用 20G, 量化后占用 22G」) are not cards."""
+    sizes = [
+        int(m.group(1))
+        for m in re.finditer(rf"(?<![\d.])(\d{{2,3}})\s*(?:g|gb|gib)(?![a-z]){NOT_A_RATE}", text, re.I)
+        if not _USAGE_BEFORE.search(text[max(0, m.start() - 12) : m.start()])
+    ]
     return list(dict.fromkeys(sizes)) if len(set(sizes)) >= 2 else []
 
 
@@ -137,7 +150,7 @@ def network(text: str) -> str | None:
 # Requests to decline without a tool: unlawful or provider-terms-breaking ones, price forecasts.
 _UNLAWFUL_RE = re.compile(
     r"绕过(?:出口)?(?:管制|限制|禁令)|规避(?:出口)?管制|走私|翻墙.*(?:租|买)|破解|盗版|多开.*(?:试用|免费)|"
-    r"(?:批量|大量)(?:注册|开).*(?:免费|试用)|挖矿|挖币|mining (?:crypto|bitcoin|eth|program)|crypto[\s-]*min(?:ing|er)|\bminers?\b.*\bmine\b|"
+    r"(?:批量|大量)(?:注册|开).*(?:免费|试用)|挖矿|挖币|mining (?:crypto|bitcoin|eth|program)|qubic|xmrig|nicehash|lolminer|t-rex miner|crypto[\s-]*min(?:ing|er)|\bminers?\b.*\bmine\b|"
     r"(?:bypass|evade|get around|circumvent)\s+(?:the\s+)?(?:export|sanction|ban|control|restriction)|"
     r"smuggl|(?:free|trial) (?:credits?|tier).*(?:multiple|many|fake) accounts|fake accounts|"
     r"(?:别人|他人|偷)的?(?:账号|服务器|算力)|(?:hack|break into|steal)\b.*(?:server|gpu|account)|ddos|"

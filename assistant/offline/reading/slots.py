@@ -389,7 +389,13 @@ _DOMAIN_RE = re.compile(
 _OUT_OF_SCOPE_RE = re.compile(
     r"天气|weather|诗|poem|poetry|笑话|joke|股票|stock price|菜谱|recipe|翻译一下|translate|小说|novel|"
     r"歌词|lyrics|足球|football|soccer|电影|movie|星座|horoscope|彩票|lottery|写一篇|写一首|write (?:a|me a) "
-    r"(?:poem|story|song|essay)|who (?:is|was) the president|总统|新闻|news|高考|作文",
+    r"(?:poem|story|song|essay)|who (?:is|was) the president|总统|新闻|news|高考|作文|"
+    # an AI service's own accounts (sign-up, top-up, bans, someone else's key): only its support can help
+    r"(?:openai|chatgpt|claude|gemini|anthropic|gpt)\s*(?:账号|帐号|的)?\s*(?:新)?(?:注册|充值|绑卡|订阅|秒封|封号|被封|"
+    r"封了|风控|申诉)|(?:注册|充值|绑卡|开通).{0,6}(?:openai|chatgpt|claude|gemini|gpt)|"
+    r"(?:register|sign up|recharge|top up|bind my card|pay) (?:\w+ ){0,3}(?:for |to )?(?:openai|chatgpt|claude|gemini)|"
+    r"(?:contribute|share|send|give) (?:me )?(?:an? |your )?(?:openai |chatgpt )?api key|"
+    r"新注册\s*(?:的)?\s*key|key\s*(?:秒封|被封|封了)",
     re.I,
 )
 
@@ -562,6 +568,7 @@ def _extract(question: str) -> Slots:
         text = own_words.lower().replace("×", "x").replace("＊", "*").replace("，", ",").replace("？", "?")
     text = re.sub(r"[\u3000\s]+", " ", text)
     text = _IDS_RE.sub(" ", text)  # "3B:00.0", "GPU-1b2c…" are device ids, never model sizes
+    text = re.sub(r"(?<=[a-z]{3})(?<!the)\s+-(?=\d+(?:\.\d+)?\s*[bm](?![a-z]))", "-", text)  # "llama -13b" is llama-13b
     s.out_of_scope = bool(_OUT_OF_SCOPE_RE.search(text))
     s.in_domain = bool(_DOMAIN_RE.search(text)) or s.is_log
     work = text
@@ -573,12 +580,14 @@ def _extract(question: str) -> Slots:
 
     # --- budget: 预算5万 / 5万块 / budget 50k / ¥30000 / 3万元 ------------------------------
     m = re.search(
-        rf"(?:预算|budget(?: of| is)?|经费|不超过|最多花|花)\s*(?:[:：是为]|大概|约|只有|in)?\s*"
-        rf"(?:¥|￥|rmb|cny)?\s*(?P<num>\d+(?:\.\d+)?|{_CN_NUM})\s*(?P<unit>万|千|k|w)?\s*"
-        r"(?:元|块|rmb|cny|yuan)?",
+        rf"(?P<word>预算|budget(?: of| is)?|经费|不超过|最多花|花)\s*(?:[:：是为]|大概|约|只有|in)?\s*"
+        rf"(?P<cur>¥|￥|rmb|cny)?\s*(?P<num>\d+(?:\.\d+)?|{_CN_NUM})\s*(?P<unit>万|千|k|w)?\s*"
+        r"(?P<yuan>元|块|rmb|cny|yuan)?",
         work,
         re.I,
     )
+    if m and m.group("word") == "不超过" and not (m.group("cur") or m.group("unit") or m.group("yuan")):
+        m = None  # 「长度不超过300就可以」: a limit on something else, not money
     if not m:
         m = re.search(
             rf"(?:¥|￥)\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>万|千|k|w)?|"
@@ -816,7 +825,8 @@ def _extract(question: str) -> Slots:
         s.zero_stage = 3  # "FSDP" / "DeepSpeed" without a stage: full sharding
 
     # --- impossible inputs: a negative model size, a fraction of a GPU, zero GPUs --------------------
-    m = re.search(r"(?:(?<![\w.])-|负)\s*(\d+(?:\.\d+)?)\s*([bm]|亿)(?![a-z])", text, re.I)
+    # not the hyphen of a name written apart ("Llama -13B", "qwen -7b"): a word just before (not "a"/"the")
+    m = re.search(r"(?:(?<![\w.])(?<![a-z]{3} )-|(?<=\bthe )-|负)\s*(\d+(?:\.\d+)?)\s*([bm]|亿)(?![a-z])", text, re.I)
     if m:
         s.invalid.append(
             (
@@ -1128,6 +1138,8 @@ GPU_INDEX_RE = re.compile(
     r"(?<![\d.])\d{1,2}\s*(?:号)?\s*卡\s*(?=的|上|和|跟|与|、|,|，|占|显存|只|才|却|反而|已经|一直|满|空|用了|爆)"
     r"(?![,，]\s*(?:每|单卡))|"
     r"(?<![\d.])\d{1,2}\s*号\s*(?:卡|gpu)|第\s*\d{1,2}\s*(?:张|块|号)\s*(?:卡|gpu)?|"
+    # a range of card numbers starting at 0: 「集中在0卡~6卡」「0-6号卡」 (which cards, not how many)
+    r"(?<![\d.])0\s*(?:号)?\s*卡?\s*[~～\-–到至]\s*\d{1,2}\s*(?:号)?\s*卡|"
     r"卡\s*\d{1,2}(?![\d.]|\s*g(?:b|ib)?(?![a-z]))|"
     r"\b(?:gpu|cuda|device|rank)\s*[:#]?\s*\d{1,2}(?![\d.]|\s*(?:张|块|卡|gpus?|cards?|x\b))",
     re.I,

@@ -508,7 +508,9 @@ def _option_line(w: Writer, o: dict) -> tuple[str, str]:
     cost, days = o.get("cost_cny") or {}, o.get("days") or {}
     per_hour = "hour" in str(o.get("cost_basis") or "") and "whole run" not in str(o.get("cost_basis") or "")
     per_month = "month" in str(o.get("cost_basis") or "")
-    if per_hour:
+    if cost.get("mid") is None:  # a card with no price row: say nothing rather than "None"
+        cost_zh, cost_en = "价格表里没有它的租价", "no rental price in the table"
+    elif per_hour:
         cost_zh, cost_en = f"整套约 {money(cost.get('mid'))}/小时", f"about {money(cost.get('mid'))}/hour for the set"
     elif per_month:
         cost_zh, cost_en = f"约 {money(cost.get('mid'))}/月", f"about {money(cost.get('mid'))}/month"
