@@ -271,7 +271,20 @@ def looks_pasted(text: str) -> bool:
     """The text has the shape of program output: several lines, a shell prompt, an `XxxError:` line, or an error
     message quoted inline in a sentence."""
     lines = [ln for ln in text.splitlines() if ln.strip()]
-    return len(lines) >= 3 or bool(_PASTED_SHAPE.search(text)) or bool(_INLINE_ERROR.search(text))
+    return len(lines) >= 3 or bool(_PASTED_SHAPE.search(text)) or _quotes_error(text)
+
+
+def _quotes_error(text: str) -> bool:
+    """An error message quoted in a sentence, other than a bare out-of-memory: 「LoRA 微调 14B 报 torch.cuda.
+    OutOfMemoryError: CUDA out of memory」 carries no numbers to diagnose; the job's memory estimate answers it."""
+    for m in _INLINE_ERROR.finditer(text):
+        if "out of memory" in m.group(0).lower() and not _OOM_NUMBERS.search(text):
+            continue
+        return True
+    return False
+
+
+_OOM_NUMBERS = re.compile(r"Tried to allocate|total capacit|GiB (?:free|already allocated)", re.I)
 
 
 def is_paste(text: str) -> bool:
