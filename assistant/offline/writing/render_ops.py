@@ -43,9 +43,9 @@ def diagnose_logs(w: Writer, r: ToolResult, ctx: Context) -> None:
     elif res.get("kinds"):
         from tools.diagnosis.detect import KIND_LABELS
 
-        names = [KIND_LABELS.get(str(k), (str(k), str(k))) for k in res.get("kinds") or []]
-        zh_names = "、".join(dict.fromkeys(z for z, _ in names))
-        en_names = ", ".join(dict.fromkeys(e for _, e in names))
+        labels = [KIND_LABELS.get(str(k), (str(k), str(k))) for k in res.get("kinds") or []]
+        zh_names = "、".join(dict.fromkeys(z for z, _ in labels))
+        en_names = ", ".join(dict.fromkeys(e for _, e in labels))
         w.add(
             "verdict", f"我读了{zh_names}，里面没看到异常。", f"I read the {en_names} and found nothing abnormal in it."
         )
