@@ -149,7 +149,7 @@ def _apply(c: Ctx, name: str, kind: str) -> None:
                 f.causes.extend(Text(zh=z, en=e) for z, e in causes)
                 f.actions[1:1] = [Text(zh=z, en=e) for z, e in actions]  # after "stop using it", before the ticket
             continue
-        if rule.get("augments"):
+        if rule.get("augments") and not rule.get("title"):
             continue  # nothing to add to
         replaced = set(rule.get("supersedes") or [])
         c.findings = [f for f in c.findings if f.id not in replaced]

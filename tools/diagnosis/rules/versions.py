@@ -356,9 +356,10 @@ def _oom_finding(c: Ctx, o: Any) -> None:
         ]
         actions = [
             (
-                "缩小任务：减小 batch / 序列长度、开启梯度检查点（gradient checkpointing）、用 bf16 或量化；一张卡不够就用多卡切分（FSDP/ZeRO、tensor parallel、device_map）。"
+                "缩小任务：减小 batch / 序列长度、开启梯度检查点（gradient checkpointing）、用 bf16，或量化到 8-bit / 4-bit（bitsandbytes、GPTQ/AWQ，或 llama.cpp 的 GGUF）；一张卡不够就用多卡切分（FSDP/ZeRO、tensor parallel、device_map）。"
                 "`gpu-advisor estimate` 可以先算显存。",
-                "Shrink the work: smaller batch / sequence length, gradient checkpointing, bf16 or quantisation; if one card is not enough, "
+                "Shrink the work: smaller batch / sequence length, gradient checkpointing, bf16, or 8-bit / 4-bit quantisation (bitsandbytes, "
+                "GPTQ/AWQ, or a GGUF in llama.cpp); if one card is not enough, "
                 "shard across GPUs (FSDP/ZeRO, tensor parallel, device_map). `gpu-advisor estimate` computes the memory first.",
             )
         ]
