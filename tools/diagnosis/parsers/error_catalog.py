@@ -41,6 +41,7 @@ def _compiled(name: str) -> dict[str, dict[str, Any]]:
         out[rid] = {
             "patterns": [re.compile(str(p), re.I) for p in rule.get("patterns") or []],
             "requires": [re.compile(str(r), re.I) for r in _listed(rule.get("requires"))],
+            "excludes": [re.compile(str(r), re.I) for r in _listed(rule.get("excludes"))],
             "values": {k: re.compile(str(v), re.I | re.M) for k, v in (rule.get("values") or {}).items()},
         }
     return out
@@ -68,6 +69,8 @@ def scan(lines: list[str], name: str = NAME) -> Catalog | None:
             None,
         )
         if line is None or not all(r.search(text) for r in rule["requires"]):
+            continue
+        if any(r.search(text) for r in rule["excludes"]):
             continue
         values = {k: v for k, rx in rule["values"].items() if (v := _value(rx, text)) is not None}
         out.hits.append(Hit(rid, line[:400], values))
