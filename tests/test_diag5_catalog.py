@@ -126,6 +126,11 @@ def test_nvls_invalid_argument_points_at_fabric_manager_not_shm() -> None:
     assert "nvidia-fabricmanager" in text and "NCCL_NVLS_ENABLE=0" in text and "NVLink SHARP" in f.title.en
 
 
+def test_nvls_failure_told_in_a_sentence_in_another_order() -> None:
+    q = "8卡H800 nccl-test 报 NCCL WARN Cuda failure 'invalid argument' in transport/nvls.cc:158，fabricmanager 已经重启过了"
+    assert "nccl_nvls_setup_failed" in [f.id for f in diagnose_text(q).findings]
+
+
 def test_ibv_reg_mr_failure_is_memory_registration() -> None:
     paste = (
         "两台8卡 训练报 RuntimeError: NCCL Error 2: unhandled system error (run with NCCL_DEBUG=INFO for details)\n"
