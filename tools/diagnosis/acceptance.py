@@ -80,13 +80,13 @@ def check_delivery(report: DiagnosisReport, parsed: Any, spec: str) -> list[Acce
 
     # 1. count
     if count is None:
-        rows.append(AcceptanceRow(check="count", expected="—", observed=str(observed_n or "?"), status="unknown"))
+        rows.append(AcceptanceRow(check="count", expected="—", observed=str(observed_n or "—"), status="unknown"))
     elif not observed_n:
         rows.append(
             AcceptanceRow(
                 check="count",
                 expected=str(count),
-                observed="?",
+                observed="—",
                 status="unknown",
                 note=Text(zh="输出里没有 nvidia-smi", en="no nvidia-smi in the output"),
             )
@@ -105,10 +105,10 @@ def check_delivery(report: DiagnosisReport, parsed: Any, spec: str) -> list[Acce
     names = [g.name for g in gpus if g.name] or (runs[0].gpu_names if runs else [])
     if not model:
         rows.append(
-            AcceptanceRow(check="model", expected="—", observed=", ".join(sorted(set(names))) or "?", status="unknown")
+            AcceptanceRow(check="model", expected="—", observed=", ".join(sorted(set(names))) or "—", status="unknown")
         )
     elif not names:
-        rows.append(AcceptanceRow(check="model", expected=model, observed="?", status="unknown"))
+        rows.append(AcceptanceRow(check="model", expected=model, observed="—", status="unknown"))
     else:
         bad = []
         for n in names:
@@ -142,7 +142,7 @@ def check_delivery(report: DiagnosisReport, parsed: Any, spec: str) -> list[Acce
             AcceptanceRow(
                 check="memory",
                 expected=f"{want.memory_gb:g} GB" if want is not None else "—",
-                observed=", ".join(sorted({f"{m} MiB" for m in mems})) or "?",
+                observed=", ".join(sorted({f"{m} MiB" for m in mems})) or "—",
                 status="unknown",
             )
         )
@@ -237,7 +237,7 @@ def check_delivery(report: DiagnosisReport, parsed: Any, spec: str) -> list[Acce
     }
     torch = parsed.get("torch_errors") if parsed else None
     drv = report.inventory.driver_version
-    observed = f"driver {drv or '?'}, CUDA ≤ {report.inventory.cuda_version or '?'}" + (
+    observed = f"driver {drv or '—'}, CUDA ≤ {report.inventory.cuda_version or '—'}" + (
         f", torch {torch.torch_version} (cu {torch.torch_cuda}), available={torch.is_available}"
         if torch and torch.torch_version
         else ""

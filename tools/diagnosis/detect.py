@@ -108,6 +108,9 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
         "unable to mmap",
     ),
     "nccl_log": ("NCCL", "Watchdog caught collective"),
+    # framework/NCCL errors and told symptoms kept as data (knowledge/diagnosis/error_catalog.yaml, symptom_catalog.yaml)
+    "error_catalog": signals.signatures("error_catalog"),
+    "symptom_catalog": signals.signatures("symptom_catalog"),
     "nccl_tests": ("busbw", "nThread", "Avg bus bandwidth", "Out of bounds values", "#wrong", "_perf"),
     "line_rate": signals.signatures("line_rate"),
     "iostat": ("%util",),
@@ -132,6 +135,39 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
     ),
 }
 
+# What each kind is called when a reply names the log it read (「NCCL 日志里没看到异常」), zh and en.
+KIND_LABELS: dict[str, tuple[str, str]] = {
+    "nvidia_smi_table": ("nvidia-smi", "nvidia-smi"),
+    "nvidia_smi_list": ("nvidia-smi -L", "nvidia-smi -L"),
+    "nvidia_smi_query": ("nvidia-smi -q", "nvidia-smi -q"),
+    "topo": ("nvidia-smi topo -m", "nvidia-smi topo -m"),
+    "kernel_log": ("内核日志", "kernel log"),
+    "lspci": ("lspci", "lspci"),
+    "infiniband": ("IB 网卡输出", "InfiniBand output"),
+    "container_runtime": ("容器运行时报错", "container runtime error"),
+    "kubernetes": ("Kubernetes 输出", "Kubernetes output"),
+    "cuda_runtime": ("CUDA 报错", "CUDA error"),
+    "vllm": ("vLLM 日志", "vLLM log"),
+    "lmdeploy": ("LMDeploy 日志", "LMDeploy log"),
+    "nvidia_smi_dmon": ("nvidia-smi dmon", "nvidia-smi dmon"),
+    "nvcc": ("nvcc -V", "nvcc -V"),
+    "ipmi_sel": ("IPMI 事件日志", "IPMI event log"),
+    "gpu_selection": ("选卡命令", "GPU-selection command"),
+    "host_memory": ("内存相关输出", "host-memory output"),
+    "torch_errors": ("PyTorch 报错", "PyTorch error"),
+    "launcher": ("启动器报错", "launcher error"),
+    "framework_alloc": ("框架显存报错", "framework allocation error"),
+    "nccl_log": ("NCCL 日志", "NCCL log"),
+    "nccl_tests": ("nccl-tests 结果", "nccl-tests output"),
+    "line_rate": ("带宽数字", "bandwidth figures"),
+    "iostat": ("iostat", "iostat"),
+    "dcgmi_diag": ("dcgmi diag", "dcgmi diag"),
+    "dcgmi_health": ("dcgmi health", "dcgmi health"),
+    "error_catalog": ("报错信息", "error message"),
+    "symptom_catalog": ("你的描述", "your description"),
+    "narrative": ("你的描述", "your description"),
+}
+
 # Kinds whose trigger words also occur in a person's question ("NCCL 超时怎么办？"): they count as a
 # paste only when the text also looks pasted (several lines, a prompt, an `XxxError:` line).
 PROSE_PRONE = frozenset(
@@ -139,7 +175,7 @@ PROSE_PRONE = frozenset(
 )
 # Kinds a renter may tell in words rather than paste (「掉卡了」, 「会被系统OOM杀进程，内存128G」, "8 × 100 Gbps NICs,
 # nccl-tests reaches 600 Gbps"): assistant/offline/reading/logs.py decides when the telling is enough.
-TOLD = frozenset({"narrative", "line_rate", "host_memory", "gpu_selection"})
+TOLD = frozenset({"narrative", "line_rate", "host_memory", "gpu_selection", "symptom_catalog"})
 _PASTED_SHAPE = re.compile(
     r"^\s*(?:\$|#|root@|\w+@[\w.-]+[:~]|>>>|\[\s*\d+\.\d+\]|[\w.]*(?:Error|Exception|Warning)\b\s*:|Traceback)",
     re.M,
@@ -219,10 +255,36 @@ def paste_kinds(text: str) -> list[str]:
     return kinds if looks_pasted(text) else []
 
 
+# An error message quoted inside a sentence (「训练报错 RuntimeError: FlashAttention only supports Ampere GPUs or newer」,
+# "vllm fails with max seq len (32768) is larger than ... KV cache (21104)"): an exception name with a colon and a
+# message of several words, an NCCL WARN line, or a message that carries the program's own numbers. A question that
+# only names an error ("CUDA out of memory 一般有哪些原因？") has none of these.
+_INLINE_ERROR = re.compile(
+    r"(?:[A-Za-z_.]*[A-Z]\w*(?:Error|Exception)|CUDA error)\s*:\s*[^\s:]+(?:\s+[^\s]+){2,}"
+    r"|NCCL (?:WARN|INFO)\s+\S+"
+    r"|Tried to allocate [\d.]+\s*[KMGT]i?B"
+    r"|max seq len \(\d+\) is larger than"
+)
+
+
 def looks_pasted(text: str) -> bool:
-    """The text has the shape of program output: several lines, a shell prompt, an `XxxError:` line."""
+    """The text has the shape of program output: several lines, a shell prompt, an `XxxError:` line, or an error
+    message quoted inline in a sentence."""
     lines = [ln for ln in text.splitlines() if ln.strip()]
-    return len(lines) >= 3 or bool(_PASTED_SHAPE.search(text))
+    return len(lines) >= 3 or bool(_PASTED_SHAPE.search(text)) or _quotes_error(text)
+
+
+def _quotes_error(text: str) -> bool:
+    """An error message quoted in a sentence, other than a bare out-of-memory: 「LoRA 微调 14B 报 torch.cuda.
+    OutOfMemoryError: CUDA out of memory」 carries no numbers to diagnose; the job's memory estimate answers it."""
+    for m in _INLINE_ERROR.finditer(text):
+        if "out of memory" in m.group(0).lower() and not _OOM_NUMBERS.search(text):
+            continue
+        return True
+    return False
+
+
+_OOM_NUMBERS = re.compile(r"Tried to allocate|total capacit|GiB (?:free|already allocated)", re.I)
 
 
 def is_paste(text: str) -> bool:

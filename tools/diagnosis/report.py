@@ -71,13 +71,15 @@ def diagnose_text(
     if expect:
         report.acceptance = check_delivery(report, parsed, expect)
         failed = [r for r in report.acceptance if r.status == "fail"]
-        if failed:
-            report.findings.insert(0, _delivery_mismatch(failed))
-        elif not set(parsed.kinds) & INVENTORY_KINDS and all(
-            r.status == "unknown" for r in report.acceptance if r.check != "health"
-        ):
-            # a serving launch or a launcher error says nothing about the delivery: `expect` only sized it
+        shows_delivery = bool(set(parsed.kinds) & INVENTORY_KINDS) or any(
+            r.status != "unknown" for r in report.acceptance if r.check != "health"
+        )
+        if not shows_delivery:
+            # a serving launch, an error or a kernel log says nothing about the delivery: `expect` only sized the
+            # checks (a GPU named in the user's words is not a contract; the Xid finding already says it is broken)
             report.acceptance = None
+        elif failed:
+            report.findings.insert(0, _delivery_mismatch(failed))
     policy.apply(report.findings)
     report.findings.sort(key=lambda f: -SEVERITY_RANK[f.severity])
     report.incidents = incidents.build(ctx, report.findings)

@@ -40,9 +40,22 @@ def diagnose_logs(w: Writer, r: ToolResult, ctx: Context) -> None:
     elif findings:
         zh, en = zh_en(findings[0].get("title"))
         w.add("verdict", "没有发现严重问题。" + zh + "。", "Nothing critical found. " + en + ".")
-    else:
-        kinds = "、".join(res.get("kinds") or []) or "?"
-        w.add("verdict", f"日志（{kinds}）里没看到异常。", f"Nothing abnormal in the log ({kinds}).")
+    elif res.get("kinds"):
+        from tools.diagnosis.detect import KIND_LABELS
+
+        labels = [KIND_LABELS.get(str(k), (str(k), str(k))) for k in res.get("kinds") or []]
+        zh_names = "、".join(dict.fromkeys(z for z, _ in labels))
+        en_names = ", ".join(dict.fromkeys(e for _, e in labels))
+        w.add(
+            "verdict", f"我读了{zh_names}，里面没看到异常。", f"I read the {en_names} and found nothing abnormal in it."
+        )
+    else:  # nothing recognised: say so plainly; the guide passage on the user's words follows
+        w.add(
+            "verdict",
+            "这段内容里没有我能自动诊断的报错格式，下面是指南里的相关说明。",
+            "Nothing in this text matches an error or log format I can diagnose automatically; the guide's relevant "
+            "passage follows.",
+        )
     lead = zh_en(headline) if headline else None
     for f in findings[:5]:
         sev_zh, sev_en = _SEVERITY.get(str(f.get("severity")), ("", ""))
@@ -87,7 +100,7 @@ def diagnose_logs(w: Writer, r: ToolResult, ctx: Context) -> None:
         )
     for row in res.get("acceptance") or []:
         if isinstance(row, dict):
-            mark = {"pass": "✓", "fail": "✗"}.get(str(row.get("status")), "?")
+            mark = {"pass": "✓", "fail": "✗"}.get(str(row.get("status")), "–")
             w.add(
                 "findings",
                 f"验收 {mark} {row.get('check')}：期望 {row.get('expected')}，实际 {row.get('observed')}",
@@ -102,7 +115,15 @@ def diagnose_logs(w: Writer, r: ToolResult, ctx: Context) -> None:
                 continue  # the command already leads
             w.add("next", *zh_en(action))
     said_lead = bool(lead and res.get("next_action") and zh_en(res["next_action"])[1].endswith(lead[1]))
-    if res.get("next_action") and not (serving.get("headline") and severity in ("ok", "info")) and not said_lead:
+    # "Fix your setup: <the action just listed>" repeats it: the next action is left out when it ends with one
+    said = {zh_en(a)[1] for a in ((worst or {}).get("actions") or [])[:3]}
+    said_action = bool(res.get("next_action") and any(zh_en(res["next_action"])[1].endswith(a) for a in said if a))
+    if (
+        res.get("next_action")
+        and not (serving.get("headline") and severity in ("ok", "info"))
+        and not said_lead
+        and not said_action
+    ):
         w.add("next", *zh_en(res["next_action"]))
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_SIZE = r"([0-9.]+)\s*(KiB|MiB|GiB|TiB|B)"
+_SIZE = r"([0-9.]+)\s*(KiB|MiB|GiB|TiB|bytes|B)"  # "of which 0 bytes is free" (PyTorch 2.x)
 _OOM_ALLOC = re.compile(r"Tried to allocate " + _SIZE)
 _OOM_LEGACY = re.compile(
     r"\(GPU (\d+); "
@@ -61,7 +61,7 @@ _OOM_NEW_ALLOC = re.compile(
 _TOO_OLD = re.compile(r"NVIDIA driver on your system is too old \(found version (\d+)\)")
 _TORCH_CHECK = re.compile(r"torch_check:\s*version=(\S+)\s+cuda=(\S+)\s+available=(\S+)(?:\s+device_count=(\d+))?")
 _TORCH_VERSION = re.compile(r"\b(\d+\.\d+\.\d+)\+cu(\d{2,3})\b")
-_UNITS = {"B": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+_UNITS = {"B": 1, "bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
 
 SIMPLE = (
     ("driver_insufficient", "CUDA driver version is insufficient for CUDA runtime version"),

@@ -25,6 +25,7 @@ from __future__ import annotations
 from tools.diagnosis.detect import Parsed
 from tools.diagnosis.findings import SEVERITY_RANK, Finding, Text, worst
 from tools.diagnosis.rules.alloc import rules_framework_alloc
+from tools.diagnosis.rules.catalog import rules_error_catalog, rules_symptom_catalog
 from tools.diagnosis.rules.comms import ExpectedBusbw, expected_busbw, rules_nccl, rules_nccl_tests
 from tools.diagnosis.rules.context import Ctx, build_inventory, context_gpu
 from tools.diagnosis.rules.fabric import rules_infiniband
@@ -89,6 +90,8 @@ RULES = (
     rules_cuda_runtime,
     rules_serving,
     rules_vllm,
+    rules_error_catalog,  # after the kernel/NCCL/torch rules: it augments or supersedes their findings
+    rules_symptom_catalog,
     rules_narrative,
     rules_narrative_other,
 )

@@ -176,10 +176,21 @@ def rules_vllm(c: Ctx) -> None:
             f": the KV cache holds {m.kv_tokens:,} tokens ({m.kv_gb:g} GB), one sequence of {m.max_model_len:,} "
             f"tokens needs {m.max_len_kv_gb:g} GB"
         )
+    title = (f"vLLM 没有显存留给 KV cache{weights}", f"vLLM has no memory left for the KV cache{weights_en}")
+    if m is not None and m.kv_tokens and m.max_model_len and m.max_model_len > m.kv_tokens and not v.profile:
+        # "max seq len (A) is larger than ... KV cache (B)": the pool exists, it is smaller than one full-length
+        # request; say it with the user's own two numbers
+        title = (
+            f"vLLM 的 KV cache 只放得下 {m.kv_tokens:,} 个 token，比模型的最大长度 {m.max_model_len:,} 小{weights if m.kv_gb else ''}"
+            f"：把 `--max-model-len` 设到 {m.kv_tokens:,} 以下，或调高 `--gpu-memory-utilization` 给 KV 更多显存",
+            f"vLLM's KV cache holds only {m.kv_tokens:,} tokens, fewer than the model's maximum length of "
+            f"{m.max_model_len:,}{weights_en if m.kv_gb else ''}: set `--max-model-len` to at most {m.kv_tokens:,}, "
+            "or raise `--gpu-memory-utilization` to give the KV cache more memory",
+        )
     c.add(
         "vllm_no_kv_cache_memory",
         "warning",
-        (f"vLLM 没有显存留给 KV cache{weights}", f"vLLM has no memory left for the KV cache{weights_en}"),
+        title,
         [x for x in (v.blocks_line, v.no_cache_line, v.max_len_line, v.profile_line) if x],
         causes=[
             (

@@ -296,9 +296,19 @@ def classify_oom(o: Any) -> tuple[str, float]:
 def _oom_finding(c: Ctx, o: Any) -> None:
     fid, others = classify_oom(o)
     total = f"{o.total_gib:.2f} GiB" if o.total_gib else "?"
-    req = f"{o.requested_gib:.2f} GiB" if o.requested_gib is not None else "?"
+    req = (
+        (f"{o.requested_gib * 1024:.0f} MiB" if o.requested_gib < 1 else f"{o.requested_gib:.2f} GiB")
+        if o.requested_gib is not None
+        else "?"
+    )
     r = o.reserved_unallocated_gib
     gpu = o.gpu if o.gpu is not None else "?"
+    # only what the message said: "GPU 0 (4.00 GiB)", "GPU 0", "the GPU (4.00 GiB)" — never a "?" placeholder
+    name_zh, name_en = (f"GPU {o.gpu}", f"GPU {o.gpu}") if o.gpu is not None else ("这张卡", "the GPU")
+    card_zh = name_zh + (f"（{total}）" if o.total_gib else "")
+    card_en = name_en + (f" ({total})" if o.total_gib else "")
+    req_zh = f" {req} " if o.requested_gib is not None else ""
+    req_en = f"{req} " if o.requested_gib is not None else ""
     if fid == "oom_other_process":
         title = (
             f"显存被其他进程占用：GPU {gpu} 上约 {others:.1f} GiB（共 {total}）不属于这个进程",
@@ -335,8 +345,8 @@ def _oom_finding(c: Ctx, o: Any) -> None:
         ]
     else:
         title = (
-            f"显存不够：GPU {gpu}（{total}）放不下这次 {req} 的申请，显存已被这个任务自己用满",
-            f"Out of memory: GPU {gpu} ({total}) cannot fit this {req} request; the job itself fills the card",
+            f"显存不够：{card_zh}放不下这次{req_zh}的申请，显存已被这个任务自己用满",
+            f"Out of memory: {card_en} cannot fit this {req_en}request; the job itself fills the card",
         )
         causes = [
             (
@@ -346,12 +356,41 @@ def _oom_finding(c: Ctx, o: Any) -> None:
         ]
         actions = [
             (
-                "缩小任务：减小 batch / 序列长度、开启梯度检查点（gradient checkpointing）、用 bf16 或量化；一张卡不够就用多卡切分（FSDP/ZeRO、tensor parallel、device_map）。"
+                "缩小任务：减小 batch / 序列长度、开启梯度检查点（gradient checkpointing）、用 bf16，或量化到 8-bit / 4-bit（bitsandbytes、GPTQ/AWQ，或 llama.cpp 的 GGUF）；一张卡不够就用多卡切分（FSDP/ZeRO、tensor parallel、device_map）。"
                 "`gpu-advisor estimate` 可以先算显存。",
-                "Shrink the work: smaller batch / sequence length, gradient checkpointing, bf16 or quantisation; if one card is not enough, "
+                "Shrink the work: smaller batch / sequence length, gradient checkpointing, bf16, or 8-bit / 4-bit quantisation (bitsandbytes, "
+                "GPTQ/AWQ, or a GGUF in llama.cpp); if one card is not enough, "
                 "shard across GPUs (FSDP/ZeRO, tensor parallel, device_map). `gpu-advisor estimate` computes the memory first.",
             )
         ]
+    stated = _stated_card(c)
+    if fid == "oom_exceeds_capacity" and stated and o.total_gib and stated[1] > 1.5 * o.total_gib * 2**30 / 1e9:
+        # "GPU 0 has a total capacity of 4.00 GiB" while the renter says the card has 11 GB: PyTorch is on another
+        # device (CUDA numbers devices fastest-first by default, not as nvidia-smi does; CUDA docs, CUDA_DEVICE_ORDER)
+        name, gb = stated
+        idx = o.gpu if o.gpu is not None else 0
+        title = (
+            title[0]
+            + f"——但 {name} 有 {gb:g} GB：PyTorch 用的 GPU {idx} 只有 {total}，它跑在另一张卡上（核显或第二张卡）",
+            title[1]
+            + f" — but a {name} has {gb:g} GB: PyTorch's GPU {idx} has only {total}, so it runs on a different GPU (an integrated or second card)",
+        )
+        causes.insert(
+            0,
+            (
+                f"CUDA 默认按「最快的在前」给卡编号，和 nvidia-smi 的顺序不一定一样；device {idx} 不是你的 {name}",
+                f"CUDA numbers devices fastest-first by default, not in nvidia-smi's order; device {idx} is not your {name}",
+            ),
+        )
+        actions.insert(
+            0,
+            (
+                f"先选对卡：`nvidia-smi -L` 找到 {name} 的编号，再用 `CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=<编号> python ...` 启动；"
+                "PyTorch 不能「多要」超过这张卡总量的显存。",
+                f"Pick the right GPU first: find the {name} in `nvidia-smi -L` and start with `CUDA_DEVICE_ORDER=PCI_BUS_ID "
+                "CUDA_VISIBLE_DEVICES=<index> python ...`; PyTorch cannot be given more memory than the card has.",
+            ),
+        )
     c.add(
         fid,
         "warning",
@@ -361,6 +400,33 @@ def _oom_finding(c: Ctx, o: Any) -> None:
         actions=actions,
         gpu_index=o.gpu if isinstance(o.gpu, int) else None,
     )
+
+
+_STATED_VRAM = re.compile(
+    r"(?:VRAM|显存|GPU memory)\s*[:：]?\s*(\d+(?:\.\d+)?)\s*G(?:i?B)?\b|(\d+(?:\.\d+)?)\s*G(?:i?B)?\s*(?:of\s+)?(?:VRAM|显存)",
+    re.I,
+)
+_STATED_NAME = re.compile(r"((?:GeForce\s+)?(?:GTX|RTX)\s*\d{3,4}(?:\s*Ti)?|Tesla\s+[A-Z]\d+\w*)", re.I)
+
+
+def _stated_card(c: Ctx) -> tuple[str, float] | None:
+    """(name, GB) of the card the renter says they have (diagnose_logs `expect`, from their own words)."""
+    model = c.expect[1] if c.expect else None
+    if not model:
+        # the renter's own line inside the paste: "GPU VRAM: 11 GB (Nvidia GeForce GTX 1080 Ti)" / 「显存 24G」
+        text = "\n".join(c.p.lines[:400])
+        m = _STATED_VRAM.search(text)
+        if not m:
+            return None
+        card = _STATED_NAME.search(text)
+        return (" ".join(card.group(1).split()) if card else "your card"), float(m.group(1) or m.group(2))
+    try:
+        from tools.gpus import resolve_gpu
+
+        spec = resolve_gpu(model)
+    except Exception:  # an unknown name says nothing about memory  # noqa: BLE001
+        return None
+    return spec.name, float(spec.memory_gb)
 
 
 # Lowest CUDA toolkit that builds each architecture (CUDA Toolkit release notes / PyTorch get-started):

@@ -1,0 +1,171 @@
+"""Findings from the error and symptom catalogs (knowledge/diagnosis/error_catalog.yaml, symptom_catalog.yaml).
+
+The YAML holds the words and the advice with their sources; this module fills the placeholders with the paste's
+own numbers (the user's log, not a guide's example), drops a cause or action whose `when` does not match, replaces
+the generic finding a rule `supersedes`, and adds to the finding a rule `augments` (Xid 79). The few checks that
+need arithmetic (ranks in an nccl-tests run, ollama's shortfall, a MiB series that plateaus) live in CHECKS.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from tools.diagnosis import signals
+from tools.diagnosis.findings import Text
+from tools.diagnosis.parsers.error_catalog import Catalog, Hit
+from tools.diagnosis.rules.context import Ctx
+
+Check = Callable[[Ctx, Hit, Catalog], "dict[str, Any] | None"]
+
+
+def _num(x: str | None) -> float | None:
+    try:
+        return float(x) if x is not None else None
+    except ValueError:
+        return None
+
+
+def _fmt(x: float) -> str:
+    s = f"{x:,.1f}"
+    return s[:-2] if s.endswith(".0") else s
+
+
+def _piece(name: str, rule: str, key: str, values: dict[str, Any]) -> tuple[str, str]:
+    entry = ((signals.load(name).get("rules") or {})[rule].get("texts") or {})[key]
+    return signals.pair(entry, values)
+
+
+def _flash(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any]:
+    out: dict[str, Any] = {"gpu_zh": "", "gpu_en": ""}
+    out["then_zh"], out["then_en"] = _piece("error_catalog", hit.rule, "fix", {})
+    m = re.search(
+        r"(?<![A-Za-z0-9.])(RTX\s*20[6-8]0(?:\s*(?:Ti|SUPER))?|20[6-8]0\s*Ti|20[6-8]0|Tesla\s*[TV]\d+\w*|T4|V100\w*|"
+        r"GTX\s*1[06]\d0(?:\s*Ti)?|P40|P100|TITAN\s*(?:RTX|V))(?![a-z\d])",
+        cat.text,
+        re.I,
+    )
+    if m:
+        out["gpu_zh"], out["gpu_en"] = _piece("error_catalog", hit.rule, "gpu", {"gpu": " ".join(m.group(1).split())})
+    oom = next((f for f in c.findings if f.id == "oom_exceeds_capacity"), None)
+    torch = c.p.get("torch_errors")
+    o = torch.ooms[0] if torch and torch.ooms else None
+    if oom is not None and o is not None and o.requested_gib is not None and o.total_gib:
+        vals = {"req": f"{o.requested_gib:.2f} GiB", "total": f"{o.total_gib:.2f} GiB"}
+        out["then_zh"], out["then_en"] = _piece("error_catalog", hit.rule, "oom", vals)
+        out["_evidence"] = oom.evidence
+    return out
+
+
+def _single_rank(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any] | None:
+    ranks = len(set(re.findall(r"#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid", cat.text)))
+    g = hit.values.get("gpus_per_proc")
+    n = hit.values.get("procs")
+    told = int(g.split()[0]) * (int(n) if n else 1) if g else (int(n) if n else None)
+    if ranks > 1 or (told is not None and told > 1):
+        return None  # several ranks and still 0: a real fault, for the nccl-tests rules
+    one = _piece("error_catalog", hit.rule, "one_gpu", {})
+    return {"ranks_zh": one[0], "ranks_en": one[1]}
+
+
+def _ollama(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any] | None:
+    v = {k: _num(x) for k, x in hit.values.items() if k != "model"}
+    req = v.get("required")
+    if req is None:
+        return None
+    out: dict[str, Any] = {"required": _fmt(req), "weights_zh": "", "weights_en": ""}
+    weights = v.get("weights")
+    if weights:
+        out["weights_zh"], out["weights_en"] = _piece("error_catalog", hit.rule, "weights", {"weights": _fmt(weights)})
+    total, free, swap, vram = v.get("total"), v.get("free"), v.get("swap") or 0.0, v.get("vram") or 0.0
+    if total is not None and free is not None:
+        have = free + swap + vram
+        vals = {"total": _fmt(total), "free": _fmt(free), "swap": _fmt(swap), "vram": _fmt(vram)}
+        out["have_zh"], out["have_en"] = _piece("error_catalog", hit.rule, "have_full", vals)
+    elif (available := v.get("available")) is not None:
+        have = available
+        out["have_zh"], out["have_en"] = _piece("error_catalog", hit.rule, "have_available", {"available": _fmt(have)})
+    else:
+        return None
+    out["short"] = _fmt(max(req - have, 0.0))
+    return out
+
+
+_MIB = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*MiB", re.I)
+
+
+def _plateau(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any]:
+    """A told series of nvidia-smi MiB figures that rises and then holds at its maximum: quote it."""
+    rows = [ln for ln in cat.text.split("\n") if _MIB.search(ln)]
+    series = [(ln, float(_MIB.findall(ln)[-1].replace(",", ""))) for ln in rows]
+    out: dict[str, Any] = {"series_zh": "", "series_en": ""}
+    if len(series) < 3:
+        return out
+    values = [v for _, v in series]
+    peak = max(values)
+    first_peak = values.index(peak)
+    if first_peak == 0 or first_peak == len(values) - 1 or any(v < peak for v in values[first_peak:]):
+        return out  # still rising at the end, or falling: not the cached plateau
+    label = re.sub(r"[|│]", " ", series[first_peak][0])
+    label = " ".join(_MIB.sub("", label).split()) or f"#{first_peak + 1}"
+    vals = {"first": f"{values[0]:,.0f}", "peak": f"{peak:,.0f}", "peak_at": label[:40]}
+    out["series_zh"], out["series_en"] = _piece("symptom_catalog", hit.rule, "series", vals)
+    return out
+
+
+CHECKS: dict[str, Check] = {
+    "flash_attn_needs_ampere": _flash,
+    "nccl_tests_single_rank_zero_busbw": _single_rank,
+    "ollama_system_memory_short": _ollama,
+    "gpu_memory_cached_not_leaked": _plateau,
+}
+
+
+def _texts(entries: list[dict[str, Any]], values: dict[str, Any], text: str) -> list[tuple[str, str]]:
+    return [signals.pair(e, values) for e in entries if not e.get("when") or re.search(str(e["when"]), text, re.I)]
+
+
+def _apply(c: Ctx, name: str, kind: str) -> None:
+    cat: Catalog | None = c.p.get(kind)
+    if not cat:
+        return
+    rules = signals.load(name).get("rules") or {}
+    for hit in cat.hits:
+        rule = rules[hit.rule]
+        values: dict[str, Any] = dict(hit.values)
+        check = CHECKS.get(hit.rule)
+        if check is not None:
+            extra = check(c, hit, cat)
+            if extra is None:
+                continue
+            values.update(extra)
+        evidence = [hit.line, *values.pop("_evidence", [])]
+        causes = _texts(rule.get("causes") or [], values, cat.text)
+        actions = _texts(rule.get("actions") or [], values, cat.text)
+        targets = [f for f in c.findings if f.id in (rule.get("augments") or [])]
+        if targets:
+            for f in targets:
+                f.causes.extend(Text(zh=z, en=e) for z, e in causes)
+                f.actions[1:1] = [Text(zh=z, en=e) for z, e in actions]  # after "stop using it", before the ticket
+            continue
+        if rule.get("augments") and not rule.get("title"):
+            continue  # nothing to add to
+        replaced = set(rule.get("supersedes") or [])
+        c.findings = [f for f in c.findings if f.id not in replaced]
+        c.add(
+            hit.rule,
+            str(rule.get("severity") or "warning"),
+            signals.pair(rule["title"], values),
+            evidence,
+            causes,
+            actions,
+        )
+
+
+def rules_error_catalog(c: Ctx) -> None:
+    _apply(c, "error_catalog", "error_catalog")
+
+
+def rules_symptom_catalog(c: Ctx) -> None:
+    _apply(c, "symptom_catalog", "symptom_catalog")
