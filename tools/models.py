@@ -147,6 +147,11 @@ class ModelEntry(BaseModel):
         description="dtype of the official weights (config.json torch_dtype / quantization_config); None = not recorded",
     )
     releases: list[Release] = []
+    example_dtype: Precision | None = Field(
+        None,
+        description="dtype the model card's own transformers snippet loads in (fp32 where it passes no torch_dtype); "
+        "None = the card sets the checkpoint's dtype, which is what a user following it gets",
+    )
 
 
 class ParamCount(BaseModel):

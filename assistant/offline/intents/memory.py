@@ -103,14 +103,32 @@ _SERVING_ENGINES = {"vLLM", "SGLang", "Ollama", "llama.cpp", "LMDeploy", "TGI", 
 
 
 def transformers_default_fp32(f: Frame) -> bool:
-    """Serving with plain transformers and no dtype said: 4.x from_pretrained loads fp32 unless torch_dtype is
-    given (transformers docs, PreTrainedModel.from_pretrained torch_dtype) — twice the bf16 memory, which is
-    why an 8B model spills off a 24 GB card. The answer says it is the default and gives bf16 beside it."""
+    """Serving with plain transformers and no dtype said, for a model whose own model-card snippet passes no
+    torch_dtype (catalog `example_dtype: fp32`, e.g. Qwen3-Embedding): 4.x from_pretrained then loads fp32
+    (transformers docs, PreTrainedModel.from_pretrained torch_dtype) — twice the bf16 memory. A model whose card
+    loads it with torch_dtype=torch.bfloat16 (GLM-4V-9B, most chat models) is what a user following the README
+    gets, so it stays in its checkpoint dtype; fp32 is assumed otherwise only when the user says it or pastes
+    a from_pretrained call without a dtype (memory_kwargs)."""
     if f.precision or "dtype_set" in f.mentions or set(f.engines) & _SERVING_ENGINES:
         return False
     if f.mode not in (None, "inference") or f.training or f.finetune:
         return False
-    return bool(_HF_TRANSFORMERS_RE.search(f.text)) and "ktransformers" not in f.text.lower()
+    if not (_HF_TRANSFORMERS_RE.search(f.text) and "ktransformers" not in f.text.lower()):
+        return False
+    return _example_dtype(f.model) == "fp32"
+
+
+def _example_dtype(model: str | None) -> str | None:
+    """The dtype the model card's transformers example loads in (knowledge/models `example_dtype`)."""
+    if not model:
+        return None
+    from tools.models import find_entry
+
+    try:
+        entry = find_entry(str(model))
+    except Exception:  # a half-written catalog row: no claim about its example
+        return None
+    return str(entry.example_dtype) if entry is not None and entry.example_dtype else None
 
 
 _GGUF_4BIT_RE = re.compile(r"(?<![a-z0-9])q4_(?:k(?:_[msl])?|[01])(?![a-z0-9])|\bgguf\b", re.I)
@@ -168,6 +186,8 @@ def split_method(f: Frame) -> str | None:
         return "layers"
     if _TP_SPLIT_RE.search(text) or set(f.engines) & _TP_ENGINES:
         return "tp"
+    if _HF_TRANSFORMERS_RE.search(text) and "ktransformers" not in text.lower():
+        return "layers"  # plain transformers on N cards is device_map="auto": whole layers per card, no TP
     return None
 
 

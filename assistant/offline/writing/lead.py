@@ -134,6 +134,13 @@ def lead(w: Writer, f: Frame, intents: list[str], results: list[ToolResult] | No
         verdict.insert(0, goal)
     if "oom_report" in f.mentions and {"memory", "min_gpus"} & set(intents):  # also after a cause passage
         oom_lead(w, f, results or [])
+    from assistant.offline.writing.setup_notes import setup_lead
+
+    named = setup_lead(w, f.mentions) if any(r.name == "estimate_memory" for r in results or []) else None
+    if named and named not in verdict:
+        if verdict and verdict[0].startswith(("能。", "Yes. ")):  # the estimate's own verdict is about the model alone
+            verdict[0] = w.t("模型本身：" + verdict[0].removeprefix("能。"), "The model alone: " + verdict[0][5:])
+        verdict.insert(0, named)  # the setup the user runs decides the verdict, not the model's size
     note = assumed_note(w, f)
     if note:
         first = verdict[0].rstrip()

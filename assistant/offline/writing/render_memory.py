@@ -7,6 +7,7 @@ from typing import Any
 
 from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer, num
+from assistant.offline.writing.setup_notes import setup_lines
 from assistant.offline.writing.render_tools import (
     Context,
     article,
@@ -505,9 +506,11 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     ests = ctx.by_name("estimate_memory")
     if len(ctx.slots.co_models) >= 2 and len({str(e.result.get("model")) for e in ests}) >= 2:
         _co_deployed(w, ests)
+        setup_lines(w, ctx.said, ests[0].result)
         return
     if len({str(e.args.get("model")) for e in ests if e.args.get("model")}) >= 2:
         _memory_by_model(w, ctx, ests)
+        setup_lines(w, ctx.said, ests[0].result)
         return
     first_gpu = str(ests[0].args.get("gpu") or "")
     bigger = [
@@ -521,6 +524,7 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     cards = list(dict.fromkeys(str(e.result.get("gpu")) for e in ests if e.result.get("gpu")))
     if len(cards) > 1:
         _memory_by_card(w, ctx, ests, cards)
+        setup_lines(w, ctx.said, ests[0].result)
         return
     wanted = ctx.slots.mode or ("full" if ctx.slots.training and not ctx.slots.finetune else None)
     primary = next((e for e in ests if str(e.args.get("mode")) == str(wanted)), ests[0])
@@ -560,6 +564,7 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     method_lines(w, est)
     host_ram_lines(w, ctx, est)
     runtime_default_lines(w, ctx, primary)
+    setup_lines(w, ctx.said, est)
     engine_lines(w, ctx, est)
     if est.get("borderline"):
         _borderline_lines(w, est, bigger)
