@@ -91,6 +91,9 @@ class Architecture(BaseModel):
     # Parameters outside the text decoder (vision tower, MTP module) that the published total includes
     extra_params: int = 0
     extra_params_note: str | None = None
+    vision_num_heads: int | None = Field(
+        None, gt=0, description="vision encoder attention heads (config.json vision_config.num_heads): vLLM shards them by TP too"
+    )
 
     @property
     def context_limit(self) -> int | None:

@@ -256,11 +256,14 @@ def calls(f: Frame) -> list[ToolCall]:
         mem_kw["gpu"] = None  # a card the table lacks, no size given: size the job, say the card is unknown
     # "用A100还是4090": each card
     cards = [A.gpu_arg(f, g) for g in f.gpus[:3] if g not in unknown] or [mem_kw.get("gpu")]
+    counts = _per_card_counts(f, cards)
     if f.gpu_alt_memory_gb and len(f.gpus) == 1:  # "A100 40G vs 80G": both sizes of the one card
         cards.append(f"{f.gpu} {f.gpu_alt_memory_gb}GB" + (f" {f.gpu_form}" if f.gpu_form else ""))
     low_bit_training = mem_kw.get("mode") != "inference" and mem_kw.get("precision") in ("int4", "int8")
     for gpu in cards:
         kw = {**mem_kw, "gpu": gpu}
+        if counts.get(gpu):
+            kw["gpus"] = counts[gpu]  # 「8张4090 或者 6张v100」: each card at its own count
         if low_bit_training:  # "4bit is enough" for a fine-tune: a 4-/8-bit frozen base is QLoRA
             out.append(A.call(NAME, "estimate_memory", **{**kw, "mode": "qlora"}))
         elif f.mode == "inference" and "training_word" in f.mentions and "trained_model" not in f.mentions:
@@ -282,6 +285,20 @@ def calls(f: Frame) -> list[ToolCall]:
         sync = {"params_b": f.params_b} if f.params_b and f.gpus and mem_kw.get("mode") == "full" else {}
         out.append(A.call(NAME, "interconnect_advice", gpu=A.gpu_arg(f), n_gpus=f.gpu_count, topology=topology, **sync))
     out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2))
+    return out
+
+
+def _per_card_counts(f: Frame, cards: list[str | None]) -> dict[str | None, int]:
+    """Two or more cards each named with its own count (「8张4090 或者 6张v100」): card arg → that count. One card,
+    or counts not said per card, keeps the job's single count."""
+    named = [g for g in f.gpu_mentions if g.count] if len(cards) >= 2 else []
+    if len(named) < 2 or len({g.count for g in named}) < 2:
+        return {}
+    out: dict[str | None, int] = {}
+    for card in cards:
+        hit = next((g for g in named if card and g.name and g.name.lower() in card.lower()), None)
+        if hit and hit.count:
+            out[card] = hit.count
     return out
 
 
