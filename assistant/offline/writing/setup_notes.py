@@ -20,12 +20,15 @@ def _notes() -> dict[str, dict]:
 
 def _fill(text: str, est: dict | None) -> str | None:
     """Placeholders from the estimate; a note that needs a number the estimate lacks is left out."""
-    if "{fp16_gb}" not in text:
+    slots = {"{fp16_gb}": 2.0, "{int8_gb}": 1.0, "{int4_gb}": 0.5}  # bytes per parameter
+    if not any(k in text for k in slots):
         return text
     params = (est or {}).get("params")
     if not isinstance(params, (int, float)) or params <= 0:
         return None
-    return text.replace("{fp16_gb}", f"{params * 2 / 1e9:.1f}")
+    for key, bpp in slots.items():
+        text = text.replace(key, f"{params * bpp / 1e9:.1f}".removesuffix(".0"))  # "10 GB", "15.4 GB"
+    return text
 
 
 def _join(text: object, sep: str) -> str:
