@@ -69,7 +69,9 @@ def tp_check(job: MemoryJob, model: Any) -> tuple[bool | None, list[int] | None,
     if vision and vision % n and not heads % n:  # the decoder splits, the vision encoder does not
         heads, kv_zh, kv_en = vision, "（视觉编码器）", " (in its vision encoder)"
     fewer_zh = f"；或只用其中 {below[-1]} 张做 --tensor-parallel-size {below[-1]}" if below and below[-1] > 1 else ""
-    fewer_en = f"; or use {below[-1]} of them with --tensor-parallel-size {below[-1]}" if below and below[-1] > 1 else ""
+    fewer_en = (
+        f"; or use {below[-1]} of them with --tensor-parallel-size {below[-1]}" if below and below[-1] > 1 else ""
+    )
     return (
         False,
         sizes,

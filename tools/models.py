@@ -92,7 +92,9 @@ class Architecture(BaseModel):
     extra_params: int = 0
     extra_params_note: str | None = None
     vision_num_heads: int | None = Field(
-        None, gt=0, description="vision encoder attention heads (config.json vision_config.num_heads): vLLM shards them by TP too"
+        None,
+        gt=0,
+        description="vision encoder attention heads (config.json vision_config.num_heads): vLLM shards them by TP too",
     )
 
     @property

@@ -7,7 +7,6 @@ from typing import Any
 
 from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer, num
-from assistant.offline.writing.setup_notes import setup_lines
 from assistant.offline.writing.render_tools import (
     Context,
     article,
@@ -19,6 +18,7 @@ from assistant.offline.writing.render_tools import (
     plural,
     renderer,
 )
+from assistant.offline.writing.setup_notes import setup_lines
 
 
 def _model_label(w: Writer, est: dict) -> str:
@@ -717,14 +717,20 @@ def _best_precision_per_card(w: Writer, ests: list[ToolResult], cards: list[str]
         label = _gpu_label({"gpu": card})
         mine = [e.result for e in ests if str(e.result.get("gpu")) == card]
         n = int(mine[0].get("gpus") or 1) if mine else 1
-        who_zh, who_en = (f"{n} 张 {label} ", f"{n} × {label}") if n > 1 else (f"{label} 单卡", f"the {label} on one card")
+        who_zh, who_en = (
+            (f"{n} 张 {label} ", f"{n} × {label}") if n > 1 else (f"{label} 单卡", f"the {label} on one card")
+        )
         tp_bad = next((r.get("tp_note") for r in mine if r.get("tp_valid") is False and r.get("tp_note")), None)
         if fitting:
             p = fitting[0].get("precision")
             spare = fitting[0].get("headroom_gb")
             thin = isinstance(spare, (int, float)) and spare < 3  # a couple of GB left: little room for KV cache
             spare_zh = f"（每卡只剩约 {gb(spare)} GB 给 KV 缓存，长上下文要量化）" if thin else ""
-            spare_en = f" (only about {gb(spare)} GB per card left for the KV cache; quantise for long context)" if thin else ""
+            spare_en = (
+                f" (only about {gb(spare)} GB per card left for the KV cache; quantise for long context)"
+                if thin
+                else ""
+            )
             if isinstance(tp_bad, dict) and tp_bad.get("short_zh"):
                 zh.append(f"{who_zh}按容量用 {p} 放得下，但{tp_bad['short_zh']}{spare_zh}")
                 en.append(f"{who_en} holds it at {p} by capacity, but {tp_bad['short_en']}{spare_en}")

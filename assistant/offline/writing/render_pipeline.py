@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 
 from assistant.offline.types import ToolResult
-from assistant.offline.writing.setup_notes import setup_lines
 from assistant.offline.writing.render import Writer
 from assistant.offline.writing.render_tools import Context, gb
+from assistant.offline.writing.setup_notes import setup_lines
 
 _KIND = {
     "image": ("图像生成", "image"),
