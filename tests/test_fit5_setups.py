@@ -156,3 +156,20 @@ def test_full_and_qlora_counts_both_on_line_one() -> None:
 def test_int8_and_int4_sizes_are_stated() -> None:
     text, _ = _run("一个10B的模型，int8 和 int4 版本各要多大显存，两张24G够不够")
     assert "int8 约 10 GB" in text and "int4 约 5 GB" in text
+
+
+def test_bare_gpt2_repo_name_does_not_swallow_gpt2_ml() -> None:
+    from tools.models import find_entry
+
+    assert find_entry("nanoGPT") is not None and find_entry("nanoGPT").id == "GPT-2-Small"  # type: ignore[union-attr]
+    assert find_entry("gpt2-ml") is None  # a 1.5B Chinese model, not GPT-2 124M
+
+
+def test_llama_prealloc_note_stays_out_of_training_questions() -> None:
+    q = "pretraining llama2 on 4 V100 with max_seq_len 4096 keeps hitting OOM, batch size 1"
+    assert "setup:llama_reference_kv_prealloc" not in setup_mentions(q)
+
+
+def test_lmdeploy_4bit_export_through_transformers_is_named() -> None:
+    text, _ = _run("两张3090用transformers加载internlm-chat-20b-4bit还是爆显存，咋回事")
+    assert "LMDeploy" in text and "TurboMind" in text
