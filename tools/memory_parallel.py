@@ -63,14 +63,19 @@ def tp_check(job: MemoryJob, model: Any) -> tuple[bool | None, list[int] | None,
     lay_zh = "、".join(f"--tensor-parallel-size {t} --pipeline-parallel-size {p}（{t}×{p}）" for t, p in layouts[:2])
     lay_en = ", ".join(f"--tensor-parallel-size {t} --pipeline-parallel-size {p} ({t}×{p})" for t, p in layouts[:2])
     below = [t for t in sizes if t < n]
+    above = [t for t in sizes if t > n]
+    near = [str(t) for t in ([below[-1]] if below and below[-1] > 1 else []) + ([above[0]] if above else [])]
     kv_zh = f"、{kv} 个 KV 头" if kv != heads else ""
     kv_en = f" and {kv} KV heads" if kv != heads else ""
     vision = getattr(arch, "vision_num_heads", None)
     if vision and vision % n and not heads % n:  # the decoder splits, the vision encoder does not
         heads, kv_zh, kv_en = vision, "（视觉编码器）", " (in its vision encoder)"
-    fewer_zh = f"；或只用其中 {below[-1]} 张做 --tensor-parallel-size {below[-1]}" if below and below[-1] > 1 else ""
+    tp_or = " 或 ".join(near)
+    fewer_zh = f"；或者改用 {tp_or} 张卡做纯张量并行（--tensor-parallel-size {' / '.join(near)}）" if near else ""
     fewer_en = (
-        f"; or use {below[-1]} of them with --tensor-parallel-size {below[-1]}" if below and below[-1] > 1 else ""
+        f"; or pure tensor parallel on {' or '.join(near)} GPUs (--tensor-parallel-size {' / '.join(near)})"
+        if near
+        else ""
     )
     return (
         False,

@@ -361,7 +361,8 @@ def min_gpus_calls(f: Frame) -> list[ToolCall]:
         # 「ds_z3_offload 跑 7B 要几张 V100」: the count without offload first (what the cards must hold), then with it
         out.append(A.call(MIN_GPUS, "find_min_gpus", **{**kw, "offload": "none"}))
     out.append(A.call(MIN_GPUS, "find_min_gpus", **kw))
-    for mode in [m for m in f.modes if m in ("full", "lora", "qlora") and m != kw.get("mode")][:2]:
+    asked = f.modes[f.modes.index("full") + 1 :] if kw.get("mode") == "full" and "full" in f.modes else []
+    for mode in [m for m in asked if m in ("lora", "qlora")][:2]:
         # "how many A100s for full fine-tuning and for LoRA/QLoRA": each training mode asked gets its own count
         low = {"precision": "int4"} if mode == "qlora" else {}
         out.append(A.call(MIN_GPUS, "find_min_gpus", **{**kw, "mode": mode, **low}))
