@@ -91,7 +91,7 @@ def test_llama_example_py_kv_preallocation_leads() -> None:
     text, _ = _run("llama 7b needs only ~8.5GB they say, yet example.py OOMs on my 24GB 4090, why?")
     first = text.splitlines()[0]
     assert "max_batch_size" in first and "32 GiB" in first, first
-    assert "--max_batch_size 1" in first
+    assert "--max_batch_size 1" in first and "14.6 GB" in first  # 13.5 GB weights + 1 GiB cache at batch 1
 
 
 @pytest.mark.parametrize(
@@ -102,6 +102,7 @@ def test_llama_example_py_kv_preallocation_leads() -> None:
         ("wan2.2 lora 训练 720p 帧数多一点就爆显存，H100 80G 都不够", "video_dit_lora_checkpointing"),
         ("T4 不支持 bf16，把 deepspeed 配置里 fp16 打开训练就行了吗", "fp16_on_no_bf16_card"),
         ("同一张 H100 上起两个 vllm 实例可以吗", "two_workers_one_gpu"),
+        ("can I run two vllm instances (14B and 72B GPTQ) on one A100 80G?", "two_workers_one_gpu"),
         ("llamafactory 全参微调 qwen2-7b，README 说 60GB 就够，我 80G 还是 OOM", "llamafactory_pure_bf16"),
     ],
 )
