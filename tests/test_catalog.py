@@ -252,7 +252,8 @@ def test_alias_index_covers_every_name_unambiguously():
     index = alias_index()
     owners: dict[str, set[str]] = {}
     for r in load_catalog():
-        names = [r.id, r.hf_repo, *r.aliases, *(x for rel in r.releases for x in (rel.name, rel.hf_repo) if x)]
+        repo = [r.hf_repo] if r.index_repo else []  # a bare repo name that is the family word is not a key
+        names = [r.id, *repo, *r.aliases, *(x for rel in r.releases for x in (rel.name, rel.hf_repo) if x)]
         for n in names:
             key = normalise_name(n)
             assert index[key] == r.id, (n, index.get(key), r.id)

@@ -32,6 +32,9 @@ def tp_allowed(arch: Any, tp: int) -> bool:
     kv = heads if arch.is_mla else int(arch.num_kv_heads or heads)
     if heads % tp:
         return False
+    vision = getattr(arch, "vision_num_heads", None)
+    if vision and vision % tp:
+        return False  # the ViT's attention is split by the same TP size (GLM-4.1V/4.5V: 12 heads → TP 1/2/3/4/6/12)
     return kv % tp == 0 if kv >= tp else tp % kv == 0
 
 
@@ -55,28 +58,49 @@ def tp_check(job: MemoryJob, model: Any) -> tuple[bool | None, list[int] | None,
         return True, sizes, None  # several servers: TP 8 inside each, pipeline stages across (vLLM multi-node)
     heads = int(arch.num_heads)
     kv = heads if arch.is_mla else int(arch.num_kv_heads or heads)
-    below = [t for t in sizes if t < job.gpus]
-    above = [t for t in sizes if t > job.gpus]
-    pick = [str(t) for t in ([below[-1]] if below else []) + ([above[0]] if above else [])]
-    pick_zh = " 或 ".join(pick)
-    pick_en = " or ".join(pick)
+    n = job.gpus
+    layouts = tp_pp_layouts(arch, n)
+    lay_zh = "、".join(f"--tensor-parallel-size {t} --pipeline-parallel-size {p}（{t}×{p}）" for t, p in layouts[:2])
+    lay_en = ", ".join(f"--tensor-parallel-size {t} --pipeline-parallel-size {p} ({t}×{p})" for t, p in layouts[:2])
+    below = [t for t in sizes if t < n]
+    above = [t for t in sizes if t > n]
+    near = [str(t) for t in ([below[-1]] if below and below[-1] > 1 else []) + ([above[0]] if above else [])]
     kv_zh = f"、{kv} 个 KV 头" if kv != heads else ""
     kv_en = f" and {kv} KV heads" if kv != heads else ""
+    vision = getattr(arch, "vision_num_heads", None)
+    if vision and vision % n and not heads % n:  # the decoder splits, the vision encoder does not
+        heads, kv_zh, kv_en = vision, "（视觉编码器）", " (in its vision encoder)"
+    tp_or = " 或 ".join(near)
+    fewer_zh = f"；或者改用 {tp_or} 张卡做纯张量并行（--tensor-parallel-size {' / '.join(near)}）" if near else ""
+    fewer_en = (
+        f"; or pure tensor parallel on {' or '.join(near)} GPUs (--tensor-parallel-size {' / '.join(near)})"
+        if near
+        else ""
+    )
     return (
         False,
         sizes,
-        _a(
-            f"张量并行 {job.gpus} 卡起不来：{model.name} 有 {heads} 个注意力头{kv_zh}，TP 大小必须能整除 {heads}"
-            f"（vLLM 报错 Total number of attention heads ({heads}) must be divisible by tensor parallel size "
-            f"({job.gpus})）。可用的 TP：{'、'.join(map(str, sizes))}；{job.gpus} 张卡就用 --tensor-parallel-size {pick_zh}，"
-            f"或者用流水线并行（--pipeline-parallel-size {job.gpus}，按层切分，没有整除要求）。下面的显存仍按 {job.gpus} 卡平分估算",
-            f"Tensor parallel over {job.gpus} GPUs will not start: {model.name} has {heads} attention heads{kv_en}, and "
+        {
+            "zh": f"张量并行 {n} 卡起不来：{model.name} 有 {heads} 个注意力头{kv_zh}，TP 大小必须能整除 {heads}"
+            f"（vLLM 报错 Total number of attention heads ({heads}) must be divisible by tensor parallel size ({n})）。"
+            f"可用的 TP：{'、'.join(map(str, sizes))}；{n} 张卡要用流水线并行（按层切分，没有整除要求）："
+            f"{lay_zh}{fewer_zh}。下面的显存按 {n} 卡平分估算",
+            "en": f"Tensor parallel over {n} GPUs will not start: {model.name} has {heads} attention heads{kv_en}, and "
             f"the TP size must divide {heads} (vLLM: 'Total number of attention heads ({heads}) must be divisible by "
-            f"tensor parallel size ({job.gpus})'). Valid TP sizes: {', '.join(map(str, sizes))}; with {job.gpus} GPUs use "
-            f"--tensor-parallel-size {pick_en}, or pipeline parallelism (--pipeline-parallel-size {job.gpus}, whole "
-            f"layers, no divisibility rule). The memory below is still split {job.gpus} ways",
-        ),
+            f"tensor parallel size ({n})'). Valid TP sizes: {', '.join(map(str, sizes))}; {n} GPUs need pipeline "
+            f"parallelism (whole layers, no divisibility rule): {lay_en}{fewer_en}. The memory below is split {n} ways",
+            "short_zh": f"张量并行 {n} 卡起不来（{heads} 个注意力头不能被 {n} 整除），要用流水线并行 "
+            f"{lay_zh.split('、')[0]}",
+            "short_en": f"tensor parallel over {n} will not start ({heads} attention heads are not divisible by {n}); "
+            f"use pipeline parallelism, {lay_en.split(', ')[0]}",
+        },
     )
+
+
+def tp_pp_layouts(arch: Any, n: int) -> list[tuple[int, int]]:
+    """TP × PP splits that use exactly n GPUs with a valid TP size, widest TP first (vLLM world size = TP × PP,
+    https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html): 6 GPUs, 64 heads → (2, 3), (1, 6)."""
+    return [(t, n // t) for t in sorted(valid_tp_sizes(arch, n), reverse=True) if n % t == 0 and n // t > 1]
 
 
 # ---- training across servers: tensor parallel inside a server, pipeline stages across servers ----------

@@ -91,6 +91,11 @@ class Architecture(BaseModel):
     # Parameters outside the text decoder (vision tower, MTP module) that the published total includes
     extra_params: int = 0
     extra_params_note: str | None = None
+    vision_num_heads: int | None = Field(
+        None,
+        gt=0,
+        description="vision encoder attention heads (config.json vision_config.num_heads): vLLM shards them by TP too",
+    )
 
     @property
     def context_limit(self) -> int | None:
@@ -147,6 +152,16 @@ class ModelEntry(BaseModel):
         description="dtype of the official weights (config.json torch_dtype / quantization_config); None = not recorded",
     )
     releases: list[Release] = []
+    index_repo: bool = Field(
+        True,
+        description="look the entry up by its repo name; False where the bare repo name is the family's word and "
+        "would swallow other models named after it (openai-community/gpt2 vs gpt2-ml, a 1.5B Chinese model)",
+    )
+    example_dtype: Precision | None = Field(
+        None,
+        description="dtype the model card's own transformers snippet loads in (fp32 where it passes no torch_dtype); "
+        "None = the card sets the checkpoint's dtype, which is what a user following it gets",
+    )
 
 
 class ParamCount(BaseModel):
@@ -362,7 +377,7 @@ def _index() -> dict[str, tuple[ModelEntry, Release | None]]:
     index: dict[str, tuple[ModelEntry, Release | None]] = {}
     catalog = load_catalog()
     for entry in catalog:
-        for key in (entry.id, entry.hf_repo):
+        for key in (entry.id, entry.hf_repo) if entry.index_repo else (entry.id,):
             index.setdefault(_norm(key), (entry, None))
     for entry in catalog:
         for rel in entry.releases:

@@ -103,14 +103,32 @@ _SERVING_ENGINES = {"vLLM", "SGLang", "Ollama", "llama.cpp", "LMDeploy", "TGI", 
 
 
 def transformers_default_fp32(f: Frame) -> bool:
-    """Serving with plain transformers and no dtype said: 4.x from_pretrained loads fp32 unless torch_dtype is
-    given (transformers docs, PreTrainedModel.from_pretrained torch_dtype) — twice the bf16 memory, which is
-    why an 8B model spills off a 24 GB card. The answer says it is the default and gives bf16 beside it."""
+    """Serving with plain transformers and no dtype said, for a model whose own model-card snippet passes no
+    torch_dtype (catalog `example_dtype: fp32`, e.g. Qwen3-Embedding): 4.x from_pretrained then loads fp32
+    (transformers docs, PreTrainedModel.from_pretrained torch_dtype) — twice the bf16 memory. A model whose card
+    loads it with torch_dtype=torch.bfloat16 (GLM-4V-9B, most chat models) is what a user following the README
+    gets, so it stays in its checkpoint dtype; fp32 is assumed otherwise only when the user says it or pastes
+    a from_pretrained call without a dtype (memory_kwargs)."""
     if f.precision or "dtype_set" in f.mentions or set(f.engines) & _SERVING_ENGINES:
         return False
     if f.mode not in (None, "inference") or f.training or f.finetune:
         return False
-    return bool(_HF_TRANSFORMERS_RE.search(f.text)) and "ktransformers" not in f.text.lower()
+    if not (_HF_TRANSFORMERS_RE.search(f.text) and "ktransformers" not in f.text.lower()):
+        return False
+    return _example_dtype(f.model) == "fp32"
+
+
+def _example_dtype(model: str | None) -> str | None:
+    """The dtype the model card's transformers example loads in (knowledge/models `example_dtype`)."""
+    if not model:
+        return None
+    from tools.models import find_entry
+
+    try:
+        entry = find_entry(str(model))
+    except Exception:  # a half-written catalog row: no claim about its example
+        return None
+    return str(entry.example_dtype) if entry is not None and entry.example_dtype else None
 
 
 _GGUF_4BIT_RE = re.compile(r"(?<![a-z0-9])q4_(?:k(?:_[msl])?|[01])(?![a-z0-9])|\bgguf\b", re.I)
@@ -168,6 +186,8 @@ def split_method(f: Frame) -> str | None:
         return "layers"
     if _TP_SPLIT_RE.search(text) or set(f.engines) & _TP_ENGINES:
         return "tp"
+    if _HF_TRANSFORMERS_RE.search(text) and "ktransformers" not in text.lower():
+        return "layers"  # plain transformers on N cards is device_map="auto": whole layers per card, no TP
     return None
 
 
@@ -236,11 +256,14 @@ def calls(f: Frame) -> list[ToolCall]:
         mem_kw["gpu"] = None  # a card the table lacks, no size given: size the job, say the card is unknown
     # "用A100还是4090": each card
     cards = [A.gpu_arg(f, g) for g in f.gpus[:3] if g not in unknown] or [mem_kw.get("gpu")]
+    counts = _per_card_counts(f, cards)
     if f.gpu_alt_memory_gb and len(f.gpus) == 1:  # "A100 40G vs 80G": both sizes of the one card
         cards.append(f"{f.gpu} {f.gpu_alt_memory_gb}GB" + (f" {f.gpu_form}" if f.gpu_form else ""))
     low_bit_training = mem_kw.get("mode") != "inference" and mem_kw.get("precision") in ("int4", "int8")
     for gpu in cards:
         kw = {**mem_kw, "gpu": gpu}
+        if counts.get(gpu):
+            kw["gpus"] = counts[gpu]  # 「8张4090 或者 6张v100」: each card at its own count
         if low_bit_training:  # "4bit is enough" for a fine-tune: a 4-/8-bit frozen base is QLoRA
             out.append(A.call(NAME, "estimate_memory", **{**kw, "mode": "qlora"}))
         elif f.mode == "inference" and "training_word" in f.mentions and "trained_model" not in f.mentions:
@@ -262,6 +285,20 @@ def calls(f: Frame) -> list[ToolCall]:
         sync = {"params_b": f.params_b} if f.params_b and f.gpus and mem_kw.get("mode") == "full" else {}
         out.append(A.call(NAME, "interconnect_advice", gpu=A.gpu_arg(f), n_gpus=f.gpu_count, topology=topology, **sync))
     out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2))
+    return out
+
+
+def _per_card_counts(f: Frame, cards: list[str | None]) -> dict[str | None, int]:
+    """Two or more cards each named with its own count (「8张4090 或者 6张v100」): card arg → that count. One card,
+    or counts not said per card, keeps the job's single count."""
+    named = [g for g in f.gpu_mentions if g.count] if len(cards) >= 2 else []
+    if len(named) < 2 or len({g.count for g in named}) < 2:
+        return {}
+    out: dict[str | None, int] = {}
+    for card in cards:
+        hit = next((g for g in named if card and g.name and g.name.lower() in card.lower()), None)
+        if hit and hit.count:
+            out[card] = hit.count
     return out
 
 
@@ -324,6 +361,11 @@ def min_gpus_calls(f: Frame) -> list[ToolCall]:
         # 「ds_z3_offload 跑 7B 要几张 V100」: the count without offload first (what the cards must hold), then with it
         out.append(A.call(MIN_GPUS, "find_min_gpus", **{**kw, "offload": "none"}))
     out.append(A.call(MIN_GPUS, "find_min_gpus", **kw))
+    asked = f.modes[f.modes.index("full") + 1 :] if kw.get("mode") == "full" and "full" in f.modes else []
+    for mode in [m for m in asked if m in ("lora", "qlora")][:2]:
+        # "how many A100s for full fine-tuning and for LoRA/QLoRA": each training mode asked gets its own count
+        low = {"precision": "int4"} if mode == "qlora" else {}
+        out.append(A.call(MIN_GPUS, "find_min_gpus", **{**kw, "mode": mode, **low}))
     for gpu in [A.gpu_arg(f, g) for g in f.gpus[1:3]]:  # "4090 要几张，H100 要几张": each card asked gets its count
         other = {**kw, "gpu": gpu}
         other["precision"] = served_precision({**other, "precision": None}, gpu) or kw.get("precision")

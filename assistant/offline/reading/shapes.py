@@ -87,7 +87,9 @@ _MENTION_RES = {name: re.compile(p, re.I) for name, p in MENTIONS.items()}
 
 
 def mentions(text: str) -> set[str]:
-    return {name for name, rx in _MENTION_RES.items() if rx.search(text)}
+    from assistant.offline.reading.setups import setup_mentions
+
+    return {name for name, rx in _MENTION_RES.items() if rx.search(text)} | setup_mentions(text)
 
 
 # a size said as what a job uses or needs, not as what a card has: 「占用 20G」「吃了22G」 "consuming 20GB"

@@ -320,7 +320,7 @@ _CUE_PATTERNS: dict[str, str] = {
     r"gpu[\s-]*hours?|concurrent|users|requests))|minimum (?:number of )?gpus|fewest|min(?:imum)? gpus|at least how many|min(?:imum)?\s*(?:#|no\.)\s*of|"
     r"minimum (?:hardware|gpu|system) requirements?|"
     r"min(?:imum)?\s+(?:number\s+of\s+)?\d+\s*g(?:b|ib)?\s+(?:gpus|cards)",
-    "fit": r"能不能|能否|可不可以|可以.*吗|能.*吗|行不行|够不够|够吗|够用|跑得动|跑不跑得动|装得下|放得下|塞得下|"
+    "fit": r"(?:doesn'?t|does not|won'?t|can'?t|cannot|unable to|fails? to)\s+load|加载不了|加载不上|载入不了|能不能|能否|可不可以|可以.*吗|能.*吗|行不行|够不够|够吗|够用|跑得动|跑不跑得动|装得下|放得下|塞得下|"
     r"显存|爆显存|oom|\bfit\b|fits|enough|can (?:i|we|it|a|an|one|two|\w+)|could (?:i|we)|"
     r"is it possible|possible to|vram|memory (?:do i need|needed|required|usage)|how much memory|"
     r"多少显存|要多大|需要多大|占多少|占用|kv\s*cache|kv\s*缓存|activation memory|激活(?:值)?|"

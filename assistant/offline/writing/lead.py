@@ -124,16 +124,46 @@ def oom_lead(w: Writer, f: Frame, results: list[ToolResult]) -> None:
         verdict.insert(0, w.t(f"要改的是：{change}", f"What to change: {change}"))
 
 
+def modes_count_line(w: Writer, results: list[ToolResult]) -> str | None:
+    """「全量和 LoRA/QLoRA 各要几张」: one line with each training mode's fewest cards, for the first card sized."""
+    from assistant.offline.writing.render_tools import mode_label
+
+    rows = [r for r in results if r.name == "find_min_gpus" and not r.error and isinstance(r.result, dict)]
+    if not rows:
+        return None
+    card = rows[0].args.get("gpu")
+    seen: dict[str, tuple[int, str]] = {}
+    for r in rows:
+        mode, n = str(r.args.get("mode") or ""), r.result.get("min_gpus")
+        if r.args.get("gpu") == card and mode in ("full", "lora", "qlora") and isinstance(n, int) and mode not in seen:
+            seen[mode] = (n, str(r.result.get("gpu") or card))
+    if len(seen) < 2:
+        return None
+    zh = "；".join(f"{mode_label(w, m)}至少 {n} 张 {g}" for m, (n, g) in seen.items())
+    en = "; ".join(f"{mode_label(w, m)}: at least {n} × {g}" for m, (n, g) in seen.items())
+    return w.t(f"分别看：{zh}。", f"By method — {en}.")
+
+
 def lead(w: Writer, f: Frame, intents: list[str], results: list[ToolResult] | None = None) -> None:
     """Adjust line 1 after every part is written."""
     verdict = w.parts["verdict"]
     if not verdict:
         return
+    by_mode = modes_count_line(w, results or []) if "min_gpus" in intents else None
+    if by_mode and by_mode not in verdict:
+        verdict.insert(0, by_mode)
     goal = unrealistic(w, f, results or [])
     if goal:
         verdict.insert(0, goal)
     if "oom_report" in f.mentions and {"memory", "min_gpus"} & set(intents):  # also after a cause passage
         oom_lead(w, f, results or [])
+    from assistant.offline.writing.setup_notes import setup_lead
+
+    named = setup_lead(w, f.mentions) if any(r.name == "estimate_memory" for r in results or []) else None
+    if named and named not in verdict:
+        if verdict and verdict[0].startswith(("能。", "Yes. ")):  # the estimate's own verdict is about the model alone
+            verdict[0] = w.t("模型本身：" + verdict[0].removeprefix("能。"), "The model alone: " + verdict[0][5:])
+        verdict.insert(0, named)  # the setup the user runs decides the verdict, not the model's size
     note = assumed_note(w, f)
     if note:
         first = verdict[0].rstrip()

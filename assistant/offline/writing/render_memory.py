@@ -18,6 +18,7 @@ from assistant.offline.writing.render_tools import (
     plural,
     renderer,
 )
+from assistant.offline.writing.setup_notes import setup_lines
 
 
 def _model_label(w: Writer, est: dict) -> str:
@@ -505,9 +506,11 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     ests = ctx.by_name("estimate_memory")
     if len(ctx.slots.co_models) >= 2 and len({str(e.result.get("model")) for e in ests}) >= 2:
         _co_deployed(w, ests)
+        setup_lines(w, ctx.said, ests[0].result)
         return
     if len({str(e.args.get("model")) for e in ests if e.args.get("model")}) >= 2:
         _memory_by_model(w, ctx, ests)
+        setup_lines(w, ctx.said, ests[0].result)
         return
     first_gpu = str(ests[0].args.get("gpu") or "")
     bigger = [
@@ -521,6 +524,7 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     cards = list(dict.fromkeys(str(e.result.get("gpu")) for e in ests if e.result.get("gpu")))
     if len(cards) > 1:
         _memory_by_card(w, ctx, ests, cards)
+        setup_lines(w, ctx.said, ests[0].result)
         return
     wanted = ctx.slots.mode or ("full" if ctx.slots.training and not ctx.slots.finetune else None)
     primary = next((e for e in ests if str(e.args.get("mode")) == str(wanted)), ests[0])
@@ -557,9 +561,13 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     moe_line(w, est)
     _data_parallel_line(w, est)
     card_rule_lines(w, est)
+    if tp_est is not None and tp_est is not primary and isinstance(tp_est.result.get("tp_note"), dict):
+        note = tp_est.result["tp_note"]  # led with the layer split: the TP rule still decides how to serve it
+        w.add("verdict", str(note["zh"]).rstrip("。") + "。", str(note.get("en") or "").rstrip(".") + ".")
     method_lines(w, est)
     host_ram_lines(w, ctx, est)
     runtime_default_lines(w, ctx, primary)
+    setup_lines(w, ctx.said, est)
     engine_lines(w, ctx, est)
     if est.get("borderline"):
         _borderline_lines(w, est, bigger)
@@ -707,14 +715,32 @@ def _best_precision_per_card(w: Writer, ests: list[ToolResult], cards: list[str]
             key=lambda r: _PRECISION_ORDER.index(r["precision"]) if r.get("precision") in _PRECISION_ORDER else 9
         )
         label = _gpu_label({"gpu": card})
+        mine = [e.result for e in ests if str(e.result.get("gpu")) == card]
+        n = int(mine[0].get("gpus") or 1) if mine else 1
+        who_zh, who_en = (
+            (f"{n} 张 {label} ", f"{n} × {label}") if n > 1 else (f"{label} 单卡", f"the {label} on one card")
+        )
+        tp_bad = next((r.get("tp_note") for r in mine if r.get("tp_valid") is False and r.get("tp_note")), None)
         if fitting:
             p = fitting[0].get("precision")
-            zh.append(f"{label} 单卡用 {p} 能放下")
-            en.append(f"the {label} holds it on one card at {p}")
+            spare = fitting[0].get("headroom_gb")
+            thin = isinstance(spare, (int, float)) and spare < 3  # a couple of GB left: little room for KV cache
+            spare_zh = f"（每卡只剩约 {gb(spare)} GB 给 KV 缓存，长上下文要量化）" if thin else ""
+            spare_en = (
+                f" (only about {gb(spare)} GB per card left for the KV cache; quantise for long context)"
+                if thin
+                else ""
+            )
+            if isinstance(tp_bad, dict) and tp_bad.get("short_zh"):
+                zh.append(f"{who_zh}按容量用 {p} 放得下，但{tp_bad['short_zh']}{spare_zh}")
+                en.append(f"{who_en} holds it at {p} by capacity, but {tp_bad['short_en']}{spare_en}")
+            else:
+                zh.append(f"{who_zh}用 {p} 能放下{spare_zh}")
+                en.append(f"{who_en} holds it at {p}{spare_en}")
         else:
-            tried = "/".join(str(e.result.get("precision")) for e in ests if str(e.result.get("gpu")) == card)
-            zh.append(f"{label} 单卡（{tried}）都放不下")
-            en.append(f"the {label} cannot hold it on one card ({tried})")
+            tried = "/".join(str(r.get("precision")) for r in mine)
+            zh.append(f"{who_zh}（{tried}）都放不下")
+            en.append(f"{who_en} cannot hold it ({tried})")
     if zh:
         w.add("verdict", "结论：" + "；".join(zh) + "。", "Verdict: " + "; ".join(en) + ".")
 
@@ -734,6 +760,8 @@ def _memory_by_card(w: Writer, ctx: Context, ests: list[ToolResult], cards: list
                 if sentence:
                     marks: dict[Any, str] = {True: w.t("能", "fits"), False: w.t("不能", "does not fit")}
                     mark = marks.get(e.result.get("fits"), "")
+                    if e.result.get("fits") and e.result.get("tp_valid") is False:
+                        mark = w.t("按容量能（并行方式要换）", "fits by capacity (change the split)")
                     w.add(section, f"{bullet}{mark}：{sentence[0]}", f"{bullet}{mark}: {sentence[1]}")
     first = ests[0].result
     method_lines(w, first)

@@ -12,6 +12,7 @@ import re
 from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer
 from assistant.offline.writing.render_tools import Context, gb
+from assistant.offline.writing.setup_notes import setup_lines
 
 _KIND = {
     "image": ("图像生成", "image"),
@@ -309,7 +310,15 @@ def pipeline_memory(w: Writer, ctx: Context, ests: list[ToolResult]) -> None:
     parts = [e.result["pipeline"] for e in ests]
     wanted = ctx.slots.mode
     p = next((x for x in parts if x["mode"] == wanted), parts[0])
-    w.add("verdict", *_lead(w, p, asks_params="model_info" in ctx.slots.cues))
+    zh, en = _lead(w, p, asks_params="model_info" in ctx.slots.cues)
+    if p["mode"] != "inference" and p.get("verdict") == "fits" and "setup:video_dit_lora_checkpointing" in ctx.said:
+        # the weights fit, the user still runs out: say first that it is the activations (the note says why)
+        zh = "只算权重和训练状态放得下，训练时不够的是激活值：" + zh.removeprefix("放得下：")
+        en = "Only the weights and training states fit; what runs out in training is the activations: " + (
+            en.removeprefix("Fits: ")
+        )
+    w.add("verdict", zh, en)
+    setup_lines(w, ctx.said, None)
     kind_zh, kind_en = _KIND.get(p["kind"], (p["kind"], p["kind"]))
     w.add(
         "numbers",
