@@ -65,6 +65,7 @@ def _quote(f: Frame) -> MoneyQuote | None:
     return read_money_quote(f.text)
 
 
+_DEPLOY_RE = re.compile(r"deployment|endpoint|serverless|instances?|replicas?|部署|实例", re.I)
 _COMPUTE_RE = re.compile(
     r"\bvm\b|gpu|instance|cloud|server|train|training|inference|a100|h100|显卡|服务器|训练|云|实例|机器", re.I
 )
@@ -72,7 +73,9 @@ _COMPUTE_RE = re.compile(
 
 def applies_quote(f: Frame) -> bool:
     q = _quote(f)
-    has_hours = q is not None and (q.hours is not None or bool(f.period_hours) or bool(q.gpu_hours))
+    # "max $84.24/day for one instance": a per-day deployment ceiling is one day of running
+    per_day = q is not None and q.per == "day" and bool(_DEPLOY_RE.search(f.text))
+    has_hours = q is not None and (q.hours is not None or bool(f.period_hours) or bool(q.gpu_hours) or per_day)
     return q is not None and has_hours and (f.in_domain or bool(_COMPUTE_RE.search(f.text)))
 
 
@@ -83,6 +86,8 @@ def quote_calls(f: Frame) -> list[ToolCall]:
     if q is None:
         return []
     hours = q.hours if q.hours is not None else f.period_hours  # "for 0 hours" is refused by the tool, not replaced
+    if hours is None and q.per == "day":
+        hours = 24.0  # a per-day deployment figure: one day of running
     count = f.gpu_count or 1
     if q.gpu_hours and q.per_gpu_hour is not None:
         # "1845 and 3310 A100 GPU hours … ~$0.50/A100 GPU hour": the GPU-hours are the hours, one GPU at that rate

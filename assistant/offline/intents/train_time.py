@@ -124,16 +124,22 @@ def _reference(f: Frame) -> ReferenceModel | None:
     return reference(f)
 
 
+def trains(f: Frame) -> bool:
+    """Training said in any form: 'train', a fine-tune word, or a method ('SFT … 400 hours' is a training run)."""
+    return bool(f.training or f.finetune or f.mode in ("full", "lora", "qlora"))
+
+
 def applies_measured(f: Frame) -> bool:
     """ "One 3090, 88 hours, is this normal?" / "says it will take nearly 3 days — any ideas?": a run's
     own time against the estimate."""
     if f.pipeline:  # FLUX / Qwen-Image / Wan: steps × s/step, not LLM tokens; the cause rule sizes its weights
         return False
-    trains = f.training or f.finetune or f.mode in ("full", "lora", "qlora")  # "sft … took 30 hrs" is training too
-    if trains and measured_unsized(f):  # "8张A800做SFT跑了60小时正常吗": what those hours train
+    if trains(f) and measured_unsized(
+        f
+    ):  # "sft … took 30 hrs" is training too; "8张A800做SFT跑了60小时正常吗": what those hours train
         return True
     return (
-        f.training
+        trains(f)
         and has_size(f)
         and bool(f.period_hours)
         and f.period_unit in ("hour", "day")
@@ -306,7 +312,7 @@ def completed_calls(f: Frame) -> list[ToolCall]:
             zero3=True if f.zero_stage == 3 else None,
             recompute=recompute_arg(f),
             # the run's own hours ("总时长显示17小时"), compared with the estimate in the answer
-            measured_hours=f.period_hours if f.period_unit in ("hour", "day") and f.training else None,
+            measured_hours=f.period_hours if f.period_unit in ("hour", "day") and trains(f) else None,
         ),
         A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2, doc_id="training-time-cost"),
     ]
@@ -396,7 +402,7 @@ def rescale_calls(f: Frame) -> list[ToolCall]:
 # ---- a published run of a known recipe (knowledge/published_runs.yaml): what its authors measured ------------
 PUBLISHED = "published_run"
 _ASKS_TIME_OR_COST = re.compile(
-    r"多久|多长时间|多少小时|几个小时|几天|耗时|用时|时间|多少钱|费用|花费|成本|how long|how many hours|hours?|minutes?|"
+    r"多久|多长时间|多少小时|几个小时|几天|耗时|用时|时间|多少钱|费用|花费|成本|美元|美金|\d\s*(?:元|块)|how long|how many hours|hours?|minutes?|"
     r"time|cost|costs|price|spent|\$\s*\d|dollars?|gpu[\s-]*hours?",
     re.I,
 )
@@ -415,7 +421,14 @@ def applies_published(f: Frame) -> bool:
         return False
     if applies_rescale(f):  # "8xH100 5minute = 1x4090 4hour": the user's own arithmetic leads (the run follows it)
         return False
-    return bool(_runs(f))
+    runs = _runs(f)
+    if not runs:
+        return False
+    from tools.train_published import runs_data
+
+    size = next(float(r["params_b"]) for r in runs_data()["runs"] if r["id"] == runs[0])
+    # "train llama 2 70b with LoRA on the LLaVA dataset": another model on that recipe's data is not the published run
+    return not (f.params_b and abs(f.params_b - size) > 0.25 * size)
 
 
 def published_calls(f: Frame, intent: str = PUBLISHED) -> list[ToolCall]:

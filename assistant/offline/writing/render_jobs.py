@@ -278,7 +278,7 @@ def _what_it_rests_on(w: Writer, r: ToolResult, ctx: Context) -> None:
             )
     if res.get("tokens_in_measured_hours") and not has_size(s):
         pass  # the measured hours were turned into tokens above; a reference job's hours would mislead
-    elif s.period_hours and s.training and "hour" == s.period_unit or s.period_unit == "day" and s.training:
+    elif s.period_hours and s.period_unit in ("hour", "day") and (s.training or s.finetune or s.mode):
         hours = res.get("wall_hours") or {}
         epochs = s.epochs
         _normal_or_slow(w, r, ctx)

@@ -198,7 +198,8 @@ def published_run(w: Writer, r: ToolResult, ctx: Context) -> None:
             f"{num(st.get('n_gpus'))} × {card}, i.e. {num(st.get('n_gpus'))} × {num(st.get('hours'))} h = "
             f"{num(st.get('gpu_hours'))} GPU-hours"
         )
-        if st.get("your_hours") is not None and res.get("your_gpu"):
+        same = res.get("your_gpu") == st.get("gpu") and res.get("your_n_gpus") == st.get("n_gpus")
+        if st.get("your_hours") is not None and res.get("your_gpu") and not same:
             mine = str(res.get("your_gpu")).replace("NVIDIA ", "")
             line_zh += f"；换成 {num(res.get('your_n_gpus'))} × {mine} 同样效率下约 {num(st.get('your_hours'))} 小时（{st.get('your_arithmetic')}）"
             line_en += (
@@ -224,7 +225,9 @@ def published_run(w: Writer, r: ToolResult, ctx: Context) -> None:
             f"({num(res.get('total_gpu_hours'))} GPU-hours, about {_cur(res.get('implied_usd_per_gpu_hour'), 'USD')} per "
             f"GPU-hour); pricing: {res.get('pricing')}; data, failed runs and storage are extra.",
         )
-        if asks_cost and ctx.intent != "quote":  # "only $300 — just the cloud hours?": the cost line answers it
+        if (
+            asks_cost and ctx.intent != "quote" and not r.args.get("rate_per_gpu_hour")
+        ):  # "only $300 — just the cloud hours?": the cost line answers it
             w.parts["verdict"].insert(0, w.parts["verdict"].pop())
     for note in res.get("notes") or []:
         w.add("assumptions", bi(note, "zh"), bi(note, "en"))
