@@ -190,3 +190,23 @@ def test_a_speedrun_redone_on_a_4090_uses_dense_peaks_and_minutes():
     r = _res(results, "rescale_training_time")
     assert r["hours"] == pytest.approx(2.4, abs=0.05)  # 8 × 989.4 × (3/60) / 165.2 = 2.396 h
     assert "989.4" in text and "165.2" in text and "sparsity" in text
+
+
+def test_a_recipe_named_inside_chinese_text_is_found():
+    assert find_runs("用8张A100复现alpaca微调") == ["alpaca-7b"]  # CJK letters are not word characters here
+
+
+@pytest.mark.parametrize(
+    ("q", "words"),
+    [
+        (
+            "Fine-tuning LLaMA 7B using the Alpaca dataset on 8 80GB A100 GPUs finished in only 40 minutes. Did I miss something?",
+            ("far shorter", "num_train_epochs"),
+        ),
+        ("用8张A100复现alpaca微调，跑了20个小时，是不是哪里有问题", ("长得多", "FlashAttention")),
+    ],
+)
+def test_the_users_own_run_of_a_recipe_is_compared_with_the_published_3_hours(q, words):
+    text, results = _run(q)
+    assert _res(results, "published_run")["stages"][0]["hours"] == 3  # Alpaca blog: 3 hours on 8 × A100 80GB
+    assert all(w in text for w in words)

@@ -30,7 +30,7 @@ def find_runs(text: str) -> list[str]:
     hits: list[tuple[int, int, str]] = []
     for row in runs_data()["runs"]:
         for alias in row["aliases"]:
-            for m in re.finditer(rf"(?<![\w-]){re.escape(alias.lower())}(?![\w-])", low):
+            for m in re.finditer(rf"(?<![A-Za-z0-9_-]){re.escape(alias.lower())}(?![A-Za-z0-9_-])", low):
                 hits.append((m.start(), -len(alias), row["id"]))
     hits.sort()
     out: list[str] = []
@@ -94,6 +94,7 @@ class PublishedRunOutput(BaseModel):
     cost_usd: float | None = Field(None, description="what the authors said it cost")
     cost_is_upper_bound: bool = False
     pricing: str | None = None
+    pricing_zh: str | None = None
     implied_usd_per_gpu_hour: float | None = Field(None, description="cost_usd ÷ total_gpu_hours")
     your_gpu: str | None = None
     your_n_gpus: int | None = None
@@ -151,6 +152,7 @@ def published_run(inp: PublishedRunInput) -> PublishedRunOutput:
         cost_usd=float(cost) if cost is not None else None,
         cost_is_upper_bound=bool(row.get("cost_is_upper_bound")),
         pricing=row.get("pricing"),
+        pricing_zh=row.get("pricing_zh"),
         implied_usd_per_gpu_hour=round(float(cost) / total_gh, 2) if cost is not None and total_gh else None,
         your_gpu=mine.name if mine else None,
         your_n_gpus=(inp.n_gpus or stages[0].n_gpus) if mine else None,

@@ -324,7 +324,7 @@ _HOURS_RE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:h(?![a-z])|小时|hours?|hrs?)", r
 # "8xH100 5minute = 1x4090 4hour": counted cards written N×card, and durations in minutes as well as hours
 _COUNTED_RE = re.compile(r"(?<![\w.])(?P<n>\d{1,4})\s*[x×*]\s*(?P<card>(?:rtx\s*)?[a-z]{0,4}\s?\d{2,4}[a-z]*)", re.I)
 _DURATION_RE = re.compile(
-    r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*(?P<u>min(?:ute)?s?|分钟|h(?![a-z])|小时|hours?|hrs?)", re.I
+    r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:\.\d+)?)\s*(?:个)?\s*(?P<u>min(?:ute)?s?|分钟|h(?![a-z])|小时|hours?|hrs?)", re.I
 )
 
 
@@ -402,7 +402,7 @@ def rescale_calls(f: Frame) -> list[ToolCall]:
 # ---- a published run of a known recipe (knowledge/published_runs.yaml): what its authors measured ------------
 PUBLISHED = "published_run"
 _ASKS_TIME_OR_COST = re.compile(
-    r"多久|多长时间|多少小时|几个小时|几天|耗时|用时|时间|多少钱|费用|花费|成本|美元|美金|\d\s*(?:元|块)|how long|how many hours|hours?|minutes?|"
+    r"多久|多长时间|多少小时|几个小时|几天|\d\s*(?:个)?(?:小时|分钟|天)|耗时|用时|时间|多少钱|费用|花费|成本|美元|美金|\d\s*(?:元|块)|how long|how many hours|hours?|minutes?|"
     r"time|cost|costs|price|spent|\$\s*\d|dollars?|gpu[\s-]*hours?",
     re.I,
 )

@@ -213,6 +213,7 @@ def published_run(w: Writer, r: ToolResult, ctx: Context) -> None:
             line_en += f"; at your {_cur(rate, cur)} per GPU-hour about {_cur(st.get('cost_at_rate'), cur)}"
         w.add("verdict", line_zh + "。", line_en + ".")
     _published_lead(w, r, ctx)
+    _own_run_against_published(w, r, ctx)
     cost = res.get("cost_usd")
     if cost is not None:
         bound_zh, bound_en = ("不到 ", "under ") if res.get("cost_is_upper_bound") else ("约 ", "about ")
@@ -220,7 +221,8 @@ def published_run(w: Writer, r: ToolResult, ctx: Context) -> None:
         w.add(
             "verdict",
             f"作者给的训练费用 {bound_zh}{_cur(cost, 'USD')} 只算云上 GPU 的租用时长（{num(res.get('total_gpu_hours'))} 卡时，"
-            f"折合约 {_cur(res.get('implied_usd_per_gpu_hour'), 'USD')}/卡时），计价方式：{res.get('pricing')}；不含数据、失败重跑和存储。",
+            f"折合约 {_cur(res.get('implied_usd_per_gpu_hour'), 'USD')}/卡时），计价方式：{res.get('pricing_zh') or res.get('pricing')}；"
+            "不含数据、失败重跑和存储。",
             f"The authors' training cost of {bound_en}{_cur(cost, 'USD')} counts only cloud GPU-hours "
             f"({num(res.get('total_gpu_hours'))} GPU-hours, about {_cur(res.get('implied_usd_per_gpu_hour'), 'USD')} per "
             f"GPU-hour); pricing: {res.get('pricing')}; data, failed runs and storage are extra.",
@@ -261,3 +263,48 @@ def _published_lead(w: Writer, r: ToolResult, ctx: Context) -> None:
             f"about {_cur(total, cur)}, not {_cur(claimed, cur)}.",
         ),
     )
+
+
+# "took only 40 minutes on the same 8 A100s", "跑了 30 小时": the user's own run of the same recipe
+_OWN_RUN_RE = re.compile(r"took|takes|finished|finish(?:es)? in|ran for|跑了|用了|花了|训了|耗时", re.I)
+
+
+def _own_run_against_published(w: Writer, r: ToolResult, ctx: Context) -> None:
+    """Compare the user's own time for the recipe with the published one on the same cards (words, not a ratio)."""
+    from assistant.offline.intents.train_time import _durations_h
+
+    res = r.result
+    stages = [s for s in res.get("stages") or [] if isinstance(s, dict)]
+    if len(stages) != 1 or not _OWN_RUN_RE.search(ctx.question):
+        return
+    if res.get("your_gpu") and (res.get("your_gpu"), res.get("your_n_gpus")) != (
+        stages[0].get("gpu"),
+        stages[0].get("n_gpus"),
+    ):
+        return  # other cards: the rescaled hours above are the comparison
+    said = _durations_h(ctx.question)
+    if not said:
+        return
+    mine, st = said[0], stages[0]
+    pub = float(st.get("hours") or 0)
+    if not pub or 0.5 <= mine / pub <= 2:
+        return
+    m = re.search(r"(\d+(?:\.\d+)?)\s*(?:个)?\s*(min(?:ute)?s?|分钟|h(?![a-z])|小时|hours?|hrs?)", ctx.question, re.I)
+    told = m.group(0) if m else ""
+    if mine < pub:
+        w.add(
+            "verdict",
+            f"你的 {told} 比公开的 {_hours(w, st)} 短得多：先核对轮数（num_train_epochs）、数据条数和 max_steps 是否和原配方一致，"
+            "太短通常是只跑了部分数据或更少的轮数，而不是更快。",
+            f"Your {told} is far shorter than the published {_hours(w, st)}: check that the epochs (num_train_epochs), "
+            "the number of samples and max_steps match the recipe — a run that short usually covers less data or "
+            "fewer epochs rather than running faster.",
+        )
+    else:
+        w.add(
+            "verdict",
+            f"你的 {told} 比公开的 {_hours(w, st)} 长得多：核对卡型和卡数、是否开了 bf16 和 FlashAttention、序列长度和 batch，"
+            "以及数据加载是否跟得上。",
+            f"Your {told} is far longer than the published {_hours(w, st)}: check the cards and their count, bf16 and "
+            "FlashAttention, the sequence length and batch, and whether data loading keeps up.",
+        )
