@@ -1651,6 +1651,8 @@ def _extract_period(work: str, s: Slots) -> None:
         unit_txt = m.group("unit").lower()
         if m.group("num") is None and unit_txt in {"h", "日", "天", "月", "年", "周"}:
             continue
+        if m.group("num") is None and unit_txt in {"hours", "hrs", "days", "weeks", "months", "years"}:
+            continue  # "the cost of cloud training hours": a plural with no count is not one hour
         if unit_txt in {"h"} and num is None:
             continue
         if num is None and re.search(r"(?:/|每|per)\s*$", work[max(0, m.start() - 5) : m.start("unit")], re.I):
