@@ -767,8 +767,13 @@ def provider_pricing(inp: ProviderInput) -> ProviderOutput:
     """What GPU Advisor can say about a provider whose prices it does not carry: where the official price list
     is, how stopping differs from deleting there, the cheaper tier's name, and for a TPU slice the GPU count with
     the same peak compute (so the China-market price of comparable compute can be shown beside it)."""
-    pid = find_provider(inp.provider) or find_provider(inp.provider.replace("-", " "))
     rows = {str(r["id"]): r for r in _providers()}
+    # the id itself ("vast", as the intent passes it) or any alias ("vast.ai")
+    pid = (
+        inp.provider.strip().lower()
+        if inp.provider.strip().lower() in rows
+        else find_provider(inp.provider) or find_provider(inp.provider.replace("-", " "))
+    )
     if pid is None:
         raise ToolInputError(
             f"不认识的服务商「{inp.provider}」",

@@ -36,6 +36,12 @@ class QuoteCostInput(BaseModel):
     hours_per_month: float | None = Field(
         None, gt=0, le=744, description="hours in the quote's month; default 730 (cloud calculators), 720 for CNY"
     )
+    gpu_hours_parts: list[float] = Field(
+        default_factory=list, description="GPU-hour figures the hours add up from ('1845 and 3310 A100 GPU hours')"
+    )
+    claimed_total: float | None = Field(
+        None, gt=0, description="the total the user worked out or was told ('so ~$1000?'), checked against ours"
+    )
 
 
 class QuoteCostOutput(BaseModel):
@@ -50,6 +56,9 @@ class QuoteCostOutput(BaseModel):
     hours_per_month: float | None = None
     arithmetic: str
     notes: list[str] = Field(default_factory=list)
+    gpu_hours_sum: str | None = Field(None, description="'1845 + 3310 = 5155' when the hours were given in parts")
+    claimed_total: float | None = None
+    claimed_ratio: float | None = Field(None, description="total ÷ claimed_total (1 = the user's figure is right)")
 
 
 def quote_cost(inp: QuoteCostInput) -> QuoteCostOutput:
@@ -69,7 +78,12 @@ def quote_cost(inp: QuoteCostInput) -> QuoteCostOutput:
         "(a stopped VM stops the GPU charge; disks and storage usually keep billing).",
         "币种按你的报价，不做汇率换算。 / In the currency you quoted; no exchange rate applied.",
     ]
+    parts = inp.gpu_hours_parts
+    gpu_hours_sum = " + ".join(f"{p:g}" for p in parts) + f" = {sum(parts):g}" if len(parts) >= 2 else None
     return QuoteCostOutput(
+        gpu_hours_sum=gpu_hours_sum,
+        claimed_total=inp.claimed_total,
+        claimed_ratio=round(total / inp.claimed_total, 2) if inp.claimed_total else None,
         currency=inp.currency,
         hourly_rate=round(hourly, 4),
         hours=inp.hours,

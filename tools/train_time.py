@@ -160,6 +160,9 @@ class TimeEstimate(BaseModel):
     gpu_hours: Band3 = Field(description="low = at high MFU and fast sync")
     wall_hours: Band3
     days: Band3
+    wall_minutes: Band3 | None = Field(
+        None, description="wall time in minutes when the run is under two hours (a 3-minute job is never shown as 0 h)"
+    )
     comm: CommEstimate | None = None
     mfu_effective: Band3 | None = Field(
         None, description="MFU after communication (multi-GPU): compute efficiency × compute share of the step"
@@ -333,6 +336,9 @@ def estimate_time(
         gpu_hours=_r(gpu_h, 4),
         wall_hours=_r(wall_h, 4),
         days=_r(days, 5),
+        wall_minutes=_r(Band3(low=wall_h.low * 60, mid=wall_h.mid * 60, high=wall_h.high * 60), 1)
+        if wall_h.high < 2
+        else None,
         comm=comm,
         mfu_effective=mfu_effective,
         warnings=warnings,
@@ -342,6 +348,11 @@ def estimate_time(
     if with_cost:
         _add_cost(est, spec, hourly_price_cny, quotes_file)
     return est
+
+
+def _money(x: float) -> float:
+    """Whole yuan, but cents under ¥10: a ¥0.33 job is not ¥0."""
+    return float(round(x)) if x >= 10 else round(x, 2)
 
 
 def _r(b: Band3, digits: int = 2) -> Band3:
@@ -460,9 +471,11 @@ def _add_cost(est: TimeEstimate, spec: GpuSpec, hourly_price_cny: float | None, 
     lo, hi = h.typical_range or [h.typical, h.typical]
     est.price_per_gpu_hour_cny = Band3(low=lo, mid=h.typical, high=hi)
     est.cost_cny = Band3(
-        low=round(est.gpu_hours.low * lo), mid=round(est.gpu_hours.mid * h.typical), high=round(est.gpu_hours.high * hi)
+        low=_money(est.gpu_hours.low * lo),
+        mid=_money(est.gpu_hours.mid * h.typical),
+        high=_money(est.gpu_hours.high * hi),
     )
-    est.cost_cny_by_market = {m.market: round(est.gpu_hours.mid * m.hourly_cny) for m in price.by_market}
+    est.cost_cny_by_market = {m.market: _money(est.gpu_hours.mid * m.hourly_cny) for m in price.by_market}
     est.price_as_of, est.price_source = price.as_of, price.source
     est.notes.append(price.warning)
     if price.proxy:

@@ -74,6 +74,7 @@ INTENTS: dict[str, Intent] = {
         Intent(A.TRAIN_TIME, train_time.calls, train_time.follow_ups),
         Intent(train_time.COMPLETED, train_time.completed_calls),
         Intent(train_time.RESCALE, train_time.rescale_calls),
+        Intent(train_time.PUBLISHED, train_time.published_calls),
         Intent(A.PLAN, plans.calls, plans.follow_ups),
         Intent(A.PRICE, prices.calls),
         Intent(A.MODEL_INFO, gpus.model_info_calls),
@@ -98,6 +99,10 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (prices.QUOTE, prices.applies_quote),  # "$294/month, I'd use it 48 hours": their rate × their hours
     (prices.ELSEWHERE, prices.applies_elsewhere),  # "GCP / TPU v3-256 多少钱": not carried — official page, China price
     (prices.BILLING, prices.applies_billing),  # "关机了还扣钱吗": stop versus release
+    (
+        train_time.PUBLISHED,
+        train_time.applies_published,
+    ),  # "LLaVA stage 1/2 要多久", "Vicuna only $300?": authors' figures
     (plans.CHEAPEST, plans.applies_cheapest),  # "跑 X 最便宜的办法 / 预算多少": fewest cards, int4 and full, priced
     (serving.OLLAMA, serving.applies_ollama),  # "Ollama answers my users one by one": parallel slots
     (A.OUT_OF_SCOPE, decline.applies_out_of_scope),

@@ -65,6 +65,7 @@ def _quote(f: Frame) -> MoneyQuote | None:
     return read_money_quote(f.text)
 
 
+_DEPLOY_RE = re.compile(r"deployment|endpoint|serverless|instances?|replicas?|部署|实例", re.I)
 _COMPUTE_RE = re.compile(
     r"\bvm\b|gpu|instance|cloud|server|train|training|inference|a100|h100|显卡|服务器|训练|云|实例|机器", re.I
 )
@@ -72,7 +73,9 @@ _COMPUTE_RE = re.compile(
 
 def applies_quote(f: Frame) -> bool:
     q = _quote(f)
-    has_hours = q is not None and (q.hours is not None or bool(f.period_hours))
+    # "max $84.24/day for one instance": a per-day deployment ceiling is one day of running
+    per_day = q is not None and q.per == "day" and bool(_DEPLOY_RE.search(f.text))
+    has_hours = q is not None and (q.hours is not None or bool(f.period_hours) or bool(q.gpu_hours) or per_day)
     return q is not None and has_hours and (f.in_domain or bool(_COMPUTE_RE.search(f.text)))
 
 
@@ -83,6 +86,14 @@ def quote_calls(f: Frame) -> list[ToolCall]:
     if q is None:
         return []
     hours = q.hours if q.hours is not None else f.period_hours  # "for 0 hours" is refused by the tool, not replaced
+    if hours is None and q.per == "day":
+        hours = 24.0  # a per-day deployment figure: one day of running
+    count = f.gpu_count or 1
+    if q.gpu_hours and q.per_gpu_hour is not None:
+        # "1845 and 3310 A100 GPU hours … ~$0.50/A100 GPU hour": the GPU-hours are the hours, one GPU at that rate
+        hours, count = sum(q.gpu_hours), 1
+    elif q.rate_gpus and q.rate_gpus > 1:
+        count = 1  # "$8 per hour for 4xA100": the rate is already for the whole set
     out = [
         A.call(
             QUOTE,
@@ -91,9 +102,15 @@ def quote_calls(f: Frame) -> list[ToolCall]:
             currency=q.currency if q.currency in ("USD", "EUR", "GBP") else "other",
             per=q.per,
             hours=hours,
-            count=f.gpu_count or 1,
+            count=count,
+            gpu_hours_parts=q.gpu_hours if len(q.gpu_hours) >= 2 else [],
+            claimed_total=q.claimed_total if q.claimed_total and q.claimed_total != q.amount else None,
         )
     ]
+    from assistant.offline.intents.train_time import applies_published, published_calls
+
+    if applies_published(f):  # "Alpaca could be reproduced for $24": the authors' own cards and hours beside it
+        out += [c for c in published_calls(f, QUOTE) if c.name == "published_run"]
     for gpu in f.gpus[:1]:
         out.append(A.call(QUOTE, "gpu_price", gpu=A.card_name(f, gpu), gpu_count=f.gpu_count, hours=hours))
     if _providers(f):

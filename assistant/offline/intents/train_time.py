@@ -124,16 +124,22 @@ def _reference(f: Frame) -> ReferenceModel | None:
     return reference(f)
 
 
+def trains(f: Frame) -> bool:
+    """Training said in any form: 'train', a fine-tune word, or a method ('SFT … 400 hours' is a training run)."""
+    return bool(f.training or f.finetune or f.mode in ("full", "lora", "qlora"))
+
+
 def applies_measured(f: Frame) -> bool:
     """ "One 3090, 88 hours, is this normal?" / "says it will take nearly 3 days — any ideas?": a run's
     own time against the estimate."""
     if f.pipeline:  # FLUX / Qwen-Image / Wan: steps × s/step, not LLM tokens; the cause rule sizes its weights
         return False
-    trains = f.training or f.finetune or f.mode in ("full", "lora", "qlora")  # "sft … took 30 hrs" is training too
-    if trains and measured_unsized(f):  # "8张A800做SFT跑了60小时正常吗": what those hours train
+    if trains(f) and measured_unsized(
+        f
+    ):  # "sft … took 30 hrs" is training too; "8张A800做SFT跑了60小时正常吗": what those hours train
         return True
     return (
-        f.training
+        trains(f)
         and has_size(f)
         and bool(f.period_hours)
         and f.period_unit in ("hour", "day")
@@ -306,7 +312,7 @@ def completed_calls(f: Frame) -> list[ToolCall]:
             zero3=True if f.zero_stage == 3 else None,
             recompute=recompute_arg(f),
             # the run's own hours ("总时长显示17小时"), compared with the estimate in the answer
-            measured_hours=f.period_hours if f.period_unit in ("hour", "day") and f.training else None,
+            measured_hours=f.period_hours if f.period_unit in ("hour", "day") and trains(f) else None,
         ),
         A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2, doc_id="training-time-cost"),
     ]
@@ -315,37 +321,140 @@ def completed_calls(f: Frame) -> list[ToolCall]:
 # ---- a measured run carried to other cards: the user's own arithmetic, redone with dense peaks --------
 RESCALE = "rescale"
 _HOURS_RE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:h(?![a-z])|小时|hours?|hrs?)", re.I)
+# "8xH100 5minute = 1x4090 4hour": counted cards written N×card, and durations in minutes as well as hours
+_COUNTED_RE = re.compile(r"(?<![\w.])(?P<n>\d{1,4})\s*[x×*]\s*(?P<card>(?:rtx\s*)?[a-z]{0,4}\s?\d{2,4}[a-z]*)", re.I)
+_DURATION_RE = re.compile(
+    r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:\.\d+)?)\s*(?:个)?\s*(?P<u>min(?:ute)?s?|分钟|h(?![a-z])|小时|hours?|hrs?)", re.I
+)
+
+
+# "8xH100 5minute = 1x4090 4hour": the second figure is the user's own projection (after "="), not a measured run
+_COMPUTED_RE = re.compile(r"=\s*\d{1,4}\s*[x×*]\s*\S+\s+\d+(?:\.\d+)?\s*(?:min|分钟|h|小时|hour)", re.I)
+
+
+def _durations_h(text: str) -> list[float]:
+    """Every duration in the text in hours, in order ('5minute' → 0.0833, '4hour' → 4)."""
+    out = []
+    for m in _DURATION_RE.finditer(text):
+        v = float(m.group("n"))
+        out.append(v / 60 if m.group("u").lower().startswith(("min", "分")) else v)
+    return out
+
+
+def _counted_cards(f: Frame) -> list[tuple[str, int]]:
+    """(gpu id, count) pairs: the reading layer's counted mentions, else 'N×card' written in the text."""
+    from tools.errors import ToolInputError
+    from tools.gpus import resolve_gpu
+
+    pairs = [(g.gpu_id, g.count) for g in f.gpu_mentions if g.gpu_id and g.count]
+    if len(pairs) >= 2:
+        return pairs
+    out: list[tuple[str, int]] = []
+    for m in _COUNTED_RE.finditer(f.text):
+        try:
+            gid = resolve_gpu(m.group("card")).id
+        except (ToolInputError, KeyError, ValueError):
+            continue
+        if all(gid != g for g, _ in out):
+            out.append((gid, int(m.group("n"))))
+    return out
+
+
 _TFLOPS_RE = re.compile(r"(?<![\d.])(\d{3,4}(?:\.\d+)?)(?![\d.])")
 
 
 def applies_rescale(f: Frame) -> bool:
-    counted = [g for g in f.gpu_mentions if g.gpu_id and g.count]
     asks_time = bool(re.search(r"要多久|多长时间|多少小时|how long|how many hours", f.text, re.I))
-    return len(counted) >= 2 and len(_HOURS_RE.findall(f.text)) >= 1 and (f.training or "算力" in f.text or asks_time)
+    if not (f.training or "算力" in f.text or asks_time or re.search(r"speed\s*run|speedrun|tflops", f.text, re.I)):
+        return False
+    return len(_counted_cards(f)) >= 2 and len(_durations_h(f.text)) >= 1
 
 
 def rescale_calls(f: Frame) -> list[ToolCall]:
     from tools.gpus import resolve_gpu
 
-    ref, mine = [g for g in f.gpu_mentions if g.gpu_id and g.count][:2]
-    hours = [float(h) for h in _HOURS_RE.findall(f.text)]
+    (ref_id, ref_n), (my_id, my_n) = _counted_cards(f)[:2]
+    hours = _durations_h(f.text)
     peaks: set[float] = set()
-    for g in (ref, mine):
-        spec = resolve_gpu(g.gpu_id or g.name)
+    specs = [resolve_gpu(ref_id), resolve_gpu(my_id)]
+    for spec in specs:
         peaks |= {p for p in (spec.dense_tflops("bf16"), spec.bf16_fp16_sparse_tflops) if p}
+    # "2000 TFLOPS" for the H100's 1979 sparse figure: a rounded quote is still that figure (within 2%)
     quoted = [float(v) for v in _TFLOPS_RE.findall(f.text) if any(abs(float(v) - p) <= 0.02 * p for p in peaks)]
     return [
         A.call(
             RESCALE,
             "rescale_training_time",
-            ref_gpu=ref.gpu_id,
-            ref_gpus=ref.count,
-            ref_hours=hours[0],
-            gpu=mine.gpu_id,
-            n_gpus=mine.count,
+            ref_gpu=ref_id,
+            ref_gpus=ref_n,
+            ref_hours=round(hours[0], 4),
+            gpu=my_id,
+            n_gpus=my_n,
             precision="fp16" if f.precision == "fp16" else "bf16",
             quoted_tflops=list(dict.fromkeys(quoted)),
-            actual_hours=hours[-1] if len(hours) >= 2 else None,
+            actual_hours=hours[-1] if len(hours) >= 2 and not _COMPUTED_RE.search(f.text) else None,
         ),
-        A.call(RESCALE, "gpu_specs", names=[ref.name, mine.name]),
+        A.call(RESCALE, "gpu_specs", names=[s.name for s in specs]),
+        *[A.call(RESCALE, "published_run", run=rid, gpu=my_id, n_gpus=my_n) for rid in _runs(f)[:1]],
     ]
+
+
+# ---- a published run of a known recipe (knowledge/published_runs.yaml): what its authors measured ------------
+PUBLISHED = "published_run"
+_ASKS_TIME_OR_COST = re.compile(
+    r"多久|多长时间|多少小时|几个小时|几天|\d\s*(?:个)?(?:小时|分钟|天)|耗时|用时|时间|多少钱|费用|花费|成本|美元|美金|\d\s*(?:元|块)|how long|how many hours|hours?|minutes?|"
+    r"time|cost|costs|price|spent|\$\s*\d|dollars?|gpu[\s-]*hours?",
+    re.I,
+)
+_TRAIN_WORDS = re.compile(r"训|微调|复现|阶段|stage|train|fine-?tun|reproduc|speed\s*run|speedrun", re.I)
+
+
+def _runs(f: Frame) -> list[str]:
+    from tools.train_published import find_runs
+
+    return find_runs(f.text)
+
+
+def applies_published(f: Frame) -> bool:
+    """ "How long do LLaVA's stage 1 and 2 take on A100s" / "Vicuna-13B only $300?": the authors' own figures."""
+    if f.is_log or not _TRAIN_WORDS.search(f.text) or not _ASKS_TIME_OR_COST.search(f.text):
+        return False
+    if applies_rescale(f):  # "8xH100 5minute = 1x4090 4hour": the user's own arithmetic leads (the run follows it)
+        return False
+    runs = _runs(f)
+    if not runs:
+        return False
+    from tools.train_published import runs_data
+
+    size = next(float(r["params_b"]) for r in runs_data()["runs"] if r["id"] == runs[0])
+    # "train llama 2 70b with LoRA on the LLaVA dataset": another model on that recipe's data is not the published run
+    return not (f.params_b and abs(f.params_b - size) > 0.25 * size)
+
+
+def published_calls(f: Frame, intent: str = PUBLISHED) -> list[ToolCall]:
+    """The published run (carried to the named card, priced at the user's per-GPU-hour rate), and the China price
+    of the same cards for the same hours when the question is about money."""
+    from assistant.offline.reading.money import read_money_quote
+    from tools.train_published import PublishedRunInput, published_run
+
+    out: list[ToolCall] = []
+    q = read_money_quote(f.text)
+    rate = q.per_gpu_hour if q is not None else None
+    for rid in _runs(f)[:1]:
+        gpu = A.gpu_arg(f) if f.gpus and intent == PUBLISHED else None  # in a quote, the cards named are the claim's
+        out.append(
+            A.call(
+                intent,
+                "published_run",
+                run=rid,
+                gpu=gpu,
+                n_gpus=f.gpu_count if gpu else None,
+                rate_per_gpu_hour=rate,
+                currency=q.currency if q is not None and rate else None,
+            )
+        )
+        if "price" in f.cues or re.search(r"cost|price|spent|\$|费用|多少钱|成本|花", f.text, re.I):
+            run = published_run(PublishedRunInput(run=rid))
+            st = run.stages[0]
+            out.append(A.call(intent, "gpu_price", gpu=st.gpu, gpu_count=st.n_gpus, hours=run.total_hours))
+    return out

@@ -13,10 +13,14 @@ import re
 from pydantic import BaseModel
 
 _CUR = {"$": "USD", "us$": "USD", "usd": "USD", "€": "EUR", "eur": "EUR", "£": "GBP", "gbp": "GBP"}
-_PER = r"(?:/|per|an?|each|每)\s*(?P<per>hours?|hrs?|h\b|months?|mo\b|mon\b|days?|weeks?|小时|月|天|周)"
+# "$0.50/A100 GPU hour", "$2 per GPU-hour", "$8 per hour": the card and "GPU" words may sit before the unit
+_PER = (
+    r"(?:/|per|an?|each|每)\s*(?P<gpu>(?:[a-z]{0,4}\d{2,4}[a-z]*\s*)?(?:gpu|card|卡)?[\s-]*)"
+    r"(?P<per>hours?|hrs?|h\b|months?|mo\b|mon\b|days?|weeks?|小时|月|天|周)"
+)
 _QUOTE_RE = re.compile(
     rf"(?P<cur>us\$|\$|€|£)\s*(?P<n>\d+(?:[.,]\d+)?)\s*{_PER}|"
-    rf"(?P<n2>\d+(?:\.\d+)?)\s*(?P<cur2>usd|eur|gbp|dollars?|美元|美金)\s*{_PER.replace('?P<per>', '?P<per2>')}",
+    rf"(?P<n2>\d+(?:\.\d+)?)\s*(?P<cur2>usd|eur|gbp|dollars?|美元|美金)\s*{_PER.replace('?P<per>', '?P<per2>').replace('?P<gpu>', '?P<gpu2>')}",
     re.I,
 )
 _WORDS = {"one": 1, "a": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
@@ -27,11 +31,60 @@ _DURATION_RE = re.compile(
 )
 
 
+# "1845 A100 GPU hours and 3310 A100 GPU hours", "24 GPU-hours", "500 卡时": compute already counted in GPU-hours
+_GPU_HOURS_RE = re.compile(
+    r"(?<![\d.A-Za-z$])(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<k>k|K|万)?\s*(?:[a-z]{0,4}\d{2,4}[a-z]*\s*)?"
+    r"(?:gpu[\s-]*(?:hours?|hrs?|h\b)|卡时|卡·时|gpu\s*小时)",
+    re.I,
+)
+# "the market rate for 4xA100 is around $8 per hour", "8卡机每小时 40 元": the rate is for that many cards
+_RATE_GPUS_RE = re.compile(r"(?P<n>\d+)\s*(?:[x×*]\s*[a-z]{0,4}\d{2,4}|卡|张|gpus?\b)", re.I)
+# "$300", "~$1000 for both", "about $24": a money figure with no rate unit after it
+_TOTAL_RE = re.compile(
+    r"(?P<cur>us\$|\$|€|£)\s*(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<k>k|K)?(?![\d.,]*\s*(?:/|per\b|an? hour|each))"
+)
+
+
 class MoneyQuote(BaseModel):
     amount: float
     currency: str
     per: str  # hour | day | week | month
     hours: float | None = None  # running time the user gave, in hours
+    rate_gpus: int | None = None  # the quote is for this many cards ("$8/h for 4xA100"); 1 when it says per GPU-hour
+    gpu_hours: list[float] = []  # GPU-hour figures the user gave ("1845 … and 3310 A100 GPU hours")
+    claimed_total: float | None = None  # the total the user worked out or was told ("so it cost ~$1000?")
+
+    @property
+    def per_gpu_hour(self) -> float | None:
+        """The rate per GPU-hour when the quote says per GPU or names its card count; else None."""
+        if self.per != "hour" or not self.rate_gpus:
+            return None
+        return self.amount / self.rate_gpus
+
+
+def read_gpu_hours(text: str) -> list[float]:
+    mult = {"k": 1e3, "万": 1e4}
+    return [
+        float(m.group("n").replace(",", "")) * mult.get((m.group("k") or "").lower(), 1.0)
+        for m in _GPU_HOURS_RE.finditer(text)
+    ]
+
+
+def _claimed_total(text: str, quote: re.Match[str]) -> float | None:
+    found = [
+        float(m.group("n").replace(",", "")) * (1e3 if m.group("k") else 1.0)
+        for m in _TOTAL_RE.finditer(text)
+        if not (quote.start() <= m.start() < quote.end())
+    ]
+    return found[-1] if found else None
+
+
+def _rate_gpus(text: str, quote: re.Match[str]) -> int | None:
+    if re.search(r"gpu|card|卡", quote.group("gpu") or quote.group("gpu2") or "", re.I):
+        return 1
+    before = text[max(0, quote.start() - 45) : quote.start()]
+    counts = list(_RATE_GPUS_RE.finditer(before))
+    return int(counts[-1].group("n")) if counts else None
 
 
 def _per(word: str) -> str:
@@ -61,4 +114,12 @@ def read_money_quote(text: str) -> MoneyQuote | None:
         n = float(_WORDS[raw]) if raw in _WORDS else float(raw)
         hours = n * (24 if d.group("u").lower().startswith("d") else 1)
         break
-    return MoneyQuote(amount=amount, currency=currency, per=per, hours=hours)
+    return MoneyQuote(
+        amount=amount,
+        currency=currency,
+        per=per,
+        hours=hours,
+        rate_gpus=_rate_gpus(text, m),
+        gpu_hours=read_gpu_hours(text),
+        claimed_total=_claimed_total(text, m),
+    )

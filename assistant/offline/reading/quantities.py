@@ -364,6 +364,8 @@ def _corpus(frame: Frame, text: str) -> None:
         return
     n = float(m.group("n")) * _CORPUS_MULT[m.group("u").lower()]
     what = m.group("what").lower()
+    if frame.samples and what in ("数据", "数据量"):
+        return  # "1M数据" was read as a count of samples (_data_count)
     per_char = _tokens_per_char()
     if what in ("汉字", "中文字符", "字符", "字"):
         frame.tokens, tag = n * per_char["zh"], "data_unit:chars_zh"
@@ -374,10 +376,41 @@ def _corpus(frame: Frame, text: str) -> None:
     frame.mentions.add(tag)
 
 
+# "10万数据" / "1M数据" / "5W左右的数据" / "数据（一共100多万）": a count of items (条), in 万/w/k/M — not a corpus in
+# tokens (that is 语料/文本/字, or 亿/B-scale 数据 for pre-training); "100多万" is read as its round part, 100万
+_DATA_COUNT_RE = re.compile(
+    r"(?<![\d.A-Za-z])(?P<n>\d+(?:\.\d+)?)\s*(?:多|余|\+)?\s*(?P<mul>百万|万|w|k|千|m)(?![a-z])\s*(?:多|余|\+)?\s*"
+    r"(?:左右)?\s*(?:条|个)?\s*(?:的)?\s*(?:(?:sft|训练|微调|标注|图文)?\s*数据(?!集\s*大小)|样本|图文对|问答对)|"
+    r"(?:数据|样本|数据集)[^。？?！!；;\d]{0,16}?(?<![\d.A-Za-z])(?P<n2>\d+(?:\.\d+)?)\s*(?:多|余|\+)?\s*"
+    r"(?P<mul2>百万|万|w|m)(?![a-z])\s*(?:多|余|\+)?\s*(?:左右|条|个|样本)?(?!\s*(?:元|块|token|tok|词|字|参数|卡|小时|步|steps?))",
+    re.I,
+)
+_JOINED_RE = re.compile(r"加上|再加|\+|＋|合并|混合|混在一起|一起形成|plus", re.I)
+
+
+def _data_count(text: str) -> float | None:
+    """Samples from '10万数据' / '1M数据'; two such counts joined ('100多万 … 再加上 … 5W') add up."""
+    found = [
+        (
+            m.start(),
+            m.end(),
+            float(m.group("n") or m.group("n2")) * _SAMPLE_MULT[(m.group("mul") or m.group("mul2")).lower()],
+        )
+        for m in _DATA_COUNT_RE.finditer(text)
+    ]
+    if not found:
+        return None
+    if len(found) >= 2 and _JOINED_RE.search(text[found[0][1] : found[1][0] + 20]):
+        return found[0][2] + found[1][2]
+    return found[0][2]
+
+
 def _dataset(frame: Frame, text: str) -> None:
     m = _SAMPLES_RE.search(text)
     if m:
         frame.samples = float(m.group("n")) * _SAMPLE_MULT[(m.group("mul") or "").lower()]
+    elif not frame.tokens and not re.search(r"预训练|pre-?train", text, re.I):
+        frame.samples = _data_count(text) or frame.samples
     m = _SAMPLE_TOKENS_RE.search(text)
     if m and frame.samples:
         frame.sample_tokens = float(m.group("n")) * (1000 if m.group("k") else 1)

@@ -116,7 +116,8 @@ def _family_name(family: str) -> str:
 # ---------------------------------------------------------------- keyword tables --------------
 _MODE_PATTERNS: list[tuple[str, str]] = [
     (r"q-?lora|4\s*-?bit\s*lora|4比特\s*lora", "qlora"),
-    (r"lora|peft|adapter", "lora"),
+    # P-Tuning v2 / prefix / prompt tuning train a few prompt parameters over a frozen base: LoRA's compute (4·N·D)
+    (r"lora|peft|adapter|p-?tuning|prefix[\s\-]*tuning|prompt[\s\-]*tuning", "lora"),
     (r"预训练|从头训|从零训|(?<!from_)pre-?train(?:ing)?|from scratch", "pretrain"),  # not from_pretrained()
     (
         r"全量|全参|全部参数|full[\s\-]*(?:param(?:eter)?s?[\s\-]*)?(?:fine[\s\-]*tun\w*|ft|train\w*|sft)|"
@@ -473,7 +474,7 @@ _PERIOD_UNITS = {
     "years": ("year", 8760),
 }
 _PERIOD_RE = re.compile(
-    rf"(?P<num>{_NUM}|an?|one|two|three|four|five|six|ten|twelve)?\s*"
+    rf"(?P<num>{_NUM}|an?|one|two|three|four|five|six|ten|twelve)?\s*(?:\+|＋|多|余|来)?\s*(?:多|余)?\s*"
     r"(?P<unit>个月|个小时|个钟头|小时|钟头|个星期|星期|礼拜|周|天|日|月|年|hours?|hrs?|h(?![a-z0-9])|days?|weeks?|months?|years?)",
     re.I,
 )
@@ -1662,6 +1663,8 @@ def _extract_period(work: str, s: Slots) -> None:
         unit_txt = m.group("unit").lower()
         if m.group("num") is None and unit_txt in {"h", "日", "天", "月", "年", "周"}:
             continue
+        if m.group("num") is None and unit_txt in {"hours", "hrs", "days", "weeks", "months", "years"}:
+            continue  # "the cost of cloud training hours": a plural with no count is not one hour
         if unit_txt in {"h"} and num is None:
             continue
         if num is None and re.search(r"(?:/|每|per)\s*$", work[max(0, m.start() - 5) : m.start("unit")], re.I):

@@ -23,6 +23,28 @@ from assistant.offline.writing.render_tools import (
 )
 
 
+def hrs(x: object) -> str:
+    """Hours or GPU-hours with the digits that matter: 13,414 / 27 / 2.5 / 0.057 — never a 0 that is really 0.03."""
+    if not isinstance(x, (int, float)) or isinstance(x, bool):
+        return str(x)
+    if x >= 10 or x == 0:
+        return big(x)
+    if x >= 1:
+        return f"{x:.1f}".rstrip("0").rstrip(".")
+    return f"{x:.2g}"
+
+
+def wall_text(w: Writer, res: dict) -> tuple[str, str]:
+    """(mid, range) of the wall time in the answer's language: minutes under an hour, else hours."""
+    hours, mins = res.get("wall_hours") or {}, res.get("wall_minutes") or {}
+    mid = hours.get("mid")
+    if isinstance(mid, (int, float)) and mid < 1 and mins.get("mid") is not None:
+        m, lo, hi = (hrs(mins.get(k)) for k in ("mid", "low", "high"))
+        return w.t(f"{m} 分钟", f"{m} minutes"), w.t(f"{lo}–{hi} 分钟", f"{lo}–{hi} minutes")
+    m, lo, hi = (hrs(hours.get(k, mid)) for k in ("mid", "low", "high"))
+    return w.t(f"{m} 小时", plural(m, "hour")), w.t(f"{lo}–{hi} 小时", f"{lo}–{hi} hours")
+
+
 @renderer("estimate_training_time")
 def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
     res = r.result
@@ -44,46 +66,47 @@ def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
         w.add(
             "verdict",
             f"你没说用几张卡，这里按一台 {num(n)} 卡机（{num(n)} × {card}）估：训练 {size} 模型、{toks} token 约 "
-            f"{big(days['mid'])} 天（按 MFU {pct(mfu.get('mid'))}；区间 {big(lo_d)}–{big(hi_d)} 天），共 "
-            f"{big(gpu_h['mid'])} 卡时，平台价约 {money(cost.get('mid'))}；卡数翻倍，时间大致减半。",
+            f"{hrs(days['mid'])} 天（按 MFU {pct(mfu.get('mid'))}；区间 {hrs(lo_d)}–{hrs(hi_d)} 天），共 "
+            f"{hrs(gpu_h['mid'])} 卡时，平台价约 {money(cost.get('mid'))}；卡数翻倍，时间大致减半。",
             f"No GPU count was given, so one {num(n)}-GPU server ({num(n)} × {card}) is assumed: training "
-            f"{article(size)} {size} model on {toks} tokens takes about {plural(big(days['mid']), 'day')} (at "
-            f"{pct(mfu.get('mid'))} MFU; range {big(lo_d)}–{big(hi_d)} days), {big(gpu_h['mid'])} GPU-hours, about "
+            f"{article(size)} {size} model on {toks} tokens takes about {plural(hrs(days['mid']), 'day')} (at "
+            f"{pct(mfu.get('mid'))} MFU; range {hrs(lo_d)}–{hrs(hi_d)} days), {hrs(gpu_h['mid'])} GPU-hours, about "
             f"{money(cost.get('mid'))} at platform prices; doubling the GPUs roughly halves it.",
         )
     elif (asks_gpu_hours or not ctx.slots.gpu_count) and gpu_h.get("mid") is not None:
         # No GPU count given (or GPU-hours asked): the total work is the answer; days depend on the count.
         w.add(
             "verdict",
-            f"训练 {size} 模型、{toks} token 大约需要 {big(gpu_h['mid'])} 卡时（{card}，按 MFU {pct(mfu.get('mid'))}；"
-            f"区间 {big(gpu_h.get('low'))}–{big(gpu_h.get('high'))}），平台价约 {money(cost.get('mid'))}。",
-            f"Training {article(size)} {size} model on {toks} tokens takes about {big(gpu_h['mid'])} GPU-hours on {card} "
-            f"(at {pct(mfu.get('mid'))} MFU; range {big(gpu_h.get('low'))}–{big(gpu_h.get('high'))}), about "
+            f"训练 {size} 模型、{toks} token 大约需要 {hrs(gpu_h['mid'])} 卡时（{card}，按 MFU {pct(mfu.get('mid'))}；"
+            f"区间 {hrs(gpu_h.get('low'))}–{hrs(gpu_h.get('high'))}），平台价约 {money(cost.get('mid'))}。",
+            f"Training {article(size)} {size} model on {toks} tokens takes about {hrs(gpu_h['mid'])} GPU-hours on {card} "
+            f"(at {pct(mfu.get('mid'))} MFU; range {hrs(gpu_h.get('low'))}–{hrs(gpu_h.get('high'))}), about "
             f"{money(cost.get('mid'))} at platform prices.",
         )
         if days.get("mid") is not None and days["mid"] < 2 and hours.get("mid") is not None:
+            mid_t, _ = wall_text(w, res)
             w.add(
                 "verdict",
-                f"用 {num(n)} 张卡要约 {big(hours['mid'])} 小时；卡数翻倍，时间大致减半。",
+                f"用 {num(n)} 张卡要约 {mid_t}；卡数翻倍，时间大致减半。",
                 ("On one GPU" if n == 1 else f"On {num(n)} GPUs")
-                + f" that is about {plural(big(hours['mid']), 'hour')}; doubling the GPUs roughly halves it.",
+                + f" that is about {mid_t}; doubling the GPUs roughly halves it.",
             )
         elif days.get("mid") is not None:
             w.add(
                 "verdict",
-                f"用 {num(n)} 张卡要约 {big(days['mid'])} 天；卡数翻倍，时间大致减半。",
+                f"用 {num(n)} 张卡要约 {hrs(days['mid'])} 天；卡数翻倍，时间大致减半。",
                 ("On one GPU" if n == 1 else f"On {num(n)} GPUs")
-                + f" that is about {plural(big(days['mid']), 'day')}; doubling the GPUs roughly halves it.",
+                + f" that is about {plural(hrs(days['mid']), 'day')}; doubling the GPUs roughly halves it.",
             )
     elif days.get("mid") is not None and hours.get("mid") is not None and days["mid"] < 2:
         # under two days: "about 1 day (0 days if things go well)" hides the figure — say hours
-        lo_h, hi_h = hours.get("low", hours["mid"]), hours.get("high", hours["mid"])
+        mid_t, range_t = wall_text(w, res)
         w.add(
             "verdict",
-            f"用 {num(n)} 张 {card} 训练 {size} 模型、{toks} token，大约要 {big(hours['mid'])} 小时"
-            f"（按 MFU {pct(mfu.get('mid'))} 估；区间 {big(lo_h)}–{big(hi_h)} 小时）。",
+            f"用 {num(n)} 张 {card} 训练 {size} 模型、{toks} token，大约要 {mid_t}"
+            f"（按 MFU {pct(mfu.get('mid'))} 估；区间 {range_t}）。",
             f"Training {article(size)} {size} model on {toks} tokens with {num(n)} × {card} takes about "
-            f"{plural(big(hours['mid']), 'hour')} (at {pct(mfu.get('mid'))} MFU; range {big(lo_h)}–{big(hi_h)} hours).",
+            f"{mid_t} (at {pct(mfu.get('mid'))} MFU; range {range_t}).",
         )
     elif days.get("mid") is not None:
         lo_d, hi_d = round(days.get("low", days["mid"])), round(days.get("high", days["mid"]))
@@ -98,10 +121,10 @@ def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
     if hours.get("mid") is not None:
         w.add(
             "numbers",
-            f"墙钟时间约 {big(hours['mid'])} 小时，共 {big(gpu_h.get('mid', 0))} 卡时"
-            f"（区间 {big(gpu_h.get('low', 0))}–{big(gpu_h.get('high', 0))} 卡时）",
-            f"Wall-clock about {plural(big(hours['mid']), 'hour')}; {big(gpu_h.get('mid', 0))} GPU-hours "
-            f"(range {big(gpu_h.get('low', 0))}–{big(gpu_h.get('high', 0))})",
+            f"墙钟时间约 {wall_text(w, res)[0]}，共 {hrs(gpu_h.get('mid', 0))} 卡时"
+            f"（区间 {hrs(gpu_h.get('low', 0))}–{hrs(gpu_h.get('high', 0))} 卡时）",
+            f"Wall-clock about {wall_text(w, res)[0]}; {hrs(gpu_h.get('mid', 0))} GPU-hours "
+            f"(range {hrs(gpu_h.get('low', 0))}–{hrs(gpu_h.get('high', 0))})",
         )
     if res.get("flops") is not None:
         w.add(
@@ -116,10 +139,10 @@ def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
         w.add(
             "assumptions",
             "LoRA 的计算量比全量少：前向加只算激活梯度的反向 ≈ 4·N·D，对全量的 6·N·D（冻结的权重不算权重梯度）；"
-            f"同样的 MFU 下约 {big(lora_h)} 小时。",
+            f"同样的 MFU 下约 {hrs(lora_h)} 小时。",
             "LoRA needs less compute than a full fine-tune: forward plus an activation-gradient-only "
             f"backward ≈ 4·N·D against 6·N·D (frozen weights need no weight gradients), so about "
-            f"{plural(big(lora_h), 'hour')} at the same MFU.",
+            f"{plural(hrs(lora_h), 'hour')} at the same MFU.",
         )
     if cost.get("mid") is not None:
         w.add(
@@ -255,21 +278,21 @@ def _what_it_rests_on(w: Writer, r: ToolResult, ctx: Context) -> None:
             )
     if res.get("tokens_in_measured_hours") and not has_size(s):
         pass  # the measured hours were turned into tokens above; a reference job's hours would mislead
-    elif s.period_hours and s.training and "hour" == s.period_unit or s.period_unit == "day" and s.training:
+    elif s.period_hours and s.period_unit in ("hour", "day") and (s.training or s.finetune or s.mode):
         hours = res.get("wall_hours") or {}
         epochs = s.epochs
         _normal_or_slow(w, r, ctx)
         w.add(
             "verdict",
-            f"对照你的实测 {num(s.period_hours)} 小时：估算约 {big(hours.get('mid'))} 小时（区间 "
-            f"{big(hours.get('low'))}–{big(hours.get('high'))}）"
+            f"对照你的实测 {num(s.period_hours)} 小时：估算约 {hrs(hours.get('mid'))} 小时（区间 "
+            f"{hrs(hours.get('low'))}–{hrs(hours.get('high'))}）"
             + (
                 f"；时间和轮数成正比，{num(epochs)} 个 epoch 是主要因素，常见做法是 1–3 个 epoch。"
                 if epochs and epochs > 3
                 else "。"
             ),
-            f"Against your measured {num(s.period_hours)} hours: the estimate is about {big(hours.get('mid'))} hours "
-            f"(range {big(hours.get('low'))}–{big(hours.get('high'))})"
+            f"Against your measured {num(s.period_hours)} hours: the estimate is about {hrs(hours.get('mid'))} hours "
+            f"(range {hrs(hours.get('low'))}–{hrs(hours.get('high'))})"
             + (
                 f"; time is proportional to the epochs, and {num(epochs)} epochs is the main driver (1–3 is usual)."
                 if epochs and epochs > 3
@@ -298,13 +321,13 @@ def _data_assumption(w: Writer, r: ToolResult, ctx: Context) -> None:
     kind = basis.get("kind")
     if kind == "chat_average":
         line_zh = (
-            f"你给了 {num(r.args.get('samples'))} 条样本，没说每条多长：按对话数据平均约 {num(basis.get('tokens_per_sample'))} "
+            f"你给了 {big(r.args.get('samples'))} 条样本，没说每条多长：按对话数据平均约 {num(basis.get('tokens_per_sample'))} "
             f"token/条估算（LMSYS-Chat-1M 统计：平均 {num(basis.get('turns'))} 轮 ×（{num(basis.get('prompt_tokens'))} + "
             f"{num(basis.get('response_tokens'))}）token ≈ {num(basis.get('exact'))}），共 {tokens_text(w, res.get('tokens'))} token"
             + ("" if s.epochs else f"，按 {num(res.get('epochs'))} 个 epoch；轮数翻倍时间也翻倍")
         )
         line_en = (
-            f"You gave {num(r.args.get('samples'))} samples but not their length: assumed the average chat sample of about "
+            f"You gave {big(r.args.get('samples'))} samples but not their length: assumed the average chat sample of about "
             f"{num(basis.get('tokens_per_sample'))} tokens (LMSYS-Chat-1M statistics: {num(basis.get('turns'))} turns × "
             f"({num(basis.get('prompt_tokens'))} + {num(basis.get('response_tokens'))}) tokens ≈ {num(basis.get('exact'))}), "
             f"{tokens_text(w, res.get('tokens'))} tokens in all"
@@ -312,10 +335,10 @@ def _data_assumption(w: Writer, r: ToolResult, ctx: Context) -> None:
         )
         padded = (res.get("padded_wall_hours") or {}).get("mid")
         if padded:
-            line_zh += f"；如果每条都填充到 max_length {num(r.args.get('max_seq_len'))}（不打包时的上限），约 {big(padded)} 小时"
+            line_zh += f"；如果每条都填充到 max_length {num(r.args.get('max_seq_len'))}（不打包时的上限），约 {hrs(padded)} 小时"
             line_en += (
                 f"; if every sample were padded to the max length {num(r.args.get('max_seq_len'))} (no packing), the "
-                f"upper bound is about {plural(big(padded), 'hour')}"
+                f"upper bound is about {plural(hrs(padded), 'hour')}"
             )
         verdict.insert(0, w.t(line_zh + "：", line_en + ":"))
         w.add("assumptions", f"每条样本的 token 数：{basis.get('source')}", f"Tokens per sample: {basis.get('source')}")
@@ -382,6 +405,17 @@ def _slow_causes(ctx: Context, r: ToolResult) -> list[tuple[str, str]]:
                 "training in fp32 (no bf16/fp16, so the tensor cores sit idle)",
             )
         )
+    if (r.result.get("measured_vs_high") or 0) >= 2:
+        # several times the estimate is a setting that multiplies the work, not a slow kernel
+        out.append(
+            (
+                "设置把工作量放大了：总步数（max_steps，或 样本数 × 轮数 ÷（batch × 梯度累积 × 卡数））比你以为的多，"
+                "或序列长度（max_length / max_source_length）设得比数据长、又没开 packing，每条都按最大长度算",
+                "a setting multiplies the work: more total steps than you think (max_steps, or samples × epochs ÷ "
+                "(batch × gradient accumulation × GPUs)), or a sequence length (max_length) longer than the data without "
+                "packing, so every sample costs the maximum length",
+            )
+        )
     if "flash_attn" not in said:
         out.append(
             (
@@ -425,30 +459,33 @@ def _normal_or_slow(w: Writer, r: ToolResult, ctx: Context) -> None:
         causes = _slow_causes(ctx, r)
         zh = "；".join(c[0] for c in causes[:3])
         en = "; ".join(c[1] for c in causes[:3])
+        far = (res.get("measured_vs_high") or 0) >= 3
         line = w.t(
-            f"偏慢：你的 {num(measured)} 小时约是估算上限（{big(hi)} 小时）的 {num(res.get('measured_vs_high'))} 倍。"
+            ("偏慢，不合理" if far else "偏慢")
+            + f"：你的 {num(measured)} 小时约是估算上限（{hrs(hi)} 小时）的 {num(res.get('measured_vs_high'))} 倍。"
             f"最可能的原因：{zh}。",
-            f"Slower than expected: your {num(measured)} hours are about {num(res.get('measured_vs_high'))}× the "
-            f"estimate's upper end ({big(hi)} hours). Most likely causes: {en}.",
+            ("Slower than expected — not reasonable" if far else "Slower than expected")
+            + f": your {num(measured)} hours are about {num(res.get('measured_vs_high'))}× the "
+            f"estimate's upper end ({hrs(hi)} hours). Most likely causes: {en}.",
         )
     elif verdict_kind == "fast":
         line = w.t(
-            f"比估算快得多：你的 {num(measured)} 小时明显短于估算下限（{big(lo)} 小时），先核对数据量、轮数和是否打包（packing）或截断。",
-            f"Much faster than the estimate: your {num(measured)} hours are well under its lower end ({big(lo)} hours); "
+            f"比估算快得多：你的 {num(measured)} 小时明显短于估算下限（{hrs(lo)} 小时），先核对数据量、轮数和是否打包（packing）或截断。",
+            f"Much faster than the estimate: your {num(measured)} hours are well under its lower end ({hrs(lo)} hours); "
             "check the data size, epochs, and whether samples are packed or truncated.",
         )
     elif verdict_kind == "slightly_fast":
         line = w.t(
-            f"正常，而且略快于估算：你的 {num(measured)} 小时比估算区间（{big(lo)}–{big(hi)} 小时）的下限还短一点，效率不错。",
+            f"正常，而且略快于估算：你的 {num(measured)} 小时比估算区间（{hrs(lo)}–{hrs(hi)} 小时）的下限还短一点，效率不错。",
             f"Normal, even a little faster than estimated: your {num(measured)} hours are just under the estimate's "
-            f"range ({big(lo)}–{big(hi)} hours), so the run is efficient.",
+            f"range ({hrs(lo)}–{hrs(hi)} hours), so the run is efficient.",
         )
     else:
         line = w.t(
-            f"正常：你的 {num(measured)} 小时在估算区间（{big(lo)}–{big(hi)} 小时）之内"
+            f"正常：你的 {num(measured)} 小时在估算区间（{hrs(lo)}–{hrs(hi)} 小时）之内"
             + ("（接近上限）" if measured > hi else "")
             + "，这个配置本来就要这么久。",
-            f"Normal: your {num(measured)} hours are within the estimate ({big(lo)}–{big(hi)} hours"
+            f"Normal: your {num(measured)} hours are within the estimate ({hrs(lo)}–{hrs(hi)} hours"
             + (", near the upper end" if measured > hi else "")
             + "); this setup simply takes that long.",
         )

@@ -541,6 +541,8 @@ def _cur(amount: Any, currency: str) -> str:
 @renderer("quote_cost")
 def quote_cost(w: Writer, r: ToolResult, ctx: Context) -> None:
     """The user's rate × the user's hours, in the user's currency, with the arithmetic."""
+    from assistant.offline.writing.render_prices import quote_claim_lines
+
     res = r.result
     cur = str(res.get("currency") or "")
     per = r.args.get("per") or "hour"
@@ -567,6 +569,7 @@ def quote_cost(w: Writer, r: ToolResult, ctx: Context) -> None:
         ),
     )
     w.add("numbers", f"算式：{res.get('arithmetic')}", f"Arithmetic: {res.get('arithmetic')}")
+    quote_claim_lines(w, r, ctx)  # the user's own total checked, a per-day rate per hour (render_prices)
     if ctx.by_name("gpu_price"):
         w.add(
             "assumptions",
