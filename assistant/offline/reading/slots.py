@@ -1116,7 +1116,7 @@ def _spaces(m: re.Match[str]) -> str:
 
 
 _MEM_AFTER = re.compile(
-    r"^\s*[（(]?\s*(?:单卡|每卡|单张|显存|的)?\s*(?:(?P<per>\d{1,2})\s*[x×*]\s*)?(?P<mem>\d{1,3})\s*(?:gib|gb|g)(?![a-z0-9])"
+    r"^\s*[（(]?\s*(?:单卡|每卡|单张|显存|的|魔改(?:版|成)?|改)?\s*(?:(?P<per>\d{1,2})\s*[x×*]\s*)?(?P<mem>\d{1,3})\s*(?:gib|gb|g)(?![a-z0-9])"
     + NOT_A_RATE,
     re.I,
 )
@@ -1171,6 +1171,10 @@ def _count_near(work: str, m: re.Match) -> int | None:
     )
     if w:
         return _EN_COUNT[w.group("word").lower()]
+    if re.search(
+        r"单(?:张|块|卡)\s*(?:的)?\s*(?:rtx|nvidia|英伟达)?\s*$", before, re.I
+    ):  # 「单张 5090 还是两张 2080 Ti」
+        return 1
     return None
 
 
