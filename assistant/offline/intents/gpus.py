@@ -222,9 +222,9 @@ def specs_calls(f: Frame) -> list[ToolCall]:
     speed_only = bool(speed_axes(f)) and "price" not in f.cues  # "哪个快": a speed question, not a price one
     if len(f.gpus) >= 2 and "compare" in f.cues and not speed_only:  # "哪个好" is also a price question
         for gpu in f.gpus[:4]:
-            name = A.card_name(f, gpu)
-            if name and _priced(name):  # a card with no price row would only print an error
-                out.append(A.call(SPECS, "gpu_price", gpu=name, gpu_count=f.gpu_count, **A.period_args(f)))
+            card = A.card_name(f, gpu)
+            if card and _priced(card):  # a card with no price row would only print an error
+                out.append(A.call(SPECS, "gpu_price", gpu=card, gpu_count=f.gpu_count, **A.period_args(f)))
     out.append(A.call(SPECS, "search_guide", query=A.guide_query(f, SPECS), k=2))
     return out
 

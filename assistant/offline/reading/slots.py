@@ -611,6 +611,7 @@ def _extract(question: str) -> Slots:
 
     # --- GPUs and counts ---------------------------------------------------------------------
     work = _extract_gpu_hours(work, s)
+    work = _laptop_by_power(work)  # before the names are read: 「3080，最高165w功耗」 is the laptop part
     work = _extract_gpus(work, s)
     # --- training tokens: 1万亿token / 1T tokens / 300B tokens / 2T ----------------------------
     m = re.search(
@@ -1097,6 +1098,31 @@ def _extract_gpus(work: str, s: Slots) -> str:
             s.gpu_alt_memory_gb = int(m.group("alt"))
             work = _blank(work, m)
     work = gpu_vocab().regex.sub(_spaces, work)
+    return work
+
+
+_WATTS_AFTER = re.compile(r"^[^。？?！!\n]{0,12}?(?<![\d.])(?P<w>\d{2,3})\s*(?:w|瓦)(?![a-z])", re.I)
+
+
+def _laptop_by_power(work: str) -> str:
+    """A card stated at a power its desktop board never runs at, when a laptop row of that name exists:
+    「NVIDIA 3080，最高165w功耗」 is the RTX 3080 Laptop GPU (80–150+ W), not the 320 W desktop card. The name is
+    rewritten to the laptop row's alias, so every later rule reads the laptop part."""
+    from tools.errors import ToolInputError
+    from tools.gpus import all_gpus, resolve_gpu
+
+    laptops = {g.family: g for g in all_gpus() if "laptop" in g.form_factor.lower()}
+    for m in reversed(list(gpu_vocab().regex.finditer(work))):
+        watts = _WATTS_AFTER.match(work[m.end() :])
+        if not watts or "laptop" in m.group(0).lower():
+            continue
+        try:
+            row = resolve_gpu(m.group("name"))
+        except ToolInputError:  # an unknown name: nothing to compare the power with
+            row = None
+        laptop = laptops.get(f"{row.family}m") if row else None
+        if row and laptop and laptop.aliases and row.tdp_w and int(watts.group("w")) < 0.6 * row.tdp_w:
+            work = work[: m.start()] + f"{laptop.aliases[0]} " + work[m.end() :]
     return work
 
 

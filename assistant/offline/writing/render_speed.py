@@ -9,6 +9,8 @@ the job fits, so it follows the speed line instead of leading it.
 
 from __future__ import annotations
 
+import re
+
 from assistant.offline.intents.gpus import speed_axes
 from assistant.offline.writing.render import Writer, num
 from assistant.offline.writing.render_tools import Context, bi
@@ -227,6 +229,44 @@ def _decode_bound_line(w: Writer, g: dict, name: str, ceilings: dict[str, dict])
     )
 
 
+_LAPTOP_WORDS = re.compile(r"laptop|notebook|mobile|笔记本|游戏本|移动版|移动端|\d{4}m\b", re.I)
+
+
+def _laptop_fixes(w: Writer, gpus: list[dict], names: list[str], ctx: Context) -> list[str]:
+    """「3080，最高165w功耗」 read as the laptop part (reading/slots.py: a power no desktop board runs at): say so."""
+    if _LAPTOP_WORDS.search(ctx.slots.text or ""):
+        return []
+    out = []
+    for g, name in zip(gpus, names, strict=False):
+        if "laptop" in str(g.get("form_factor") or "").lower():
+            out.append(
+                w.t(
+                    f"按你说的功耗，这是笔记本版 {name}（显存 {num(g.get('memory_gb'))} GB、带宽 {num(g.get('mem_bw_gbs'))} GB/s、"
+                    f"最高约 {num(g.get('tdp_w'))} W），不是台式卡，下面按它计算。",
+                    f"At that power this is the laptop {name} ({num(g.get('memory_gb'))} GB, {num(g.get('mem_bw_gbs'))} GB/s, "
+                    f"up to about {num(g.get('tdp_w'))} W), not the desktop card; figures below are for it.",
+                )
+            )
+    return out
+
+
+# a multi-card rig the user compares one card with, named without its cards: 「这套方案」「多卡」「两张」
+_SETUP_WORDS = re.compile(r"方案|这套|那套|多卡|双卡|两张|几张|组合|setup|\brig\b|multi[\s-]*gpu|several cards", re.I)
+
+
+def _one_card_line(w: Writer, g: dict, name: str) -> None:
+    w.add(
+        "verdict",
+        f"模型一张卡放得下，就选单卡 {name}（{num(g.get('memory_gb'))} GB、显存带宽 {num(g.get('mem_bw_gbs'))} GB/s）：没有卡间通信；"
+        "多卡方案要把模型切开（张量并行），每生成一个 token 每层都要在卡间同步，消费级卡走 PCIe 会被拖慢，"
+        "总显存大只在模型一张卡放不下时才有用。",
+        f"If the model fits one card, take the single {name} ({num(g.get('memory_gb'))} GB, {num(g.get('mem_bw_gbs'))} "
+        "GB/s): no inter-card communication. A multi-card rig must split the model (tensor parallel) and synchronise "
+        "every layer for every token, which PCIe-linked consumer cards pay for; its larger total memory helps only "
+        "when the model does not fit one card.",
+    )
+
+
 def speed_lead(
     w: Writer,
     result: dict,
@@ -245,6 +285,7 @@ def speed_lead(
     ceilings = {str(c.get("gpu")): c for c in result.get("decode_ceilings") or [] if isinstance(c, dict)}
     axes = speed_axes(ctx.slots)
     fixes = [bi(g["corrected_from"], w.lang) for g in gpus if g.get("corrected_from")]
+    fixes += _laptop_fixes(w, gpus, names, ctx)
     if not axes or len(gpus) < 2 or variants:
         verdict = w.parts["verdict"]
         head, own = verdict[:start], verdict[start:]
@@ -252,6 +293,10 @@ def speed_lead(
             verdict[:] = head + [ln for ln in own if ln in variant_lines]
             _decode_bound_line(w, gpus[0], names[0], ceilings)
             _old_arch_line(w, gpus, names, "decode" in axes)
+            verdict.extend(ln for ln in own if ln not in verdict)
+        if len(gpus) == 1 and "compare" in ctx.slots.cues and _SETUP_WORDS.search(ctx.slots.text or ""):
+            verdict[:] = head  # 「5090 和这套 2080 方案哪个好」: one card against a multi-card rig leads
+            _one_card_line(w, gpus[0], names[0])
             verdict.extend(ln for ln in own if ln not in verdict)
         for fix in reversed(fixes):
             verdict.insert(start, fix)
