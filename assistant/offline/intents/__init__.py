@@ -113,7 +113,11 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.BUSBW, conversions.applies_busbw),
     (A.IMPLIED_MFU, conversions.applies_mfu),
     (A.SPECS, gpus.applies_memory_variant),
-    (A.SPECS, gpus.applies_speed_parts),  # 「8张H20每秒多少token？训练会比A100慢很多吗」: decode speed + TFLOPS ratio
+    (A.SPECS, gpus.applies_speed_parts),
+    (
+        A.SPECS,
+        gpus.applies_speed_compare,
+    ),  # 「8卡H20训练比A100慢多少」: no model to size, the asked axis as a ratio  # 「8张H20每秒多少token？训练会比A100慢很多吗」: decode speed + TFLOPS ratio
     (
         gpus.NODE_LAYOUT,
         gpus.applies_node_layout,

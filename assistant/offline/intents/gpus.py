@@ -154,7 +154,24 @@ def applies_performance(f: Frame) -> bool:
         len(set(f.gpus)) == 1
         and not has_size(f)
         and bool(_QUALITY_RE.search(f.text or ""))
-        and not f.cues & {"fit", "how_many", "max_fit", "time", "price", "plan", "diagnose"}
+        # 'fit' alone is no job here (「性能怎么样，值得买吗」 reads 能…吗 as a fit cue); without a size nothing is sized
+        and not f.cues & {"how_many", "max_fit", "time", "price", "plan", "diagnose"}
+    )
+
+
+_CAUSE_RE = re.compile(r"为什么|为啥|怎么回事|原因|正常吗|正不正常|\bwhy\b|normal\?", re.I)
+
+
+def applies_speed_compare(f: Frame) -> bool:
+    """「8卡H20做训练，比A100慢多少」: two cards and a speed word, no model to size: the spec ratio on the asked axis
+    answers it (before the step-time and memory rules, which need a model). "Why is X faster" is a cause question."""
+    return (
+        len(set(f.gpus)) >= 2
+        and bool(speed_axes(f))
+        and not has_size(f)
+        and not f.paste
+        and not _CAUSE_RE.search(f.text or "")
+        and not f.cues & {"price", "plan", "how_many", "diagnose"}
     )
 
 

@@ -311,7 +311,8 @@ def speed_lead(
     setup = _setup_line(w, gpus, names, setups)
     linked = "link" in axes and _link_line(w, a, b, na, nb, ratios)
     bw_ratio = _r(ratios, a, b, "mem_bw_gbs") or 1
-    if "train" in axes:
+    same_compute = _r(ratios, a, b, "peak_half_tflops") == 1
+    if "train" in axes and not (linked and same_compute):  # H800 vs H100: the link line already says "same compute"
         _compute_line(w, a, b, na, nb, True, ratios)
         if "decode" in axes or abs(bw_ratio - 1) > 0.3:  # a card much faster at decoding: say so beside it
             _bandwidth_line(w, a, b, na, nb, False, ratios)
