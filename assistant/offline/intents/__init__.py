@@ -113,11 +113,10 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.BUSBW, conversions.applies_busbw),
     (A.IMPLIED_MFU, conversions.applies_mfu),
     (A.SPECS, gpus.applies_memory_variant),
+    # 「8张H20每秒多少token？训练会比A100慢很多吗」: the decode speed, then the TFLOPS ratio
     (A.SPECS, gpus.applies_speed_parts),
-    (
-        A.SPECS,
-        gpus.applies_speed_compare,
-    ),  # 「8卡H20训练比A100慢多少」: no model to size, the asked axis as a ratio  # 「8张H20每秒多少token？训练会比A100慢很多吗」: decode speed + TFLOPS ratio
+    # 「8卡H20训练比A100慢多少」: no model to size, the asked axis as a ratio (a stated run time is a rescale)
+    (A.SPECS, gpus.applies_speed_compare),
     (
         gpus.NODE_LAYOUT,
         gpus.applies_node_layout,

@@ -159,6 +159,19 @@ def applies_performance(f: Frame) -> bool:
     )
 
 
+# one card measured against another, not "do multiple cards speed things up / work together"
+_VERSUS_RE = re.compile(
+    r"比|vs\.?|还是|哪个|哪张|哪款|对比|相比|差多少|差距|更快|更慢|更强|更好|than|versus|compared|which|faster|slower",
+    re.I,
+)
+
+
+def compares_speed(f: Frame) -> bool:
+    """A speed question that sets cards against each other (「哪个快」「比A100慢多少」), not "does it speed up"."""
+    return bool(speed_axes(f)) and bool(_VERSUS_RE.search(f.text or ""))
+
+
+_RUN_TIME_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s*(?:h|hrs?|hours?|小时|天|days?)(?![a-z])", re.I)
 _CAUSE_RE = re.compile(r"为什么|为啥|怎么回事|原因|正常吗|正不正常|\bwhy\b|normal\?", re.I)
 
 
@@ -167,7 +180,9 @@ def applies_speed_compare(f: Frame) -> bool:
     answers it (before the step-time and memory rules, which need a model). "Why is X faster" is a cause question."""
     return (
         len(set(f.gpus)) >= 2
-        and bool(speed_axes(f))
+        and compares_speed(f)
+        and "pooled_memory" not in f.mentions
+        and not _RUN_TIME_RE.search(f.text or "")  # "6卡H800 25h, 我2卡A800 126h": the rescale rule answers
         and not has_size(f)
         and not f.paste
         and not _CAUSE_RE.search(f.text or "")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.offline.intents.gpus import speed_axes
+from assistant.offline.intents.gpus import applies_speed_parts, compares_speed, speed_axes
 from assistant.offline.writing.render import Writer, num
 from assistant.offline.writing.render_tools import Context, bi
 
@@ -286,6 +286,8 @@ def speed_lead(
     axes = speed_axes(ctx.slots)
     fixes = [bi(g["corrected_from"], w.lang) for g in gpus if g.get("corrected_from")]
     fixes += _laptop_fixes(w, gpus, names, ctx)
+    if len(gpus) >= 2 and not variants and not (compares_speed(ctx.slots) or applies_speed_parts(ctx.slots)):
+        axes = set()  # "does it just speed things up?": no card set against another, the table's own lead stays
     if not axes or len(gpus) < 2 or variants:
         verdict = w.parts["verdict"]
         head, own = verdict[:start], verdict[start:]
