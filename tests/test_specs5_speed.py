@@ -145,3 +145,18 @@ def test_new_rows_match_their_datasheets() -> None:
     assert laptop.fp32_tflops == pytest.approx(6144 * 2 * 1.71 / 1000, abs=0.05)
     assert laptop.mem_bw_gbs == 256 / 8 * 14
     assert resolve_gpu("A800 80GB SXM").nvlink_links == 8 and resolve_gpu("A100 80GB SXM").nvlink_links == 12
+
+
+def test_equal_bandwidth_says_decode_is_the_same() -> None:
+    # RTX 4090D keeps the 4090's 384-bit 21 Gbps GDDR6X (1,008 GB/s) and cuts compute: 165.2 / 147 = 1.124
+    text = _text("4090d和4090推理差多少")
+    first = text.split("\n")[0]
+    assert "显存带宽相同" in first and "1008" in first
+    assert "1.12" in text
+
+
+def test_value_word_brings_the_prices_back() -> None:
+    _, results = answer("L40S 和 A100 训练哪个快，值不值")
+    assert [r.name for r in results].count("gpu_price") == 2
+    _, results = answer("L40S 和 A100 训练哪个快")
+    assert "gpu_price" not in [r.name for r in results]  # a speed question alone is not a price question

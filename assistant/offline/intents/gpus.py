@@ -251,7 +251,8 @@ def specs_calls(f: Frame) -> list[ToolCall]:
     if len(sizes) >= 2 and len(f.gpus) == 1:
         for name in names:
             out.append(A.call(SPECS, "gpu_price", gpu=name, gpu_count=f.gpu_count, **A.period_args(f)))
-    speed_only = bool(speed_axes(f)) and "price" not in f.cues  # "哪个快": a speed question, not a price one
+    # "哪个快": a speed question, not a price one — unless it asks value too (「值不值」「性价比」)
+    speed_only = bool(speed_axes(f)) and "price" not in f.cues and "value_for_money" not in f.mentions
     if len(f.gpus) >= 2 and "compare" in f.cues and not speed_only:  # "哪个好" is also a price question
         for gpu in f.gpus[:4]:
             card = A.card_name(f, gpu)

@@ -129,6 +129,15 @@ def _bandwidth_line(w: Writer, a: dict, b: dict, na: str, nb: str, lead: bool, r
     r = _r(ratios, a, b, "mem_bw_gbs")
     if not r:
         return
+    if r == 1:  # 4090D vs 4090: the same memory system, so decoding is no faster on either
+        if lead:
+            w.add(
+                "verdict",
+                f"显存带宽相同（都是 {num(ba)} GB/s）：模型放得下时，推理逐 token 生成的速度一样，差别只在算力。",
+                f"Memory bandwidth is the same ({num(ba)} GB/s each): when the model fits, token-by-token decoding runs "
+                "at the same speed; only compute differs.",
+            )
+        return
     if lead:
         tail_zh = "单条序列的解码速度大致按这个比例（模型放得下时）。"
         tail_en = "single-stream decode speed scales roughly by that ratio (when the model fits)."
