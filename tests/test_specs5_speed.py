@@ -149,7 +149,7 @@ def test_new_rows_match_their_datasheets() -> None:
 
 def test_equal_bandwidth_says_decode_is_the_same() -> None:
     # RTX 4090D keeps the 4090's 384-bit 21 Gbps GDDR6X (1,008 GB/s) and cuts compute: 165.2 / 147 = 1.124
-    text = _text("4090d和4090推理差多少")
+    text = _text("4090d和4090推理哪个快")
     first = text.split("\n")[0]
     assert "显存带宽相同" in first and "1008" in first
     assert "1.12" in text

@@ -108,9 +108,9 @@ def node_layout_calls(f: Frame) -> list[ToolCall]:
 
 
 # ---- speed and performance: which axis the user asked about leads the comparison -------------------
-# "哪个快 / 差多少 / 低很多吗 / 效果怎么样 / is this reasonable": a question about speed, not capacity
+# "哪个快 / 低很多吗 / 效果怎么样 / is this reasonable": a question about speed, not capacity (「差多少」 alone is any spec)
 _PERF_RE = re.compile(
-    r"快|慢|速度|性能|效率|效果|差多少|差距|差很多|低很多|高很多|强|弱|多少倍|几倍|"
+    r"快|慢|速度|性能|效率|效果|低很多|高很多|强|弱|多少倍|几倍|"
     r"fast|slow|quick|speed|perform|throughput|how good|any good|reasonable|how much (?:better|worse)",
     re.I,
 )

@@ -1198,8 +1198,8 @@ def _count_near(work: str, m: re.Match) -> int | None:
     if w:
         return _EN_COUNT[w.group("word").lower()]
     if re.search(
-        r"单(?:张|块|卡)\s*(?:的)?\s*(?:rtx|nvidia|英伟达)?\s*$", before, re.I
-    ):  # 「单张 5090 还是两张 2080 Ti」
+        r"单(?:张|块)\s*(?:的)?\s*(?:rtx|nvidia|英伟达)?\s*$", before, re.I
+    ):  # 「单张 5090 还是两张 2080 Ti」 (单卡 stays the question's card count, not this card's)
         return 1
     return None
 
