@@ -29,6 +29,10 @@ def test_every_price_row_has_source_as_of_confidence_and_known_gpus() -> None:
 
 
 NO_PRICE_YET = {
+    "rtx_a4000",  # hspecs5: spec rows for comparisons, no dated price points yet
+    "rtx_a5000",
+    "rtx_3080_laptop",
+    "rtx_5090d_v2",
     "rtx_4090_48g",
     "rtx_4080",
     "rtx_4080_super",

@@ -86,6 +86,14 @@ class GpuSpec(BaseModel):
     as_of: str
     confidence: str
     lookup_note: str | None = Field(None, description="set when a vague name was resolved to a default variant")
+    nvlink_links: int | None = Field(
+        None, description="NVLink links per GPU (A100 SXM 12, A800 SXM 8): the bandwidth is links × per-link rate"
+    )
+    corrected_from: str | None = Field(
+        None,
+        description="zh / en premise correction when the name as typed gave a size its family does not have and a "
+        "sibling card does ('5090 24G' → the 24 GB RTX 5090 D V2): the answer states it in one line",
+    )
 
     @field_validator("as_of", mode="before")
     @classmethod
@@ -338,6 +346,35 @@ def _variant_note(name: str, spec: GpuSpec, others: list[GpuSpec]) -> str:
     )
 
 
+def _sibling_at_size(name: str, family_rows: list[GpuSpec]) -> GpuSpec | None:
+    """A size the named family lacks but one sibling family (same base number: '5090' → '5090d', '3080' → '3080m'
+    for the laptop part) has: that row, marked `corrected_from`, so the answer states the premise's fix. A modded
+    board is never a sibling (a 22 GB 2080 Ti is named as such), and two candidates mean no guess."""
+    mem, _ = _tokens(name)
+    if mem is None or not family_rows:
+        return None
+    family = family_rows[0].family
+    rows = [
+        g
+        for g in _table()[0].values()
+        if g.family.startswith(family)
+        and g.family[len(family) :].isalpha()
+        and abs(g.memory_gb - mem) < 1
+        and not g.modded
+    ]
+    if len({g.family for g in rows}) != 1:
+        return None
+    spec = min(rows, key=lambda g: g.lookup_rank).model_copy()
+    sizes = "/".join(sorted({f"{g.memory_gb:g}" for g in family_rows}, key=float))
+    short = _short(family_rows[0].name).rsplit(" ", 1)[0]  # 'GeForce RTX 5090 32GB' → 'GeForce RTX 5090'
+    spec.corrected_from = (
+        f"「{name}」这个说法不准：{short} 是 {sizes} GB；{mem:g} GB 的是 {_short(spec.name)}，下面按它计算。 / "
+        f"'{name}' is not quite right: the {short} has {sizes} GB; the {mem:g} GB card is the {_short(spec.name)}, "
+        f"used below."
+    )
+    return spec
+
+
 def resolve_gpu(name: str) -> GpuSpec:
     """Forgiving lookup: '4090', 'a100 80g', 'NVIDIA A100-SXM4-80GB' (nvidia-smi), 'H800', '910B', '昇腾910B'.
 
@@ -374,6 +411,9 @@ def resolve_gpu(name: str) -> GpuSpec:
         if others:
             spec.lookup_note = _variant_note(name, spec, others)
         return spec
+    sibling = _sibling_at_size(name, others)
+    if sibling is not None:  # "5090 24G": the RTX 5090 is 32 GB; the 24 GB card is the RTX 5090 D V2
+        return sibling
     if others:  # the family is known but not at that memory size (e.g. a modded 48GB 4090D, a 141GB H20)
         sizes = "/".join(sorted({f"{o.memory_gb:g}GB" for o in others}))
         raise ToolInputError(
@@ -484,6 +524,10 @@ class GpuSpecsInput(BaseModel):
         description="1–4 GPU names, forgiving: '4090', 'A100 80G', 'NVIDIA A100-SXM4-80GB', 'H800', '910B', '昇腾910B'",
     )
     include_seed_notes: bool = Field(True, description="add the corrections to common claims that concern these GPUs")
+    counts: list[int] | None = Field(
+        None,
+        description="cards of each name in a setup comparison ('1 × 5090 vs 2 × 2080 Ti 22G' → [1, 2]); same order",
+    )
 
 
 class VariantFinding(BaseModel):
@@ -502,6 +546,68 @@ class VariantFinding(BaseModel):
     as_of: str
 
 
+class SpeedRatio(BaseModel):
+    """One spec of two cards as a ratio both ways, for a speed comparison's lead ("0.47× the A100's compute")."""
+
+    a: str = Field(description="gpu id of the first card")
+    b: str = Field(description="gpu id of the second card")
+    field: str = Field(description="peak_half_tflops (BF16 dense, else FP16 tensor) | mem_bw_gbs | nvlink_gbs_bidir")
+    a_over_b: float
+    b_over_a: float
+
+
+class SetupTotal(BaseModel):
+    """N cards of one kind side by side with another setup: memory adds up (split by tensor/pipeline parallel),
+    per-card bandwidth does not — each card reads only its shard, and the split adds inter-card communication."""
+
+    gpu: str
+    count: int
+    memory_gb_total: float
+    peak_half_tflops_total: float | None
+
+
+class DecodeCeiling(BaseModel):
+    """Single-stream decode ceiling with the card's memory filled by weights: bandwidth ÷ bytes read per token
+    (every weight is read once per generated token; roofline bound, before the 60–90% achieved-bandwidth factor)."""
+
+    gpu: str
+    weights_gb: float = Field(description="90% of the card's memory as weights (the rest: KV cache, CUDA context)")
+    tokens_per_s: float
+
+
+_RATIO_FIELDS = ("peak_half_tflops", "mem_bw_gbs", "nvlink_gbs_bidir")
+
+
+def _ratio_value(s: GpuSpec, field: str) -> float | None:
+    if field == "peak_half_tflops":
+        return s.bf16_dense_tflops or s.fp16_dense_tflops
+    return getattr(s, field)
+
+
+def speed_ratios(specs: list[GpuSpec]) -> list[SpeedRatio]:
+    """Every pair's compute, bandwidth and NVLink as ratios (which binds depends on the job: training → compute,
+    decode → bandwidth, multi-GPU → link)."""
+    out: list[SpeedRatio] = []
+    for i, a in enumerate(specs):
+        for b in specs[i + 1 :]:
+            for field in _RATIO_FIELDS:
+                va, vb = _ratio_value(a, field), _ratio_value(b, field)
+                if va and vb:
+                    out.append(
+                        SpeedRatio(a=a.id, b=b.id, field=field, a_over_b=round(va / vb, 3), b_over_a=round(vb / va, 3))
+                    )
+    return out
+
+
+def decode_ceilings(specs: list[GpuSpec]) -> list[DecodeCeiling]:
+    out = []
+    for s in specs:
+        if s.mem_bw_gbs and s.memory_gb:
+            weights = round(s.memory_gb * 0.9, 1)
+            out.append(DecodeCeiling(gpu=s.id, weights_gb=weights, tokens_per_s=round(s.mem_bw_gbs / weights, 1)))
+    return out
+
+
 class GpuSpecsOutput(BaseModel):
     gpus: list[GpuSpec]
     comparison: list[CompareRow] | None = Field(None, description="side-by-side rows when 2–4 GPUs were given")
@@ -511,6 +617,11 @@ class GpuSpecsOutput(BaseModel):
     variants: list[VariantFinding] = Field(
         default_factory=list,
         description="same-chip memory variants (same compute, only capacity differs) and multi-GPU boards",
+    )
+    speed_ratios: list[SpeedRatio] = Field(default_factory=list, description="pairwise compute/bandwidth/NVLink ratios")
+    setups: list[SetupTotal] = Field(default_factory=list, description="totals per setup when counts were given")
+    decode_ceilings: list[DecodeCeiling] = Field(
+        default_factory=list, description="single-stream decode ceiling per card with its memory filled by weights"
     )
 
 
@@ -601,6 +712,23 @@ def variant_findings(specs: list[GpuSpec]) -> list[VariantFinding]:
     return out
 
 
+def _setups(specs: list[GpuSpec], counts: list[int] | None) -> list[SetupTotal]:
+    if not counts or len(counts) != len(specs):
+        return []
+    out = []
+    for s, n in zip(specs, counts, strict=True):
+        peak = _ratio_value(s, "peak_half_tflops")
+        out.append(
+            SetupTotal(
+                gpu=s.id,
+                count=n,
+                memory_gb_total=round(s.memory_gb * n, 1),
+                peak_half_tflops_total=round(peak * n, 1) if peak else None,
+            )
+        )
+    return out
+
+
 def gpu_specs(inp: GpuSpecsInput) -> GpuSpecsOutput:
     comp = compare_gpus(inp.names)
     notes = [s.lookup_note for s in comp.gpus if s.lookup_note]
@@ -626,6 +754,9 @@ def gpu_specs(inp: GpuSpecsInput) -> GpuSpecsOutput:
         seed_notes=seed,
         notes=notes,
         variants=variant_findings(comp.gpus),
+        speed_ratios=speed_ratios(comp.gpus),
+        setups=_setups(comp.gpus, inp.counts),
+        decode_ceilings=decode_ceilings(comp.gpus),
     )
 
 

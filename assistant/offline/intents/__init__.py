@@ -118,6 +118,10 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.BUSBW, conversions.applies_busbw),
     (A.IMPLIED_MFU, conversions.applies_mfu),
     (A.SPECS, gpus.applies_memory_variant),
+    # 「8张H20每秒多少token？训练会比A100慢很多吗」: the decode speed, then the TFLOPS ratio
+    (A.SPECS, gpus.applies_speed_parts),
+    # 「8卡H20训练比A100慢多少」: no model to size, the asked axis as a ratio (a stated run time is a rescale)
+    (A.SPECS, gpus.applies_speed_compare),
     (
         gpus.NODE_LAYOUT,
         gpus.applies_node_layout,
@@ -155,6 +159,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.PRICE, prices.applies),
     (A.MODEL_INFO, gpus.applies_model_info),
     (A.SPECS, gpus.applies_spec_question),  # a model named in passing does not make it a memory question
+    (A.SPECS, gpus.applies_performance),  # 「2080ti 魔改22G效果怎么样」: the row beside its family's stock card
     (A.MEMORY, memory.applies_trainable),
     (A.MAX_FIT, memory.applies_max_fit),
     (A.MIN_GPUS, memory.applies_min_gpus),

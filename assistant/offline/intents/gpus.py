@@ -107,6 +107,96 @@ def node_layout_calls(f: Frame) -> list[ToolCall]:
     return out
 
 
+# ---- speed and performance: which axis the user asked about leads the comparison -------------------
+# "哪个快 / 低很多吗 / 效果怎么样 / is this reasonable": a question about speed, not capacity (「差多少」 alone is any spec)
+_PERF_RE = re.compile(
+    r"快|慢|速度|性能|效率|效果|低很多|高很多|强|弱|多少倍|几倍|"
+    r"fast|slow|quick|speed|perform|throughput|how good|any good|reasonable|how much (?:better|worse)",
+    re.I,
+)
+_TRAIN_RE = re.compile(r"训练|微调|预训练|train|fine[\s-]*tun|pre-?train", re.I)
+_DECODE_RE = re.compile(
+    r"推理|部署|生成|解码|token|跑模型|跑大模型|大模型|翻译|识别|出图|inference|infer\b|serv|decod|generat|"
+    r"vllm|sglang|ollama|llama\.?cpp|tokens?\s*/\s*s",
+    re.I,
+)
+_LINK_RE = re.compile(
+    r"nvlink|多卡|卡间|通信|p2p|nccl|all[\s_-]*reduce|ring|zigzag|张量并行|tensor[\s_-]*parallel|"
+    r"multi[\s-]*gpu|interconnect|(?<![a-z])tp(?![a-z])",
+    re.I,
+)
+# one card: "2080ti 魔改22G效果怎么样" / "how good is the 3090": its performance, measured against its own family
+_QUALITY_RE = re.compile(
+    r"效果|性能|怎么样|如何|好不好|值不值|靠谱|好用|how good|any good|worth it|how (?:does|is) (?:it|the)\b.{0,20}perform",
+    re.I,
+)
+
+
+def speed_axes(f: Frame) -> set[str]:
+    """What a speed question is about: "speed" (asked at all), "train" (dense compute decides), "decode"
+    (memory bandwidth decides token-by-token generation), "link" (NVLink/PCIe decides multi-GPU work)."""
+    text = f.text or ""
+    if not _PERF_RE.search(text) and "decode_speed" not in f.cues:
+        return set()
+    out = {"speed"}
+    if f.training or _TRAIN_RE.search(text):
+        out.add("train")
+    if "decode_speed" in f.cues or f.mode == "inference" or _DECODE_RE.search(text):
+        out.add("decode")
+    if _LINK_RE.search(text) or "interconnect" in f.cues:
+        out.add("link")
+    return out
+
+
+def applies_performance(f: Frame) -> bool:
+    """「2080ti 魔改22G的效果怎么样」: one card's performance, no job to size: its spec row beside its family's."""
+    return (
+        len(set(f.gpus)) == 1
+        and not has_size(f)
+        and bool(_QUALITY_RE.search(f.text or ""))
+        # 'fit' alone is no job here (「性能怎么样，值得买吗」 reads 能…吗 as a fit cue); without a size nothing is sized
+        and not f.cues & {"how_many", "max_fit", "time", "price", "plan", "diagnose"}
+    )
+
+
+# one card measured against another, not "do multiple cards speed things up / work together"
+_VERSUS_RE = re.compile(
+    r"比|vs\.?|还是|哪个|哪张|哪款|对比|相比|差多少|差距|更快|更慢|更强|更好|than|versus|compared|which|faster|slower",
+    re.I,
+)
+
+
+def compares_speed(f: Frame) -> bool:
+    """A speed question that sets cards against each other (「哪个快」「比A100慢多少」), not "does it speed up"."""
+    return bool(speed_axes(f)) and bool(_VERSUS_RE.search(f.text or ""))
+
+
+_RUN_TIME_RE = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s*(?:h|hrs?|hours?|小时|天|days?)(?![a-z])", re.I)
+_CAUSE_RE = re.compile(r"为什么|为啥|怎么回事|原因|正常吗|正不正常|\bwhy\b|normal\?", re.I)
+
+
+def applies_speed_compare(f: Frame) -> bool:
+    """「8卡H20做训练，比A100慢多少」: two cards and a speed word, no model to size: the spec ratio on the asked axis
+    answers it (before the step-time and memory rules, which need a model). "Why is X faster" is a cause question."""
+    return (
+        len(set(f.gpus)) >= 2
+        and compares_speed(f)
+        and "pooled_memory" not in f.mentions
+        and not _RUN_TIME_RE.search(f.text or "")  # "6卡H800 25h, 我2卡A800 126h": the rescale rule answers
+        and not has_size(f)
+        and not f.paste
+        and not _CAUSE_RE.search(f.text or "")
+        and not f.cues & {"price", "plan", "how_many", "diagnose"}
+    )
+
+
+def applies_speed_parts(f: Frame) -> bool:
+    """「8张H20每秒多少token？训练效率会比A100低很多吗」: a decode speed for the model on the first card and a
+    training-speed comparison between cards — both parts, not a memory verdict per card."""
+    axes = speed_axes(f)
+    return len(set(f.gpus)) >= 2 and "decode_speed" in f.cues and has_size(f) and "train" in axes
+
+
 def applies_specs(f: Frame) -> bool:
     return bool(f.gpus) and (bool(f.cues & {"compare", "specs"}) or len(f.gpus) >= 2)
 
@@ -144,7 +234,15 @@ def specs_calls(f: Frame) -> list[ToolCall]:
         # "H20 适合训练吗": measured against the usual training card (H100; the A100 for an H100/H200)
         ref = "A100 80GB" if re.match(r"h(100|200|800)", f.gpus[0], re.I) else "H100"
         names = [names[0], ref]
-    out.append(A.call(SPECS, "gpu_specs", gpus=names))
+    if applies_speed_parts(f):  # the model's decode speed on the user's card first, then the comparison
+        from assistant.offline.intents import serving
+
+        own = {"gpus": f.gpus[:1], "precision": f.precision or A.shipped_precision(f.model)}  # V3 ships in fp8
+        out += serving.calls(f.model_copy(update=own))
+    elif len(names) == 1 and applies_performance(f):
+        names += _family_reference(names[0])
+    counts = _setup_counts(f, names)
+    out.append(A.call(SPECS, "gpu_specs", gpus=names, **({"counts": counts} if counts else {})))
     if applies_memory_variant(f):  # a speed question: the rows and the guide answer it, prices only if asked
         if "price" in f.cues and _priced(names[0]):
             out.append(A.call(SPECS, "gpu_price", gpu=names[0], gpu_count=f.gpu_count, **A.period_args(f)))
@@ -153,11 +251,42 @@ def specs_calls(f: Frame) -> list[ToolCall]:
     if len(sizes) >= 2 and len(f.gpus) == 1:
         for name in names:
             out.append(A.call(SPECS, "gpu_price", gpu=name, gpu_count=f.gpu_count, **A.period_args(f)))
-    if len(f.gpus) >= 2 and "compare" in f.cues:  # "哪个好" is also a price question
+    # "哪个快": a speed question, not a price one — unless it asks value too (「值不值」「性价比」)
+    speed_only = bool(speed_axes(f)) and "price" not in f.cues and "value_for_money" not in f.mentions
+    if len(f.gpus) >= 2 and "compare" in f.cues and not speed_only:  # "哪个好" is also a price question
         for gpu in f.gpus[:4]:
-            out.append(A.call(SPECS, "gpu_price", gpu=A.card_name(f, gpu), gpu_count=f.gpu_count, **A.period_args(f)))
+            card = A.card_name(f, gpu)
+            if card and _priced(card):  # a card with no price row would only print an error
+                out.append(A.call(SPECS, "gpu_price", gpu=card, gpu_count=f.gpu_count, **A.period_args(f)))
     out.append(A.call(SPECS, "search_guide", query=A.guide_query(f, SPECS), k=2))
     return out
+
+
+def _setup_counts(f: Frame, names: list[str]) -> list[int] | None:
+    """「单张 5090 还是两张 2080 Ti 22G」: every card counted and the counts differ → a setup comparison."""
+    if len(names) != len(f.gpus) or len(names) < 2:
+        return None
+    by_name = {m.name: m.count for m in f.gpu_mentions}
+    counts = [by_name.get(g) for g in f.gpus]
+    if any(c is None for c in counts) or len(set(counts)) < 2:
+        return None
+    return [int(c or 1) for c in counts]
+
+
+def _family_reference(name: str) -> list[str]:
+    """The card a modded board is measured against: its family's stock row (a 22 GB 2080 Ti beside the 11 GB one,
+    so the answer shows the same chip, bandwidth and compute). A stock card stands alone."""
+    from tools.errors import ToolInputError
+    from tools.gpus import all_gpus, resolve_gpu
+
+    try:
+        row = resolve_gpu(name)
+    except ToolInputError:
+        return []
+    if not row.modded:
+        return []
+    stock = [g for g in all_gpus() if g.family == row.family and not g.modded]
+    return [min(stock, key=lambda g: g.lookup_rank).name] if stock else []
 
 
 def interconnect_calls(f: Frame) -> list[ToolCall]:

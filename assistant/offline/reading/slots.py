@@ -621,6 +621,7 @@ def _extract(question: str) -> Slots:
 
     # --- GPUs and counts ---------------------------------------------------------------------
     work = _extract_gpu_hours(work, s)
+    work = _laptop_by_power(work)  # before the names are read: 「3080，最高165w功耗」 is the laptop part
     work = _extract_gpus(work, s)
     # --- training tokens: 1万亿token / 1T tokens / 300B tokens / 2T ----------------------------
     m = re.search(
@@ -1111,6 +1112,31 @@ def _extract_gpus(work: str, s: Slots) -> str:
     return work
 
 
+_WATTS_AFTER = re.compile(r"^[^。？?！!\n]{0,12}?(?<![\d.])(?P<w>\d{2,3})\s*(?:w|瓦)(?![a-z])", re.I)
+
+
+def _laptop_by_power(work: str) -> str:
+    """A card stated at a power its desktop board never runs at, when a laptop row of that name exists:
+    「NVIDIA 3080，最高165w功耗」 is the RTX 3080 Laptop GPU (80–150+ W), not the 320 W desktop card. The name is
+    rewritten to the laptop row's alias, so every later rule reads the laptop part."""
+    from tools.errors import ToolInputError
+    from tools.gpus import all_gpus, resolve_gpu
+
+    laptops = {g.family: g for g in all_gpus() if "laptop" in g.form_factor.lower()}
+    for m in reversed(list(gpu_vocab().regex.finditer(work))):
+        watts = _WATTS_AFTER.match(work[m.end() :])
+        if not watts or "laptop" in m.group(0).lower():
+            continue
+        try:
+            row = resolve_gpu(m.group("name"))
+        except ToolInputError:  # an unknown name: nothing to compare the power with
+            row = None
+        laptop = laptops.get(f"{row.family}m") if row else None
+        if row and laptop and laptop.aliases and row.tdp_w and int(watts.group("w")) < 0.6 * row.tdp_w:
+            work = work[: m.start()] + f"{laptop.aliases[0]} " + work[m.end() :]
+    return work
+
+
 def _table_size(gpu_id: str, stated: int) -> int:
     """The row's memory when the stated size is how the driver shows it (46G for a 48 GB L20); a board's total
     ("24GB K80") and an exact size stay as written."""
@@ -1127,7 +1153,7 @@ def _spaces(m: re.Match[str]) -> str:
 
 
 _MEM_AFTER = re.compile(
-    r"^\s*[（(]?\s*(?:单卡|每卡|单张|显存|的)?\s*(?:(?P<per>\d{1,2})\s*[x×*]\s*)?(?P<mem>\d{1,3})\s*(?:gib|gb|g)(?![a-z0-9])"
+    r"^\s*[（(]?\s*(?:单卡|每卡|单张|显存|的|魔改(?:版|成)?|改)?\s*(?:(?P<per>\d{1,2})\s*[x×*]\s*)?(?P<mem>\d{1,3})\s*(?:gib|gb|g)(?![a-z0-9])"
     + NOT_A_RATE,
     re.I,
 )
@@ -1184,6 +1210,10 @@ def _count_near(work: str, m: re.Match) -> int | None:
     )
     if w:
         return _EN_COUNT[w.group("word").lower()]
+    if re.search(
+        r"单(?:张|块)\s*(?:的)?\s*(?:rtx|nvidia|英伟达)?\s*$", before, re.I
+    ):  # 「单张 5090 还是两张 2080 Ti」 (单卡 stays the question's card count, not this card's)
+        return 1
     return None
 
 

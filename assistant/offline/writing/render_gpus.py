@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from assistant.offline.intents.gpus import applies_memory_variant
+from assistant.offline.intents.gpus import applies_memory_variant, applies_performance
 from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer, num
+from assistant.offline.writing.render_speed import speed_lead
 from assistant.offline.writing.render_tools import (
     Context,
     bi,
@@ -248,6 +249,7 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
     elif (
         len(gpus) == 2
         and len(ctx.slots.gpus) == 1
+        and not applies_performance(ctx.slots)  # 「魔改22G效果怎么样」: its speed, not which size to pick
         and gpus[0].get("family") == gpus[1].get("family")
         and gpus[0].get("memory_gb") != gpus[1].get("memory_gb")
     ):
@@ -323,6 +325,8 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
             "Choose by memory floor first, then generation and interconnect, then price; ask next "
             '"how much per month for these cards".',
         )
+    rules = tuple(w.t(str(v.get("zh") or "") + "。", str(v.get("en") or "") + ".") for v in variants)
+    speed_lead(w, r.result, names, ctx, start, rules)  # "哪个快 / 训练慢很多吗": the asked axis leads
     for g in gpus:
         if g.get("lookup_note"):
             w.add("assumptions", bi(g["lookup_note"], "zh"), bi(g["lookup_note"], "en"))
