@@ -182,6 +182,22 @@ def leans_on_context(question: str, slots: Slots) -> bool:
     return shortish and (said or bool(_LEANS_RE.search(q)) or not slots.in_domain)
 
 
+# Someone's earlier answer quoted back, or "your formula / still the same problem": the turn continues the setup
+_POINTS_BACK_RE = re.compile(
+    r"[（(]\s*(?:维护者|作者|官方|maintainer|author)|按照?你的|你的公式|你说的|后续|仍然|依然|还是(?:出现|会|报)|同样的问题|"
+    r"\b(?:as you said|your formula|you are saying|you said|still (?:get|getting|ooms?|fails?)|same (?:problem|error|issue))\b",
+    re.I,
+)
+
+
+def points_back(question: str, slots: Slots) -> bool:
+    """A turn that quotes an earlier answer or says the same problem persists, with no model of its own: the model
+    (and the rest of the setup) comes from the earlier turns, whatever the length; the figures it quotes are its own."""
+    if slots.is_log or slots.out_of_scope or slots.model or slots.params_b or slots.pipeline:
+        return False
+    return bool(_POINTS_BACK_RE.search(question or ""))
+
+
 def user_turns(history: list[dict] | None) -> list[str]:
     out = []
     for turn in history or []:
@@ -201,7 +217,8 @@ def resolve(question: str, history: list[dict] | None) -> tuple[Slots, bool]:
     """
     now = extract(question)
     earlier = user_turns(history)
-    if not earlier or not (is_followup(question, now) or leans_on_context(question, now)):
+    _stated_figures(now, [question])
+    if not earlier or not (is_followup(question, now) or leans_on_context(question, now) or points_back(question, now)):
         return now, False
     base: Slots | None = None
     for turn in earlier:
@@ -220,7 +237,19 @@ def resolve(question: str, history: list[dict] | None) -> tuple[Slots, bool]:
         return now, False
     merged = _merge(base, now)
     _apply_capacities(merged, base, question)
+    _stated_figures(merged, [question, *reversed(earlier)])
     return merged, True
+
+
+def _stated_figures(frame: Slots, texts: list[str]) -> None:
+    """The requirement someone stated and the user's own total, newest turn first (reading/quoted.py)."""
+    from assistant.offline.reading.quoted import quoted_sequences, stated_requirement_gb, stated_total_gb
+
+    if texts and frame.concurrency is None:
+        frame.concurrency = quoted_sequences(texts[0])  # the setting this turn says it changed to
+    for text in texts:
+        frame.required_gb = frame.required_gb or stated_requirement_gb(text)
+        frame.stated_total_gb = frame.stated_total_gb or stated_total_gb(text)
 
 
 def _apply_capacities(merged: Slots, base: Slots, question: str) -> None:
