@@ -105,7 +105,10 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.OUT_OF_SCOPE, decline.applies_out_of_scope),
     (A.INVALID, decline.applies_invalid),  # say what cannot be right instead of computing with it
     (A.NO_DATA, decline.applies_no_data),
-    (requirement.NAME, requirement.applies),  # 「官方说40G就够，我4张3090共96G还是OOM」: a stated per-card figure, no size
+    (
+        requirement.NAME,
+        requirement.applies,
+    ),  # 「官方说40G就够，我4张3090共96G还是OOM」: a stated per-card figure, no size
     (
         cpu_serving.NAME,
         cpu_serving.applies,

@@ -76,7 +76,12 @@ _COURTESY = re.compile(
 
 def strip_courtesy(question: str) -> str:
     """The question without the thanks in front of it; unchanged when nothing else follows."""
-    rest = _COURTESY.sub("", question or "", count=1)
+    rest = question or ""
+    for _ in range(3):  # 「好的，谢谢，请问…」: several in a row
+        stripped = _COURTESY.sub("", rest, count=1)
+        if stripped == rest:
+            break
+        rest = stripped
     return rest if rest.strip() else (question or "")
 
 
@@ -179,12 +184,15 @@ def leans_on_context(question: str, slots: Slots) -> bool:
         or slots.quantities
     )
     shortish = len(q) <= 120 or len(q.split()) <= 25
-    return shortish and (said or bool(_LEANS_RE.search(q)) or not slots.in_domain)
+    # 「请问预计要训练多久」「要几张卡」: a sizing question that needs the model named before
+    sizing = bool(slots.cues & {"time", "fit", "how_many", "max_fit"})
+    return shortish and (said or sizing or bool(_LEANS_RE.search(q)) or not slots.in_domain)
 
 
-# Someone's earlier answer quoted back, or "your formula / still the same problem": the turn continues the setup
+# "your formula / still the same problem / later I changed…": the turn continues the setup. A quoted maintainer
+# remark alone does not say so (it may bring a new comparison of its own).
 _POINTS_BACK_RE = re.compile(
-    r"[（(]\s*(?:维护者|作者|官方|maintainer|author)|按照?你的|你的公式|你说的|后续|仍然|依然|还是(?:出现|会|报)|同样的问题|"
+    r"按照?你的|你的公式|你说的|后续|仍然|依然|还是(?:出现|会|报)|同样的问题|"
     r"\b(?:as you said|your formula|you are saying|you said|still (?:get|getting|ooms?|fails?)|same (?:problem|error|issue))\b",
     re.I,
 )
@@ -268,6 +276,7 @@ def _apply_capacities(merged: Slots, base: Slots, question: str) -> None:
     merged.gpus, merged.gpu_mentions, merged.gpu_memory_gb, merged.gpu_form = [], [], None, None
     merged.vram_gb = cards[0]
     merged.card_sizes = [int(gb) if gb == int(gb) else gb for gb in cards]  # type: ignore[misc]
+    merged.mentions.add("capacity_followup")  # the sizes are cards to check (intents/memory.py)
     if len(cards) >= 2 or "fit" not in merged.cues:
         merged.cues = (merged.cues - _SHAPE_CUES) | {"fit"}
 

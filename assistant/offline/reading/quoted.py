@@ -19,12 +19,24 @@ _SOURCE = (
 )
 _REQ_RES = (
     # 「官方全参数微调硬件说明40G显存就能搞定」「需要 40G 以上显存」「预计 >20G 显存可用」
-    re.compile(rf"{_SOURCE}[^。；;！!？?\n]{{0,24}}?(?:>|≥|大于|超过|至少|不低于|不少于)?\s*{_NUM}\s*(?:以上)?\s*(?:的)?\s*(?:显存|vram|gpu memory|memory)?", re.I),
+    re.compile(
+        rf"{_SOURCE}[^。；;！!？?\n]{{0,24}}?(?:>|≥|大于|超过|至少|不低于|不少于)?\s*{_NUM}\s*(?:以上)?\s*(?:的)?\s*(?:显存|vram|gpu memory|memory)?",
+        re.I,
+    ),
     # 「40G显存就能搞定 / 就够 / 可用 / 能跑」
-    re.compile(rf"{_NUM}\s*(?:以上)?\s*(?:的)?\s*(?:显存|vram)\s*(?:就|即可|便)?\s*(?:能搞定|够|够用|可用|能跑|可以跑|能训练|可以)", re.I),
+    re.compile(
+        rf"{_NUM}\s*(?:以上)?\s*(?:的)?\s*(?:显存|vram)\s*(?:就|即可|便)?\s*(?:能搞定|够|够用|可用|能跑|可以跑|能训练|可以)",
+        re.I,
+    ),
 )
 # the user's own total: 「共96G」「一共 96G 显存」「合计80G」「96GB in total」
-_TOTAL_RE = re.compile(rf"(?:共|一共|总共|合计|总计|加起来|in total|total(?:ling)? of|combined)\s*(?:有)?\s*{_NUM}", re.I)
+_TOTAL_RE = re.compile(
+    rf"(?:共|一共|总共|合计|总计|加起来|in total|total(?:ling)? of|combined)\s*(?:有)?\s*{_NUM}", re.I
+)
+
+
+# "things that would require a 48gb card", 「如果需要48G的话」: a what-if, not a requirement someone stated
+_HYPOTHETICAL_BEFORE = re.compile(r"(?:would|could|might|that|如果|假如|要是|万一)\s*(?:\w+\s+)?$", re.I)
 
 
 def stated_total_gb(text: str) -> float | None:
@@ -39,7 +51,8 @@ def stated_requirement_gb(text: str) -> float | None:
     for rx in _REQ_RES:
         for m in rx.finditer(t):
             gb = float(m.group("n"))
-            if 4 <= gb <= 2000 and not _card_size_right_after(t, m.end()):
+            hypothetical = _HYPOTHETICAL_BEFORE.search(t[max(0, m.start() - 12) : m.start()])
+            if 4 <= gb <= 2000 and not hypothetical and not _card_size_right_after(t, m.end()):
                 return gb
     return None
 
@@ -52,7 +65,9 @@ def _card_size_right_after(text: str, end: int) -> bool:
 # LMDeploy before v0.1 read cache_max_entry_count as the number of sequences the KV cache holds (an integer, the
 # maintainer's formula in InternLM/lmdeploy#684); from v0.2.1 it is a fraction of free memory (0.8). Only the
 # integer form is a sequence count.
-_ENTRY_COUNT_RE = re.compile(r"cache_max_entry_count\D{0,12}?(?:调整为|调成|改为|改成|设为|设置为|设成|=|to)\s*(?P<n>\d+)(?![\d.])", re.I)
+_ENTRY_COUNT_RE = re.compile(
+    r"cache_max_entry_count\D{0,12}?(?:调整为|调成|改为|改成|设为|设置为|设成|=|to)\s*(?P<n>\d+)(?![\d.])", re.I
+)
 
 
 def quoted_sequences(text: str) -> int | None:

@@ -29,7 +29,6 @@ def compose(
     intents, frame, carried = analyse(question, history)
     from assistant.offline.writing import accounting, render
     from assistant.offline.writing.lead import lead
-
     from assistant.offline.writing.render_requirement import requirement_statement
 
     writer = render.Writer(lang)

@@ -116,7 +116,7 @@ def requirement_statement(w: Writer, f: Frame) -> None:
         w.add(
             "next",
             "显存不够时：先找项目自带的低显存模式或 CPU 卸载（如 diffusers 的 enable_model_cpu_offload，会变慢），"
-            "或用量化版本（int8 / int4）；大语言模型还可以按层切到几张卡上（device_map=\"auto\"、"
+            '或用量化版本（int8 / int4）；大语言模型还可以按层切到几张卡上（device_map="auto"、'
             "张量并行 --tensor-parallel-size），每张卡只放一部分。",
             "When a card is short: look for the project's low-VRAM mode or CPU offload (diffusers' "
             "enable_model_cpu_offload, slower), or a quantised build (int8 / int4); a language model can also be "
