@@ -138,3 +138,27 @@ def test_every_decline_kind_has_both_languages() -> None:
         (zh, en), steps = statement(kind)
         assert zh and en and steps
         assert all(z and e for z, e in steps)
+
+
+# ---------------------------------------------------------------- quoted GPU-hours × the user's own rate
+def test_quoted_gpu_hours_are_summed_at_the_users_rate() -> None:
+    """Someone quotes two runs' GPU-hours; the user asks the cost of both at their rate:
+    (1200 + 800) GPU-h × $1.20 = $2,400 (hand arithmetic)."""
+    from assistant.offline.reading.money import read_money_quote
+
+    q = "thanks! (author: the 7B run took about 1200 H100 GPU hours and the 13B about 800 H100 GPU hours) so at $1.20/GPU hour both cost ~$1000?"
+    quote = read_money_quote(q)
+    assert quote is not None and quote.amount == 1.2 and quote.per == "hour"
+    assert quote.hours == 2000.0
+    _, _, composed, results = _conv([q])
+    cost = [r for r in results if r.name == "quote_cost"]
+    assert cost and cost[0].args["hours"] == 2000.0
+    assert "2400" in composed.text.replace(",", "")
+    assert "GPU-hours" in composed.text
+
+
+def test_one_quoted_run_is_not_summed() -> None:
+    from assistant.offline.reading.money import read_money_quote
+
+    quote = read_money_quote("训练用了 300 A100 卡时，按 $2 每小时 算多少钱")
+    assert quote is not None and quote.hours == 300.0

@@ -13,7 +13,10 @@ import re
 from pydantic import BaseModel
 
 _CUR = {"$": "USD", "us$": "USD", "usd": "USD", "€": "EUR", "eur": "EUR", "£": "GBP", "gbp": "GBP"}
-_PER = r"(?:/|per|an?|each|每)\s*(?P<per>hours?|hrs?|h\b|months?|mo\b|mon\b|days?|weeks?|小时|月|天|周)"
+_PER = (
+    r"(?:/|per|an?|each|每)\s*(?:(?:[a-z]{1,2}\d{2,4}[a-z]?\s*)?(?:gpu|card|卡)[\s-]*)?"  # "$0.50/A100 GPU hour"
+    r"(?P<per>hours?|hrs?|h\b|months?|mo\b|mon\b|days?|weeks?|小时|月|天|周)"
+)
 _QUOTE_RE = re.compile(
     rf"(?P<cur>us\$|\$|€|£)\s*(?P<n>\d+(?:[.,]\d+)?)\s*{_PER}|"
     rf"(?P<n2>\d+(?:\.\d+)?)\s*(?P<cur2>usd|eur|gbp|dollars?|美元|美金)\s*{_PER.replace('?P<per>', '?P<per2>')}",
@@ -24,6 +27,18 @@ _DURATION_RE = re.compile(
     r"(?P<n>\d+(?:\.\d+)?|one|two|three|four|five|six|seven|ten)\s*(?:full\s+)?(?P<u>hours?|hrs?|h\b|days?)"
     r"(?!\s*(?:/|per)\b)",
     re.I,
+)
+
+
+# GPU-hours quoted for runs ("1845 A100 GPU hours and 3310 A100 GPU hours"): the hours the rate applies to; several
+# figures with "both / in total / 一共" are summed (the cost of all the runs asked about)
+_GPU_HOURS_RE = re.compile(
+    r"(?<![\w.])(?P<n>\d[\d,]*(?:\.\d+)?)\s*(?:(?:nvidia\s*)?[a-z]{1,2}\d{2,4}[a-z]?\s*)?"
+    r"(?:gpu[\s-]*hours?|gpu[\s-]*hrs?|gpu\s*小时|卡时|卡小时)",
+    re.I,
+)
+_ALL_RE = re.compile(
+    r"\b(?:both|in total|total|altogether|combined|all of (?:them|these))\b|一共|总共|合计|加起来|两个都", re.I
 )
 
 
@@ -54,6 +69,10 @@ def read_money_quote(text: str) -> MoneyQuote | None:
     amount = float((m.group("n") or m.group("n2")).replace(",", ""))
     per = _per(m.group("per") or m.group("per2"))
     hours = None
+    runs = [float(g.group("n").replace(",", "")) for g in _GPU_HOURS_RE.finditer(text) if not _inside(g, m)]
+    if runs and per == "hour":
+        hours = sum(runs) if len(runs) > 1 and _ALL_RE.search(text) else runs[0]
+        return MoneyQuote(amount=amount, currency=currency, per=per, hours=hours)
     for d in _DURATION_RE.finditer(text):
         if m.start() <= d.start() < m.end():
             continue  # the quote's own unit ("$4/hr")
@@ -62,3 +81,7 @@ def read_money_quote(text: str) -> MoneyQuote | None:
         hours = n * (24 if d.group("u").lower().startswith("d") else 1)
         break
     return MoneyQuote(amount=amount, currency=currency, per=per, hours=hours)
+
+
+def _inside(inner: re.Match[str], outer: re.Match[str]) -> bool:
+    return outer.start() <= inner.start() < outer.end()
