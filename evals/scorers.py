@@ -363,7 +363,9 @@ def check_number(n: NumberExpect, answer: str, calls: list[dict[str, Any]], answ
 # --------------------------------------------------------------------------- everything for one answer
 
 
-def score_expect(expect: Expect, result: Any, *, question: str) -> list[Check]:
+def score_expect(expect: Expect, result: Any, *, question: str, language_of: str | None = None) -> list[Check]:
+    """`language_of`: the text whose language the answer must have when it is not the question's own (a turn
+    with no words in either script, 「8G ？16？」, follows the conversation)."""
     res = result_dict(result)
     answer = res.get("answer") or ""
     calls = _calls(res)
@@ -385,7 +387,7 @@ def score_expect(expect: Expect, result: Any, *, question: str) -> list[Check]:
         for doc in expect.cites:
             ok = any(a in ids for a in _alts(doc))
             checks.append(Check("cites", ok, " | ".join(_alts(doc)), ", ".join(ids) or "no citations"))
-    want_lang = expect.answer_language or question_language(question)
+    want_lang = expect.answer_language or question_language(language_of or question)
     got_lang = text_language(answer)
     declared = res.get("language")
     ok = got_lang == want_lang and (declared in (None, want_lang))
@@ -409,7 +411,11 @@ def score_case(case: Case, results: list[Any]) -> list[Check]:
             for c in score_expect(turn.expect, results[i], question=turn.question):
                 c.name = f"turn{i + 1}.{c.name}"
                 checks.append(c)
+    last = turns[-1].question
+    # a last turn with no words of either script ('8G ？16？', '24G?') is answered in the conversation's language
+    words = _CJK.search(last or "") or re.search(r"[A-Za-z]{3,}", last or "")
+    lang_of = None if words or len(turns) < 2 else turns[0].question
     if turns[-1].expect is not None:
-        checks += score_expect(turns[-1].expect, results[-1], question=turns[-1].question)
-    checks += score_expect(case, results[-1], question=turns[-1].question)
+        checks += score_expect(turns[-1].expect, results[-1], question=last, language_of=lang_of)
+    checks += score_expect(case, results[-1], question=last, language_of=lang_of)
     return checks

@@ -82,9 +82,12 @@ def resolve_language(preference: str | None, question: str, history: list[dict] 
 
     lang = detect_language(question)
     if lang == "en" and history:
+        import re
+
         from assistant.offline.reading.slots import extract
 
-        if extract(question).is_log:
+        # a bare log, or a turn with no words in either language (「8G ？16？」, "24G?"): the conversation's language
+        if extract(question).is_log or not re.search(r"[a-z]{3,}", question or "", re.I):
             for turn in reversed(history):
                 if turn.get("role") == "user" and isinstance(turn.get("content"), str):
                     return detect_language(turn["content"])

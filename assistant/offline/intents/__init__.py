@@ -24,6 +24,7 @@ from assistant.offline.intents import (
     ops,
     plans,
     prices,
+    requirement,
     serving,
     train_time,
 )
@@ -50,6 +51,7 @@ INTENTS: dict[str, Intent] = {
         Intent(A.INVALID, decline.calls),
         Intent(A.NO_DATA, decline.calls),
         Intent(memory.UNSIZED, decline.calls),
+        Intent(requirement.NAME, requirement.calls),
         Intent(A.DIAGNOSE, diagnose.calls),
         Intent(A.REPORTED_MEMORY, gpus.reported_memory_calls),
         Intent(A.CONVERT, conversions.convert_calls),
@@ -108,6 +110,10 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.OUT_OF_SCOPE, decline.applies_out_of_scope),
     (A.INVALID, decline.applies_invalid),  # say what cannot be right instead of computing with it
     (A.NO_DATA, decline.applies_no_data),
+    (
+        requirement.NAME,
+        requirement.applies,
+    ),  # 「官方说40G就够，我4张3090共96G还是OOM」: a stated per-card figure, no size
     (
         cpu_serving.NAME,
         cpu_serving.applies,
@@ -177,7 +183,15 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
 ]
 
 # Intents that answer without tools (a short statement from the writer).
-STATEMENTS = {decline.UNLAWFUL, decline.FORECAST, A.OUT_OF_SCOPE, A.INVALID, A.NO_DATA, memory.UNSIZED}
+STATEMENTS = {
+    decline.UNLAWFUL,
+    decline.FORECAST,
+    A.OUT_OF_SCOPE,
+    A.INVALID,
+    A.NO_DATA,
+    memory.UNSIZED,
+    requirement.NAME,
+}
 # Intents a second part of a question may add (a part that only repeats the topic adds nothing).
 _PART_INTENTS = {
     A.PRICE,

@@ -61,6 +61,8 @@ def restate(s: Slots, question: str) -> str:
     }
     if s.mode:
         words.append(modes[s.mode][0 if zh else 1])
+    # the engine named earlier ("ktransformers", "vLLM") stays part of the question the follow-up changes
+    words += [e for e in s.engines if e.lower() not in question.lower()]
     return " ".join(words) + " " + question.strip()
 
 

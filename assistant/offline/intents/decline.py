@@ -16,12 +16,19 @@ from assistant.offline.types import ToolCall
 FORECAST = "forecast"
 UNLAWFUL = "unlawful"
 LICENCE = "licence"  # a kind of UNLAWFUL: the answer says "needs a licence; ask a lawyer"
+MODEL_LICENCE = "model_licence"  # a model's weights used against their licence: its own LICENSE decides
+LLAMA_LICENCE = "llama_licence"  # the same for the LLaMA family, whose terms the text names (LLaMA 1 non-commercial)
 _CUES_FILE = Path(__file__).resolve().parents[3] / "knowledge" / "decline.yaml"
 
 
 @lru_cache(maxsize=1)
+def _data() -> dict:
+    return yaml.safe_load(_CUES_FILE.read_text(encoding="utf-8")) or {}
+
+
+@lru_cache(maxsize=1)
 def _cues() -> dict[str, list[re.Pattern[str]]]:
-    data = yaml.safe_load(_CUES_FILE.read_text(encoding="utf-8")) or {}
+    data = _data()
     return {
         name: [re.compile(p, re.I | re.S) for p in body.get("cues") or []]
         for name, body in (data.get("classes") or {}).items()
@@ -29,9 +36,10 @@ def _cues() -> dict[str, list[re.Pattern[str]]]:
 
 
 def cue_of(text: str) -> str | None:
-    """'licence' / 'unlawful' / None from knowledge/decline.yaml; licence first (vgpu_unlock is a licence question)."""
+    """'model_licence' / 'licence' / 'unlawful' / None from knowledge/decline.yaml; a model's licence first (「绕开
+    license 商用」 is about the weights' terms), then software licences (vgpu_unlock), then the rest."""
     cues = _cues()
-    for name in (LICENCE, UNLAWFUL):
+    for name in (LLAMA_LICENCE, MODEL_LICENCE, LICENCE, UNLAWFUL):
         if any(p.search(text or "") for p in cues.get(name, [])):
             return name
     return None
@@ -39,6 +47,15 @@ def cue_of(text: str) -> str | None:
 
 def applies_unlawful(f: Frame) -> bool:
     return f.decline == UNLAWFUL or cue_of(f.text) is not None
+
+
+def statement(kind: str) -> tuple[tuple[str, str], list[tuple[str, str]]]:
+    """(verdict, next steps) as (zh, en) pairs for a kind of decline, from knowledge/decline.yaml `texts`
+    (one entry per kind, so the wording and its sources live beside the cues); unknown kinds read as unlawful."""
+    texts = _data().get("texts") or {}
+    body = texts.get(kind) or texts[UNLAWFUL]
+    verdict = (body["verdict"]["zh"], body["verdict"]["en"])
+    return verdict, [(n["zh"], n["en"]) for n in body.get("next") or []]
 
 
 def applies_forecast(f: Frame) -> bool:

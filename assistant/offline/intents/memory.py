@@ -256,6 +256,9 @@ def calls(f: Frame) -> list[ToolCall]:
         mem_kw["gpu"] = None  # a card the table lacks, no size given: size the job, say the card is unknown
     # "用A100还是4090": each card
     cards = [A.gpu_arg(f, g) for g in f.gpus[:3] if g not in unknown] or [mem_kw.get("gpu")]
+    if "capacity_followup" in f.mentions and not f.gpus and len(f.card_sizes) >= 2:
+        # 「8G？16？」 after a sizing turn: each capacity is a card to check (reading/followups.py)
+        cards = [f"{gb:g}GB" for gb in f.card_sizes[:3]]
     counts = _per_card_counts(f, cards)
     if f.gpu_alt_memory_gb and len(f.gpus) == 1:  # "A100 40G vs 80G": both sizes of the one card
         cards.append(f"{f.gpu} {f.gpu_alt_memory_gb}GB" + (f" {f.gpu_form}" if f.gpu_form else ""))

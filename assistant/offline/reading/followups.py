@@ -56,6 +56,10 @@ _CARRY = (
     "budget_per",
     "link_gbps",
     "link_name",
+    "host_ram_gb",
+    "engines",
+    "pipeline",
+    "vram_gb",
 )
 # Cues that describe the question shape (not the topic): a follow-up keeps the old shape.
 _SHAPE_CUES = {"price", "compare", "specs", "how_many", "fit", "max_fit", "time", "plan"}
@@ -72,7 +76,12 @@ _COURTESY = re.compile(
 
 def strip_courtesy(question: str) -> str:
     """The question without the thanks in front of it; unchanged when nothing else follows."""
-    rest = _COURTESY.sub("", question or "", count=1)
+    rest = question or ""
+    for _ in range(3):  # 「好的，谢谢，请问…」: several in a row
+        stripped = _COURTESY.sub("", rest, count=1)
+        if stripped == rest:
+            break
+        rest = stripped
     return rest if rest.strip() else (question or "")
 
 
@@ -120,6 +129,83 @@ def is_followup(question: str, slots: Slots) -> bool:
     )
 
 
+# A turn that only lists capacities: 「8G ？16？」「24G呢」「16g够不够」「如果只有1T呢」「12G 还是 16G」.
+_CAPACITY_RE = re.compile(r"(?<![a-z0-9.])(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>tb|t|gb|g|gib)?(?![a-z0-9.])", re.I)
+# Words that may sit beside the capacities in such a turn (no topic of its own).
+_CAPACITY_FILLER_RE = re.compile(
+    r"(?:的|卡|显卡|显存|内存|够|够不够|够吗|行|行不行|行吗|可以|可以吗|能|能不能|呢|吗|还是|或者|或|和|跟|"
+    r"那|那么|如果|要是|只有|换成|是|不是|就|呀|啊|啦|哪个|which|or|and|what about|how about|enough|card|cards|"
+    r"gpu|vram|ram|memory|with|only|if|i|have|a|an|the|of|is|it|ok|[?？,，。.!！~、/\s])*",
+    re.I,
+)
+# Markers of a turn that leans on the one before: 「那」「这个参数」「是不是」「什么意思」「如果只有」…
+_LEANS_RE = re.compile(
+    r"^\s*(?:那|那么|那我|如果|要是|假如|还有|然后|所以|也就是说)|这个|这些|那个|上面|刚才|你说的|按你|按照你|"
+    r"你的公式|什么意思|是不是|是说|呢\s*[?？]?\s*$|\b(?:that|this|those|these|it|you said|you are saying|your)\b",
+    re.I,
+)
+
+
+def capacities(question: str) -> list[tuple[float, str]]:
+    """(decimal GB, unit) for each capacity in a turn that says nothing else ('8G ？16？' → [(8, 'g'), (16, 'g')]);
+    [] when the turn has words of its own beyond capacities and fillers."""
+    q = strip_courtesy((question or "").strip())
+    found = list(_CAPACITY_RE.finditer(q))
+    units = [m.group("unit") for m in found if m.group("unit")]
+    if not units or len(q) > 40:
+        return []  # a bare number alone is not a capacity; '8G？16？' gives the second its unit by the first
+    rest = _CAPACITY_RE.sub(" ", q)
+    if _CAPACITY_FILLER_RE.fullmatch(rest) is None:
+        return []
+    out = []
+    for m in found:
+        unit = (m.group("unit") or units[0]).lower()
+        out.append((float(m.group("num")) * (1000 if unit.startswith("t") else 1), unit))
+    return out
+
+
+def leans_on_context(question: str, slots: Slots) -> bool:
+    """A turn with no topic of its own (no model, GPU, pipeline) that only makes sense after the earlier ones:
+    bare capacities, or a short in-domain fragment that points back ('这个参数在哪里改', '如果只有1T呢',
+    '双CPU、2T内存、Q8大概速度多少'). Clearly off-topic words (weather, poems) never lean."""
+    if slots.is_log or slots.out_of_scope or _has_topic(slots) or slots.pipeline or slots.unknown_model:
+        return False
+    q = strip_courtesy((question or "").strip()).strip()
+    if capacities(q):
+        return True
+    said = bool(
+        slots.host_ram_gb
+        or slots.vram_gb
+        or slots.gpu_count
+        or slots.precision
+        or slots.context
+        or slots.batch
+        or slots.mode
+        or slots.quantities
+    )
+    shortish = len(q) <= 120 or len(q.split()) <= 25
+    # 「请问预计要训练多久」「要几张卡」: a sizing question that needs the model named before
+    sizing = bool(slots.cues & {"time", "fit", "how_many", "max_fit"})
+    return shortish and (said or sizing or bool(_LEANS_RE.search(q)) or not slots.in_domain)
+
+
+# "your formula / still the same problem / later I changed…": the turn continues the setup. A quoted maintainer
+# remark alone does not say so (it may bring a new comparison of its own).
+_POINTS_BACK_RE = re.compile(
+    r"按照?你的|你的公式|你说的|后续|仍然|依然|还是(?:出现|会|报)|同样的问题|"
+    r"\b(?:as you said|your formula|you are saying|you said|still (?:get|getting|ooms?|fails?)|same (?:problem|error|issue))\b",
+    re.I,
+)
+
+
+def points_back(question: str, slots: Slots) -> bool:
+    """A turn that quotes an earlier answer or says the same problem persists, with no model of its own: the model
+    (and the rest of the setup) comes from the earlier turns, whatever the length; the figures it quotes are its own."""
+    if slots.is_log or slots.out_of_scope or slots.model or slots.params_b or slots.pipeline:
+        return False
+    return bool(_POINTS_BACK_RE.search(question or ""))
+
+
 def user_turns(history: list[dict] | None) -> list[str]:
     out = []
     for turn in history or []:
@@ -139,7 +225,8 @@ def resolve(question: str, history: list[dict] | None) -> tuple[Slots, bool]:
     """
     now = extract(question)
     earlier = user_turns(history)
-    if not earlier or not is_followup(question, now):
+    _stated_figures(now, [question])
+    if not earlier or not (is_followup(question, now) or leans_on_context(question, now) or points_back(question, now)):
         return now, False
     base: Slots | None = None
     for turn in earlier:
@@ -154,9 +241,44 @@ def resolve(question: str, history: list[dict] | None) -> tuple[Slots, bool]:
             )
         else:
             base = _merge(base, turn_slots)
-    if base is None:
+    if base is None or (not _has_topic(base) and not base.pipeline and not base.in_domain):
         return now, False
-    return _merge(base, now), True
+    merged = _merge(base, now)
+    _apply_capacities(merged, base, question)
+    _stated_figures(merged, [question, *reversed(earlier)])
+    return merged, True
+
+
+def _stated_figures(frame: Slots, texts: list[str]) -> None:
+    """The requirement someone stated and the user's own total, newest turn first (reading/quoted.py)."""
+    from assistant.offline.reading.quoted import quoted_sequences, stated_requirement_gb, stated_total_gb
+
+    if texts and frame.concurrency is None:
+        frame.concurrency = quoted_sequences(texts[0])  # the setting this turn says it changed to
+    for text in texts:
+        frame.required_gb = frame.required_gb or stated_requirement_gb(text)
+        frame.stated_total_gb = frame.stated_total_gb or stated_total_gb(text)
+
+
+def _apply_capacities(merged: Slots, base: Slots, question: str) -> None:
+    """'8G ？16？' after a sizing turn: each capacity is a card to check (the earlier card is replaced); after a
+    host-RAM turn (CPU inference, '2T内存'), a terabyte-scale capacity is the host RAM instead."""
+    sizes = capacities(question)
+    if not sizes:
+        return
+    ram_word = bool(re.search(r"(?<!显)内存|\b(?:system\s+)?ram\b", question, re.I)) and "显存" not in question
+    if ram_word or (base.host_ram_gb and all(gb >= 256 or unit.startswith("t") for gb, unit in sizes)):
+        merged.host_ram_gb = sizes[0][0]
+        return
+    cards = [gb for gb, unit in sizes if 4 <= gb <= 288 and not unit.startswith("t")]
+    if not cards:
+        return
+    merged.gpus, merged.gpu_mentions, merged.gpu_memory_gb, merged.gpu_form = [], [], None, None
+    merged.vram_gb = cards[0]
+    merged.card_sizes = [int(gb) if gb == int(gb) else gb for gb in cards]  # type: ignore[misc]
+    merged.mentions.add("capacity_followup")  # the sizes are cards to check (intents/memory.py)
+    if len(cards) >= 2 or "fit" not in merged.cues:
+        merged.cues = (merged.cues - _SHAPE_CUES) | {"fit"}
 
 
 def _has_topic(s: Slots) -> bool:

@@ -142,6 +142,9 @@ class Frame(BaseModel):
     # Local-runtime settings quoted ("-ngl 0", "cache_8bit", "gpu_split 20,24"): knowledge/engines.yaml local_runtimes
     runtime_settings: dict[str, str] = Field(default_factory=dict)
     vram_gb: float | None = None  # "24G显存" / "a 48GB card" with no GPU named
+    # a per-card memory requirement someone stated ("官方说明40G显存就能搞定", "（维护者：预计 >20G 显存可用）"), GB
+    required_gb: float | None = None
+    stated_total_gb: float | None = None  # the user's own cards added up ("4张3090 共96G"): memory that does not pool
     nodes: int | None = None
     mode: str | None = None  # full | lora | qlora | pretrain | inference
     modes: list[str] = Field(default_factory=list)

@@ -29,6 +29,7 @@ def compose(
     intents, frame, carried = analyse(question, history)
     from assistant.offline.writing import accounting, render
     from assistant.offline.writing.lead import lead
+    from assistant.offline.writing.render_requirement import requirement_statement
 
     writer = render.Writer(lang)
     primary = intents[0]
@@ -37,6 +38,7 @@ def compose(
             OUT_OF_SCOPE: writer.scope_statement,
             NO_DATA: writer.no_data_statement,
             "unsized_model": lambda: writer.unsized_model_statement(frame.unknown_model or ""),
+            "stated_requirement": lambda: requirement_statement(writer, frame),
             "forecast": writer.forecast_statement,
             "unlawful": lambda: writer.unlawful_statement(_decline_kind(frame.text or question)),
         }.get(primary, lambda: writer.invalid_input(frame.invalid))()

@@ -224,31 +224,12 @@ class Writer:
     def unlawful_statement(self, kind: str = "unlawful") -> None:
         """Unlawful, abusive or provider-terms-breaking requests: refuse plainly, offer the lawful route.
         `kind` "licence" (dodging a software licence): say it needs a licence and a lawyer, briefly."""
-        if kind == "licence":
-            self.add(
-                "verdict",
-                "这个我不能帮你绕过：商业软件（如 Windows Server 的 RDS CAL、NVIDIA vGPU）超出试用/宽限期后要购买正版授权（许可）才能继续用。",
-                "I can't help get around that: commercial software such as Windows Server RDS CALs or NVIDIA vGPU "
-                "needs a paid licence once the trial or grace period ends.",
-            )
-            self.add(
-                "next",
-                "具体某种用法是否合规要看许可协议（EULA）；法律问题请咨询律师，我不能提供法律意见。GPU 选型和租用成本我可以帮你算。",
-                "Whether a given use is allowed depends on the licence terms (EULA); for the legal question consult a "
-                "lawyer, I can't give legal advice. I can help with choosing and costing the GPUs.",
-            )
-            return
-        self.add(
-            "verdict",
-            "这个我不能帮忙：它违反法律法规或云平台的服务条款。",
-            "I can't help with that: it breaks the law or the provider's terms of service.",
-        )
-        self.add(
-            "next",
-            "合规的做法我可以帮你算：按需租用、选国内可合法租到的卡（如 H20、A800、4090、910B），或按预算找最便宜的正规方案。",
-            "I can help with the lawful route: renting on demand, cards you can legally rent in China (H20, "
-            "A800, 4090, 910B), or the cheapest legitimate plan for your budget.",
-        )
+        from assistant.offline.intents.decline import statement
+
+        verdict, steps = statement(kind)  # the words live in knowledge/decline.yaml, one entry per kind
+        self.add("verdict", *verdict)
+        for zh, en in steps:
+            self.add("next", zh, en)
 
     def sources(self, cites: list[dict]) -> None:
         """Once, at the end, titles only (the page links them)."""

@@ -549,17 +549,20 @@ def quote_cost(w: Writer, r: ToolResult, ctx: Context) -> None:
     quoted = _cur(r.args.get("amount"), cur)
     per_zh = {"hour": "小时", "day": "天", "week": "周", "month": "月"}.get(per, per)
     month = res.get("hours_per_month")
+    # hours quoted as GPU-hours ("1845 A100 GPU hours"): say so, they are card-hours, not wall-clock hours
+    gpu_hours = ctx.slots.gpu_hours is not None  # read by the reading layer ("1845 A100 GPU hours")
+    h_zh, h_en = ("卡时（GPU 小时）", "GPU-hours") if gpu_hours else ("小时", "hours")
     step_zh = f"{quoted}/月 ÷ {num(month)} 小时 = {_cur(res.get('hourly_rate'), cur)}/小时，" if month else ""
     step_en = f"{quoted}/month ÷ {num(month)} h = {_cur(res.get('hourly_rate'), cur)}/h, so " if month else ""
     w.add(
         "verdict",
-        f"按你的报价 {quoted}/{per_zh}：{step_zh}用 {num(res.get('hours'))} 小时约 {_cur(res.get('total'), cur)}"
+        f"按你的报价 {quoted}/{per_zh}：{step_zh}用 {num(res.get('hours'))} {h_zh}约 {_cur(res.get('total'), cur)}"
         + (
             "（月价是按整月不停机算的；按小时计费时只为开机的小时付钱，用完停机就不再计 GPU 费用，磁盘通常照收）。"
             if month
             else "。"
         ),
-        f"At your quote of {quoted}/{per}: {step_en}{num(res.get('hours'))} hours cost about "
+        f"At your quote of {quoted}/{per}: {step_en}{num(res.get('hours'))} {h_en} cost about "
         f"{_cur(res.get('total'), cur)}"
         + (
             " (the monthly figure assumes the VM runs all month; billed per hour/second while running, you only pay "
@@ -570,6 +573,13 @@ def quote_cost(w: Writer, r: ToolResult, ctx: Context) -> None:
     )
     w.add("numbers", f"算式：{res.get('arithmetic')}", f"Arithmetic: {res.get('arithmetic')}")
     quote_claim_lines(w, r, ctx)  # the user's own total checked, a per-day rate per hour (render_prices)
+    if gpu_hours:
+        w.add(
+            "next",
+            "这个单价是否拿得到要向服务商确认：按需、竞价（spot）和包年的卡时价差别很大，各家也不同。",
+            "Check that rate with the provider: on-demand, spot and committed per-GPU-hour prices vary a lot, and "
+            "by provider.",
+        )
     if ctx.by_name("gpu_price"):
         w.add(
             "assumptions",
