@@ -19,6 +19,8 @@ NAME = "cpu_serving"
 
 # Platforms asked about when the question names none: desktop, 8-channel DDR4 server, 12-channel DDR5 server.
 GENERIC_PLATFORMS = ("desktop_ddr5", "epyc_7003", "epyc_9004")
+# Two sockets named but no CPU: the three common two-socket server memory setups (8 × DDR4, 8 × DDR5, 12 × DDR5).
+SERVER_PLATFORMS = ("epyc_7003", "xeon_gen4_sapphire", "epyc_9004")
 
 _RATE = r"(?:tokens?|tok|t|个\s*token|字)\s*(?:/|每)\s*(?:s|秒|sec)(?![a-z])|(?:tokens?|tok)\s*(?:per|a)\s*s(?:ec(?:ond)?)?(?![a-z])"
 _RATE_RE = re.compile(rf"(?P<n>\d+(?:\.\d+)?)\s*(?P<u>{_RATE}|s\s*/\s*tokens?|tps(?![a-z]))", re.I)
@@ -63,6 +65,13 @@ def _text(f: Frame) -> str:
     from tools.cpu_inference import normalise
 
     return normalise(f.text or "")
+
+
+def family_ids(f: Frame) -> list[str]:
+    """'EPYC 24核' with no generation: the generations assumed (knowledge/cpus.yaml families)."""
+    from tools.cpu_inference import family_platforms
+
+    return [p.id for p in family_platforms(_text(f))]
 
 
 def platform_id(f: Frame) -> str | None:
@@ -131,6 +140,35 @@ def _ram_from_dimms(f: Frame) -> float | None:
     return float(int(m.group("size") or m.group("size2")) * int(m.group("n") or m.group("n2")))
 
 
+_MEMBIND_RE = re.compile(r"numactl\b[^\n]*?(?:\s-m\s*\d|--membind|\s-m\d)", re.I)
+_CPU_ONLY_RE = re.compile(r"纯\s*cpu|只用\s*cpu|cpu\s*only|cpu-only|only\s+(?:on\s+)?(?:the\s+)?cpu|without\s+(?:a\s+)?gpu|不用\s*(?:gpu|显卡)|没有\s*(?:gpu|显卡)", re.I)
+
+
+def membind(f: Frame) -> bool:
+    """'numactl -N 1 -m 1 python …': the process may only allocate from one NUMA node's memory."""
+    return bool(_MEMBIND_RE.search(f.text or ""))
+
+
+def cpu_only(f: Frame) -> bool:
+    """'纯CPU运行' / 'CPU only': the question is about the host alone, whatever GPU a README mentions."""
+    return bool(_CPU_ONLY_RE.search(_text(f)))
+
+
+def gpu_part(f: Frame) -> tuple[str, int] | None:
+    """'1. 两张A100能跑吗？2. 纯CPU呢？': (card, count) of the part that asks about the cards, when another part asks
+    about the CPU alone; that part is answered first with the cards' memory estimate."""
+    from assistant.offline.reading import read_one
+
+    if not (cpu_only(f) and f.gpus and len(f.asks) >= 2):
+        return None
+    for ask in f.asks:
+        if "fit" in ask.cues:
+            part = read_one(ask.text)
+            if part.gpus and part.gpu_count:
+                return part.gpus[0], int(part.gpu_count)
+    return None
+
+
 def _sockets(f: Frame) -> int:
     return 2 if _words()["dual_socket"].search(_text(f)) else 1
 
@@ -186,16 +224,25 @@ def _weights_fit_vram(f: Frame) -> bool:
     return q is not None and m.params * q.bits / 8 / 1e9 < 0.9 * vram
 
 
+def _inference_only_format(f: Frame) -> bool:
+    """GGUF / ollama / llama.cpp serve inference only: a '4bit' beside them is a GGUF quant, not QLoRA."""
+    return engine(f) in ("Ollama", "llama.cpp", "KTransformers", "LM Studio") and not re.search(
+        r"微调|训练|fine-?tun|train|lora", _text(f)
+    )
+
+
 def applies(f: Frame) -> bool:
     """A decode-speed (or platform) question about running from host RAM: a strong word (纯CPU, CPU推理,
     内存带宽, ktransformers/fastllm) or a CPU platform named with a model that does not fit the named VRAM."""
-    if f.training or f.mode not in (None, "inference") or not has_size(f):
+    if not has_size(f):
+        return False
+    if (f.training or f.mode not in (None, "inference")) and not _inference_only_format(f):
         return False
     t = _text(f)
     w = _words()
     strong = bool(w["strong"].search(t))
     hybrid_engine = engine(f) in ("KTransformers", "fastllm")
-    named = platform_id(f) is not None or all(memory_setup(f))
+    named = platform_id(f) is not None or all(memory_setup(f)) or bool(family_ids(f))
     cpu_words = bool(w["cpu_inference"].search(t))
     asks_speed = bool(w["speed"].search(t)) or any(speeds(f))
     if strong:
@@ -205,12 +252,36 @@ def applies(f: Frame) -> bool:
     return (named or cpu_words) and asks_speed and not _weights_fit_vram(f)
 
 
+@lru_cache(maxsize=64)
+def _moe_of_size(params_b: float) -> str | None:
+    """A bare '671b' in a host-RAM question: the catalog MoE of exactly that size when only one architecture has it
+    (671B is DeepSeek-V3/R1's), so the routed-expert arithmetic applies instead of a dense 671B."""
+    from tools.models import count_params, load_catalog
+
+    hits = [
+        (e.id, round(count_params(e.arch).total / 1e9))
+        for e in load_catalog()
+        if e.arch.is_moe and abs(count_params(e.arch).total / 1e9 - params_b) <= 0.005 * params_b
+    ]
+    shapes = {n for _, n in hits}
+    return hits[0][0] if hits and len(shapes) == 1 and not re.search(r"qwen|vl", " ".join(i for i, _ in hits), re.I) else None
+
+
+def _model_args(f: Frame) -> dict[str, object]:
+    margs = A.model_args(f)
+    if "params" in margs and "model" not in margs and f.params_b:
+        named = _moe_of_size(float(f.params_b))
+        if named:
+            return {"model": named}
+    return margs
+
+
 def calls(f: Frame) -> list[ToolCall]:
     measured, target = speeds(f)
     channels, mt_s = memory_setup(f)
     pid = platform_id(f)
     base = dict(
-        A.model_args(f),
+        _model_args(f),
         quant=_quant(f),
         sockets=_sockets(f) if not re.search(r"[*x×]\s*2(?![\d.])", _cpu_span(f)) else 2,
         dimms=dimms(f),
@@ -219,18 +290,26 @@ def calls(f: Frame) -> list[ToolCall]:
         host_ram_gb=host_ram(f) or _ram_from_dimms(f),
         target_tokens_per_s=target,
         measured_tokens_per_s=measured,
+        membind_one_node=membind(f),
     )
-    if f.gpus and (not f.gpu_mentions or f.gpu_mentions[0].gpu_id or f.gpu_mentions[0].memory_gb):
+    if f.gpus and not cpu_only(f) and (not f.gpu_mentions or f.gpu_mentions[0].gpu_id or f.gpu_mentions[0].memory_gb):
         count = f.gpu_count or 1
         if f.gpu_mentions and f.gpu_mentions[0].count is None and re.search(r"[*x×]\s*\d", _cpu_span(f)):
             count = 1  # 'epyc 7c13*2 GPU:4090': the ×2 counts CPU sockets, not cards
         base.update(gpu=A.gpu_arg(f) or f.gpus[0], gpus=count)
+    fams = family_ids(f)
     if pid or (channels and mt_s):
         plats = [dict(cpu=pid, channels=channels, mt_s=mt_s)]
+    elif fams:
+        plats = [dict(cpu=p) for p in fams]  # 'EPYC' alone: the generations it may be, the assumed one first
     else:
         # a DDR4 desktop is the first row for someone who has DDR4 (not for 'DDR4 or DDR5?')
         ddr4 = "ddr4" in _text(f) and "ddr5" not in _text(f)
-        plats = [dict(cpu="desktop_ddr4" if ddr4 and p == "desktop_ddr5" else p) for p in GENERIC_PLATFORMS]
+        generic = SERVER_PLATFORMS if base["sockets"] == 2 else GENERIC_PLATFORMS  # two sockets: not a desktop
+        plats = [dict(cpu="desktop_ddr4" if ddr4 and p == "desktop_ddr5" else p) for p in generic]
     out = [A.call(NAME, "cpu_inference", **base, **p) for p in plats]
-    out.append(A.call(NAME, "lookup_model", query=f.model or f"{f.params_b:g}B"))
+    cards = gpu_part(f)
+    if cards:
+        out.insert(0, A.call(NAME, "estimate_memory", **A.model_args(f), mode="inference", gpu=cards[0], gpus=cards[1]))
+    out.append(A.call(NAME, "lookup_model", query=str(base.get("model") or f.model or f"{f.params_b:g}B")))
     return out

@@ -30,6 +30,11 @@ def _band(b: dict[str, Any]) -> str:
 
 def _where(res: dict[str, Any], w: Writer) -> tuple[str, str]:
     cpu, gpu = num(res.get("cpu_read_gb")), num(res.get("gpu_read_gb"))
+    if res.get("gpu") and not res.get("cpu_read_gb"):
+        return (
+            f"整个模型放得进 {res['gpu']} 的显存，每个 token 从显存读 {gpu} GB、不从内存读",
+            f"the whole model fits the {res['gpu']}'s VRAM: each token reads {gpu} GB from VRAM and nothing from RAM",
+        )
     if res.get("gpu") and res.get("gpu_read_gb"):
         part_zh = "注意力、共享专家和稠密层" if res.get("moe") else "能装下的层"
         part_en = "attention, shared experts and dense layers" if res.get("moe") else "the layers that fit"
@@ -77,6 +82,8 @@ def cpu_inference(w: Writer, r: ToolResult, ctx: Context) -> None:
         else f"Most weights already sit in VRAM; reading host RAM is only {num(res.get('cpu_time_pct'))}% of each "
         "token's time, so the CPU side is not the main limit."
     )
+    if res.get("ram_fits") is False:
+        _ram_short_lead(w, res, ctx)
     w.add(
         "verdict",
         f"按{socks_zh}{res.get('platform_zh')}的内存带宽（{_bw(res, 'zh')}），{model} {where_zh}："
@@ -87,7 +94,9 @@ def cpu_inference(w: Writer, r: ToolResult, ctx: Context) -> None:
     _channels(w, res)
     _target(w, res)
     _measured(w, res, ctx)
-    _ram(w, res)
+    if res.get("ram_fits") is not False:
+        _ram(w, res)
+    _largest_quant(w, res, ctx)
     _sockets(w, res)
     _options(w, res)
     _engine_notes(w, res, ctx)
@@ -178,9 +187,12 @@ def _measured(w: Writer, res: dict[str, Any], ctx: Context) -> None:
 
 
 def _ram(w: Writer, res: dict[str, Any]) -> None:
-    need, have, copies = res.get("ram_needed_gb"), res.get("host_ram_gb"), res.get("ram_copies")
+    need, copies = res.get("ram_needed_gb"), res.get("ram_copies")
+    have = res.get("ram_available_gb") if res.get("ram_available_gb") is not None else res.get("host_ram_gb")
     copy_zh = f"（双路各放一份，共 {copies} 份）" if copies == 2 else ""
     copy_en = f" ({copies} copies, one per socket)" if copies == 2 else ""
+    file_zh, file_en = _file(res)
+    w.add("numbers", file_zh, file_en)
     if have is None:
         w.add(
             "numbers",
@@ -209,6 +221,151 @@ def _ram(w: Writer, res: dict[str, Any]) -> None:
             f"RAM is short: about {num(need)} GB of weights stay in RAM{copy_en} and you have {num(have)} GB, so they "
             "would be paged from disk (mmap), another order of magnitude slower; use a smaller quant or add RAM.",
         )
+
+
+def _file(res: dict[str, Any]) -> tuple[str, str]:
+    pub = bool(res.get("file_published"))
+    how_zh = "公开的 GGUF 文件大小" if pub else f"{num(res.get('params_b'))}B × {num(res.get('bits_per_weight'))} bit ÷ 8"
+    how_en = "the published GGUF size" if pub else f"{num(res.get('params_b'))}B × {num(res.get('bits_per_weight'))} bits ÷ 8"
+    return (
+        f"{res.get('model')} {res.get('quant_label')} 整个文件约 {num(res.get('file_gb'))} GB（{how_zh}）",
+        f"{res.get('model')} {res.get('quant_label')} is about {num(res.get('file_gb'))} GB as a whole file ({how_en})",
+    )
+
+
+def _ram_short_lead(w: Writer, res: dict[str, Any], ctx: Context) -> None:
+    """RAM below what must stay in it: the lead. Bound to one NUMA node; a copy per socket that does not fit twice;
+    a model already running from mmap (why no OOM, why so slow); or simply short."""
+    import re
+
+    file_zh, file_en = _file(res)
+    need_f = float(res.get("ram_needed_gb") or 0)
+    need, avail, have = num(need_f), num(res.get("ram_available_gb")), num(res.get("host_ram_gb"))
+    one_copy = need_f / 2 if res.get("ram_copies") == 2 else need_f
+    if res.get("membind_one_node"):
+        spans = need_f <= float(res.get("host_ram_gb") or 0)
+        w.add(
+            "verdict",
+            f"**内存不够是因为 numactl 把进程绑在了一个 NUMA 节点上。** `-m`（--membind）只许进程用这个节点（这一路 CPU）"
+            f"本地插的内存：{have} GB 平分到两路，每路约 {avail} GB；{file_zh}，内存里要放约 {need} GB，放不下。"
+            + (
+                f"去掉 `-m`（或改用 `--interleave=all`）让分配跨两个节点，{have} GB 就放得下，代价是一部分读取跨路、慢一些；"
+                if spans
+                else f"去掉 `-m` 也只有 {have} GB，仍放不下；"
+            )
+            + f"ktransformers 的双路模式每路各放一份（共约 {num(2 * need_f)} GB），"
+            + ("放不下；" if 2 * need_f > float(res.get("host_ram_gb") or 0) else "放得下；")
+            + "也可以换更小的量化。",
+            f"**RAM runs short because numactl binds the process to one NUMA node.** `-m` (--membind) lets it use only the "
+            f"memory attached to that node (that socket): {have} GB split over two sockets is about {avail} GB each; "
+            f"{file_en}, and about {need} GB must stay in RAM, which does not fit. "
+            + (
+                f"Drop `-m` (or use `--interleave=all`) so allocations span both nodes: {have} GB holds it, at the cost of "
+                "some cross-socket reads; "
+                if spans
+                else f"Without `-m` there are still only {have} GB, not enough; "
+            )
+            + f"ktransformers' dual-socket mode keeps a copy per socket (about {num(2 * need_f)} GB), which "
+            + ("does not fit; " if 2 * need_f > float(res.get("host_ram_gb") or 0) else "fits; ")
+            + "or use a smaller quant.",
+        )
+        return
+    if res.get("ram_copies") == 2:
+        single_fits = one_copy <= float(res.get("ram_available_gb") or 0)
+        w.add(
+            "verdict",
+            f"**{file_zh}；ktransformers 的双路模式每个 NUMA 节点各放一份（复制两份），内存里共要约 {need} GB，"
+            f"{avail} GB 不够。**"
+            + (
+                f"{avail} GB 只够单路模式（一份约 {num(round(one_copy))} GB），速度按单路的内存带宽算。"
+                if single_fits
+                else f"单路模式一份也要约 {num(one_copy)} GB，同样放不下。"
+            ),
+            f"**{file_en}; ktransformers' dual-socket mode keeps a copy per NUMA node (two copies), about {need} GB in "
+            f"RAM, more than {avail} GB.** "
+            + (
+                f"{avail} GB is enough for single-socket mode only (one copy, about {num(round(one_copy))} GB), at one socket's "
+                "memory bandwidth."
+                if single_fits
+                else f"Single-socket mode needs about {num(one_copy)} GB too, which does not fit either."
+            ),
+        )
+        return
+    disk = res.get("disk_tokens_per_s") or {}
+    q = (ctx.question or "").lower()
+    running = bool(res.get("measured_tokens_per_s")) or bool(
+        re.search(r"没报错|不报错|不会报|正常运行|能跑|占用|跑起来了|no\s+oom|doesn.t\s+crash|runs?\b", q)
+    )
+    mmap_zh = (
+        "llama.cpp / ktransformers 用 mmap（内存映射）读 GGUF：权重是映射到文件的页，不是进程申请的内存，所以不会报"
+        "内存不足（OOM），进程的内存占用看起来也很少（页算在系统的页缓存 page cache 里）；放不下的部分每个 token 都要"
+        "重新从硬盘（SSD）读进来，速度由硬盘决定，不是内存带宽。"
+    )
+    mmap_en = (
+        "llama.cpp / ktransformers read the GGUF through mmap: the weights are file-backed pages, not memory the "
+        "process allocates, so there is no out-of-memory error and the process looks small (the pages count as the "
+        "system's page cache); whatever does not fit is read from disk (SSD) again every token, so the disk, not "
+        "memory bandwidth, sets the speed. "
+    )
+    w.add(
+        "verdict",
+        f"**内存不够装下模型：{file_zh}，内存里要放约 {need} GB，你有 {avail} GB。**"
+        + (mmap_zh if running else "用 mmap 的引擎（llama.cpp、ktransformers）不会报错，但放不下的部分要每个 token 从硬盘读。")
+        + (
+            f"内存能缓存约 {num(res.get('resident_pct'))}% 的权重，其余按 NVMe 顺序读 3.5–7.45 GB/s 算约 "
+            f"**{num(disk.get('low'))}–{num(disk.get('high'))} tokens/s**（随机页读更慢）。"
+            if disk
+            else ""
+        )
+        + "要回到内存带宽的速度：加内存到放得下，或换更小的量化。",
+        f"**RAM cannot hold the model: {file_en}; about {need} GB must stay in RAM and you have {avail} GB.** "
+        + (mmap_en if running else "Engines that mmap the file (llama.cpp, ktransformers) will not fail, but what does "
+           "not fit is read from disk every token. ")
+        + (
+            f"RAM caches about {num(res.get('resident_pct'))}% of the weights; reading the rest from an NVMe SSD at "
+            f"3.5–7.45 GB/s sequential gives about **{num(disk.get('low'))}–{num(disk.get('high'))} tokens/s** "
+            "(random page reads are slower). "
+            if disk
+            else ""
+        )
+        + "To get memory-bandwidth speed back: enough RAM to hold it, or a smaller quant.",
+    )
+
+
+def _largest_quant(w: Writer, res: dict[str, Any], ctx: Context) -> None:
+    """RAM + VRAM known: the largest quant of this model whose whole file fits, beside the one asked about."""
+    rows = res.get("quant_fits") or []
+    fit = next((r for r in rows if r.get("fits")), None)
+    room = num(res.get("ram_plus_vram_gb"))
+    if not rows:
+        return
+    if fit is None:
+        w.add(
+            "verdict",
+            f"内存加显存共约 {room} GB，{res.get('model')} 最小的量化（{rows[-1]['label']}，约 {num(rows[-1]['size_gb'])} GB）"
+            "也放不下；换小一些的模型。",
+            f"RAM plus VRAM is about {room} GB: even {res.get('model')}'s smallest quant ({rows[-1]['label']}, about "
+            f"{num(rows[-1]['size_gb'])} GB) does not fit; use a smaller model.",
+        )
+        return
+    if fit.get("quant") == res.get("quant"):
+        return
+    w.add(
+        "verdict" if res.get("ram_fits") is False or _asks_largest(ctx) else "next",
+        f"内存加显存共约 {room} GB：{res.get('model')} 能整个放下的最大量化是 **{fit['label']}（约 {num(fit['size_gb'])} GB）**"
+        + ("，unsloth 的动态量化（1.58–2.51 bit）就是为这类机器做的" if str(fit["quant"]).startswith("ud_") else "")
+        + "。",
+        f"RAM plus VRAM is about {room} GB: the largest {res.get('model')} quant whose whole file fits is "
+        f"**{fit['label']} (about {num(fit['size_gb'])} GB)**"
+        + (", and unsloth's dynamic quants (1.58–2.51-bit) are made for such machines" if str(fit["quant"]).startswith("ud_") else "")
+        + ".",
+    )
+
+
+def _asks_largest(ctx: Context) -> bool:
+    import re
+
+    return bool(re.search(r"最大|多大|哪个版本|哪个量化|largest|biggest|which\s+(?:quant|version)", ctx.question or "", re.I))
 
 
 def _sockets(w: Writer, res: dict[str, Any]) -> None:
@@ -264,6 +421,18 @@ def _engine_notes(w: Writer, res: dict[str, Any], ctx: Context) -> None:
             "More RAM capacity does not make it faster: capacity decides whether it fits, speed follows bandwidth "
             "(channels × speed), so populate every channel, use faster memory or a platform with more channels.",
         )
+    if re.search(r"intel|amd|英特尔|因特尔|\bamx\b|epyc|霄龙", text) and re.search(
+        r"intel|英特尔|因特尔", text
+    ) and re.search(r"amd|epyc|霄龙", text):
+        w.add(
+            "verdict",
+            f"解码快不快看内存带宽（通道数 × 频率），不看 CPU 是哪家：{res.get('platform_zh')} 是 {_bw(res, 'zh')}；"
+            "英特尔的优势是 AMX（至强第四代起的矩阵指令），ktransformers 用它加速预填充（处理提示词，算力受限），"
+            "对逐个生成 token 的解码帮助不大。",
+            f"Decode speed follows memory bandwidth (channels × speed), not the CPU vendor: {res.get('platform')} has "
+            f"{_bw(res, 'en')}; Intel's edge is AMX (matrix instructions from Xeon Gen 4 on), which ktransformers uses to "
+            "speed up prefill (reading the prompt, compute-bound), and which does little for token-by-token decoding.",
+        )
     if "ktrans" in text or "cpu_infer" in text or "local_chat" in text:
         w.add(
             "verdict" if "cpu_infer" in text else "next",
@@ -314,17 +483,38 @@ def _numbers(w: Writer, res: dict[str, Any]) -> None:
         )
 
 
+def _family_of(rows: list[dict[str, Any]]) -> bool:
+    """The rows are one family's generations ('EPYC' with no number), not the three generic platforms."""
+    from tools.cpu_inference import _data
+
+    ids = [r.get("platform_id") for r in rows]
+    return any(ids == list(f.get("platforms") or []) for f in _data().get("families") or [])
+
+
 def _several(w: Writer, rows: list[dict[str, Any]], ctx: Context) -> None:
     """No platform named: the same model on three common memory setups, since bandwidth decides."""
     first = rows[0]
     where_zh, where_en = _where(first, w)
-    w.add(
-        "verdict",
-        f"速度取决于内存带宽（通道数 × 频率），不是 CPU 核数。{first.get('model')} {first.get('quant_label')} "
-        f"{where_zh}，按三档常见平台估算：",
-        f"The speed depends on memory bandwidth (channels × speed), not on core count. {first.get('model')} "
-        f"{first.get('quant_label')}: {where_en}; on three common platforms:",
-    )
+    family = _family_of(rows)
+    if first.get("ram_fits") is False:
+        _ram_short_lead(w, first, ctx)
+    if family:
+        w.add(
+            "verdict",
+            f"速度取决于内存带宽（通道数 × 频率），不是 CPU 核数。没说是哪一代，按 **{first.get('platform_zh')}**"
+            f"（{_bw(first, 'zh')}）算，另一档列在后面对照。{first.get('model')} {first.get('quant_label')} {where_zh}：",
+            f"The speed depends on memory bandwidth (channels × speed), not on core count. No generation given, so this "
+            f"assumes **{first.get('platform')}** ({_bw(first, 'en')}), with the other one beside it. {first.get('model')} "
+            f"{first.get('quant_label')}: {where_en}:",
+        )
+    else:
+        w.add(
+            "verdict",
+            f"速度取决于内存带宽（通道数 × 频率），不是 CPU 核数。{first.get('model')} {first.get('quant_label')} "
+            f"{where_zh}，按三档常见平台估算：",
+            f"The speed depends on memory bandwidth (channels × speed), not on core count. {first.get('model')} "
+            f"{first.get('quant_label')}: {where_en}; on three common platforms:",
+        )
     for res in rows:
         b = res.get("tokens_per_s") or {}
         w.parts["verdict"].append(
@@ -345,8 +535,12 @@ def _several(w: Writer, rows: list[dict[str, Any]], ctx: Context) -> None:
             f"server ({num(mid.get('socket_bw_gbs'))} GB/s) is far faster than a {lo.get('channels')}-channel "
             f"{lo.get('memory')} desktop ({num(lo.get('socket_bw_gbs'))} GB/s).",
         )
+    if family:
+        _measured(w, first, ctx)
     _target(w, rows[-1], generic=True)
-    _ram(w, rows[-1])
+    if rows[-1].get("ram_fits") is not False:
+        _ram(w, rows[-1])
+    _largest_quant(w, first, ctx)
     _sockets(w, rows[-1])
     first_opts = [
         {
