@@ -556,10 +556,16 @@ def _disk(out: CpuInferenceOutput, sp: _Split, ram_avail: float, gpu_bw: float |
     bw = out.socket_bw_gbs * float(eff["stream_high"])
 
     def rate(disk: float) -> float:
-        t = miss_gb / disk + sp.cpu_gb * cached / bw + (sp.gpu_gb / (gpu_bw * GPU_ETA_HIGH) if sp.gpu_gb and gpu_bw else 0)
+        t = (
+            miss_gb / disk
+            + sp.cpu_gb * cached / bw
+            + (sp.gpu_gb / (gpu_bw * GPU_ETA_HIGH) if sp.gpu_gb and gpu_bw else 0)
+        )
         return 1 / t if t > 0 else math.inf
 
-    out.disk_tokens_per_s = Band(low=round(rate(NVME_GBS[0]), 2), high=round(rate(NVME_GBS[1]), 2), ceiling=round(rate(NVME_GBS[1]), 2))
+    out.disk_tokens_per_s = Band(
+        low=round(rate(NVME_GBS[0]), 2), high=round(rate(NVME_GBS[1]), 2), ceiling=round(rate(NVME_GBS[1]), 2)
+    )
 
 
 def _quant_fits(model: Any, total: float, kv_gb: float, room_gb: float) -> list[dict[str, Any]]:
@@ -579,7 +585,7 @@ def _quant_fits(model: Any, total: float, kv_gb: float, room_gb: float) -> list[
                 "published": bool(pub),
             }
         )
-    rows.sort(key=lambda r: -r["size_gb"])
+    rows.sort(key=lambda r: -float(r["size_gb"]))
     return rows
 
 

@@ -56,6 +56,7 @@ INTENTS: dict[str, Intent] = {
         Intent(A.BUSBW, conversions.busbw_calls),
         Intent(A.IMPLIED_MFU, conversions.mfu_calls),
         Intent(cpu_serving.NAME, cpu_serving.calls),
+        Intent(cpu_serving.TRAINING, cpu_serving.training_calls),
         Intent(A.DECODE_SPEED, serving.calls),
         Intent(serving.SERVING, serving.serving_calls),
         Intent(serving.TEAM, serving.team_calls),
@@ -103,6 +104,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.OUT_OF_SCOPE, decline.applies_out_of_scope),
     (A.INVALID, decline.applies_invalid),  # say what cannot be right instead of computing with it
     (A.NO_DATA, decline.applies_no_data),
+    (cpu_serving.TRAINING, cpu_serving.applies_training),  # 「能用CPU训练吗」: the FLOPs gap, not a memory estimate
     (
         cpu_serving.NAME,
         cpu_serving.applies,

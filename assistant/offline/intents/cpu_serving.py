@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Any
 
 from assistant.offline.intents import args as A
 from assistant.offline.intents.base import has_size
@@ -16,6 +17,7 @@ from assistant.offline.reading.frame import Frame
 from assistant.offline.types import ToolCall
 
 NAME = "cpu_serving"
+TRAINING = "cpu_training"
 
 # Platforms asked about when the question names none: desktop, 8-channel DDR4 server, 12-channel DDR5 server.
 GENERIC_PLATFORMS = ("desktop_ddr5", "epyc_7003", "epyc_9004")
@@ -141,7 +143,10 @@ def _ram_from_dimms(f: Frame) -> float | None:
 
 
 _MEMBIND_RE = re.compile(r"numactl\b[^\n]*?(?:\s-m\s*\d|--membind|\s-m\d)", re.I)
-_CPU_ONLY_RE = re.compile(r"纯\s*cpu|只用\s*cpu|cpu\s*only|cpu-only|only\s+(?:on\s+)?(?:the\s+)?cpu|without\s+(?:a\s+)?gpu|不用\s*(?:gpu|显卡)|没有\s*(?:gpu|显卡)", re.I)
+_CPU_ONLY_RE = re.compile(
+    r"纯\s*cpu|只用\s*cpu|cpu\s*only|cpu-only|only\s+(?:on\s+)?(?:the\s+)?cpu|without\s+(?:a\s+)?gpu|不用\s*(?:gpu|显卡)|没有\s*(?:gpu|显卡)",
+    re.I,
+)
 
 
 def membind(f: Frame) -> bool:
@@ -231,6 +236,30 @@ def _inference_only_format(f: Frame) -> bool:
     )
 
 
+_HOW_RUN_RE = re.compile(
+    r"how\s+(?:to|do\s+i|can\s+i)\s+(?:run|deploy|use|load)|can\s+i\s+run|is\s+it\s+possible\s+to\s+run|run\s+\S+\s+on"
+    r"|怎么跑|如何跑|怎么部署|如何部署|怎么运行|如何运行|能跑|能不能跑|可以跑|跑得动|跑起来|部署",
+    re.I,
+)
+
+
+def offload_question(f: Frame) -> bool:
+    """'How to run r1 on a 4090?': a MoE model whose 4-bit file is many times the card's memory. Only the hybrid
+    route (experts in system RAM: ktransformers / llama.cpp) or a smaller distilled model runs it there."""
+    if not f.gpus or f.training or not _HOW_RUN_RE.search(_text(f)):
+        return False
+    try:
+        from tools.gpus import resolve_gpu
+        from tools.models import resolve_model
+
+        margs = _model_args(f)
+        m = resolve_model(margs.get("model"), margs.get("params"), allow_unknown=True)
+        vram = resolve_gpu(A.gpu_arg(f) or f.gpus[0]).memory_gb * (f.gpu_count or 1)
+    except Exception:  # an unknown card or model: the memory intent sizes it  # noqa: BLE001
+        return False
+    return bool(m.arch.is_moe) and m.params * 4.9 / 8 / 1e9 > 4 * vram
+
+
 def applies(f: Frame) -> bool:
     """A decode-speed (or platform) question about running from host RAM: a strong word (纯CPU, CPU推理,
     内存带宽, ktransformers/fastllm) or a CPU platform named with a model that does not fit the named VRAM."""
@@ -245,8 +274,11 @@ def applies(f: Frame) -> bool:
     named = platform_id(f) is not None or all(memory_setup(f)) or bool(family_ids(f))
     cpu_words = bool(w["cpu_inference"].search(t))
     asks_speed = bool(w["speed"].search(t)) or any(speeds(f))
-    if strong:
+    if strong or offload_question(f):
         return True
+    gguf_quant = bool(re.search(r"(?<![a-z0-9])(?:q[2-8]_(?:k|0)\w*|iq[1-4]_\w+)|gguf", t))
+    if gguf_quant and host_ram(f) and (asks_speed or any(speeds(f))):
+        return True  # '128G内存跑 r1 q4_k_m 只有0.3 tokens/s': a GGUF run from host RAM
     if hybrid_engine:
         return asks_speed or named or bool(host_ram(f))
     return (named or cpu_words) and asks_speed and not _weights_fit_vram(f)
@@ -264,10 +296,14 @@ def _moe_of_size(params_b: float) -> str | None:
         if e.arch.is_moe and abs(count_params(e.arch).total / 1e9 - params_b) <= 0.005 * params_b
     ]
     shapes = {n for _, n in hits}
-    return hits[0][0] if hits and len(shapes) == 1 and not re.search(r"qwen|vl", " ".join(i for i, _ in hits), re.I) else None
+    return (
+        hits[0][0]
+        if hits and len(shapes) == 1 and not re.search(r"qwen|vl", " ".join(i for i, _ in hits), re.I)
+        else None
+    )
 
 
-def _model_args(f: Frame) -> dict[str, object]:
+def _model_args(f: Frame) -> dict[str, Any]:
     margs = A.model_args(f)
     if "params" in margs and "model" not in margs and f.params_b:
         named = _moe_of_size(float(f.params_b))
@@ -308,8 +344,29 @@ def calls(f: Frame) -> list[ToolCall]:
         generic = SERVER_PLATFORMS if base["sockets"] == 2 else GENERIC_PLATFORMS  # two sockets: not a desktop
         plats = [dict(cpu="desktop_ddr4" if ddr4 and p == "desktop_ddr5" else p) for p in generic]
     out = [A.call(NAME, "cpu_inference", **base, **p) for p in plats]
+    if offload_question(f) and base.get("gpu"):
+        out.append(A.call(NAME, "largest_model", gpu=base["gpu"], mode="inference", like=str(base.get("model") or "")))
     cards = gpu_part(f)
     if cards:
         out.insert(0, A.call(NAME, "estimate_memory", **A.model_args(f), mode="inference", gpu=cards[0], gpus=cards[1]))
     out.append(A.call(NAME, "lookup_model", query=str(base.get("model") or f.model or f"{f.params_b:g}B")))
     return out
+
+
+def applies_training(f: Frame) -> bool:
+    """'模型训练与精调可以使用CPU来做吗': training on the CPU instead of the GPU. The answer is the compute gap
+    (6·N·D FLOP at a CPU's 1–2 TFLOPS against a GPU's 100+), not a GPU memory estimate."""
+    t = _text(f)
+    return bool(_words()["cpu_training"].search(t)) and not re.search(r"offload|zero", t)
+
+
+def training_calls(f: Frame) -> list[ToolCall]:
+    """The guide's CPU-training document leads (its worked FLOPs example and the QLoRA / rent-by-the-hour routes)."""
+    from tools.lang import has_cjk
+
+    query = (
+        "CPU 训练 微调 可行吗 速度 慢 数量级 QLoRA 租 GPU"
+        if has_cjk(f.text or "")
+        else "train fine-tune on CPU possible slower TFLOPS QLoRA rent GPU"
+    )  # the passage comes back in the query's language
+    return [A.call(TRAINING, "search_guide", query=query, k=2, doc_id="cpu-training")]

@@ -225,8 +225,14 @@ def _ram(w: Writer, res: dict[str, Any]) -> None:
 
 def _file(res: dict[str, Any]) -> tuple[str, str]:
     pub = bool(res.get("file_published"))
-    how_zh = "公开的 GGUF 文件大小" if pub else f"{num(res.get('params_b'))}B × {num(res.get('bits_per_weight'))} bit ÷ 8"
-    how_en = "the published GGUF size" if pub else f"{num(res.get('params_b'))}B × {num(res.get('bits_per_weight'))} bits ÷ 8"
+    how_zh = (
+        "公开的 GGUF 文件大小" if pub else f"{num(res.get('params_b'))}B × {num(res.get('bits_per_weight'))} bit ÷ 8"
+    )
+    how_en = (
+        "the published GGUF size"
+        if pub
+        else f"{num(res.get('params_b'))}B × {num(res.get('bits_per_weight'))} bits ÷ 8"
+    )
     return (
         f"{res.get('model')} {res.get('quant_label')} 整个文件约 {num(res.get('file_gb'))} GB（{how_zh}）",
         f"{res.get('model')} {res.get('quant_label')} is about {num(res.get('file_gb'))} GB as a whole file ({how_en})",
@@ -310,7 +316,11 @@ def _ram_short_lead(w: Writer, res: dict[str, Any], ctx: Context) -> None:
     w.add(
         "verdict",
         f"**内存不够装下模型：{file_zh}，内存里要放约 {need} GB，你有 {avail} GB。**"
-        + (mmap_zh if running else "用 mmap 的引擎（llama.cpp、ktransformers）不会报错，但放不下的部分要每个 token 从硬盘读。")
+        + (
+            mmap_zh
+            if running
+            else "用 mmap 的引擎（llama.cpp、ktransformers）不会报错，但放不下的部分要每个 token 从硬盘读。"
+        )
         + (
             f"内存能缓存约 {num(res.get('resident_pct'))}% 的权重，其余按 NVMe 顺序读 3.5–7.45 GB/s 算约 "
             f"**{num(disk.get('low'))}–{num(disk.get('high'))} tokens/s**（随机页读更慢）。"
@@ -319,8 +329,12 @@ def _ram_short_lead(w: Writer, res: dict[str, Any], ctx: Context) -> None:
         )
         + "要回到内存带宽的速度：加内存到放得下，或换更小的量化。",
         f"**RAM cannot hold the model: {file_en}; about {need} GB must stay in RAM and you have {avail} GB.** "
-        + (mmap_en if running else "Engines that mmap the file (llama.cpp, ktransformers) will not fail, but what does "
-           "not fit is read from disk every token. ")
+        + (
+            mmap_en
+            if running
+            else "Engines that mmap the file (llama.cpp, ktransformers) will not fail, but what does "
+            "not fit is read from disk every token. "
+        )
         + (
             f"RAM caches about {num(res.get('resident_pct'))}% of the weights; reading the rest from an NVMe SSD at "
             f"3.5–7.45 GB/s sequential gives about **{num(disk.get('low'))}–{num(disk.get('high'))} tokens/s** "
@@ -357,7 +371,11 @@ def _largest_quant(w: Writer, res: dict[str, Any], ctx: Context) -> None:
         + "。",
         f"RAM plus VRAM is about {room} GB: the largest {res.get('model')} quant whose whole file fits is "
         f"**{fit['label']} (about {num(fit['size_gb'])} GB)**"
-        + (", and unsloth's dynamic quants (1.58–2.51-bit) are made for such machines" if str(fit["quant"]).startswith("ud_") else "")
+        + (
+            ", and unsloth's dynamic quants (1.58–2.51-bit) are made for such machines"
+            if str(fit["quant"]).startswith("ud_")
+            else ""
+        )
         + ".",
     )
 
@@ -365,7 +383,9 @@ def _largest_quant(w: Writer, res: dict[str, Any], ctx: Context) -> None:
 def _asks_largest(ctx: Context) -> bool:
     import re
 
-    return bool(re.search(r"最大|多大|哪个版本|哪个量化|largest|biggest|which\s+(?:quant|version)", ctx.question or "", re.I))
+    return bool(
+        re.search(r"最大|多大|哪个版本|哪个量化|largest|biggest|which\s+(?:quant|version)", ctx.question or "", re.I)
+    )
 
 
 def _sockets(w: Writer, res: dict[str, Any]) -> None:
@@ -421,9 +441,11 @@ def _engine_notes(w: Writer, res: dict[str, Any], ctx: Context) -> None:
             "More RAM capacity does not make it faster: capacity decides whether it fits, speed follows bandwidth "
             "(channels × speed), so populate every channel, use faster memory or a platform with more channels.",
         )
-    if re.search(r"intel|amd|英特尔|因特尔|\bamx\b|epyc|霄龙", text) and re.search(
-        r"intel|英特尔|因特尔", text
-    ) and re.search(r"amd|epyc|霄龙", text):
+    if (
+        re.search(r"intel|amd|英特尔|因特尔|\bamx\b|epyc|霄龙", text)
+        and re.search(r"intel|英特尔|因特尔", text)
+        and re.search(r"amd|epyc|霄龙", text)
+    ):
         w.add(
             "verdict",
             f"解码快不快看内存带宽（通道数 × 频率），不看 CPU 是哪家：{res.get('platform_zh')} 是 {_bw(res, 'zh')}；"
@@ -483,6 +505,40 @@ def _numbers(w: Writer, res: dict[str, Any]) -> None:
         )
 
 
+def _offload(res: dict[str, Any]) -> bool:
+    """A card far too small for the model and no RAM figure: the question is how it can run at all."""
+    vram = float(res.get("vram_total_gb") or 0)
+    return (
+        bool(res.get("gpu")) and vram > 0 and float(res.get("file_gb") or 0) > 4 * vram and not res.get("host_ram_gb")
+    )
+
+
+def _offload_lead(w: Writer, res: dict[str, Any]) -> None:
+    file_zh, file_en = _file(res)
+    gpu, vram = res.get("gpu"), num(res.get("vram_total_gb"))
+    w.add(
+        "verdict",
+        f"**{gpu}（{vram} GB）单卡装不下完整的 {res.get('model')}：{file_zh}。** 能跑的办法是把大部分权重（MoE 的专家）放在"
+        f"系统内存（RAM）里、由 CPU 算，显卡只放注意力和共享部分（CPU offload，用 ktransformers 或 llama.cpp），"
+        f"内存要约 {num(res.get('ram_needed_gb'))} GB 以上；更小的 unsloth 动态量化（1.58–2.51 bit）也要上百 GB 内存。"
+        + (
+            "只有这张卡又没有大内存时，现实的选择是蒸馏版（Distill）小模型，它们是另一个更小的模型，不是原版的水平。"
+            if str(res.get("model", "")).startswith("DeepSeek-R1")
+            else "只有这张卡又没有大内存时，只能换一个装得下的更小的模型。"
+        ),
+        f"**One {gpu} ({vram} GB) cannot hold the full {res.get('model')}: {file_en}.** It runs only with most weights "
+        "(the MoE experts) in system RAM, computed by the CPU, and the card holding attention and the shared part "
+        f"(CPU offload, with ktransformers or llama.cpp): about {num(res.get('ram_needed_gb'))} GB of RAM or more; even "
+        "unsloth's dynamic quants (1.58–2.51-bit) need well over 100 GB of RAM. "
+        + (
+            "With only the card and little RAM, the realistic choice is a distilled model (Distill), a different, "
+            "smaller model, not the original's quality."
+            if str(res.get("model", "")).startswith("DeepSeek-R1")
+            else "With only the card and little RAM, only a smaller model that fits will run."
+        ),
+    )
+
+
 def _family_of(rows: list[dict[str, Any]]) -> bool:
     """The rows are one family's generations ('EPYC' with no number), not the three generic platforms."""
     from tools.cpu_inference import _data
@@ -496,6 +552,8 @@ def _several(w: Writer, rows: list[dict[str, Any]], ctx: Context) -> None:
     first = rows[0]
     where_zh, where_en = _where(first, w)
     family = _family_of(rows)
+    if _offload(first):
+        _offload_lead(w, first)
     if first.get("ram_fits") is False:
         _ram_short_lead(w, first, ctx)
     if family:

@@ -1,0 +1,115 @@
+"""CPU / hybrid questions read the user's own platform, RAM and quant (knowledge/cpus.yaml), with hand-worked values.
+
+Bandwidth = channels × MT/s × 8 B (JEDEC 64-bit channel); Intel ARK / AMD product pages give the channels.
+GGUF sizes: the sum of the split files on https://huggingface.co/unsloth/DeepSeek-R1-GGUF.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tools.cpu_inference import CpuInferenceInput, cpu_inference, family_platforms, find_platform, find_quant
+
+
+@pytest.mark.parametrize(
+    ("text", "pid", "gbs"),
+    [
+        ("CPU志强8454H，内存512G", "xeon_gen4_sapphire", 8 * 4800 * 8 / 1000),  # ARK 8454H: 8 × DDR5-4800
+        ("2个Intel(R) Xeon(R) Gold 6338 CPU @ 2.00GHz", "xeon_gen3_icelake", 8 * 3200 * 8 / 1000),
+        ("我的x99跑到3-5token/s", "xeon_e5_v4", 4 * 2400 * 8 / 1000),  # quad-channel DDR4-2400
+        ("Z790-P的主板，一张4090", "desktop_ddr5", 2 * 5600 * 8 / 1000),
+    ],
+)
+def test_platform_named_in_the_question(text: str, pid: str, gbs: float) -> None:
+    p = find_platform(text)
+    assert p is not None and p.id == pid
+    assert p.theoretical_gbs == pytest.approx(gbs, rel=1e-3)
+
+
+def test_family_without_generation_lists_genoa_then_milan() -> None:
+    assert find_platform("EPYC 24核+4090+576 GB") is None
+    ids = [p.id for p in family_platforms("EPYC 24核+4090+576 GB")]
+    assert ids == ["epyc_9004", "epyc_7003"]  # 12 × DDR5-4800 = 460.8 assumed, 8 × DDR4-3200 = 204.8 beside it
+
+
+@pytest.mark.parametrize(
+    ("text", "qid"),
+    [("671b Q8模型", "q8_0"), ("Q4双CPU插槽", "q4_k_m"), ("R1 Q2跑起来", "ud_q2_k_xl"), ("iq1_s版本", "ud_iq1_s")],
+)
+def test_quant_next_to_chinese(text: str, qid: str) -> None:
+    q = find_quant(text.lower())
+    assert q is not None and q.id == qid
+
+
+def test_q8_file_and_two_copies_for_dual_socket_ktransformers() -> None:
+    out = cpu_inference(
+        CpuInferenceInput(model="DeepSeek-R1", quant="q8_0", cpu="epyc_9004", sockets=2, engine="KTransformers")
+    )
+    assert out.file_gb == pytest.approx(671.026e9 * 8.5008 / 8 / 1e9, rel=0.01)  # ≈ 713 GB
+    assert out.ram_copies == 2 and out.ram_needed_gb == pytest.approx(2 * 713, rel=0.02)
+
+
+def test_numactl_membind_sees_half_the_ram() -> None:
+    out = cpu_inference(
+        CpuInferenceInput(
+            model="DeepSeek-R1",
+            quant="q4_k_m",
+            cpu="xeon_gen3_icelake",
+            sockets=2,
+            host_ram_gb=512,
+            gpu="L40S",
+            engine="KTransformers",
+            membind_one_node=True,
+        )
+    )
+    # 9 files: 48.3 + 49.4 + 49.5 + 48.3 + 49.4 + 48.3 + 49.4 + 46.9 + 14.8 = 404.3 GB
+    assert out.file_gb == pytest.approx(404.3, abs=0.05) and out.file_published
+    assert out.ram_available_gb == pytest.approx(256)
+    assert out.sockets == 1 and out.ram_fits is False
+
+
+def test_ram_short_pages_from_disk() -> None:
+    out = cpu_inference(
+        CpuInferenceInput(
+            model="DeepSeek-R1", quant="q4_k_m", cpu="epyc_7003", host_ram_gb=256, measured_tokens_per_s=0.5
+        )
+    )
+    assert out.ram_fits is False
+    assert out.disk_tokens_per_s is not None
+    # ~40% of ~22 GB per token from an SSD at ≤ 7.45 GB/s: about a token per second at best, far below RAM speed
+    assert out.disk_tokens_per_s.high < 2.0 < out.tokens_per_s.low
+
+
+def test_largest_quant_for_4090_and_192g() -> None:
+    out = cpu_inference(CpuInferenceInput(model="DeepSeek-R1", cpu="desktop_ddr5", gpu="4090", host_ram_gb=192))
+    # room = 192 + (24 - 2) = 214 GB: UD-Q2_K_XL 226.6 GB does not fit, UD-IQ2_XXS 196.2 GB (+8 GB for the OS) does
+    fit = next(r for r in out.quant_fits if r["fits"])
+    assert fit["quant"] == "ud_iq2_xxs" and fit["size_gb"] == pytest.approx(196.2)
+
+
+def _ask(q: str) -> str:
+    from assistant.advisor import ask
+
+    return ask(q, backend="offline").answer
+
+
+def test_run_r1_on_one_24g_card_is_the_offload_answer() -> None:
+    a = _ask("How can I run deepseek r1 on a single 3090?")
+    assert "offload" in a and "llama.cpp" in a and "Distill" in a and "404.3" in a
+
+
+def test_training_on_cpu_is_orders_of_magnitude_slower() -> None:
+    zh = _ask("显卡显存不够，能不能用cpu来微调qwen 7b啊")
+    assert "数量级" in zh and "QLoRA" in zh
+    en = _ask("can I finetune a 7b model on the CPU instead, my gpu only has 6GB")
+    assert "order-of-magnitude" in en
+
+
+def test_dual_socket_q8_needs_two_copies_in_the_answer() -> None:
+    a = _ask("两路至强6338，1T内存，用ktransformers跑r1 Q8 内存够吗，速度多少")
+    assert "各放一份" in a and "713" in a
+
+
+def test_short_ram_running_explains_mmap() -> None:
+    a = _ask("128G内存跑deepseek-r1 q4_k_m居然没报错，但只有0.3 tokens/s，内存占用也不高，为啥")
+    assert "mmap" in a and ("硬盘" in a or "SSD" in a)
