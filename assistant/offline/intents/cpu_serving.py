@@ -243,11 +243,15 @@ _HOW_RUN_RE = re.compile(
 )
 
 
+_COUNT_RE = re.compile(r"几张|多少张|多少块|多少个|几块|几台|多少台|how\s+many|多节点|多机|集群|cluster", re.I)
+
+
 def offload_question(f: Frame) -> bool:
     """'How to run r1 on a 4090?': a MoE model whose 4-bit file is many times the card's memory. Only the hybrid
     route (experts in system RAM: ktransformers / llama.cpp) or a smaller distilled model runs it there."""
-    if not f.gpus or f.training or not _HOW_RUN_RE.search(_text(f)):
-        return False
+    t = _text(f)
+    if not f.gpus or f.training or not _HOW_RUN_RE.search(t) or _COUNT_RE.search(t):
+        return False  # 'how many A100s for R1' is a card-count question, not an offload one
     try:
         from tools.gpus import resolve_gpu
         from tools.models import resolve_model
@@ -257,7 +261,8 @@ def offload_question(f: Frame) -> bool:
         vram = resolve_gpu(A.gpu_arg(f) or f.gpus[0]).memory_gb * (f.gpu_count or 1)
     except Exception:  # an unknown card or model: the memory intent sizes it  # noqa: BLE001
         return False
-    return bool(m.arch.is_moe) and m.params * 4.9 / 8 / 1e9 > 4 * vram
+    one_card = resolve_gpu(A.gpu_arg(f) or f.gpus[0]).memory_gb
+    return bool(m.arch.is_moe) and one_card <= 48 and m.params * 4.9 / 8 / 1e9 > 4 * vram
 
 
 def applies(f: Frame) -> bool:
@@ -277,7 +282,7 @@ def applies(f: Frame) -> bool:
     if strong or offload_question(f):
         return True
     gguf_quant = bool(re.search(r"(?<![a-z0-9])(?:q[2-8]_(?:k|0)\w*|iq[1-4]_\w+)|gguf", t))
-    if gguf_quant and host_ram(f) and (asks_speed or any(speeds(f))):
+    if gguf_quant and host_ram(f) and (asks_speed or any(speeds(f))) and not _weights_fit_vram(f):
         return True  # '128G内存跑 r1 q4_k_m 只有0.3 tokens/s': a GGUF run from host RAM
     if hybrid_engine:
         return asks_speed or named or bool(host_ram(f))
@@ -310,6 +315,22 @@ def _model_args(f: Frame) -> dict[str, Any]:
         if named:
             return {"model": named}
     return margs
+
+
+# Quants the memory tool sizes the same way (GGUF Q4_K_M, 8-bit, 16-bit); unsloth's dynamic quants it does not.
+_MEMORY_PRECISION = {"q4_k_m": ("int4", "q4_k_m"), "q8_0": ("int8", None), "bf16": ("bf16", None), "fp8": ("fp8", None)}
+
+
+def _weights_call(base: dict[str, Any]) -> ToolCall | None:
+    """The whole model's weights against the card (estimate_memory), when a card or the host RAM is in question:
+    why the experts live in RAM at all, from the one memory estimator the product has."""
+    prec = _MEMORY_PRECISION.get(str(base.get("quant")))
+    if prec is None or not (base.get("gpu") or base.get("host_ram_gb")) or not (base.get("model") or base.get("params")):
+        return None
+    extra: dict[str, Any] = {"int4_format": prec[1]} if prec[1] else {}
+    model = {k: base[k] for k in ("model", "params") if base.get(k)}
+    card = {"gpu": base["gpu"]} if base.get("gpu") else {}
+    return A.call(NAME, "estimate_memory", **model, mode="inference", precision=prec[0], **extra, **card)
 
 
 def calls(f: Frame) -> list[ToolCall]:
@@ -346,6 +367,9 @@ def calls(f: Frame) -> list[ToolCall]:
     out = [A.call(NAME, "cpu_inference", **base, **p) for p in plats]
     if offload_question(f) and base.get("gpu"):
         out.append(A.call(NAME, "largest_model", gpu=base["gpu"], mode="inference", like=str(base.get("model") or "")))
+    weights = _weights_call(base)
+    if weights:
+        out.append(weights)
     cards = gpu_part(f)
     if cards:
         out.insert(0, A.call(NAME, "estimate_memory", **A.model_args(f), mode="inference", gpu=cards[0], gpus=cards[1]))

@@ -101,6 +101,7 @@ def cpu_inference(w: Writer, r: ToolResult, ctx: Context) -> None:
     _options(w, res)
     _engine_notes(w, res, ctx)
     _numbers(w, res)
+    _card_weights(w, ctx)
     for a in (res.get("assumptions") or [])[:6]:
         w.add("assumptions", *zh_en(a))
 
@@ -455,7 +456,8 @@ def _engine_notes(w: Writer, res: dict[str, Any], ctx: Context) -> None:
             f"{_bw(res, 'en')}; Intel's edge is AMX (matrix instructions from Xeon Gen 4 on), which ktransformers uses to "
             "speed up prefill (reading the prompt, compute-bound), and which does little for token-by-token decoding.",
         )
-    if "ktrans" in text or "cpu_infer" in text or "local_chat" in text:
+    bound_short = bool(res.get("membind_one_node")) and res.get("ram_fits") is False
+    if ("ktrans" in text or "cpu_infer" in text or "local_chat" in text) and not bound_short:
         w.add(
             "verdict" if "cpu_infer" in text else "next",
             "ktransformers 的 cpu_infer（线程数）设成一个 NUMA 节点的物理核数左右，不是越多越好；单路用 numactl 把进程和"
@@ -470,6 +472,35 @@ def _engine_notes(w: Writer, res: dict[str, Any], ctx: Context) -> None:
                 "This CPU has no AMX: ktransformers' AMX kernels (several times faster prefill) need Xeon Gen 4 or later; "
                 "decode speed is still set by memory bandwidth",
             )
+
+
+def _card_weights(w: Writer, ctx: Context) -> None:
+    """The memory estimator's whole-model weights against the card: why the host RAM holds the rest."""
+    est = next((e.result for e in ctx.by_name("estimate_memory") if not e.error and not e.args.get("gpus")), None)
+    if not est or not est.get("whole_model_weights_gb"):
+        return
+    weights, prec = num(est.get("whole_model_weights_gb")), est.get("whole_model_precision") or est.get("precision")
+    if est.get("gpu") and est.get("fits") is False:
+        w.add(
+            "numbers",
+            f"显存估算：{est.get('model')} {prec} 权重约 {weights} GB，{est.get('gpu')} 每卡可用约 "
+            f"{num(est.get('usable_gb'))} GB，整模型放不下，所以其余权重留在内存里",
+            f"Memory estimate: {est.get('model')} {prec} weights are about {weights} GB against about "
+            f"{num(est.get('usable_gb'))} GB usable on the {est.get('gpu')}, so the rest stays in host RAM",
+        )
+    elif est.get("gpu") and est.get("fits"):
+        w.add(
+            "numbers",
+            f"显存估算：{est.get('model')} {prec} 权重约 {weights} GB，{est.get('gpu')} 放得下，全部放显存会快得多",
+            f"Memory estimate: {est.get('model')} {prec} weights are about {weights} GB and fit the {est.get('gpu')}: "
+            "all on the GPU is much faster",
+        )
+    else:
+        w.add(
+            "numbers",
+            f"显存估算：{est.get('model')} {prec} 权重约 {weights} GB，加载时都要经过内存",
+            f"Memory estimate: {est.get('model')} {prec} weights are about {weights} GB, all passing through RAM to load",
+        )
 
 
 def _numbers(w: Writer, res: dict[str, Any]) -> None:
@@ -611,6 +642,7 @@ def _several(w: Writer, rows: list[dict[str, Any]], ctx: Context) -> None:
     ]
     _engine_notes(w, first, ctx)
     _options(w, {**first, "options": first_opts})
+    _card_weights(w, ctx)
     w.add(
         "next" if not first_opts else "assumptions",
         "告诉我 CPU 型号（如 EPYC 9654、至强金牌 6248）或内存配置（通道数 × 频率），我按你的平台算。",
