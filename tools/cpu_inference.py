@@ -570,7 +570,7 @@ def _disk(out: CpuInferenceOutput, sp: _Split, ram_avail: float, gpu_bw: float |
 
 def _quant_fits(model: Any, total: float, kv_gb: float, room_gb: float) -> list[dict[str, Any]]:
     """Each quant's whole file (published size where known) against RAM + VRAM, largest first."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for x in quants():
         if x.id in ("bf16", "fp8"):
             continue

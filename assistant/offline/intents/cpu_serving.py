@@ -199,10 +199,17 @@ def _quant(f: Frame) -> str:
     return {"fp8": "fp8", "int8": "q8_0", "bf16": "bf16", "fp16": "bf16"}.get(f.precision or "", "q4_k_m")
 
 
+_RAM_AFTER_RE = re.compile(
+    r"(?<![\d.])(?P<n>\d+(?:\.\d+)?)\s*(?P<u>tib|ti|tb|t|gib|gi|gb|g)\s*(?:的\s*)?(?:ddr[45]|内存|dram|ram\b|system\s+ram)",
+    re.I,
+)
+
+
 def host_ram(f: Frame) -> float | None:
+    """Host RAM the user gave: '内存512G', 'RAM: 256GB', or the figure first: '192G DDR5', '512G DRAM', '2T内存'."""
     if f.host_ram_gb:
         return f.host_ram_gb
-    m = _RAM_RE.search(_text(f))
+    m = _RAM_RE.search(_text(f)) or _RAM_AFTER_RE.search(_text(f))
     if not m:
         return None
     n, u = float(m.group("n")), m.group("u").lower()
@@ -265,9 +272,28 @@ def offload_question(f: Frame) -> bool:
     return bool(m.arch.is_moe) and one_card <= 48 and m.params * 4.9 / 8 / 1e9 > 4 * vram
 
 
+_LARGEST_RE = re.compile(r"最大|多大的?模型|哪个版本|哪个量化|largest|biggest|which\s+(?:model|quant|version)", re.I)
+# What ktransformers is built to run from host RAM (its README and DeepSeek-R1/V3 tutorial): the model assumed when
+# '4090 + 192G, 用 KTransformers 最大能部署哪个版本' names none.
+HYBRID_DEFAULT_MODEL = "DeepSeek-R1"
+
+
+def largest_hybrid(f: Frame) -> bool:
+    """'4090+192G DDR5 用 KTransformers 最大能部署哪个版本': no model, a hybrid engine, the host RAM and a card."""
+    return (
+        not has_size(f)
+        and engine(f) == "KTransformers"
+        and bool(host_ram(f))
+        and bool(_LARGEST_RE.search(_text(f)))
+        and not f.training
+    )
+
+
 def applies(f: Frame) -> bool:
     """A decode-speed (or platform) question about running from host RAM: a strong word (纯CPU, CPU推理,
     内存带宽, ktransformers/fastllm) or a CPU platform named with a model that does not fit the named VRAM."""
+    if largest_hybrid(f):
+        return True
     if not has_size(f):
         return False
     if (f.training or f.mode not in (None, "inference")) and not _inference_only_format(f):
@@ -309,6 +335,8 @@ def _moe_of_size(params_b: float) -> str | None:
 
 
 def _model_args(f: Frame) -> dict[str, Any]:
+    if largest_hybrid(f):
+        return {"model": HYBRID_DEFAULT_MODEL}
     margs = A.model_args(f)
     if "params" in margs and "model" not in margs and f.params_b:
         named = _moe_of_size(float(f.params_b))
@@ -325,7 +353,11 @@ def _weights_call(base: dict[str, Any]) -> ToolCall | None:
     """The whole model's weights against the card (estimate_memory), when a card or the host RAM is in question:
     why the experts live in RAM at all, from the one memory estimator the product has."""
     prec = _MEMORY_PRECISION.get(str(base.get("quant")))
-    if prec is None or not (base.get("gpu") or base.get("host_ram_gb")) or not (base.get("model") or base.get("params")):
+    if (
+        prec is None
+        or not (base.get("gpu") or base.get("host_ram_gb"))
+        or not (base.get("model") or base.get("params"))
+    ):
         return None
     extra: dict[str, Any] = {"int4_format": prec[1]} if prec[1] else {}
     model = {k: base[k] for k in ("model", "params") if base.get(k)}
@@ -367,13 +399,16 @@ def calls(f: Frame) -> list[ToolCall]:
     out = [A.call(NAME, "cpu_inference", **base, **p) for p in plats]
     if offload_question(f) and base.get("gpu"):
         out.append(A.call(NAME, "largest_model", gpu=base["gpu"], mode="inference", like=str(base.get("model") or "")))
+    if measured and base.get("gpu") and re.search(r"显卡|gpu|卡", _text(f)):
+        # '[Bug] A100显卡推理速度慢': the card's own bandwidth beside the host's shows which one bounds the speed
+        out.append(A.call(NAME, "gpu_specs", names=[base["gpu"]]))
     weights = _weights_call(base)
     if weights:
         out.append(weights)
     cards = gpu_part(f)
     if cards:
         out.insert(0, A.call(NAME, "estimate_memory", **A.model_args(f), mode="inference", gpu=cards[0], gpus=cards[1]))
-    out.append(A.call(NAME, "lookup_model", query=str(base.get("model") or f.model or f"{f.params_b:g}B")))
+    out.append(A.call(NAME, "lookup_model", query=str(base.get("model") or f.model or f"{f.params_b or 0:g}B")))
     return out
 
 

@@ -82,7 +82,9 @@ def cpu_inference(w: Writer, r: ToolResult, ctx: Context) -> None:
         else f"Most weights already sit in VRAM; reading host RAM is only {num(res.get('cpu_time_pct'))}% of each "
         "token's time, so the CPU side is not the main limit."
     )
-    if res.get("ram_fits") is False:
+    if _asks_largest(ctx) and res.get("quant_fits"):
+        _largest_quant(w, res, ctx, lead=True)  # 'what is the largest I can run': the answer, then the speed
+    elif res.get("ram_fits") is False:
         _ram_short_lead(w, res, ctx)
     w.add(
         "verdict",
@@ -96,7 +98,8 @@ def cpu_inference(w: Writer, r: ToolResult, ctx: Context) -> None:
     _measured(w, res, ctx)
     if res.get("ram_fits") is not False:
         _ram(w, res)
-    _largest_quant(w, res, ctx)
+    if not _asks_largest(ctx):
+        _largest_quant(w, res, ctx)
     _sockets(w, res)
     _options(w, res)
     _engine_notes(w, res, ctx)
@@ -301,7 +304,7 @@ def _ram_short_lead(w: Writer, res: dict[str, Any], ctx: Context) -> None:
     disk = res.get("disk_tokens_per_s") or {}
     q = (ctx.question or "").lower()
     running = bool(res.get("measured_tokens_per_s")) or bool(
-        re.search(r"没报错|不报错|不会报|正常运行|能跑|占用|跑起来了|no\s+oom|doesn.t\s+crash|runs?\b", q)
+        re.search(r"没报错|不报错|不会报|正常运行|可以运行|能运行|占用|跑起来了|no\s+oom|doesn.t\s+crash|it\s+runs", q)
     )
     mmap_zh = (
         "llama.cpp / ktransformers 用 mmap（内存映射）读 GGUF：权重是映射到文件的页，不是进程申请的内存，所以不会报"
@@ -347,9 +350,12 @@ def _ram_short_lead(w: Writer, res: dict[str, Any], ctx: Context) -> None:
     )
 
 
-def _largest_quant(w: Writer, res: dict[str, Any], ctx: Context) -> None:
+def _largest_quant(w: Writer, res: dict[str, Any], ctx: Context, lead: bool = False, generic: bool = False) -> None:
     """RAM + VRAM known: the largest quant of this model whose whole file fits, beside the one asked about."""
     rows = res.get("quant_fits") or []
+    if lead:
+        _fitting_lead(w, res, rows, generic)
+        return
     fit = next((r for r in rows if r.get("fits")), None)
     room = num(res.get("ram_plus_vram_gb"))
     if not rows:
@@ -378,6 +384,61 @@ def _largest_quant(w: Writer, res: dict[str, Any], ctx: Context) -> None:
             else ""
         )
         + ".",
+    )
+
+
+def _fitting_lead(w: Writer, res: dict[str, Any], rows: list[dict[str, Any]], generic: bool = False) -> None:
+    """The largest quant that fits RAM + VRAM, the next one up that does not, and what the RAM speed costs."""
+    fit = next((r for r in rows if r.get("fits")), None)
+    room = num(res.get("ram_plus_vram_gb"))
+    if fit is None:
+        return
+    above = [r for r in rows if not r.get("fits") and float(r["size_gb"]) > float(fit["size_gb"])]
+    nxt = above[-1] if above else None
+    many_dimms = (
+        not generic
+        and res.get("platform_id") in ("desktop_ddr5", "desktop_ddr4")
+        and float(res.get("host_ram_gb") or 0) > 96
+    )
+    w.add(
+        "verdict",
+        f"**内存 {num(res.get('ram_available_gb'))} GB + 显存 {num(res.get('vram_total_gb'))} GB（共约 {room} GB）能整个放下的最大版本是 "
+        f"{res.get('model')} {fit['label']}，约 {num(fit['size_gb'])} GB。**"
+        + (
+            f"再大一档的 {nxt['label']}（约 {num(nxt['size_gb'])} GB）放不下，只能靠 mmap 从硬盘读，会慢很多。"
+            if nxt
+            else ""
+        )
+        + (
+            "这是 unsloth 的动态量化（1.58–2.51 bit），比常规 Q4_K_M（约 404 GB）小得多，质量也更低。"
+            if str(fit["quant"]).startswith("ud_")
+            else ""
+        )
+        + (
+            f"台式机只有双通道内存：插满 4 根（每通道 2 根）通常要降频，带宽按 {_bw(res, 'zh')} 算已是上限。"
+            if many_dimms
+            else ""
+        ),
+        f"**RAM {num(res.get('ram_available_gb'))} GB + VRAM {num(res.get('vram_total_gb'))} GB (about {room} GB) holds at most "
+        f"{res.get('model')} {fit['label']}, about {num(fit['size_gb'])} GB.** "
+        + (
+            f"The next one up, {nxt['label']} (about {num(nxt['size_gb'])} GB), does not fit and would be read from disk "
+            "through mmap, much slower. "
+            if nxt
+            else ""
+        )
+        + (
+            "That is one of unsloth's dynamic quants (1.58–2.51-bit), far smaller than the usual Q4_K_M (about 404 GB) "
+            "and lower in quality. "
+            if str(fit["quant"]).startswith("ud_")
+            else ""
+        )
+        + (
+            "A desktop has two memory channels: four DIMMs (two per channel) usually run slower, so "
+            f"{_bw(res, 'en')} is the ceiling."
+            if many_dimms
+            else ""
+        ),
     )
 
 
@@ -583,9 +644,11 @@ def _several(w: Writer, rows: list[dict[str, Any]], ctx: Context) -> None:
     first = rows[0]
     where_zh, where_en = _where(first, w)
     family = _family_of(rows)
-    if _offload(first):
+    if _asks_largest(ctx) and first.get("quant_fits"):
+        _largest_quant(w, first, ctx, lead=True, generic=not family)
+    elif _offload(first):
         _offload_lead(w, first)
-    if first.get("ram_fits") is False:
+    if first.get("ram_fits") is False and not (_asks_largest(ctx) and first.get("quant_fits")):
         _ram_short_lead(w, first, ctx)
     if family:
         w.add(
@@ -629,7 +692,8 @@ def _several(w: Writer, rows: list[dict[str, Any]], ctx: Context) -> None:
     _target(w, rows[-1], generic=True)
     if rows[-1].get("ram_fits") is not False:
         _ram(w, rows[-1])
-    _largest_quant(w, first, ctx)
+    if not _asks_largest(ctx):
+        _largest_quant(w, first, ctx)
     _sockets(w, rows[-1])
     first_opts = [
         {
