@@ -113,3 +113,21 @@ def test_dual_socket_q8_needs_two_copies_in_the_answer() -> None:
 def test_short_ram_running_explains_mmap() -> None:
     a = _ask("128G内存跑deepseek-r1 q4_k_m居然没报错，但只有0.3 tokens/s，内存占用也不高，为啥")
     assert "mmap" in a and ("硬盘" in a or "SSD" in a)
+
+
+def test_largest_quant_for_a_card_and_ram_leads() -> None:
+    a = _ask("一张3090加128G内存，用ktransformers最大能跑deepseek哪个量化版本")
+    # room = 128 + (24 - 2) = 150 GB: UD-IQ1_S 140.2 GB (+8 GB OS) fits, UD-IQ1_M 169.7 GB does not
+    first = a.splitlines()[0]
+    assert "UD-IQ1_S" in first and "140.2" in first
+
+
+def test_dual_socket_question_without_model_is_in_scope() -> None:
+    a = _ask("双路服务器，1T内存，Q8大概速度多少，是不是只能用单路")
+    assert "超出了我的范围" not in a and "各放一份" in a and "1.4" in a
+
+
+def test_amd_vs_intel_is_bandwidth_and_amx_prefill() -> None:
+    a = _ask("听说ktransformers要intel的cpu才快，我用amd epyc 9654 + 4090 跑 deepseek-r1 q4 能有多快？")
+    # EPYC 9654 = Genoa, 12 × DDR5-4800 = 460.8 GB/s per socket
+    assert "460.8" in a and "AMX" in a and "预填充" in a

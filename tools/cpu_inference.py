@@ -113,6 +113,15 @@ def find_platform(text: str) -> Platform | None:
     return _first_named(platforms(), normalise(text))
 
 
+def in_domain(text: str) -> bool:
+    """Host-RAM inference vocabulary (engines, sockets, NUMA, DDR, CPU inference): a question in scope even with
+    no GPU or model named ('双CPU、2T内存、Q8大概速度多少')."""
+    w = words()
+    t = normalise(text)
+    pats = [w["cpu_inference"], w["dual_socket"], w["single_socket"], *w["engines"].values()]
+    return any(re.search(p, t, re.I) for p in pats)
+
+
 def family_platforms(text: str) -> list[Platform]:
     """A family word with no generation ('EPYC 24核'): the generations it likely means, the assumed one first."""
     t = normalise(text)

@@ -57,6 +57,7 @@ INTENTS: dict[str, Intent] = {
         Intent(A.IMPLIED_MFU, conversions.mfu_calls),
         Intent(cpu_serving.NAME, cpu_serving.calls),
         Intent(cpu_serving.TRAINING, cpu_serving.training_calls),
+        Intent(cpu_serving.UNSIZED, cpu_serving.unsized_calls),
         Intent(A.DECODE_SPEED, serving.calls),
         Intent(serving.SERVING, serving.serving_calls),
         Intent(serving.TEAM, serving.team_calls),
@@ -109,6 +110,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
         cpu_serving.NAME,
         cpu_serving.applies,
     ),  # 「双路 EPYC + 4090 跑满血 R1 几个 token/s」: host memory bandwidth decides
+    (cpu_serving.UNSIZED, cpu_serving.applies_unsized),  # 「双CPU、2T内存、Q8多快」 with no model: the rule, cited
     (A.MEMORY, memory.applies_pipeline_first),  # FLUX / SDXL / Wan / Whisper: not the LLM serving/plan rules
     (A.REPORTED_MEMORY, gpus.applies_reported_memory),
     (A.CONVERT, conversions.applies_convert),

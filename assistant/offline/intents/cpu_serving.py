@@ -18,6 +18,7 @@ from assistant.offline.types import ToolCall
 
 NAME = "cpu_serving"
 TRAINING = "cpu_training"
+UNSIZED = "cpu_unsized"
 
 # Platforms asked about when the question names none: desktop, 8-channel DDR4 server, 12-channel DDR5 server.
 GENERIC_PLATFORMS = ("desktop_ddr5", "epyc_7003", "epyc_9004")
@@ -257,7 +258,7 @@ def offload_question(f: Frame) -> bool:
     """'How to run r1 on a 4090?': a MoE model whose 4-bit file is many times the card's memory. Only the hybrid
     route (experts in system RAM: ktransformers / llama.cpp) or a smaller distilled model runs it there."""
     t = _text(f)
-    if not f.gpus or f.training or not _HOW_RUN_RE.search(t) or _COUNT_RE.search(t):
+    if not f.gpus or f.training or not _HOW_RUN_RE.search(t) or _COUNT_RE.search(t) or any(speeds(f)):
         return False  # 'how many A100s for R1' is a card-count question, not an offload one
     try:
         from tools.gpus import resolve_gpu
@@ -399,7 +400,7 @@ def calls(f: Frame) -> list[ToolCall]:
     out = [A.call(NAME, "cpu_inference", **base, **p) for p in plats]
     if offload_question(f) and base.get("gpu"):
         out.append(A.call(NAME, "largest_model", gpu=base["gpu"], mode="inference", like=str(base.get("model") or "")))
-    if measured and base.get("gpu") and re.search(r"显卡|gpu|卡", _text(f)):
+    if measured and base.get("gpu"):
         # '[Bug] A100显卡推理速度慢': the card's own bandwidth beside the host's shows which one bounds the speed
         out.append(A.call(NAME, "gpu_specs", names=[base["gpu"]]))
     weights = _weights_call(base)
@@ -429,3 +430,27 @@ def training_calls(f: Frame) -> list[ToolCall]:
         else "train fine-tune on CPU possible slower TFLOPS QLoRA rent GPU"
     )  # the passage comes back in the query's language
     return [A.call(TRAINING, "search_guide", query=query, k=2, doc_id="cpu-training")]
+
+
+def applies_unsized(f: Frame) -> bool:
+    """'双CPU、2T内存、Q8大概速度多少' with no model: the rule (bandwidth ÷ bytes per token, a copy per socket) from
+    the guide, since no figure can be computed without the model."""
+    from tools.cpu_inference import in_domain
+
+    if has_size(f) or f.training or f.is_log:
+        return False
+    t = _text(f)
+    w = _words()
+    cpu = bool(w["dual_socket"].search(t) or w["single_socket"].search(t) or w["cpu_inference"].search(t))
+    return cpu and in_domain(t) and (bool(w["speed"].search(t)) or bool(host_ram(f)))
+
+
+def unsized_calls(f: Frame) -> list[ToolCall]:
+    from tools.lang import has_cjk
+
+    query = (
+        "CPU 推理 速度 内存带宽 单路 双路 NUMA 内存 各放一份"
+        if has_cjk(f.text or "")
+        else "CPU inference speed memory bandwidth one socket two sockets NUMA copy per socket"
+    )
+    return [A.call(UNSIZED, "search_guide", query=query, k=2, doc_id="cpu-inference-sockets")]
