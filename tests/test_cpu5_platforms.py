@@ -131,3 +131,26 @@ def test_amd_vs_intel_is_bandwidth_and_amx_prefill() -> None:
     a = _ask("听说ktransformers要intel的cpu才快，我用amd epyc 9654 + 4090 跑 deepseek-r1 q4 能有多快？")
     # EPYC 9654 = Genoa, 12 × DDR5-4800 = 460.8 GB/s per socket
     assert "460.8" in a and "AMX" in a and "预填充" in a
+
+
+def test_two_numa_nodes_seven_dimms_and_numa_copies() -> None:
+    # after kvcache-ai/ktransformers#219: Skylake-SP (6 × DDR4 per socket), 7 DIMMs over 2 sockets = 3 channels each,
+    # 3 × 2400 × 8 / 1000 = 57.6 GB/s; USE_NUMA=1 keeps two copies (2 × ~389 GB) in 448 GB: RAM short
+    a = _ask(
+        "ktransformers 开了 USE_NUMA=1，Xeon Platinum P-8136 两个 numa 节点，内存 DDR4-2400 64GB x 7 共448GB，"
+        "4090，R1 Q4_K_M 只有 0.6 token/s 正常吗"
+    )
+    lead = a.splitlines()[0]
+    assert "各放一份" in lead and "448" in lead and "单路模式" in lead
+    assert "57.6" in a and "3 个通道" in a
+
+
+def test_unquantized_r1_is_fp8_and_tight_in_640g() -> None:
+    out = cpu_inference(
+        CpuInferenceInput(
+            model="DeepSeek-R1", quant=find_quant("非量化版本").id, cpu="epyc_9004", gpu="L40", host_ram_gb=640
+        )
+    )
+    # FP8: 671e9 × 1 B = 671 GB; L40 48 GB − 2 GB reserve holds the dense part and a few experts; ~625 GB in RAM
+    assert out.quant == "fp8" and out.file_gb == pytest.approx(671, rel=0.01)
+    assert 600 < out.ram_needed_gb < 640

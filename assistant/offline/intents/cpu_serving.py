@@ -70,6 +70,13 @@ def _text(f: Frame) -> str:
     return normalise(f.text or "")
 
 
+def _memory_of(pid: str) -> str:
+    from tools.cpu_inference import find_platform
+
+    p = find_platform(pid)
+    return p.memory if p else ""
+
+
 def family_ids(f: Frame) -> list[str]:
     """'EPYC 24核' with no generation: the generations assumed (knowledge/cpus.yaml families)."""
     from tools.cpu_inference import family_platforms
@@ -391,7 +398,11 @@ def calls(f: Frame) -> list[ToolCall]:
     if pid or (channels and mt_s):
         plats = [dict(cpu=pid, channels=channels, mt_s=mt_s)]
     elif fams:
-        plats = [dict(cpu=p) for p in fams]  # 'EPYC' alone: the generations it may be, the assumed one first
+        # 'EPYC' alone: the generations it may be, the assumed one first; a stated DDR4/DDR5 keeps that kind,
+        # a stated speed ('DDR4-2400') replaces the platform's
+        ddr = re.search(r"ddr([45])", _text(f))
+        kept = [p for p in fams if not ddr or _memory_of(p).startswith(f"DDR{ddr.group(1)}")] or fams
+        plats = [dict(cpu=p, mt_s=mt_s) for p in kept]
     else:
         # a DDR4 desktop is the first row for someone who has DDR4 (not for 'DDR4 or DDR5?')
         ddr4 = "ddr4" in _text(f) and "ddr5" not in _text(f)

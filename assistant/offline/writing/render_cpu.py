@@ -172,8 +172,8 @@ def _target(w: Writer, res: dict[str, Any], generic: bool = False) -> None:
 
 def _measured(w: Writer, res: dict[str, Any], ctx: Context) -> None:
     got, band = res.get("measured_tokens_per_s"), res.get("tokens_per_s") or {}
-    if not got:
-        return
+    if not got or res.get("ram_fits") is False:
+        return  # RAM short: the lead already says the disk, not the platform, sets the speed
     pct = num(res.get("measured_pct_of_ceiling"))
     if got >= 0.8 * float(band.get("low") or 0):
         w.add(
@@ -203,13 +203,13 @@ def _ram(w: Writer, res: dict[str, Any]) -> None:
             f"内存里要放约 {num(need)} GB 权重{copy_zh}",
             f"About {num(need)} GB of weights stay in RAM{copy_en}",
         )
-    elif res.get("ram_fits"):
+    elif res.get("ram_fits") and float(need or 0) <= 0.95 * float(have):
         w.add(
             "next",
             f"内存够：权重在内存里约 {num(need)} GB{copy_zh}，你有 {num(have)} GB。",
             f"RAM is enough: about {num(need)} GB of weights stay in RAM{copy_en}; you have {num(have)} GB.",
         )
-    elif float(need or 0) <= 1.05 * float(have):
+    elif res.get("ram_fits") or float(need or 0) <= 1.05 * float(have):
         w.add(
             "verdict",
             f"内存很紧：权重在内存里约 {num(need)} GB{copy_zh}，你有 {num(have)} GB，系统和缓存还要占一些，容易换页变慢；"
@@ -287,7 +287,12 @@ def _ram_short_lead(w: Writer, res: dict[str, Any], ctx: Context) -> None:
             f"**{file_zh}；ktransformers 的双路模式每个 NUMA 节点各放一份（复制两份），内存里共要约 {need} GB，"
             f"{avail} GB 不够。**"
             + (
-                f"{avail} GB 只够单路模式（一份约 {num(round(one_copy))} GB），速度按单路的内存带宽算。"
+                f"{avail} GB 只够单路模式（一份约 {num(round(one_copy))} GB），速度按单路的内存带宽算"
+                + (
+                    f"；现在开着双路模式，放不下的部分每个 token 都从硬盘换页读进来，你看到的 {num(res.get('measured_tokens_per_s'))} tokens/s 就是这样来的。"
+                    if res.get("measured_tokens_per_s")
+                    else "。"
+                )
                 if single_fits
                 else f"单路模式一份也要约 {num(one_copy)} GB，同样放不下。"
             ),
@@ -295,7 +300,13 @@ def _ram_short_lead(w: Writer, res: dict[str, Any], ctx: Context) -> None:
             f"RAM, more than {avail} GB.** "
             + (
                 f"{avail} GB is enough for single-socket mode only (one copy, about {num(round(one_copy))} GB), at one socket's "
-                "memory bandwidth."
+                "memory bandwidth"
+                + (
+                    f"; in dual-socket mode what does not fit is paged in from disk every token, which is where your "
+                    f"{num(res.get('measured_tokens_per_s'))} tokens/s comes from."
+                    if res.get("measured_tokens_per_s")
+                    else "."
+                )
                 if single_fits
                 else f"Single-socket mode needs about {num(one_copy)} GB too, which does not fit either."
             ),
@@ -369,8 +380,8 @@ def _largest_quant(w: Writer, res: dict[str, Any], ctx: Context, lead: bool = Fa
             f"{num(rows[-1]['size_gb'])} GB) does not fit; use a smaller model.",
         )
         return
-    if fit.get("quant") == res.get("quant"):
-        return
+    if fit.get("quant") == res.get("quant") or res.get("ram_fits"):
+        return  # the quant asked about already fits
     w.add(
         "verdict" if res.get("ram_fits") is False or _asks_largest(ctx) else "next",
         f"内存加显存共约 {room} GB：{res.get('model')} 能整个放下的最大量化是 **{fit['label']}（约 {num(fit['size_gb'])} GB）**"
@@ -675,7 +686,7 @@ def _several(w: Writer, rows: list[dict[str, Any]], ctx: Context) -> None:
                 f"- {res.get('platform')} ({_bw(res, 'en')}): about {_band(b)} tokens/s, at most {num(b.get('ceiling'))}",
             )
         )
-    asked_ddr = "ddr" in (ctx.question or "").lower()
+    asked_ddr = "ddr" in (ctx.question or "").lower() and not family
     if asked_ddr and len(rows) >= 2 and rows[0].get("memory") != rows[1].get("memory"):
         lo, mid = rows[0], rows[1]
         w.add(
