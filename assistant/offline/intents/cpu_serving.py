@@ -440,7 +440,7 @@ def training_calls(f: Frame) -> list[ToolCall]:
         if has_cjk(f.text or "")
         else "train fine-tune on CPU possible slower TFLOPS QLoRA rent GPU"
     )  # the passage comes back in the query's language
-    return [A.call(TRAINING, "search_guide", query=query, k=2, doc_id="cpu-training")]
+    return [A.call(TRAINING, "search_guide", query=query, k=3, doc_id="cpu-training")]
 
 
 def applies_unsized(f: Frame) -> bool:
@@ -464,4 +464,4 @@ def unsized_calls(f: Frame) -> list[ToolCall]:
         if has_cjk(f.text or "")
         else "CPU inference speed memory bandwidth one socket two sockets NUMA copy per socket"
     )
-    return [A.call(UNSIZED, "search_guide", query=query, k=2, doc_id="cpu-inference-sockets")]
+    return [A.call(UNSIZED, "search_guide", query=query, k=3, doc_id="cpu-inference-sockets")]
