@@ -113,6 +113,34 @@ def find_platform(text: str) -> Platform | None:
     return _first_named(platforms(), normalise(text))
 
 
+def in_domain(text: str) -> bool:
+    """Host-RAM inference vocabulary (engines, sockets, NUMA, DDR, CPU inference): a question in scope even with
+    no GPU or model named ('双CPU、2T内存、Q8大概速度多少')."""
+    w = words()
+    t = normalise(text)
+    pats = [w["cpu_inference"], w["dual_socket"], w["single_socket"], *w["engines"].values()]
+    return any(re.search(p, t, re.I) for p in pats)
+
+
+def family_platforms(text: str) -> list[Platform]:
+    """A family word with no generation ('EPYC 24核'): the generations it likely means, the assumed one first."""
+    t = normalise(text)
+    by_id = {p.id: p for p in platforms()}
+    for fam in _data().get("families") or []:
+        if re.search(fam["match"], t, re.I):
+            return [by_id[i] for i in fam["platforms"] if i in by_id]
+    return []
+
+
+def gguf_file(model_name: str, params_b: float, quant_id: str) -> dict[str, Any] | None:
+    """The published GGUF size of this model at this quant (knowledge/cpus.yaml gguf_files), else None."""
+    g = _data().get("gguf_files") or {}
+    fam = g.get("family") or {}
+    if not fam or not re.search(fam["match"], model_name or "", re.I) or abs(params_b - fam["params_b"]) > 5:
+        return None
+    return next((dict(f) for f in g.get("files") or [] if f["quant"] == quant_id), None)
+
+
 def find_quant(text: str) -> Quant | None:
     """The quantisation named first in `text` (an id such as 'q4_k_m', or a mention in a question)."""
     return _first_named(quants(), text.lower())
@@ -147,6 +175,11 @@ class CpuInferenceInput(BaseModel):
     target_tokens_per_s: float | None = Field(None, gt=0, le=10000, description="the decode speed wanted")
     measured_tokens_per_s: float | None = Field(None, gt=0, le=10000, description="the decode speed seen now")
     context: int = Field(4096, ge=1, le=1_000_000, description="tokens in the sequence whose KV cache each step reads")
+    membind_one_node: bool = Field(
+        False,
+        description="the process is bound to one NUMA node's memory (numactl -m N / --membind): on a two-socket "
+        "server it sees only that socket's share of the RAM and one socket's bandwidth",
+    )
 
 
 class Band(BaseModel):
@@ -218,6 +251,21 @@ class CpuInferenceOutput(BaseModel):
     bw_needed_low_eta_gbs: float | None = Field(None, description="the same at the engines' measured η_low")
     measured_tokens_per_s: float | None
     measured_pct_of_ceiling: float | None
+    file_gb: float = Field(description="the whole model file at this quant (published GGUF size where known), GB")
+    file_source: str = Field(description="where file_gb comes from: the published file, or params × bits / 8")
+    file_published: bool = Field(False, description="file_gb is a published GGUF size, not params × bits / 8")
+    ram_available_gb: float | None = Field(None, description="host RAM the process can use (one node when bound)")
+    ram_short_gb: float | None = Field(None, description="ram_needed_gb - ram_available_gb when positive, GB")
+    ram_plus_vram_gb: float | None = Field(None, description="host RAM available + total VRAM, GB")
+    membind_one_node: bool = False
+    machine_sockets: int = Field(1, description="sockets in the server (sockets is what the engine uses)")
+    resident_pct: float | None = Field(None, description="share of the host-resident weights that RAM can cache, %")
+    disk_tokens_per_s: Band | None = Field(
+        None, description="when RAM is short: tokens/s with the missing share paged from an NVMe SSD via mmap"
+    )
+    quant_fits: list[dict[str, Any]] = Field(
+        default_factory=list, description="each quant's file size and whether it fits RAM + VRAM"
+    )
     options: list[CpuOption] = Field(default_factory=list)
     references: list[dict[str, Any]] = Field(default_factory=list)
     assumptions: list[dict[str, str]] = Field(default_factory=list)
@@ -367,7 +415,8 @@ def cpu_inference(inp: CpuInferenceInput) -> CpuInferenceOutput:
     bpp = q.bits / 8
     model = resolve_model(inp.model, inp.params, allow_unknown=True)
     p, name, zh_name, memory, channels, mt_s, socket_bw = _platform(inp)
-    sockets = min(inp.sockets, p.max_sockets if p else 2)
+    machine_sockets = min(inp.sockets, p.max_sockets if p else 2)
+    sockets = 1 if inp.membind_one_node else machine_sockets  # bound to one node: one socket's bandwidth
     full_channels, full_bw = channels, socket_bw
     if inp.dimms and channels and mt_s and inp.dimms // sockets < channels:
         channels = max(1, inp.dimms // sockets)  # an empty channel adds no bandwidth
@@ -390,6 +439,12 @@ def cpu_inference(inp: CpuInferenceInput) -> CpuInferenceOutput:
     copies = 2 if sockets == 2 and inp.numa != "unaware" and (inp.engine or "").lower().startswith("ktrans") else 1
     ram_needed = sp.cpu_resident_gb * copies
     cpu_only = _tps(read * bpp / GB + kv_gb, 0.0, socket_bw * ceil_g, None)
+    published = gguf_file(model.name, total / 1e9, q.id)
+    file_gb = round(float(published["size_gb"]), 1) if published else round(total * bpp / GB, 1)
+    file_src = str(published["source"]) if published else f"{total / 1e9:g}B × {q.bits:g} bit / 8"
+    ram_avail = inp.host_ram_gb
+    if ram_avail is not None and inp.membind_one_node and machine_sockets == 2:
+        ram_avail = ram_avail / 2  # numactl -m N: only that node's DIMMs (RAM split evenly over the sockets)
 
     out = CpuInferenceOutput(
         model=model.name,
@@ -438,7 +493,15 @@ def cpu_inference(inp: CpuInferenceInput) -> CpuInferenceOutput:
         ram_needed_gb=round(ram_needed, 1),
         ram_copies=copies,
         host_ram_gb=inp.host_ram_gb,
-        ram_fits=None if inp.host_ram_gb is None else ram_needed <= inp.host_ram_gb,
+        ram_fits=None if ram_avail is None else ram_needed <= ram_avail,
+        file_gb=file_gb,
+        file_source=file_src,
+        file_published=bool(published),
+        ram_available_gb=None if ram_avail is None else round(ram_avail, 1),
+        ram_short_gb=round(ram_needed - ram_avail, 1) if ram_avail is not None and ram_needed > ram_avail else None,
+        ram_plus_vram_gb=None if ram_avail is None else round(ram_avail + (vram or 0), 1),
+        membind_one_node=inp.membind_one_node and machine_sockets == 2,
+        machine_sockets=machine_sockets,
         target_tokens_per_s=inp.target_tokens_per_s,
         measured_tokens_per_s=inp.measured_tokens_per_s,
         measured_pct_of_ceiling=round(100 * inp.measured_tokens_per_s / band.ceiling, 1)
@@ -447,6 +510,9 @@ def cpu_inference(inp: CpuInferenceInput) -> CpuInferenceOutput:
     )
     if inp.target_tokens_per_s:
         _target(out, inp, sp, gpu_bw)
+    if ram_avail is not None:
+        _disk(out, sp, ram_avail, gpu_bw)
+        out.quant_fits = _quant_fits(model, total, kv_gb, ram_avail + (usable or 0.0))
     out.options = _options(inp, model, p, socket_bw, sockets, kv_gb, usable, gpu_bw, q, full_bw)
     if out.full_socket_bw_gbs:
         full = _band(sp, full_bw, sockets, inp.numa, gpu_bw)
@@ -478,6 +544,58 @@ def cpu_inference(inp: CpuInferenceInput) -> CpuInferenceOutput:
         "decode tok/s ≈ η·BW / bytes read per token (memory-bound roofline, Williams et al., CACM 2009)",
     ]
     return out
+
+
+# NVMe sequential read, the most mmap can page in: PCIe 3.0 x4 (Samsung 970 EVO Plus 3,500 MB/s) to PCIe 4.0 x4
+# (Samsung 990 PRO 7,450 MB/s), vendor datasheets https://semiconductor.samsung.com/consumer-storage/internal-ssd/
+NVME_GBS = (3.5, 7.45)
+RAM_OS_RESERVE_GB = 8.0  # the OS, the engine process and the KV cache also live in RAM
+
+
+def _disk(out: CpuInferenceOutput, sp: _Split, ram_avail: float, gpu_bw: float | None) -> None:
+    """RAM short of the host-resident weights: mmap keeps running (no OOM) but the share RAM cannot cache is
+    re-read from disk every token (experts are picked afresh each token), so the SSD, not DRAM, sets the speed."""
+    need = out.ram_needed_gb
+    if not need or need <= ram_avail:
+        return
+    cached = max(0.0, min(1.0, (ram_avail - RAM_OS_RESERVE_GB) / need))
+    out.resident_pct = round(100 * cached, 1)
+    miss_gb = sp.cpu_gb * (1 - cached)
+    eff = efficiency()
+    bw = out.socket_bw_gbs * float(eff["stream_high"])
+
+    def rate(disk: float) -> float:
+        t = (
+            miss_gb / disk
+            + sp.cpu_gb * cached / bw
+            + (sp.gpu_gb / (gpu_bw * GPU_ETA_HIGH) if sp.gpu_gb and gpu_bw else 0)
+        )
+        return 1 / t if t > 0 else math.inf
+
+    out.disk_tokens_per_s = Band(
+        low=round(rate(NVME_GBS[0]), 2), high=round(rate(NVME_GBS[1]), 2), ceiling=round(rate(NVME_GBS[1]), 2)
+    )
+
+
+def _quant_fits(model: Any, total: float, kv_gb: float, room_gb: float) -> list[dict[str, Any]]:
+    """Each quant's whole file (published size where known) against RAM + VRAM, largest first."""
+    rows: list[dict[str, Any]] = []
+    for x in quants():
+        if x.id in ("bf16", "fp8"):
+            continue
+        pub = gguf_file(model.name, total / 1e9, x.id)
+        size = float(pub["size_gb"]) if pub else total * x.bits / 8 / GB
+        rows.append(
+            {
+                "quant": x.id,
+                "label": x.label,
+                "size_gb": round(size, 1),
+                "fits": size + kv_gb + RAM_OS_RESERVE_GB <= room_gb,
+                "published": bool(pub),
+            }
+        )
+    rows.sort(key=lambda r: -float(r["size_gb"]))
+    return rows
 
 
 def _target(out: CpuInferenceOutput, inp: CpuInferenceInput, sp: _Split, gpu_bw: float | None) -> None:
@@ -566,7 +684,7 @@ def _options(
             gpu_bw,
             sp0.cpu_resident_gb,
         )
-    if sockets == 1 and (p is None or p.max_sockets >= 2):
+    if sockets == 1 and not inp.membind_one_node and (p is None or p.max_sockets >= 2):
         add(
             "dual_socket",
             "双路并用 NUMA 感知的引擎（内存要按路各放一份）",

@@ -58,6 +58,8 @@ INTENTS: dict[str, Intent] = {
         Intent(A.BUSBW, conversions.busbw_calls),
         Intent(A.IMPLIED_MFU, conversions.mfu_calls),
         Intent(cpu_serving.NAME, cpu_serving.calls),
+        Intent(cpu_serving.TRAINING, cpu_serving.training_calls),
+        Intent(cpu_serving.UNSIZED, cpu_serving.unsized_calls),
         Intent(A.DECODE_SPEED, serving.calls),
         Intent(serving.SERVING, serving.serving_calls),
         Intent(serving.TEAM, serving.team_calls),
@@ -110,6 +112,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.OUT_OF_SCOPE, decline.applies_out_of_scope),
     (A.INVALID, decline.applies_invalid),  # say what cannot be right instead of computing with it
     (A.NO_DATA, decline.applies_no_data),
+    (cpu_serving.TRAINING, cpu_serving.applies_training),  # 「能用CPU训练吗」: the FLOPs gap, not a memory estimate
     (
         requirement.NAME,
         requirement.applies,
@@ -118,6 +121,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
         cpu_serving.NAME,
         cpu_serving.applies,
     ),  # 「双路 EPYC + 4090 跑满血 R1 几个 token/s」: host memory bandwidth decides
+    (cpu_serving.UNSIZED, cpu_serving.applies_unsized),  # 「双CPU、2T内存、Q8多快」 with no model: the rule, cited
     (A.MEMORY, memory.applies_pipeline_first),  # FLUX / SDXL / Wan / Whisper: not the LLM serving/plan rules
     (A.REPORTED_MEMORY, gpus.applies_reported_memory),
     (A.CONVERT, conversions.applies_convert),

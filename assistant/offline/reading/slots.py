@@ -905,6 +905,10 @@ def _extract(question: str) -> Slots:
     if s.convert or s.algbw_gbs:
         s.in_domain = True
     s.in_domain = s.in_domain or bool(s.gpus or s.model or s.params_b or s.method or s.pipeline)
+    if not s.in_domain:  # '双CPU、2T内存、Q8大概速度多少': host-RAM inference words (knowledge/cpus.yaml)
+        from tools.cpu_inference import in_domain as cpu_in_domain
+
+        s.in_domain = cpu_in_domain(text)
     if s.out_of_scope and (s.gpus or s.model or s.params_b or s.is_log):
         s.out_of_scope = False  # "写一首关于4090的诗" is still odd, but a GPU question is in scope
     return s

@@ -500,6 +500,8 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
         return
     if ctx.by_name("plan_configurations"):
         return  # a follow-up estimate explaining an infeasible plan; the plan renderer quotes it
+    if ctx.intent == "cpu_serving" and ctx.by_name("cpu_inference") and not r.args.get("gpus", 1) > 1:
+        return  # the weights against the card, for a host-RAM answer: quoted by render_cpu
     if ctx.intent == "train_time":
         _time_needs_memory(w, ctx.by_name("estimate_memory")[0].result)
         return
