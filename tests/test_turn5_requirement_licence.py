@@ -149,7 +149,7 @@ def test_quoted_gpu_hours_are_summed_at_the_users_rate() -> None:
     q = "thanks! (author: the 7B run took about 1200 H100 GPU hours and the 13B about 800 H100 GPU hours) so at $1.20/GPU hour both cost ~$1000?"
     quote = read_money_quote(q)
     assert quote is not None and quote.amount == 1.2 and quote.per == "hour"
-    assert quote.hours == 2000.0
+    assert quote.gpu_hours == [1200.0, 800.0] and quote.rate_gpus in (None, 1)  # per GPU-hour, not per 100 GPUs
     _, _, composed, results = _conv([q])
     cost = [r for r in results if r.name == "quote_cost"]
     assert cost and cost[0].args["hours"] == 2000.0
@@ -161,4 +161,6 @@ def test_one_quoted_run_is_not_summed() -> None:
     from assistant.offline.reading.money import read_money_quote
 
     quote = read_money_quote("训练用了 300 A100 卡时，按 $2 每小时 算多少钱")
-    assert quote is not None and quote.hours == 300.0
+    assert quote is not None and quote.gpu_hours == [300.0] and quote.rate_gpus in (None, 1)
+    _, _, composed, results = _conv(["训练用了 300 A100 卡时，按 $2 每小时 算多少钱"])
+    assert "600" in composed.text.replace(",", "")  # 300 GPU-h × $2 = $600 (hand arithmetic), not ÷ 100 GPUs

@@ -92,6 +92,8 @@ def quote_calls(f: Frame) -> list[ToolCall]:
     if q.gpu_hours and q.per_gpu_hour is not None:
         # "1845 and 3310 A100 GPU hours … ~$0.50/A100 GPU hour": the GPU-hours are the hours, one GPU at that rate
         hours, count = sum(q.gpu_hours), 1
+    elif q.gpu_hours and hours is None and q.per == "hour":
+        hours, count = sum(q.gpu_hours), 1  # 「300 A100 卡时，按 $2 每小时」: the GPU-hours at the hourly rate
     elif q.rate_gpus and q.rate_gpus > 1:
         count = 1  # "$8 per hour for 4xA100": the rate is already for the whole set
     out = [

@@ -38,7 +38,7 @@ _GPU_HOURS_RE = re.compile(
     re.I,
 )
 # "the market rate for 4xA100 is around $8 per hour", "8卡机每小时 40 元": the rate is for that many cards
-_RATE_GPUS_RE = re.compile(r"(?P<n>\d+)\s*(?:[x×*]\s*[a-z]{0,4}\d{2,4}|卡|张|gpus?\b)", re.I)
+_RATE_GPUS_RE = re.compile(r"(?<![a-z\d.])(?P<n>\d+)\s*(?:[x×*]\s*[a-z]{0,4}\d{2,4}|卡|张|gpus?\b)", re.I)
 # "$300", "~$1000 for both", "about $24": a money figure with no rate unit after it
 _TOTAL_RE = re.compile(
     r"(?P<cur>us\$|\$|€|£)\s*(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<k>k|K)?(?![\d.,]*\s*(?:/|per\b|an? hour|each))"
