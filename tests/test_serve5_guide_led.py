@@ -163,3 +163,26 @@ def test_daily_users_are_converted_before_the_plan(q: str, want: int) -> None:
     assert plans and all(r.args["concurrency"] == want for r in plans)
     first = _first(a.text)
     assert ("L = λW" in first) and (str(want) in first)
+
+
+def test_time_slicing_in_english_names_isolation_and_tf_memory_growth() -> None:
+    q = (
+        "time-slicing replicas show up fine on my nodes (4x RTX 3090 Ti, replicas: 4) but the second TensorFlow "
+        "pod on a card crashes with OOM. Do I need the gpu-operator or is the device plugin enough?"
+    )
+    assert _intent(q) == "gpu_sharing"
+    a, _ = answer(q)
+    assert "isolation" in a.text and ("TF_FORCE_GPU_ALLOW_GROWTH" in a.text or "set_memory_growth" in a.text)
+
+
+def test_two_vllm_servers_on_one_card_say_how_to_split_the_memory() -> None:
+    # vllm-project/vllm#10533 / #14376: the second instance fails with "No available memory for the cache blocks"
+    a, results = answer("一张 A100 80G 能同时起两个 vllm 服务吗，gpu_memory_utilization 怎么设")
+    assert results[0].name == "search_guide" and results[0].args["doc_id"] == "gpu-sharing"
+    assert "gpu-memory-utilization" in _first(a.text) and "0.9" in _first(a.text)
+
+
+def test_full_r1_offloaded_to_ram_is_not_the_distill_answer() -> None:
+    # 502 GB of RAM and a measured 4.5 tokens/s: the 671B at Q4_K_M on CPU+GPU, the CPU-serving rule's question
+    q = "本地部署 deepseek-R1 Q4_K_M，内存 502G，一张 4090，现在 4.5 tokens/s，怎么优化"
+    assert _intent(q) != "r1_local"

@@ -45,7 +45,7 @@ from typing import Any, Mapping, Sequence
 from tools.errors import ToolInputError
 from tools.lang import detect_language
 from tools.retrieval.corpus import Passage, corpus_hash, load_guide
-from tools.retrieval.leads import guide_leads
+from tools.retrieval.leads import guide_leads, routed_only
 from tools.retrieval.models import Hit, SearchResult, Title
 from tools.retrieval.paths import cache_dir, chroma_url_from_env
 from tools.retrieval.paths import guide_dir as default_guide_dir
@@ -401,6 +401,7 @@ class Retriever:
         best_possible = sum(WEIGHTS.values()) / (RRF_K + 1)
         # a guide document whose own `leads` name the question answers it, whatever words it shares with it
         led = set(guide_leads(query, self.guide_dir))
+        routed = routed_only(self.guide_dir)  # documents only an intent's doc_id search returns
         hits: list[Hit] = []
         first: dict[int, bool] = {}  # id(hit) → near-verbatim
         per_doc: dict[str, int] = {}
@@ -409,6 +410,8 @@ class Retriever:
             if doc_id is not None and passage.doc_id != doc_id:
                 continue
             if doc_id is None and per_doc.get(passage.doc_id, 0) >= MAX_PER_DOC:
+                continue
+            if doc_id is None and passage.kind == "guide" and passage.doc_id in routed:
                 continue
             per_doc[passage.doc_id] = per_doc.get(passage.doc_id, 0) + 1
             rel, _own, low = judged[idx]

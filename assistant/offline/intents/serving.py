@@ -426,7 +426,15 @@ def applies_r1_local(f: Frame) -> bool:
         and f.gpus
         and not re.search(r"\d+\s*(?:张|块)?\s*(?:40[6-9]0|30[6-9]0|50[6-9]0)", f.text)
     )
-    return _is_full_r1(f) and (_says(f, "local_words") or "Ollama" in f.engines) and not big and not f.training
+    # hundreds of GB of RAM or a measured speed ("502G 内存，4.5 tokens/s"): the full model offloaded to the CPU
+    full_on_cpu = bool((f.host_ram_gb or 0) >= 128 or measured_tps(f) is not None)
+    return (
+        _is_full_r1(f)
+        and (_says(f, "local_words") or "Ollama" in f.engines)
+        and not big
+        and not full_on_cpu
+        and not f.training
+    )
 
 
 def r1_local_calls(f: Frame) -> list[ToolCall]:
