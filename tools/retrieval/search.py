@@ -379,6 +379,12 @@ class Retriever:
                 scores = [a + EXPANSION_WEIGHT * b for a, b in zip(scores, index.scores(extra_tokens), strict=True)]
             order = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: -scores[i])
             rankings[name] = order[:CANDIDATES]
+        routed = routed_only(self.guide_dir)  # documents only an intent's doc_id search returns
+        if doc_id is None and routed:  # out of the ranking itself, so they do not push the others down
+            rankings = {
+                name: [i for i in order if not (self.passages[i].kind == "guide" and self.passages[i].doc_id in routed)]
+                for name, order in rankings.items()
+            }
         fused = reciprocal_rank_fusion(rankings, WEIGHTS)
         judged: dict[int, tuple[float, float, bool]] = {}  # idx → (relevance, own-word coverage, low)
         for idx in fused:
@@ -401,7 +407,6 @@ class Retriever:
         best_possible = sum(WEIGHTS.values()) / (RRF_K + 1)
         # a guide document whose own `leads` name the question answers it, whatever words it shares with it
         led = set(guide_leads(query, self.guide_dir))
-        routed = routed_only(self.guide_dir)  # documents only an intent's doc_id search returns
         hits: list[Hit] = []
         first: dict[int, bool] = {}  # id(hit) → near-verbatim
         per_doc: dict[str, int] = {}

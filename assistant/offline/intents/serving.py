@@ -466,10 +466,16 @@ def measured_tps(f: Frame) -> float | None:
     return float(raw.replace(",", ""))
 
 
+# "输出才5 tokens/s" is a slowness report: the cause rule (guide, fit, expected speed) answers it
+_SLOW_REPORT_RE = re.compile(r"才|只有|只能|仅有?|太慢|很慢|好慢|变慢|\bslow|\bonly\b|\blow\b", re.I)
+
+
 def applies_throughput(f: Frame) -> bool:
-    """A measured tokens/s on named cards, asked whether it is normal: per request vs aggregate decides."""
+    """A measured tokens/s on named cards, asked whether it is normal or what the theory says: whether the
+    figure is per request or aggregate decides (a slowness report goes to the cause rule instead)."""
     return (
-        has_size(f)
+        not _SLOW_REPORT_RE.search(f.text)
+        and has_size(f)
         and bool(f.gpus)
         and measured_tps(f) is not None
         and bool(_NORMAL_RE.search(f.text))

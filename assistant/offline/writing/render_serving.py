@@ -629,8 +629,22 @@ def _guide_lead(w: Writer, ctx: Context) -> None:
     if ctx.intent == "throughput_check":  # the computed ceiling leads; the passage with measured figures follows
         _throughput_lead(w, ctx)
         guide_snippets(w, ctx.results, limit=1, section="guide", max_chars=size, question=ctx.question)
+        _quoted_once(w, ctx)
         return
     guide_snippets(w, ctx.results, limit=1, section="verdict", max_chars=size, question=ctx.question)
+    _quoted_once(w, ctx)
+
+
+def _quoted_once(w: Writer, ctx: Context) -> None:
+    """The passage that led is not quoted again under the guide: its hits are set aside (the citation
+    stays, from `w.cited`)."""
+    quoted = set(w.cited)
+    for r in ctx.results:
+        if r.name != "search_guide" or not isinstance(r.result, dict):
+            continue
+        for h in r.result.get("hits") or []:
+            if isinstance(h, dict) and (str(h.get("doc_id")), str(h.get("section") or "")) in quoted:
+                h["low_relevance"] = True
 
 
 def _throughput_lead(w: Writer, ctx: Context) -> None:

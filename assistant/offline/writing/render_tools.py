@@ -154,8 +154,6 @@ def guide_snippets(
         if skip:  # already quoted above (the verdict)
             skip -= 1
             continue
-        if (str(hit.get("doc_id") or hit.get("id")), str(hit.get("section") or "")) in w.cited:
-            continue  # quoted already (a passage that led the answer is not repeated under the guide)
         text = excerpt(text, max_chars // 2 if shorter_after is not None and shown >= shorter_after else max_chars)
         doc = hit.get("doc_id") or hit.get("id")
         target = "user_docs" if hit.get("origin") == "user" else section
