@@ -633,6 +633,9 @@ def _guide_lead(w: Writer, ctx: Context) -> None:
         return
     guide_snippets(w, ctx.results, limit=1, section="verdict", max_chars=size, question=ctx.question)
     _quoted_once(w, ctx)
+    if ctx.intent == "gpu_sharing":  # the second section (TensorFlow's preallocation, MIG/MPS) in full
+        guide_snippets(w, ctx.results, limit=1, section="guide", max_chars=size, question=ctx.question)
+        _quoted_once(w, ctx)
 
 
 def _quoted_once(w: Writer, ctx: Context) -> None:
