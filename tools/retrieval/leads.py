@@ -39,3 +39,23 @@ def guide_leads(text: str, folder: Path | None = None) -> list[str]:
         if doc_id not in found and rx.search(text or ""):
             found.append(doc_id)
     return found
+
+
+@lru_cache(maxsize=4)
+def _routed_only(folder: str) -> frozenset[str]:
+    """Ids of guide documents marked `open_search: false`: answers to one narrow question that an intent
+    asks for by id (search_guide doc_id=…); in an open search their model-specific tables would outrank the
+    general documents for any "what fits my card" question."""
+    out: set[str] = set()
+    for path in sorted(Path(folder).glob("*.md")):
+        try:
+            meta, _ = split_front_matter(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if meta.get("open_search") is False:
+            out.add(str(meta.get("id") or path.stem))
+    return frozenset(out)
+
+
+def routed_only(folder: Path | None = None) -> frozenset[str]:
+    return _routed_only(str(folder or guide_dir()))

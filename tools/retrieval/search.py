@@ -45,7 +45,7 @@ from typing import Any, Mapping, Sequence
 from tools.errors import ToolInputError
 from tools.lang import detect_language
 from tools.retrieval.corpus import Passage, corpus_hash, load_guide
-from tools.retrieval.leads import guide_leads
+from tools.retrieval.leads import guide_leads, routed_only
 from tools.retrieval.models import Hit, SearchResult, Title
 from tools.retrieval.paths import cache_dir, chroma_url_from_env
 from tools.retrieval.paths import guide_dir as default_guide_dir
@@ -379,6 +379,12 @@ class Retriever:
                 scores = [a + EXPANSION_WEIGHT * b for a, b in zip(scores, index.scores(extra_tokens), strict=True)]
             order = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: -scores[i])
             rankings[name] = order[:CANDIDATES]
+        routed = routed_only(self.guide_dir)  # documents only an intent's doc_id search returns
+        if doc_id is None and routed:  # out of the ranking itself, so they do not push the others down
+            rankings = {
+                name: [i for i in order if not (self.passages[i].kind == "guide" and self.passages[i].doc_id in routed)]
+                for name, order in rankings.items()
+            }
         fused = reciprocal_rank_fusion(rankings, WEIGHTS)
         judged: dict[int, tuple[float, float, bool]] = {}  # idx → (relevance, own-word coverage, low)
         for idx in fused:
@@ -409,6 +415,8 @@ class Retriever:
             if doc_id is not None and passage.doc_id != doc_id:
                 continue
             if doc_id is None and per_doc.get(passage.doc_id, 0) >= MAX_PER_DOC:
+                continue
+            if doc_id is None and passage.kind == "guide" and passage.doc_id in routed:
                 continue
             per_doc[passage.doc_id] = per_doc.get(passage.doc_id, 0) + 1
             rel, _own, low = judged[idx]

@@ -64,6 +64,11 @@ INTENTS: dict[str, Intent] = {
         Intent(serving.SERVING, serving.serving_calls),
         Intent(serving.TEAM, serving.team_calls),
         Intent(serving.OLLAMA, serving.ollama_calls),
+        Intent(serving.FRONTEND, serving.frontend_calls),
+        Intent(serving.SHARING, serving.sharing_calls),
+        Intent(serving.NON_LLM, serving.non_llm_calls),
+        Intent(serving.R1_LOCAL, serving.r1_local_calls),
+        Intent(serving.THROUGHPUT, serving.throughput_calls),
         Intent(plans.OWN_VS_RENT, plans.own_vs_rent_calls),
         Intent(card_choice.NAME, card_choice.calls, memory.follow_ups),
         Intent(largest_model.NAME, largest_model.calls),
@@ -108,6 +113,9 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
         train_time.applies_published,
     ),  # "LLaVA stage 1/2 要多久", "Vicuna only $300?": authors' figures
     (plans.CHEAPEST, plans.applies_cheapest),  # "跑 X 最便宜的办法 / 预算多少": fewest cards, int4 and full, priced
+    (serving.FRONTEND, serving.applies_frontend),  # 「NextChat 调 OpenAI API，服务器要多大」: no GPU
+    (serving.SHARING, serving.applies_sharing),  # time-slicing / two workers on one card: no memory isolation
+    (serving.R1_LOCAL, serving.applies_r1_local),  # 「本地跑 DeepSeek R1」: the distills by VRAM, not the 671B
     (serving.OLLAMA, serving.applies_ollama),  # "Ollama answers my users one by one": parallel slots
     (A.OUT_OF_SCOPE, decline.applies_out_of_scope),
     (A.INVALID, decline.applies_invalid),  # say what cannot be right instead of computing with it
@@ -122,6 +130,8 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
         cpu_serving.applies,
     ),  # 「双路 EPYC + 4090 跑满血 R1 几个 token/s」: host memory bandwidth decides
     (cpu_serving.UNSIZED, cpu_serving.applies_unsized),  # 「双CPU、2T内存、Q8多快」 with no model: the rule, cited
+    (serving.NON_LLM, serving.applies_non_llm),  # 「FunASR 多个用户同时请求」: batching and workers, not weights
+    (serving.THROUGHPUT, serving.applies_throughput),  # "1000 tokens/s on 8×H200, normal?": aggregate vs per request
     (A.MEMORY, memory.applies_pipeline_first),  # FLUX / SDXL / Wan / Whisper: not the LLM serving/plan rules
     (A.REPORTED_MEMORY, gpus.applies_reported_memory),
     (A.CONVERT, conversions.applies_convert),

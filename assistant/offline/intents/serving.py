@@ -4,6 +4,7 @@ vs API, cost per million tokens, concurrency that fits); whether and how a card 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from assistant.offline.intents import args as A
@@ -185,7 +186,7 @@ TEAM = "team_serving"
 _TEAM_RE = re.compile(
     r"公司|企业|团队|内部|部门|员工|知识库|日活|并发|同时|多人|多用户|客服|\d+\s*(?:个|位)?人(?:用|使用|规模)|rag|"
     r"multi-?user|many users|large number of users|concurrent|simultaneous|requests? (?:a|per) (?:day|second)|"
-    r"\bqps\b|\brps\b|as an api|serve .{0,20}users|team|company|enterprise",
+    r"\bqps\b|\brps\b|\bdau\b|(?:daily|monthly|weekly) (?:active )?users|as an api|serve .{0,20}users|team|company|enterprise",
     re.I,
 )
 # ... and a sizing question about it (what server, how much memory, how many GPUs, which cloud).
@@ -214,6 +215,16 @@ def applies_team(f: Frame) -> bool:
     return bool(_TEAM_RE.search(f.text)) and bool(_SIZING_RE.search(f.text)) and (said_load or not has_size(f))
 
 
+def _from_daily(f: Frame) -> int | None:
+    """「日活 500」/ "500 daily users" with no peak given: the peak concurrency by Little's law
+    (tools/serving_load.py; its assumptions are stated in the answer)."""
+    if not f.load.heads or f.load.requests_per_s:
+        return None
+    from tools.serving_load import peak_concurrency
+
+    return peak_concurrency(f.load.heads).sized_concurrency
+
+
 def team_args(f: Frame) -> dict[str, Any]:
     """plan_serving arguments for the team's load: the stated peak (or users) as concurrency, the
     stated rate as requests_per_s, RAG-length prompts for a knowledge base."""
@@ -230,7 +241,7 @@ def team_args(f: Frame) -> dict[str, Any]:
     return dict(
         model,
         precision=precision,
-        concurrency=load.concurrency or f.concurrency or f.users,
+        concurrency=load.concurrency or f.concurrency or f.users or _from_daily(f),
         requests_per_s=load.requests_per_s,
         input_tokens=inp,
         output_tokens=out,
@@ -315,3 +326,183 @@ def ollama_calls(f: Frame) -> list[ToolCall]:
     elif _SIZING_RE.search(f.text):  # "how much GPU for a large number of users": size it as a team's service
         out += [c for c in team_calls(f) if c.name != "search_guide"]
     return out
+
+
+# ---- serving questions the guide answers before any weights estimate -----------------------------------
+# Vocabulary: knowledge/serving_words.yaml; the answers: knowledge/guide/serving-sizing.md, gpu-sharing.md,
+# deepseek-r1-local.md. Each rule asks the one document whose section answers it (the best section leads).
+FRONTEND = "serving_frontend"  # 「ChatGPT-Next-Web 调 OpenAI API，服务器要多大」: no GPU
+SHARING = "gpu_sharing"  # time-slicing / several workers or pods on one card: no memory isolation
+NON_LLM = "non_llm_concurrency"  # 「FunASR 多个用户同时请求」: batching, workers, a queue
+R1_LOCAL = "r1_local"  # 「本地跑 DeepSeek R1 选哪个」: the distills by VRAM, the full model is 671B
+THROUGHPUT = "throughput_check"  # 「8×H200 跑 R1 1000 tokens/s 正常吗」: aggregate vs per request
+
+
+@lru_cache(maxsize=None)
+def _words(kind: str) -> re.Pattern[str]:
+    """One word list of knowledge/serving_words.yaml, compiled as route_words.yaml is (longest first)."""
+    from assistant.offline.reading.routes import _phrase
+    from tools.data import load_yaml
+
+    words = [str(w) for w in load_yaml("serving_words.yaml")[kind]]
+    return re.compile("|".join(_phrase(w) for w in sorted(words, key=len, reverse=True)), re.I)
+
+
+def _says(f: Frame, kind: str) -> bool:
+    return bool(_words(kind).search(f.text or ""))
+
+
+def _guide(intent: str, f: Frame, doc_id: str, zh: str, en: str, k: int = 3) -> ToolCall:
+    """The document's sections compete for the question; the added words steer to the one that answers."""
+    query = f.text[:240] + " " + (zh if has_cjk(f.text) else en)
+    return A.call(intent, "search_guide", query=query[:400], k=k, doc_id=doc_id)
+
+
+def applies_frontend(f: Frame) -> bool:
+    """A chat front-end that calls a hosted API: the server only serves pages (no model, so no GPU)."""
+    return (
+        _says(f, "frontends")
+        and (_says(f, "calls_api") or _says(f, "server_size"))
+        and "Ollama" not in f.engines
+        and not f.training
+    )
+
+
+def frontend_calls(f: Frame) -> list[ToolCall]:
+    return [
+        _guide(
+            FRONTEND, f, "serving-sizing", "不需要 GPU 网页前端 服务器 核 内存", "no GPU front-end server vCPU RAM", k=1
+        )
+    ]
+
+
+def applies_sharing(f: Frame) -> bool:
+    """Pods or workers sharing one card (time-slicing, MPS, MIG, two workers on an A100)."""
+    return _says(f, "sharing") and not f.budget_cny and not f.deadline_hours
+
+
+def sharing_calls(f: Frame) -> list[ToolCall]:
+    tf = bool(re.search(r"tensorflow|\btf\b|keras", f.text, re.I))
+    zh = "时间片 显存隔离 TensorFlow allow_growth" if tf else "时间片 显存隔离 多个 worker 争抢 MIG MPS"
+    en = (
+        "time-slicing memory isolation TensorFlow allow_growth"
+        if tf
+        else "time-slicing memory isolation workers MIG MPS"
+    )
+    out = [_guide(SHARING, f, "gpu-sharing", zh, en, k=2)]
+    if has_size(f) and (f.gpus or f.vram_gb):  # "两个 worker 放得下吗": the weights of one copy decide
+        out.append(A.call(SHARING, "estimate_memory", **dict(A.memory_kwargs(f), mode="inference")))
+    return out
+
+
+def applies_non_llm(f: Frame) -> bool:
+    """Many users at once on a speech/vision model: no KV cache, so batching and workers decide."""
+    return _says(f, "non_llm_models") and _says(f, "concurrent_requests") and not f.training
+
+
+def non_llm_calls(f: Frame) -> list[ToolCall]:
+    return [
+        _guide(
+            NON_LLM,
+            f,
+            "serving-sizing",
+            "语音识别 并发 批处理 多进程 worker 队列",
+            "speech concurrency batching workers queue",
+            k=1,
+        )
+    ]
+
+
+def _is_full_r1(f: Frame) -> bool:
+    return (f.model or "") in ("DeepSeek-R1", "DeepSeek-R1-0528") and not re.search(r"671|满血|full", f.text, re.I)
+
+
+def applies_r1_local(f: Frame) -> bool:
+    """「本地部署 DeepSeek R1」 on a desktop or with Ollama: the R1-Distill models by VRAM, not the 671B;
+    a datacenter count ("8×H20 部署 R1") is a plan for the full model and stays with the plan rules."""
+    big = bool(
+        f.gpu_count
+        and f.gpu_count >= 2
+        and f.gpus
+        and not re.search(r"\d+\s*(?:张|块)?\s*(?:40[6-9]0|30[6-9]0|50[6-9]0)", f.text)
+    )
+    # hundreds of GB of RAM or a measured speed ("502G 内存，4.5 tokens/s"): the full model offloaded to the CPU
+    full_on_cpu = bool((f.host_ram_gb or 0) >= 128 or measured_tps(f) is not None)
+    return (
+        _is_full_r1(f)
+        and (_says(f, "local_words") or "Ollama" in f.engines)
+        and not big
+        and not full_on_cpu
+        and not f.training
+    )
+
+
+def r1_local_calls(f: Frame) -> list[ToolCall]:
+    api = bool(re.search(r"\bapi\b|接口|官方|official|官网", f.text, re.I))
+    zh = "蒸馏版 官方 API 满血 671B 回答质量" if api else "蒸馏版 显存 8 GB 12 GB 16 GB 24 GB 选哪个"
+    en = "distill official API full 671B answer quality" if api else "distilled VRAM 8 GB 12 GB 16 GB 24 GB which size"
+    # the model card (671B total, 37B active) beside the passage: the size the distills are not
+    return [_guide(R1_LOCAL, f, "deepseek-r1-local", zh, en, k=2), A.call(R1_LOCAL, "lookup_model", query=str(f.model))]
+
+
+# A measured generation speed the user asks about ("最高 1000 tokens/s，正不正常", "is 30 tok/s expected?")
+_MEASURED_TPS_RE = re.compile(
+    r"(?P<n>\d[\d,]*(?:\.\d+)?)\s*(?:k\s*)?(?:tokens?|tok|t)\s*/\s*s\b|(?P<n2>\d[\d,]*(?:\.\d+)?)\s*tps\b|"
+    r"每秒\s*(?P<n3>\d[\d,]*)\s*(?:个)?\s*token",
+    re.I,
+)
+_NORMAL_RE = re.compile(
+    r"正常|合理|理论|上限|极限|能达到|能到多少|应该(?:是|有)多少|expected|normal|reasonable|theoretical|ceiling|"
+    r"is (?:this|that|it) (?:good|ok|slow|fast)|what should|should i (?:get|expect)",
+    re.I,
+)
+
+
+def measured_tps(f: Frame) -> float | None:
+    m = _MEASURED_TPS_RE.search(f.text or "")
+    if not m:
+        return None
+    raw = next(g for g in (m.group("n"), m.group("n2"), m.group("n3")) if g)
+    return float(raw.replace(",", ""))
+
+
+# "输出才5 tokens/s" is a slowness report: the cause rule (guide, fit, expected speed) answers it
+_SLOW_REPORT_RE = re.compile(r"才|只有|只能|仅有?|太慢|很慢|好慢|变慢|\bslow|\bonly\b|\blow\b", re.I)
+
+
+def applies_throughput(f: Frame) -> bool:
+    """A measured tokens/s on named cards, asked whether it is normal or what the theory says: whether the
+    figure is per request or aggregate decides (a slowness report goes to the cause rule instead)."""
+    return (
+        not _SLOW_REPORT_RE.search(f.text)
+        and has_size(f)
+        and bool(f.gpus)
+        and measured_tps(f) is not None
+        and bool(_NORMAL_RE.search(f.text))
+        and not f.training
+        and f.mode in (None, "inference")
+    )
+
+
+def throughput_calls(f: Frame) -> list[ToolCall]:
+    prec = f.precision if f.precision in ("bf16", "fp16", "fp8", "int8", "int4") else None
+    prec = prec or A.shipped_precision(f.model) or "bf16"
+    card = A.card_name(f)
+    seen = measured_tps(f)
+    # "1000 tokens/s" is a speed, not the context the reading layer may take it for
+    context = f.context if f.context and f.context != seen else 4096
+    return [
+        A.call(
+            THROUGHPUT,
+            "decode_speed",
+            **A.model_args(f),
+            gpu=A.gpu_arg(f),
+            precision=prec,
+            context=context,
+            gpus=f.gpu_count or 1,
+        ),
+        A.call(THROUGHPUT, "gpu_specs", names=[card]),
+        _guide(
+            THROUGHPUT, f, "serving-sizing", "总吞吐 单路速度 并发", "aggregate throughput per-request concurrency", k=2
+        ),
+    ]

@@ -35,8 +35,10 @@ _PEAK_RE = re.compile(
     re.I,
 )
 _HEADS_RE = re.compile(
-    rf"(?:日活|dau)\s*(?P<n>{_N}){_K}|(?P<n2>{_N}){_K}\s*\+?\s*(?:人|名员工|个员工|员工|位员工|个用户|用户|employees|users|people)\s*(?:规模|左右|的公司|团队|使用|用)?|"
-    rf"(?:员工|用户)(?:人数|数)?\s*(?:约|大概|估计)?\s*(?P<n3>{_N}){_K}",
+    rf"(?:日活|dau)\s*(?:用户)?\s*(?:大概|大约|约|有|是|为|估计|预计|差不多|在)*\s*(?P<n>{_N}){_K}|(?P<n2>{_N}){_K}\s*\+?\s*(?:人|名员工|个员工|员工|位员工|个用户|用户|employees|users|people)\s*(?:规模|左右|的公司|团队|使用|用)?|"
+    rf"(?:员工|用户)(?:人数|数)?\s*(?:约|大概|估计)?\s*(?P<n3>{_N}){_K}|"
+    # "500 daily users", "2k daily active users", "DAU of 500"
+    rf"(?P<n4>{_N}){_K}\s*\+?\s*(?:daily|monthly|weekly)\s+(?:active\s+)?users|(?:dau)\s*(?:of|is|=|:|~|about|around)\s*(?P<n5>{_N}){_K}",
     re.I,
 )
 _MULT = {"k": 1e3, "千": 1e3, "万": 1e4, "w": 1e4}
@@ -81,6 +83,6 @@ def read_load(text: str) -> Load:
         out.concurrency = int(n) if n and n >= 1 else None
     m = _HEADS_RE.search(t)
     if m:
-        n = _value(m, "n", "n2", "n3")
+        n = _value(m, "n", "n2", "n3", "n4", "n5")
         out.heads = int(n) if n and n >= 2 else None
     return out

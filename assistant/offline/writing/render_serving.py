@@ -5,6 +5,7 @@ Line 1 answers the question asked, with the tool's own figures."""
 from __future__ import annotations
 
 import re
+import weakref
 from typing import Any
 
 from assistant.offline.types import ToolResult
@@ -245,6 +246,7 @@ def _team_lines(w: Writer, r: ToolResult, ctx: Context) -> None:
         load_en += (" and " if load_en else "") + f"{num(rps)} requests/s (about {num(need)} output tokens/s)"
     if not load_zh:
         load_zh, load_en = "单份模型能撑住的最大并发", "the largest load one copy of the model holds"
+    _daily_users_line(w, ctx, conc)
     w.add(
         "verdict",
         f"按{load_zh}、每次输入 {num(a.get('input_tokens'))} / 输出 {num(a.get('output_tokens'))} token 估："
@@ -280,6 +282,34 @@ def _team_lines(w: Writer, r: ToolResult, ctx: Context) -> None:
         "Head count is not concurrency: only part of a team generates at the same moment, so size by peak "
         "concurrency or requests per second.",
     )
+
+
+def _daily_users_line(w: Writer, ctx: Context, conc: Any) -> None:
+    """「日活 500」 sized at a peak concurrency: the conversion leads, with every assumption in it."""
+    load = ctx.slots.load
+    if not load.heads or load.concurrency or load.requests_per_s or ctx.slots.concurrency or ctx.slots.users:
+        return
+    from tools.serving_load import peak_concurrency
+
+    p = peak_concurrency(load.heads)
+    if p.sized_concurrency != conc:
+        return
+    line = w.t(
+        f"{num(p.daily_users)} 个用户不等于 {num(p.daily_users)} 路并发：按每人每天 {num(p.requests_per_user_per_day)} 次请求、"
+        f"最忙一小时占全天 {p.peak_hour_share:.0%}、每个请求占用约 {num(p.seconds_per_request)} 秒估算（Little 定律 L = λW），"
+        f"高峰约 {num(p.daily_users)} × {num(p.requests_per_user_per_day)} × {p.peak_hour_share:.0%} ÷ 3600 ≈ "
+        f"{num(p.peak_requests_per_s)} 次/秒、平均并发约 {num(p.mean_concurrency)} 路，留 {num(p.burst_factor)} 倍突发余量按 "
+        f"{num(p.sized_concurrency)} 路并发配置（有监控数据时换成你的高峰每秒请求数和平均响应时间）。",
+        f"{num(p.daily_users)} users are not {num(p.daily_users)} concurrent requests: assuming {num(p.requests_per_user_per_day)} "
+        f"requests per user a day, {p.peak_hour_share:.0%} of them in the busiest hour and about "
+        f"{num(p.seconds_per_request)} s per request (Little's law L = λW), the peak is about {num(p.daily_users)} × "
+        f"{num(p.requests_per_user_per_day)} × {p.peak_hour_share:.0%} ÷ 3600 ≈ {num(p.peak_requests_per_s)} requests/s, "
+        f"a mean concurrency of about {num(p.mean_concurrency)}; with a {num(p.burst_factor)}× burst margin this is "
+        f"sized for {num(p.sized_concurrency)} concurrent requests (put in your own peak rate and response time if you "
+        "have monitoring data).",
+    )
+    if line not in w.parts["verdict"]:
+        w.parts["verdict"].insert(0, line)
 
 
 @renderer("gpu_rentability")
@@ -593,3 +623,119 @@ def quote_cost(w: Writer, r: ToolResult, ctx: Context) -> None:
         "In the currency you quoted, no exchange rate applied; a stopped machine stops the GPU charge, but disks and "
         "storage usually keep billing.",
     )
+
+
+# ---- serving questions the guide answers first (intents/serving.py: FRONTEND … THROUGHPUT) ----------
+# The best section of the one document asked leads; a tool that also answered (the model's card, the weights of
+# one worker, the single-stream decode ceiling) follows with its own figures.
+_LED: weakref.WeakSet[Writer] = weakref.WeakSet()  # writers whose answer this lead has already opened
+_GUIDE_LED = {"serving_frontend", "gpu_sharing", "non_llm_concurrency", "r1_local", "throughput_check"}
+
+
+def _guide_lead(w: Writer, ctx: Context) -> None:
+    from assistant.offline.writing.render_tools import guide_snippets
+
+    if ctx.intent not in _GUIDE_LED or w in _LED:
+        return
+    _LED.add(w)
+    size = 700 if w.lang == "zh" else 1100
+    if ctx.intent == "throughput_check":  # the computed ceiling leads; the passage with measured figures follows
+        _throughput_lead(w, ctx)
+        guide_snippets(w, ctx.results, limit=1, section="guide", max_chars=size, question=ctx.question)
+        _quoted_once(w, ctx)
+        return
+    guide_snippets(w, ctx.results, limit=1, section="verdict", max_chars=size, question=ctx.question)
+    _quoted_once(w, ctx)
+    if ctx.intent == "gpu_sharing":  # the second section (TensorFlow's preallocation, MIG/MPS) in full
+        guide_snippets(w, ctx.results, limit=1, section="guide", max_chars=size, question=ctx.question)
+        _quoted_once(w, ctx)
+
+
+def _quoted_once(w: Writer, ctx: Context) -> None:
+    """The passage that led is not quoted again under the guide: its hits are set aside (the citation
+    stays, from `w.cited`)."""
+    quoted = set(w.cited)
+    for r in ctx.results:
+        if r.name != "search_guide" or not isinstance(r.result, dict):
+            continue
+        for h in r.result.get("hits") or []:
+            if isinstance(h, dict) and (str(h.get("doc_id")), str(h.get("section") or "")) in quoted:
+                h["low_relevance"] = True
+
+
+def _throughput_lead(w: Writer, ctx: Context) -> None:
+    """「1000 tokens/s 正常吗」: is the figure one request or the sum over all of them — the single-stream
+    bandwidth ceiling (decode_speed) decides; then the card's interconnect (gpu_specs)."""
+    from assistant.offline.intents.serving import measured_tps
+
+    dec = next((r.result for r in ctx.by_name("decode_speed") if isinstance(r.result, dict)), None)
+    seen = measured_tps(ctx.slots)
+    if not dec or seen is None:
+        return
+    lo, hi = dec.get("tokens_per_s_low"), dec.get("tokens_per_s_high")
+    bw = dec.get("mem_bw_gbs")
+    if not isinstance(hi, (int, float)) or not isinstance(bw, (int, float)):
+        return
+    n = int(ctx.slots.gpu_count or 1)
+    card = str(dec.get("gpu") or "").replace("NVIDIA ", "")
+    setup = f"{n}×{card}" if n > 1 else card
+    tb = f"{bw / 1000:.3g} TB/s（{num(bw)} GB/s）"
+    tb_en = f"{bw / 1000:.3g} TB/s ({num(bw)} GB/s)"
+    if seen > hi:
+        zh_v = "高于单个请求的带宽上限，所以它一定是多路并发的总吞吐（聚合），不是每个请求的速度"
+        en_v = "above the single-request bandwidth ceiling, so it must be aggregate throughput over concurrent requests, not the speed of each request"
+    else:
+        zh_v = "如果是单个请求的速度已接近带宽上限；如果是多路并发的总吞吐，每个请求只有它的几分之一"
+        en_v = "close to the ceiling if it is one request; if it is the aggregate over concurrent requests, each request gets a fraction of it"
+    conc = ctx.slots.concurrency
+    per_zh = (
+        f"你的 {num(conc)} 路并发每路约 {num(round(seen / conc, 1))} tokens/s。"
+        if conc
+        else "每个请求的速度 ≈ 总吞吐 ÷ 并发数。"
+    )
+    per_en = (
+        f"at your {num(conc)} concurrent requests that is about {num(round(seen / conc, 1))} tokens/s each."
+        if conc
+        else "per-request speed ≈ aggregate ÷ concurrency."
+    )
+    w.add(
+        "verdict",
+        f"先分清 {num(seen)} tokens/s 是总吞吐还是单个请求的速度：按显存带宽算，{dec.get('model')} 在 {setup} 上"
+        f"单个请求（batch 1）的理论上限约 {num(lo)}–{num(hi)} tokens/s（每卡每个 token 读 {num(dec.get('bytes_per_step_gb'))} GB，"
+        f"单卡带宽 {tb}，卡间通信未计入，实际单路要低得多）。{num(seen)} tokens/s {zh_v}；{per_zh}",
+        f"First tell aggregate from per-request speed: by memory bandwidth, {dec.get('model')} on {setup} has a "
+        f"single-request (batch 1) ceiling of about {num(lo)}–{num(hi)} tokens/s (each GPU reads "
+        f"{num(dec.get('bytes_per_step_gb'))} GB per token at {tb_en} per GPU; communication between GPUs is not "
+        f"counted, so a real single stream is much slower). {num(seen)} tokens/s is {en_v}; {per_en}",
+    )
+    spec = next(
+        (g for r in ctx.by_name("gpu_specs") for g in (r.result.get("gpus") or []) if isinstance(g, dict)), None
+    )
+    form = str((spec or {}).get("form_factor") or "")
+    if n > 1 and "PCIe" in form and "NVLink" in form:
+        w.add(
+            "verdict",
+            f"{card} 是 PCIe 卡（{form}），卡间靠 NVLink 桥（2 或 4 卡一组）和 PCIe 互联，不是 SXM 版那种 8 卡 NVSwitch 全互联；"
+            f"{n} 卡张量并行每层都要做 all-reduce，通信比 HGX/SXM 机器慢，公开的更高数字多来自 SXM 机器。",
+            f"The {card} is a PCIe card ({form}): its GPUs link through NVLink bridges (groups of 2 or 4) and PCIe, not "
+            f"the 8-GPU NVSwitch fabric of the SXM version; {n}-way tensor parallelism all-reduces every layer, so "
+            "communication is slower than on an HGX/SXM server, where most published higher figures come from.",
+        )
+
+
+def _led(name: str) -> None:
+    plain = _RENDERERS.get(name)
+    if plain is None:
+        return
+
+    def wrapped(w: Writer, r: ToolResult, ctx: Context) -> None:
+        _guide_lead(w, ctx)
+        plain(w, r, ctx)
+
+    _RENDERERS[name] = wrapped
+
+
+from assistant.offline.writing import render_gpus, render_memory  # noqa: E402,F401  (their renderers first)
+
+for _name in ("decode_speed", "lookup_model", "estimate_memory", "gpu_specs"):
+    _led(_name)
