@@ -120,3 +120,19 @@ def test_openai_compatible_serving_stays_in_scope(q: str) -> None:
 def test_a_mining_client_is_declined() -> None:
     calls = _calls("my qubic client only does 2200 it/s on an H800, how to make it faster?")
     assert calls == []  # declined without a tool
+
+
+@pytest.mark.parametrize(
+    "q",
+    [
+        "我的4090训练时显存占用22G，nvidia-smi看利用率只有30%，是不是卡有问题",
+        "租的A100利用率才40%，是不是卡有问题",
+    ],
+)
+def test_a_named_card_with_a_symptom_is_not_answered_with_its_spec_sheet(q: str) -> None:
+    names = [c["name"] for c in _calls(q)]
+    assert "gpu_specs" not in names and "search_guide" in names  # the cause, from the guide
+
+
+def test_a_plain_spec_question_still_gets_the_spec_sheet() -> None:
+    assert "gpu_specs" in [c["name"] for c in _calls("A100 的规格")]

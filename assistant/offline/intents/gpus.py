@@ -207,7 +207,8 @@ def applies_interconnect(f: Frame) -> bool:
 
 
 def applies_specs_fallback(f: Frame) -> bool:
-    return bool(f.gpus) and "howto" not in f.cues
+    # a named card with a symptom (「利用率才40%，是不是卡有问题」) is a diagnosis question, not a spec sheet
+    return bool(f.gpus) and not ({"howto", "diagnose"} & f.cues)
 
 
 def reported_memory_calls(f: Frame) -> list[ToolCall]:

@@ -367,8 +367,10 @@ _CUE_PATTERNS: dict[str, str] = {
     "delivery": r"验收|交付|以次充好|验机|检查服务器|拿到机器|新机器|刚租|检查清单|checklist|acceptance|verify (?:the )?"
     r"(?:server|machine|gpus?)|just rented|delivery|what should i check|really has|paid for|"
     r"(?:check|verify) (?:that )?(?:a |the |my )?rented|货不对板|是不是真的",
-    "diagnose": r"掉卡|报错|错误|日志|xid|排查|诊断|怎么回事|利用率低|利用率.*(?:低|上不去)|卡住|hang|timeout|超时|"
-    r"diagnos|error|what does this (?:mean|log)|why is .*(?:slow|low)|utili[sz]ation (?:is )?low",
+    "diagnose": r"掉卡|报错|错误|日志|xid|排查|诊断|怎么回事|利用率低|利用率.*(?:低|上不去)|利用率(?:只有|才|不到|仅)|"
+    r"(?:显)?卡(?:是不是)?有问题|卡坏了|是不是卡的问题|is (?:my|the|this) (?:[\w-]+ ){0,2}(?:broken|faulty|defective|dying)|"
+    r"卡住|hang|timeout|超时|"
+    r"diagnos|error|what does this (?:mean|log)|why is .*(?:slow|low)|utili[sz]ation (?:is )?(?:low|only|just|stuck)",
     "howto": r"怎么|如何|为什么|为啥|是什么|什么是|啥是|区别|原理|建议|注意|要点|经验|教程|讲讲|介绍|解释|"
     r"how (?:do|to|can|should|does)|why|what is|what's|what are|explain|tips?|advice|guide|best practice|"
     r"should i|when (?:to|should)",
