@@ -11,22 +11,11 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.offline import answer, resolve_language
-from assistant.offline.intents import analyse
+from assistant.offline import resolve_language
 from assistant.offline.reading.followups import capacities
+from tests.conversation import run_turns
 
-
-def _conv(turns: list[str]):
-    """Run the turns in order; return (intents, frame, composed answer, tool results) of the last one."""
-    history: list[dict] = []
-    out = None
-    for q in turns:
-        intents, frame, _ = analyse(q, history)
-        composed, results = answer(q, history)
-        out = (intents, frame, composed, results)
-        history += [{"role": "user", "content": q}, {"role": "assistant", "content": composed.text}]
-    assert out is not None
-    return out
+_conv = run_turns
 
 
 @pytest.mark.parametrize(

@@ -13,22 +13,11 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.offline import answer
-from assistant.offline.intents import analyse
 from assistant.offline.intents.decline import cue_of, statement
 from assistant.offline.reading.quoted import quoted_sequences, stated_requirement_gb, stated_total_gb
+from tests.conversation import run_turns
 
-
-def _conv(turns: list[str]):
-    history: list[dict] = []
-    out = None
-    for q in turns:
-        intents, frame, _ = analyse(q, history)
-        composed, results = answer(q, history)
-        out = (intents, frame, composed, results)
-        history += [{"role": "user", "content": q}, {"role": "assistant", "content": composed.text}]
-    assert out is not None
-    return out
+_conv = run_turns
 
 
 # ---------------------------------------------------------------- reading the figures
