@@ -136,3 +136,19 @@ def test_a_named_card_with_a_symptom_is_not_answered_with_its_spec_sheet(q: str)
 
 def test_a_plain_spec_question_still_gets_the_spec_sheet() -> None:
     assert "gpu_specs" in [c["name"] for c in _calls("A100 的规格")]
+
+
+def test_a_models_total_served_with_tensor_parallel_is_split_over_the_cards() -> None:
+    # 70 GB of weights over 2 × A40 48 GB with vLLM TP=2: 70 / 2 = 35 GB per card ≤ 48 GB (hand arithmetic)
+    a, _ = answer(
+        "I have two A40 GPUs (96GB in total). The model requires 70GB, but vLLM fills both GPUs to 48GB, why?"
+    )
+    line1 = a.text.split("\n")[0]
+    assert "35.0 GB" in line1 and "does not fit" not in line1.lower()
+
+
+def test_a_cards_own_size_is_not_a_stated_requirement() -> None:
+    from assistant.offline.reading.quoted import stated_requirement_gb
+
+    assert stated_requirement_gb("最低配置要求 如果是A100 40G显卡的情况下，最少需要多少张") is None  # the card's size
+    assert stated_requirement_gb("官方说需要 24G 显存") == 24.0

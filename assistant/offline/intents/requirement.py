@@ -40,7 +40,7 @@ def cards(f: Frame) -> list[tuple[str, float, int]]:
     for g in f.gpu_mentions:
         if g.text and g.text.lower() in quoted:
             continue  # the maintainer's test card, not the user's
-        gb = g.memory_gb if g.modded and g.memory_gb else _table_gb(g.name)
+        gb = g.memory_gb or _table_gb(g.name)  # the size the user gave ("A100 40G") before the table's
         if gb:
             out.append((g.name, gb, g.count or f.gpu_count or 1))
     if not out and not f.gpu_mentions and f.gpus:

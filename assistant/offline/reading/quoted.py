@@ -52,9 +52,14 @@ def stated_requirement_gb(text: str) -> float | None:
         for m in rx.finditer(t):
             gb = float(m.group("n"))
             hypothetical = _HYPOTHETICAL_BEFORE.search(t[max(0, m.start() - 12) : m.start()])
-            if 4 <= gb <= 2000 and not hypothetical and not _card_size_right_after(t, m.end()):
+            own_card = _CARD_BEFORE.search(t[max(0, m.start("n") - 10) : m.start("n")])  # 「A100 40G显卡」
+            if 4 <= gb <= 2000 and not hypothetical and not own_card and not _card_size_right_after(t, m.end()):
                 return gb
     return None
+
+
+# a card's name just before the figure: the card's own size ("A100 40G", 「4090 24G」), not a requirement
+_CARD_BEFORE = re.compile(r"(?:rtx|gtx|[a-z]{1,2}\d{2,4}[a-z]*|\d{4}(?:\s*ti)?)\s*$", re.I)
 
 
 def _card_size_right_after(text: str, end: int) -> bool:

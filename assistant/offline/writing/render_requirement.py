@@ -33,6 +33,58 @@ def _en_card(label: str, gb: float) -> str:
     return f"a {_g(gb)} GB card" if label == f"{_g(gb)} GB" else f"{label}: {_g(gb)} GB per card"
 
 
+# serving engines that split one model's weights across the cards (tensor parallel / layers), unlike training's DDP
+_SPLIT_RE = re.compile(
+    r"vllm|sglang|lmdeploy|tgi|text-generation-inference|tensor[-_ ]parallel|--tp\b|tp\s*=|device_map|张量并行|按层切分",
+    re.I,
+)
+
+
+def _split_serving(f: Frame, training: bool, mine: list[tuple[str, float, int]]) -> tuple[str, float, int] | None:
+    """The user's cards when the figure is a model's total served across several of them: inference with an engine
+    that splits the weights (vLLM --tensor-parallel-size, device_map), so each card holds its share."""
+    if training or not mine or not _SPLIT_RE.search(f.text or ""):
+        return None
+    label, gb, n = mine[0]
+    return (label, gb, n) if n > 1 else None
+
+
+def _split_statement(w: Writer, need: float, card: tuple[str, float, int]) -> None:
+    label, gb, n = card
+    share = need / n
+    ok = share <= gb
+    left = gb - share
+    w.add(
+        "verdict",
+        ("能放下权重：" if ok else "放不下：")
+        + f"推理时 vLLM/SGLang 的张量并行（--tensor-parallel-size {n}）或按层切分会把模型分到 {n} 张卡上，"
+        f"{_g(need)} GB ÷ {n} = {share:.1f} GB/卡，{_zh_card(label, gb)}"
+        + (f"，每张剩约 {left:.1f} GB 给 KV cache 和运行开销。" if ok else f"，每张差约 {-left:.1f} GB。"),
+        ("The weights fit: " if ok else "Does not fit: ")
+        + f"for inference, vLLM/SGLang tensor parallel (--tensor-parallel-size {n}) or a layer split puts the model "
+        f"on {n} cards, {_g(need)} GB ÷ {n} = {share:.1f} GB per card; {_en_card(label, gb)}"
+        + (
+            f", leaving about {left:.1f} GB each for the KV cache and runtime overhead."
+            if ok
+            else f", about {-left:.1f} GB short on each."
+        ),
+    )
+    w.add(
+        "next",
+        "vLLM 启动时按 --gpu-memory-utilization（默认 0.9）把每张卡的这部分显存先占住，剩下的都给 KV cache，所以"
+        "两张卡都显示快占满是正常的；要少占就调小它或 --max-model-len。",
+        "vLLM reserves --gpu-memory-utilization (0.9 by default) of every card at start-up and gives what the "
+        "weights leave to the KV cache, so both cards looking nearly full is expected; lower it or --max-model-len "
+        "to reserve less.",
+    )
+    w.add(
+        "assumptions",
+        f"{_g(need)} GB 按整个模型的权重理解（不是每张卡的要求）；张量并行还要求卡数能整除注意力头数。",
+        f"The {_g(need)} GB is read as the whole model's weights (not a per-card figure); tensor parallel also needs "
+        "the card count to divide the attention heads.",
+    )
+
+
 def requirement_statement(w: Writer, f: Frame) -> None:
     from assistant.offline.intents.requirement import cards
 
@@ -41,6 +93,10 @@ def requirement_statement(w: Writer, f: Frame) -> None:
     training = f.training or f.finetune or f.mode in ("full", "lora", "qlora", "pretrain")
     short = [c for c in mine if c[1] < need]
     hypo = _HYPOTHETICAL_RE.search(f.text or "")
+    split = _split_serving(f, training, mine)
+    if split:
+        _split_statement(w, need, split)
+        return
     if hypo and float(hypo.group("n")) >= need:
         job = ("训练", "train") if training else ("跑", "run")
         w.add(
