@@ -152,3 +152,15 @@ def test_a_cards_own_size_is_not_a_stated_requirement() -> None:
 
     assert stated_requirement_gb("最低配置要求 如果是A100 40G显卡的情况下，最少需要多少张") is None  # the card's size
     assert stated_requirement_gb("官方说需要 24G 显存") == 24.0
+
+
+def test_one_card_counted_by_its_memory_is_the_card() -> None:
+    s = extract("qwen1.5 72b 一块80G跑不起vllm服务")
+    assert s.vram_gb == 80.0
+    assert extract("单张24G能跑14B推理吗").vram_gb == 24.0
+
+
+def test_how_many_cards_for_an_unknown_model_says_it_cannot_size_it() -> None:
+    a, results = answer("如果是A100 40G显卡，最少需要多少张，4张可行吗？（Skywork-MoE）")
+    assert not [r for r in results if r.name == "gpu_specs"]  # not the card's spec sheet
+    assert "Skywork-MoE" in a.text.split("\n")[0]  # the first line says which model it does not know

@@ -21,7 +21,7 @@ MENTIONS: dict[str, str] = {
     # 「ResNet、YOLO 这类」/ "models such as X": a kind of model, not one model to size
     "a_kind_of": r"这类|这种|之类|一类|等模型|such as|kinds? of|e\.g\.",
     # "要什么显卡 / 多大显存 / how much VRAM / which GPU": the question asks for hardware to run something
-    "asked_hardware": r"(?:什么|哪种|哪款|哪个|几张|多少|多大)\s*(?:的)?\s*(?:显卡|卡|gpu|显存|配置)|显存.{0,4}(?:多大|多少|够不够|需要)|"
+    "asked_hardware": r"(?:什么|哪种|哪款|哪个|几张|多少|多大)\s*(?:的)?\s*(?:显卡|卡|gpu|显存|配置)|(?:最少|至少|需要|要)\s*(?:多少|几)\s*张|显存.{0,4}(?:多大|多少|够不够|需要)|"
     r"how much (?:vram|gpu memory|memory)|which gpus?|what gpus?|what (?:hardware|card)|vram (?:do i need|needed|required)",
     # "两张卡用 NVLink 连起来显存能叠加吗" / "will my VRAM double": a question about pooling memory
     "pooled_memory": r"(?:显存|内存|vram|memory|ram)\s*(?:能|会|可以|可不可以|能不能|是否)?\s*(?:叠加|相加|合并|合在一起|共享|翻倍|加倍|变成)|"

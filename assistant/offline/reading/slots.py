@@ -685,6 +685,12 @@ def _extract(question: str) -> Slots:
             re.I,
         )
         or re.search(r"(?P<num>\d{1,3})\s*(?:g|gb|gib)\s+of\s+(?:vram|gpu memory)", work, re.I)
+        # 「一块80G跑不起」「单张24G」: a card counted by its memory, not host RAM
+        or re.search(
+            r"(?:(?<![\d.])(?:一|1)\s*(?:块|张)|单张|单块)\s*(?P<num>\d{1,3})\s*(?:g|gb|gib)(?![a-z0-9])(?!\s*(?:的)?\s*内存)",
+            work,
+            re.I,
+        )
     )
     if m and not s.gpus and 4 <= float(m.group("num")) <= 288:
         s.vram_gb = float(m.group("num"))
