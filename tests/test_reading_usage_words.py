@@ -164,3 +164,19 @@ def test_how_many_cards_for_an_unknown_model_says_it_cannot_size_it() -> None:
     a, results = answer("如果是A100 40G显卡，最少需要多少张，4张可行吗？（Skywork-MoE）")
     assert not [r for r in results if r.name == "gpu_specs"]  # not the card's spec sheet
     assert "Skywork-MoE" in a.text.split("\n")[0]  # the first line says which model it does not know
+
+
+def test_a_time_question_without_a_model_says_the_size_it_assumed_first() -> None:
+    a, _ = answer("两张3090一次完整的训练大概花费多少时间")
+    line1 = a.text.split("\n")[0]
+    assert "没说训练的是什么模型" in line1 and "7B" in line1  # an assumption, said as one, before any figure
+
+
+def test_a_quoted_requirement_in_a_paste_is_not_the_renters_card() -> None:
+    q = (
+        "72b全参微调爆显存，readme写70b全参微调需要1200g显存\n"
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 16.83 GiB. "
+        "GPU 0 has a total capacity of 79.33 GiB of which 2.1 GiB is free."
+    )
+    a, _ = answer(q)
+    assert "1200 GB" not in a.text and "your card" not in a.text  # 1,200 GB is a requirement, no card holds it

@@ -330,7 +330,7 @@ _CUE_PATTERNS: dict[str, str] = {
     r"(?:开|支持|撑)多少(?:并发|路|上下文|batch)|多少并发|how many concurrent|max(?:imum)? concurrency|"
     r"max(?:imum)?\s*(?:context|batch|sequence|seq|micro|ctx|length)|longest|largest batch|"
     r"how long (?:of )?(?:a |the )?(?:context|prompt|sequence|ctx)|biggest batch|多长.*上下文|上下文.*多长|上下文.*最大",
-    "time": r"多久|多长时间|几天|几个小时|多少小时|多少天|要训多久|训练时间|耗时|时长|how long(?!\s+(?:of\s+)?(?:a\s+|the\s+|can\s+(?:the|my)\s+)?(?:context|prompt|sequence|input|ctx))|how many (?:days|hours)|"
+    "time": r"多久|多长时间|多少时间|几天|几个小时|多少小时|多少天|要训多久|训练时间|耗时|时长|how long(?!\s+(?:of\s+)?(?:a\s+|the\s+|can\s+(?:the|my)\s+)?(?:context|prompt|sequence|input|ctx))|how many (?:days|hours)|"
     r"training time|time to train|wall[\s\-]*clock|gpu[\s\-]*hours|卡时|机时",
     "plan": r"怎么配|如何配|配置方案|什么配置|推荐.*(?:配置|方案|卡)|方案|怎么选|如何选|选什么|租什么|用什么卡|"
     r"哪种卡|选卡|配什么|用啥卡|啥卡|什么卡|哪张卡|哪款卡|最便宜的卡|which (?:card|gpu) is cheapest|cheapest (?:card|gpu)|"

@@ -251,6 +251,17 @@ def _what_it_rests_on(w: Writer, r: ToolResult, ctx: Context) -> None:
                 f"{num(a.get('seq_len'))} tokens × {num(a.get('epochs'))} epochs; twice the data takes twice as long:",
             ),
         )
+    if "params_b" in a and not has_size(s) and not s.unknown_model:
+        # 「两张3090训练大概要多久」 with no model named: the size is an assumption, said first, never presented as theirs
+        verdict.insert(
+            0,
+            w.t(
+                f"你没说训练的是什么模型：下面按 {num(a['params_b'])}B 参数的语言模型估；别的模型（图像、视频、语音）"
+                "差别很大，告诉我模型名或参数量才能算准。",
+                f"You did not say which model: this assumes a {num(a['params_b'])}B-parameter language model; other "
+                "models (image, video, speech) differ a lot — give the model name or parameter count for a real figure.",
+            ),
+        )
     if "tokens" in a and not s.tokens:
         from assistant.offline.intents.plans import reference
 

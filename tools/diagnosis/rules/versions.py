@@ -418,8 +418,14 @@ def _stated_card(c: Ctx) -> tuple[str, float] | None:
         m = _STATED_VRAM.search(text)
         if not m:
             return None
+        gb = float(m.group(1) or m.group(2))
+        # 「70b全参微调需要1200g显存」: a requirement someone quotes, not the renter's card (no card holds > 300 GB)
+        if gb > 300 or re.search(
+            r"(?:需要|要求|至少|需|要|needs?|requires?)\s*$", text[max(0, m.start() - 8) : m.start()]
+        ):
+            return None
         card = _STATED_NAME.search(text)
-        return (" ".join(card.group(1).split()) if card else "your card"), float(m.group(1) or m.group(2))
+        return (" ".join(card.group(1).split()) if card else "your card"), gb
     try:
         from tools.gpus import resolve_gpu
 
