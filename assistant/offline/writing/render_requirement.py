@@ -33,17 +33,17 @@ def _en_card(label: str, gb: float) -> str:
     return f"a {_g(gb)} GB card" if label == f"{_g(gb)} GB" else f"{label}: {_g(gb)} GB per card"
 
 
-# serving engines that split one model's weights across the cards (tensor parallel / layers), unlike training's DDP
-_SPLIT_RE = re.compile(
-    r"vllm|sglang|lmdeploy|tgi|text-generation-inference|tensor[-_ ]parallel|--tp\b|tp\s*=|device_map|张量并行|按层切分",
-    re.I,
-)
+# serving engines that split one model's weights across the cards (tensor parallel / layers), unlike training's DDP:
+# their names are read from knowledge/engines.yaml into `Frame.engines`; the words below name the split itself
+_SPLIT_ENGINES = frozenset({"vLLM", "SGLang", "LMDeploy", "TGI"})
+_SPLIT_RE = re.compile(r"tensor[-_ ]parallel|--tp\b|tp\s*=|device_map|张量并行|按层切分", re.I)
 
 
 def _split_serving(f: Frame, training: bool, mine: list[tuple[str, float, int]]) -> tuple[str, float, int] | None:
     """The user's cards when the figure is a model's total served across several of them: inference with an engine
     that splits the weights (vLLM --tensor-parallel-size, device_map), so each card holds its share."""
-    if training or not mine or not _SPLIT_RE.search(f.text or ""):
+    splits = bool(_SPLIT_ENGINES & set(f.engines)) or bool(_SPLIT_RE.search(f.text or ""))
+    if training or not mine or not splits:
         return None
     label, gb, n = mine[0]
     return (label, gb, n) if n > 1 else None
