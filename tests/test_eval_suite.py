@@ -513,6 +513,8 @@ REAL_FLOORS = {  # a small margin below the counts, so a retrieval tie on a fres
     "blind/round4": 9,  # round 4 blind: 11/24 (7 when it was collected)
     "dev/round5": 48,  # round 5 dev: 53/109 (45 when it was collected; the builders never saw it, the lead did late)
     "blind/round5": 5,  # round 5 blind: 7/18 (7 when it was collected)
+    "dev/round6": 38,  # round 6 dev: 41/106 when it was collected (2026-12-01, sixth session; builders never saw it)
+    "blind/round6": 6,  # round 6 blind: 8/17 when it was collected
 }
 
 
