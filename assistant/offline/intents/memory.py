@@ -577,5 +577,7 @@ UNSIZED = "unsized_model"
 def applies_unsized(f: Frame) -> bool:
     """「部署CosyVoice2要多大显存」: a model nobody here knows, named without its size, and the question asks
     what hardware it needs. Nothing can be sized, so the answer says so instead of quoting another model."""
-    asks_hardware = "asked_hardware" in f.mentions and "a_kind_of" not in f.mentions
+    # "What VRAM does Kimi-K3 need?": a sizing cue is a hardware question too, even without the asked_hardware words
+    sizing = bool(f.cues & {"fit", "requirement", "how_many", "max_fit"})
+    asks_hardware = ("asked_hardware" in f.mentions or sizing) and "a_kind_of" not in f.mentions
     return bool(f.unknown_model) and not f.model and not has_size(f) and not f.is_log and asks_hardware
