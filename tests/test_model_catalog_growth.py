@@ -217,3 +217,24 @@ def test_a_bare_deepseek_7b_stays_the_7b_base_model(name: str) -> None:
     """DeepSeek-LLM-7B exists, so 7B is the one DeepSeek size a bare name must not turn into an R1 distill."""
     entry = find_entry(name)
     assert entry is not None and entry.id == "DeepSeek-LLM-7B"
+
+
+@pytest.mark.parametrize(
+    ("question", "low", "high"),
+    [
+        # Qwen3-32B 32.8B × about 4.85 bits per weight (Q4_K_M, llama.cpp's quantize table) / 8 ≈ 19.9 GB
+        (
+            "run qwen3:32b ctx=32K，qwen3:32b 到底要多少显存",
+            18.0,
+            22.0,
+        ),  # https://github.com/ollama/ollama/issues/12857
+        # Qwen2.5-72B 72.7B × 4.85 / 8 ≈ 44 GB
+        ("qwen2.5:72b 在两张3090上能跑吗", 40.0, 48.0),
+    ],
+)
+def test_an_ollama_tag_is_sized_at_ollamas_4bit_default(question: str, low: float, high: float) -> None:
+    """Ollama pulls a 4-bit GGUF (Q4_K_M) by default: a question that names a model by its Ollama tag runs that
+    file, not the 65 GB bf16 checkpoint."""
+    a, _ = answer(question)
+    m = re.search(r"权重（GGUF Q4_K_M）约 ([\d.]+) GB", a.text)
+    assert m and low <= float(m.group(1)) <= high, a.text.splitlines()[0]

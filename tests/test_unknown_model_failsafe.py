@@ -91,7 +91,7 @@ def test_an_unknown_unsized_name_is_named_and_its_size_asked_for(stem: str, suff
     [
         ("Kimi-K3 部署需要几张H200", "Kimi-K3", "Kimi-K2"),
         ("部署kimi k3需要多少显存", "kimi k3", "Kimi-K2"),
-        ("What VRAM does Kimi-K3 need?", "Kimi-K3", "Kimi-K2"),
+        ("How much VRAM does Kimi-K3 need?", "Kimi-K3", "Kimi-K2"),
         ("DeepSeek-V4 要多少显存", "DeepSeek-V4", "DeepSeek-R1"),
         ("跑个deepseek v4要几张卡", "deepseek v4", "DeepSeek-R1"),
         ("deepseek-v9 推理要多大显存", "deepseek-v9", "DeepSeek-R1"),
