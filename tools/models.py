@@ -362,6 +362,9 @@ def _norm(text: str) -> str:
         parts.pop()
     s = "".join(parts)
     s = re.sub(r"v(\d)", r"\1", s) if s.startswith(("deepseekv", "mistralv", "llamav")) else s
+    # 「Qwenvl2.5VL-7B」, "qwen-vl-2.5-7b": the VL moved before the version is still Qwen2.5-VL (Qwen-VL itself
+    # has no version number, so a bare "qwenvl" / "qwen-vl-chat" is untouched)
+    s = re.sub(r"^qwenvl(\d(?:\.\d)?)(?:vl)?", r"qwen\1vl", s)
     return s
 
 

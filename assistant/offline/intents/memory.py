@@ -577,5 +577,8 @@ UNSIZED = "unsized_model"
 def applies_unsized(f: Frame) -> bool:
     """「部署CosyVoice2要多大显存」: a model nobody here knows, named without its size, and the question asks
     what hardware it needs. Nothing can be sized, so the answer says so instead of quoting another model."""
-    asks_hardware = "asked_hardware" in f.mentions and "a_kind_of" not in f.mentions
+    # "How much VRAM does Kimi-K3 need?" / 「要几张卡」: a requirement or card-count question asks for hardware too
+    # ("fit" alone does not: 「24G 下能用的方法（LucidFlux）」 asks for a how-to, and the guide can answer that)
+    sizing = bool(f.cues & {"requirement", "how_many"})
+    asks_hardware = ("asked_hardware" in f.mentions or sizing) and "a_kind_of" not in f.mentions
     return bool(f.unknown_model) and not f.model and not has_size(f) and not f.is_log and asks_hardware

@@ -41,7 +41,8 @@ ENGINES: dict[str, str] = {
     r"vllm": "vLLM",
     r"sglang": "SGLang",
     r"llama\.?cpp|gguf|(?<![\w-])-ngl\b|--n-gpu-layers|n_gpu_layers": "llama.cpp",
-    r"ollama": "Ollama",
+    # an Ollama tag ("qwen3:32b", "deepseek-r1:8b") is how Ollama names what it pulls: its 4-bit default applies
+    r"ollama|(?<![\w.:/-])[a-z][a-z0-9.\-]*:\d+(?:\.\d+)?b(?![\w.])": "Ollama",
     r"tensorrt[\s-]*llm|trt[\s-]*llm": "TensorRT-LLM",
     r"lmdeploy|turbomind|cache[_-]max[_-]entry[_-]count": "LMDeploy",
     r"exllama\w*|\bexl2\b": "ExLlamaV2",

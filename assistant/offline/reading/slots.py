@@ -1457,6 +1457,8 @@ def _extract_model_names(work: str, s: Slots, text: str = "") -> str:
         for hit in hits:
             blanked = blanked[: hit.start] + " " * (hit.end - hit.start) + blanked[hit.end :]
         bare = _SIZE_EN_RE.search(blanked)
+        if bare and _after_a_card(text or work, bare.start(), s):
+            bare = None  # "910B 4B": a card's sub-model suffix, not a model size to put in the named model's place
         if bare and bare.group("unit").lower() == "b" and not _is_its_size(known, float(bare.group("size"))):
             known = None
             work = blanked
@@ -1605,6 +1607,12 @@ def _precision_of_stated_size(text: str, params_b: float) -> str | None:
 # name is kept so the answer can say it is not in the catalog; words that are not names are left out.
 _GLUED_NAME_RE = re.compile(r"(?<![a-z0-9.\-])([a-z][a-z0-9]*(?:[.\-][a-z0-9]+)*?[a-z0-9]*)[\-_]?$", re.I)
 _NOT_NAMES = {"a", "an", "the", "of", "to", "for", "on", "in", "x", "gpu", "model", "models", "llm", "int", "fp", "bf"}
+
+
+def _after_a_card(text: str, at: int, s: Slots) -> bool:
+    """A size written right after a card's name ("910B 4B" = the 32 GB Ascend 910B4) belongs to the card."""
+    before = text[:at].rstrip().lower()
+    return any(g.text and before.endswith(g.text.strip().lower()) for g in s.gpu_mentions)
 
 
 def _is_its_size(hit: ModelHit, size_b: float) -> bool:

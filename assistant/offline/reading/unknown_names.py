@@ -37,10 +37,31 @@ def _looks_like_a_name(token: str) -> bool:
     return bool(_CAMEL_RE.search(token) or _LETTERS_DIGITS_RE.search(token) or ("-" in token and token[0].isupper()))
 
 
+def _versioned_family_name(own_words: str, known_low: list[str]) -> str | None:
+    """「deepseek v4」, "kimi k3", "glm-5": a catalog family word with a release number the catalog does not have.
+    Lower case and a space are how people type these, so the product-name shapes below would miss them."""
+    from assistant.offline.reading.vocab import family_version_spans
+    from tools.models import alias_index, find_entry, normalise_name
+
+    for start, end in family_version_spans(own_words):
+        name = own_words[start:end].strip()
+        low = name.lower()
+        if any(low in k or k in low for k in known_low) or find_entry(name) is not None:
+            continue
+        key = normalise_name(name)
+        if any(k.startswith(key) for k in alias_index()):
+            continue  # "qwen3", "llama 3": a release the catalog has, named without its size
+        return name
+    return None
+
+
 def unknown_model_name(own_words: str, known: list[str]) -> str | None:
     """The first product-like name in the user's own words that is not one of the `known` mentions
     (GPU and model texts the reader already resolved)."""
     known_low = [k.lower() for k in known if k]
+    versioned = _versioned_family_name(own_words, known_low)
+    if versioned:
+        return versioned
     for m in _TOKEN_RE.finditer(own_words):
         token = m.group(1)
         low = token.lower()

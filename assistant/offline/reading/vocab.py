@@ -165,7 +165,8 @@ def _family_regex() -> re.Pattern[str]:
 
 
 _REPO_PREFIX = re.compile(r"(?<![\w./\-])(?:\.{1,2}/|~/|[a-z][\w.\-]*/)+(?=[a-z])", re.I)
-_TOKEN_RUN = re.compile(r"[a-z0-9.]+(?:[\s\-_/]+[a-z0-9.]+){0,7}", re.I)
+# ':' joins an Ollama tag to its name ("deepseek-r1:32b", "qwen2.5:72b"): one name, not a name and a bare size
+_TOKEN_RUN = re.compile(r"[a-z0-9.]+(?:[\s\-_/:]+[a-z0-9.]+){0,7}", re.I)
 
 
 @dataclass(frozen=True)
@@ -199,14 +200,20 @@ def find_models(text: str) -> list[ModelHit]:
         if not fm:
             return hits
         tail = low[fm.end() :]
-        run = _TOKEN_RUN.match(tail.lstrip(" -_")) if tail[:1] in ("", " ", "-", "_") or tail[:1].isalnum() else None
-        gap = len(tail) - len(tail.lstrip(" -_")) if run else 0
-        tokens = [t for t in re.split(r"[\s\-_/]+", run.group(0))] if run else []
+        run = (
+            _TOKEN_RUN.match(tail.lstrip(" -_:"))
+            if tail[:1] in ("", " ", "-", "_", ":") or tail[:1].isalnum()
+            else None
+        )
+        gap = len(tail) - len(tail.lstrip(" -_:")) if run else 0
+        tokens = [t for t in re.split(r"[\s\-_/:]+", run.group(0))] if run else []
         if tokens and not tail[:1].isalnum() and gap > 1:
             tokens = []  # "qwen  and 7b": only one separator between a family and its version
         family = low[fm.start() : fm.end()]
         size_at = next((i for i, t in enumerate(tokens) if _SIZE_TOKEN.match(t)), None)
         hit = _resolve(family, tokens, size_at, find_entry)
+        if hit is not None and hit[0] == 0 and run and _is_unknown_version(tokens, run.group(0), tail[gap:]):
+            hit = None  # "Kimi-K3", "DeepSeek-V4", "GLM-5": a version the catalog lacks is not the family's default
         if hit is None:
             pos = fm.end()
             continue
@@ -215,6 +222,40 @@ def find_models(text: str) -> list[ModelHit]:
         size = _size_b(tokens[size_at]) if size_at is not None and size_at < n_tokens else None
         hits.append(ModelHit(fm.start(), end, text[fm.start() : end], catalog_id, variant, size))
         pos = end
+
+
+# A release number after a family word: "v4", "k3", "r2", "5", "4.9" — not a count ("deepseek 8卡") or a size
+_VERSION_TOKEN = re.compile(r"^(?:[a-z]{1,2}\d+(?:\.\d+)*|\d+(?:\.\d+)*)[a-z]?$", re.I)
+_COUNT_AFTER = re.compile(r"^\s*(?:张|块|台|个|卡|x\b|×|gpus?\b|cards?\b|nodes?\b|机)", re.I)
+
+
+def _is_unknown_version(tokens: list[str], run: str, after_gap: str) -> bool:
+    """The family word resolved alone although a release number follows it: that release is not in the catalog,
+    and answering with the family's default model would size another model (the brief's worst outcome)."""
+    if not tokens or not _VERSION_TOKEN.match(tokens[0]) or _SIZE_TOKEN.match(tokens[0]):
+        return False
+    first = re.match(r"[a-z0-9.]+", run, re.I)
+    rest = after_gap[first.end() :] if first else ""
+    return not _COUNT_AFTER.match(rest)
+
+
+def family_version_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each catalog family word followed by a release number ("deepseek v4", "Kimi-K3", "glm 5"),
+    counts after it excluded ("deepseek 8卡"). The caller decides whether the catalog has that release."""
+    out: list[tuple[int, int]] = []
+    low = text.lower()
+    for fm in _family_regex().finditer(low):
+        if not re.match(r"[a-z]+$", fm.group(0)):
+            continue  # a Chinese family word (千问) is followed by its own version forms, read elsewhere
+        m = re.match(r"[\s\-_]?([a-z0-9.]+)", low[fm.end() :])
+        if not m or (fm.end() < len(low) and low[fm.end()].isalpha()):
+            continue  # "deepseekmath": one word, not family + version
+        token = m.group(1).rstrip(".")
+        if _VERSION_TOKEN.match(token) and not _SIZE_TOKEN.match(token):
+            end = fm.end() + m.start(1) + len(token)
+            if not _COUNT_AFTER.match(low[end:]):
+                out.append((fm.start(), end))
+    return out
 
 
 def _span_len(run: str, n_tokens: int) -> int:
