@@ -1068,7 +1068,8 @@ def _extract_gpus(work: str, s: Slots) -> str:
     m = re.search(
         # not the digits of a card name ("two A100 machines" is not 100 machines)
         rf"(?<![a-z\d.])(?P<nodes>\d+|{_CN_NUM})\s*(?:台|个节点|节点|nodes?|machines?|servers?)\s*(?:的)?\s*"
-        rf"(?P<per>\d+|{_CN_NUM})?\s*(?:卡|张|x|gpus?)?",
+        # the per-node count needs its unit: 「一台4090」 is one machine with a 4090, not 4090 cards per machine
+        rf"(?:(?P<per>\d+|{_CN_NUM})\s*(?:个|块)?\s*(?:卡|张|x\b|×|\*(?=\s*\d)|gpus?\b))?",
         work,
         re.I,
     )
@@ -1078,7 +1079,14 @@ def _extract_gpus(work: str, s: Slots) -> str:
         if nodes and nodes >= 1:
             s.nodes = int(nodes)
             if per:
-                s.gpu_count = int(nodes * per)
+                # more than 16 per machine is no server that exists: 「4个节点32卡」 states the total
+                s.gpu_count = int(nodes * per) if per <= 16 else int(per)
+            each = re.search(
+                rf"每(?:台|个节点|节点|机|个机器)\D{{0,4}}?(?P<per>\d+|{_CN_NUM})\s*(?:个|块)?\s*(?:卡|张|gpu)", work, re.I
+            )
+            per_each = cn_to_number(each.group("per")) if each else None
+            if per_each and 1 <= per_each <= 16 and not per:  # 「两台机器，每台8张4090」 = 16 cards
+                s.gpu_count = int(nodes * per_each)
     # English: "two 8-GPU servers", "2 x 8-GPU nodes", "two servers with 8 GPUs each", "2 nodes of 8 GPUs"
     words = r"\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|a pair of"
     m = re.search(
