@@ -169,9 +169,10 @@ _PARALLEL_RES = {
 
 
 _TOGETHER_RE = re.compile(
-    r"同时|一起|同一张|同一块|一张卡上.{0,12}(?:多个|两个|几个)|(?:多个|两个|几个)模型|共用|共享一张|"
-    r"at the same time|simultaneous\w*|together|side by side|alongside|both (?:models|of them)|"
-    r"(?:two|multiple|several) models",
+    # 「测试了A和B两个模型」 tests them one after the other: "two models" alone is no sharing, only with a card
+    r"同时|一起|同一张|同一块|一张卡上.{0,12}(?:多个|两个|几个)|(?:一张|同一张|单|一块)卡.{0,12}(?:多个|两个|几个)模型|共用|共享一张|"
+    r"at the same time|simultaneous\w*|together|side by side|alongside|"
+    r"(?:two|multiple|several|both) models\b.{0,30}\b(?:on|in) (?:one|a single|the same) (?:gpu|card)",
     re.I,
 )
 _BARE_SIZES_RE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*b(?![a-z0-9])", re.I)

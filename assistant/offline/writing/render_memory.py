@@ -941,7 +941,13 @@ def _co_deployed(w: Writer, ests: list[ToolResult]) -> None:
     names_en = ", ".join(_model_label(w, r) for r in rows)
     left = usable * n - total
     where = f"{n} × {gpu}" if n > 1 else gpu
-    if left > 0:
+    if not gpu or usable <= 0:  # no card named: the weights add up, there is nothing to hold them against
+        w.add(
+            "verdict",
+            f"{names} 同时部署，权重合计 {per} ≈ {total:.1f} GB，卡上要放得下这些再留出各自的 KV 缓存。",
+            f"Serving {names_en} together needs {per} ≈ {total:.1f} GB of weights in total, plus each one's KV cache.",
+        )
+    elif left > 0:
         w.add(
             "verdict",
             f"放得下：{names} 同时部署，权重合计 {per} ≈ {total:.1f} GB，{where} 可用约 {usable * n:.1f} GB，"
