@@ -599,7 +599,7 @@ def _links(frame: Frame, text: str, raw_text: str) -> None:
 
 
 # cues that make a clause a question of its own (specs/compare words also describe a setup)
-_SHAPES = {"price", "time", "how_many", "fit", "max_fit", "plan"}
+_SHAPES = {"price", "time", "how_many", "fit", "max_fit", "plan", "decode_speed"}
 
 
 def split_asks(text: str) -> list[Ask]:

@@ -408,8 +408,11 @@ Slots = Frame  # the name the renderers were written against
 
 
 def cues_of(text: str) -> set[str]:
-    """The question-shape cues (price, fit, how_many, …) a span of text contains."""
-    return {cue for cue, rx in _CUE_RE.items() if rx.search(text)}
+    """The question-shape cues (price, fit, how_many, …) a span of text contains; the multi-part words
+    (decode speed, 'each') come from knowledge/route_words.yaml (reading/routes.part_cues)."""
+    from assistant.offline.reading.routes import part_cues
+
+    return {cue for cue, rx in _CUE_RE.items() if rx.search(text)} | part_cues(text)
 
 
 def _parsed(parser: Any, text: str) -> float | None:
