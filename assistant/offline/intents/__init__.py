@@ -252,7 +252,7 @@ def choose_intents(f: Frame) -> list[str]:
             # an OOM with a job the tools can size: the estimate against the card is the cause; the guide follows
             return [A.MEMORY, first, *followers[1:]]
         return [first, *followers]
-    if first == A.DECODE_SPEED and len(f.asks) < 2 and {"fit", "requirement"} <= f.cues | set():
+    if first == A.DECODE_SPEED and len(f.asks) < 2 and {"fit", "requirement"} <= f.cues:
         # 「4090能跑72B吗速度多少」 in one breath: whether it fits, then how fast (the speed alone loses the fit)
         return [A.MEMORY, first] if memory.applies(f) else [first]
     if first in STATEMENTS or first in (A.ADVICE, cpu_serving.NAME) or len(f.asks) < 2:
@@ -282,7 +282,16 @@ def _sized(text: str) -> bool:
 
 
 _SHAPE_CUES = {
-    "price", "time", "how_many", "fit", "max_fit", "specs", "compare", "plan", "interconnect", "decode_speed"
+    "price",
+    "time",
+    "how_many",
+    "fit",
+    "max_fit",
+    "specs",
+    "compare",
+    "plan",
+    "interconnect",
+    "decode_speed",
 }
 
 

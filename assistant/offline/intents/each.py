@@ -58,7 +58,6 @@ def each_frames(f: Frame, intent: str) -> list[Frame]:
     if models:
         sizes = {m.catalog_id: m.size_b for m in f.model_mentions}
         return [
-            f.model_copy(update={"model": m, "params_b": sizes.get(m) if m != f.model else f.params_b})
-            for m in models
+            f.model_copy(update={"model": m, "params_b": sizes.get(m) if m != f.model else f.params_b}) for m in models
         ]
     return [f]

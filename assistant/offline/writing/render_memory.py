@@ -510,8 +510,10 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
         _co_deployed(w, ests)
         setup_lines(w, ctx.said, ests[0].result)
         return
-    by_precision = (  # 「BF16和FP8分别要多少」: one line per precision asked (intents/each.py)
-        len({str(e.args.get("precision")) for e in ests if e.args.get("precision")}) >= 2
+    from assistant.offline.intents.each import precisions_each
+
+    by_precision = (  # 「BF16和FP8分别要多少」: one line per precision the question asked (intents/each.py)
+        len(precisions_each(ctx.slots)) >= 2
         and len({str(e.args.get("gpu") or "") for e in ests}) <= 1
         and all(e.args.get("mode") == "inference" for e in ests)
     )
