@@ -252,6 +252,8 @@ def choose_intents(f: Frame) -> list[str]:
             # an OOM with a job the tools can size: the estimate against the card is the cause; the guide follows
             return [A.MEMORY, first, *followers[1:]]
         return [first, *followers]
+    if first == A.SPECS and gpus.applies_speed_parts(f):
+        return [first]  # 「8张H20每秒多少token？训练比A100慢吗」: the speed-parts rule writes both parts itself
     if first == A.DECODE_SPEED and len(f.asks) < 2 and {"fit", "requirement"} <= f.cues:
         # 「4090能跑72B吗速度多少」 in one breath: whether it fits, then how fast (the speed alone loses the fit)
         return [A.MEMORY, first] if memory.applies(f) else [first]
