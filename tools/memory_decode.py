@@ -8,12 +8,28 @@ Weights and KV bytes come from `estimate_memory` (tools/memory.py), bandwidth fr
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 from tools.errors import ToolInputError
 from tools.registry import ToolSpec
 
 ETA_LOW, ETA_HIGH = 0.6, 0.9  # achieved / datasheet memory bandwidth (STREAM-style measurements reach 60–90%)
+
+# Tensor parallel over PCIe (cards without NVLink): every token pays the all-reduces.
+# Megatron-LM (Shoeybi et al. 2019, arXiv:1909.08053 §3, Fig. 4) splits each transformer layer so the forward
+# pass needs two all-reduces per layer (after attention, after the MLP), each of hidden × batch activations.
+# Ring all-reduce of S bytes over n ranks moves 2(n−1)/n × S per rank (NVIDIA nccl-tests doc/PERFORMANCE.md:
+# busbw = algbw × 2(n−1)/n), so one all-reduce ≈ latency + 2(n−1)/n × S / busbw. At batch 1 S is tiny (8192 ×
+# 2 B = 16 KB for a 70B model) and the latency dominates: nccl-tests all_reduce_perf on 8 × RTX 4090 (PCIe, no
+# P2P) takes 42.6 µs for an 8-byte all-reduce (NVIDIA/nccl issue #1530).
+PCIE_ALLREDUCE_LATENCY_US = 40.0
+ALLREDUCES_PER_LAYER = 2
+# effective all-reduce bus bandwidth over host PCIe (GeForce drivers disable P2P, so traffic goes via the host):
+# PCIe 4.0 x16 is 32 GB/s per direction in theory, ≈ 25 GB/s achieved; gen 3 half, gen 5 double.
+PCIE_BUSBW_GBS = {3: 12.5, 4: 25.0, 5: 50.0}
+ACT_BYTES = 2  # bf16/fp16 activations
 
 
 class DecodeSpeedInput(BaseModel):
@@ -31,7 +47,8 @@ class DecodeSpeedInput(BaseModel):
         1,
         ge=1,
         le=64,
-        description="tensor-parallel GPUs (each reads its share in parallel; communication time ignored)",
+        description="tensor-parallel GPUs (each reads its share in parallel; over PCIe the per-token all-reduces "
+        "are added, see tp_comm_ms)",
     )
 
 
@@ -49,6 +66,11 @@ class DecodeSpeedOutput(BaseModel):
     kv_read_gb: float = Field(description="KV-cache bytes read per token per GPU at `context`, decimal GB")
     bytes_per_step_gb: float = Field(description="weights_read_gb + kv_read_gb")
     mem_bw_gbs: float = Field(description="datasheet memory bandwidth per GPU, GB/s")
+    tokens_per_s_ceiling: float | None = Field(
+        None, description="datasheet bandwidth / bytes per token (η_bw = 1, no communication): the hard ceiling"
+    )
+    tp_comm_ms: float = Field(0.0, description="per-token tensor-parallel all-reduce time over PCIe, ms (0 = none)")
+    tp_link: str | None = Field(None, description="'pcie' when the all-reduces go over PCIe, 'nvlink', or None")
     eta_low: float = ETA_LOW
     eta_high: float = ETA_HIGH
     context: int
@@ -94,8 +116,9 @@ def decode_speed(inp: DecodeSpeedInput) -> DecodeSpeedOutput:
     if step <= 0:
         raise ToolInputError("读取量为 0，无法估算。", "Nothing to read per step; cannot estimate.", field="model")
     bw = spec.mem_bw_gbs
-    low, high = ETA_LOW * bw / step, ETA_HIGH * bw / step
-    mid = (ETA_LOW + ETA_HIGH) / 2 * bw / step
+    comm_ms, link = _tp_comm_ms(spec, model, inp.gpus)
+    low, high = _rate(ETA_LOW * bw, step, comm_ms), _rate(ETA_HIGH * bw, step, comm_ms)
+    mid = _rate((ETA_LOW + ETA_HIGH) / 2 * bw, step, comm_ms)
     A = [
         _a(
             "批大小 1（单条序列）、纯解码阶段；受显存带宽限制：每生成 1 个 token 要把权重和这条序列的 KV 缓存各读一遍",
@@ -119,12 +142,27 @@ def decode_speed(inp: DecodeSpeedInput) -> DecodeSpeedOutput:
                 f"MoE: each token reads only the active experts, counted as {active:.0%} of the weights",
             )
         )
-    if inp.gpus > 1:
+    if inp.gpus > 1 and link == "pcie":
+        layers = model.arch.num_layers if model.arch else 0
         A.append(
             _a(
-                f"{inp.gpus} 卡张量并行：各卡并行读自己那份，卡间通信时间未计入（实际会更慢）",
-                f"{inp.gpus}-way tensor parallel: each GPU reads its share in parallel; communication time is "
-                "not included (real runs are slower)",
+                f"{inp.gpus} 卡张量并行走 PCIe（无 NVLink，GeForce 驱动不开 P2P）：每个 token 要做 {ALLREDUCES_PER_LAYER} × "
+                f"{layers} 层 = {ALLREDUCES_PER_LAYER * layers} 次 all-reduce，每次约 {PCIE_ALLREDUCE_LATENCY_US:.0f} µs 延迟"
+                f"（数据量很小，延迟为主），共约 {comm_ms:.1f} ms/token，已加进上面的速度；"
+                "按 Megatron-LM 每层 2 次 all-reduce、ring all-reduce 2(n−1)/n × 数据量 / 总线带宽 + 延迟估算",
+                f"{inp.gpus}-way tensor parallel over PCIe (no NVLink; GeForce drivers disable P2P): each token does "
+                f"{ALLREDUCES_PER_LAYER} × {layers} layers = {ALLREDUCES_PER_LAYER * layers} all-reduces, each about "
+                f"{PCIE_ALLREDUCE_LATENCY_US:.0f} µs of latency (the messages are tiny, latency dominates), about "
+                f"{comm_ms:.1f} ms per token in all, included in the speeds above; Megatron-LM's 2 all-reduces per "
+                "layer, ring all-reduce = latency + 2(n−1)/n × bytes / bus bandwidth",
+            )
+        )
+    elif inp.gpus > 1:
+        A.append(
+            _a(
+                f"{inp.gpus} 卡张量并行：各卡并行读自己那份；卡间走 NVLink，每 token 的 all-reduce 时间未计入（实际略慢）",
+                f"{inp.gpus}-way tensor parallel: each GPU reads its share in parallel; the per-token all-reduces go "
+                "over NVLink and are not included (real runs are a little slower)",
             )
         )
     A.append(
@@ -153,6 +191,9 @@ def decode_speed(inp: DecodeSpeedInput) -> DecodeSpeedOutput:
         kv_read_gb=round(kv, 3),
         bytes_per_step_gb=round(step, 2),
         mem_bw_gbs=bw,
+        tokens_per_s_ceiling=round(bw / step, 1),
+        tp_comm_ms=round(comm_ms, 2),
+        tp_link=link,
         context=inp.context,
         fits=est.fits,
         assumptions=A,
@@ -161,6 +202,27 @@ def decode_speed(inp: DecodeSpeedInput) -> DecodeSpeedOutput:
             "decode tok/s ≈ η_bw·BW / (weight bytes + KV bytes), η_bw 0.6–0.9 (memory-bound roofline, Williams et al. 2009)",
         ],
     )
+
+
+def _rate(bw_gbs: float, step_gb: float, comm_ms: float) -> float:
+    """tokens/s when each token reads `step_gb` at `bw_gbs` and then waits `comm_ms` for the all-reduces."""
+    return 1000.0 / (1000.0 * step_gb / bw_gbs + comm_ms)
+
+
+def _tp_comm_ms(spec: Any, model: Any, gpus: int) -> tuple[float, str | None]:
+    """Per-token all-reduce time of tensor parallel over PCIe, ms: 2 all-reduces per layer (Megatron-LM), each
+    latency + 2(n−1)/n × hidden × 2 B / PCIe bus bandwidth. NVLink cards: not added (a few µs per all-reduce)."""
+    if gpus <= 1:
+        return 0.0, None
+    if spec.nvlink_gbs_bidir:
+        return 0.0, "nvlink"
+    arch = getattr(model, "arch", None)
+    if arch is None or not arch.num_layers or not arch.hidden_size:
+        return 0.0, "pcie"
+    busbw = PCIE_BUSBW_GBS.get(int(spec.pcie_gen or 4), 25.0)
+    message = arch.hidden_size * ACT_BYTES  # one token's activations, bytes
+    per_allreduce_s = PCIE_ALLREDUCE_LATENCY_US * 1e-6 + 2 * (gpus - 1) / gpus * message / (busbw * 1e9)
+    return ALLREDUCES_PER_LAYER * arch.num_layers * per_allreduce_s * 1000.0, "pcie"
 
 
 TOOLS = [

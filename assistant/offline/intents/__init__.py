@@ -208,6 +208,7 @@ STATEMENTS = {
 }
 # Intents a second part of a question may add (a part that only repeats the topic adds nothing).
 _PART_INTENTS = {
+    A.DECODE_SPEED,
     A.PRICE,
     A.TRAIN_TIME,
     A.MEMORY,
@@ -251,6 +252,11 @@ def choose_intents(f: Frame) -> list[str]:
             # an OOM with a job the tools can size: the estimate against the card is the cause; the guide follows
             return [A.MEMORY, first, *followers[1:]]
         return [first, *followers]
+    if first == A.SPECS and gpus.applies_speed_parts(f):
+        return [first]  # 「8张H20每秒多少token？训练比A100慢吗」: the speed-parts rule writes both parts itself
+    if first == A.DECODE_SPEED and len(f.asks) < 2 and {"fit", "requirement"} <= f.cues:
+        # 「4090能跑72B吗速度多少」 in one breath: whether it fits, then how fast (the speed alone loses the fit)
+        return [A.MEMORY, first] if memory.applies(f) else [first]
     if first in STATEMENTS or first in (A.ADVICE, cpu_serving.NAME) or len(f.asks) < 2:
         return [first]
     chosen: list[str] = []
@@ -277,7 +283,18 @@ def _sized(text: str) -> bool:
     return has_size(read_one(text))
 
 
-_SHAPE_CUES = {"price", "time", "how_many", "fit", "max_fit", "specs", "compare", "plan", "interconnect"}
+_SHAPE_CUES = {
+    "price",
+    "time",
+    "how_many",
+    "fit",
+    "max_fit",
+    "specs",
+    "compare",
+    "plan",
+    "interconnect",
+    "decode_speed",
+}
 
 
 def _adds(name: str, first: str) -> bool:
@@ -289,8 +306,11 @@ def _adds(name: str, first: str) -> bool:
 def build_calls(f: Frame, intents: list[str]) -> list[ToolCall]:
     out: list[ToolCall] = []
     seen: set[tuple[str, str]] = set()
+    from assistant.offline.intents.each import each_frames
+
     for name in intents:
-        for c in INTENTS[name].calls(f):
+        # 「BF16和FP8分别要多少」: the intent's calls once per value asked (intents/each.py)
+        for c in (c for g in each_frames(f, name) for c in INTENTS[name].calls(g)):
             key = (c.name, repr(sorted(c.args.items())))
             if c.args is not None and key not in seen:
                 seen.add(key)

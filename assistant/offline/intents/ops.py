@@ -142,6 +142,9 @@ def cause_followers(f: Frame, other: str) -> list[str]:
     from assistant.offline.intents.base import has_size
 
     known = all(g.gpu_id for g in f.gpu_mentions)  # an unknown card would only add "not in the table"
+    if len(f.gpus) >= 2 and known and has_size(f) and "decode_speed" in f.cues and not f.training:
+        # 「A100 才 40 tokens/s，4090 和 L40 都 50 以上」: each card's bandwidth ceiling for this model, then the rows
+        return [A.DECODE_SPEED, A.SPECS]
     if len(f.gpus) >= 2 and known and (other == A.SPECS or has_size(f) or f.pipeline):
         # "the H20 is slower than the L40": the two cards side by side are the deciding numbers, and with a
         # model to serve, which bound (compute or bandwidth) each card hits for it (serving plan per card)

@@ -30,7 +30,7 @@ def applies(f: Frame) -> bool:
 
 def calls(f: Frame) -> list[ToolCall]:
     out = []
-    for gpu in (f.gpus or [A.DEFAULT_GPU])[:2]:
+    for gpu in (f.gpus or [A.DEFAULT_GPU])[:4]:  # every card named gets its own ceiling
         out.append(
             A.call(
                 NAME,

@@ -32,11 +32,6 @@ _DURATION_RE = re.compile(
 
 
 # "1845 A100 GPU hours and 3310 A100 GPU hours", "24 GPU-hours", "500 卡时": compute already counted in GPU-hours
-_GPU_HOURS_RE = re.compile(
-    r"(?<![\d.A-Za-z$])(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<k>k|K|万)?\s*(?:[a-z]{0,4}\d{2,4}[a-z]*\s*)?"
-    r"(?:gpu[\s-]*(?:hours?|hrs?|h\b)|卡时|卡·时|gpu\s*小时)",
-    re.I,
-)
 # "the market rate for 4xA100 is around $8 per hour", "8卡机每小时 40 元": the rate is for that many cards
 _RATE_GPUS_RE = re.compile(r"(?<![a-z\d.])(?P<n>\d+)\s*(?:[x×*]\s*[a-z]{0,4}\d{2,4}|卡|张|gpus?\b)", re.I)
 # "$300", "~$1000 for both", "about $24": a money figure with no rate unit after it
@@ -63,11 +58,10 @@ class MoneyQuote(BaseModel):
 
 
 def read_gpu_hours(text: str) -> list[float]:
-    mult = {"k": 1e3, "万": 1e4}
-    return [
-        float(m.group("n").replace(",", "")) * mult.get((m.group("k") or "").lower(), 1.0)
-        for m in _GPU_HOURS_RE.finditer(text)
-    ]
+    """Every GPU-hour figure the user gave, by the one grammar in reading/quantities.py (shared with slots)."""
+    from assistant.offline.reading.quantities import gpu_hours_values
+
+    return gpu_hours_values(text)
 
 
 def _claimed_total(text: str, quote: re.Match[str]) -> float | None:

@@ -600,7 +600,7 @@ def _links(frame: Frame, text: str, raw_text: str) -> None:
 
 
 # cues that make a clause a question of its own (specs/compare words also describe a setup)
-_SHAPES = {"price", "time", "how_many", "fit", "max_fit", "plan"}
+_SHAPES = {"price", "time", "how_many", "fit", "max_fit", "plan", "decode_speed"}
 
 
 def split_asks(text: str) -> list[Ask]:
@@ -674,4 +674,46 @@ def list_quantities(frame: Frame) -> list[Quantity]:
             out.append(Quantity(kind="card_memory_gb", value=g.memory_gb, unit="GB", text=g.text))
     if frame.vram_gb and not frame.gpu_mentions:
         out.append(Quantity(kind="card_memory_gb", value=frame.vram_gb, unit="GB"))
+    return out
+
+
+# ---- GPU-hours: one grammar for every reader (reading/slots.py for a run's compute, reading/money.py for a quote)
+# "1,720,320 A100 GPU-hours", 「172 万 A100 卡时」, "3310 A100 GPU hours", "2k GPU hrs", "1.5M H100 GPU-hours",
+# "500 gpu h". The card name between the number and the unit is kept as a span for the GPU reader.
+GPU_HOURS_RE = re.compile(
+    r"(?<![\d.A-Za-z$])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*"
+    r"(?P<mul>百万|万|亿|thousand|million|k|m)?\s*(?:个)?\s*"
+    r"(?P<gpu>(?:nvidia\s*)?(?:rtx\s*)?[a-z]{1,4}\d{2,4}[a-z]*(?:\s*\d{2,3}\s*g[b]?)?(?:\s*(?:sxm\d?|pcie))?\s*)?"
+    r"(?P<unit>gpu[\s\-]*(?:hours?|hrs?|h\b)|gpu\s*小时|gpu时|卡时|卡·时|卡小时)",
+    re.I,
+)
+_GPU_HOURS_MUL = {"万": 1e4, "百万": 1e6, "亿": 1e8, "k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6}
+
+
+def gpu_hours_matches(text: str) -> list[tuple[float, re.Match[str]]]:
+    """Every GPU-hour figure in the text, in order, with its match (value in GPU-hours)."""
+    out = []
+    for m in GPU_HOURS_RE.finditer(text or ""):
+        value = float(m.group("num").replace(",", "")) * _GPU_HOURS_MUL.get((m.group("mul") or "").lower(), 1.0)
+        out.append((value, m))
+    return out
+
+
+# "1845 and 3310 A100 GPU hours", 「1845和3310卡时」: a bare number joined to a GPU-hours figure shares its unit
+_GPU_HOURS_LEAD = re.compile(
+    r"(?<![\d.A-Za-z$])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*(?P<mul>万|k)?\s*"
+    r"(?:and|or|和|与|及|或|、|/)\s*$",
+    re.I,
+)
+
+
+def gpu_hours_values(text: str) -> list[float]:
+    """Every GPU-hour figure, including a bare number joined to one ('1845 and 3310 A100 GPU hours' → both)."""
+    out: list[float] = []
+    for value, m in gpu_hours_matches(text):
+        lead = _GPU_HOURS_LEAD.search((text or "")[max(0, m.start() - 24) : m.start()])
+        if lead:
+            mul = _GPU_HOURS_MUL.get((lead.group("mul") or m.group("mul") or "").lower(), 1.0)
+            out.append(float(lead.group("num").replace(",", "")) * mul)
+        out.append(value)
     return out

@@ -409,8 +409,11 @@ Slots = Frame  # the name the renderers were written against
 
 
 def cues_of(text: str) -> set[str]:
-    """The question-shape cues (price, fit, how_many, …) a span of text contains."""
-    return {cue for cue, rx in _CUE_RE.items() if rx.search(text)}
+    """The question-shape cues (price, fit, how_many, …) a span of text contains; the multi-part words
+    (decode speed, 'each') come from knowledge/route_words.yaml (reading/routes.part_cues)."""
+    from assistant.offline.reading.routes import part_cues
+
+    return {cue for cue, rx in _CUE_RE.items() if rx.search(text)} | part_cues(text)
 
 
 def _parsed(parser: Any, text: str) -> float | None:
@@ -1369,25 +1372,15 @@ def _extract_measured_busbw(work: str, s: Slots) -> str:
     return _blank(work, bits)
 
 
-_GPU_HOURS_RE = re.compile(
-    r"(?<![\w.])(?P<num>\d[\d,]*(?:\.\d+)?)\s*(?P<mul>万|百万|亿|k|m|million|thousand)?\s*(?:个)?\s*"
-    r"(?P<gpu>(?:nvidia\s*)?(?:rtx\s*)?[a-z]{1,2}\d{2,4}[a-z]?(?:\s*\d{2,3}\s*g[b]?)?(?:\s*(?:sxm\d?|pcie))?\s*)?"
-    r"(?P<unit>gpu[\s\-]*hours?|gpu[\s\-]*hrs?|gpu\s*小时|卡时|卡·时|卡小时|gpu时)",
-    re.I,
-)
-
-
 def _extract_gpu_hours(work: str, s: Slots) -> str:
     """A run's published compute: "1,720,320 A100 GPU-hours", 「172 万 A100 卡时」. The number and the
     GPU-hours word are consumed; the GPU name between them is left for `_extract_gpus`."""
-    m = _GPU_HOURS_RE.search(work)
-    if not m:
+    from assistant.offline.reading.quantities import gpu_hours_matches  # the one GPU-hours grammar
+
+    found = gpu_hours_matches(work)
+    if not found:
         return work
-    n = float(m.group("num").replace(",", ""))
-    mul = {"万": 1e4, "百万": 1e6, "亿": 1e8, "k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6}.get(
-        (m.group("mul") or "").lower(), 1.0
-    )
-    s.gpu_hours = n * mul
+    s.gpu_hours, m = found[0]
     gpu_start, gpu_end = m.span("gpu") if m.group("gpu") else (m.start("unit"), m.start("unit"))
     return (
         work[: m.start()]

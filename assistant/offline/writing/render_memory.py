@@ -510,7 +510,14 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
         _co_deployed(w, ests)
         setup_lines(w, ctx.said, ests[0].result)
         return
-    if len({str(e.args.get("model")) for e in ests if e.args.get("model")}) >= 2:
+    from assistant.offline.intents.each import precisions_each
+
+    by_precision = (  # 「BF16和FP8分别要多少」: one line per precision the question asked (intents/each.py)
+        len(precisions_each(ctx.slots)) >= 2
+        and len({str(e.args.get("gpu") or "") for e in ests}) <= 1
+        and all(e.args.get("mode") == "inference" for e in ests)
+    )
+    if len({str(e.args.get("model")) for e in ests if e.args.get("model")}) >= 2 or by_precision:
         _memory_by_model(w, ctx, ests)
         setup_lines(w, ctx.said, ests[0].result)
         return
@@ -789,7 +796,7 @@ def _memory_by_model(w: Writer, ctx: Context, ests: list[ToolResult]) -> None:
     figure (and verdict when a card was named), the runtime's default precision said once."""
     seen: set[str] = set()
     for e in ests:
-        model = str(e.args.get("model"))
+        model = f"{e.args.get('model')}|{e.args.get('precision')}"
         if model in seen or e.error:
             continue
         seen.add(model)
@@ -1219,17 +1226,32 @@ def decode_speed(w: Writer, r: ToolResult, ctx: Context) -> None:
         f"{model} on the {card} decodes about **{num(lo)}–{num(hi)} tokens/s** for a single sequence (batch 1; "
         f"mid {num(mid)}), i.e. {num(res.get('ms_per_token_low'))}–{num(res.get('ms_per_token_high'))} ms per token.",
     )
+    comm = res.get("tp_comm_ms") or 0
+    comm_zh, comm_en = (
+        (f"，再加每 token {num(comm)} ms 的 PCIe all-reduce", f", plus {num(comm)} ms of PCIe all-reduce per token")
+        if comm
+        else ("", "")
+    )
     w.add(
         "numbers",
         f"每个 token 读取 {num(res.get('bytes_per_step_gb'))} GB（权重 {num(res.get('weights_read_gb'))} GB + "
         f"KV 缓存 {num(res.get('kv_read_gb'))} GB，上下文 {num(res.get('context'))} token）；显存带宽 "
         f"{num(res.get('mem_bw_gbs'))} GB/s × η {num(res.get('eta_low'))}–{num(res.get('eta_high'))} ÷ "
-        f"{num(res.get('bytes_per_step_gb'))} GB = {num(lo)}–{num(hi)} tokens/s",
+        f"{num(res.get('bytes_per_step_gb'))} GB{comm_zh} → {num(lo)}–{num(hi)} tokens/s",
         f"Each token reads {num(res.get('bytes_per_step_gb'))} GB (weights {num(res.get('weights_read_gb'))} GB + "
         f"KV cache {num(res.get('kv_read_gb'))} GB at a {num(res.get('context'))}-token context); bandwidth "
         f"{num(res.get('mem_bw_gbs'))} GB/s × η {num(res.get('eta_low'))}–{num(res.get('eta_high'))} ÷ "
-        f"{num(res.get('bytes_per_step_gb'))} GB = {num(lo)}–{num(hi)} tokens/s",
+        f"{num(res.get('bytes_per_step_gb'))} GB{comm_en} → {num(lo)}–{num(hi)} tokens/s",
     )
+    if res.get("tokens_per_s_ceiling"):
+        w.add(
+            "numbers",
+            f"硬上限（带宽全部用满、不算通信）：{num(res.get('mem_bw_gbs'))} ÷ {num(res.get('bytes_per_step_gb'))} = "
+            f"{num(res.get('tokens_per_s_ceiling'))} tokens/s；实测明显低于这个区间，多半是框架、kernel 或批处理设置的问题，不是卡",
+            f"Hard ceiling (all bandwidth used, no communication): {num(res.get('mem_bw_gbs'))} ÷ "
+            f"{num(res.get('bytes_per_step_gb'))} = {num(res.get('tokens_per_s_ceiling'))} tokens/s; a measured figure "
+            "far below the band points at the framework, kernels or batching, not the card",
+        )
     for a in (res.get("assumptions") or [])[:5]:
         if isinstance(a, dict):
             w.add("assumptions", a.get("zh", ""), a.get("en", ""))
