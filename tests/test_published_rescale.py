@@ -198,3 +198,23 @@ def test_missing_duration_is_a_bilingual_error() -> None:
 def test_one_card_and_a_deadline_is_not_a_published_run() -> None:
     assert read_run_figures("Is it possible to train 2B model by 8*A800 within 1 month?") is None
     assert read_run_figures("8张A800做SFT跑了60小时正常吗") is None
+
+
+def test_same_card_fewer_of_them_is_gpu_hours_over_cards() -> None:
+    # DVD (https://github.com/fanjunkai1/DVD/issues/3): two 3090s, "Approximately 58 hours" → one 3090:
+    # 2 × 58 = 116 GPU-hours = 116 h ≈ 4.8 days, linear scaling assumed (said in the answer)
+    text, _ = _ask("作者说用两张3090一次完整训练大概58小时，我只有一张3090要多久？")
+    assert _band(text) == (pytest.approx(4.8, abs=0.05), pytest.approx(4.8, abs=0.05))
+    assert "线性" in text
+
+
+def test_a_short_run_leads_in_hours() -> None:
+    # LIC_TCM (https://github.com/jmliu206/LIC_TCM/issues/26): "about 12 hours … with 4 v100 32G" → one 3090:
+    # 4×12×125/71 = 84.5 h (compute); 4×12×900/936 = 46.2 h (bandwidth)
+    text, _ = _ask(
+        "On a training set with 50,000 images, I spent about 12 hours of training time with 4 v100 32G gpu's. "
+        "Approximately how long on one RTX3090?"
+    )
+    m = re.search(r"(\d+(?:\.\d+)?)–(\d+(?:\.\d+)?) hours", text.splitlines()[0])
+    # hours of 10 or more are shown whole
+    assert m and float(m.group(1)) == pytest.approx(46.2, abs=0.6) and float(m.group(2)) == pytest.approx(84.5, abs=0.6)

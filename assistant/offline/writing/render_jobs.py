@@ -559,14 +559,24 @@ def rescale_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
             w.add("assumptions", bi(note, "zh"), bi(note, "en"))
 
 
-def _span(w: Writer, lo: object, hi: object, hours: object) -> str:
+def _span(w: Writer, lo: object, hi: object, hours: object, hi_hours: object = None) -> str:
     """'61–123 天' / 'about 15–20 hours': days once the run is two days or more, else hours."""
     if isinstance(hours, (int, float)) and hours < 48:
-        lo_h, hi_h = (float(x) * 24 if isinstance(x, (int, float)) else 0.0 for x in (lo, hi))
-        a, b = hrs(round(lo_h, 1)), hrs(round(hi_h, 1))
+        a, b = (
+            hrs(round(float(hours), 1)),
+            hrs(round(float(hi_hours if isinstance(hi_hours, (int, float)) else hours), 1)),
+        )
         return w.t(f"{a}–{b} 小时", f"{a}–{b} hours") if a != b else w.t(f"{a} 小时", plural(a, "hour"))
     a, b = hrs(lo), hrs(hi)
     return w.t(f"{a}–{b} 天", f"{a}–{b} days") if a != b else w.t(f"{a} 天", plural(a, "day"))
+
+
+def _one(w: Writer, hours: object, lead_hours: object) -> str:
+    """One figure in the lead's unit: hours when the lead is in hours (< 48 h), else days."""
+    h = float(hours) if isinstance(hours, (int, float)) else 0.0
+    if isinstance(lead_hours, (int, float)) and lead_hours < 48:
+        return w.t(f"{hrs(round(h, 1))} 小时", plural(hrs(round(h, 1)), "hour"))
+    return w.t(f"{hrs(round(h / 24, 1))} 天", plural(hrs(round(h / 24, 1)), "day"))
 
 
 def _carried_run(w: Writer, r: ToolResult, ctx: Context) -> None:
@@ -574,7 +584,7 @@ def _carried_run(w: Writer, r: ToolResult, ctx: Context) -> None:
     res, a = r.result, r.args
     ref, mine = (str(res.get(k) or "").replace("NVIDIA ", "") for k in ("ref_gpu", "gpu"))
     n_ref, n = a.get("ref_gpus") or 1, a.get("n_gpus") or 1
-    band = _span(w, res.get("low_days"), res.get("high_days"), res.get("low_hours"))
+    band = _span(w, res.get("low_days"), res.get("high_days"), res.get("low_hours"), res.get("high_hours"))
     first = not ctx.by_name("rescale_training_time") or ctx.by_name("rescale_training_time")[0] is r
     total = res.get("ref_total_hours")
     if a.get("ref_seconds_per_unit"):
@@ -601,28 +611,36 @@ def _carried_run(w: Writer, r: ToolResult, ctx: Context) -> None:
         lead_en = f"Cross-check: {head_en}; on {num(n)} × {mine} that is about {band}"
     w.add("verdict", lead_zh + "。", lead_en + ".")
     bw = res.get("bandwidth_hours")
-    w.add(
-        "verdict",
-        f"按稠密 fp16/bf16 算力（{num(res.get('ref_dense_tflops'))} vs {num(res.get('dense_tflops'))} TFLOPS）约 "
-        f"{hrs(res.get('days'))} 天（{res.get('arithmetic')}），这是算力受限（大矩阵乘，如大模型）的估计"
-        + (
-            f"；按显存带宽（{num(res.get('ref_bandwidth_gbs'))} vs {num(res.get('bandwidth_gbs'))} GB/s）约 "
-            f"{hrs(round(float(bw) / 24, 1))} 天（{res.get('bandwidth_arithmetic')}），是受显存读写限制（卷积、GAN、"
-            "扩散模型小 batch）的估计。"
-            if bw
-            else "。"
-        ),
-        f"By dense fp16/bf16 compute ({num(res.get('ref_dense_tflops'))} vs {num(res.get('dense_tflops'))} TFLOPS) "
-        f"about {hrs(res.get('days'))} days ({res.get('arithmetic')}), the estimate for a compute-bound job "
-        "(large matmuls, LLMs)"
-        + (
-            f"; by memory bandwidth ({num(res.get('ref_bandwidth_gbs'))} vs {num(res.get('bandwidth_gbs'))} GB/s) "
-            f"about {hrs(round(float(bw) / 24, 1))} days ({res.get('bandwidth_arithmetic')}), the estimate for a "
-            "memory-bound one (convolutions, GANs, diffusion at small batch)."
-            if bw
-            else "."
-        ),
-    )
+    if res.get("ref_gpu") == res.get("gpu"):  # same card, other count: GPU-hours ÷ cards, assuming linear scaling
+        w.add(
+            "verdict",
+            f"同一种卡只换卡数：{res.get('arithmetic')}，假设多卡加速是线性的（数据并行，通信被计算掩盖）。",
+            f"Same card, another count: {res.get('arithmetic')}, assuming linear scaling (data parallel, "
+            "communication hidden behind compute).",
+        )
+    else:
+        compute_t, bw_t = _one(w, res.get("hours"), res.get("low_hours")), _one(w, bw, res.get("low_hours"))
+        w.add(
+            "verdict",
+            f"按稠密 fp16/bf16 算力（{num(res.get('ref_dense_tflops'))} vs {num(res.get('dense_tflops'))} TFLOPS）约 "
+            f"{compute_t}（{res.get('arithmetic')}），这是算力受限（大矩阵乘，如大模型）的估计"
+            + (
+                f"；按显存带宽（{num(res.get('ref_bandwidth_gbs'))} vs {num(res.get('bandwidth_gbs'))} GB/s）约 "
+                f"{bw_t}（{res.get('bandwidth_arithmetic')}），是受显存读写限制（卷积、GAN、扩散模型小 batch）的估计。"
+                if bw
+                else "。"
+            ),
+            f"By dense fp16/bf16 compute ({num(res.get('ref_dense_tflops'))} vs {num(res.get('dense_tflops'))} "
+            f"TFLOPS) about {compute_t} ({res.get('arithmetic')}), the estimate for a compute-bound job "
+            "(large matmuls, LLMs)"
+            + (
+                f"; by memory bandwidth ({num(res.get('ref_bandwidth_gbs'))} vs {num(res.get('bandwidth_gbs'))} "
+                f"GB/s) about {bw_t} ({res.get('bandwidth_arithmetic')}), the estimate for a memory-bound one "
+                "(convolutions, GANs, diffusion at small batch)."
+                if bw
+                else "."
+            ),
+        )
     if first:
         w.add(
             "next",
