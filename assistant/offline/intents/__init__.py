@@ -84,6 +84,8 @@ INTENTS: dict[str, Intent] = {
         Intent(train_time.COMPLETED, train_time.completed_calls),
         Intent(train_time.RESCALE, train_time.rescale_calls),
         Intent(train_time.PUBLISHED, train_time.published_calls),
+        Intent(train_time.CARRY, train_time.carry_calls),
+        Intent(train_time.BUDGET, train_time.budget_calls),
         Intent(A.PLAN, plans.calls, plans.follow_ups),
         Intent(A.PRICE, prices.calls),
         Intent(A.MODEL_INFO, gpus.model_info_calls),
@@ -112,6 +114,8 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
         train_time.PUBLISHED,
         train_time.applies_published,
     ),  # "LLaVA stage 1/2 要多久", "Vicuna only $300?": authors' figures
+    (train_time.CARRY, train_time.applies_carry),  # "one week on 4 A800 — my one 3090?": FLOPS/bandwidth band
+    (train_time.BUDGET, train_time.applies_budget),  # "8×A800 within a month, which size?": 6·N·D, Chinchilla
     (plans.CHEAPEST, plans.applies_cheapest),  # "跑 X 最便宜的办法 / 预算多少": fewest cards, int4 and full, priced
     (serving.FRONTEND, serving.applies_frontend),  # 「NextChat 调 OpenAI API，服务器要多大」: no GPU
     (serving.SHARING, serving.applies_sharing),  # time-slicing / two workers on one card: no memory isolation

@@ -458,3 +458,180 @@ def published_calls(f: Frame, intent: str = PUBLISHED) -> list[ToolCall]:
             st = run.stages[0]
             out.append(A.call(intent, "gpu_price", gpu=st.gpu, gpu_count=st.n_gpus, hours=run.total_hours))
     return out
+
+
+# ---- a published or measured run carried to the user's card: "one week on 4 A800 — can my one 3090 do it?" -------
+CARRY = "carry_run"
+_CARRY_ASKS = re.compile(
+    r"多久|多长时间|多少天|几天|要多少时间|能跑|能不能|可以吗|能训|行吗|够吗|how long|how many (?:days|hours)|possible|"
+    r"will (?:it|the training) work|works?\b|can i|could i|feasible|enough|how much time",
+    re.I,
+)
+_CARRY_TRAINS = re.compile(r"训|跑|复现|train|fine-?tun|reproduc|from scratch|从头", re.I)
+_SCRATCH_RE = re.compile(r"pre-?train|from scratch|从头|预训练", re.I)
+_WHY_SLOWER = re.compile(r"\bwhy\b|slow|suspect|\bgap\b|normal|为什么|为何|慢|正常|差距", re.I)
+_CARRY_TIME = re.compile(r"多久|多长时间|多少天|几天|how long|how many (?:days|hours)|how much time", re.I)
+
+
+def _carry_figures(f: Frame) -> Any:
+    from assistant.offline.reading.run_figures import read_run_figures
+
+    return read_run_figures(f.text)
+
+
+def _recipe_target(f: Frame) -> tuple[str, Any] | None:
+    """A known recipe pre-trained from scratch ("nanoGPT … on a V100 16GB") and a card that is not the recipe's."""
+    runs = _runs(f)
+    if not runs or not f.gpus or not (f.mode == "pretrain" or _SCRATCH_RE.search(f.text)):
+        return None
+    from tools.train_published import runs_data
+
+    row = next(r for r in runs_data()["runs"] if r["id"] == runs[0])
+    if len(row["stages"]) != 1 or not row.get("from_scratch"):
+        return None
+    return runs[0], row["stages"][0]
+
+
+def applies_carry(f: Frame) -> bool:
+    """A run's cards × count × duration (or a measured rate × units) and another card the user asks about."""
+    if f.is_log or not _CARRY_ASKS.search(f.text):
+        return False
+    if not (_CARRY_TRAINS.search(f.text) or _CARRY_TIME.search(f.text)):  # 「4卡A100大约4天，我两张3090多久」
+        return False
+    if _COMPUTED_RE.search(f.text) or re.search(r"tflops", f.text, re.I):  # the user's own arithmetic: RESCALE
+        return False
+    if _WHY_SLOWER.search(f.text):  # "my run takes 150 h vs their 35 h — why?": a cause question, not a carry
+        return False
+    return _carry_figures(f) is not None or _recipe_target(f) is not None
+
+
+def carry_calls(f: Frame) -> list[ToolCall]:
+    fig = _carry_figures(f)
+    precision = "fp16" if f.precision == "fp16" else "bf16"
+    if fig is None:
+        found = _recipe_target(f)
+        if found is None:  # applies_carry held, so one of the two readings is there
+            return []
+        rid, st = found
+        n = f.gpu_count or 1
+        return [
+            A.call(
+                CARRY,
+                "rescale_training_time",
+                ref_gpu=st["gpu"],
+                ref_gpus=int(st["n_gpus"]),
+                ref_hours=float(st["hours"]),
+                gpu=A.gpu_arg(f),
+                n_gpus=n,
+                precision=precision,
+            ),
+            A.call(CARRY, "published_run", run=rid),
+        ]
+    out = [
+        A.call(
+            CARRY,
+            "rescale_training_time",
+            ref_gpu=fig.ref_gpu,
+            ref_gpus=fig.ref_gpus,
+            ref_hours=fig.ref_hours,
+            ref_seconds_per_unit=fig.ref_seconds_per_unit,
+            ref_units=fig.ref_units,
+            unit=fig.unit,
+            gpu=fig.gpu,
+            n_gpus=fig.n_gpus,
+            precision=precision,
+        )
+    ]
+    if fig.also_gpu and fig.also_hours:  # the README's own figure beside the measured rate, as a cross-check
+        out.append(
+            A.call(
+                CARRY,
+                "rescale_training_time",
+                ref_gpu=fig.also_gpu,
+                ref_gpus=fig.also_gpus or 1,
+                ref_hours=fig.also_hours,
+                gpu=fig.gpu,
+                n_gpus=fig.n_gpus,
+                precision=precision,
+            )
+        )
+    return out
+
+
+# ---- a compute budget: "can 8×A800 train a 2B model within a month / which size in 1–2 months" ---------------
+BUDGET = "compute_budget"
+_SIZE_ASKED = re.compile(
+    r"which model size|what (?:model )?size|how (?:big|large) (?:a )?model|largest model|多大的?模型|多大规模|什么规模|多少参数",
+    re.I,
+)
+_WITHIN = re.compile(
+    r"within|in (?:one|a|\d+)\s*(?:months?|weeks?|days?)|内|之内|以内|能不能.{0,12}完|多大的?模型", re.I
+)
+_AUDIO_HOURS = re.compile(
+    r"(?P<v>\d+(?:\.\d+)?)\s*(?P<k>[kK]|千|万)?\s*(?:hours?|hrs?|h|小时)\s*(?:of\s+)?(?:the\s+)?(?:的)?\s*"
+    r"(?:audio|speech|语音|音频|录音)",
+    re.I,
+)
+_GPU_HOURS_ASKED = re.compile(r"gpu[\s-]*hours?|卡时|多少小时|多久|how long|how much (?:compute|time)|算力", re.I)
+
+
+def _audio_hours(text: str) -> float | None:
+    m = _AUDIO_HOURS.search(text)
+    if not m:
+        return None
+    k = {"k": 1e3, "千": 1e3, "万": 1e4}.get((m.group("k") or "").lower(), 1.0)
+    return float(m.group("v")) * k
+
+
+def _budget_days(f: Frame) -> list[float]:
+    """The time budgets said: 'within 1 month' → [30]; 'within 1 or 2 month' → [30, 60]."""
+    out: list[float] = []
+    for h in (f.deadline_hours, f.period_hours if f.period_unit in ("day", "week", "month") else None):
+        if h and round(h / 24, 1) not in out:
+            out.append(round(h / 24, 1))
+    return out
+
+
+def applies_budget(f: Frame) -> bool:
+    if f.is_log or not f.training or f.tokens or f.samples:
+        return False
+    scratch = f.mode == "pretrain" or bool(_SCRATCH_RE.search(f.text))
+    if _audio_hours(f.text) and has_size(f) and (scratch or _GPU_HOURS_ASKED.search(f.text)):
+        return True
+    budget = bool(_budget_days(f)) and bool(f.gpus) and bool(_WITHIN.search(f.text))
+    # a fine-tune "within a day" is a memory/plan question (adv: 一张4090 一天内全量训练70B); a size asked, or
+    # pre-training from scratch, is a compute budget
+    return budget and (bool(_SIZE_ASKED.search(f.text)) or (scratch and has_size(f)))
+
+
+def budget_calls(f: Frame) -> list[ToolCall]:
+    gpu = A.gpu_arg(f) or A.DEFAULT_GPU
+    n = f.gpu_count or 1
+    audio = _audio_hours(f.text)
+    days = [] if audio else _budget_days(f)
+    out = [
+        A.call(
+            BUDGET,
+            "compute_budget",
+            gpu=gpu,
+            n_gpus=n,
+            params_b=f.params_b,
+            audio_hours=audio,
+            budget_days=days[0] if days else None,
+        )
+    ]
+    if f.params_b and not audio:  # the same size through the estimator: time on these cards with its cost beside it
+        out.append(
+            A.call(
+                BUDGET,
+                "estimate_training_time",
+                params_b=f.params_b,
+                tokens=CHINCHILLA_TOKENS_PER_PARAM * f.params_b * 1e9,
+                gpu=gpu,
+                n_gpus=n,
+                mode="full",  # the same MFU band as compute_budget's (knowledge/mfu.yaml `full`), so the cost agrees
+            )
+        )
+    for extra in days[1:2]:  # "1 or 2 months": the largest model for the longer budget too
+        out.append(A.call(BUDGET, "compute_budget", gpu=gpu, n_gpus=n, budget_days=extra))
+    return out

@@ -66,7 +66,8 @@ _CONSUMED_BY_TOOL: dict[str, set[str]] = {
     "lookup_model": {"q:params_b"},
 }
 # Intents whose tool reads the user's words whole (the guide's query, the paste): everything is used.
-_READS_ALL = {"advice", "diagnose", "delivery"}
+# carry_run / compute_budget: reading/run_figures.py and the budget intent read the durations from the text itself
+_READS_ALL = {"advice", "diagnose", "delivery", "carry_run", "compute_budget"}
 
 _LABELS: dict[str, tuple[str, str]] = {
     "gpu_count": ("{v} 张卡", "{v} GPUs"),

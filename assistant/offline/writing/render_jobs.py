@@ -47,6 +47,15 @@ def wall_text(w: Writer, res: dict) -> tuple[str, str]:
 
 @renderer("estimate_training_time")
 def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
+    if ctx.intent == "compute_budget":  # compute_budget leads with its own band; only the estimate's cost is added
+        scratch = Writer(w.lang)
+        _estimate_training_time(scratch, r, ctx)
+        w.parts["numbers"] += [x for x in scratch.parts["numbers"] if "¥" in x and x not in w.parts["numbers"]]
+        return
+    _estimate_training_time(w, r, ctx)
+
+
+def _estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
     res = r.result
     days, hours, gpu_h = res.get("days") or {}, res.get("wall_hours") or {}, res.get("gpu_hours") or {}
     cost, mfu = res.get("cost_cny") or {}, res.get("mfu") or {}
@@ -525,6 +534,9 @@ def rescale_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
             f"The {num(q.get('value'))} TFLOPS in your arithmetic is the {str(q.get('gpu')).replace('NVIDIA ', '')}'s "
             f"2:4-sparsity figure, which dense training never uses; dense is {num(q.get('dense'))} TFLOPS.",
         )
+    if ctx.intent == "carry_run":
+        _carried_run(w, r, ctx)
+        return
     ratio = res.get("efficiency_ratio")
     w.add(
         "verdict",
@@ -545,6 +557,189 @@ def rescale_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
     for note in res.get("notes") or []:
         if isinstance(note, str) and "稀疏" not in note:
             w.add("assumptions", bi(note, "zh"), bi(note, "en"))
+
+
+def _span(w: Writer, lo: object, hi: object, hours: object, hi_hours: object = None) -> str:
+    """'61–123 天' / 'about 15–20 hours': days once the run is two days or more, else hours."""
+    if isinstance(hours, (int, float)) and hours < 48:
+        a, b = (
+            hrs(round(float(hours), 1)),
+            hrs(round(float(hi_hours if isinstance(hi_hours, (int, float)) else hours), 1)),
+        )
+        return w.t(f"{a}–{b} 小时", f"{a}–{b} hours") if a != b else w.t(f"{a} 小时", plural(a, "hour"))
+    a, b = hrs(lo), hrs(hi)
+    return w.t(f"{a}–{b} 天", f"{a}–{b} days") if a != b else w.t(f"{a} 天", plural(a, "day"))
+
+
+def _one(w: Writer, hours: object, lead_hours: object) -> str:
+    """One figure in the lead's unit: hours when the lead is in hours (< 48 h), else days."""
+    h = float(hours) if isinstance(hours, (int, float)) else 0.0
+    if isinstance(lead_hours, (int, float)) and lead_hours < 48:
+        return w.t(f"{hrs(round(h, 1))} 小时", plural(hrs(round(h, 1)), "hour"))
+    return w.t(f"{hrs(round(h / 24, 1))} 天", plural(hrs(round(h / 24, 1)), "day"))
+
+
+def _carried_run(w: Writer, r: ToolResult, ctx: Context) -> None:
+    """A published or measured run on the user's card: the band of days leads, then which assumption gives which end."""
+    res, a = r.result, r.args
+    ref, mine = (str(res.get(k) or "").replace("NVIDIA ", "") for k in ("ref_gpu", "gpu"))
+    n_ref, n = a.get("ref_gpus") or 1, a.get("n_gpus") or 1
+    band = _span(w, res.get("low_days"), res.get("high_days"), res.get("low_hours"), res.get("high_hours"))
+    first = not ctx.by_name("rescale_training_time") or ctx.by_name("rescale_training_time")[0] is r
+    total = res.get("ref_total_hours")
+    if a.get("ref_seconds_per_unit"):
+        unit = a.get("unit") or "step"
+        head_zh = (
+            f"按实测速度 {num(a.get('ref_seconds_per_unit'))} 秒/{unit} × {num(a.get('ref_units'))} {unit}，"
+            f"{num(n_ref)} × {ref} 跑完要 {hrs(total)} 小时（约 {hrs(round(float(total or 0) / 24, 1))} 天）"
+        )
+        head_en = (
+            f"At the measured {num(a.get('ref_seconds_per_unit'))} s/{unit} × {num(a.get('ref_units'))} {unit}, "
+            f"{num(n_ref)} × {ref} needs {hrs(total)} hours (about {hrs(round(float(total or 0) / 24, 1))} days)"
+        )
+    else:
+        head_zh = f"按 {num(n_ref)} × {ref} 用 {hrs(total)} 小时（{hrs(res.get('ref_gpu_hours'))} 卡时）"
+        head_en = f"From {num(n_ref)} × {ref} taking {hrs(total)} hours ({hrs(res.get('ref_gpu_hours'))} GPU-hours)"
+    same = res.get("ref_gpu") == res.get("gpu") and n_ref == n
+    if same:
+        w.add("verdict", head_zh + "。", head_en + ".")
+        return
+    lead_zh = f"{'约 ' if first else '对照：'}{band}：{head_zh}，换到 {num(n)} × {mine}"
+    lead_en = f"{'About ' if first else 'Cross-check: '}{band}: {head_en}, carried to {num(n)} × {mine}"
+    if not first:
+        lead_zh = f"对照：{head_zh}，换到 {num(n)} × {mine} 约 {band}"
+        lead_en = f"Cross-check: {head_en}; on {num(n)} × {mine} that is about {band}"
+    w.add("verdict", lead_zh + "。", lead_en + ".")
+    bw = res.get("bandwidth_hours")
+    if res.get("ref_gpu") == res.get("gpu"):  # same card, other count: GPU-hours ÷ cards, assuming linear scaling
+        w.add(
+            "verdict",
+            f"同一种卡只换卡数：{res.get('arithmetic')}，假设多卡加速是线性的（数据并行，通信被计算掩盖）。",
+            f"Same card, another count: {res.get('arithmetic')}, assuming linear scaling (data parallel, "
+            "communication hidden behind compute).",
+        )
+    else:
+        compute_t, bw_t = _one(w, res.get("hours"), res.get("low_hours")), _one(w, bw, res.get("low_hours"))
+        w.add(
+            "verdict",
+            f"按稠密 fp16/bf16 算力（{num(res.get('ref_dense_tflops'))} vs {num(res.get('dense_tflops'))} TFLOPS）约 "
+            f"{compute_t}（{res.get('arithmetic')}），这是算力受限（大矩阵乘，如大模型）的估计"
+            + (
+                f"；按显存带宽（{num(res.get('ref_bandwidth_gbs'))} vs {num(res.get('bandwidth_gbs'))} GB/s）约 "
+                f"{bw_t}（{res.get('bandwidth_arithmetic')}），是受显存读写限制（卷积、GAN、扩散模型小 batch）的估计。"
+                if bw
+                else "。"
+            ),
+            f"By dense fp16/bf16 compute ({num(res.get('ref_dense_tflops'))} vs {num(res.get('dense_tflops'))} "
+            f"TFLOPS) about {compute_t} ({res.get('arithmetic')}), the estimate for a compute-bound job "
+            "(large matmuls, LLMs)"
+            + (
+                f"; by memory bandwidth ({num(res.get('ref_bandwidth_gbs'))} vs {num(res.get('bandwidth_gbs'))} "
+                f"GB/s) about {bw_t} ({res.get('bandwidth_arithmetic')}), the estimate for a memory-bound one "
+                "(convolutions, GANs, diffusion at small batch)."
+                if bw
+                else "."
+            ),
+        )
+    if first:
+        w.add(
+            "next",
+            "最准的办法：在你的卡上跑几百步，看日志里的每步秒数（或 s/kimg），乘以总步数；显存不够时要减小 batch、开梯度"
+            "累积，步数不变、时间按上面的算。",
+            "Most accurate: run a few hundred steps on your card, read the seconds per step (or s/kimg) from the log and "
+            "multiply by the total steps; if memory is short, lower the batch and use gradient accumulation — the "
+            "total work, and so the time above, stays the same.",
+        )
+        for note in res.get("notes") or []:
+            if isinstance(note, str) and "稀疏" not in note:
+                w.add("assumptions", bi(note, "zh"), bi(note, "en"))
+        w.add(
+            "sources",
+            "算力与带宽：NVIDIA 各卡数据手册（knowledge/gpus.yaml 每行的 source）",
+            "Compute and bandwidth: each card's NVIDIA datasheet (the source of each row of knowledge/gpus.yaml)",
+        )
+
+
+@renderer("compute_budget")
+def compute_budget(w: Writer, r: ToolResult, ctx: Context) -> None:
+    """Days for the size asked (6·N·D at an MFU band), then the largest compute-optimal model for the time budget."""
+    res = r.result
+    card = str(res.get("gpu") or "").replace("NVIDIA ", "")
+    n = res.get("n_gpus") or 1
+    mfu = res.get("mfu") or {}
+    mfu_txt = f"{pct(mfu.get('low'))}–{pct(mfu.get('high'))}"
+    days = res.get("days") or {}
+    gh = res.get("gpu_hours") or {}
+    if days:
+        size = f"{float(res.get('params') or 0) / 1e9:.3g}B"
+        t = float(res.get("tokens") or 0)
+        toks = w.t(f"{t / 1e8:.3g} 亿 token", f"{t / 1e9:.3g}B tokens")
+        basis = res.get("tokens_basis")
+        why_zh = {
+            "compute_optimal": "（每参数 20 token 的算力最优配比）",
+            "audio": "（音频时长 × 编解码器每秒 token 数）",
+        }
+        why_en = {
+            "compute_optimal": " (the compute-optimal 20 tokens per parameter)",
+            "audio": " (audio hours × the codec's tokens per second)",
+        }
+        budget = res.get("budget_days")
+        fit_zh = fit_en = ""
+        if res.get("fits_budget") is not None:
+            fit_zh = "能，" if res.get("fits_budget") else "不能，"
+            fit_en = "Yes: " if res.get("fits_budget") else "No: "
+        w.add(
+            "verdict",
+            f"{fit_zh}{num(n)} × {card} 训练 {size}、{toks}{why_zh.get(str(basis), '')}约 "
+            f"{hrs(days.get('low'))}–{hrs(days.get('high'))} 天（{hrs(gh.get('low'))}–{hrs(gh.get('high'))} 卡时，"
+            f"MFU {mfu_txt}）"
+            + (
+                f"，在 {num(budget)} 天之内。"
+                if budget and res.get("fits_budget")
+                else "。"
+                if not budget
+                else f"，超过 {num(budget)} 天。"
+            ),
+            f"{fit_en}{size} on {toks}{why_en.get(str(basis), '')} takes about {hrs(days.get('low'))}–"
+            f"{hrs(days.get('high'))} days on {num(n)} × {card} ({hrs(gh.get('low'))}–{hrs(gh.get('high'))} GPU-hours "
+            f"at {mfu_txt} MFU)"
+            + (
+                f", within {num(budget)} days."
+                if budget and res.get("fits_budget")
+                else "."
+                if not budget
+                else f", more than {num(budget)} days."
+            ),
+        )
+        w.add(
+            "verdict",
+            f"算法（训练计算量 C = 6·N·D）：{res.get('arithmetic')}。",
+            f"How (training compute C = 6·N·D): {res.get('arithmetic')}.",
+        )
+    largest = res.get("largest_params_b") or {}
+    if largest:
+        toks_b = res.get("largest_tokens_b") or {}
+        w.add(
+            "verdict",
+            f"{num(res.get('budget_days'))} 天、{num(n)} × {card} 按算力最优（每参数 20 token）最多训约 "
+            f"{hrs(largest.get('low'))}–{hrs(largest.get('high'))}B 参数的模型（约 {big(toks_b.get('low'))}–"
+            f"{big(toks_b.get('high'))}B token）：{res.get('inverse_arithmetic')}。",
+            f"In {num(res.get('budget_days'))} days {num(n)} × {card} trains a compute-optimal (20 tokens per parameter) "
+            f"model of about {hrs(largest.get('low'))}–{hrs(largest.get('high'))}B parameters (about "
+            f"{big(toks_b.get('low'))}–{big(toks_b.get('high'))}B tokens): {res.get('inverse_arithmetic')}.",
+        )
+    if ctx.by_name("compute_budget") and ctx.by_name("compute_budget")[0] is not r:
+        return
+    w.add(
+        "assumptions",
+        f"MFU（实际达到的模型算力 ÷ 卡数 × 稠密峰值）取 {mfu_txt}：{res.get('mfu_basis_zh') or res.get('mfu_basis')}。",
+        f"MFU (achieved model FLOP/s ÷ cards × dense peak) of {mfu_txt}: {res.get('mfu_basis')}.",
+    )
+    for note in res.get("notes") or []:
+        if isinstance(note, str):
+            w.add("assumptions", bi(note, "zh"), bi(note, "en"))
+    for src in res.get("sources") or []:
+        w.add("sources", f"出处：{src}", str(src))
 
 
 # ---------------------------------------------------------------- plans -------------------------

@@ -1,0 +1,221 @@
+"""A published or measured training run read out of the user's words, and the card they want to move it to.
+
+WHY a reading step: "作者：one week on 4 NVIDIA A800 GPUs，我一个3090能跑吗", "README says 8 V100 for 2 days",
+"230 sec/kimg × 20000 kimg on a 3090", 「论文说8张V100训了3天，我一张4090要多久」 all carry the same three
+quantities — cards × count × duration (or a measured rate × the run's units) — and a target card. The intent
+hands them to `rescale_training_time`; nothing here computes an answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_WORD_N = {
+    "one": 1, "a": 1, "an": 1, "single": 1, "two": 2, "three": 3, "four": 4, "six": 6, "eight": 8, "sixteen": 16,
+    "一": 1, "单": 1, "两": 2, "二": 2, "三": 3, "四": 4, "六": 6, "八": 8,
+}  # fmt: skip
+# a count written before the card: "8 V100", "8×A100", "8张V100", "8卡A800", "four NVIDIA A800", "一张4090", "单卡3090"
+_COUNT_BEFORE = re.compile(
+    r"(?P<n>\d{1,4}|one|an?|single|two|three|four|six|eight|sixteen|[一单两二三四六八])\s*"
+    r"(?:[x×*]|张|块|卡|台|个|片|pcs)?\s*(?:(?:nvidia|tesla|geforce|rtx)\s*)*$",
+    re.I,
+)
+_COUNT_AFTER = re.compile(
+    r"^\s*(?:gpus?|cards?|显卡)?\s*(?:[x×*]\s*(?P<n>\d{1,4})|(?P<m>\d{1,4})\s*(?:张|块|卡))", re.I
+)
+_UNIT_H = {"week": 168.0, "周": 168.0, "星期": 168.0, "day": 24.0, "天": 24.0, "hour": 1.0, "小时": 1.0, "h": 1.0}
+_UNIT_H |= {"hr": 1.0, "month": 720.0, "个月": 720.0, "月": 720.0, "min": 1 / 60, "分钟": 1 / 60}
+_DURATION = re.compile(
+    r"(?<![A-Za-z0-9_.])(?P<n>\d+(?:\.\d+)?|one|a|an|two|three|four|five|half an?|[一两二三四五六七八九十半])\s*(?:个)?\s*"
+    r"(?P<u>weeks?|days?|hours?|hrs?|h(?![a-z])|months?|mins?|minutes?|周|星期|天|小时|个月|分钟)",
+    re.I,
+)
+_ZH_N = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10, "半": 0.5}
+_EN_N = {"one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "half a": 0.5, "half an": 0.5}
+# a measured rate: "230 sec/kimg", "1.77 s/it", "55s/step", "3 it/s"
+_RATE = re.compile(
+    r"(?P<v>\d+(?:\.\d+)?)\s*(?:s|secs?|seconds?|秒)\s*(?:/|per|每)\s*(?P<u>kimg|it(?:er(?:ation)?)?|step|batch|epoch)\b"
+    r"|(?P<ips>\d+(?:\.\d+)?)\s*it/s\b",
+    re.I,
+)
+# the run's amount of work: "20000 kimg", "150k steps", "150,000 iterations", "20万步"
+_UNITS = re.compile(
+    r"(?P<v>\d[\d,]*(?:\.\d+)?)\s*(?P<k>k|万)?\s*(?P<u>kimg|steps?|iters?|iterations?|步|epochs?)(?![a-z/])", re.I
+)
+_MINE = re.compile(r"我|我的|手上|手里|只有|\bI\b|\bmy\b|\bmine\b|\bhave\b|\bonly\b|\bsingle\b|\bone\b", re.I)
+_WANT = re.compile(r"(?:能|可以|要多久|多长时间|多久|需要|how long|would|will|can|could|possible|enough)", re.I)
+
+
+@dataclass(frozen=True)
+class CardAt:
+    start: int
+    end: int
+    gpu_id: str
+    count: int | None
+
+
+@dataclass(frozen=True)
+class RunFigures:
+    """What the question says: a reference run (cards × count × hours, or a rate × units) and the target."""
+
+    ref_gpu: str
+    ref_gpus: int
+    ref_hours: float | None
+    ref_seconds_per_unit: float | None
+    ref_units: float | None
+    unit: str
+    gpu: str
+    n_gpus: int
+    # the published figure beside a measured rate ("the README says 8 V100 for 2 days"), carried as a second line
+    also_gpu: str | None = None
+    also_gpus: int | None = None
+    also_hours: float | None = None
+
+
+def _num(tok: str) -> float:
+    t = tok.lower().strip()
+    if t in _EN_N:
+        return float(_EN_N[t])
+    if t in _ZH_N:
+        return float(_ZH_N[t])
+    return float(t)
+
+
+def _count(text: str, start: int, end: int) -> int | None:
+    m = _COUNT_BEFORE.search(text[max(0, start - 24) : start])
+    if m:
+        tok = m.group("n").lower()
+        n = _WORD_N.get(tok) or (int(tok) if tok.isdigit() else None)
+        if n:
+            return n
+    a = _COUNT_AFTER.match(text[end : end + 16])
+    if a:
+        return int(a.group("n") or a.group("m"))
+    return None
+
+
+def cards_at(text: str) -> list[CardAt]:
+    """Every known card in the text with its place and the count written beside it."""
+    from assistant.offline.reading.vocab import canonical_gpu, gpu_known, gpu_vocab
+
+    out: list[CardAt] = []
+    for m in gpu_vocab().regex.finditer(text):
+        mem = re.search(r"(\d{1,3})\s*g", m.group("variant") or "", re.I)
+        gid, _ = gpu_known(canonical_gpu(m.group("name")), float(mem.group(1)) if mem else None)
+        if gid:
+            out.append(CardAt(m.start(), m.end(), gid, _count(text, m.start(), m.end())))
+    return out
+
+
+def durations(text: str) -> list[tuple[int, float]]:
+    """(position, hours) of every duration ('one week' → 168, '2 days' → 48, '31h' → 31)."""
+    out = []
+    for m in _DURATION.finditer(text):
+        unit = m.group("u").lower().rstrip("s") if m.group("u").isascii() else m.group("u")
+        unit = {"minute": "min", "hrs": "hr", "mins": "min"}.get(unit, unit)
+        try:
+            out.append((m.start(), _num(m.group("n")) * _UNIT_H[unit]))
+        except (KeyError, ValueError):
+            continue
+    return out
+
+
+def _rate(text: str) -> tuple[int, float, str] | None:
+    m = _RATE.search(text)
+    if not m:
+        return None
+    if m.group("ips"):
+        return m.start(), 1 / float(m.group("ips")), "it"
+    u = m.group("u").lower()
+    return m.start(), float(m.group("v")), "kimg" if u == "kimg" else "epoch" if u == "epoch" else "step"
+
+
+def _units(text: str, unit: str, skip: int) -> float | None:
+    for m in _UNITS.finditer(text):
+        if abs(m.start() - skip) < 2:
+            continue
+        u = m.group("u").lower()
+        kind = "kimg" if u == "kimg" else "epoch" if u.startswith("epoch") else "step"
+        if kind != (unit if unit != "it" else "step"):
+            continue
+        v = float(m.group("v").replace(",", ""))
+        return v * (1000 if m.group("k") and m.group("k").lower() == "k" else 10_000 if m.group("k") else 1)
+    return None
+
+
+def _is_mine(text: str, c: CardAt) -> bool:
+    return bool(_MINE.search(text[max(0, c.start - 16) : c.start]))
+
+
+def _target(text: str, cards: list[CardAt], ref: CardAt, mine_only: bool = False) -> CardAt | None:
+    """The card the user wants the run on: another card or count, the one said as theirs ('one 3090', '我一张4090')."""
+    others = [c for c in cards if (c.gpu_id, c.count or 1) != (ref.gpu_id, ref.count or 1) and c.start != ref.start]
+    if not others:
+        return None
+    mine = [c for c in others if _is_mine(text, c) or (c.count or 1) == 1]
+    if mine_only:
+        return mine[-1] if mine else None
+    return (mine or others)[-1]
+
+
+def read_run_figures(text: str) -> RunFigures | None:
+    """The reference run and the target card, or None when the text does not carry both."""
+    cards = cards_at(text)
+    if len(cards) < 1:
+        return None
+    rate = _rate(text)
+    spans = durations(text)
+    published: tuple[CardAt, float] | None = None
+    # a counted card that is not said as the user's, with a duration in the same stretch of text ('8 V100 for
+    # 2 days', '2 days on 8 V100', '8x V100 … which takes ~31h'); the nearest such pair wins
+    pairs = [
+        (abs(p - c.start), -(c.count or 0), i, h)
+        for i, c in enumerate(cards)
+        if c.count and not _is_mine(text, c)
+        for p, h in spans
+        if abs(p - c.start) <= 100
+    ]
+    if pairs:
+        _, _, i, h = min(pairs)
+        published = (cards[i], h)
+    if rate is not None:
+        pos, secs, unit = rate
+        units = _units(text, unit, pos)
+        if units:
+            before = [c for c in cards if c.start < pos and pos - c.start <= 120]
+            rated = before[-1] if before else None
+            if rated is None:
+                return None
+            # the card the rate is carried to must be said as the user's ('only one RTX 4090'); else the rate is theirs
+            tgt = _target(text, cards, rated, mine_only=True) or rated
+            also = published if published and published[0].start != rated.start else None
+            return RunFigures(
+                ref_gpu=rated.gpu_id,
+                ref_gpus=rated.count or 1,
+                ref_hours=None,
+                ref_seconds_per_unit=secs,
+                ref_units=units,
+                unit=unit,
+                gpu=tgt.gpu_id,
+                n_gpus=tgt.count or 1,
+                also_gpu=also[0].gpu_id if also else None,
+                also_gpus=(also[0].count or 1) if also else None,
+                also_hours=also[1] if also else None,
+            )
+    if published is None:
+        return None
+    ref, hours = published
+    dest = _target(text, cards, ref)
+    if dest is None:
+        return None
+    return RunFigures(
+        ref_gpu=ref.gpu_id,
+        ref_gpus=ref.count or 1,
+        ref_hours=hours,
+        ref_seconds_per_unit=None,
+        ref_units=None,
+        unit="step",
+        gpu=dest.gpu_id,
+        n_gpus=dest.count or 1,
+    )
