@@ -283,6 +283,12 @@ def citations(results: list[ToolResult], lang: str = "zh", first: list[tuple[str
         if isinstance(h, dict)
     ]
     order = {key: i for i, key in enumerate(first or [])}
+    # a passage retrieval flagged as not answering is no source, unless the answer quoted it anyway
+    hits = [
+        h
+        for h in hits
+        if not h.get("low_relevance") or (str(h.get("doc_id") or h.get("id")), str(h.get("section") or "")) in order
+    ]
     hits.sort(key=lambda h: order.get((str(h.get("doc_id") or h.get("id")), str(h.get("section") or "")), len(order)))
     for hit in hits:
         doc = hit.get("doc_id") or hit.get("id")
