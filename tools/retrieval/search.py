@@ -464,9 +464,9 @@ class Retriever:
                 hit.mismatch = why  # type: ignore[assignment]
             hits.append(hit)
             first[id(hit)] = verbatim[idx]
-            # a few spares, so relevant passages can replace flagged ones: keep looking until k of them
-            # answer (a section about another subject can fill the first places of the fused order)
-            if len(hits) >= 3 * k and sum(1 for h in hits if not h.low_relevance) >= k:
+            # a few spares, so relevant passages can replace flagged ones, plus one more for each section about
+            # another subject (those can fill the first places of the fused order)
+            if len(hits) >= 3 * k + sum(1 for h in hits if h.mismatch == "subject"):
                 break
         # a passage that does not answer the question never outranks one that does, and a
         # near-verbatim one comes first among those that do
@@ -491,7 +491,7 @@ class _DfShare(dict):
         super().__init__()
         self._df, self._n = vocab_df, n
 
-    def get(self, key: str, default: Any = 0.0) -> Any:  # type: ignore[override]
+    def get(self, key: str, default: Any = 0.0) -> Any:
         return self._df.get(key, 0) / self._n if key in self._df else default
 
 
