@@ -38,6 +38,14 @@ class Hit(BaseModel):
         "relevance < 0.34: say the sources do not cover it instead of "
         "answering from this passage"
     )
+    mismatch: Literal["", "subject", "unnamed", "generic"] = Field(
+        "",
+        description="why the passage may not be about this question (tools/retrieval/subjects.py): 'subject' = "
+        "its declared subject (front matter `about:`) is not in the question, or its heading names a GPU, "
+        "model or engine while the question names another one (also low_relevance); 'unnamed' = its heading "
+        "names things the question does not mention; 'generic' = it shares only words most passages use "
+        "(显存, GPU, 训练). Such hits come after the ones without a mismatch; do not lead with them",
+    )
     source: str = Field(description="file the passage comes from, e.g. knowledge/guide/<id>.md or user_docs/<file>")
     kind: Literal["guide", "user"] = Field(
         description="'guide' = our reviewed corpus, 'user' = a document the user added"

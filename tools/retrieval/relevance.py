@@ -33,6 +33,9 @@ from tools.retrieval.bm25 import general_frequency, plain_words, tokenize
 
 DOMAIN_KEYNESS = 1.0  # log10 of (corpus rate / general-Chinese rate)
 LOW_RELEVANCE = 0.34
+# A word at least this share of all passages hold is generic (显存 0.50, GPU 0.62, 训练 0.50, 模型 0.50,
+# 卡 0.52, memory 0.59 in the 2026-12 guide); 推理 0.16, 多卡 0.18, 利用率 0.09, LoRA 0.16 stay topic words.
+GENERIC_SHARE = 0.2
 _LATIN = re.compile(r"^[0-9a-z][0-9a-z._+\-/%]*$")
 _DIGIT = re.compile(r"\d")
 
@@ -127,6 +130,19 @@ class RelevanceModel:
     def profile(self, query: str) -> list[QueryTerm]:
         words = list(dict.fromkeys(plain_words(query)))
         return [self.term(w) for w in words]
+
+    def topical(self, terms: Sequence[QueryTerm], passage_tokens: set[str], df_share: Mapping[str, float]) -> bool:
+        """Whether the passage holds one of the query's topic words: a domain word (or a card, size or model
+        token) that fewer than `GENERIC_SHARE` of all passages use. Sharing only 显存 / GPU / 训练 / model —
+        words half the corpus holds — says nothing about whether it answers this question."""
+        for t in terms:
+            if not t.domain:
+                continue
+            for w in (t.word, *t.parts):
+                if w in passage_tokens and (w == t.word or (self.keyness(w) or 0) >= DOMAIN_KEYNESS):
+                    if df_share.get(w, 0.0) < GENERIC_SHARE or (_DIGIT.search(w) and _CARD_SHAPE.match(w)):
+                        return True
+        return False
 
     def score(self, terms: Sequence[QueryTerm], passage_tokens: set[str]) -> tuple[float, bool]:
         """(weighted share of query terms found, whether any domain term was found)."""

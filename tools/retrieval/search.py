@@ -160,6 +160,7 @@ class Retriever:
         self._relevance: Any = None
         self._vectors: Any = None  # VectorIndex: the store's vectors as a plain array (vector_index.py)
         self.links: list[list[str]] = []
+        self._subjects: list[tuple[frozenset[str], Any]] = []  # per passage: (heading's named things, declared regex)
 
     # ------------------------------------------------------------------ loading
     def _file_fingerprint(self) -> tuple:
@@ -194,9 +195,19 @@ class Retriever:
             self.by_id = {p.passage_id: i for i, p in enumerate(passages)}
             doc_ids = {p.doc_id for p in passages}
             self.links = [[d for d in p.references() if d in doc_ids and d != p.doc_id] for p in passages]
+            self._subjects = [self._subject(p) for p in passages]
             self.messages.extend(stats.messages)
             self._fingerprint, self.last_sync = fingerprint, stats
             return stats
+
+    def _subject(self, p: Passage) -> tuple[frozenset[str], Any]:
+        """What a guide section is about (subjects.py): the GPUs, models and engines its heading names, and
+        the regex its document declares for it. A user's document declares nothing."""
+        if p.kind != "guide":
+            return frozenset(), None
+        from tools.retrieval.subjects import declared_subject, named
+
+        return named(p.section, strict=True), declared_subject(p.doc_id, p.section, self.guide_dir)
 
     def _sync_store(self, passages: Sequence[Passage], content_hash: str, force: bool) -> Any:
         """Make Chroma hold `passages` (rebuilding a broken store once). Returns SyncStats."""
@@ -386,13 +397,34 @@ class Retriever:
                 for name, order in rankings.items()
             }
         fused = reciprocal_rank_fusion(rankings, WEIGHTS)
+        from tools.retrieval.subjects import named, subject_check
+
+        query_named = named(query)
+        n_passages = max(len(self._bm25.tokenized), 1)
+        df_share = _DfShare(self._bm25.vocab_df, n_passages)
+        # the bar on shared words applies only when the question has topic words of its own (a domain word fewer
+        # than GENERIC_SHARE of the passages use): 「训练时 GPU 一直在等数据」 is all common words
+        has_topic = any(self._relevance.topical([t], set(t.parts) | {t.word}, df_share) for t in profiles[0])
         judged: dict[int, tuple[float, float, bool]] = {}  # idx → (relevance, own-word coverage, low)
+        mismatch: dict[int, str] = {}  # idx → 'subject' (flagged) | 'unnamed' / 'generic' (moved after the others)
         for idx in fused:
-            own, own_domain = self._relevance.score(profiles[0], self._bm25.sets[idx])
-            via, _ = self._relevance.score(profiles[1], self._bm25.sets[idx])
-            _, via_domain = self._relevance.score(profiles[2], self._bm25.sets[idx])
+            tokens = self._bm25.sets[idx]
+            own, own_domain = self._relevance.score(profiles[0], tokens)
+            via, _ = self._relevance.score(profiles[1], tokens)
+            _, via_domain = self._relevance.score(profiles[2], tokens)
             rel = max(own, EXPANDED_FACTOR * via)
             judged[idx] = (rel, own, rel < LOW_RELEVANCE or not (own_domain or via_domain))
+            heading_named, declared = self._subjects[idx] if idx < len(self._subjects) else (frozenset(), None)
+            check = subject_check(query, query_named, heading_named, declared)
+            if check == "other":
+                mismatch[idx] = "subject"
+            elif check == "unnamed":
+                mismatch[idx] = "unnamed"
+            elif has_topic and not (
+                self._relevance.topical(profiles[0], tokens, df_share)
+                or self._relevance.topical(profiles[2], tokens, df_share)
+            ):
+                mismatch[idx] = "generic"
         pairs = word_pairs(query)
         # a passage that repeats the question nearly word for word (a line of the user's price
         # sheet) is decided over every candidate, not only the top few: fusion can bury it
@@ -420,17 +452,26 @@ class Retriever:
                 continue
             per_doc[passage.doc_id] = per_doc.get(passage.doc_id, 0) + 1
             rel, _own, low = judged[idx]
+            why = mismatch.get(idx, "")
+            # a document whose own `leads` name the question answers it, whatever words it shares with it;
+            # a section about another subject still does not (subjects.py)
             low = low and not (passage.kind == "guide" and passage.doc_id in led)
+            low = low or why == "subject"
             # a near-verbatim passage is as good a match as there can be: it scores the maximum
             score = 1.0 if verbatim[idx] else fused[idx] / best_possible
             hit = _hit(passage, language, score, rel, low, self.links[idx])
+            if why and not (why != "subject" and passage.kind == "guide" and passage.doc_id in led):
+                hit.mismatch = why  # type: ignore[assignment]
             hits.append(hit)
             first[id(hit)] = verbatim[idx]
-            if len(hits) >= 3 * k:  # a few spares, so relevant passages can replace flagged ones
+            # a few spares, so relevant passages can replace flagged ones, plus one more for each section about
+            # another subject (those can fill the first places of the fused order)
+            if len(hits) >= 3 * k + sum(1 for h in hits if h.mismatch == "subject"):
                 break
         # a passage that does not answer the question never outranks one that does, and a
         # near-verbatim one comes first among those that do
-        hits.sort(key=lambda h: (h.low_relevance, not first[id(h)]))  # stable: fused order within groups
+        # and one about another subject, or sharing only generic words, comes after those that are about this one
+        hits.sort(key=lambda h: (h.low_relevance, bool(h.mismatch), not first[id(h)]))  # stable within groups
         hits = hits[:k]
         return SearchResult(
             query=query,
@@ -441,6 +482,17 @@ class Retriever:
             embedding=self.embedding.key(),
             messages=messages,
         )
+
+
+class _DfShare(dict):
+    """Share of all passages that hold a token (document frequency ÷ passages), computed on lookup."""
+
+    def __init__(self, vocab_df: Mapping[str, int], n: int) -> None:
+        super().__init__()
+        self._df, self._n = vocab_df, n
+
+    def get(self, key: str, default: Any = 0.0) -> Any:
+        return self._df.get(key, 0) / self._n if key in self._df else default
 
 
 # Said with every user-document hit, so the LLM (and any renderer) presents it for what it is.

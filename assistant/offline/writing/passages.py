@@ -9,6 +9,8 @@ re-ranks the candidates the way a reader would:
 - a "what is / what's the difference" question prefers the section that introduces the terms —
   in our guide documents that is the earlier section (definitions first, advice later);
 - a section of a document whose `leads` the question matches (tools/retrieval/leads) is preferred;
+- a hit retrieval marks with a `mismatch` (about another subject, or sharing only generic words) comes after
+  the others (`MISMATCH_PENALTY`);
 - otherwise the retrieval score decides.
 
 Display: code blocks stay fenced Markdown blocks, one command per line (a comment in the other
@@ -73,6 +75,11 @@ _DEFINITIONAL = re.compile(
     re.I,
 )
 
+
+# A hit retrieval marks as possibly about something else (tools/retrieval/subjects.py: its heading names a
+# card, model or engine the question does not, or it shares only generic words) loses this much: more than
+# any heading or symptom bonus, so it never leads a passage that is about the question's own subject.
+MISMATCH_PENALTY = 1.0
 
 _CODE_Q = re.compile(r"\bxid\s*[:#]?\s*(\d{1,3})(?!\d)", re.I)
 
@@ -210,6 +217,8 @@ def rank(hits: list[dict[str, Any]], question: str) -> list[dict[str, Any]]:
         if names_topic(question, str(h.get("section") or "")):
             v += 0.15
         v += 0.2 * names_symptom(question, str(h.get("section") or ""))
+        if h.get("mismatch"):  # retrieval found it about another subject, or sharing only generic words
+            v -= MISMATCH_PENALTY
         return v
 
     codes = [m.group(1) for m in _CODE_Q.finditer(question)]

@@ -283,6 +283,15 @@ def citations(results: list[ToolResult], lang: str = "zh", first: list[tuple[str
         if isinstance(h, dict)
     ]
     order = {key: i for i, key in enumerate(first or [])}
+    # a passage about another subject (tools/retrieval/subjects.py) is no source, and when no passage answers
+    # at all none is listed (the answer said so); one the answer quoted stays
+    any_relevant = any(not h.get("low_relevance") for h in hits)
+    hits = [
+        h
+        for h in hits
+        if (str(h.get("doc_id") or h.get("id")), str(h.get("section") or "")) in order
+        or not (h.get("mismatch") == "subject" or (h.get("low_relevance") and not any_relevant))
+    ]
     hits.sort(key=lambda h: order.get((str(h.get("doc_id") or h.get("id")), str(h.get("section") or "")), len(order)))
     for hit in hits:
         doc = hit.get("doc_id") or hit.get("id")

@@ -120,6 +120,15 @@ def guide_only(w: Writer, results: list[ToolResult], question: str) -> None:
             "指南里没有找到能回答这个问题的段落，我不凭空作答。",
             "I found no passage in the guide that answers this, so I will not make one up.",
         )
+        # what the tools can do instead: the scope, so the reader knows what to ask
+        w.add(
+            "next",
+            "我能算的是租 GPU 服务器的事：某个模型要多少显存、几张卡、哪张卡合适、租金多少、训练要多久，"
+            "以及看报错日志；把模型名、卡型或报错贴出来，我按这些来算。",
+            "What I can work out is renting GPU servers: how much memory a model needs, how many GPUs, which card, "
+            "the rental cost, how long training takes, and what an error log means; give me the model, the card or "
+            "the error and I will work from that.",
+        )
         return
     # The substance first: the best passage is the answer (no meta preamble), the next ones follow.
     size = 700 if w.lang == "zh" else 1100
