@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from assistant.offline.intents import args as A
+from assistant.offline.intents import trainer_modes
 from assistant.offline.intents.args import MAX_FIT, MEMORY, MIN_GPUS
 from assistant.offline.intents.base import has_size
 from assistant.offline.reading.frame import Frame
@@ -25,6 +26,14 @@ def applies_max_fit(f: Frame) -> bool:
 
 def applies_min_gpus(f: Frame) -> bool:
     return "how_many" in f.cues and has_size(f)
+
+
+def applies_min_gpus_training(f: Frame) -> bool:
+    """ "How many A100 40GB to tune 13B (full parameter)": a card count for a training job is find_min_gpus,
+    ahead of the rental plan the word "requirements" would start — unless money or a deadline is asked."""
+    if not applies_min_gpus(f) or f.budget_cny or f.deadline_hours or f.cues & {"price", "time"}:
+        return False
+    return f.mode in ("full", "lora", "qlora", "pretrain") or bool(trainer_modes.likely_full(f))
 
 
 def applies_pipeline(f: Frame) -> bool:
@@ -147,6 +156,10 @@ def memory_kwargs(f: Frame) -> dict:
             kw["precision"], kw["engine"] = "fp32", "hf"  # that code serves with transformers, in fp32
     if f.kv_dtype in ("fp8", "int8", "fp16", "bf16") and kw.get("mode") == "inference":
         kw["kv_dtype"] = f.kv_dtype  # "fp8 kv cache": the cache shrinks, the weights keep their precision
+    if trainer_modes.full_only(f):
+        kw["mode"] = (
+            "full"  # 「用 Megatron 微调 70B」: its fine-tuning trains every parameter (knowledge/trainers.yaml)
+        )
     if f.method:
         if kw.get("mode") == "inference":
             kw["mode"] = "full"  # "DPO能跑吗": a method is training, whatever else was read
@@ -276,7 +289,7 @@ def calls(f: Frame) -> list[ToolCall]:
         elif len(f.modes) > 1 and "inference" not in f.modes:  # "QLoRA 要多少？bf16 LoRA 呢？"
             for mode in f.modes[:3]:
                 out.append(A.call(NAME, "estimate_memory", **{**kw, "mode": "full" if mode == "pretrain" else mode}))
-        elif f.mode is None and f.finetune:
+        elif f.mode is None and f.finetune and not trainer_modes.full_only(f):
             # 「能用4090微调7B吗」: say both — full fine-tune and LoRA (QLoRA first when Unsloth is named).
             for mode in ("qlora", "lora") if unsloth_qlora(f) else ("full", "lora"):
                 out.append(A.call(NAME, "estimate_memory", **{**kw, "mode": mode}))

@@ -34,8 +34,18 @@ def assumed_note(w: Writer, f: Frame) -> str:
             )
         elif m.variant and m.catalog_id:
             notes.append(w.t(f"「{m.text}」按 {m.catalog_id} 的结构计算", f"'{m.text}' sized as {m.catalog_id}"))
+    from assistant.offline.intents.args import understated_gb
+
     for g in f.gpu_mentions:
-        if g.modded and g.memory_gb:
+        real = understated_gb(g)
+        if real:  # "8 L40 (8*40G)": the card has its datasheet memory, which is what was sized
+            notes.append(
+                w.t(
+                    f"{g.name} 的显存是 {real:g} GB（不是 {g.memory_gb:g} GB），按 {real:g} GB 计算",
+                    f"an {g.name} has {real:g} GB (not {g.memory_gb:g} GB); sized at {real:g} GB",
+                )
+            )
+        elif g.modded and g.memory_gb:
             notes.append(
                 w.t(
                     f"{g.name} {g.memory_gb:g}GB 不在规格表里（改装或特殊版本），按 {g.memory_gb:g} GB 显存计算",

@@ -152,6 +152,33 @@ def _job_label(w: Writer, est: dict) -> str:
     return mode
 
 
+def _full_reason(ctx: Any, est: dict) -> dict | None:
+    """The trainers.yaml row that makes this bare "fine-tune" a full fine-tune, when the estimate is one."""
+    if str(est.get("mode")) != "full":
+        return None
+    from assistant.offline.intents.trainer_modes import likely_full
+
+    return likely_full(ctx.slots)
+
+
+def _full_lead(w: Writer, reason: dict, lora: dict | None) -> None:
+    """Line 1 for a full fine-tune that does not fit: no, why it is full, and LoRA's per-GPU figure beside it."""
+    zh, en = str(reason.get("zh") or ""), str(reason.get("en") or "")
+    if lora and isinstance(lora.get("total_gb"), (int, float)):
+        label = mode_label(w, lora.get("mode"))
+        other_zh, other_en = (
+            ("（换支持它的框架）", " (with a trainer that has it)") if reason.get("full_only") else ("", "")
+        )
+        w.add(
+            "verdict",
+            f"不能：{zh}，这样放不下；改用 {label}{other_zh}每卡约 {gb(lora['total_gb'])} GB，放得下。",
+            f"No: {en}, and that does not fit; {label}{other_en} would need about "
+            f"{gb(lora['total_gb'])} GB per GPU, which fits.",
+        )
+        return
+    w.add("verdict", f"不能：{zh}，这样放不下。", f"No: {en}, and that does not fit.")
+
+
 def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
     """(zh, en) verdict for one estimate, from the three-way `verdict`; `lead` starts with 能/改一下就能/不能."""
     total, gib = est.get("total_gb"), est.get("total_gib")
@@ -544,7 +571,13 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
         ),
         None,
     )
-    if ctx.slots.finetune and not ctx.slots.mode and est.get("fits") is False and lora:
+    full_reason = _full_reason(ctx, est)
+    if full_reason and est.get("fits") is False:
+        # Megatron / a ZeRO stage / FSDP named with a bare "fine-tune": the job is full fine-tuning; LoRA is the
+        # way out, not the verdict (knowledge/trainers.yaml)
+        _full_lead(w, full_reason, lora)
+        sentence = fit_sentence(w, est, lead=False)
+    elif ctx.slots.finetune and not ctx.slots.mode and est.get("fits") is False and lora:
         w.add(
             "verdict",
             f"可以微调，但只能用 {mode_label(w, lora.get('mode'))}，全量微调放不下。",
