@@ -165,11 +165,14 @@ def lead(w: Writer, f: Frame, intents: list[str], results: list[ToolResult] | No
     goal = unrealistic(w, f, results or [])
     if goal:
         verdict.insert(0, goal)
-    if "oom_report" in f.mentions and {"memory", "min_gpus"} & set(intents):  # also after a cause passage
-        oom_lead(w, f, results or [])
-    from assistant.offline.writing.setup_notes import setup_lead
+    from assistant.offline.writing.setup_notes import replaces_oom_lead, setup_lead
 
-    named = setup_lead(w, f.mentions) if any(r.name == "estimate_memory" for r in results or []) else None
+    est = next((r.result for r in results or [] if r.name == "estimate_memory" and not r.error), None)
+    if (
+        "oom_report" in f.mentions and {"memory", "min_gpus"} & set(intents) and not replaces_oom_lead(f.mentions, est)
+    ):  # also after a cause passage
+        oom_lead(w, f, results or [])
+    named = setup_lead(w, f.mentions, est) if est is not None else None
     if named and named not in verdict:
         if verdict and verdict[0].startswith(("能。", "Yes. ")):  # the estimate's own verdict is about the model alone
             verdict[0] = w.t("模型本身：" + verdict[0].removeprefix("能。"), "The model alone: " + verdict[0][5:])
