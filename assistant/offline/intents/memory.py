@@ -262,6 +262,15 @@ def calls(f: Frame) -> list[ToolCall]:
             out.append(A.call(NAME, "estimate_memory", **{**kw, "model": model}))
         out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2))
         return out
+    if len(sizes) >= 2 and mem_kw.get("mode") in ("full", "lora", "qlora") and len(f.gpus) <= 1:
+        # 「复现 llama2 7B/13B 的微调，4 张 A100 40G OOM」: each size on the cards, the largest first — if it fits,
+        # the smaller ones do, and it is the one that decides whether the cards are enough
+        size = {m.catalog_id: m.size_b or 0 for m in f.model_mentions if m.catalog_id}
+        kw = {k: v for k, v in mem_kw.items() if k not in ("model", "params")}
+        for model in sorted(sizes, key=lambda m: -size.get(m, 0))[:3]:
+            out.append(A.call(NAME, "estimate_memory", **{**kw, "model": model}))
+        out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2))
+        return out
     # a requirements question ("system requirements of X; my GPU is a T500"): the card is an aside; a plain fit
     # question on an unknown card ("RTX 9090能训练7B吗") keeps the tool's "not in the table" with suggestions
     unknown = unknown_cards(f) if applies_requirement(f) else []

@@ -41,3 +41,15 @@ def likely_full(f: Frame) -> dict[str, Any] | None:
     if not _ambiguous(f):
         return None
     return full_only(f) or next((r for r in _rows() if r.get("likely") == "full" and _named(f, r)), None)
+
+
+def colocated_rollout(f: Frame) -> dict[str, Any] | None:
+    """An RL trainer named that runs vLLM on the training GPUs (EasyR1, verl): its rollout defaults, else None."""
+    import re
+
+    from tools.data import load_yaml
+
+    if f.method not in ("grpo", "ppo"):
+        return None
+    rows = load_yaml("trainers.yaml").get("rl_rollouts") or []
+    return next((r for r in rows if re.search(str(r.get("pattern")), f.text or "", re.I)), None)

@@ -1027,12 +1027,57 @@ def _parallel_count_line(w: Writer, ctx: Context) -> None:
     )
 
 
+def _rollout_lead(w: Writer, ctx: Context, res: dict) -> None:
+    """GRPO/PPO with EasyR1/verl named: their vLLM rollout shares the training cards (knowledge/trainers.yaml
+    rl_rollouts), so the update-only count is not the answer — line 1 gives the per-card rollout check and the
+    count while the engine's share stays reserved."""
+    from assistant.offline.intents.trainer_modes import colocated_rollout
+    from tools.memory_methods import colocated_rollout_need
+
+    row = colocated_rollout(ctx.slots)
+    est: dict = res.get("estimate") if isinstance(res.get("estimate"), dict) else {}  # type: ignore[assignment]
+    params, usable, states = est.get("params"), res.get("usable_gb"), res.get("states_gb")
+    n, floor = res.get("min_gpus"), res.get("floor_gpus")
+    if not row or not all(isinstance(x, (int, float)) for x in (params, usable, states, n, floor)):
+        return
+    util, tp = float(row["gpu_memory_utilization"]), int(row["tensor_parallel_size"])
+    need = colocated_rollout_need(float(params), float(usable), float(states), int(n), int(floor), util, tp)
+    label = row["label"]
+    if need["rollout_fits"]:
+        tp_zh = f"每卡 vLLM 权重 {gb(need['weights_per_card_gb'])} GB 放得进它的 {gb(need['reserve_gb'])} GB"
+        tp_en = f"vLLM's {gb(need['weights_per_card_gb'])} GB of weights per card fit its {gb(need['reserve_gb'])} GB"
+    else:
+        tp_zh = (
+            f"每卡 vLLM 要放 {gb(need['weights_per_card_gb'])} GB 权重，超过它占的 {gb(need['reserve_gb'])} GB，"
+            f"加多少卡都一样，要把 {row['tp_key']} 调到 {need['tp_needed']}"
+        )
+        tp_en = (
+            f"vLLM must hold {gb(need['weights_per_card_gb'])} GB of weights per card, more than its "
+            f"{gb(need['reserve_gb'])} GB share — more cards do not change that; set {row['tp_key']} to "
+            f"{need['tp_needed']}"
+        )
+    w.add(
+        "verdict",
+        f"按 {label} 的默认设置（vLLM 与训练同卡，{row['util_key']}={util:g}、{row['tp_key']}={tp}），"
+        f"生成阶段{tp_zh}；这块显存在更新策略时如果不释放（没开 vLLM sleep 模式），每卡只剩 "
+        f"{gb(need['update_share_gb'])} GB 给策略 + 参考模型的训练状态，要约 {num(need['gpus_reserved'])} 张"
+        f"（按整机 {num(need['rent_gpus_reserved'])} 张）；下面的卡数只算了更新阶段。",
+        f"With {label}'s defaults (vLLM colocated, {row['util_key']}={util:g}, {row['tp_key']}={tp}): in the "
+        f"rollout {tp_en}; if that share stays reserved while the policy updates (no vLLM sleep mode), each card "
+        f"has only {gb(need['update_share_gb'])} GB left for the policy and reference states — about "
+        f"{num(need['gpus_reserved'])} GPUs ({num(need['rent_gpus_reserved'])} as whole 8-GPU servers); the count "
+        "below covers the update alone.",
+    )
+    w.add("assumptions", f"出处：{row['source']}", f"Source: {row['source']}")
+
+
 @renderer("find_min_gpus")
 def find_min_gpus(w: Writer, r: ToolResult, ctx: Context) -> None:
     if ctx.by_name("estimate_memory") or ctx.by_name("find_max_fit"):
         return  # shown as an alternative by the estimate_memory renderer
     res = r.result
     _parallel_count_line(w, ctx)
+    _rollout_lead(w, ctx, res)
     _min_gpus_line(w, res, as_alternative=False)
     rent_notes(w, res, "verdict")
     inner: dict = res["estimate"] if isinstance(res.get("estimate"), dict) else {}
