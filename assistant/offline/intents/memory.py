@@ -387,6 +387,9 @@ def min_gpus_calls(f: Frame) -> list[ToolCall]:
         out.append(A.call(MIN_GPUS, "find_min_gpus", **{**kw, "offload": "none"}))
     out.append(A.call(MIN_GPUS, "find_min_gpus", **kw))
     asked = f.modes[f.modes.index("full") + 1 :] if kw.get("mode") == "full" and "full" in f.modes else []
+    if kw.get("mode") in (None, "full") and f.mode is None and f.finetune and not trainer_modes.likely_full(f):
+        asked = ["lora"]  # 「微调 70B 要几张」 says neither: the full count first, the LoRA count beside it
+        out[-1].args["mode"] = "full"
     for mode in [m for m in asked if m in ("lora", "qlora")][:2]:
         # "how many A100s for full fine-tuning and for LoRA/QLoRA": each training mode asked gets its own count
         low = {"precision": "int4"} if mode == "qlora" else {}

@@ -723,6 +723,8 @@ def _asked_memory_part(w: Writer, est: dict, said: set[str]) -> None:
                         extra_en += f", split over {num(n)} GPUs by tensor parallelism"
             per_gpu_zh = "每卡" if n > 1 else ""
             per_gpu_en = " per GPU" if n > 1 else ""
+            if key == "host_ram_gb":  # offloaded states live in each server's RAM, not on a GPU
+                per_gpu_zh, per_gpu_en = ("每台机器", " per server") if n > 1 else ("", "")
             w.add(
                 "verdict",
                 f"{zh}{per_gpu_zh}约 {gb(v)} GB" + (f"（{gb(gib)} GiB）" if gib else "") + extra_zh + "。",
