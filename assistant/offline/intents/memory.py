@@ -262,12 +262,13 @@ def calls(f: Frame) -> list[ToolCall]:
             out.append(A.call(NAME, "estimate_memory", **{**kw, "model": model}))
         out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2))
         return out
-    if len(sizes) >= 2 and mem_kw.get("mode") in ("full", "lora", "qlora") and len(f.gpus) <= 1:
+    family_sizes = _sizes_of_one_family(f, sizes)
+    if len(family_sizes) >= 2 and mem_kw.get("mode") in ("full", "lora", "qlora") and len(f.gpus) == 1:
         # 「复现 llama2 7B/13B 的微调，4 张 A100 40G OOM」: each size on the cards, the largest first — if it fits,
         # the smaller ones do, and it is the one that decides whether the cards are enough
         size = {m.catalog_id: m.size_b or 0 for m in f.model_mentions if m.catalog_id}
         kw = {k: v for k, v in mem_kw.items() if k not in ("model", "params")}
-        for model in sorted(sizes, key=lambda m: -size.get(m, 0))[:3]:
+        for model in sorted(family_sizes, key=lambda m: -size.get(m, 0))[:3]:
             out.append(A.call(NAME, "estimate_memory", **{**kw, "model": model}))
         out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2))
         return out
@@ -356,6 +357,23 @@ def asked_sizes(f: Frame) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+_SIZE_WORD_RE = re.compile(r"\d+(?:\.\d+)?\s*[bm](?![a-z])", re.I)
+
+
+def _bare_default_size(f: Frame, text: str) -> bool:
+    """A model word without a size ("llama2") in a question that writes a size elsewhere ("13B model")."""
+    return not _SIZE_WORD_RE.search(text) and any(_SIZE_WORD_RE.search(m.text) for m in f.model_mentions)
+
+
+def _sizes_of_one_family(f: Frame, sizes: list[str]) -> list[str]:
+    """Sizes of ONE model line the user wrote out ("llama2 7B/13B", "qwen2.5 1.5b和7b"): a bare family word
+    ("llama2") resolved to its default size is not a size asked, and two different models keep their own path."""
+    written = {m.catalog_id for m in f.model_mentions if m.catalog_id and _SIZE_WORD_RE.search(m.text)}
+    out = [c for c in sizes if c in written]
+    families = {re.sub(r"-?\d+(?:\.\d+)?[BM](?:-.*)?$", "", c, flags=re.I) for c in out}
+    return out if len(families) == 1 else []
+
+
 def unknown_cards(f: Frame) -> list[str]:
     """Cards named that the GPU table does not have and whose memory was not said ("dedicated GPU NVIDIA
     T500"): nothing can be checked against them, but the job itself can still be sized."""
@@ -401,7 +419,9 @@ def min_gpus_calls(f: Frame) -> list[ToolCall]:
     others = [
         m.catalog_id
         for m in f.model_mentions
-        if m.catalog_id and m.catalog_id not in (kw.get("model"), f.measured_model)  # not the one already run
+        if m.catalog_id
+        and m.catalog_id not in (kw.get("model"), f.measured_model)  # not the one already run
+        and not _bare_default_size(f, m.text)  # "llama2" beside "13B": the family word, not a second model
     ]
     for model in list(dict.fromkeys(others))[:2]:  # "Falcon-40B or Llama2-70B": each model named gets its count
         out.append(
