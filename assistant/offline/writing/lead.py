@@ -165,11 +165,15 @@ def lead(w: Writer, f: Frame, intents: list[str], results: list[ToolResult] | No
     goal = unrealistic(w, f, results or [])
     if goal:
         verdict.insert(0, goal)
+    from assistant.offline.intents.trainer_modes import colocated_rollout
     from assistant.offline.writing.setup_notes import replaces_oom_lead, setup_lead
 
     est = next((r.result for r in results or [] if r.name == "estimate_memory" and not r.error), None)
     if (
-        "oom_report" in f.mentions and {"memory", "min_gpus"} & set(intents) and not replaces_oom_lead(f.mentions, est)
+        "oom_report" in f.mentions
+        and {"memory", "min_gpus"} & set(intents)
+        and not replaces_oom_lead(f.mentions, est)
+        and not colocated_rollout(f)  # GRPO/PPO with EasyR1/verl: the rollout engine's share is the cause
     ):  # also after a cause passage
         oom_lead(w, f, results or [])
     named = setup_lead(w, f.mentions, est) if est is not None else None

@@ -562,6 +562,7 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
         primary = layer_est  # no split named: lead with the way that fits (or comes closer), whole layers per card
     next_stage = next_stage_est(ests, primary)
     est = primary.result
+    _rollout_lead(w, ctx, est)
     _asked_memory_part(w, est, ctx.said)
     lora = next(
         (
@@ -1031,19 +1032,27 @@ def _parallel_count_line(w: Writer, ctx: Context) -> None:
 
 def _rollout_lead(w: Writer, ctx: Context, res: dict) -> None:
     """GRPO/PPO with EasyR1/verl named: their vLLM rollout shares the training cards (knowledge/trainers.yaml
-    rl_rollouts), so the update-only count is not the answer — line 1 gives the per-card rollout check and the
-    count while the engine's share stays reserved."""
+    rl_rollouts), so the update-only figure is not the answer — line 1 gives the per-card rollout check and the
+    count while the engine's share stays reserved. `res` is a find_min_gpus or an estimate_memory result."""
     from assistant.offline.intents.trainer_modes import colocated_rollout
     from tools.memory_methods import colocated_rollout_need
 
     row = colocated_rollout(ctx.slots)
-    est: dict = res.get("estimate") if isinstance(res.get("estimate"), dict) else {}  # type: ignore[assignment]
-    params, usable, states = est.get("params"), res.get("usable_gb"), res.get("states_gb")
-    n, floor = res.get("min_gpus"), res.get("floor_gpus")
-    if not row or not all(isinstance(x, (int, float)) for x in (params, usable, states, n, floor)):
+    if not row:
+        return
+    if isinstance(res.get("estimate"), dict):  # find_min_gpus: its count over its capacity-only floor
+        est: dict = res["estimate"]
+        states, n, floor = res.get("states_gb"), res.get("min_gpus"), res.get("floor_gpus")
+        margin = n / floor if isinstance(n, int) and isinstance(floor, int) and floor else None
+    else:  # estimate_memory on N cards: the per-GPU total over the per-GPU share of the training state
+        est, states = res, res.get("training_state_gb")
+        total, cards = res.get("total_gb"), res.get("gpus") or 1
+        margin = total * cards / states if isinstance(total, (int, float)) and isinstance(states, float) else None
+    params, usable = est.get("params"), res.get("usable_gb")
+    if not all(isinstance(x, (int, float)) for x in (params, usable, states, margin)):
         return
     util, tp = float(row["gpu_memory_utilization"]), int(row["tensor_parallel_size"])
-    need = colocated_rollout_need(float(params), float(usable), float(states), int(n), int(floor), util, tp)
+    need = colocated_rollout_need(float(params), float(usable), float(states), float(margin), util, tp)
     label = row["label"]
     if need["rollout_fits"]:
         tp_zh = f"每卡 vLLM 权重 {gb(need['weights_per_card_gb'])} GB 放得进它的 {gb(need['reserve_gb'])} GB"
@@ -1063,12 +1072,12 @@ def _rollout_lead(w: Writer, ctx: Context, res: dict) -> None:
         f"按 {label} 的默认设置（vLLM 与训练同卡，{row['util_key']}={util:g}、{row['tp_key']}={tp}），"
         f"生成阶段{tp_zh}；这块显存在更新策略时如果不释放（没开 vLLM sleep 模式），每卡只剩 "
         f"{gb(need['update_share_gb'])} GB 给策略 + 参考模型的训练状态，要约 {num(need['gpus_reserved'])} 张"
-        f"（按整机 {num(need['rent_gpus_reserved'])} 张）；下面的卡数只算了更新阶段。",
+        f"（按整机 {num(need['rent_gpus_reserved'])} 张）；下面的数字只算了更新阶段。",
         f"With {label}'s defaults (vLLM colocated, {row['util_key']}={util:g}, {row['tp_key']}={tp}): in the "
         f"rollout {tp_en}; if that share stays reserved while the policy updates (no vLLM sleep mode), each card "
         f"has only {gb(need['update_share_gb'])} GB left for the policy and reference states — about "
-        f"{num(need['gpus_reserved'])} GPUs ({num(need['rent_gpus_reserved'])} as whole 8-GPU servers); the count "
-        "below covers the update alone.",
+        f"{num(need['gpus_reserved'])} GPUs ({num(need['rent_gpus_reserved'])} as whole 8-GPU servers); the figures "
+        "below cover the update alone.",
     )
     w.add("assumptions", f"出处：{row['source']}", f"Source: {row['source']}")
 
