@@ -1049,7 +1049,12 @@ def _rollout_lead(w: Writer, ctx: Context, res: dict) -> None:
         total, cards = res.get("total_gb"), res.get("gpus") or 1
         margin = total * cards / states if isinstance(total, (int, float)) and isinstance(states, float) else None
     params, usable = est.get("params"), res.get("usable_gb")
-    if not all(isinstance(x, (int, float)) for x in (params, usable, states, margin)):
+    if not (
+        isinstance(params, (int, float))
+        and isinstance(usable, (int, float))
+        and isinstance(states, (int, float))
+        and isinstance(margin, (int, float))
+    ):
         return
     util, tp = float(row["gpu_memory_utilization"]), int(row["tensor_parallel_size"])
     need = colocated_rollout_need(float(params), float(usable), float(states), float(margin), util, tp)
