@@ -236,3 +236,30 @@ def apply_method(job: MemoryJob, model: Any, b: Breakdown, fragmentation: float)
     b.assumptions = b.assumptions + A
     b.sources = b.sources + S
     return out
+
+
+def colocated_rollout_need(
+    params: float, usable_gb: float, states_gb: float, margin: float, util: float, tp: int
+) -> dict[str, float | int]:
+    """An RL run whose vLLM rollout engine shares the training GPUs (EasyR1/verl hybrid engine), per card.
+
+    WHY: find_min_gpus counts the policy's update alone. The engine reserves `util` × each card and holds the
+    bf16 weights split over its own tensor parallel size `tp` (params × 2 B ÷ tp): a per-card limit more cards do
+    not lift — the smallest TP of 1/2/4/8 whose share is ≤ 80% of the reserve (the rest for KV cache) is the fix.
+    While the reserve stays held during the update (no vLLM sleep mode), the update gets (1 − util) × the card:
+    the count is the states ÷ that share, scaled by the activation/overhead `margin` the plain estimate needed
+    (per-GPU total ÷ per-GPU share of the states, or min_gpus ÷ floor_gpus of the card count)."""
+    reserve = util * usable_gb
+    weights_per_card = params * 2 / tp / 1e9
+    fit_tp = next((t for t in (1, 2, 4, 8, 16) if params * 2 / t / 1e9 <= 0.8 * reserve), 16)
+    share = (1 - util) * usable_gb
+    need = int(-(-states_gb * max(margin, 1.0) // share)) if share > 0 else 0
+    return {
+        "reserve_gb": round(reserve, 1),
+        "weights_per_card_gb": round(weights_per_card, 1),
+        "rollout_fits": weights_per_card <= 0.8 * reserve,
+        "tp_needed": fit_tp,
+        "update_share_gb": round(share, 1),
+        "gpus_reserved": need,
+        "rent_gpus_reserved": -(-need // 8) * 8 if need > 8 else need,
+    }

@@ -179,6 +179,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     ),  # 「4060ti 16g和4070 12g哪个适合跑大模型」: the larger model wins
     (largest_model.NAME, largest_model.applies),  # 「24G最大能跑多大的模型」: the card's size limit, no model named
     (A.MEMORY, memory.applies_requirement),  # "X 需要什么配置/多大显存": its memory first, not a rental plan
+    (A.MIN_GPUS, memory.applies_min_gpus_training),  # "how many A100s to full-tune 13B": the count, not a plan
     (A.PLAN, plans.applies),
     (A.PRICE, prices.applies),
     (A.MODEL_INFO, gpus.applies_model_info),

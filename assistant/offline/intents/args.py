@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from assistant.offline.reading.frame import Frame
+from assistant.offline.reading.frame import Frame, GpuMention
 from assistant.offline.reading.frame import Frame as Slots  # the name older helpers use
 from assistant.offline.types import ToolCall
 from tools.lang import has_cjk
@@ -257,8 +257,10 @@ def gpu_arg(s: Slots, gpu: str | None = None) -> str | None:
     if name is None:
         return None
     modded = next((g for g in s.gpu_mentions if g.name == name and g.modded and g.memory_gb), None)
-    if modded is not None:
+    if modded is not None and understated_gb(modded) is None:
         return f"{modded.memory_gb:g}GB"
+    if modded is not None:
+        return name  # "8 L40 (8*40G)": memory mods only add capacity; the card has its datasheet memory
     if name == s.gpu:
         if s.gpu_memory_gb:
             name += f" {s.gpu_memory_gb}GB"
@@ -272,6 +274,24 @@ def gpu_arg(s: Slots, gpu: str | None = None) -> str | None:
     if other is not None and other.form:
         name += f" {other.form}"
     return name
+
+
+def understated_gb(g: GpuMention) -> float | None:
+    """The datasheet memory of a card the user gave LESS memory than any variant has ("L40 40G": an L40 has
+    48 GB). Memory mods only ever add capacity (2080 Ti 22 GB, 4090 48 GB), so a smaller figure is a slip or
+    a rounding, not a different card: size the card as the table has it and say so. None otherwise."""
+    if not (g.modded and g.gpu_id and g.memory_gb):
+        return None
+    from tools.gpus import all_gpus, resolve_gpu
+
+    try:
+        family = resolve_gpu(g.gpu_id).family
+    except Exception:  # a row that no longer resolves: keep the user's figure  # noqa: BLE001
+        return None
+    sizes = [x.memory_gb for x in all_gpus() if x.family == family]
+    if not sizes or g.memory_gb >= min(sizes) - 1:
+        return None
+    return float(min(sizes))
 
 
 def card_name(s: Slots, gpu: str | None = None) -> str | None:

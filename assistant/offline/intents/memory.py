@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from assistant.offline.intents import args as A
+from assistant.offline.intents import trainer_modes
 from assistant.offline.intents.args import MAX_FIT, MEMORY, MIN_GPUS
 from assistant.offline.intents.base import has_size
 from assistant.offline.reading.frame import Frame
@@ -25,6 +26,14 @@ def applies_max_fit(f: Frame) -> bool:
 
 def applies_min_gpus(f: Frame) -> bool:
     return "how_many" in f.cues and has_size(f)
+
+
+def applies_min_gpus_training(f: Frame) -> bool:
+    """ "How many A100 40GB to tune 13B (full parameter)": a card count for a training job is find_min_gpus,
+    ahead of the rental plan the word "requirements" would start — unless money or a deadline is asked."""
+    if not applies_min_gpus(f) or f.budget_cny or f.deadline_hours or f.cues & {"price", "time"}:
+        return False
+    return f.mode in ("full", "lora", "qlora", "pretrain") or bool(trainer_modes.likely_full(f))
 
 
 def applies_pipeline(f: Frame) -> bool:
@@ -147,6 +156,10 @@ def memory_kwargs(f: Frame) -> dict:
             kw["precision"], kw["engine"] = "fp32", "hf"  # that code serves with transformers, in fp32
     if f.kv_dtype in ("fp8", "int8", "fp16", "bf16") and kw.get("mode") == "inference":
         kw["kv_dtype"] = f.kv_dtype  # "fp8 kv cache": the cache shrinks, the weights keep their precision
+    if trainer_modes.full_only(f):
+        kw["mode"] = (
+            "full"  # 「用 Megatron 微调 70B」: its fine-tuning trains every parameter (knowledge/trainers.yaml)
+        )
     if f.method:
         if kw.get("mode") == "inference":
             kw["mode"] = "full"  # "DPO能跑吗": a method is training, whatever else was read
@@ -249,6 +262,16 @@ def calls(f: Frame) -> list[ToolCall]:
             out.append(A.call(NAME, "estimate_memory", **{**kw, "model": model}))
         out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2))
         return out
+    family_sizes = _sizes_of_one_family(f, sizes)
+    if len(family_sizes) >= 2 and mem_kw.get("mode") in ("full", "lora", "qlora") and len(f.gpus) == 1:
+        # 「复现 llama2 7B/13B 的微调，4 张 A100 40G OOM」: each size on the cards, the largest first — if it fits,
+        # the smaller ones do, and it is the one that decides whether the cards are enough
+        size = {m.catalog_id: m.size_b or 0 for m in f.model_mentions if m.catalog_id}
+        kw = {k: v for k, v in mem_kw.items() if k not in ("model", "params")}
+        for model in sorted(family_sizes, key=lambda m: -size.get(m, 0))[:3]:
+            out.append(A.call(NAME, "estimate_memory", **{**kw, "model": model}))
+        out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2))
+        return out
     # a requirements question ("system requirements of X; my GPU is a T500"): the card is an aside; a plain fit
     # question on an unknown card ("RTX 9090能训练7B吗") keeps the tool's "not in the table" with suggestions
     unknown = unknown_cards(f) if applies_requirement(f) else []
@@ -276,7 +299,7 @@ def calls(f: Frame) -> list[ToolCall]:
         elif len(f.modes) > 1 and "inference" not in f.modes:  # "QLoRA 要多少？bf16 LoRA 呢？"
             for mode in f.modes[:3]:
                 out.append(A.call(NAME, "estimate_memory", **{**kw, "mode": "full" if mode == "pretrain" else mode}))
-        elif f.mode is None and f.finetune:
+        elif f.mode is None and f.finetune and not trainer_modes.full_only(f):
             # 「能用4090微调7B吗」: say both — full fine-tune and LoRA (QLoRA first when Unsloth is named).
             for mode in ("qlora", "lora") if unsloth_qlora(f) else ("full", "lora"):
                 out.append(A.call(NAME, "estimate_memory", **{**kw, "mode": mode}))
@@ -334,6 +357,23 @@ def asked_sizes(f: Frame) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+_SIZE_WORD_RE = re.compile(r"\d+(?:\.\d+)?\s*[bm](?![a-z])", re.I)
+
+
+def _bare_default_size(f: Frame, text: str) -> bool:
+    """A model word without a size ("llama2") in a question that writes a size elsewhere ("13B model")."""
+    return not _SIZE_WORD_RE.search(text) and any(_SIZE_WORD_RE.search(m.text) for m in f.model_mentions)
+
+
+def _sizes_of_one_family(f: Frame, sizes: list[str]) -> list[str]:
+    """Sizes of ONE model line the user wrote out ("llama2 7B/13B", "qwen2.5 1.5b和7b"): a bare family word
+    ("llama2") resolved to its default size is not a size asked, and two different models keep their own path."""
+    written = {m.catalog_id for m in f.model_mentions if m.catalog_id and _SIZE_WORD_RE.search(m.text)}
+    out = [c for c in sizes if c in written]
+    families = {re.sub(r"-?\d+(?:\.\d+)?[BM](?:-.*)?$", "", c, flags=re.I) for c in out}
+    return out if len(families) == 1 else []
+
+
 def unknown_cards(f: Frame) -> list[str]:
     """Cards named that the GPU table does not have and whose memory was not said ("dedicated GPU NVIDIA
     T500"): nothing can be checked against them, but the job itself can still be sized."""
@@ -365,6 +405,9 @@ def min_gpus_calls(f: Frame) -> list[ToolCall]:
         out.append(A.call(MIN_GPUS, "find_min_gpus", **{**kw, "offload": "none"}))
     out.append(A.call(MIN_GPUS, "find_min_gpus", **kw))
     asked = f.modes[f.modes.index("full") + 1 :] if kw.get("mode") == "full" and "full" in f.modes else []
+    if kw.get("mode") in (None, "full") and f.mode is None and f.finetune and not trainer_modes.likely_full(f):
+        asked = ["lora"]  # 「微调 70B 要几张」 says neither: the full count first, the LoRA count beside it
+        out[-1].args["mode"] = "full"
     for mode in [m for m in asked if m in ("lora", "qlora")][:2]:
         # "how many A100s for full fine-tuning and for LoRA/QLoRA": each training mode asked gets its own count
         low = {"precision": "int4"} if mode == "qlora" else {}
@@ -376,7 +419,9 @@ def min_gpus_calls(f: Frame) -> list[ToolCall]:
     others = [
         m.catalog_id
         for m in f.model_mentions
-        if m.catalog_id and m.catalog_id not in (kw.get("model"), f.measured_model)  # not the one already run
+        if m.catalog_id
+        and m.catalog_id not in (kw.get("model"), f.measured_model)  # not the one already run
+        and not _bare_default_size(f, m.text)  # "llama2" beside "13B": the family word, not a second model
     ]
     for model in list(dict.fromkeys(others))[:2]:  # "Falcon-40B or Llama2-70B": each model named gets its count
         out.append(

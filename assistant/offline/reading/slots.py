@@ -681,6 +681,8 @@ def _extract(question: str) -> Slots:
             r"(?:\bon|\bwith|(?<!占)用|在)\s*(?:an?\s+|one\s+)?(?P<num>\d{1,3})\s*(?:g|gb)(?![a-z0-9])", work, re.I
         )
         or re.search(r"^\s*(?P<num>\d{1,3})\s*(?:g|gb)\s*(?=能|可以|上|跑)", work, re.I)
+        # 「fp16精度下20G也能够吗」: a bare size asked about after a setting, standing for the card
+        or re.search(r"(?<=[下上])\s*(?P<num>\d{1,3})\s*(?:g|gb)\s*(?=也?(?:能|够|可以|行))", work, re.I)
         # "显存24G" / 「显存只有16g」 / "VRAM is 12GB" / "12GB of VRAM": the size after (or of) the memory word
         or re.search(
             r"(?:显存|vram|gpu memory)\s*(?:只有|仅有|就|才|是|为|有|大小|容量|is|of|:|：)?\s*(?:只有|是)?\s*"

@@ -34,8 +34,18 @@ def assumed_note(w: Writer, f: Frame) -> str:
             )
         elif m.variant and m.catalog_id:
             notes.append(w.t(f"「{m.text}」按 {m.catalog_id} 的结构计算", f"'{m.text}' sized as {m.catalog_id}"))
+    from assistant.offline.intents.args import understated_gb
+
     for g in f.gpu_mentions:
-        if g.modded and g.memory_gb:
+        real = understated_gb(g)
+        if real:  # "8 L40 (8*40G)": the card has its datasheet memory, which is what was sized
+            notes.append(
+                w.t(
+                    f"{g.name} 的显存是 {real:g} GB（不是 {g.memory_gb:g} GB），按 {real:g} GB 计算",
+                    f"an {g.name} has {real:g} GB (not {g.memory_gb:g} GB); sized at {real:g} GB",
+                )
+            )
+        elif g.modded and g.memory_gb:
             notes.append(
                 w.t(
                     f"{g.name} {g.memory_gb:g}GB 不在规格表里（改装或特殊版本），按 {g.memory_gb:g} GB 显存计算",
@@ -155,11 +165,18 @@ def lead(w: Writer, f: Frame, intents: list[str], results: list[ToolResult] | No
     goal = unrealistic(w, f, results or [])
     if goal:
         verdict.insert(0, goal)
-    if "oom_report" in f.mentions and {"memory", "min_gpus"} & set(intents):  # also after a cause passage
-        oom_lead(w, f, results or [])
-    from assistant.offline.writing.setup_notes import setup_lead
+    from assistant.offline.intents.trainer_modes import colocated_rollout
+    from assistant.offline.writing.setup_notes import replaces_oom_lead, setup_lead
 
-    named = setup_lead(w, f.mentions) if any(r.name == "estimate_memory" for r in results or []) else None
+    est = next((r.result for r in results or [] if r.name == "estimate_memory" and not r.error), None)
+    if (
+        "oom_report" in f.mentions
+        and {"memory", "min_gpus"} & set(intents)
+        and not replaces_oom_lead(f.mentions, est)
+        and not colocated_rollout(f)  # GRPO/PPO with EasyR1/verl: the rollout engine's share is the cause
+    ):  # also after a cause passage
+        oom_lead(w, f, results or [])
+    named = setup_lead(w, f.mentions, est) if est is not None else None
     if named and named not in verdict:
         if verdict and verdict[0].startswith(("能。", "Yes. ")):  # the estimate's own verdict is about the model alone
             verdict[0] = w.t("模型本身：" + verdict[0].removeprefix("能。"), "The model alone: " + verdict[0][5:])

@@ -152,6 +152,33 @@ def _job_label(w: Writer, est: dict) -> str:
     return mode
 
 
+def _full_reason(ctx: Any, est: dict) -> dict | None:
+    """The trainers.yaml row that makes this bare "fine-tune" a full fine-tune, when the estimate is one."""
+    if str(est.get("mode")) != "full":
+        return None
+    from assistant.offline.intents.trainer_modes import likely_full
+
+    return likely_full(ctx.slots)
+
+
+def _full_lead(w: Writer, reason: dict, lora: dict | None) -> None:
+    """Line 1 for a full fine-tune that does not fit: no, why it is full, and LoRA's per-GPU figure beside it."""
+    zh, en = str(reason.get("zh") or ""), str(reason.get("en") or "")
+    if lora and isinstance(lora.get("total_gb"), (int, float)):
+        label = mode_label(w, lora.get("mode"))
+        other_zh, other_en = (
+            ("（换支持它的框架）", " (with a trainer that has it)") if reason.get("full_only") else ("", "")
+        )
+        w.add(
+            "verdict",
+            f"不能：{zh}，这样放不下；改用 {label}{other_zh}每卡约 {gb(lora['total_gb'])} GB，放得下。",
+            f"No: {en}, and that does not fit; {label}{other_en} would need about "
+            f"{gb(lora['total_gb'])} GB per GPU, which fits.",
+        )
+        return
+    w.add("verdict", f"不能：{zh}，这样放不下。", f"No: {en}, and that does not fit.")
+
+
 def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
     """(zh, en) verdict for one estimate, from the three-way `verdict`; `lead` starts with 能/改一下就能/不能."""
     total, gib = est.get("total_gb"), est.get("total_gib")
@@ -542,6 +569,7 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
         primary = layer_est  # no split named: lead with the way that fits (or comes closer), whole layers per card
     next_stage = next_stage_est(ests, primary)
     est = primary.result
+    _rollout_lead(w, ctx, est)
     _asked_memory_part(w, est, ctx.said)
     lora = next(
         (
@@ -551,7 +579,13 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
         ),
         None,
     )
-    if ctx.slots.finetune and not ctx.slots.mode and est.get("fits") is False and lora:
+    full_reason = _full_reason(ctx, est)
+    if full_reason and est.get("fits") is False:
+        # Megatron / a ZeRO stage / FSDP named with a bare "fine-tune": the job is full fine-tuning; LoRA is the
+        # way out, not the verdict (knowledge/trainers.yaml)
+        _full_lead(w, full_reason, lora)
+        sentence = fit_sentence(w, est, lead=False)
+    elif ctx.slots.finetune and not ctx.slots.mode and est.get("fits") is False and lora:
         w.add(
             "verdict",
             f"可以微调，但只能用 {mode_label(w, lora.get('mode'))}，全量微调放不下。",
@@ -697,6 +731,8 @@ def _asked_memory_part(w: Writer, est: dict, said: set[str]) -> None:
                         extra_en += f", split over {num(n)} GPUs by tensor parallelism"
             per_gpu_zh = "每卡" if n > 1 else ""
             per_gpu_en = " per GPU" if n > 1 else ""
+            if key == "host_ram_gb":  # offloaded states live in each server's RAM, not on a GPU
+                per_gpu_zh, per_gpu_en = ("每台机器", " per server") if n > 1 else ("", "")
             w.add(
                 "verdict",
                 f"{zh}{per_gpu_zh}约 {gb(v)} GB" + (f"（{gb(gib)} GiB）" if gib else "") + extra_zh + "。",
@@ -1007,12 +1043,70 @@ def _parallel_count_line(w: Writer, ctx: Context) -> None:
     )
 
 
+def _rollout_lead(w: Writer, ctx: Context, res: dict) -> None:
+    """GRPO/PPO with EasyR1/verl named: their vLLM rollout shares the training cards (knowledge/trainers.yaml
+    rl_rollouts), so the update-only figure is not the answer — line 1 gives the per-card rollout check and the
+    count while the engine's share stays reserved. `res` is a find_min_gpus or an estimate_memory result."""
+    from assistant.offline.intents.trainer_modes import colocated_rollout
+    from tools.memory_methods import colocated_rollout_need
+
+    row = colocated_rollout(ctx.slots)
+    if not row:
+        return
+    if isinstance(res.get("estimate"), dict):  # find_min_gpus: its count over its capacity-only floor
+        est: dict = res["estimate"]
+        states, n, floor = res.get("states_gb"), res.get("min_gpus"), res.get("floor_gpus")
+        margin = n / floor if isinstance(n, int) and isinstance(floor, int) and floor else None
+    else:  # estimate_memory on N cards: the per-GPU total over the per-GPU share of the training state
+        est, states = res, res.get("training_state_gb")
+        total, cards = res.get("total_gb"), res.get("gpus") or 1
+        margin = total * cards / states if isinstance(total, (int, float)) and isinstance(states, float) else None
+    params, usable = est.get("params"), res.get("usable_gb")
+    if not (
+        isinstance(params, (int, float))
+        and isinstance(usable, (int, float))
+        and isinstance(states, (int, float))
+        and isinstance(margin, (int, float))
+    ):
+        return
+    util, tp = float(row["gpu_memory_utilization"]), int(row["tensor_parallel_size"])
+    need = colocated_rollout_need(float(params), float(usable), float(states), float(margin), util, tp)
+    label = row["label"]
+    if need["rollout_fits"]:
+        tp_zh = f"每卡 vLLM 权重 {gb(need['weights_per_card_gb'])} GB 放得进它的 {gb(need['reserve_gb'])} GB"
+        tp_en = f"vLLM's {gb(need['weights_per_card_gb'])} GB of weights per card fit its {gb(need['reserve_gb'])} GB"
+    else:
+        tp_zh = (
+            f"每卡 vLLM 要放 {gb(need['weights_per_card_gb'])} GB 权重，超过它占的 {gb(need['reserve_gb'])} GB，"
+            f"加多少卡都一样，要把 {row['tp_key']} 调到 {need['tp_needed']}"
+        )
+        tp_en = (
+            f"vLLM must hold {gb(need['weights_per_card_gb'])} GB of weights per card, more than its "
+            f"{gb(need['reserve_gb'])} GB share — more cards do not change that; set {row['tp_key']} to "
+            f"{need['tp_needed']}"
+        )
+    w.add(
+        "verdict",
+        f"按 {label} 的默认设置（vLLM 与训练同卡，{row['util_key']}={util:g}、{row['tp_key']}={tp}），"
+        f"生成阶段{tp_zh}；这块显存在更新策略时如果不释放（没开 vLLM sleep 模式），每卡只剩 "
+        f"{gb(need['update_share_gb'])} GB 给策略 + 参考模型的训练状态，要约 {num(need['gpus_reserved'])} 张"
+        f"（按整机 {num(need['rent_gpus_reserved'])} 张）；下面的数字只算了更新阶段。",
+        f"With {label}'s defaults (vLLM colocated, {row['util_key']}={util:g}, {row['tp_key']}={tp}): in the "
+        f"rollout {tp_en}; if that share stays reserved while the policy updates (no vLLM sleep mode), each card "
+        f"has only {gb(need['update_share_gb'])} GB left for the policy and reference states — about "
+        f"{num(need['gpus_reserved'])} GPUs ({num(need['rent_gpus_reserved'])} as whole 8-GPU servers); the figures "
+        "below cover the update alone.",
+    )
+    w.add("assumptions", f"出处：{row['source']}", f"Source: {row['source']}")
+
+
 @renderer("find_min_gpus")
 def find_min_gpus(w: Writer, r: ToolResult, ctx: Context) -> None:
     if ctx.by_name("estimate_memory") or ctx.by_name("find_max_fit"):
         return  # shown as an alternative by the estimate_memory renderer
     res = r.result
     _parallel_count_line(w, ctx)
+    _rollout_lead(w, ctx, res)
     _min_gpus_line(w, res, as_alternative=False)
     rent_notes(w, res, "verdict")
     inner: dict = res["estimate"] if isinstance(res.get("estimate"), dict) else {}
