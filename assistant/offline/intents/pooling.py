@@ -27,7 +27,7 @@ NAMES = (POOL, RESERVE)
 
 def applies_pooling(f: Frame) -> bool:
     asked = "pool_question" in f.mentions or "pooled_memory" in f.mentions
-    if not asked or f.is_log or f.decline or f.budget_cny or f.hourly_quote_cny or "time" in f.cues:
+    if not asked or f.is_log or f.decline or f.hourly_quote_cny or (f.budget_cny or 0) > 10 or "time" in f.cues:
         return False
     if f.required_gb and not has_size(f) and "pool_question" not in f.mentions:
         return False  # a stated per-card figure, no model: intents/requirement.py checks it card by card
@@ -135,8 +135,7 @@ def reservation_args(f: Frame, weights_gb: float | None = None) -> dict | None:
         card = {"card_gb": float(name.upper().removesuffix("GB"))}  # a modded card sized by what the user said
     elif name:
         card = {"gpu": name}
-    elif f.vram_gb or f.gpu_memory_gb:
-        card = {"card_gb": float(f.vram_gb or f.gpu_memory_gb or 0)}
+    # a bare size with no card named is not trusted here: 「requires 21G」 is what the user saw, not the card
     if not card:
         return None
     out = {"engine": engine, **card, "gpus": f.tp_size or f.gpu_count or 1}
@@ -155,13 +154,13 @@ def _guide(f: Frame) -> ToolCall:
 def reservation_calls(f: Frame) -> list[ToolCall]:
     if f.pipeline and not has_size(f):
         # Whisper on TensorRT-LLM: the pipeline's own weights, then the engine's pool beside them
-        kw = {"model": f.pipeline, "mode": "inference", "gpu": A.gpu_arg(f) if f.gpus else None}
-        return [A.call(RESERVE, "estimate_memory", **{k: v for k, v in kw.items() if v}), _guide(f)]
+        pk = {"model": f.pipeline, "mode": "inference", "gpu": A.gpu_arg(f) if f.gpus else None}
+        return [A.call(RESERVE, "estimate_memory", **{k: v for k, v in pk.items() if v}), _guide(f)]
     if has_size(f):
         from assistant.offline.intents.memory import memory_kwargs
 
         kw: dict = {k: v for k, v in memory_kwargs(f).items() if v is not None}
-        kw.update(mode="inference", gpus=f.tp_size or f.gpu_count or 1)
+        kw["mode"], kw["gpus"] = "inference", f.tp_size or f.gpu_count or 1
         return [A.call(RESERVE, "estimate_memory", **kw), _guide(f)]  # the model's own need; the reservation follows
     args = reservation_args(f)
     return [*([A.call(RESERVE, "engine_reservation", **args)] if args else []), _guide(f)]

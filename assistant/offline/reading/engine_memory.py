@@ -34,7 +34,15 @@ def _setting_res() -> list[tuple[str, re.Pattern[str]]]:
     for engine in preallocation_engines():
         prof = preallocation_profile(engine)
         spell = "|".join(re.escape(s) for s in sorted(prof.spellings, key=len, reverse=True))
-        out.append((prof.setting, re.compile(rf"(?<![\w])-*(?:{spell})\s*[=:\s]\s*(\d+(?:\.\d+)?)", re.I)))
+        out.append(
+            (
+                prof.setting,
+                re.compile(
+                    rf"(?<![\w])-*(?:{spell})\s*(?:[=:]|分别(?:是|为|设为)?|设为|设成|设置为|为|是)?\s*(\d+(?:\.\d+)?)",
+                    re.I,
+                ),
+            )
+        )
     return out
 
 

@@ -36,6 +36,8 @@ def render(w: Writer, intent: str, f: Frame, results: list[ToolResult]) -> None:
 
 
 def _card(f: Frame, results: list[ToolResult]) -> tuple[str, float | None]:
+    if f.gpu_mentions and f.gpu_mentions[0].memory_gb:  # the size the user gave (a modded 22 GB 2080 Ti) wins
+        return f.gpu_mentions[0].name, f.gpu_mentions[0].memory_gb
     spec = next((r.result for r in results if r.name == "gpu_specs"), None)
     if spec:
         g = (spec.get("gpus") or [{}])[0]
