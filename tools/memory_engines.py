@@ -196,7 +196,7 @@ def engine_reservation(inp: EngineReservationInput) -> EngineReservation:
         reserved = frac * card_gb
         kv = max(reserved - w, 0.0) if w is not None else None
         formula = {
-            "zh": f"{prof.setting} {f_s} × 每卡 {c_s} GB = {reserved:.1f} GB（权重、激活和 KV 缓存都在里面）",
+            "zh": f"{prof.setting} {f_s} × 每卡 {c_s} GB = {reserved:.1f} GB（权重、激活和 KV cache 都在里面）",
             "en": f"{prof.setting} {f_s} × {c_s} GB per card = {reserved:.1f} GB (weights, activations and KV cache inside it)",
         }
     elif w is not None:

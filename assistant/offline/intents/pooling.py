@@ -33,7 +33,7 @@ def applies_pooling(f: Frame) -> bool:
         return False  # a stated per-card figure, no model: intents/requirement.py checks it card by card
     several = (f.gpu_count or 0) > 1 or bool(f.stated_total_gb) or "pool_question" in f.mentions
     known_cards_only = bool(f.gpus) and not has_size(f) and all(_card_gb(g) for g in f.gpus)
-    if known_cards_only and "pooled_memory" in f.mentions and "pool_question" not in f.mentions:
+    if known_cards_only and ("nvlink" in f.mentions or "pool_question" not in f.mentions):
         return False  # "will NVLink merge the two cards' memory": the card's own row answers it (gpus.py)
     return several
 

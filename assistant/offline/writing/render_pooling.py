@@ -146,10 +146,12 @@ def _pooling_sized(w: Writer, f: Frame, n: int, copy: dict, split: dict) -> None
         w.add(
             "verdict",
             f"能分摊，但要把模型切开：每张卡各放一份完整的 {model}（数据并行 / 多副本）时每卡约需 {_g(c)} GB{_fits_zh(copy)}；"
-            f'用张量并行（vLLM --tensor-parallel-size {n}）或 device_map="auto" 按层切到 {n} 张卡上，每卡约 {_g(s)} GB{_fits_zh(split)}。',
+            f'用张量并行（vLLM --tensor-parallel-size {n}）或 device_map="auto" 按层切到 {n} 张卡上，每卡约 {_g(s)} GB{_fits_zh(split)}'
+            "——切开之后看的才是多张卡加起来的总显存。",
             f"Only if the model is split: with a full copy of {model} on each GPU (data parallel / replicas) each "
             f"card needs about {_g(c)} GB{_fits_en(copy)}; split over {n} cards with tensor parallel (vLLM "
-            f'--tensor-parallel-size {n}) or device_map="auto", about {_g(s)} GB per card{_fits_en(split)}.',
+            f'--tensor-parallel-size {n}) or device_map="auto", about {_g(s)} GB per card{_fits_en(split)}'
+            " — only then does the cards' total memory count.",
         )
     else:
         w.add(
@@ -160,6 +162,13 @@ def _pooling_sized(w: Writer, f: Frame, n: int, copy: dict, split: dict) -> None
             f"Trainer): each GPU holds a full copy of {model}'s training state, about {_g(c)} GB per card on "
             f"{n} cards{_fits_en(copy)}; only sharding splits it: ZeRO-3 / FSDP over {n} cards, about {_g(s)} GB "
             f"per card{_fits_en(split)}.",
+        )
+    if split.get("fits") is False and inference:
+        w.add(
+            "next",
+            "切开也放不下时，先量化：4-bit（GPTQ / AWQ / GGUF Q4）把权重降到 bf16 的约 1/4，或换小一号的模型（如 7B）。",
+            "If it does not fit even split, quantise first: 4-bit (GPTQ / AWQ / GGUF Q4) cuts the weights to about a "
+            "quarter of bf16, or take a smaller model (e.g. 7B).",
         )
     w.add(
         "numbers",
@@ -204,19 +213,29 @@ def _reservation(w: Writer, f: Frame, results: list[ToolResult]) -> None:
         basis_en = "the card's total memory" if prof.basis == "total" else "the memory free after loading the weights"
         w.add(
             "verdict",
-            f"这是 {prof.engine} 启动时的预分配，不是模型本身要这么多：它按 {prof.setting}（默认 {prof.default:g}）× {basis_zh} 先占住显存做 KV 缓存。",
+            f"这是 {prof.engine} 启动时的预分配，不是模型本身要这么多：它按 {prof.setting}（默认 {prof.default:g}）× {basis_zh} 先占住显存做 KV cache。",
             f"This is {prof.engine}'s start-up preallocation, not what the model needs: it reserves {prof.setting} "
             f"(default {prof.default:g}) × {basis_en} up front for the KV cache.",
         )
     if est:
         model = est.get("model") or f.model
+        quant = str(est.get("precision") or "") not in ("bf16", "fp16", "fp32", "")
+        total, weights = _g(float(est.get("total_gb") or 0)), _g(float(est.get("weights_gb") or 0))
+        whole = est.get("whole_model_weights_gb")
+        if whole and (est.get("gpus") or 1) > 1:
+            w.add(
+                "next",
+                f"整个模型的权重约 {_g(float(whole))} GB，分到 {est.get('gpus')} 张卡上每张约 {weights} GB。",
+                f"The whole model's weights are about {_g(float(whole))} GB, about {weights} GB on each of "
+                f"{est.get('gpus')} cards.",
+            )
         w.add(
             "next",
-            f"{model} 本身（{est.get('precision')}）推理每卡约需 {_g(float(est.get('total_gb') or 0))} GB，"
-            f"权重约 {_g(float(est.get('weights_gb') or 0))} GB；多出来的是 KV 缓存池，量化只让权重变小，池子会把省下的显存补满。",
-            f"{model} itself ({est.get('precision')}) needs about {_g(float(est.get('total_gb') or 0))} GB per GPU for "
-            f"inference, {_g(float(est.get('weights_gb') or 0))} GB of it weights; the rest is the KV-cache pool — "
-            f"quantising shrinks the weights and the pool fills what they free.",
+            f"{model} 本身（{est.get('precision')}）推理每卡约需 {total} GB，权重约 {weights} GB；多出来的是 KV cache 池"
+            + ("，量化只让权重变小，池子会把省下的显存补满。" if quant else "。"),
+            f"{model} itself ({est.get('precision')}) needs about {total} GB per GPU for inference, {weights} GB of "
+            "it weights; the rest is the KV-cache pool"
+            + (" — quantising shrinks the weights and the pool fills what they free." if quant else "."),
         )
     if res and res.get("left_for_activations_gb") is not None and res["left_for_activations_gb"] < 2:
         w.add(
@@ -237,7 +256,7 @@ def _reservation(w: Writer, f: Frame, results: list[ToolResult]) -> None:
         w.add(
             "next",
             f"同一张卡上的第二个实例按它启动那一刻剩下的空闲显存算 {prof.setting}，所以两个比例加起来可以超过 1"
-            f"（例如先起的拿走空闲的 60%，后起的再拿剩下部分的 50%）；先起的占得越多，后起的越小，启动顺序决定各自的 KV 缓存。",
+            f"（例如先起的拿走空闲的 60%，后起的再拿剩下部分的 50%）；先起的占得越多，后起的越小，启动顺序决定各自的 KV cache。",
             f"A second instance on the same card applies {prof.setting} to what is free when it starts, so the two "
             f"fractions can add up to more than 1 (the first takes 60% of the free memory, the second 50% of what is "
             f"left); the start order decides each one's KV cache.",
