@@ -96,12 +96,14 @@ def applies_reservation(f: Frame) -> bool:
         return False
     if f.mode in ("full", "lora", "qlora", "pretrain") and "trained_model" not in f.mentions:
         return False
-    if {"observed_memory", "two_instances"} & f.mentions:
-        return True
-    # a fraction set near 1 on an engine that takes it of the FREE memory leaves almost nothing for activations
     from tools.memory_engines import preallocation_profile
 
     prof = preallocation_profile(engine_of(f) or "")
+    if "observed_memory" in f.mentions or {"two_instances", "start_failure"} <= f.mentions:
+        return True  # two instances alone is a how-to (serving.SHARING); one that failed to start is the reservation
+    if "two_instances" in f.mentions and prof.basis == "free_after_weights" and _fraction(f, prof.setting):
+        return True  # "0.6 and 0.5 on one card, why does it start?": fractions of the FREE memory
+    # a fraction set near 1 on an engine that takes it of the FREE memory leaves almost nothing for activations
     frac = _fraction(f, prof.setting)
     return prof.basis == "free_after_weights" and frac is not None and frac >= 0.95
 
