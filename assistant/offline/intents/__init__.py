@@ -23,6 +23,7 @@ from assistant.offline.intents import (
     memory,
     ops,
     plans,
+    pooling,
     prices,
     requirement,
     serving,
@@ -52,6 +53,8 @@ INTENTS: dict[str, Intent] = {
         Intent(A.NO_DATA, decline.calls),
         Intent(memory.UNSIZED, decline.calls),
         Intent(requirement.NAME, requirement.calls),
+        Intent(pooling.POOL, pooling.pooling_calls),
+        Intent(pooling.RESERVE, pooling.reservation_calls, pooling.reservation_follow_ups),
         Intent(A.DIAGNOSE, diagnose.calls),
         Intent(A.REPORTED_MEMORY, gpus.reported_memory_calls),
         Intent(A.CONVERT, conversions.convert_calls),
@@ -118,6 +121,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (train_time.BUDGET, train_time.applies_budget),  # "8×A800 within a month, which size?": 6·N·D, Chinchilla
     (plans.CHEAPEST, plans.applies_cheapest),  # "跑 X 最便宜的办法 / 预算多少": fewest cards, int4 and full, priced
     (serving.FRONTEND, serving.applies_frontend),  # 「NextChat 调 OpenAI API，服务器要多大」: no GPU
+    (pooling.RESERVE, pooling.applies_reservation),  # 「vLLM 暴增到74G」: the engine's start-up fraction, computed
     (serving.SHARING, serving.applies_sharing),  # time-slicing / two workers on one card: no memory isolation
     (serving.R1_LOCAL, serving.applies_r1_local),  # 「本地跑 DeepSeek R1」: the distills by VRAM, not the 671B
     (serving.OLLAMA, serving.applies_ollama),  # "Ollama answers my users one by one": parallel slots
@@ -125,6 +129,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.INVALID, decline.applies_invalid),  # say what cannot be right instead of computing with it
     (A.NO_DATA, decline.applies_no_data),
     (cpu_serving.TRAINING, cpu_serving.applies_training),  # 「能用CPU训练吗」: the FLOPs gap, not a memory estimate
+    (pooling.POOL, pooling.applies_pooling),  # 「两张2080ti共22GB够吗」: data parallel keeps a full copy per card
     (
         requirement.NAME,
         requirement.applies,
@@ -246,6 +251,8 @@ def choose_intents(f: Frame) -> list[str]:
         return [A.MEMORY, A.PLAN]
     if first == A.DIAGNOSE and "line_rate" in f.log_kinds:
         return [first]  # a told measurement against stated NICs: the diagnosis answers every part of it
+    if first == A.DIAGNOSE and pooling.applies_after_paste(f):
+        return [first, pooling.RESERVE]  # an engine log plus what the user saw it hold: the reservation follows
     if first == A.DIAGNOSE and memory.applies(f) and not f.decline:
         # a paste plus the job in the user's own words ("全量微调 13B，单卡"): the memory of that job too
         return [first, A.MEMORY]

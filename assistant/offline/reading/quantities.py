@@ -240,6 +240,9 @@ def read_quantities(frame: Frame, text: str, raw_text: str) -> None:
             frame.engines.append(name)
     _settings(frame, text)
     _runtime_settings(frame, text)
+    from assistant.offline.reading.engine_memory import read_engine_memory
+
+    read_engine_memory(frame, text)  # pooling / observed-memory words, engines' start-up fractions
     _users(frame, text)
     _dataset(frame, text)
     _usage(frame, text)

@@ -314,6 +314,11 @@ def write_answer(w: Writer, intent: str, slots: Slots, results: list[ToolResult]
     """Dispatch on the tools that answered (specific renderers first, a generic one otherwise)."""
     from assistant.offline.writing import render_tools
 
+    if intent in ("memory_pooling", "engine_reservation"):  # intents/pooling.py: led by the user's own question
+        from assistant.offline.writing.render_pooling import render as render_pooling
+
+        render_pooling(w, intent, slots, results)
+        return
     errors = [r for r in results if r.error and r.name != "search_guide"]
     answered = [r for r in results if not r.error and r.name != "search_guide"]
     if not answered and not errors:
