@@ -114,6 +114,8 @@ def _plateau(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any]:
     return out
 
 
+_TIMED = re.compile(r"\d\s*(?:ms|us|µs)\b", re.I)
+_TFLOPS = re.compile(r"(\d+(?:\.\d+)?)\s*TFLOPS", re.I)
 _GPU_TOKEN = re.compile(r"(?<![\w.])((?:RTX\s*)?[A-Z]{0,2}\d{2,4}[A-Z]?(?:\s*(?:Ti|SXM|PCIe))?)(?![\w.])", re.I)
 
 
@@ -137,11 +139,13 @@ def _near_peak(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any] | None:
     """A told TFLOPS figure against the named card's dense BF16 peak: only a figure at 70% or more is 'near the
     ceiling' (below that the kernel may well have headroom, and this rule says nothing)."""
     spec = _named_gpu(cat.text)
-    measured = _num(hit.values.get("measured"))
+    timed = [ln for ln in cat.text.split("\n") if _TIMED.search(ln)]
+    measured = max((float(x) for ln in timed for x in _TFLOPS.findall(ln)), default=None)
     peak = getattr(spec, "bf16_dense_tflops", None) if spec is not None else None
     if not spec or not measured or not peak or not 0.7 <= measured / peak <= 1.05:
         return None
     out: dict[str, Any] = {"gpu": spec.name, "peak": _fmt(peak), "pct": f"{100 * measured / peak:.0f}"}
+    out["measured"] = _fmt(measured)
     gbs, bw = _num(hit.values.get("gbs")), spec.mem_bw_gbs
     if gbs and bw:
         vals = {"gbs": _fmt(gbs), "mem_bw": _fmt(bw), "bw_pct": f"{100 * gbs / bw:.0f}"}
@@ -149,7 +153,21 @@ def _near_peak(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any] | None:
     return out
 
 
+def _buckets(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any]:
+    """Each bucket the config names, in elements and in GB at 2 bytes per element (fp16/bf16)."""
+    parts = []
+    for key, name in (("reduce", "reduce_bucket_size"), ("prefetch", "stage3_prefetch_bucket_size")):
+        n = _num(hit.values.get(key))
+        if n:
+            parts.append(f"{name} {hit.values[key]} ≈ {_fmt(n * 2 / 1e9)} GB")
+    out: dict[str, Any] = {"sizes_zh": "", "sizes_en": ""}
+    if parts:
+        out["sizes_zh"], out["sizes_en"] = _piece("error_catalog", hit.rule, "sizes", {"sizes": "; ".join(parts)})
+    return out
+
+
 CHECKS: dict[str, Check] = {
+    "zero3_bucket_sizes_too_big": _buckets,
     "measured_tflops_near_peak": _near_peak,
     "flash_attn_needs_ampere": _flash,
     "nccl_tests_single_rank_zero_busbw": _single_rank,

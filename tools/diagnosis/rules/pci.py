@@ -278,7 +278,7 @@ def rules_topo(c: Ctx) -> None:
 
 
 _ASKS_LINKS = re.compile(
-    r"bandwidth|GB/s|\bpairs?\b|unique|nvlink -[Rs]|how (?:many|fast)|带宽|每对|两两|之间|速度|多快|多少|几条",
+    r"bandwidth|GB/s|\bpairs?\b|unique|topolog|拓扑|nvlink -[Rs]|how (?:many|fast)|带宽|每对|两两|之间|速度|多快|多少|几条",
     re.I,
 )
 
