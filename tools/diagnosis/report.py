@@ -81,7 +81,10 @@ def diagnose_text(
         elif failed:
             report.findings.insert(0, _delivery_mismatch(failed))
     policy.apply(report.findings)
-    report.findings.sort(key=lambda f: -SEVERITY_RANK[f.severity])
+    # a catch-all finding ("NCCL errors or warnings") goes after a specific one of the same severity (error 802 →
+    # Fabric Manager), so the reply leads with the cause (severity_policy.yaml `generic`)
+    generic = set(policy.policy().get("generic") or [])
+    report.findings.sort(key=lambda f: (-SEVERITY_RANK[f.severity], f.id in generic))
     report.incidents = incidents.build(ctx, report.findings)
     order = {fid: i for i, inc in enumerate(report.incidents) for fid in inc.finding_ids}
     report.findings.sort(key=lambda f: (order.get(f.id, 99), -SEVERITY_RANK[f.severity]))

@@ -22,6 +22,7 @@ class Topology:
     is_p2p: bool = False
     p2p_mode: str | None = None
     lines: list[str] = field(default_factory=list)
+    headerless: bool = False
 
     @property
     def gpus(self) -> list[str]:
@@ -56,7 +57,13 @@ def parse(lines: list[str]) -> list[Topology] | None:
                 found.append(cur)
                 continue
             if cur is None:
-                continue
+                # a matrix pasted without its header row (「GPU0  X  NV6  NV6  NV6」): the diagonal X and the
+                # link tokens after it say how many GPU columns there are; unseen rows are pruned below
+                if toks[0] == "GPU0" and len(toks) >= 3 and toks[1] == "X" and all(_LINK.match(v) for v in toks[2:]):
+                    cur = Topology(devices=[f"GPU{i}" for i in range(len(toks) - 1)], headerless=True)
+                    found.append(cur)
+                else:
+                    continue
         if _DEV.match(toks[0]) and len(toks) >= 1 + len(cur.devices) and toks[0] in cur.devices:
             vals = toks[1 : 1 + len(cur.devices)]
             if all(_LINK.match(v) for v in vals):
@@ -69,6 +76,10 @@ def parse(lines: list[str]) -> list[Topology] | None:
         if "p2p" in line.lower() and "status" in line.lower():
             continue
     for t in found:
+        if t.headerless:  # columns past the GPU rows were NICs or CPU affinity: keep only the GPUs seen as rows
+            rows = {a for a, _ in t.matrix}
+            t.devices = [d for d in t.devices if d in rows]
+            t.matrix = {k: v for k, v in t.matrix.items() if k[0] in rows and k[1] in rows}
         values = {v for (a, b), v in t.matrix.items() if a != b}
         t.is_p2p = bool(values) and values <= P2P_TOKENS
     for line in lines:

@@ -114,12 +114,83 @@ def _plateau(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any]:
     return out
 
 
+_TIMED = re.compile(r"\d\s*(?:ms|us|µs)\b", re.I)
+_TFLOPS = re.compile(r"(\d+(?:\.\d+)?)\s*TFLOPS", re.I)
+_GPU_TOKEN = re.compile(r"(?<![\w.])((?:RTX\s*)?[A-Z]{0,2}\d{2,4}[A-Z]?(?:\s*(?:Ti|SXM|PCIe))?)(?![\w.])", re.I)
+
+
+def _named_gpu(text: str) -> Any:
+    """The first card named in `text` that knowledge/gpus.yaml knows (tools.gpus.resolve_gpu), else None."""
+    from tools.errors import ToolInputError
+    from tools.gpus import resolve_gpu
+
+    for m in _GPU_TOKEN.finditer(text):
+        token = m.group(1)
+        if not re.search(r"[A-Za-z]", token) and len(token) != 4:
+            continue  # a bare '129' or '8192' is a figure, not a card
+        try:
+            return resolve_gpu(token)
+        except (ToolInputError, ValueError, KeyError):
+            continue
+    return None
+
+
+def _near_peak(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any] | None:
+    """A told TFLOPS figure against the named card's dense BF16 peak: only a figure at 70% or more is 'near the
+    ceiling' (below that the kernel may well have headroom, and this rule says nothing)."""
+    spec = _named_gpu(cat.text)
+    timed = [ln for ln in cat.text.split("\n") if _TIMED.search(ln)]
+    measured = max((float(x) for ln in timed for x in _TFLOPS.findall(ln)), default=None)
+    peak = getattr(spec, "bf16_dense_tflops", None) if spec is not None else None
+    if not spec or not measured or not peak or not 0.7 <= measured / peak <= 1.05:
+        return None
+    out: dict[str, Any] = {"gpu": spec.name, "peak": _fmt(peak), "pct": f"{100 * measured / peak:.0f}"}
+    out["measured"] = _fmt(measured)
+    gbs, bw = _num(hit.values.get("gbs")), spec.mem_bw_gbs
+    if gbs and bw:
+        vals = {"gbs": _fmt(gbs), "mem_bw": _fmt(bw), "bw_pct": f"{100 * gbs / bw:.0f}"}
+        out["bw_zh"], out["bw_en"] = _piece("symptom_catalog", hit.rule, "bw", vals)
+    return out
+
+
+def _buckets(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any]:
+    """Each bucket the config names, in elements and in GB at 2 bytes per element (fp16/bf16)."""
+    parts = []
+    for key, name in (("reduce", "reduce_bucket_size"), ("prefetch", "stage3_prefetch_bucket_size")):
+        n = _num(hit.values.get(key))
+        if n:
+            parts.append(f"{name} {hit.values[key]} ≈ {_fmt(n * 2 / 1e9)} GB")
+    out: dict[str, Any] = {"sizes_zh": "", "sizes_en": ""}
+    if parts:
+        out["sizes_zh"], out["sizes_en"] = _piece("error_catalog", hit.rule, "sizes", {"sizes": "; ".join(parts)})
+    return out
+
+
 CHECKS: dict[str, Check] = {
+    "zero3_bucket_sizes_too_big": _buckets,
+    "measured_tflops_near_peak": _near_peak,
     "flash_attn_needs_ampere": _flash,
     "nccl_tests_single_rank_zero_busbw": _single_rank,
     "ollama_system_memory_short": _ollama,
     "gpu_memory_cached_not_leaked": _plateau,
 }
+
+
+_FIELD = re.compile(r"\{(\w+)\}")
+
+
+def _optional_texts(rule: dict[str, Any], values: dict[str, Any]) -> dict[str, str]:
+    """`texts` pieces whose placeholders the paste filled ({peer} → 「（对端 10.0.0.2）」) become `<key>_zh/_en`;
+    the others are empty, so a title reads whole whether or not the log carried the number. A CHECK may
+    still overwrite them."""
+    out: dict[str, str] = {}
+    for key, entry in (rule.get("texts") or {}).items():
+        names = set(_FIELD.findall(str(entry.get("zh", "")) + str(entry.get("en", ""))))
+        if names and names <= set(values):
+            out[f"{key}_zh"], out[f"{key}_en"] = signals.pair(entry, values)
+        else:
+            out[f"{key}_zh"] = out[f"{key}_en"] = ""
+    return out
 
 
 def _texts(entries: list[dict[str, Any]], values: dict[str, Any], text: str) -> list[tuple[str, str]]:
@@ -134,6 +205,7 @@ def _apply(c: Ctx, name: str, kind: str) -> None:
     for hit in cat.hits:
         rule = rules[hit.rule]
         values: dict[str, Any] = dict(hit.values)
+        values.update(_optional_texts(rule, values))
         check = CHECKS.get(hit.rule)
         if check is not None:
             extra = check(c, hit, cat)
@@ -161,6 +233,15 @@ def _apply(c: Ctx, name: str, kind: str) -> None:
             causes,
             actions,
         )
+        _lead(c, set(rule.get("leads") or []))
+
+
+def _lead(c: Ctx, over: set[str]) -> None:
+    """Move the finding just added ahead of the generic ones it explains (`leads`: a watchdog timeout whose
+    cause is the missing libibverbs), so the reply opens with what to change rather than with the symptom."""
+    at = next((i for i, f in enumerate(c.findings[:-1]) if f.id in over), None)
+    if at is not None:
+        c.findings.insert(at, c.findings.pop())
 
 
 def rules_error_catalog(c: Ctx) -> None:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 from tools.diagnosis.rules.context import Ctx
 
 # --------------------------------------------------------------------------- lspci / topo
@@ -271,3 +273,91 @@ def rules_topo(c: Ctx) -> None:
                     )
                 ],
             )
+        else:
+            _nvlink_per_pair(c, t, nv[0])
+
+
+_ASKS_LINKS = re.compile(
+    r"bandwidth|GB/s|\bpairs?\b|unique|topolog|拓扑|nvlink -[Rs]|how (?:many|fast)|带宽|每对|两两|之间|速度|多快|多少|几条",
+    re.I,
+)
+
+
+def _nvlink_row(c: Ctx) -> dict | None:
+    """The NVLink generation of the card the paste or the user's words name (knowledge/interconnect.yaml `gpus`)."""
+    from tools.data import load_yaml
+    from tools.diagnosis.rules.context import context_gpu
+
+    names = [str(g.name) for g in c.inventory.gpus if getattr(g, "name", None)] if c.inventory else []
+    named = " ".join([*names, context_gpu(c) or ""])
+    for row in load_yaml("interconnect.yaml").get("links") or []:
+        for g in row.get("gpus") or []:
+            if re.search(rf"(?<![A-Za-z0-9]){re.escape(str(g))}(?![0-9])", named, re.I):
+                return dict(row)
+    return None
+
+
+def _nvlink_per_pair(c: Ctx, t: object, n: int) -> None:
+    """topo -m `NV#` = # bonded NVLinks (nvidia-smi legend). Each link carries per_direction ÷ links of its generation
+    (NVLink 2-4: 25 GB/s each way, NVLink 5: 50 — knowledge/interconnect.yaml); # × (GPUs − 1) within the GPU's own
+    link count means every pair has its own links (4 × H100 NV6: 6 × 3 = 18), more means the links go to NVSwitches
+    and NV# is the GPU's total, shared by all its peers."""
+
+    # said only when the user asks about the links (a healthy matrix alone stays "ok")
+    if not any(_ASKS_LINKS.search(ln) for ln in c.p.lines[:200] if len(ln) < 2000):
+        return
+    gpus = len(getattr(t, "gpus", []))
+    row = _nvlink_row(c)
+    per_link = float(row["per_direction_gbs"]) / int(row["links"]) if row and row.get("links") else 25.0
+    total = int(row["links"]) if row and row.get("links") else None
+    gen = str(row["name"]) if row else "NVLink 2-4"
+    each = n * per_link
+    f = lambda x: f"{x:,.2f}".rstrip("0").rstrip(".")  # noqa: E731 - 14.0625 → 14.06, 150.0 → 150
+    lines = list(getattr(t, "lines", []))[:5]
+    if total is not None and n * (gpus - 1) > total:
+        c.add(
+            "nvlink_per_pair",
+            "info",
+            (
+                f"NV{n} 在 {gpus} 卡上是经 NVSwitch 的全互联：每张卡共 {n} 条 NVLink 连到交换芯片，单向约 {f(each)} GB/s"
+                f"（双向 {f(2 * each)} GB/s），由它和所有其他卡共享，不是每对卡各有 {n} 条",
+                f"NV{n} on {gpus} GPUs is the NVSwitch all-to-all fabric: each GPU has {n} NVLinks to the switches, "
+                f"about {f(each)} GB/s each way ({f(2 * each)} GB/s bidirectional), shared by all its peers — not {n} links per pair",
+            ),
+            lines,
+            causes=[
+                (f"{gen}：每条链路单向 {f(per_link)} GB/s", f"{gen}: {f(per_link)} GB/s per link in each direction")
+            ],
+            actions=[_nvlink_r_action()],
+        )
+        return
+    c.add(
+        "nvlink_per_pair",
+        "info",
+        (
+            f"NV{n} = 每对 GPU 之间直连 {n} 条 NVLink：{n} × {f(per_link)} GB/s = 每个方向 {f(each)} GB/s"
+            f"（双向 {f(2 * each)} GB/s），这是点对点带宽，每一对卡各有一份",
+            f"NV{n} = {n} NVLinks directly between each GPU pair: {n} × {f(per_link)} GB/s = {f(each)} GB/s each way "
+            f"({f(2 * each)} GB/s bidirectional) per pair — point-to-point, every pair has its own",
+        ),
+        lines,
+        causes=[
+            (
+                f"{gen}：每条链路单向 {f(per_link)} GB/s；{gpus} 卡 × NV{n} 用掉每张卡 {n * (gpus - 1)} 条链路"
+                + (f"（共 {total} 条）" if total else ""),
+                f"{gen}: {f(per_link)} GB/s per link in each direction; {gpus} GPUs × NV{n} use {n * (gpus - 1)} links per GPU"
+                + (f" (of {total})" if total else ""),
+            )
+        ],
+        actions=[_nvlink_r_action()],
+    )
+
+
+def _nvlink_r_action() -> tuple[str, str]:
+    return (
+        "`nvidia-smi nvlink -R` 每行是一条链路和它对端设备的 PCI 地址（Remote Device）：按对端地址数一数，每个对端出现几次就是这对卡之间有几条链路；"
+        "对端是 NVSwitch 时地址属于交换芯片。`nvidia-smi nvlink -s` 看每条链路的速率，全部一致才说明没有掉链路。",
+        "`nvidia-smi nvlink -R` prints each link with the PCI address of its remote device: count the links per remote "
+        "address — that count is the number of links between that pair; with NVSwitch the remote is a switch chip. "
+        "`nvidia-smi nvlink -s` shows each link's speed; all equal means no link is down.",
+    )
