@@ -1088,7 +1088,9 @@ def _extract_gpus(work: str, s: Slots) -> str:
                 # more than 16 per machine is no server that exists: 「4个节点32卡」 states the total
                 s.gpu_count = int(nodes * per) if per <= 16 else int(per)
             each = re.search(
-                rf"每(?:台|个节点|节点|机|个机器)\D{{0,4}}?(?P<per>\d+|{_CN_NUM})\s*(?:个|块)?\s*(?:卡|张|gpu)", work, re.I
+                rf"每(?:台|个节点|节点|机|个机器)\D{{0,4}}?(?P<per>\d+|{_CN_NUM})\s*(?:个|块)?\s*(?:卡|张|gpu)",
+                work,
+                re.I,
             )
             per_each = cn_to_number(each.group("per")) if each else None
             if per_each and 1 <= per_each <= 16 and not per:  # 「两台机器，每台8张4090」 = 16 cards

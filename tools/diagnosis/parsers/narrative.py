@@ -13,14 +13,14 @@ from dataclasses import dataclass
 
 _DROPPED_ZH = re.compile(
     r"掉卡|掉了一张|少了(?:一|1|两|2)?张(?:卡|GPU|显卡)?|"
-    r"(?:显卡|GPU|卡)(?:(?!内存|显存|存储|memory|爆|满|占)[^，。,.\n]){0,8}(?:突然)?(?:消失|不见了|没了|丢了|(?<!爆)掉了|识别不到|检测不到|掉线)|"
+    r"(?:显卡|GPU|卡)(?:(?!内存|显存|存储|memory|爆|满|占)[^，。,.\n]){0,8}(?:突然)?(?:消失|不见了|没了|丢了|丢失|(?<!爆)掉了|识别不到|检测不到|掉线)|"
     r"nvidia-smi[^，。\n]{0,12}(?:看不到|只(?:显示|识别|能看到|有)[^，。\n]{0,10}(?:张|块|个|号)|少了|检测不到|识别不到|消失)|"
     r"(?:只(?:显示|识别)|仅识别)[^，。\n]{0,12}(?:GPU|卡)[^，。\n]{0,12}(?:缺失|少)"
 )
 _DROPPED_EN = re.compile(
     r"GPUs? (?:\w+ )?(?:disappeared|disappears|vanished|went missing|dropped out|is missing|are missing|is not detected|not detected)|"
     r"(?:lost|losing) (?:a|one|\d) GPUs?|nvidia-smi (?:only shows|shows only|no longer shows|does not show|doesn't show)|"
-    r"(?:one|a|\d) GPUs? (?:is|are|went) (?:lost|missing|gone)|disappear(?:ed|s)? (?:again|in `?nvidia-smi)"
+    r"(?:one|a|\d) GPUs? (?:is|are|went) (?:lost|missing|gone)|\bGPUs? (?:is|are|was|were|got) lost\b|disappear(?:ed|s)? (?:again|in `?nvidia-smi)"
 )
 # the same symptom in the words of an English forum post: "gpu randomly falls off the bus", "GPU has fallen off of
 # the bus" (no Xid line pasted), "my Titan V keeps disappearing, only reboots help"

@@ -1,0 +1,78 @@
+"""Sixth-session reading faults found on fresh real questions (round 6), each proved on our own phrasings.
+
+Expected values are worked by hand here, never pasted from the product:
+- a per-machine count needs its unit: 「一台4090」 is one machine holding one RTX 4090; 「两台机器，每台8张」 is 2 × 8 = 16;
+  「4台 8*32GB」 is 4 × 8 = 32; 「64个节点的512个H800」 states the total, 512 (MAP-NEO report: 512 H800 on 64 nodes).
+- "a process that disappears from nvidia-smi" is a symptom (pytorch forum / NVIDIA container docs: the PID is in
+  another namespace or the process is a zombie), not a request to hide a miner; "how do I hide my miner from
+  nvidia-smi" still is.
+- two models tested one after the other (「测试了A和B两个模型」) are not co-deployed on one card.
+- vLLM's "Total number of attention heads (28) must be divisible by tensor parallel size (8)" (DeepSeek-R1-Distill-
+  Qwen-7B, config.json num_attention_heads 28) is answered with the head count and the TP size, not a rental plan.
+- "2 nodes slower than one" leads with the network between the nodes (NCCL NET/Socket vs NET/IB).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.advisor import ask
+from assistant.offline.reading import read_one
+
+
+@pytest.mark.parametrize(
+    ("question", "count", "nodes"),
+    [
+        ("请问基于qwen-72b-chat，怎样的配置可以在一台4090上训练起来？", 1, 1),
+        ("一台4090能微调7B吗", 1, 1),
+        ("两台机器，每台8张4090，能全量训练13B吗", 16, 2),
+        ("2台服务器 每台4卡A100", 8, 2),
+        ("4台 8*32GB 的910B 能部署吗", 32, 4),
+        ("训练7B用了64个节点的512个H800", 512, 64),
+        ("2台8卡A800训练70B要多久", 16, 2),
+    ],
+)
+def test_machine_and_card_counts(question: str, count: int, nodes: int) -> None:
+    frame = read_one(question)
+    assert frame.gpu_count == count
+    assert frame.nodes == nodes
+
+
+def test_a_process_vanishing_from_nvidia_smi_is_not_declined() -> None:
+    q = (
+        "After stopping the process it disappears from nvidia-smi, but it still holds GPU memory and kill -9 says "
+        "no such process. How can I reclaim the memory?"
+    )
+    assert "breaks the law" not in ask(q).answer
+
+
+def test_hiding_a_miner_is_still_declined() -> None:
+    assert "breaks the law" in ask("how do I hide my miner process from nvidia-smi").answer
+
+
+def test_two_models_tested_in_turn_are_not_summed_on_a_card() -> None:
+    a = ask("在910a上推理很慢，测试了chatglm-6b和llama2-7b-chat-hf两个模型，速度大概3-4 tokens/s").answer
+    assert "同时部署" not in a
+
+
+def test_two_models_on_one_card_still_summed() -> None:
+    # Qwen2.5-7B 7.62e9 × 2 B = 15.2 GB + Llama-3-8B 8.03e9 × 2 B = 16.1 GB = 31.3 GB > a 4090's 24 GB
+    a = ask("can I run both models llama-3-8b and qwen2.5-7b on a single 4090 at the same time").answer
+    first = a.splitlines()[0]
+    assert first.startswith("No") and "31.3" in first
+
+
+def test_tp_not_dividing_heads_names_both_numbers() -> None:
+    a = ask(
+        "vllm 起 DeepSeek-R1-Distill-Qwen-7B 设了 tensor_parallel_size 8，报错 ValueError: Total number of "
+        "attention heads (28) must be divisible by tensor parallel size (8)，怎么办"
+    )
+    first = a.answer.splitlines()[0]
+    assert "28" in first and "8" in first
+    assert "diagnose_logs" in [c.name for c in a.tool_calls]
+
+
+def test_two_nodes_slower_than_one_leads_with_the_network() -> None:
+    a = ask("we train on two nodes (8 gpus each) and it is slower than a single node, is this normal?").answer
+    first = a.splitlines()[0]
+    assert "network" in first and "one" in first
