@@ -76,3 +76,22 @@ def test_two_nodes_slower_than_one_leads_with_the_network() -> None:
     a = ask("we train on two nodes (8 gpus each) and it is slower than a single node, is this normal?").answer
     first = a.splitlines()[0]
     assert "network" in first and "one" in first
+
+
+def test_a_share_of_the_card_reads_as_the_engine_reservation() -> None:
+    # vLLM reserves gpu_memory_utilization (default 0.9) × the card: 0.9 × 24 GB = 21.6 GB on a 3090
+    a = ask("vllm 启动 qwen2.5-7b 显存直接占了 90%，正常吗，是3090").answer
+    first = a.splitlines()[0]
+    assert "预分配" in first and "21.6" in first
+
+
+def test_pooling_that_still_does_not_fit_leads_with_no() -> None:
+    # a 70B model in bf16: 70e9 × 2 B = 140 GB of weights, ≈ 70 GB per card split over two — above 24 GB
+    a = ask("两张3090显存能叠加吗，能跑70B吗").answer
+    first = a.splitlines()[0]
+    assert first.startswith("放不下") and "generic-" not in a
+
+
+def test_a_size_only_model_is_never_called_generic_in_the_answer() -> None:
+    a = ask("vLLM uses 90% of my 4090 memory even for a 7B model, why?").answer
+    assert "generic-" not in a and "preallocation" in a.splitlines()[0]

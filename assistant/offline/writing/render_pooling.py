@@ -88,9 +88,9 @@ def _pooling(w: Writer, f: Frame, results: list[ToolResult]) -> None:
         e = ests[0]
         w.add(
             "next",
-            f"{e.get('model')} 本身推理每张卡约需 {_g(float(e.get('total_gb') or 0))} GB（权重约 {_g(float(e.get('weights_gb') or 0))} GB），"
+            f"{_label(w, e.get('model'))} 本身推理每张卡约需 {_g(float(e.get('total_gb') or 0))} GB（权重约 {_g(float(e.get('weights_gb') or 0))} GB），"
             "每张卡都要放下这一整份。",
-            f"{e.get('model')} itself needs about {_g(float(e.get('total_gb') or 0))} GB per card for inference "
+            f"{_label(w, e.get('model'))} itself needs about {_g(float(e.get('total_gb') or 0))} GB per card for inference "
             f"({_g(float(e.get('weights_gb') or 0))} GB of weights), and every card must hold that whole copy.",
         )
     w.add(
@@ -138,17 +138,36 @@ def _fits_en(e: dict) -> str:
     return ", fits" if e.get("fits") else f", above the {_g(e['gpu_memory_gb'])} GB per card"
 
 
+def _label(w: Writer, raw: object) -> str:
+    """A model's name for the reader: a size-only sizing (`generic-70B`) reads as 「70B 模型」 / "a 70B model"."""
+    name = str(raw or "")
+    if name.startswith("generic-"):
+        size = name.replace("generic-", "")
+        return w.t(f"{size} 模型", f"a {size} model")
+    return name
+
+
 def _pooling_sized(w: Writer, f: Frame, n: int, copy: dict, split: dict) -> None:
-    model = str(copy.get("model") or f.model or "")
+    model = _label(w, copy.get("model") or f.model)
     inference = copy.get("mode") == "inference"
     c, s = float(copy.get("total_gb") or 0), float(split.get("total_gb") or 0)
     if inference:
         w.add(
             "verdict",
-            f"能分摊，但要把模型切开：每张卡各放一份完整的 {model}（数据并行 / 多副本）时每卡约需 {_g(c)} GB{_fits_zh(copy)}；"
+            (
+                "能分摊，但要把模型切开："
+                if split.get("fits") is not False
+                else "放不下：显存能分摊（要把模型切开），但切开也不够——"
+            )
+            + f"每张卡各放一份完整的 {model}（数据并行 / 多副本）时每卡约需 {_g(c)} GB{_fits_zh(copy)}；"
             f'用张量并行（vLLM --tensor-parallel-size {n}）或 device_map="auto" 按层切到 {n} 张卡上，每卡约 {_g(s)} GB{_fits_zh(split)}'
             "——切开之后看的才是多张卡加起来的总显存。",
-            f"Only if the model is split: with a full copy of {model} on each GPU (data parallel / replicas) each "
+            (
+                "Only if the model is split: "
+                if split.get("fits") is not False
+                else "No: memory pools only when the model is split, and even split it does not fit — "
+            )
+            + f"with a full copy of {model} on each GPU (data parallel / replicas) each "
             f"card needs about {_g(c)} GB{_fits_en(copy)}; split over {n} cards with tensor parallel (vLLM "
             f'--tensor-parallel-size {n}) or device_map="auto", about {_g(s)} GB per card{_fits_en(split)}'
             " — only then does the cards' total memory count.",
@@ -218,7 +237,7 @@ def _reservation(w: Writer, f: Frame, results: list[ToolResult]) -> None:
             f"(default {prof.default:g}) × {basis_en} up front for the KV cache.",
         )
     if est:
-        model = est.get("model") or f.model
+        model = _label(w, est.get("model") or f.model)
         quant = str(est.get("precision") or "") not in ("bf16", "fp16", "fp32", "")
         total, weights = _g(float(est.get("total_gb") or 0)), _g(float(est.get("weights_gb") or 0))
         whole = est.get("whole_model_weights_gb")
