@@ -95,3 +95,16 @@ def test_pooling_that_still_does_not_fit_leads_with_no() -> None:
 def test_a_size_only_model_is_never_called_generic_in_the_answer() -> None:
     a = ask("vLLM uses 90% of my 4090 memory even for a 7B model, why?").answer
     assert "generic-" not in a and "preallocation" in a.splitlines()[0]
+
+
+def test_a_card_size_without_a_name_is_not_the_default_a100() -> None:
+    # 「两张24G的卡」 rules out an 80 GB card: the decode line must use a 24 GB card and name it
+    a = ask("两张24G的卡跑qwen2.5 32b awq 每秒多少token").answer
+    first = a.splitlines()[0]
+    assert "A100" not in first and "24" in a
+    assert "generic-" not in a
+
+
+def test_decode_answer_for_a_size_only_model_never_says_generic() -> None:
+    a = ask("how many tokens per second does a 7B model decode on a 4090").answer
+    assert "generic-" not in a and "tokens/s" in a.splitlines()[0]

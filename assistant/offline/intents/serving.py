@@ -28,9 +28,27 @@ def applies(f: Frame) -> bool:
     )
 
 
+def _card_of_size(gb: float | None) -> str | None:
+    """「两张24G的卡」 names a size, not a card: decode speed needs the card's bandwidth, so take the rentable
+    NVIDIA card of exactly that size in the middle by bandwidth (24 GB → RTX 3090, 80 GB → A100 80GB) — the lead names it, so the
+    assumption is visible — instead of the default A100 80GB the size rules out."""
+    if not gb:
+        return None
+    from tools.gpus import all_gpus
+
+    rows = [
+        g
+        for g in all_gpus()
+        if g.is_nvidia and g.memory_gb == gb and g.price_key and g.mem_bw_gbs and "laptop" not in g.id
+    ]
+    rows.sort(key=lambda g: float(g.mem_bw_gbs or 0))
+    return rows[len(rows) // 2].id if rows else None  # the middle one: neither the fastest nor the slowest
+
+
 def calls(f: Frame) -> list[ToolCall]:
     out = []
-    for gpu in (f.gpus or [A.DEFAULT_GPU])[:4]:  # every card named gets its own ceiling
+    sized = None if f.gpus else _card_of_size(f.vram_gb)
+    for gpu in (f.gpus or [sized or A.DEFAULT_GPU])[:4]:  # every card named gets its own ceiling
         out.append(
             A.call(
                 NAME,

@@ -1312,7 +1312,7 @@ def decode_speed(w: Writer, r: ToolResult, ctx: Context) -> None:
     res = r.result
     card = str(res.get("gpu") or "").replace("NVIDIA ", "").replace("GeForce ", "")
     lo, mid, hi = res.get("tokens_per_s_low"), res.get("tokens_per_s_mid"), res.get("tokens_per_s_high")
-    model = res.get("model")
+    model = _model_label(w, res)  # 「7B 模型」, never the internal generic-7B
     w.add(
         "verdict",
         f"{model} 在 {card} 上单条序列（batch 1）解码约 **{num(lo)}–{num(hi)} tokens/s**（中值 {num(mid)}），"
