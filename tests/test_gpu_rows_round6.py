@@ -287,3 +287,28 @@ def test_2070_cannot_hold_a_7b_model_in_bf16() -> None:
     """alpaca-lora #442: 7B in bf16 = 7e9 x 2 bytes = 14 GB of weights, more than the 2070's 8 GB."""
     a = ask("RTX 2070 8G 能跑 vicuna 7b bf16 推理吗")
     assert a.answer.lstrip().startswith("不能"), a.answer[:200]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # own phrasings of a laptop part named with a desktop card's name
+        "My laptop has an RTX A2000 Laptop GPU with 4GB, can it run llama2 7b?",
+        "4090 laptop 16G 能跑 qwen 14b 吗",
+    ],
+)
+def test_a_laptop_part_the_table_lacks_is_not_the_desktop_card(question: str) -> None:
+    """The RTX A2000 Laptop GPU has 4 GB (NVIDIA RTX A2000 Laptop spec: 4 GB GDDR6), not the desktop 12 GB; the
+    RTX 4090 Laptop GPU has 16 GB, not 24 GB. A desktop row must not answer for them."""
+    a = ask(question)
+    assert "A2000 12GB" not in a.answer and "RTX 4090 24GB" not in a.answer, a.answer[:300]
+
+
+def test_a_bare_number_after_an_earlier_ti_is_that_ti() -> None:
+    """「这套2080方案」 after the user said 「还有个2080TI」 is the 2080 Ti (11 GB), not the 8 GB RTX 2080."""
+    history = [
+        {"role": "user", "content": "我手上有两张 2080Ti，想跑 qwen2.5 14b"},
+        {"role": "assistant", "content": "..."},
+    ]
+    a = ask("一张 4090 和这套2080方案哪个好", history=history)
+    assert "2080 Ti" in a.answer and "RTX 2080 8GB" not in a.answer, a.answer[:300]
