@@ -279,8 +279,8 @@ def test_a_vl_suffix_after_the_size_is_the_vl_model() -> None:
     ("question", "name", "memory_gb"),
     [
         # not in the table: kept as typed, sized by what the user said, never swapped for a bigger card
-        ("RTX 3060 Ti 8G 能跑 7b int4 吗", "RTX 3060 Ti", 8),  # not the 12 GB RTX 3060
-        ("3060ti 跑 qwen2.5-7b", "RTX 3060 Ti", None),
+        ("RTX 3080 Ti 12G 能跑 7b int4 吗", "RTX 3080 Ti", 12),  # not the RTX 3080 (the 3060 Ti has its own row now)
+        ("3080ti 跑 qwen2.5-7b", "RTX 3080 Ti", None),
         ("Tesla M40 24G 训练 7b lora", "TESLA M40", 24),
         ("NVIDIA T500 能跑 deepseek coder v2 lite 吗", "NVIDIA T500", None),
         ("MI300X 192G 跑 70b 推理", "MI300X", 192),
@@ -295,7 +295,8 @@ def test_a_tier_word_the_family_lacks_is_a_different_card() -> None:
     from tools.errors import ToolInputError
 
     with pytest.raises(ToolInputError):
-        resolve_gpu("RTX 3060 Ti")  # the table has the RTX 3060 (12 GB), which is not this 8 GB card
+        resolve_gpu("RTX 3080 Ti")  # the table has the RTX 3080 (10/12 GB), which is not this card
+    assert resolve_gpu("RTX 3060 Ti").id == "rtx_3060_ti"  # its own 8 GB row, never the 12 GB RTX 3060
     assert resolve_gpu("4080 super").id == "rtx_4080_super"  # a tier the family has still resolves
 
 

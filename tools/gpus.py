@@ -216,15 +216,31 @@ _FAMILY_PATTERNS: list[tuple[str, str]] = [
     ("4060ti", r"4060ti"),
     ("4060", r"4060"),
     ("2080ti", r"2080ti"),
+    ("2080super", r"2080(?:super|s(?![a-z]))"),
+    ("2080", r"2080"),
+    ("2070super", r"2070(?:super|s(?![a-z]))"),
+    ("2070", r"2070"),
+    ("2060", r"2060"),
+    ("1660ti", r"1660ti"),
+    ("1660super", r"1660(?:super|s(?![a-z]))"),
+    ("1080ti", r"1080ti"),
+    ("1080", r"1080"),
+    ("1070", r"1070"),
     ("5090d", r"5090d"),
     ("5090", r"5090"),
     ("5080", r"5080"),
     ("3090ti", r"3090ti"),
     ("3090", r"3090"),
     ("3080", r"3080"),
+    ("3070ti", r"3070ti"),
     ("3070", r"3070"),
+    ("3060ti", r"3060ti"),
     ("3060", r"3060"),
     ("3050tim", r"3050ti(?:laptop|m(?![a-z]))"),
+    ("3050", r"3050"),
+    ("a2000", r"a2000"),
+    ("rtx8000", r"(?:rtx|quadro)8000"),
+    ("rtx4000", r"(?:rtx|quadro)4000(?!\d)"),
     ("l40s", r"l40s"),
     ("l40", r"l40"),
     ("l20", r"l20"),
@@ -245,7 +261,10 @@ _FAMILY_PATTERNS: list[tuple[str, str]] = [
     ("k80", r"k80"),
     ("p40", r"p40"),
     ("p100", r"p100"),
+    ("910b4", r"910b4"),
     ("910b", r"910b"),
+    ("910a", r"910a|ascend910(?![a-z0-9])"),
+    ("p4", r"(?<![a-z0-9])p4(?!\d)"),
 ]
 
 
@@ -264,7 +283,8 @@ def _strip_count(text: str) -> str:
     """Drop a leading/trailing card count: '8x A100', '8×4090', '4张4090', 'A100 x8', '8卡A100'."""
     t = unicodedata.normalize("NFKC", text).strip()
     t = re.sub(r"^\s*\d+\s*(?:x|×|\*|张|块|卡|台)\s*", "", t, flags=re.I)
-    t = re.sub(r"\s*(?:x|×|\*)\s*\d+\s*$", "", t, flags=re.I)
+    # the x of "RTX 4000" is part of the name, not a count ("A100 x8", "A100x8" are counts)
+    t = re.sub(r"\s*(?<![a-z])(?:x|×|\*)\s*\d+\s*$", "", t, flags=re.I)
     return t
 
 

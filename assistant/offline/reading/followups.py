@@ -225,6 +225,8 @@ def resolve(question: str, history: list[dict] | None) -> tuple[Slots, bool]:
     """
     now = extract(question)
     earlier = user_turns(history)
+    if earlier:
+        _same_card_as_before(now, earlier)
     _stated_figures(now, [question])
     if not earlier or not (is_followup(question, now) or leans_on_context(question, now) or points_back(question, now)):
         return now, False
@@ -247,6 +249,26 @@ def resolve(question: str, history: list[dict] | None) -> tuple[Slots, bool]:
     _apply_capacities(merged, base, question)
     _stated_figures(merged, [question, *reversed(earlier)])
     return merged, True
+
+
+def _same_card_as_before(now: Slots, earlier: list[str]) -> None:
+    """「这套2080方案」 after 「还有个2080TI」: a bare number an earlier turn named with its tier (Ti / SUPER) is that
+    card, not the smaller card of the same number (the RTX 2080 has 8 GB, the RTX 2080 Ti 11 GB)."""
+    from tools.gpus import resolve_gpu
+
+    if not any(m.gpu_id and not m.memory_gb for m in now.gpu_mentions):
+        return
+    before = [g for turn in earlier for g in extract(turn).gpu_mentions if g.gpu_id]
+    for i, m in enumerate(now.gpu_mentions):
+        if not m.gpu_id or m.memory_gb:
+            continue
+        family = resolve_gpu(m.gpu_id).family
+        for b in before:
+            tier = resolve_gpu(b.gpu_id or "").family
+            if tier.startswith(family) and tier[len(family) :] in ("ti", "super"):
+                now.gpus = [b.name if n == m.name else n for n in now.gpus]
+                now.gpu_mentions[i] = m.model_copy(update={"name": b.name, "gpu_id": b.gpu_id})
+                break
 
 
 def _stated_figures(frame: Slots, texts: list[str]) -> None:

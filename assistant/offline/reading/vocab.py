@@ -34,6 +34,12 @@ UNKNOWN_GPU_SHAPE = (
 # A known base name followed by a tier word it does not include ("RTX 3060" + " Ti") is a different card:
 # the name must not stop there, or a 3060 Ti would silently become a 12 GB 3060.
 _NOT_A_LONGER_NAME = r"(?![\s\-_]*(?:ti|super)(?![a-z]))"
+# "RTX 4000 series" / 「RTX 3000系列」 is a GeForce generation (4060-4090), not the RTX 4000 Ada workstation card nor an
+# unknown "RTX 4000": a round thousand followed by a series word names no card.
+_NOT_A_SERIES = r"(?!(?<=\d000)[\s\-_]*(?:series\b|系列|系(?!统)))"
+# A desktop name followed by a laptop word the table has no row for ("RTX A2000 Laptop GPU", 4 GB) is another card
+# (laptop parts have less memory); the laptop rows' own aliases ("4060 laptop") are longer and match first.
+_NOT_A_LAPTOP = r"(?![\s\-_]*(?:laptop|mobile|移动版|笔记本)(?![a-z]))"
 
 
 def _base(alias: str) -> str:
@@ -86,7 +92,7 @@ def gpu_vocab() -> GpuVocab:
     regex = re.compile(
         # a size may be glued before the name: "22GB2080ti", "24g4090"
         r"(?:(?<=\dx)|(?<=\d\*)|(?<=\dg)|(?<=\dgb)|(?<![a-z0-9]))"
-        rf"(?P<name>(?:{pattern}){_NOT_A_LONGER_NAME}|{UNKNOWN_GPU_SHAPE})(?=s\b|x\s*\d|[^a-z0-9]|$)"
+        rf"(?P<name>(?:{pattern}){_NOT_A_LONGER_NAME}|{UNKNOWN_GPU_SHAPE}){_NOT_A_SERIES}{_NOT_A_LAPTOP}(?=s\b|x\s*\d|[^a-z0-9]|$)"
         rf"(?P<variant>(?:[\s\-_/]*(?:\d{{1,3}}\s*g(?:b|i?b)?(?![a-z0-9]){NOT_A_RATE}|sxm\d?|pcie|nvl(?!ink)))*)"
         r"(?:\s*(?:显卡|gpus?|cards?|卡|s\b))?",
         re.I,

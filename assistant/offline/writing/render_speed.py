@@ -263,6 +263,21 @@ def _laptop_fixes(w: Writer, gpus: list[dict], names: list[str], ctx: Context) -
 _SETUP_WORDS = re.compile(r"方案|这套|那套|多卡|双卡|两张|几张|组合|setup|\brig\b|multi[\s-]*gpu|several cards", re.I)
 
 
+def _single_against_rig(gpus: list[dict], ctx: Context) -> int | None:
+    """Index of the one card set against a multi-card rig named by a setup word: the only card, or of two cards
+    the one whose mention is not next to 「这套…方案」 (「5090 和这套 2080 方案」: the 2080s are the rig)."""
+    text = ctx.slots.text or ""
+    rig = _SETUP_WORDS.search(text)
+    if rig is None or not gpus or len(gpus) > 2:
+        return None
+    if len(gpus) == 1:
+        return 0
+    if ctx.slots.gpu_count:  # counts were given: the setups line compares the totals
+        return None
+    near = [bool(m.text) and abs(text.find(m.text) - rig.start()) <= 8 for m in ctx.slots.gpu_mentions[:2]]
+    return near.index(False) if near.count(False) == 1 else None
+
+
 def _one_card_line(w: Writer, g: dict, name: str) -> None:
     w.add(
         "verdict",
@@ -305,9 +320,10 @@ def speed_lead(
             _decode_bound_line(w, gpus[0], names[0], ceilings)
             _old_arch_line(w, gpus, names, "decode" in axes)
             verdict.extend(ln for ln in own if ln not in verdict)
-        if len(gpus) == 1 and "compare" in ctx.slots.cues and _SETUP_WORDS.search(ctx.slots.text or ""):
+        single = _single_against_rig(gpus, ctx) if "compare" in ctx.slots.cues else None
+        if single is not None:
             verdict[:] = head  # 「5090 和这套 2080 方案哪个好」: one card against a multi-card rig leads
-            _one_card_line(w, gpus[0], names[0])
+            _one_card_line(w, gpus[single], names[single])
             verdict.extend(ln for ln in own if ln not in verdict)
         for fix in reversed(fixes):
             verdict.insert(start, fix)
