@@ -124,7 +124,29 @@ def rules_versions(c: Ctx) -> None:
                     )
                 ],
             )
-    if torch and torch.is_available is False:
+    if torch and torch.is_available is False and _names_a_domestic_accelerator(c):
+        c.add(
+            "torch_cuda_unavailable",
+            "critical",
+            (
+                "torch.cuda.is_available() 为 False：国产加速卡不是 NVIDIA GPU，CUDA 版 PyTorch 本来就看不到它",
+                "torch.cuda.is_available() is False: a Chinese accelerator is not an NVIDIA GPU, so a CUDA build of PyTorch never sees it",
+            ),
+            [torch.available_line or ""],
+            causes=[
+                (
+                    "装的是 pip 默认的 CUDA 版 torch；昇腾要 CANN + torch_npu（设备名 npu），寒武纪要 torch_mlu，摩尔线程要 torch_musa，海光 DCU 要基于 DTK 编译的 PyTorch",
+                    "The default CUDA wheel of torch is installed; Ascend needs CANN + torch_npu (device 'npu'), Cambricon torch_mlu, Moore Threads torch_musa, Hygon DCU a PyTorch built against DTK",
+                )
+            ],
+            actions=[
+                (
+                    "用厂商工具确认驱动能看到卡（npu-smi info / hy-smi / cnmon / mthreads-gmi），再按厂商的版本配套表装对应的 PyTorch 插件，最好直接用厂商发布的容器镜像；昇腾上检查用 torch.npu.is_available()。",
+                    "Confirm the driver sees the cards with the vendor tool (npu-smi info / hy-smi / cnmon / mthreads-gmi), then install the matching PyTorch plugin from the vendor's version table, ideally the vendor's container image; on Ascend check torch.npu.is_available().",
+                )
+            ],
+        )
+    if torch and torch.is_available is False and not c.has("torch_cuda_unavailable"):
         causes = []
         if torch.torch_version and "+cpu" in torch.torch_version:
             causes.append(
@@ -584,3 +606,13 @@ def rules_torch(c: Ctx) -> None:
                 )
             ],
         )
+
+
+def _names_a_domestic_accelerator(c: Ctx) -> bool:
+    """Does the paste name Ascend, Hygon DCU, Cambricon or Moore Threads? The vocabulary is the declared subject of
+    knowledge/guide/domestic-accelerators.md (one copy), so the nvidia-smi / --gpus advice is not given for them."""
+    from tools.retrieval.paths import guide_dir
+    from tools.retrieval.subjects import declared_subject
+
+    rx = declared_subject("domestic-accelerators", "", guide_dir())
+    return bool(rx and rx.search("\n".join(c.p.lines)))
