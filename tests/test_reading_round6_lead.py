@@ -101,8 +101,8 @@ def test_a_card_size_without_a_name_is_not_the_default_a100() -> None:
     # 「两张24G的卡」 rules out an 80 GB card: the decode line must use a 24 GB card and name it
     a = ask("两张24G的卡跑qwen2.5 32b awq 每秒多少token").answer
     first = a.splitlines()[0]
-    assert "A100" not in first and "24" in a
-    assert "generic-" not in a
+    assert "A100" not in first and "2 张" in first and "24G" in first  # two cards, and the size it stood in for
+    assert "generic-" not in a and "没用上：24" not in a  # the size picked the card, so it was used
 
 
 def test_decode_answer_for_a_size_only_model_never_says_generic() -> None:

@@ -185,7 +185,11 @@ def used(frame: Frame, item: Item, results: list[ToolResult]) -> bool:
             return bool(_arg_values(results, _ARGS["gpu_count"]))  # "一台 8 卡": the count carries it
         if rest in ("card_memory_gb",):
             mems = [q.value for q in frame.quantities if q.kind == rest]
-            return any(f"{m:g}" in str(v) for m in mems for v in values) or _card_named(frame, results)
+            return (
+                any(f"{m:g}" in str(v) for m in mems for v in values)
+                or _card_named(frame, results)
+                or any(m in _sized_cards(results) for m in mems)  # a card picked by its size (decode speed)
+            )
         given = next((q.value for q in frame.quantities if q.kind == rest), None)
         if rest in _EXACT and given is not None:
             return any(_same(v, given, rest) for v in values)
@@ -207,6 +211,14 @@ def _same(v: Any, want: float, kind: str) -> bool:
     if isinstance(v, str):  # expect="8x A100", params="7B"
         return bool(re.search(rf"(?<![\d.]){want:g}(?![\d.])", v))
     return False
+
+
+def _sized_cards(results: list[ToolResult]) -> set[float]:
+    """Memory sizes (GB) of the table cards the calls ran on: 「24G的卡」 answered on an RTX 3090 used the 24."""
+    from tools.gpus import all_gpus
+
+    ids = {str(r.args.get("gpu")) for r in results if r.name == "decode_speed" and r.args.get("gpu")}
+    return {float(g.memory_gb) for g in all_gpus() if g.id in ids and g.memory_gb}
 
 
 def _card_named(frame: Frame, results: list[ToolResult]) -> bool:

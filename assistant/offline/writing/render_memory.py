@@ -1313,11 +1313,21 @@ def decode_speed(w: Writer, r: ToolResult, ctx: Context) -> None:
     card = str(res.get("gpu") or "").replace("NVIDIA ", "").replace("GeForce ", "")
     lo, mid, hi = res.get("tokens_per_s_low"), res.get("tokens_per_s_mid"), res.get("tokens_per_s_high")
     model = _model_label(w, res)  # 「7B 模型」, never the internal generic-7B
+    n = int(r.args.get("gpus") or 1)
+    notes_zh, notes_en = (["张量并行"], ["tensor parallel"]) if n > 1 else ([], [])
+    if (
+        not ctx.slots.gpus and ctx.slots.vram_gb
+    ):  # 「两张24G的卡」: a size, not a card — say which card stands in for it
+        size, short = f"{ctx.slots.vram_gb:g}", card.replace(f" {ctx.slots.vram_gb:g}GB", "")
+        notes_zh.append(f"你只说了 {size}G 显存，这里按 {short} 估，换卡后大致按显存带宽成比例变化")
+        notes_en.append(f"you gave only {size} GB, so the {short} stands in; other cards scale roughly with bandwidth")
+    card_zh = (f"{n} 张 {card}" if n > 1 else card) + (f"（{'；'.join(notes_zh)}）" if notes_zh else "")
+    card_en = (f"{n}× {card}" if n > 1 else f"the {card}") + (f" ({'; '.join(notes_en)})" if notes_en else "")
     w.add(
         "verdict",
-        f"{model} 在 {card} 上单条序列（batch 1）解码约 **{num(lo)}–{num(hi)} tokens/s**（中值 {num(mid)}），"
+        f"{model} 在 {card_zh} 上单条序列（batch 1）解码约 **{num(lo)}–{num(hi)} tokens/s**（中值 {num(mid)}），"
         f"即每个 token {num(res.get('ms_per_token_low'))}–{num(res.get('ms_per_token_high'))} ms。",
-        f"{model} on the {card} decodes about **{num(lo)}–{num(hi)} tokens/s** for a single sequence (batch 1; "
+        f"{model} on {card_en} decodes about **{num(lo)}–{num(hi)} tokens/s** for a single sequence (batch 1; "
         f"mid {num(mid)}), i.e. {num(res.get('ms_per_token_low'))}–{num(res.get('ms_per_token_high'))} ms per token.",
     )
     comm = res.get("tp_comm_ms") or 0
