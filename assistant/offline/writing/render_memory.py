@@ -231,6 +231,13 @@ def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
             short_zh, short_en = f"，差约 {gb(short)} GB", f" — about {gb(short)} GB short"
         close = bool(est.get("borderline"))  # within 5% of the card: the verdict can flip
         change = changes_text(w, est) if verdict == "fits_with_changes" else None
+        slow_only = all(str(c.get("kind") or "").endswith("offload") for c in est.get("changes") or [{}])
+        if change and lead and slow_only:  # only offload makes it fit: that is a No with a slow way out, not a Yes
+            return (
+                f"不能：{need_zh}{has_zh}放不下{short_zh}。只有{change[0]}才勉强能跑，租卡按小时算一般不划算。",
+                f"No. {need_en} {has_en} cannot hold it{short_en}. Only {change[1]} would make it run, which rarely "
+                "pays when renting by the hour.",
+            )
         if change and lead:
             return (
                 f"不能直接放下，改一下就能：照现在的配置放不下——{need_zh}{has_zh}{short_zh}；{change[0]}。",
