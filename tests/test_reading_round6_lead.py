@@ -108,3 +108,21 @@ def test_a_card_size_without_a_name_is_not_the_default_a100() -> None:
 def test_decode_answer_for_a_size_only_model_never_says_generic() -> None:
     a = ask("how many tokens per second does a 7B model decode on a 4090").answer
     assert "generic-" not in a and "tokens/s" in a.splitlines()[0]
+
+
+def test_chinese_link_words_read_as_line_rates() -> None:
+    from assistant.offline.reading import read_one
+
+    # 万兆 = 10,000 Mb/s = 10 Gb/s Ethernet, 千兆 = 1 Gb/s; "10GbE" right after a Chinese character is still a link
+    assert read_one("两台8卡A800，节点间只有万兆网").link_gbps == 10
+    assert read_one("机器之间千兆网能做多机训练吗").link_gbps == 1
+    assert read_one("两台机器节点间10GbE够吗").network == "10G"
+    assert read_one("24G显存的卡够吗").link_gbps is None  # a card's memory, not a link
+
+
+def test_two_servers_on_10gbe_full_training_names_the_link_in_the_lead() -> None:
+    a = ask("我们打算租两台8卡A800全参训练70b，机器之间是万兆网，行不行")
+    call = next(c for c in a.tool_calls if c.name == "interconnect_advice")
+    assert call.args.get("network") == "10G" and call.args.get("nodes") == 2
+    lead = a.answer.split("**下一步**")[0]
+    assert "10 GbE" in lead and "没用上：网络" not in a.answer

@@ -35,7 +35,7 @@ def calls(f: Frame) -> list[ToolCall]:
         # what the guide must answer; its passage is searched first, so it is the one quoted
         out.append(A.call(NAME, "search_guide", query=own[:300], k=3))
     out.append(A.call(NAME, "search_guide", query=_guide_query(f), k=3))
-    net = f.network or f.link_name or ""
+    net = f"{f.network or ''} {f.link_name or ''}"  # either reader may have seen the IB/RoCE word
     if "line_rate" in f.log_kinds and f.nics_per_node and f.gpus and re.search(r"\bib\b|infiniband|roce", net, re.I):
         # a told measurement against stated RDMA NICs on named cards: the interconnect model's expectation for that
         # exact setup follows the line-rate arithmetic (「每台4张200G的IB网卡，busbw只有40GB/s」); a bare "100G" is

@@ -309,6 +309,12 @@ def calls(f: Frame) -> list[ToolCall]:
         topology = "pcie" if "pcie" in f.mentions else "nvlink" if "nvlink_or_sxm" in f.mentions else None
         # gradient-sync time only for full training on a named card (LoRA syncs only the adapters)
         sync = {"params_b": f.params_b} if f.params_b and f.gpus and mem_kw.get("mode") == "full" else {}
+        if (f.nodes or 1) > 1:  # 「两台8卡…节点间只有万兆网」: the link between the servers is the stated constraint
+            sync |= {"nodes": f.nodes, **({"network": f.network} if f.network else {})}
+            if mem_kw.get("mode") == "full" and (f.gpu_count or 0) > 8:
+                sync["parallelism"] = (
+                    "zero3"  # the estimate shards with ZeRO-3, so its traffic is what crosses the link
+                )
         out.append(A.call(NAME, "interconnect_advice", gpu=A.gpu_arg(f), n_gpus=f.gpu_count, topology=topology, **sync))
     out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2))
     return out

@@ -194,11 +194,13 @@ _MONTHLY_BUDGET_RE = re.compile(
     re.I,
 )
 _LINK_RE = re.compile(
-    r"(?<![\w.])(?P<n>\d{1,3})\s*(?P<u>gbe|gb/s|gbps|gbit|g(?:b)?)(?![a-z0-9])\s*(?P<kind>ib|infiniband|roce|rdma|以太网|网卡|网络|"
+    r"(?<![A-Za-z0-9_.])(?P<n>\d{1,3})\s*(?P<u>gbe|gb/s|gbps|gbit|g(?:b)?)(?![a-z0-9])\s*(?P<kind>ib|infiniband|roce|rdma|以太网|网卡|网络|"
     r"ethernet|nic|networking|网)?",
     re.I,
 )
 # a bandwidth in bytes per second the user quotes ("160GB/s", "337.35 GB/s"; not "200Gb/s", a line rate in bits)
+# 「万兆网」「千兆网卡」: Ethernet named by its rate in 兆 (Mb/s): 万兆 = 10,000 Mb/s = 10 Gb/s, 千兆 = 1 Gb/s
+_CN_LINK_RE = re.compile(r"(?<![十百千万亿0-9])(万|千)兆(?:以太)?(?:网|光|电口|口|交换|带宽|互联|链路)?")
 _BYTE_RATE_RE = re.compile(r"(?<![A-Za-z0-9_.])(\d+(?:\.\d+)?)\s*(?:GB|gb)\s*/\s*s(?![a-z])")
 _IB_GEN = {"ndr": 400.0, "hdr": 200.0, "edr": 100.0, "xdr": 800.0}
 _IB_RE = re.compile(r"(?<![a-z])(ndr|hdr|edr|xdr)(?![a-z])", re.I)
@@ -587,6 +589,11 @@ def _links(frame: Frame, text: str, raw_text: str) -> None:
     m = _IB_RE.search(text)
     if m:
         frame.link_gbps, frame.link_name = _IB_GEN[m.group(1).lower()], f"InfiniBand {m.group(1).upper()}"
+        return
+    m = _CN_LINK_RE.search(text)
+    if m:  # 「万兆网」 = 10 Gb/s Ethernet, 「千兆」 = 1 Gb/s: how Chinese users name a link
+        n = 10.0 if m.group(1) == "万" else 1.0
+        frame.link_gbps, frame.link_name = n, f"{n:g}G"
         return
     for m in _LINK_RE.finditer(text):
         unit = m.group("u").lower()

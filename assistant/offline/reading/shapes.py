@@ -111,7 +111,7 @@ def card_sizes(text: str) -> list[int]:
     return list(dict.fromkeys(sizes)) if len(set(sizes)) >= 2 else []
 
 
-_LINK_QTY = re.compile(r"(?<![\w.])(\d+)\s*(gbe|gbps|gbit|gb/s|gb|g)(?![a-z0-9])\s*(ib|roce|infiniband)?", re.I)
+_LINK_QTY = re.compile(r"(?<![A-Za-z0-9_.])(\d+)\s*(gbe|gbps|gbit|gb/s|gb|g)(?![a-z0-9])\s*(ib|roce|infiniband)?", re.I)
 _NET_NEAR = re.compile(
     # ASCII boundaries: "IB带宽" has no \b between B and 带 (both word characters in Unicode)
     r"网卡|以太网|网络|网口|组网|光口|ethernet|network|(?<![a-z])nics?(?![a-z])|(?<![a-z])ib(?![a-z])|infiniband|"

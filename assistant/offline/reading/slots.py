@@ -885,6 +885,8 @@ def _extract(question: str) -> Slots:
     s.text, s.paste = own_words, (raw if s.is_log else None)
     # the quantity reader's tags (data_unit:*, progress_bar) are kept
     s.mentions, s.card_sizes, s.network = mentions(text) | s.mentions, card_sizes(own_words), network(own_words)
+    if s.network is None and s.link_name and re.match(r"\d+G\b", s.link_name):
+        s.network = s.link_name  # 「万兆网」: the quantity reader's link rate, in the form the interconnect tool reads
     s.decline = decline_of(text)
     if s.params_b and s.model == f"{_fmt(s.params_b)}b" and not s.model_mentions and not s.is_log:
         from assistant.offline.reading.unknown_names import name_before_size
