@@ -137,7 +137,10 @@ def _summary(best: CardRow | None, basis: Basis, rows: list[CardRow], training: 
         zh, en = f"选 {best.gpu_name}：只有它放得下", f"The {best.gpu_name}: it is the only one that holds the job"
     elif training:
         bt, ot = best.bf16_dense_tflops or 0.0, other.bf16_dense_tflops or 0.0
-        if bt >= ot:
+        if bt and ot and abs(bt - ot) <= 0.03 * max(bt, ot):  # A100 40GB vs 80GB: the same chip, 312 TFLOPS each
+            zh = f"选 {best.gpu_name}：两张卡 BF16 稠密算力一样（都是 {bt:g} TFLOPS），差别只在显存和价格"
+            en = f"The {best.gpu_name}: both have the same {bt:g} dense BF16 TFLOPS, so memory and price decide"
+        elif bt >= ot:
             zh = f"选 {best.gpu_name}：训练受算力限制，BF16 稠密算力 {bt:g} 对 {ot:g} TFLOPS，同样卡数按稠密峰值快约 {bt / ot:.1f} 倍"
             en = (
                 f"The {best.gpu_name}: training is compute-bound, {bt:g} vs {ot:g} dense BF16 TFLOPS, about "

@@ -1130,7 +1130,7 @@ def _extract_gpus(work: str, s: Slots) -> str:
     if len(s.gpus) == 1 and s.gpu_memory_gb:
         # "a100 40g vs 80g" / 「A100 40G 还是 80G」: one card, two memory sizes to weigh
         m = re.search(
-            rf"{s.gpu_memory_gb}\s*g(?:b|ib)?\s*(?:vs\.?|versus|or|还是|和|与|对比|/)\s*(?:the\s+)?"
+            rf"{s.gpu_memory_gb}\s*g(?:b|ib)?\s*(?:的)?\s*(?:vs\.?|versus|or|还是|和|与|跟|或者|或|对比|/)\s*(?:the\s+)?"
             r"(?P<alt>\d{2,3})\s*g(?:b|ib)?(?![a-z0-9])",
             work,
             re.I,
