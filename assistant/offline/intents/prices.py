@@ -41,6 +41,13 @@ def calls(f: Frame) -> list[ToolCall]:
         )
         for gpu in f.gpus[:4]
     ]
+    if "asked_availability" in f.mentions:  # 「青岛有没有4090租，多少钱」: can it be rented, then its price
+        out[:0] = [A.call(NAME, "gpu_rentability", gpu=A.card_name(f, gpu)) for gpu in f.gpus[:2]]
+    if "place_shandong" in f.mentions:  # the guide on renting in Shandong says whether local prices differ
+        from tools.lang import has_cjk
+
+        query = "山东 济南 青岛 价格 全国价" if has_cjk(f.text) else "Shandong Jinan Qingdao price national prices"
+        out.append(A.call(NAME, "search_guide", query=query, k=1, doc_id="shandong-datacenters"))
     out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2))
     single = (f.hourly_quote_cny is None) != (f.monthly_quote_cny is None)
     if single and f.period_hours and not usage:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from assistant.offline.intents.gpus import applies_memory_variant, applies_performance
 from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer, num
@@ -675,6 +677,7 @@ def gpu_price(w: Writer, r: ToolResult, ctx: Context) -> None:
                 "这张卡没有直接的报价数据，用的是相近型号的价格作参考。",
                 "There is no direct price data for this card; a similar card's price is used as a proxy.",
             )
+    _local_price_line(w, ctx)
     first = prices[0].result if prices else {}
     if several:
         _cheapest(w, prices)
@@ -688,6 +691,24 @@ def gpu_price(w: Writer, r: ToolResult, ctx: Context) -> None:
         )
     if first.get("warning"):
         w.add("next", bi(first["warning"], "zh"), bi(first["warning"], "en"))
+
+
+_NATIONAL_RE = re.compile(r"全国(?:统一定价|价)|price nationally|national prices", re.I)
+
+
+def _local_price_line(w: Writer, ctx: Context) -> None:
+    """「青岛…多少钱」: the guide on renting in Shandong says whether a local price exists; its sentence goes right
+    after the price, quoted from knowledge/guide/shandong-datacenters.md (no second copy of the claim here)."""
+    for r in ctx.by_name("search_guide"):
+        if r.args.get("doc_id") != "shandong-datacenters":
+            continue
+        for hit in r.result.get("hits") or []:
+            text = str(hit.get("text") or "")
+            for sentence in re.split(r"(?<=[。！？])|(?<=[.!?])\s+", text):
+                if _NATIONAL_RE.search(sentence):
+                    line = re.sub(r"\s*(?:（见 `[^`]+`）|\(see `[^`]+`\))", "", sentence).strip()
+                    w.add("verdict", f"{line}（见 `shandong-datacenters`）", f"{line} (see `shandong-datacenters`)")
+                    return
 
 
 # ---------------------------------------------------------------- interconnect -----------------
