@@ -28,3 +28,21 @@ def test_availability_and_price_are_both_answered_availability_first() -> None:
 def test_a_price_without_a_place_has_no_shandong_line() -> None:
     a = ask("4090多少钱一小时", backend="offline").answer
     assert "shandong-datacenters" not in a.split("<details>")[0]
+
+
+def test_what_context_can_i_get_is_answered_with_the_longest_context() -> None:
+    # Llama-3.1-70B Q4_K_M ≈ 42.7 GB over 2 × 24 GB cards leaves ≈ 2.6 GB per card; KV per token (config.json:
+    # 80 layers × 8 KV heads × 128 dims × 2 (K,V) × 2 B) = 327,680 B, so 2 × 2.6e9 / 327,680 ≈ 15.9k tokens before
+    # buffers — the estimator's figure must be in the thousands, not absent
+    import re
+
+    a = ask("will llama 3.1 70b q4_k_m run on 2x 3090 in llama.cpp, and what context can I get?", backend="offline")
+    a = a.answer
+    m = re.search(r"(?:Longest context: about \*\*|longest context is about )([\d,]+) tokens", a)
+    assert m and 4_000 <= int(m.group(1).replace(",", "")) <= 16_000
+    assert "Not used: llama.cpp" not in a  # the no-reserve estimate is how llama.cpp allocates
+
+
+def test_a_named_vllm_whose_reservation_was_used_is_not_listed_as_unused() -> None:
+    a = ask("vllm 上 4090 跑 qwen2.5-7b 32k 上下文够不够", backend="offline").answer
+    assert "没用上：vLLM" not in a and "23.2 GB" in a  # 0.9 × 25.76 GB: vLLM's share was used

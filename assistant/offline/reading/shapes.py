@@ -22,7 +22,7 @@ MENTIONS: dict[str, str] = {
     "place_shandong": r"济南|青岛|山东|烟台|潍坊|淄博|临沂|jinan|qingdao|shandong",
     # 「有没有4090租」「租得到吗」: whether the card can be rented at all, beside its price
     "asked_availability": r"有没有.{0,8}(?:租|卖|出租)|(?:能|可以)租到|租得到|租不到|能不能租|有(?:得)?租吗|"
-    r"can i (?:rent|get)|is .{0,20}available|availability",
+    r"can i rent|available (?:to|for) rent|for rent|rentable",
     # 「ResNet、YOLO 这类」/ "models such as X": a kind of model, not one model to size
     "a_kind_of": r"这类|这种|之类|一类|等模型|such as|kinds? of|e\.g\.",
     # "要什么显卡 / 多大显存 / how much VRAM / which GPU": the question asks for hardware to run something

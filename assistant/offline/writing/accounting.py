@@ -194,9 +194,28 @@ def used(frame: Frame, item: Item, results: list[ToolResult]) -> bool:
         if rest in _EXACT and given is not None:
             return any(_same(v, given, rest) for v in values)
         return bool(values)
-    if kind in ("engine", "unread"):
+    if kind == "engine":
+        return _engine_used(rest, results)
+    if kind == "unread":
         return False
     return True
+
+
+def _engine_used(engine: str, results: list[ToolResult]) -> bool:
+    """vLLM / SGLang named and the estimate ran with that engine's reservation (engine='vllm'); a local runtime
+    (knowledge/engines.yaml local_runtimes: llama.cpp, Ollama …) named and an inference estimate ran without a
+    reserve (engine='hf'), which is how those runtimes allocate."""
+    from tools.data import load_yaml
+
+    want = _norm(engine)
+    engines = {_norm(r.args.get("engine")) for r in results if r.name == "estimate_memory" and r.args.get("engine")}
+    if want in engines:
+        return True
+    if want in ("deepspeed", "fsdp") and any(r.args.get("zero") or r.args.get("parallelism") for r in results):
+        return True  # the ZeRO stage / FSDP sharding the estimate ran with is what DeepSpeed / FSDP do
+    local = {_norm(k) for k in (load_yaml("engines.yaml") or {}).get("local_runtimes") or {}}
+    inference = any(r.name == "estimate_memory" and r.args.get("mode") == "inference" for r in results)
+    return want in local and inference and "hf" in engines
 
 
 # Kinds whose value must reach a tool as given (not merely some value for the same argument).

@@ -179,6 +179,22 @@ def _full_lead(w: Writer, reason: dict, lora: dict | None) -> None:
     w.add("verdict", f"不能：{zh}，这样放不下。", f"No: {en}, and that does not fit.")
 
 
+def _longest_context_line(w: Writer, ctx: Context, est: dict) -> None:
+    """ "what context can I get" / 「最长能开多长上下文」 with no context given: the estimate's own longest context that
+    fits (max_context_fit, per engine), so the second part of the question is answered, not dropped."""
+    fit = est.get("max_context_fit") or {}
+    engine = str(est.get("engine") or "hf")
+    longest = fit.get(engine) if isinstance(fit, dict) else None
+    if "context_word" not in ctx.said or ctx.slots.context or est.get("mode") != "inference" or not longest:
+        return
+    w.add(
+        "verdict",
+        f"最长上下文：这套配置上单条序列约 **{num(longest)} token**（权重之外剩下的显存全给 KV 缓存）。",
+        f"Longest context: about **{num(longest)} tokens** for one sequence on this setup (all memory left after the "
+        "weights goes to the KV cache).",
+    )
+
+
 def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
     """(zh, en) verdict for one estimate, from the three-way `verdict`; `lead` starts with 能/改一下就能/不能."""
     total, gib = est.get("total_gb"), est.get("total_gib")
@@ -608,6 +624,7 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     if sentence:
         w.add("verdict", *sentence)
     multi_card_lines(w, ctx, est, tp_est, layer_est, next_stage)
+    _longest_context_line(w, ctx, est)
     moe_line(w, est)
     _data_parallel_line(w, est)
     card_rule_lines(w, est)
