@@ -46,3 +46,19 @@ def test_what_context_can_i_get_is_answered_with_the_longest_context() -> None:
 def test_a_named_vllm_whose_reservation_was_used_is_not_listed_as_unused() -> None:
     a = ask("vllm 上 4090 跑 qwen2.5-7b 32k 上下文够不够", backend="offline").answer
     assert "没用上：vLLM" not in a and "23.2 GB" in a  # 0.9 × 25.76 GB: vLLM's share was used
+
+
+def test_a_slow_report_that_asks_if_it_is_normal_gets_the_expected_band() -> None:
+    # Qwen2.5-32B Q4 ≈ 32.76e9 × ~0.6 B ≈ 19.7 GB read per token; 1008 GB/s × 0.6–0.9 ÷ ~20.8 GB ≈ 29–44 tokens/s on a
+    # 4090 (datasheet bandwidth): 8 tokens/s is far below it, 35 inside it
+    slow = ask("4090上跑qwen2.5-32b q4，只有8 tokens/s，这正常吗", backend="offline").answer.splitlines()[0]
+    assert slow.startswith("偏慢") and "29" in slow
+    fine = ask("my 4090 runs qwen2.5-32b q4 at 35 tok/s, is that normal?", backend="offline").answer.splitlines()[0]
+    assert fine.startswith("Normal") and "generic-" not in fine
+
+
+def test_a_speed_in_tokens_per_second_is_not_a_context() -> None:
+    from assistant.offline.reading import read_one
+
+    assert read_one("8张H200 跑 deepseek-v3 1000 tokens/s 正常吗").context is None
+    assert read_one("上下文 2048 tokens").context == 2048

@@ -263,6 +263,9 @@ def choose_intents(f: Frame) -> list[str]:
         if followers[:1] == [A.MEMORY] and A.reports_oom(f):
             # an OOM with a job the tools can size: the estimate against the card is the cause; the guide follows
             return [A.MEMORY, first, *followers[1:]]
+        if A.DECODE_SPEED in followers and serving.asks_if_speed_is_normal(f):
+            # 「输出才5 tokens/s，正常吗」: the measured figure against the expected band leads, then the causes
+            return [serving.THROUGHPUT, first, *(n for n in followers if n != A.DECODE_SPEED)]
         return [first, *followers]
     if first == A.SPECS and gpus.applies_speed_parts(f):
         return [first]  # 「8张H20每秒多少token？训练比A100慢吗」: the speed-parts rule writes both parts itself

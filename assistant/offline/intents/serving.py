@@ -476,6 +476,9 @@ _NORMAL_RE = re.compile(
 )
 
 
+_IS_IT_NORMAL_RE = re.compile(r"正常吗|正不正常|合理吗|is (?:this|that|it) normal|normal\?|expected\?", re.I)
+
+
 def measured_tps(f: Frame) -> float | None:
     m = _MEASURED_TPS_RE.search(f.text or "")
     if not m:
@@ -486,6 +489,12 @@ def measured_tps(f: Frame) -> float | None:
 
 # "输出才5 tokens/s" is a slowness report: the cause rule (guide, fit, expected speed) answers it
 _SLOW_REPORT_RE = re.compile(r"才|只有|只能|仅有?|太慢|很慢|好慢|变慢|\bslow|\bonly\b|\blow\b", re.I)
+
+
+def asks_if_speed_is_normal(f: Frame) -> bool:
+    """「只有30 token/s，正常吗」: a slowness report with its figure that asks whether it is normal — the comparison with
+    the expected band answers that first (the cause rule's passages follow)."""
+    return bool(_IS_IT_NORMAL_RE.search(f.text)) and measured_tps(f) is not None and has_size(f) and bool(f.gpus)
 
 
 def applies_throughput(f: Frame) -> bool:

@@ -214,7 +214,7 @@ _PRECISION_PATTERNS: list[tuple[str, str]] = [
     (r"fp32|float32|全精度|单精度", "fp32"),
     (r"int8|8\s*-?bit(?!\s*adam)|8比特|8位量化|(?<![a-z0-9])q8_0(?![a-z0-9])", "int8"),
     # GGUF 4-bit types in a file or tag name ("-Q4_K_M.gguf", "q4_0"): llama.cpp quantize docs
-    (r"int4|4\s*-?bit|4比特|4位量化|nf4|gptq|awq|(?<![a-z0-9])q4_(?:k(?:_[msl])?|[01])(?![a-z0-9])", "int4"),
+    (r"int4|4\s*-?bit|4比特|4位量化|nf4|gptq|awq|(?<![a-z0-9])q4(?:_(?:k(?:_[msl])?|[01]))?(?![a-z0-9])", "int4"),
     (r"混合精度|mixed[\s\-]*precision|\bamp\b", "bf16"),
 ]
 # "fp8 kv cache", "kv cache in int8", "--kv-cache-dtype fp8_e5m2", "KV缓存用fp8": the KV cache's dtype
@@ -724,7 +724,9 @@ def _extract(question: str) -> Slots:
             re.I,
         ) or re.search(
             # the whole number: "53,136 tokens" is not a context of 136
-            r"(?<!\d)(?<!\d[,.])(?P<num>\d{3,7})[\s-]*(?:的)?\s*(?:上下文|context|ctx|序列长度|seq|tokens?\b|token 的)",
+            # and not a speed: "1000 tokens/s" is a rate (the (?!…) after tokens)
+            r"(?<!\d)(?<!\d[,.])(?P<num>\d{3,7})[\s-]*(?:的)?\s*(?:上下文|context|ctx|序列长度|seq|"
+            r"tokens?\b(?!\s*(?:/\s*s|每秒|per\s*s|a\s*second|/\s*sec))|token 的)",
             work,
             re.I,
         )

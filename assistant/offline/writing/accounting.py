@@ -208,7 +208,8 @@ def _engine_used(engine: str, results: list[ToolResult]) -> bool:
     from tools.data import load_yaml
 
     want = _norm(engine)
-    engines = {_norm(r.args.get("engine")) for r in results if r.name == "estimate_memory" and r.args.get("engine")}
+    # an estimate without an engine argument runs the default (hf: nothing pre-reserved)
+    engines = {_norm(r.args.get("engine") or "hf") for r in results if r.name == "estimate_memory"}
     if want in engines:
         return True
     if want in ("deepspeed", "fsdp") and any(r.args.get("zero") or r.args.get("parallelism") for r in results):

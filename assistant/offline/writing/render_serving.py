@@ -681,32 +681,54 @@ def _throughput_lead(w: Writer, ctx: Context) -> None:
     setup = f"{n}×{card}" if n > 1 else card
     tb = f"{bw / 1000:.3g} TB/s（{num(bw)} GB/s）"
     tb_en = f"{bw / 1000:.3g} TB/s ({num(bw)} GB/s)"
-    if seen > hi:
-        zh_v = "高于单个请求的带宽上限，所以它一定是多路并发的总吞吐（聚合），不是每个请求的速度"
-        en_v = "above the single-request bandwidth ceiling, so it must be aggregate throughput over concurrent requests, not the speed of each request"
+    from assistant.offline.writing.render_memory import _model_label
+
+    model = _model_label(w, dec)  # 「32B 模型」, never the internal generic-32B
+    comm = dec.get("tp_comm_ms") or 0
+    if n > 1 and comm:  # PCIe tensor parallel: decode_speed already adds the all-reduce latency per token
+        comm_zh, comm_en = (
+            f"，已计入每 token 约 {num(comm)} ms 的 PCIe all-reduce",
+            f"; about {num(comm)} ms of PCIe all-reduce per token included",
+        )
+    elif n > 1:
+        comm_zh, comm_en = ("，卡间通信未计入，实际单路要低一些", "; communication between GPUs is not counted")
     else:
-        zh_v = "如果是单个请求的速度已接近带宽上限；如果是多路并发的总吞吐，每个请求只有它的几分之一"
-        en_v = "close to the ceiling if it is one request; if it is the aggregate over concurrent requests, each request gets a fraction of it"
+        comm_zh, comm_en = ("", "")
     conc = ctx.slots.concurrency
+    if seen > hi:
+        lead_zh = f"{num(seen)} tokens/s 高于单个请求的带宽上限，所以它一定是多路并发的总吞吐，不是每个请求的速度"
+        lead_en = (
+            f"{num(seen)} tokens/s is above the single-request bandwidth ceiling, so it must be aggregate throughput "
+            "over concurrent requests, not the speed of each request"
+        )
+    elif isinstance(lo, (int, float)) and seen >= lo:
+        lead_zh = f"正常：单个请求 {num(seen)} tokens/s 在这套配置的预期区间内"
+        lead_en = f"Normal: {num(seen)} tokens/s for one request is within what this setup should do"
+    else:
+        lead_zh = (
+            f"偏慢：单个请求 {num(seen)} tokens/s 低于这套配置的预期；差这么多通常不是卡的问题，"
+            "而是框架/kernel、量化格式、部分层放在了 CPU 上或批处理设置"
+        )
+        lead_en = (
+            f"Slow: {num(seen)} tokens/s for one request is below what this setup should do; a gap this size is "
+            "rarely the card — look at the framework/kernels, the quantisation format, layers left on the CPU, or batching"
+        )
     per_zh = (
         f"你的 {num(conc)} 路并发每路约 {num(round(seen / conc, 1))} tokens/s。"
         if conc
-        else "每个请求的速度 ≈ 总吞吐 ÷ 并发数。"
+        else "如果它是多路并发的总数，每个请求的速度 ≈ 总吞吐 ÷ 并发数。"
     )
     per_en = (
-        f"at your {num(conc)} concurrent requests that is about {num(round(seen / conc, 1))} tokens/s each."
+        f"At your {num(conc)} concurrent requests that is about {num(round(seen / conc, 1))} tokens/s each."
         if conc
-        else "per-request speed ≈ aggregate ÷ concurrency."
+        else "If it is a total over concurrent requests, per-request speed ≈ aggregate ÷ concurrency."
     )
     w.add(
         "verdict",
-        f"先分清 {num(seen)} tokens/s 是总吞吐还是单个请求的速度：按显存带宽算，{dec.get('model')} 在 {setup} 上"
-        f"单个请求（batch 1）的理论上限约 {num(lo)}–{num(hi)} tokens/s（每卡每个 token 读 {num(dec.get('bytes_per_step_gb'))} GB，"
-        f"单卡带宽 {tb}，卡间通信未计入，实际单路要低得多）。{num(seen)} tokens/s {zh_v}；{per_zh}",
-        f"First tell aggregate from per-request speed: by memory bandwidth, {dec.get('model')} on {setup} has a "
-        f"single-request (batch 1) ceiling of about {num(lo)}–{num(hi)} tokens/s (each GPU reads "
-        f"{num(dec.get('bytes_per_step_gb'))} GB per token at {tb_en} per GPU; communication between GPUs is not "
-        f"counted, so a real single stream is much slower). {num(seen)} tokens/s is {en_v}; {per_en}",
+        f"{lead_zh}。按显存带宽算，{model} 在 {setup} 上单个请求（batch 1）约 {num(lo)}–{num(hi)} tokens/s"
+        f"（每卡每个 token 读 {num(dec.get('bytes_per_step_gb'))} GB，单卡带宽 {tb}{comm_zh}）。{per_zh}",
+        f"{lead_en}. By memory bandwidth, {model} on {setup} does about {num(lo)}–{num(hi)} tokens/s for a single "
+        f"request (batch 1; each GPU reads {num(dec.get('bytes_per_step_gb'))} GB per token at {tb_en}{comm_en}). {per_en}",
     )
     spec = next(
         (g for r in ctx.by_name("gpu_specs") for g in (r.result.get("gpus") or []) if isinstance(g, dict)), None
