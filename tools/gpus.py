@@ -37,7 +37,7 @@ class GpuSpec(BaseModel):
     architecture: str
     form_factor: str
     memory_gb: float = Field(description="on-board memory, decimal GB")
-    memory_type: str
+    memory_type: str | None = Field(None, description="None = not published in the sources checked")
     mem_bw_gbs: float | None = Field(None, description="memory bandwidth GB/s")
     fp32_tflops: float | None = None
     fp64_tflops: float | None = None
@@ -264,6 +264,14 @@ _FAMILY_PATTERNS: list[tuple[str, str]] = [
     ("910b4", r"910b4"),
     ("910b", r"910b"),
     ("910a", r"910a|ascend910(?![a-z0-9])"),
+    # Chinese accelerators: a bare 「MLU370」 is the family (X4 by lookup_rank, and the answer says so); the K100-AI is
+    # another SKU than the K100, a Z100 another than the Z100L (no rows: unknown, never swapped)
+    ("mlu370", r"mlu370"),
+    ("k100", r"k100(?!ai)"),
+    ("z100l", r"z100l"),
+    ("s4000", r"s4000"),
+    ("s3000", r"s3000"),
+    ("s80", r"(?:mtt|摩尔线程)s80(?!\d+(?![\dg]))"),  # 'mtt s80 16g' is the S80; 'mtt s800' is not
     ("p4", r"(?<![a-z0-9])p4(?!\d)"),
 ]
 
@@ -421,6 +429,8 @@ def resolve_gpu(name: str) -> GpuSpec:
             _, others = _by_tokens(candidate)
             # a memory-modded board (4090 48G) is named explicitly, never offered as "the other variant"
             others = [o for o in others if o.id != spec.id and not o.modded]
+            # a name that already picks one sibling ('MLU370-X4' beside the X8) is not vague: no variant note
+            others = [o for o in others if any(_normalise(n).startswith(key) for n in [o.name, *o.aliases])]
             if others and _tokens(candidate)[1] is None:
                 spec.lookup_note = _variant_note(name, spec, others)
             return spec

@@ -69,7 +69,7 @@ def command(names: tuple[str, ...], as_json: bool) -> None:
             (
                 s.name.replace("NVIDIA ", "").replace("GeForce ", ""),
                 _fmt(s.memory_gb),
-                s.memory_type,
+                s.memory_type or "—",
                 _fmt(s.mem_bw_gbs),
                 _fmt(s.bf16_dense_tflops or s.fp16_dense_tflops),
                 _fmt(s.fp8_dense_tflops),

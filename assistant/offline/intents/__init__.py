@@ -330,6 +330,9 @@ def build_calls(f: Frame, intents: list[str]) -> list[ToolCall]:
             if c.args is not None and key not in seen:
                 seen.add(key)
                 out.append(c)
+    from assistant.offline.intents.stack import stack_calls
+
+    out += stack_calls(f, intents)  # a fit question on an Ascend / DCU / MLU / MUSA card: its software stack too
     return out
 
 

@@ -337,6 +337,10 @@ def guide_query(s: Frame, intent: str) -> str:
         extra.append("推理 KV cache inference")
     q = s.text.strip()
     topic = zh if has_cjk(q) else en
+    from assistant.offline.intents.stack import FIT_INTENTS, with_card_names
+
+    if intent not in FIT_INTENTS:  # 「MLU370-X8 用什么框架」: the table's name (Cambricon …) finds the vendor's section
+        q = with_card_names(s, q)
     if intent == DIAGNOSE or s.is_log:
         # A pasted log: the user's own words (if any) plus the topics the log shows, not the raw table.
         paste = s.paste or q

@@ -208,7 +208,10 @@ def applies_interconnect(f: Frame) -> bool:
 
 def applies_specs_fallback(f: Frame) -> bool:
     # a named card with a symptom (「利用率才40%，是不是卡有问题」) is a diagnosis question, not a spec sheet
-    return bool(f.gpus) and not ({"howto", "diagnose"} & f.cues)
+    from assistant.offline.intents.stack import asks_about_the_stack
+
+    # nor is a software question about a Chinese accelerator (「S4000 容器里 mthreads-gmi 看不到驱动」): the guide is
+    return bool(f.gpus) and not ({"howto", "diagnose"} & f.cues) and not asks_about_the_stack(f)
 
 
 def reported_memory_calls(f: Frame) -> list[ToolCall]:

@@ -218,7 +218,9 @@ def symptom_query(text: str) -> str:
 def calls(f: Frame) -> list[ToolCall]:
     """The question as asked; for a cause question also its symptom alone (`symptom_query`), so the section
     on the cause competes with the pages about the cards and tools the question names."""
-    query = f.text.strip()[:300]
+    from assistant.offline.intents.stack import with_card_names
+
+    query = with_card_names(f, f.text.strip())[:300]  # 「MLU370-X8 …」 + 'Cambricon': the vendor's section
     # know-how a document's `leads` name: look inside that document too (a card or model named in passing
     # can outrank it in the open search)
     led = [A.call(NAME, "search_guide", query=query, k=3, doc_id=d) for d in guide_leads(f.text)[:1]]

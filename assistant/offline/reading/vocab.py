@@ -29,11 +29,13 @@ NOT_A_RATE = r"(?!\s*(?:/\s*s(?:ec)?\b|ps\b|per\s+sec))"
 UNKNOWN_GPU_SHAPE = (
     r"(?:rtx|gtx)\s*\d{4}\s*(?:ti|super|d)?(?![a-z0-9])|\d{4}\s*ti(?![a-z0-9])|gb\d{3}(?![a-z0-9])|"
     # an NVIDIA data-centre / laptop part named with its maker (Tesla M40, NVIDIA T500), an AMD Instinct card
-    r"(?:nvidia|tesla|quadro)\s+[kmpt]\d{2,4}(?![a-z0-9])|(?:amd\s+)?(?:instinct\s+)?mi\d{3}x?(?![a-z0-9])"
+    r"(?:nvidia|tesla|quadro)\s+[kmpt]\d{2,4}(?![a-z0-9])|(?:amd\s+)?(?:instinct\s+)?mi\d{3}x?(?![a-z0-9])|"
+    # Chinese accelerators by their model shapes: Cambricon MLU370-S4, Hygon DCU K100-AI / Z100, Moore Threads MTT S5000
+    r"mlu\d{3}(?:[\s\-_]*[a-z]\d)?(?![a-z0-9])|(?:dcu\s*)?[kz]\d{3}(?:l|[\-_]?ai)?(?![a-z0-9])|mtt\s*s\d{2,4}(?![a-z0-9])"
 )
 # A known base name followed by a tier word it does not include ("RTX 3060" + " Ti") is a different card:
 # the name must not stop there, or a 3060 Ti would silently become a 12 GB 3060.
-_NOT_A_LONGER_NAME = r"(?![\s\-_]*(?:ti|super)(?![a-z]))"
+_NOT_A_LONGER_NAME = r"(?![\s\-_]*(?:ti|super)(?![a-z]))(?![\-_]?ai(?![a-z]))"
 # "RTX 4000 series" / 「RTX 3000系列」 is a GeForce generation (4060-4090), not the RTX 4000 Ada workstation card nor an
 # unknown "RTX 4000": a round thousand followed by a series word names no card.
 _NOT_A_SERIES = r"(?!(?<=\d000)[\s\-_]*(?:series\b|系列|系(?!统)))"

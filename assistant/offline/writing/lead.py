@@ -45,6 +45,13 @@ def assumed_note(w: Writer, f: Frame) -> str:
                     f"an {g.name} has {real:g} GB (not {g.memory_gb:g} GB); sized at {real:g} GB",
                 )
             )
+        elif g.modded and g.memory_gb and g.gpu_id is None:
+            notes.append(
+                w.t(
+                    f"规格表里还没有「{g.name}」，按你说的 {g.memory_gb:g} GB 显存计算",
+                    f"the spec table has no '{g.name}' yet; sized by the {g.memory_gb:g} GB you gave",
+                )
+            )
         elif g.modded and g.memory_gb:
             notes.append(
                 w.t(
@@ -53,7 +60,30 @@ def assumed_note(w: Writer, f: Frame) -> str:
                     f"sized by its {g.memory_gb:g} GB",
                 )
             )
+    notes += _family_default_notes(w, f)
     return w.t("；".join(notes), "; ".join(notes))
+
+
+def _family_default_notes(w: Writer, f: Frame) -> list[str]:
+    """A bare family name of a Chinese accelerator (「MLU370」: X4 24 GB or X8 48 GB) resolved to its default row: the
+    table's own variant note, so line 1 says which capacity was used and names the other."""
+    from assistant.offline.intents.stack import domestic_cards
+    from tools.errors import ToolInputError
+    from tools.gpus import resolve_gpu
+
+    ids = {gpu_id for _, gpu_id in domestic_cards(f) if gpu_id}
+    out: list[str] = []
+    for g in f.gpu_mentions:
+        if g.gpu_id not in ids or g.memory_gb is not None:
+            continue
+        try:
+            note = resolve_gpu(g.text).lookup_note
+        except ToolInputError:
+            continue
+        if note and " / " in note:
+            zh, en = note.split(" / ", 1)
+            out.append(w.t(zh.rstrip("。"), en))
+    return out
 
 
 def unrealistic(w: Writer, f: Frame, results: list[ToolResult]) -> str | None:
@@ -185,3 +215,11 @@ def lead(w: Writer, f: Frame, intents: list[str], results: list[ToolResult] | No
     if note:
         first = verdict[0].rstrip()
         verdict[0] = first + w.t(f"（{note}）", f" ({note})")
+    from assistant.offline.intents.stack import FIT_INTENTS, domestic_cards
+    from assistant.offline.writing.stack_line import stack_line
+
+    # a fit question on an Ascend / DCU / MLU / MUSA card: the line after the verdict names its stack
+    cards = domestic_cards(f) if intents and intents[0] in FIT_INTENTS else []
+    stack = stack_line(w, f.text or "", [name for name, _ in cards], results or []) if cards else None
+    if stack and stack not in verdict:
+        verdict.insert(1, stack)

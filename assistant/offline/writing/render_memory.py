@@ -33,6 +33,17 @@ def _gpu_label(est: dict) -> str:
     return str(est.get("gpu") or "").replace("NVIDIA ", "").replace("GeForce ", "")
 
 
+def _is_nvidia(est: dict) -> bool:
+    """The table's vendor flag for the estimate's card (True when it cannot be read: the old wording)."""
+    from tools.errors import ToolInputError
+    from tools.gpus import resolve_gpu
+
+    try:
+        return resolve_gpu(str(est.get("gpu") or "")).is_nvidia
+    except ToolInputError:
+        return True
+
+
 def _bare_size(card: str) -> bool:
     """'24 GB' (the user gave a memory size, not a GPU name)."""
     return bool(re.fullmatch(r"[\d.]+\s*GB", card.strip()))
@@ -95,8 +106,10 @@ def _capacity(w: Writer, est: dict) -> tuple[str, str]:
     bits_zh: list[str] = []
     bits_en: list[str] = []
     if isinstance(mib, (int, float)) and isinstance(reported, (int, float)) and not _bare_size(card):
-        bits_zh.append(f"nvidia-smi 显示 {mib:,.0f} MiB = {gb(reported)} GB")
-        bits_en.append(f"nvidia-smi shows {mib:,.0f} MiB = {gb(reported)} GB")
+        # an Ascend / Cambricon / Hygon / Moore Threads card reports through its vendor's tool, never nvidia-smi
+        tool_zh, tool_en = ("nvidia-smi", "nvidia-smi") if _is_nvidia(est) else ("厂商工具", "the vendor tool")
+        bits_zh.append(f"{tool_zh} 显示 {mib:,.0f} MiB = {gb(reported)} GB")
+        bits_en.append(f"{tool_en} shows {mib:,.0f} MiB = {gb(reported)} GB")
     if isinstance(usable, (int, float)) and not (isinstance(reported, (int, float)) and usable >= reported - 0.01):
         gib = usable * 1e9 / 2**30
         bits_zh.append(f"{engine}可用约 {gb(usable)} GB（{gb(gib)} GiB）")
