@@ -224,6 +224,18 @@ def calls(f: Frame) -> list[ToolCall]:
     # know-how a document's `leads` name: look inside that document too (a card or model named in passing
     # can outrank it in the open search)
     led = [A.call(NAME, "search_guide", query=query, k=3, doc_id=d) for d in guide_leads(f.text)[:1]]
+    from assistant.offline.intents.stack import DOC, domestic_cards
+
+    cards = domestic_cards(f)
+    if not led and cards and not asks_cause(f):
+        # 「MLU370-X8 用什么框架」: the vendor's stack is searched first, so its section is the one quoted; the card's
+        # letter words ('MLU' of 'MLU370-X8', 'Cambricon') match the vendor's heading where the model number does not
+        letters = " ".join(dict.fromkeys(w for name, _ in cards[:2] for w in re.findall(r"[A-Za-z]{2,}", name)))
+        stack_query = f"{query} {letters} 软件栈"[:300]
+        return [
+            A.call(NAME, "search_guide", query=stack_query, k=3, doc_id=DOC),
+            A.call(NAME, "search_guide", query=query, k=3),
+        ]
     if not asks_cause(f):
         return [A.call(NAME, "search_guide", query=query, k=3), *led]
     # one more hit each: the section on the cause often ranks just below two on the named card or tool
