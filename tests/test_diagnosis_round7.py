@@ -283,3 +283,42 @@ def test_a_request_limit_not_named_gets_no_request_limit_line() -> None:
 
     q = "lmdeploy 部署 Qwen2-7B，单张 A10 24G，--cache-max-entry-count 0.9，启动后显存就占了 21000MiB，为什么？"
     assert "不影响显存" not in ask(q, backend="offline").answer
+
+
+# ------------------------------------------------------------------ memory linear in a count: not a leak
+
+
+def test_memory_linear_in_worker_count_is_per_copy_cost_not_a_leak() -> None:
+    # points (1, 6.0), (3, 9.0), (5, 12.0) GB lie on 6.0 + 1.5 × (n − 1): slope 1.5 GB, intercept 4.5 GB (by hand)
+    q = "起服务时 1个worker 占 6.0G，3个worker 占 9.0G，5个worker 占 12.0G，是不是有内存泄漏？"
+    f = _find(diagnose_text(q), "memory_linear_in_instances")
+    assert f.severity == "info"
+    assert "1.50 GB" in f.title.zh and "4.5 GB" in f.title.zh and "不是泄漏" in f.title.zh
+
+
+def test_memory_points_that_are_not_a_line_say_nothing() -> None:
+    # (1, 6), (3, 6.2), (5, 20): R² ≈ 0.79 < 0.95 → no straight-line claim
+    q = "1个worker 占 6G，3个worker 占 6.2G，5个worker 占 20G，是不是有内存泄漏？"
+    assert not any(f.id == "memory_linear_in_instances" for f in diagnose_text(q).findings)
+
+
+# ------------------------------------------------------------------ routing: sizing the link between two machines
+
+
+def test_bandwidth_between_two_machines_without_a_model_goes_to_the_interconnect_tool() -> None:
+    from assistant.advisor import ask
+
+    q = "My two machines are linked by a plain gigabit switch. How much network bandwidth do I need for data-parallel training?"
+    a = ask(q, backend="offline")
+    assert "interconnect_advice" in [c.name for c in a.tool_calls]
+    assert "2 × the gradient bytes" in a.answer and "parameter count" in a.answer
+
+
+def test_lowering_max_num_seqs_is_worded_as_lowering_concurrency() -> None:
+    from assistant.advisor import ask
+
+    # Llama-3-70B KV: 80 layers × 8 KV heads × 128 × 2 (K,V) × 2 B = 320 KiB/token; 256 × 8192 tokens × 320 KiB
+    # ≈ 687 GB ÷ 4 cards ≈ 172 GB each, far above an 80 GB card → the concurrency cap is one of the changes
+    q = "vllm serve Llama-3-70B --tensor-parallel-size 4 --max-model-len 8192 --max-num-seqs 256 在 4 张 A100 80G 上能放下吗？"
+    a = ask(q, backend="offline")
+    assert "降低并发：max_num_seqs ≤" in a.answer

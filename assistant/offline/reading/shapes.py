@@ -16,7 +16,8 @@ MENTIONS: dict[str, str] = {
     "nvlink_or_sxm": r"nvlink|sxm",
     "nvswitch_or_nvlink_or_sxm": r"nvswitch|nvlink|sxm",
     "sxm": r"sxm",
-    "multi_node": r"多机|跨机|multi[\s-]*node|two nodes|两台|多台",
+    "multi_node": r"多机|跨机|multi[\s-]*(?:node|machine)|two nodes|两台|多台|"
+    r"\b(?:two|2|three|several|multiple) (?:computers|machines|servers)\b",
     "nvidia_smi": r"nvidia-smi",
     # 「ResNet、YOLO 这类」/ "models such as X": a kind of model, not one model to size
     "a_kind_of": r"这类|这种|之类|一类|等模型|such as|kinds? of|e\.g\.",

@@ -241,7 +241,49 @@ def _nccl_typos(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any]:
     return out
 
 
+_COUNT_GB = re.compile(
+    r"(\d+)\s*(?:个|份|路|instances?|workers?|copies|replicas?)\s*([A-Za-z_\u4e00-\u9fff]{0,16}?)\s*"
+    r"(?:在|是|占用?了?|用了?|时|at|uses?|takes?|:|：|=|→|->)?\s*(?:约|大约|about|~)?\s*(\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\b",
+    re.I,
+)
+
+
+def _linear(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any] | None:
+    """Told (count, GB) points of one setting (「8个estimator在22.6G，4个在17.5G，2个在14G」): a least-squares line
+    through at least three distinct counts, rising and close to straight (R² ≥ 0.95), is per-copy cost + a fixed part."""
+    pts: dict[int, float] = {}
+    item = ""
+    for m in _COUNT_GB.finditer(cat.text):
+        pts.setdefault(int(m.group(1)), float(m.group(3)))
+        item = item or m.group(2)
+    if len(pts) < 3:
+        return None
+    xs, ys = list(pts), list(pts.values())
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+    syy = sum((y - my) ** 2 for y in ys)
+    if not sxx or not syy:
+        return None
+    slope = sxy / sxx
+    r2 = sxy * sxy / (sxx * syy)
+    if slope <= 0 or r2 < 0.95:
+        return None
+    intercept = my - slope * mx
+    item_zh = (f" {item} " if item.isascii() else item) if item else "实例"
+    item_en = item or "instances"
+    return {
+        "n": n,
+        "slope": f"{slope:.2f}",
+        "intercept": _fmt(max(intercept, 0.0)),
+        "item_zh": item_zh,
+        "item_en": item_en,
+    }
+
+
 CHECKS: dict[str, Check] = {
+    "memory_linear_in_instances": _linear,
     "nccl_env_not_taking_effect": _nccl_typos,
     "nccl_ib_hca_unopenable": _ib_hcas,
     "tp_split_not_whole_heads": _tp_heads,
