@@ -10,7 +10,7 @@ whether the logits cost 16 B or under 1 B per element. Every number comes from t
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -111,6 +111,9 @@ class PreallocationProfile(BaseModel):
     absolute: dict[str, str]
     order: dict[str, str] | None = None
     default_note: dict[str, str] | None = None
+    # settings users take for a memory knob that only limit requests (LMDeploy --max-concurrent-requests):
+    # {spellings: [...], zh, en} with {flag} for the spelling the user wrote
+    not_memory: dict[str, Any] | None = None
     per_instance_since: str | None = None
     source: str
     as_of: str

@@ -88,7 +88,7 @@ def _candidates(job: Any, max_value: MaxValue) -> list[tuple[str, str, dict[str,
                         "max_num_seqs",
                         str(k),
                         {"concurrency": k},
-                        _a(f"并发 max_num_seqs ≤ {k}", f"max_num_seqs ≤ {k} concurrent sequences"),
+                        _a(f"降低并发：max_num_seqs ≤ {k}", f"lower concurrency: max_num_seqs ≤ {k} sequences"),
                     )
                 )
         return out

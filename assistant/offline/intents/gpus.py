@@ -202,8 +202,10 @@ def applies_specs(f: Frame) -> bool:
 
 
 def applies_interconnect(f: Frame) -> bool:
-    # "how do I set up NCCL across nodes" is a how-to: the guide answers it
-    return "interconnect" in f.cues and not ("howto" in f.cues and not (f.gpus or f.gpu_count or f.nodes))
+    # "how do I set up NCCL across nodes" is a how-to: the guide answers it; "how much bandwidth do I need between
+    # my two machines" is a sizing question the tool answers
+    sizing = "asked_bandwidth" in f.mentions and "multi_node" in f.mentions
+    return "interconnect" in f.cues and not ("howto" in f.cues and not (f.gpus or f.gpu_count or f.nodes or sizing))
 
 
 def applies_specs_fallback(f: Frame) -> bool:

@@ -16,7 +16,8 @@ MENTIONS: dict[str, str] = {
     "nvlink_or_sxm": r"nvlink|sxm",
     "nvswitch_or_nvlink_or_sxm": r"nvswitch|nvlink|sxm",
     "sxm": r"sxm",
-    "multi_node": r"多机|跨机|multi[\s-]*node|two nodes|两台|多台",
+    "multi_node": r"多机|跨机|multi[\s-]*(?:node|machine)|two nodes|两台|多台|"
+    r"\b(?:two|2|three|several|multiple) (?:computers|machines|servers)\b",
     "nvidia_smi": r"nvidia-smi",
     # a place in Shandong (the founding use case): prices are national, which the answer must say
     "place_shandong": r"济南|青岛|山东|烟台|潍坊|淄博|临沂|jinan|qingdao|shandong",

@@ -11,10 +11,15 @@ Numbers come from the tool results or the question; the data-parallel rule is Py
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from assistant.offline.intents import pooling as P
 from assistant.offline.reading.frame import Frame
 from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer
+
+if TYPE_CHECKING:
+    from tools.memory_engines import PreallocationProfile
 
 
 def _g(x: float) -> str:
@@ -264,6 +269,7 @@ def _reservation(w: Writer, f: Frame, results: list[ToolResult]) -> None:
             f"{res['setting']}={res['fraction']:g} leaves only {res['left_for_activations_gb']:.2f} GB for activations "
             "and temporary buffers, so a larger input (several images, a long context) crashes; go back to about 0.8.",
         )
+    _not_memory(w, f, prof)
     lower = (res or {}).get("lower") or {
         "zh": f"调小 {prof.setting} 就少占；" + prof.absolute["zh"],
         "en": f"lower {prof.setting} to reserve less; " + prof.absolute["en"],
@@ -283,6 +289,14 @@ def _reservation(w: Writer, f: Frame, results: list[ToolResult]) -> None:
     if prof.default_note:
         w.add("assumptions", prof.default_note["zh"], prof.default_note["en"])
     w.add("assumptions", f"出处：{prof.source}（{prof.as_of}）", f"Source: {prof.source} ({prof.as_of})")
+
+
+def _not_memory(w: Writer, f: Frame, prof: PreallocationProfile) -> None:
+    """The user blames a request limit for the memory (「max-concurrent-requests 没生效」): say it is not a memory knob."""
+    nm = prof.not_memory or {}
+    said = next((s for s in nm.get("spellings") or [] if s.lower() in (f.text or "").lower()), None)
+    if said:
+        w.add("next", str(nm["zh"]).format(flag=said), str(nm["en"]).format(flag=said))
 
 
 def _stated_split(w: Writer, f: Frame) -> None:

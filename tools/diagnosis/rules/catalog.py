@@ -166,7 +166,127 @@ def _buckets(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any]:
     return out
 
 
+_HCA = re.compile(r"\[\d+\]([A-Za-z][\w]*?)(?::\d+)?(?:/\w+)?(?=\s|;|$)")
+
+
+def _ib_hcas(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any]:
+    """The HCAs NCCL did open (its `NET/IB : Using [0]mlx5_1:1/RoCE [1]...` line): the list NCCL_IB_HCA should name."""
+    used = next((ln for ln in cat.text.split("\n") if re.search(r"NET/IB ?: Using \[\d+\]", ln)), "")
+    names = _HCA.findall(used.split("OOB")[0])
+    hca_list = ",".join(dict.fromkeys(names)) or "mlx5_0"
+    out: dict[str, Any] = {"hca_list": hca_list}
+    out["hcas_zh"], out["hcas_en"] = _piece("error_catalog", hit.rule, "hcas", out)
+    return out
+
+
+def _divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+_TP_PIECES = {
+    "heads": (
+        "——hidden {hidden} ÷ TP {tp} = {num} 维，不是每头 {den} 维的整数倍；{hidden} ÷ {den} = {heads} 个头，{tp} 不能整除 {heads}",
+        " — hidden {hidden} ÷ TP {tp} = {num} is not a whole multiple of the {den}-wide head; {hidden} ÷ {den} = {heads} heads, "
+        "and {tp} does not divide {heads}",
+    ),
+    "fix": ("（{heads} 个头、{tp} 张卡时用 {choices}）", " ({heads} heads on {tp} GPUs: {choices})"),
+}
+
+
+def _tp_heads(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any]:
+    """`96 is not divisible by 64` with TP 8: per-rank hidden 96 × 8 = 768, 768 ÷ 64 = 12 heads, and the TP sizes
+    that divide 12 and the card count (2, 4) are the fix. Only when the numbers make that story whole."""
+    out: dict[str, Any] = {f"{k}_{lang}": "" for k in _TP_PIECES for lang in ("zh", "en")}
+    num, den, tp = (_num(hit.values.get(k)) for k in ("num", "den", "tp"))
+    if not (num and den and tp) or num * tp % den or tp < 2:
+        return out
+    n, d, t = int(num), int(den), int(tp)
+    hidden, heads = n * t, n * t // d
+    ok = [x for x in _divisors(heads) if 1 < x < t and t % x == 0] or [x for x in _divisors(heads) if 1 < x < t]
+    if heads % t == 0 or not ok:
+        return out
+    vals = {"hidden": hidden, "tp": t, "num": n, "den": d, "heads": heads}
+    out["heads_zh"] = _TP_PIECES["heads"][0].format(**vals)
+    out["heads_en"] = _TP_PIECES["heads"][1].format(**vals)
+    zh = " 或 ".join(f"TP={x}" for x in reversed(ok))
+    en = " or ".join(f"TP={x}" for x in reversed(ok))
+    out["fix_zh"] = _TP_PIECES["fix"][0].format(choices=zh, **vals)
+    out["fix_en"] = _TP_PIECES["fix"][1].format(choices=en, **vals)
+    return out
+
+
+_NCCL_NAME = re.compile(r"(?<![A-Za-z0-9_])NCCL[_-]?[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)*")
+
+
+def _nccl_typos(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any]:
+    """NCCL_* names the user set that NCCL does not know but that are one slip away from a name it does
+    (NCCL_P2P5ISABLE → NCCL_P2P_DISABLE, NCCL_IB-DISABLE → NCCL_IB_DISABLE): NCCL ignores unknown names silently."""
+    import difflib
+
+    rule = (signals.load("symptom_catalog").get("rules") or {})[hit.rule]
+    known = [str(k) for k in rule.get("known") or []]
+    typos: dict[str, str] = {}
+    for name in dict.fromkeys(_NCCL_NAME.findall(cat.text)):
+        if name in known or not name.isupper() and name.upper() in known:
+            continue
+        close = difflib.get_close_matches(name.upper().replace("-", "_"), known, n=1, cutoff=0.8)
+        if close and close[0] != name:
+            typos[name] = close[0]
+    out: dict[str, Any] = {"typo_zh": "", "typo_en": ""}
+    if typos:
+        vals = {"typos": "、".join(typos), "fixed": "、".join(typos.values())}
+        out["typo_zh"] = _piece("symptom_catalog", hit.rule, "typo", vals)[0]
+        vals = {"typos": ", ".join(typos), "fixed": ", ".join(typos.values())}
+        out["typo_en"] = _piece("symptom_catalog", hit.rule, "typo", vals)[1]
+    return out
+
+
+_COUNT_GB = re.compile(
+    r"(\d+)\s*(?:个|份|路|instances?|workers?|copies|replicas?)\s*([A-Za-z_\u4e00-\u9fff]{0,16}?)\s*"
+    r"(?:在|是|占用?了?|用了?|时|at|uses?|takes?|:|：|=|→|->)?\s*(?:约|大约|about|~)?\s*(\d+(?:\.\d+)?)\s*(?:G|GB|GiB)\b",
+    re.I,
+)
+
+
+def _linear(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any] | None:
+    """Told (count, GB) points of one setting (「8个estimator在22.6G，4个在17.5G，2个在14G」): a least-squares line
+    through at least three distinct counts, rising and close to straight (R² ≥ 0.95), is per-copy cost + a fixed part."""
+    pts: dict[int, float] = {}
+    item = ""
+    for m in _COUNT_GB.finditer(cat.text):
+        pts.setdefault(int(m.group(1)), float(m.group(3)))
+        item = item or m.group(2)
+    if len(pts) < 3:
+        return None
+    xs, ys = list(pts), list(pts.values())
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+    syy = sum((y - my) ** 2 for y in ys)
+    if not sxx or not syy:
+        return None
+    slope = sxy / sxx
+    r2 = sxy * sxy / (sxx * syy)
+    if slope <= 0 or r2 < 0.95:
+        return None
+    intercept = my - slope * mx
+    item_zh = (f" {item} " if item.isascii() else item) if item else "实例"
+    item_en = item or "instances"
+    return {
+        "n": n,
+        "slope": f"{slope:.2f}",
+        "intercept": _fmt(max(intercept, 0.0)),
+        "item_zh": item_zh,
+        "item_en": item_en,
+    }
+
+
 CHECKS: dict[str, Check] = {
+    "memory_linear_in_instances": _linear,
+    "nccl_env_not_taking_effect": _nccl_typos,
+    "nccl_ib_hca_unopenable": _ib_hcas,
+    "tp_split_not_whole_heads": _tp_heads,
     "zero3_bucket_sizes_too_big": _buckets,
     "measured_tflops_near_peak": _near_peak,
     "flash_attn_needs_ampere": _flash,

@@ -137,7 +137,11 @@ def rules_versions(c: Ctx) -> None:
                 (
                     "装的是 pip 默认的 CUDA 版 torch；昇腾要 CANN + torch_npu（设备名 npu），寒武纪要 torch_mlu，摩尔线程要 torch_musa，海光 DCU 要基于 DTK 编译的 PyTorch",
                     "The default CUDA wheel of torch is installed; Ascend needs CANN + torch_npu (device 'npu'), Cambricon torch_mlu, Moore Threads torch_musa, Hygon DCU a PyTorch built against DTK",
-                )
+                ),
+                (
+                    "PyTorch 看不到任何加速卡时代码照样能跑（推理、model.generate() 都不报错），但全部在 CPU 上算，慢很多——能跑通不等于用上了卡",
+                    "With no accelerator visible, code still runs (inference, model.generate() raise nothing) but everything is computed on the CPU, much slower — running is not proof the card is used",
+                ),
             ],
             actions=[
                 (
