@@ -857,6 +857,15 @@ def _extract(question: str) -> Slots:
         GPU_INDEX_RE.sub(lambda mm: " " * (mm.end() - mm.start()), text),
         re.I,
     )
+    # 「用-3张4090」 "-2 gpus": a negative count (not the dash of a range 「2-3张」, a digit precedes that one)
+    neg = re.search(r"(?<![A-Za-z0-9_.])[-‑−–]\s*(\d+)\s*(?:张|块|个)?\s*(?:gpus?|cards?|卡|张|块)", text, re.I)
+    if neg and not s.invalid:
+        s.invalid.append(
+            (
+                f"卡数不能是负数（「{neg.group(0).strip()}」）：至少 1 张。",
+                f"A GPU count cannot be negative ('{neg.group(0).strip()}'); use at least 1.",
+            )
+        )
     if m and not float(m.group(1)).is_integer() or (m and float(m.group(1)) == 0):
         s.invalid.append(
             (
