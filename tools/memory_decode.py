@@ -75,6 +75,9 @@ class DecodeSpeedOutput(BaseModel):
     eta_high: float = ETA_HIGH
     context: int
     fits: bool | None = Field(None, description="whether the model fits the GPU(s) at all (estimate_memory)")
+    gpu_memory_gb: float | None = Field(None, description="datasheet memory of one GPU, GB (for a does-not-fit line)")
+    weights_total_gb: float | None = Field(None, description="the whole model's weights at `precision`, decimal GB")
+    gpus: int = Field(1, description="GPUs the weights are split over")
     assumptions: list[dict[str, str]] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)
 
@@ -196,6 +199,9 @@ def decode_speed(inp: DecodeSpeedInput) -> DecodeSpeedOutput:
         tp_link=link,
         context=inp.context,
         fits=est.fits,
+        gpu_memory_gb=spec.memory_gb,
+        weights_total_gb=est.whole_model_weights_gb,
+        gpus=inp.gpus,
         assumptions=A,
         sources=[
             f"memory bandwidth: {spec.source}",

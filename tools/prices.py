@@ -214,6 +214,7 @@ class PriceOutput(BaseModel):
     server_8card_monthly_cny: Band = Field(description="whole 8-card server per month")
     by_market: list[MarketPrice]
     period_hours: float | None
+    card_hours: float | None = Field(None, description="count × period_hours: the GPU-hours the total is priced on")
     billing: Literal["hourly", "monthly"] | None = Field(None, description="billing used for total_cny")
     total_cny: Band | None = Field(None, description="count × period at the chosen billing")
     alternative_total_cny: Band | None = Field(None, description="the other billing, for comparison")
@@ -411,6 +412,7 @@ def gpu_price(inp: PriceInput) -> PriceOutput:
         server_8card_monthly_cny=server.rounded(0),
         by_market=by_market,
         period_hours=period_hours,
+        card_hours=round(period_hours * inp.count, 2) if period_hours is not None else None,
         billing=billing,
         total_cny=total.rounded(2) if total else None,
         alternative_total_cny=alt.rounded(2) if alt else None,

@@ -55,7 +55,7 @@ INTENTS: dict[str, Intent] = {
         Intent(requirement.NAME, requirement.calls),
         Intent(pooling.POOL, pooling.pooling_calls),
         Intent(pooling.RESERVE, pooling.reservation_calls, pooling.reservation_follow_ups),
-        Intent(A.DIAGNOSE, diagnose.calls),
+        Intent(A.DIAGNOSE, diagnose.calls, diagnose.follow_ups),
         Intent(A.REPORTED_MEMORY, gpus.reported_memory_calls),
         Intent(A.CONVERT, conversions.convert_calls),
         Intent(A.BUSBW, conversions.busbw_calls),
@@ -87,6 +87,7 @@ INTENTS: dict[str, Intent] = {
         Intent(train_time.COMPLETED, train_time.completed_calls),
         Intent(train_time.RESCALE, train_time.rescale_calls),
         Intent(train_time.PUBLISHED, train_time.published_calls),
+        Intent(train_time.DIFFUSION, train_time.diffusion_calls),
         Intent(train_time.CARRY, train_time.carry_calls),
         Intent(train_time.BUDGET, train_time.budget_calls),
         Intent(A.PLAN, plans.calls, plans.follow_ups),
@@ -141,6 +142,10 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (cpu_serving.UNSIZED, cpu_serving.applies_unsized),  # 「双CPU、2T内存、Q8多快」 with no model: the rule, cited
     (serving.NON_LLM, serving.applies_non_llm),  # 「FunASR 多个用户同时请求」: batching and workers, not weights
     (serving.THROUGHPUT, serving.applies_throughput),  # "1000 tokens/s on 8×H200, normal?": aggregate vs per request
+    (
+        train_time.DIFFUSION,
+        train_time.applies_diffusion,
+    ),  # "WAN LoRA, 10 videos, 4090 — hours or days?": steps × s/step
     (A.MEMORY, memory.applies_pipeline_first),  # FLUX / SDXL / Wan / Whisper: not the LLM serving/plan rules
     (A.REPORTED_MEMORY, gpus.applies_reported_memory),
     (A.CONVERT, conversions.applies_convert),

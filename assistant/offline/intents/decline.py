@@ -36,10 +36,13 @@ def _cues() -> dict[str, list[re.Pattern[str]]]:
 
 
 def cue_of(text: str) -> str | None:
-    """'model_licence' / 'licence' / 'unlawful' / None from knowledge/decline.yaml; a model's licence first (「绕开
-    license 商用」 is about the weights' terms), then software licences (vgpu_unlock), then the rest."""
+    """'model_licence' / 'licence' / 'unlawful' / other class / None from knowledge/decline.yaml; a model's licence
+    first (「绕开 license 商用」 is about the weights' terms), then software licences (vgpu_unlock), then unlawful,
+    then the remaining classes in file order (free-tier allocation, policy forecasts)."""
     cues = _cues()
-    for name in (LLAMA_LICENCE, MODEL_LICENCE, LICENCE, UNLAWFUL):
+    first = (LLAMA_LICENCE, MODEL_LICENCE, LICENCE, UNLAWFUL)
+    # then the push-back classes that are not about breaking rules (free-tier allocation, policy forecasts)
+    for name in (*first, *(n for n in cues if n not in first)):
         if any(p.search(text or "") for p in cues.get(name, [])):
             return name
     return None

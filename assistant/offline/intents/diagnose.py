@@ -10,7 +10,7 @@ from assistant.offline.intents.args import DIAGNOSE
 from assistant.offline.intents.ops import asks_cause
 from assistant.offline.reading.frame import Frame
 from assistant.offline.reading.logs import fault_question
-from assistant.offline.types import ToolCall
+from assistant.offline.types import ToolCall, ToolResult
 
 NAME = DIAGNOSE
 
@@ -53,3 +53,24 @@ def _guide_query(f: Frame) -> str:
     from tools.lang import has_cjk
 
     return guide_query(f.log_kinds, has_cjk(f.text or f.paste or "")) or A.guide_query(f, NAME)
+
+
+# findings whose fix is a smaller tensor-parallel size: the named model's own memory on one GPU says whether
+# it needs tensor parallel at all (a 7B at ~15 GB bf16 fits one 24-80 GB card: replicas, not TP)
+_TP_FINDINGS = {"tp_size_not_dividing_heads"}
+
+
+def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
+    """After the paste is read: the TP-size finding on a catalog model → estimate_memory of that model on one GPU."""
+    if not f.model or f.model[:1].isdigit() or any(r.name == "estimate_memory" for r in results):
+        return []
+    found = {
+        str(x.get("id"))
+        for r in results
+        if r.name == "diagnose_logs" and not r.error
+        for x in (r.result.get("findings") or [])
+        if isinstance(x, dict)
+    }
+    if not found & _TP_FINDINGS:
+        return []
+    return [A.call(NAME, "estimate_memory", model=f.model, mode="inference", gpus=1, gpu=A.gpu_arg(f))]

@@ -47,6 +47,26 @@ def models_each(f: Frame) -> list[str]:
     return ids[:3] if len(ids) >= 2 else []
 
 
+# 「8B 32B 72B 模型」, "7B, 13B and 70B": bare sizes in a list, each a model of its own
+_SIZE_RE = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,3}(?:\.\d)?)\s*[bB](?![a-zA-Z0-9])")
+_LIST_GAP_RE = re.compile(r"^\s*(?:[、,，/]|和|与|及|or|and|vs\.?|,?\s*and)?\s*$", re.I)
+
+
+def sizes_each(f: Frame) -> list[float]:
+    """Two or more bare sizes listed side by side (no catalog models to tell them apart): one frame each, in order."""
+    if f.co_models or len({m.catalog_id for m in f.model_mentions if m.catalog_id}) >= 2:
+        return []
+    hits = list(_SIZE_RE.finditer(f.text or ""))
+    run: list[float] = []
+    for prev, cur in zip(hits, hits[1:], strict=False):
+        if _LIST_GAP_RE.match(f.text[prev.end() : cur.start()]):
+            run += [float(prev.group(1)), float(cur.group(1))]
+        elif run:
+            break
+    sizes = list(dict.fromkeys(run))
+    return sizes[:4] if len(sizes) >= 2 else []
+
+
 def each_frames(f: Frame, intent: str) -> list[Frame]:
     """The frames the intent answers in turn: one per precision or model asked of each, else the frame."""
     if intent not in EACH_INTENTS or f.co_models:
@@ -54,6 +74,9 @@ def each_frames(f: Frame, intent: str) -> list[Frame]:
     precisions = precisions_each(f)
     if precisions:
         return [f.model_copy(update={"precision": p}) for p in precisions]
+    sizes = sizes_each(f) if intent == "decode_speed" else []
+    if sizes:
+        return [f.model_copy(update={"params_b": b, "model": None}) for b in sizes]
     models = models_each(f)
     if models:
         sizes = {m.catalog_id: m.size_b for m in f.model_mentions}

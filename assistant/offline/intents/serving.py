@@ -377,13 +377,11 @@ def _guide(intent: str, f: Frame, doc_id: str, zh: str, en: str, k: int = 3) -> 
 
 
 def applies_frontend(f: Frame) -> bool:
-    """A chat front-end that calls a hosted API: the server only serves pages (no model, so no GPU)."""
-    return (
-        _says(f, "frontends")
-        and (_says(f, "calls_api") or _says(f, "server_size"))
-        and "Ollama" not in f.engines
-        and not f.training
-    )
+    """A chat front-end that calls a hosted API: the server only serves pages (no model, so no GPU). Also any app
+    whose text the user says comes from an LLM it calls (「文案由调用的大模型生成」) asked for its GPU needs."""
+    named = _says(f, "frontends") and (_says(f, "calls_api") or _says(f, "server_size"))
+    called = _says(f, "hosted_llm") and (_says(f, "gpu_need") or _says(f, "server_size"))
+    return (named or called) and "Ollama" not in f.engines and not f.training
 
 
 def frontend_calls(f: Frame) -> list[ToolCall]:

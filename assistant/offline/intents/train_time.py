@@ -341,23 +341,60 @@ def _durations_h(text: str) -> list[float]:
     return out
 
 
-def _counted_cards(f: Frame) -> list[tuple[str, int]]:
-    """(gpu id, count) pairs: the reading layer's counted mentions, else 'N×card' written in the text."""
+# 「8 张 A100」「一张80G的A100」: a count in Chinese with its measure word (the same card at two counts is two runs)
+_COUNTED_ZH_RE = re.compile(
+    r"(?P<n>\d{1,4}|[一两二三四五六八]|十六)\s*(?:张|块|台|卡)\s*(?:\d{2,3}\s*G[B]?\s*(?:的)?\s*)?"
+    r"(?P<card>(?:rtx\s*)?[a-z]{0,4}\s?\d{2,4}[a-z]*)",
+    re.I,
+)
+_ZH_COUNTS = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "八": 8, "十六": 16}
+# whose run a figure is: the authors' / the paper's / the README's is the reference the user's run is held against
+_AUTHOR_RE = re.compile(r"作者|论文|官方|paper|authors?|readme|they (?:trained|report)|reported|published", re.I)
+
+
+def _counted_spans(text: str) -> list[tuple[int, str, int]]:
+    """(position, gpu id, count) for every 'N×card' / 'N 张 card' in the text, one per (card, count), in order."""
     from tools.errors import ToolInputError
     from tools.gpus import resolve_gpu
 
+    out: list[tuple[int, str, int]] = []
+    for rx in (_COUNTED_RE, _COUNTED_ZH_RE):
+        for m in rx.finditer(text):
+            try:
+                gid = resolve_gpu(m.group("card")).id
+            except (ToolInputError, KeyError, ValueError):
+                continue
+            n = int(m.group("n")) if m.group("n").isdigit() else _ZH_COUNTS[m.group("n")]
+            if all((gid, n) != (g, k) for _, g, k in out):
+                out.append((m.start(), gid, n))
+    return sorted(out)
+
+
+def _counted_cards(f: Frame) -> list[tuple[str, int]]:
+    """(gpu id, count) pairs: the reading layer's counted mentions, else 'N×card' / 'N 张 card' in the text —
+    the same card at two counts too ("作者 8 张 A100 8 小时，我一张 A100 140 小时")."""
     pairs = [(g.gpu_id, g.count) for g in f.gpu_mentions if g.gpu_id and g.count]
     if len(pairs) >= 2:
         return pairs
-    out: list[tuple[str, int]] = []
-    for m in _COUNTED_RE.finditer(f.text):
-        try:
-            gid = resolve_gpu(m.group("card")).id
-        except (ToolInputError, KeyError, ValueError):
-            continue
-        if all(gid != g for g, _ in out):
-            out.append((gid, int(m.group("n"))))
-    return out
+    return [(g, n) for _, g, n in _counted_spans(f.text)]
+
+
+def _reference_first(f: Frame) -> tuple[list[tuple[str, int]], list[float]]:
+    """The counted cards and the durations with the authors' run first: when the user's own run comes first and
+    the other follows an author/paper word, swap both (its duration is the one after it)."""
+    cards, hours = _counted_cards(f)[:2], _durations_h(f.text)
+    spans = _counted_spans(f.text)
+    marker = _AUTHOR_RE.search(f.text)
+    if marker is None or len(spans) < 2 or len(cards) < 2 or len(hours) < 2:
+        return cards, hours
+    after = [sp for sp in spans[:2] if sp[0] > marker.start()]
+    if len(after) == 1 and after[0] == spans[1] and [(g, n) for _, g, n in spans[:2]] == cards:
+        times = [(m.start(), h) for m, h in zip(_DURATION_RE.finditer(f.text), hours, strict=False)]
+        ref_h = next((h for pos, h in times if pos > after[0][0]), None)
+        if ref_h is not None:
+            rest = [h for _, h in times if h != ref_h] or [ref_h]
+            return [cards[1], cards[0]], [ref_h, rest[0]]
+    return cards, hours
 
 
 _TFLOPS_RE = re.compile(r"(?<![\d.])(\d{3,4}(?:\.\d+)?)(?![\d.])")
@@ -373,8 +410,7 @@ def applies_rescale(f: Frame) -> bool:
 def rescale_calls(f: Frame) -> list[ToolCall]:
     from tools.gpus import resolve_gpu
 
-    (ref_id, ref_n), (my_id, my_n) = _counted_cards(f)[:2]
-    hours = _durations_h(f.text)
+    ((ref_id, ref_n), (my_id, my_n)), hours = _reference_first(f)
     peaks: set[float] = set()
     specs = [resolve_gpu(ref_id), resolve_gpu(my_id)]
     for spec in specs:
@@ -394,9 +430,55 @@ def rescale_calls(f: Frame) -> list[ToolCall]:
             quoted_tflops=list(dict.fromkeys(quoted)),
             actual_hours=hours[-1] if len(hours) >= 2 and not _COMPUTED_RE.search(f.text) else None,
         ),
-        A.call(RESCALE, "gpu_specs", names=[s.name for s in specs]),
-        *[A.call(RESCALE, "published_run", run=rid, gpu=my_id, n_gpus=my_n) for rid in _runs(f)[:1]],
+        # the same card at two counts (the authors' 8 A100s, my one A100): nothing to compare side by side
+        *([A.call(RESCALE, "gpu_specs", names=[s.name for s in specs])] if ref_id != my_id else []),
+        # the authors' figure stated by the user ("作者：8 张 A100 约 8 小时") is the reference; a catalog recipe named
+        # only for its data ("150k 的 llava 数据集") would add another model's run
+        *[
+            A.call(RESCALE, "published_run", run=rid, gpu=my_id, n_gpus=my_n)
+            for rid in _runs(f)[:1]
+            if not _AUTHOR_RE.search(f.text)
+        ],
     ]
+
+
+# ---- an image/video diffusion LoRA (Wan, HunyuanVideo, FLUX): steps × s/step, not 6·N·D over text tokens ------
+DIFFUSION = "diffusion_time"
+_DIFFUSION_RE = re.compile(
+    r"视频|图片|图像|videos?\b|images?\b|clips?\b|frames?\b|flux|sdxl|stable[\s-]*diffusion|hunyuan|混元|"
+    r"(?<![a-z])wan(?:\s*2(?:\.\d)?)?(?=\s|\b)(?!\s*(?:network|link|port|ip|口|网))",
+    re.I,
+)
+_ASKS_HOW_LONG = re.compile(
+    r"多久|多长时间|几个小时|几天|how long|minutes,? hours|hours or days|take\w*\s+(?:minutes|hours|days)", re.I
+)
+_BIG_CARD_RE = re.compile(r"80\s*(?:g|gb|gig)|a100|h100|h800|a800|h200|cloud|云|rent|租", re.I)
+
+
+def applies_diffusion(f: Frame) -> bool:
+    """ "how long does a WAN LoRA with 10 videos take on a 4090?": a diffusion LoRA's time is steps × seconds per
+    step (measured figures in the guide), never a 7B-LLM token estimate; an LLM size said outright keeps the LLM rules."""
+    if not (f.training or re.search(r"lora|train|训练|微调", f.text or "", re.I)) or f.params_b:
+        return False
+    return (
+        bool(_ASKS_HOW_LONG.search(f.text or ""))
+        and len(set(_DIFFUSION_RE.findall(f.text or ""))) >= 1
+        and bool(
+            f.pipeline or re.search(r"video|视频|flux|sdxl|hunyuan|混元|(?<![a-z])wan(?![a-z])", f.text or "", re.I)
+        )
+    )
+
+
+def diffusion_calls(f: Frame) -> list[ToolCall]:
+    """The guide's measured steps × s/step, and the named card beside the 80 GB cards when renting is weighed."""
+    from tools.lang import has_cjk
+
+    words = (
+        "扩散 LoRA 多久 每步秒数 几小时" if has_cjk(f.text or "") else "diffusion LoRA how long seconds per step hours"
+    )
+    # the sections compete for the question: the one on hours leads, the one on 80 GB cards follows when renting is weighed
+    query = f.text[:300] + " " + words + (" 80GB A100 H100 rent" if _BIG_CARD_RE.search(f.text or "") else "")
+    return [A.call(DIFFUSION, "search_guide", query=query[:400], k=3, doc_id="diffusion-training-time")]
 
 
 # ---- a published run of a known recipe (knowledge/published_runs.yaml): what its authors measured ------------

@@ -251,10 +251,24 @@ def read_quantities(frame: Frame, text: str, raw_text: str) -> None:
     _budget_period(frame, text)
     _volume(frame, text)
     _links(frame, text, raw_text)
+    if _PER_MINUTE_RE.search(text):
+        frame.mentions.add("per_minute")  # "每分钟生成多少 token": the speed also in tokens a minute
+    if _BATCH_LIMIT_RE.search(text):
+        frame.mentions.add("batch_limit")  # "batch size 最大只能 16": the per-card ceiling, gradient accumulation
     frame.quoted_rates_gbs = [float(m.group(1)) for m in _BYTE_RATE_RE.finditer(raw_text)]
     frame.asks = split_asks(text)
     frame.quantities = list_quantities(frame)
 
+
+_PER_MINUTE_RE = re.compile(
+    r"(?:每|一)\s*(?:一)?\s*分钟.{0,12}(?:token|词元|字|生成)|tokens?\s*(?:per|a|/)\s*min", re.I
+)
+# the per-card batch is capped by memory and the user asks whether that is right or how to get the paper's batch
+_BATCH_LIMIT_RE = re.compile(
+    r"(?:batch[\s_-]*size|\bbs\b|批大小|批次大小).{0,16}(?:最大|最多|只能|上限|顶多|max(?:imum)?\b|at most|only|can'?t go"
+    r"|cannot go|limited)|(?:最大|只能|max(?:imum)?|largest)\s*(?:的)?\s*(?:batch[\s_-]*size|批大小)",
+    re.I,
+)
 
 _MODE_SETTING_RE = re.compile(
     r"(?:--)?(?:train_type|finetuning_type|finetune_type|training_type)\s*[=:\s]\s*(lora|qlora|full|freeze)\b", re.I

@@ -334,7 +334,7 @@ _CUE_PATTERNS: dict[str, str] = {
     "time": r"多久|多长时间|多少时间|几天|几个小时|多少小时|多少天|要训多久|训练时间|耗时|时长|how long(?!\s+(?:of\s+)?(?:a\s+|the\s+|can\s+(?:the|my)\s+)?(?:context|prompt|sequence|input|ctx))|how many (?:days|hours)|"
     r"training time|time to train|wall[\s\-]*clock|gpu[\s\-]*hours|卡时|机时",
     "plan": r"怎么配|如何配|配置方案|什么配置|推荐.*(?:配置|方案|卡)|方案|怎么选|如何选|选什么|租什么|用什么卡|"
-    r"哪种卡|选卡|配什么|用啥卡|啥卡|什么卡|哪张卡|哪款卡|最便宜的卡|which (?:card|gpu) is cheapest|cheapest (?:card|gpu)|"
+    r"哪种卡|选卡|配什么|用啥卡|啥卡|什么卡|哪张卡|哪款卡|什么显卡|啥显卡|哪种显卡|哪款显卡|哪张显卡|哪个显卡|什么样的显卡|最便宜的卡|which (?:card|gpu) is cheapest|cheapest (?:card|gpu)|"
     r"cheapest (?:way|setup|option|config\w*|plan|hardware)|most cost[\s-]*effective (?:way|setup|option)|"
     r"最便宜的(?:方案|配置|办法|做法)|最省钱的|"
     r"plan\b|recommend|which gpus? should|what (?:gpu|setup|config)|suggest|"
@@ -342,7 +342,7 @@ _CUE_PATTERNS: dict[str, str] = {
     # "what does X need to run": a requirements question about a model — answered with its memory first
     # (intents/memory.applies_requirement), whatever plan words ("什么配置", "suggest") come with it
     "requirement": r"requirements?\b|\brequire[sd]?\b|(?:什么|啥)(?:样的)?(?:机器|硬件|服务器|显卡|卡|gpu)?\s*配置|"
-    r"配置要求|硬件要求|最低配置|(?:要|需要)(?:什么|哪种|啥|多大|多少)(?:样的)?\s*(?:显卡|卡|gpu|显存|内存)|"
+    r"配置要求|硬件要求|最低配置|(?:要|需要|用)(?:什么|哪种|啥|多大|多少)(?:样的)?\s*(?:显卡|卡|gpu|显存|内存)|"
     r"多大(?:的)?显存|显存.{0,4}(?:多大|多少|够不够|够吗|够用|要求)|多少(?:的)?显存|够不够|够吗|能不能跑|能跑吗|"
     r"跑得(?:动|起来)|跑不(?:动|起来)|能否(?:运行|部署|跑)|can (?:i|we|it|you) (?:run|load|serve|host|train|fine[\s-]*tune)|"
     r"(?:is it|would it be) possible to (?:run|load|serve|train|fine[\s-]*tune)|how much (?:vram|gpu memory|memory)|"
@@ -709,7 +709,9 @@ def _extract(question: str) -> Slots:
         # not a CPU's model number ("i9-13900K", "i7-12700k")
         r"(?<![a-z0-9.\-])(?P<num>\d+(?:\.\d+)?)\s*(?P<k>k|千)\s*(?:的)?\s*(?:上下文|context|ctx|序列|长度|tokens?|seq)?"
         # "50k requests a day" / "5千次" count something else
-        r"(?![a-z0-9])(?!\s*(?:requests?|calls?|queries|users?|people|samples?|steps?|次|条|个|人|张))",
+        r"(?![a-z0-9])(?!\s*(?:requests?|calls?|queries|users?|people|samples?|steps?|次|条|个|人|张))"
+        # 「150k的llava数据集」: a dataset's size in items, not a context
+        r"(?!\s*(?:的)?\s*(?:(?!上下文|context|ctx|tokens?|序列)[\w\-]){0,12}\s*(?:数据集|数据|dataset|样本|图片|images?|videos?))",
         work,
         re.I,
     )
@@ -1716,8 +1718,19 @@ _BILLING_CHOICE = re.compile(
 )
 
 
+# "15h30m", "2h 45min", "3小时20分钟": hours and minutes, read as decimal hours (15.5 hours)
+_HOURS_MINUTES_RE = re.compile(
+    r"(?<![\d.])(\d+)\s*(?:h|hrs?|hours?|小时|个小时)\s*(\d{1,2})\s*(?:m(?![a-z])|mins?\b|minutes?\b|分钟?)", re.I
+)
+
+
+def _hours_minutes(work: str) -> str:
+    return _HOURS_MINUTES_RE.sub(lambda m: f"{int(m.group(1)) + int(m.group(2)) / 60:g} hours", work)
+
+
 def _extract_period(work: str, s: Slots) -> None:
     work = re.sub(r"gpu[\s\-]*h(?:ou)?rs?|卡时|机时|卡·时", " ", work, flags=re.I)  # compute, not a rental
+    work = _hours_minutes(work)
     low = work.lower()
     if _BILLING_CHOICE.search(low):  # "hourly or monthly?" asks which billing, not the price of one period
         s.cues.add("billing")

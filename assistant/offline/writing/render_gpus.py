@@ -634,12 +634,18 @@ def gpu_price(w: Writer, r: ToolResult, ctx: Context) -> None:
             )
         if total and period and not several:
             rng = total.get("typical_range") or [total.get("low"), total.get("high")]
+            # several cards for a period: the card-hours the total is priced on (8 × 15.5 h = 124 card-hours)
+            # only for a period the user gave in hours: "3 个月" is not restated as 4320 card-hours
+            hourly_said = ctx.slots.period_unit == "hour"
+            ch = res.get("card_hours") if count > 1 and hourly_said else None
+            ch_zh = f"（{count} × {num(res['period_hours'])} 小时 = {num(ch)} 卡时）" if ch else ""
+            ch_en = f" ({count} × {num(res['period_hours'])} h = {num(ch)} GPU-hours)" if ch else ""
             w.add(
                 "verdict",
-                f"租 {cards_zh}{name} {period}，典型价约 {money(total.get('typical'))}"
+                f"租 {cards_zh}{name} {period}{ch_zh}，典型价约 {money(total.get('typical'))}"
                 f"（常见区间 {money_range(*rng)}；最便宜的长租约 {money(total.get('low'))}，"
                 f"公有云按量最高约 {money(total.get('high'))}）。",
-                f"Renting {cards_en}{name} for {period} costs about {money(total.get('typical'))} typically "
+                f"Renting {cards_en}{name} for {period}{ch_en} costs about {money(total.get('typical'))} typically "
                 f"(usual range {money_range(*rng)}; long-term lease from {money(total.get('low'))}, "
                 f"public-cloud on-demand up to {money(total.get('high'))}).",
             )

@@ -538,25 +538,64 @@ def rescale_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
         _carried_run(w, r, ctx)
         return
     ratio = res.get("efficiency_ratio")
+    n_ref, ref_h = r.args.get("ref_gpus") or 1, r.args.get("ref_hours")
+    # their run in GPU-hours (8 × 8 h = 64): the figure that carries to any card count at the same efficiency
+    gh = n_ref * float(ref_h) if n_ref > 1 and isinstance(ref_h, (int, float)) else None
+    gh_zh = f"（对方合计 {num(n_ref)} × {num(ref_h)} 小时 = {num(round(gh, 1))} 卡时）" if gh else ""
+    gh_en = f" (theirs is {num(n_ref)} × {num(ref_h)} h = {num(round(gh, 1))} GPU-hours)" if gh else ""
+    actual = num(r.args.get("actual_hours"))
+    slow = isinstance(ratio, (int, float)) and ratio < 0.8
     w.add(
         "verdict",
-        f"按稠密算力重算：{res.get('arithmetic')}，同样效率下约 {num(res.get('hours'))} 小时"
+        f"按稠密算力重算：{res.get('arithmetic')}，同样效率下约 {num(res.get('hours'))} 小时{gh_zh}"
         + (
-            f"；你实际只用了 {num(r.args.get('actual_hours'))} 小时，说明你这边的效率（MFU）约是对方的 {num(ratio)} 倍。"
+            f"；你的 {actual} 小时约慢 {num(round(1 / ratio, 1))} 倍，效率（MFU）约是对方的 {num(ratio)} 倍。"
+            if slow
+            else f"；你实际是 {actual} 小时，效率（MFU）约是对方的 {num(ratio)} 倍。"
             if ratio
             else "。"
         ),
-        f"Redone with dense peaks: {res.get('arithmetic')}, about {num(res.get('hours'))} hours at the same efficiency"
+        f"Redone with dense peaks: {res.get('arithmetic')}, about {num(res.get('hours'))} hours at the same "
+        f"efficiency{gh_en}"
         + (
-            f"; your {num(r.args.get('actual_hours'))} hours mean your run reached about {num(ratio)}× their "
+            f"; your {actual} hours are about {num(round(1 / ratio, 1))}× slower, about {num(ratio)}× their "
             "efficiency (MFU)."
+            if slow
+            else f"; your {actual} hours mean your run reached about {num(ratio)}× their efficiency (MFU)."
             if ratio
             else "."
         ),
     )
+    if slow:
+        w.add(
+            "next",
+            "慢这么多多半不在卡上：先看训练时 nvidia-smi 的 GPU 利用率，低就是数据加载/预处理跟不上（加大 DataLoader 的 "
+            "num_workers、提前做好图像/音频预处理）；再核对精度（bf16 而不是 fp32）、是否开了 FlashAttention、序列长度和 "
+            "epoch 数是否和对方一致。",
+            "A gap that large is rarely the card: watch GPU utilisation in nvidia-smi while it trains — low means data "
+            "loading or preprocessing cannot keep up (raise the DataLoader's num_workers, preprocess images/audio "
+            "ahead); then check precision (bf16, not fp32), FlashAttention, and that sequence length and epochs "
+            "match theirs.",
+        )
+    batch_limit_note(w, ctx)
     for note in res.get("notes") or []:
         if isinstance(note, str) and "稀疏" not in note:
             w.add("assumptions", bi(note, "zh"), bi(note, "en"))
+
+
+def batch_limit_note(w: Writer, ctx: Context) -> None:
+    """ "batch size 最大只能 16，合理吗": the per-card batch is set by memory; the paper's global batch is reached
+    with gradient accumulation (global = per-card batch × cards × accumulation steps), at the same time per sample."""
+    if "batch_limit" not in ctx.said:
+        return
+    w.add(
+        "next",
+        "每卡 batch 的上限由显存决定，单卡上比论文小是正常的；要达到论文的全局 batch，用梯度累积（gradient accumulation，"
+        "如 gradient_accumulation_steps = 全局 batch ÷ (每卡 batch × 卡数)），优化效果等价，每个样本的计算量不变，所以总时长基本不变。",
+        "The per-card batch is capped by memory, so a smaller one than the paper's on one card is normal; reach the "
+        "paper's global batch with gradient accumulation (gradient_accumulation_steps = global batch ÷ (per-card "
+        "batch × GPUs)) — equivalent for the optimiser, same compute per sample, so the total time hardly changes.",
+    )
 
 
 def _span(w: Writer, lo: object, hi: object, hours: object, hi_hours: object = None) -> str:

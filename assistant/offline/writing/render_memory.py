@@ -1350,22 +1350,39 @@ def decode_speed(w: Writer, r: ToolResult, ctx: Context) -> None:
     card = str(res.get("gpu") or "").replace("NVIDIA ", "").replace("GeForce ", "")
     lo, mid, hi = res.get("tokens_per_s_low"), res.get("tokens_per_s_mid"), res.get("tokens_per_s_high")
     model = _model_label(w, res)  # 「7B 模型」, never the internal generic-7B
+    if res.get("fits") is False:
+        # the weights alone exceed the card(s): no speed on this setup, say what it takes instead
+        n, cap, whole = res.get("gpus") or 1, res.get("gpu_memory_gb"), res.get("weights_total_gb")
+        cards_zh, cards_en = (f"{num(n)} 张 {card}", f"{num(n)}× {card}") if n > 1 else (f"一张 {card}", f"one {card}")
+        w.add(
+            "verdict",
+            f"{model}的权重约 {num(whole)} GB，{cards_zh}（每张 {num(cap)} GB）放不下，这个配置跑不起来，谈不上速度："
+            "要么用更多卡做张量并行（每卡只读自己那份权重，单条速度按带宽合计估），要么量化到 int4（AWQ/GPTQ，约 0.5 字节/参数）。",
+            f"{model}'s weights are about {num(whole)} GB, which does not fit {cards_en} ({num(cap)} GB each), so there "
+            "is no speed to give on this setup: split it over more GPUs with tensor parallel (each reads only its "
+            "share of the weights), or quantise to int4 (AWQ/GPTQ, about 0.5 bytes per parameter).",
+        )
+        return
     n = int(r.args.get("gpus") or 1)
     notes_zh, notes_en = (["张量并行"], ["tensor parallel"]) if n > 1 else ([], [])
-    if (
-        not ctx.slots.gpus and ctx.slots.vram_gb
-    ):  # 「两张24G的卡」: a size, not a card — say which card stands in for it
+    if not ctx.slots.gpus and ctx.slots.vram_gb:  # 「两张24G的卡」: a size, not a card — say which card stands in
         size, short = f"{ctx.slots.vram_gb:g}", card.replace(f" {ctx.slots.vram_gb:g}GB", "")
         notes_zh.append(f"你只说了 {size}G 显存，这里按 {short} 估，换卡后大致按显存带宽成比例变化")
         notes_en.append(f"you gave only {size} GB, so the {short} stands in; other cards scale roughly with bandwidth")
     card_zh = (f"{n} 张 {card}" if n > 1 else card) + (f"（{'；'.join(notes_zh)}）" if notes_zh else "")
     card_en = (f"{n}× {card}" if n > 1 else f"the {card}") + (f" ({'; '.join(notes_en)})" if notes_en else "")
+    per_min = "per_minute" in ctx.said and isinstance(lo, (int, float)) and isinstance(hi, (int, float))
+    min_zh = f"，约每分钟 {num(round(lo * 60, -1))}–{num(round(hi * 60, -1))} token" if per_min else ""
+    min_en = f", about {num(round(lo * 60, -1))}–{num(round(hi * 60, -1))} tokens a minute" if per_min else ""
+    bw = res.get("mem_bw_gbs")
     w.add(
         "verdict",
-        f"{model} 在 {card_zh} 上单条序列（batch 1）解码约 **{num(lo)}–{num(hi)} tokens/s**（中值 {num(mid)}），"
-        f"即每个 token {num(res.get('ms_per_token_low'))}–{num(res.get('ms_per_token_high'))} ms。",
+        f"{model} 在 {card_zh} 上单条序列（batch 1）解码约 **{num(lo)}–{num(hi)} tokens/s**（中值 {num(mid)}）{min_zh}，"
+        f"即每个 token {num(res.get('ms_per_token_low'))}–{num(res.get('ms_per_token_high'))} ms"
+        + (f"；上限由显存带宽 {num(bw)} GB/s 决定。" if per_min and bw else "。"),
         f"{model} on {card_en} decodes about **{num(lo)}–{num(hi)} tokens/s** for a single sequence (batch 1; "
-        f"mid {num(mid)}), i.e. {num(res.get('ms_per_token_low'))}–{num(res.get('ms_per_token_high'))} ms per token.",
+        f"mid {num(mid)}){min_en}, i.e. {num(res.get('ms_per_token_low'))}–{num(res.get('ms_per_token_high'))} ms "
+        "per token" + (f"; the memory bandwidth ({num(bw)} GB/s) sets the ceiling." if per_min and bw else "."),
     )
     comm = res.get("tp_comm_ms") or 0
     comm_zh, comm_en = (
@@ -1880,6 +1897,42 @@ def _split_how_line(
             f"Tensor parallel: {en_t} — each layer's weights and KV heads split over the {n} GPUs; to avoid the "
             f"head-divisibility rule split whole layers instead ({en_l}).",
         )
+        replica_line(w, est)
+
+
+def smallest_tp(est: dict) -> int | None:
+    """The fewest GPUs (a power of two dividing the count) whose memory holds the weights with at least 20% of
+    the usable memory left for the KV cache — the tensor-parallel size one replica needs."""
+    n, whole, usable = est.get("gpus") or 1, est.get("whole_model_weights_gb"), est.get("usable_gb")
+    if not isinstance(whole, (int, float)) or not isinstance(usable, (int, float)) or usable <= 0:
+        return None
+    k = 1
+    while k < n:
+        if n % k == 0 and whole / k <= 0.8 * usable:
+            return k
+        k *= 2
+    return n
+
+
+def replica_line(w: Writer, est: dict) -> None:
+    """Inference on more GPUs than one copy needs: replicas (data parallel) of the smallest TP scale throughput
+    about linearly, while a larger TP adds an all-reduce per layer (so TP8 gives less than twice TP4)."""
+    n, k = est.get("gpus") or 1, smallest_tp(est)
+    if est.get("mode") != "inference" or k is None or k >= n:
+        return
+    reps = n // k
+    tp_zh = "单卡就放得下（不用张量并行）" if k == 1 else f"{k} 卡张量并行（TP={k}）就放得下"
+    tp_en = "fits one GPU (no tensor parallel needed)" if k == 1 else f"fits {k} GPUs with tensor parallel (TP={k})"
+    w.add(
+        "verdict",
+        f"求吞吐：一份模型{tp_zh}，{n} 张卡更划算的是 {reps} 个副本（数据并行，DP={reps}，前面用路由/负载均衡分请求），"
+        f"吞吐接近线性增长；把 TP 开到 {n} 每层多一次跨卡 all-reduce（通信开销，没有 NVLink 时更明显），"
+        "所以 TP 翻倍吞吐达不到 2 倍是正常的。副本太小会挤掉 KV 缓存，长上下文、高并发时可以少几个副本。",
+        f"For throughput: one copy {tp_en}, so on {n} GPUs run {reps} replicas (data parallel, DP={reps}, behind a "
+        f"router / load balancer), which scales throughput almost linearly; raising TP to {n} adds an all-reduce "
+        "per layer (communication overhead, worse without NVLink), so doubling TP giving less than 2× is normal. "
+        "Replicas that are too small squeeze the KV cache; with long contexts and high concurrency use fewer.",
+    )
 
 
 def moe_line(w: Writer, est: dict) -> None:
