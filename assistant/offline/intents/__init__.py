@@ -264,6 +264,14 @@ def choose_intents(f: Frame) -> list[str]:
             # an OOM with a job the tools can size: the estimate against the card is the cause; the guide follows
             return [A.MEMORY, first, *followers[1:]]
         return [first, *followers]
+    if (
+        first == train_time.CARRY
+        and not train_time.asks_carry_time(f)
+        and (memory.applies_pipeline(f) or memory.applies(f))
+    ):
+        # "is it possible to train on my 3090? (the authors used 4 × A800 for a day)": whether it fits the card
+        # leads; the run carried over to it follows
+        return [A.MEMORY, first]
     if first == A.SPECS and gpus.applies_speed_parts(f):
         return [first]  # 「8张H20每秒多少token？训练比A100慢吗」: the speed-parts rule writes both parts itself
     if first == A.DECODE_SPEED and len(f.asks) < 2 and {"fit", "requirement"} <= f.cues:

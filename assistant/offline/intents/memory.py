@@ -73,11 +73,19 @@ def pipeline_calls(f: Frame) -> list[ToolCall]:
         cards = [A.DEFAULT_GPU]  # training with no card named: sized on the usual rental card, said in the answer
     precision = f.precision if f.precision in ("fp32", "fp16", "fp8", "int8", "int4") else None
     out = []
-    for gpu in cards:
+    for name, gpu in zip(f.gpus[:2] or [None], cards, strict=False):
         for mode in modes:
-            kw = {"model": f.pipeline, "mode": mode, "gpu": gpu, "gpus": f.gpu_count or 1, "precision": precision}
+            kw = {"model": f.pipeline, "mode": mode, "gpu": gpu, "gpus": _count_of(f, name), "precision": precision}
             out.append(A.call(NAME, "estimate_memory", **{k: v for k, v in kw.items() if v is not None}))
     return out
+
+
+def _count_of(f: Frame, name: str | None) -> int:
+    """The count said with this card: 「我的 3090」 beside "the authors' 4 × A800" is one 3090, not four."""
+    counts = {g.name: g.count for g in f.gpu_mentions}
+    if name is None or not any(counts.values()):
+        return f.gpu_count or 1
+    return counts.get(name) or 1
 
 
 def applies(f: Frame) -> bool:
@@ -148,7 +156,7 @@ def memory_kwargs(f: Frame) -> dict:
     kw = A.memory_kwargs(f)
     if kw.get("mode") == "inference" and not kw.get("precision") and "Ollama" in f.engines:
         kw["precision"], kw["int4_format"] = "int4", "q4_k_m"  # ollama pulls a 4-bit GGUF (Q4_K_M) by default
-    elif kw.get("precision") == "int4" and _GGUF_4BIT_RE.search(f.text):
+    elif kw.get("precision") == "int4" and (_GGUF_4BIT_RE.search(f.text) or {"llama.cpp", "Ollama"} & set(f.engines)):
         kw["int4_format"] = "q4_k_m"  # a 4-bit GGUF named ("Q4_K_M", "q4_0"): ~4.8 bits/weight, not AWQ's
     if "from_pretrained_call" in f.mentions and "dtype_set" not in f.mentions or transformers_default_fp32(f):
         kw["load_fp32"] = True  # transformers 4.x from_pretrained without torch_dtype loads fp32
@@ -258,7 +266,7 @@ def calls(f: Frame) -> list[ToolCall]:
     if len(sizes) >= 2 and mem_kw.get("mode") == "inference" and len(f.gpus) <= 1:
         # "ollama 跑 14b 和 32b 各要多少": each size asked, at the same precision and on the same card
         kw = {k: v for k, v in mem_kw.items() if k not in ("model", "params")}
-        for model in sizes[:3]:
+        for model in sizes[:4]:  # "7B / 13B / 30B / 65B": LLaMA's four sizes, each asked
             out.append(A.call(NAME, "estimate_memory", **{**kw, "model": model}))
         out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2))
         return out

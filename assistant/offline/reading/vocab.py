@@ -143,6 +143,11 @@ def gpu_known(name: str, memory_gb: float | None = None, form: str | None = None
         mib = row.nvidia_smi_total_mib
         if mib and (abs(mib / 1024 - memory_gb) < 1 or abs(mib / 1000 - memory_gb) < 1):
             return row.id, True
+    # "RTX 2080" shown with 11264 MiB is the 2080 Ti (11 GB), a sibling family: the memory the driver shows decides
+    for row in (g for g in all_gpus() if g.family != base.family and g.family.startswith(base.family)):
+        mib = row.nvidia_smi_total_mib
+        if mib and abs(mib / 1024 - memory_gb) < 0.5 and abs(row.memory_gb - base.memory_gb) >= 1:
+            return row.id, True
     return (spec or base).id, False
 
 

@@ -1117,6 +1117,9 @@ def find_min_gpus(w: Writer, r: ToolResult, ctx: Context) -> None:
         card_rule_lines(w, inner)
         method_lines(w, inner)
         host_ram_lines(w, ctx, inner)
+    setup_lines(
+        w, ctx.said, inner or None
+    )  # the named setup's note (a merged LoRA, quantised code), as for an estimate
     if r.args.get("precision") == "fp8" and not ctx.slots.precision and r.args.get("mode") == "inference":
         w.add(
             "assumptions",
@@ -1481,6 +1484,40 @@ def host_ram_lines(w: Writer, ctx: Context, est: dict, section: str = "verdict")
     w.add(section, zh, en)
     for n in notes[1:3]:
         w.add("assumptions", str(n.get("zh") or ""), str(n.get("en") or ""))
+    ram_verdict = _gguf_ram_verdict(w, est, have)
+    if ram_verdict and section == "verdict":
+        w.parts["verdict"].insert(0, ram_verdict)
+
+
+def _gguf_ram_verdict(w: Writer, est: dict, have: object) -> str | None:
+    """No card named, a GGUF run (ollama / llama.cpp) and the RAM stated: the RAM is the memory that decides, so
+    line 1 is the yes/no against it, with the largest model that the same quantisation would fit."""
+    weights, params = est.get("whole_model_weights_gb"), est.get("params")
+    if (
+        est.get("gpu")
+        or est.get("mode") != "inference"
+        or not str(est.get("whole_model_precision") or "").startswith("GGUF")
+    ):
+        return None
+    if not isinstance(have, (int, float)) or have <= 0 or not isinstance(weights, (int, float)) or not params:
+        return None
+    need = weights + (est.get("kv_cache_gb") or 0)
+    if need <= 0.85 * have:  # the OS and other programs keep some of the RAM
+        return w.t(
+            f"能：{gb(have)} GB 内存放得下约 {gb(need)} GB（{est['whole_model_precision']} 权重 + KV 缓存），纯 CPU 推理，速度受内存带宽限制。",
+            f"Yes: {gb(have)} GB of RAM holds the about {gb(need)} GB ({est['whole_model_precision']} weights + KV cache); "
+            "it runs on the CPU, at a speed set by memory bandwidth.",
+        )
+    per_b = weights / (float(params) / 1e9)  # GB per billion parameters at this quantisation
+    fit_b = max(0.0, (0.85 * have - (est.get("kv_cache_gb") or 0)) / per_b)
+    return w.t(
+        f"不能：{est['whole_model_precision']} 权重就要约 {gb(weights)} GB，超过你的 {gb(have)} GB 内存（还要留给系统和 KV 缓存）。"
+        f"办法：换小模型（同样量化下约 {fit_b:.0f}B 以内放得下）、把内存加到 {gb(need / 0.85)} GB 以上，或租一张大显存的 GPU / 云主机。",
+        f"No: the {est['whole_model_precision']} weights alone are about {gb(weights)} GB, more than your {gb(have)} GB of "
+        "RAM (which also holds the OS and the KV cache). Options: a smaller model (up to about "
+        f"{fit_b:.0f}B fits at the same quantisation), more RAM (at least {gb(need / 0.85)} GB), or renting a GPU / "
+        "cloud instance with enough memory.",
+    )
 
 
 def card_rule_lines(w: Writer, est: dict) -> None:
