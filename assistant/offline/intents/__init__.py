@@ -272,6 +272,10 @@ def choose_intents(f: Frame) -> list[str]:
         # "is it possible to train on my 3090? (the authors used 4 × A800 for a day)": whether it fits the card
         # leads; the run carried over to it follows
         return [A.MEMORY, first]
+    if first == A.PLAN and "fit" in f.cues and f.gpu_count and (f.gpus or f.vram_gb) and memory.applies(f):
+        # "What GPUs can fine-tune 72B with QLoRA? Is 8*24G possible?": the verdict on the stated setup leads,
+        # the ranked cards follow
+        return [A.MEMORY, A.PLAN]
     if first == A.SPECS and gpus.applies_speed_parts(f):
         return [first]  # 「8张H20每秒多少token？训练比A100慢吗」: the speed-parts rule writes both parts itself
     if first == A.DECODE_SPEED and len(f.asks) < 2 and {"fit", "requirement"} <= f.cues:

@@ -73,11 +73,24 @@ def pipeline_calls(f: Frame) -> list[ToolCall]:
         cards = [A.DEFAULT_GPU]  # training with no card named: sized on the usual rental card, said in the answer
     precision = f.precision if f.precision in ("fp32", "fp16", "fp8", "int8", "int4") else None
     out = []
-    for name, gpu in zip(f.gpus[:2] or [None], cards, strict=False):
+    names: list[str | None] = list(f.gpus[:2]) or [None]
+    if len(names) == 2 and _is_own(f, names[1]) and not _is_own(f, names[0]):
+        names, cards = names[::-1], cards[::-1]  # "the authors used 8 A100 … my 4090?": the user's card leads
+    for name, gpu in zip(names, cards, strict=False):
         for mode in modes:
             kw = {"model": f.pipeline, "mode": mode, "gpu": gpu, "gpus": _count_of(f, name), "precision": precision}
             out.append(A.call(NAME, "estimate_memory", **{k: v for k, v in kw.items() if v is not None}))
     return out
+
+
+_OWN_RE = re.compile(r"(?:\bmy|\bour|我的|我们的|我这|自己的)\s*(?:\w+\s+){0,2}$", re.I)
+
+
+def _is_own(f: Frame, name: str | None) -> bool:
+    """The card is the user's own ("my single 4090", 「我的3090」), not a reference run's."""
+    g = next((g for g in f.gpu_mentions if g.name == name), None)
+    at = (f.text or "").lower().find(g.text.lower()) if g else -1
+    return at > 0 and bool(_OWN_RE.search((f.text or "")[max(0, at - 20) : at]))
 
 
 def _count_of(f: Frame, name: str | None) -> int:

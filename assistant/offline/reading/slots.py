@@ -318,7 +318,9 @@ _CUE_PATTERNS: dict[str, str] = {
     r"specs?\b|specifications?|"
     r"how much (?:memory|vram) does|memory bandwidth|(?:有|支持)\s*nvlink\s*吗|nvlink\s*吗|有没有\s*nvlink|"
     r"支持\s*fp8|does (?:the |an? )?\S+ (?:have|support)|tell me about|介绍一下",
-    "how_many": r"几张|几块|几卡|多少张|多少块|多少卡|几台|多少台|最少.*(?:卡|张|gpu)|至少.*(?:卡|张)|"
+    # 「至少需要多大的显存？…单卡」 asks a size, not a count: the card word must follow within the same clause
+    "how_many": r"几张|几块|几卡|多少张|多少块|多少卡|几台|多少台|"
+    r"最少(?:(?!多大|显存)[^，。,.？?！!；;]){0,12}?(?:卡|张|gpu)|至少(?:(?!多大|显存)[^，。,.？?！!；;]){0,12}?(?:卡|张)|"
     r"(?:多少|几)个.{0,10}(?:gpu|显卡|卡)|"
     # 「4090多卡推理 72B 支持吗」「用多张4090部署」: several cards, no count — how many is the answer
     r"多卡(?:推理|部署)|多张\s*[\w\-]{2,12}\s*(?:推理|部署)|multi-?gpu\s+(?:inference|serving|deploy)|"
@@ -1136,6 +1138,7 @@ def _extract_gpus(work: str, s: Slots) -> str:
         nodes = _EN_COUNT.get(raw) if raw in _EN_COUNT else (int(raw) if raw.isdigit() else None)
         if nodes and 2 <= nodes <= 1024:
             s.nodes = nodes
+    _free_cards(work, s)
     if len(s.gpus) == 1 and s.gpu_memory_gb:
         # "a100 40g vs 80g" / 「A100 40G 还是 80G」: one card, two memory sizes to weigh
         m = re.search(
@@ -1149,6 +1152,25 @@ def _extract_gpus(work: str, s: Slots) -> str:
             work = _blank(work, m)
     work = gpu_vocab().regex.sub(_spaces, work)
     return work
+
+
+# 「8张910B，其他占用，还有两张空闲」 / "8 GPUs, only 2 of them are free": the job gets the free cards only
+_FREE_CARDS = re.compile(
+    rf"(?:还有|只有|仅有|剩下?|剩余|其中)\s*(?P<n>\d+|{_CN_NUM})\s*(?:张|块|个)\s*(?:卡)?\s*(?:是)?\s*(?:空闲|空着|可用|能用)|"
+    r"\b(?:only\s+)?(?P<en>\d+|two|three|four|five|six|seven)\s+(?:of them\s+|gpus?\s+|cards?\s+)?(?:are\s+)?"
+    r"(?:free|idle|available)\b",
+    re.I,
+)
+
+
+def _free_cards(work: str, s: Slots) -> None:
+    """Fewer cards free than the machine has: the count to size on is the free one."""
+    m = _FREE_CARDS.search(work)
+    if m is None or s.gpu_count is None:
+        return
+    n = cn_to_number(m.group("n")) if m.group("n") else _EN_COUNT.get(m.group("en").lower()) or int(m.group("en"))
+    if n and 1 <= n < s.gpu_count:
+        s.gpu_count = int(n)
 
 
 _WATTS_AFTER = re.compile(r"^[^。？?！!\n]{0,12}?(?<![\d.])(?P<w>\d{2,3})\s*(?:w|瓦)(?![a-z])", re.I)
