@@ -155,3 +155,23 @@ def test_plan_question_with_a_stated_setup_leads_with_its_verdict() -> None:
     _, results = _run(q)
     est = next(r for r in results if r.name == "estimate_memory")
     assert est.args.get("gpus") == 4 and est.args.get("mode") == "qlora"
+
+
+# ---- a Mac's unified memory is the card -----------------------------------------------------------------------------
+# macOS lets the GPU wire about 75% of the RAM (Metal recommendedMaxWorkingSetSize; gpustack/gpustack#1375):
+# 64 GB × 0.75 = 48 GB; Llama-2-70B 68.98e9 × 0.605 B (Q4_K_M) ≈ 41.7 GB fits. 8 GB × 0.75 = 6 GB; a 13B at
+# Q4_K_M ≈ 13e9 × 0.605 ≈ 7.9 GB does not. The M2 Max reads 400 GB/s (Apple newsroom, knowledge/cpus.yaml).
+
+
+def test_mac_unified_memory_is_sized_as_the_gpu_share() -> None:
+    text, results = _run("I have a Mac Studio M2 Max with 64GB. Can llama.cpp run Llama-2-70B?")
+    est = next(r for r in results if r.name == "estimate_memory")
+    assert est.args.get("gpu") == "48GB" and est.args.get("int4_format") == "q4_k_m"
+    assert text.startswith("Yes") and "75%" in text
+    cpu = next(r for r in results if r.name == "cpu_inference")
+    assert cpu.args.get("cpu") == "M2 Max" and "tokens/s" in text
+
+
+def test_small_mac_does_not_hold_a_13b() -> None:
+    text, _ = _run("MacBook Air 8GB: can ollama run a 13B model?")
+    assert text.startswith("No")

@@ -261,9 +261,35 @@ def served_precision(kw: dict, gpu: str | None) -> str | None:
     return "bf16" if card_has_fp8(gpu) is False else "fp8"
 
 
+def mac_calls(f: Frame) -> list[ToolCall] | None:
+    """Inference on an Apple-silicon Mac with its memory said: the GPU's share of the unified memory is the card,
+    at the 4-bit GGUF the Mac runtimes pull by default; the chip named adds its bandwidth-bound decode speed."""
+    from assistant.offline.reading.unified import GPU_SHARE, mac_chip, mac_memory_gb
+
+    if f.training or f.mode not in (None, "inference") or not has_size(f):
+        return None
+    ram = mac_memory_gb(f.text, f.host_ram_gb)
+    if not ram:
+        return None
+    kw = {k: v for k, v in memory_kwargs(f).items() if k not in ("gpu", "gpus", "engine")}
+    if not kw.get("precision"):
+        kw["precision"], kw["int4_format"] = "int4", "q4_k_m"
+    # llama.cpp / MLC allocate what the weights and KV need, no vLLM-style reservation: the "hf" engine's rule
+    kw["engine"] = "hf"
+    out = [A.call(NAME, "estimate_memory", **{**kw, "mode": "inference", "gpu": f"{ram * GPU_SHARE:g}GB"})]
+    chip = mac_chip(f.text)
+    if chip:
+        model = {"model": f.model} if f.model else {"params": f"{f.params_b:g}B"}
+        out.append(A.call(NAME, "cpu_inference", **model, cpu=chip, host_ram_gb=ram))
+    return out
+
+
 def calls(f: Frame) -> list[ToolCall]:
     if applies_pipeline(f):
         return pipeline_calls(f)
+    mac = mac_calls(f)
+    if mac:
+        return mac
     out: list[ToolCall] = []
     mem_kw = memory_kwargs(f)
     if len(f.co_models) >= 2 and mem_kw.get("mode") in (None, "inference"):
