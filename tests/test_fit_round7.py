@@ -131,7 +131,10 @@ def test_several_cards_without_a_count_answers_the_count() -> None:
 
 
 def test_reference_run_on_my_card_leads_with_whether_it_fits() -> None:
-    q = "The authors trained it on 8 A100 80G for two days. Is it possible to train on my single 4090? (LoRA on FLUX.1-dev)"
+    q = (
+        "The authors trained it on 8 A100 80G for two days and say about 40G of VRAM is needed. Is it possible to "
+        "train on my single 4090? (LoRA on FLUX.1-dev)"
+    )
     intents, _, _ = analyse(q)
     assert intents[0] == "memory"
     text, results = _run(q)

@@ -267,10 +267,11 @@ def choose_intents(f: Frame) -> list[str]:
     if (
         first == train_time.CARRY
         and not train_time.asks_carry_time(f)
+        and ("asked_memory" in f.mentions or f.required_gb)
         and (memory.applies_pipeline(f) or memory.applies(f))
     ):
-        # "is it possible to train on my 3090? (the authors used 4 × A800 for a day)": whether it fits the card
-        # leads; the run carried over to it follows
+        # "is it possible to train on my 3090? (… they say 40G VRAM may be enough)": memory is the doubt, so
+        # whether it fits the card leads; the run carried over to it follows
         return [A.MEMORY, first]
     if first == A.PLAN and "fit" in f.cues and f.gpu_count and (f.gpus or f.vram_gb) and memory.applies(f):
         # "What GPUs can fine-tune 72B with QLoRA? Is 8*24G possible?": the verdict on the stated setup leads,

@@ -291,6 +291,12 @@ def _sibling_row(s: Slots, name: str) -> str | None:
         named, row = resolve_gpu(name), resolve_gpu(m.gpu_id)
     except ToolInputError:
         return None
+    if m.memory_gb:
+        try:  # "RTX 5090 24GB" resolves by name and size (to the 5090 D V2, with its premise note): keep the name
+            resolve_gpu(f"{name} {m.memory_gb:g}GB")
+            return None
+        except ToolInputError:
+            pass
     return row.id if named.family != row.family else None
 
 

@@ -1016,13 +1016,13 @@ def _extract_gpus(work: str, s: Slots) -> str:
         name = _canonical_gpu(re.sub(r"\s+", " ", m.group("name").strip()))
         mem, form = _gpu_variant(m.group("variant") or "")
         form = form or _gpu_variant(m.group("name"))[1]  # an alias that spells the form ("h100nvl", "H200 NVL")
-        per_node = None
+        per_node, mib = None, None
         if mem is None:  # "4090(24G)", "A100 单卡40G", "DGX-A100 (8X40G)": the size just after the name
             post = _MEM_AFTER.match(work[m.end() : m.end() + 16])
             if post:
                 mem, per_node = int(post.group("mem")), int(post.group("per")) if post.group("per") else None
-            mib = _MIB_AFTER.match(work[m.end() : m.end() + 16])
-            if mem is None and mib:  # 「RTX 2080，显存为11264MiB」: nvidia-smi's total, 11264 / 1024 = 11 GiB
+            mib = _MIB_AFTER.match(work[m.end() : m.end() + 16]) if mem is None else None
+            if mib:  # 「RTX 2080，显存为11264MiB」: nvidia-smi's total, 11264 / 1024 = 11 GiB
                 mem = round(int(mib.group("mib")) / 1024)
         if mem is None:  # the size written before the name: "a 24GB K80", 「一张24G的3090」, "22GB2080ti"
             pre = _MEM_BEFORE.search(work[max(0, m.start() - 12) : m.start()])
@@ -1036,7 +1036,7 @@ def _extract_gpus(work: str, s: Slots) -> str:
             count = per_node
         if name not in s.gpus:
             s.gpus.append(name)
-            gpu_id, matches = gpu_known(name, float(mem) if mem else None, form)
+            gpu_id, matches = gpu_known(name, float(mem) if mem else None, form, from_mib=mib is not None)
             if mem and gpu_id and matches:
                 mem = _table_size(gpu_id, mem)  # "L20(46G)" as nvidia-smi shows it → the 48 GB row
             if len(s.gpus) == 1:
