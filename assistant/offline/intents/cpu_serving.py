@@ -441,8 +441,9 @@ def training_calls(f: Frame) -> list[ToolCall]:
         else "train fine-tune on CPU possible slower TFLOPS QLoRA rent GPU"
     )  # the passage comes back in the query's language
     out = [A.call(TRAINING, "search_guide", query=query, k=3, doc_id="cpu-training")]
-    if has_size(f):
-        # the RAM the job needs on the CPU: PyTorch's CPU kernels want fp32 (4 B/param), not fp16
+    if has_size(f) and re.search(r"跑通|测试|试一下|流程|dry[\s-]*run|smoke|\btest", f.text or "", re.I):
+        # a dry run of the pipeline on the CPU: the RAM it needs (PyTorch's CPU kernels want fp32, 4 B/param);
+        # a real training run keeps the guide's FLOPs gap as the answer
         model = {"model": f.model} if f.model else {"params": f"{f.params_b:g}B"}
         mode = f.mode if f.mode in ("full", "lora") else "lora"
         out.insert(0, A.call(TRAINING, "estimate_memory", **model, mode=mode, precision="fp32"))
