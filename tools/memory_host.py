@@ -144,11 +144,28 @@ def host_ram(job: MemoryJob, model: Any, b: Breakdown, whole_weights_gb: float) 
     offload = b.host_ram  # already per node (tools/memory.py, DeepSpeed formula)
     total = max(load, offload)
     if offload:
+        # what stays in RAM for the whole run: fp32 master weights + Adam m + v = 12 B/param (ZeRO-Offload,
+        # arXiv:2101.06840); DeepSpeed's estimator adds fp32 grads and a 1.5x buffer on top (pinned memory)
+        resident = (b.trainable or model.params) * 12.0 / nodes if job.mode == "full" else 0.0
+        core_zh = (
+            f"其中 fp32 主权重 + Adam 一阶、二阶矩 12 B/参数 = {resident / GB:,.0f} GB 整个训练期间常驻；"
+            if resident
+            else ""
+        )
+        core_en = (
+            f"of which fp32 master weights + Adam m and v, 12 B/param = {resident / GB:,.0f} GB, stay resident for "
+            "the whole run; "
+            if resident
+            else ""
+        )
         notes.append(
             _a(
-                f"CPU 卸载的优化器状态等每台机器约 {offload / GB:.0f} GB（DeepSpeed 公式），在加载之后常驻",
-                f"Offloaded optimizer states take about {offload / GB:.0f} GB per machine (DeepSpeed's formula) and stay "
-                "resident after loading",
+                f"CPU 卸载的优化器状态等每台机器约 {offload / GB:.0f} GB（DeepSpeed 公式，含 fp32 梯度和 1.5 倍缓冲），"
+                f"在加载之后常驻；{core_zh}offload 的 pin_memory: true 还会锁页，内存紧时设 pin_memory: false，"
+                "仍不够就加内存或多机分摊",
+                f"Offloaded optimizer states take about {offload / GB:.0f} GB per machine (DeepSpeed's formula, fp32 "
+                f"grads and a 1.5x buffer included) and stay resident after loading; {core_en}offload with "
+                "pin_memory: true also locks pages: set pin_memory: false when RAM is tight, else add RAM or nodes",
             )
         )
     if nodes > 1:

@@ -272,6 +272,19 @@ def choose_intents(f: Frame) -> list[str]:
             # 「输出才5 tokens/s，正常吗」: the measured figure against the expected band leads, then the causes
             return [serving.THROUGHPUT, first, *(n for n in followers if n != A.DECODE_SPEED)]
         return [first, *followers]
+    if (
+        first == train_time.CARRY
+        and not train_time.asks_carry_time(f)
+        and ("asked_memory" in f.mentions or f.required_gb)
+        and (memory.applies_pipeline(f) or memory.applies(f))
+    ):
+        # "is it possible to train on my 3090? (… they say 40G VRAM may be enough)": memory is the doubt, so
+        # whether it fits the card leads; the run carried over to it follows
+        return [A.MEMORY, first]
+    if first == A.PLAN and "fit" in f.cues and f.gpu_count and (f.gpus or f.vram_gb) and memory.applies(f):
+        # "What GPUs can fine-tune 72B with QLoRA? Is 8*24G possible?": the verdict on the stated setup leads,
+        # the ranked cards follow
+        return [A.MEMORY, A.PLAN]
     if first == A.SPECS and gpus.applies_speed_parts(f):
         return [first]  # 「8张H20每秒多少token？训练比A100慢吗」: the speed-parts rule writes both parts itself
     if first == A.DECODE_SPEED and len(f.asks) < 2 and {"fit", "requirement"} <= f.cues:

@@ -261,6 +261,9 @@ def gpu_arg(s: Slots, gpu: str | None = None) -> str | None:
         return f"{modded.memory_gb:g}GB"
     if modded is not None:
         return name  # "8 L40 (8*40G)": memory mods only add capacity; the card has its datasheet memory
+    sibling = _sibling_row(s, name)
+    if sibling:
+        return sibling  # "RTX 2080, 11264MiB" is the 2080 Ti row; "910B 32GB" the 910B4 row (reading/vocab.py)
     if name == s.gpu:
         if s.gpu_memory_gb:
             name += f" {s.gpu_memory_gb}GB"
@@ -274,6 +277,27 @@ def gpu_arg(s: Slots, gpu: str | None = None) -> str | None:
     if other is not None and other.form:
         name += f" {other.form}"
     return name
+
+
+def _sibling_row(s: Slots, name: str) -> str | None:
+    """The table row the stated memory picked from a sibling family of the named card, as its id."""
+    from tools.errors import ToolInputError
+    from tools.gpus import resolve_gpu
+
+    m = next((g for g in s.gpu_mentions if g.name == name and g.gpu_id and not g.modded), None)
+    if m is None or m.gpu_id is None:
+        return None
+    try:
+        named, row = resolve_gpu(name), resolve_gpu(m.gpu_id)
+    except ToolInputError:
+        return None
+    if m.memory_gb:
+        try:  # "RTX 5090 24GB" resolves by name and size (to the 5090 D V2, with its premise note): keep the name
+            resolve_gpu(f"{name} {m.memory_gb:g}GB")
+            return None
+        except ToolInputError:
+            pass
+    return row.id if named.family != row.family else None
 
 
 def understated_gb(g: GpuMention) -> float | None:

@@ -440,7 +440,14 @@ def training_calls(f: Frame) -> list[ToolCall]:
         if has_cjk(f.text or "")
         else "train fine-tune on CPU possible slower TFLOPS QLoRA rent GPU"
     )  # the passage comes back in the query's language
-    return [A.call(TRAINING, "search_guide", query=query, k=3, doc_id="cpu-training")]
+    out = [A.call(TRAINING, "search_guide", query=query, k=3, doc_id="cpu-training")]
+    if has_size(f) and re.search(r"跑通|测试|试一下|流程|dry[\s-]*run|smoke|\btest", f.text or "", re.I):
+        # a dry run of the pipeline on the CPU: the RAM it needs (PyTorch's CPU kernels want fp32, 4 B/param);
+        # a real training run keeps the guide's FLOPs gap as the answer
+        model = {"model": f.model} if f.model else {"params": f"{f.params_b:g}B"}
+        mode = f.mode if f.mode in ("full", "lora") else "lora"
+        out.insert(0, A.call(TRAINING, "estimate_memory", **model, mode=mode, precision="fp32"))
+    return out
 
 
 def applies_unsized(f: Frame) -> bool:

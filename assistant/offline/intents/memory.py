@@ -73,11 +73,32 @@ def pipeline_calls(f: Frame) -> list[ToolCall]:
         cards = [A.DEFAULT_GPU]  # training with no card named: sized on the usual rental card, said in the answer
     precision = f.precision if f.precision in ("fp32", "fp16", "fp8", "int8", "int4") else None
     out = []
-    for gpu in cards:
+    names: list[str | None] = list(f.gpus[:2]) or [None]
+    if len(names) == 2 and _is_own(f, names[1]) and not _is_own(f, names[0]):
+        names, cards = names[::-1], cards[::-1]  # "the authors used 8 A100 … my 4090?": the user's card leads
+    for name, gpu in zip(names, cards, strict=False):
         for mode in modes:
-            kw = {"model": f.pipeline, "mode": mode, "gpu": gpu, "gpus": f.gpu_count or 1, "precision": precision}
+            kw = {"model": f.pipeline, "mode": mode, "gpu": gpu, "gpus": _count_of(f, name), "precision": precision}
             out.append(A.call(NAME, "estimate_memory", **{k: v for k, v in kw.items() if v is not None}))
     return out
+
+
+_OWN_RE = re.compile(r"(?:\bmy|\bour|我的|我们的|我这|自己的)\s*(?:\w+\s+){0,2}$", re.I)
+
+
+def _is_own(f: Frame, name: str | None) -> bool:
+    """The card is the user's own ("my single 4090", 「我的3090」), not a reference run's."""
+    g = next((g for g in f.gpu_mentions if g.name == name), None)
+    at = (f.text or "").lower().find(g.text.lower()) if g else -1
+    return at > 0 and bool(_OWN_RE.search((f.text or "")[max(0, at - 20) : at]))
+
+
+def _count_of(f: Frame, name: str | None) -> int:
+    """The count said with this card: 「我的 3090」 beside "the authors' 4 × A800" is one 3090, not four."""
+    counts = {g.name: g.count for g in f.gpu_mentions}
+    if name is None or not any(counts.values()):
+        return f.gpu_count or 1
+    return counts.get(name) or 1
 
 
 def applies(f: Frame) -> bool:
@@ -148,7 +169,7 @@ def memory_kwargs(f: Frame) -> dict:
     kw = A.memory_kwargs(f)
     if kw.get("mode") == "inference" and not kw.get("precision") and "Ollama" in f.engines:
         kw["precision"], kw["int4_format"] = "int4", "q4_k_m"  # ollama pulls a 4-bit GGUF (Q4_K_M) by default
-    elif kw.get("precision") == "int4" and _GGUF_4BIT_RE.search(f.text):
+    elif kw.get("precision") == "int4" and (_GGUF_4BIT_RE.search(f.text) or {"llama.cpp", "Ollama"} & set(f.engines)):
         kw["int4_format"] = "q4_k_m"  # a 4-bit GGUF named ("Q4_K_M", "q4_0"): ~4.8 bits/weight, not AWQ's
     if "from_pretrained_call" in f.mentions and "dtype_set" not in f.mentions or transformers_default_fp32(f):
         kw["load_fp32"] = True  # transformers 4.x from_pretrained without torch_dtype loads fp32
@@ -240,9 +261,35 @@ def served_precision(kw: dict, gpu: str | None) -> str | None:
     return "bf16" if card_has_fp8(gpu) is False else "fp8"
 
 
+def mac_calls(f: Frame) -> list[ToolCall] | None:
+    """Inference on an Apple-silicon Mac with its memory said: the GPU's share of the unified memory is the card,
+    at the 4-bit GGUF the Mac runtimes pull by default; the chip named adds its bandwidth-bound decode speed."""
+    from assistant.offline.reading.unified import GPU_SHARE, mac_chip, mac_memory_gb
+
+    if f.training or f.mode not in (None, "inference") or not has_size(f):
+        return None
+    ram = mac_memory_gb(f.text, f.host_ram_gb)
+    if not ram:
+        return None
+    kw = {k: v for k, v in memory_kwargs(f).items() if k not in ("gpu", "gpus", "engine")}
+    if not kw.get("precision"):
+        kw["precision"], kw["int4_format"] = "int4", "q4_k_m"
+    # llama.cpp / MLC allocate what the weights and KV need, no vLLM-style reservation: the "hf" engine's rule
+    kw["engine"] = "hf"
+    out = [A.call(NAME, "estimate_memory", **{**kw, "mode": "inference", "gpu": f"{ram * GPU_SHARE:g}GB"})]
+    chip = mac_chip(f.text)
+    if chip:
+        model = {"model": f.model} if f.model else {"params": f"{f.params_b:g}B"}
+        out.append(A.call(NAME, "cpu_inference", **model, cpu=chip, host_ram_gb=ram))
+    return out
+
+
 def calls(f: Frame) -> list[ToolCall]:
     if applies_pipeline(f):
         return pipeline_calls(f)
+    mac = mac_calls(f)
+    if mac:
+        return mac
     out: list[ToolCall] = []
     mem_kw = memory_kwargs(f)
     if len(f.co_models) >= 2 and mem_kw.get("mode") in (None, "inference"):
@@ -258,7 +305,7 @@ def calls(f: Frame) -> list[ToolCall]:
     if len(sizes) >= 2 and mem_kw.get("mode") == "inference" and len(f.gpus) <= 1:
         # "ollama 跑 14b 和 32b 各要多少": each size asked, at the same precision and on the same card
         kw = {k: v for k, v in mem_kw.items() if k not in ("model", "params")}
-        for model in sizes[:3]:
+        for model in sizes[:4]:  # "7B / 13B / 30B / 65B": LLaMA's four sizes, each asked
             out.append(A.call(NAME, "estimate_memory", **{**kw, "model": model}))
         out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2))
         return out

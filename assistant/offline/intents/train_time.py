@@ -574,6 +574,11 @@ def _recipe_target(f: Frame) -> tuple[str, Any] | None:
     return runs[0], row["stages"][0]
 
 
+def asks_carry_time(f: Frame) -> bool:
+    """The carried run's question is how long ("我两张3090多久"), not only whether it can run."""
+    return bool(_CARRY_TIME.search(f.text))
+
+
 def applies_carry(f: Frame) -> bool:
     """A run's cards × count × duration (or a measured rate × units) and another card the user asks about."""
     if f.is_log or not _CARRY_ASKS.search(f.text):

@@ -251,6 +251,8 @@ _HOST_RAM_RES = [
         r"\s*(?:只有|才|是|为|有|大小|容量|[:：])?\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>tb|t|gb|gib|g)(?![a-z])",
         re.I,
     ),
+    # docker's --shm-size: /dev/shm is RAM-backed, so the size given is RAM the user believes the job has
+    re.compile(r"shm[\s_\-]*size\s*[=:：]?\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>tb|t|gb|gib|g)(?![a-z])", re.I),
 ]
 
 
@@ -316,8 +318,12 @@ _CUE_PATTERNS: dict[str, str] = {
     r"specs?\b|specifications?|"
     r"how much (?:memory|vram) does|memory bandwidth|(?:有|支持)\s*nvlink\s*吗|nvlink\s*吗|有没有\s*nvlink|"
     r"支持\s*fp8|does (?:the |an? )?\S+ (?:have|support)|tell me about|介绍一下",
-    "how_many": r"几张|几块|几卡|多少张|多少块|多少卡|几台|多少台|最少.*(?:卡|张|gpu)|至少.*(?:卡|张)|"
+    # 「至少需要多大的显存？…单卡」 asks a size, not a count: the card word must follow within the same clause
+    "how_many": r"几张|几块|几卡|多少张|多少块|多少卡|几台|多少台|"
+    r"最少(?:(?!多大|显存)[^，。,.？?！!；;]){0,12}?(?:卡|张|gpu)|至少(?:(?!多大|显存)[^，。,.？?！!；;]){0,12}?(?:卡|张)|"
     r"(?:多少|几)个.{0,10}(?:gpu|显卡|卡)|"
+    # 「4090多卡推理 72B 支持吗」「用多张4090部署」: several cards, no count — how many is the answer
+    r"多卡(?:推理|部署)|多张\s*[\w\-]{2,12}\s*(?:推理|部署)|multi-?gpu\s+(?:inference|serving|deploy)|"
     r"how many(?!\s*(?:gb|gib|mb|tb|tokens?|hours?|days?|weeks?|layers?|params|parameters|tflops|bytes|"
     r"gpu[\s-]*hours?|concurrent|users|requests))|minimum (?:number of )?gpus|fewest|min(?:imum)? gpus|at least how many|min(?:imum)?\s*(?:#|no\.)\s*of|"
     r"minimum (?:hardware|gpu|system) requirements?|"
@@ -598,7 +604,7 @@ def _extract(question: str) -> Slots:
     if not m:
         m = re.search(
             rf"(?:¥|￥)\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>万|千|k|w)?|"
-            rf"(?P<num2>\d+(?:\.\d+)?|{_CN_NUM})\s*(?P<unit2>万|千|k|w)?\s*(?:元|块钱|块(?!\s*(?:gpu|卡|显卡|[a-z]*\d{{2,4}}))|rmb|cny|yuan)",
+            rf"(?P<num2>\d+(?:\.\d+)?|{_CN_NUM})\s*(?P<unit2>万|千|k|w)?\s*(?:元|块钱|块(?!\s*(?:gpu|卡|显卡|(?:(?:nvidia|geforce|tesla|英伟达)\s*)*[a-z]*\s*\d{{2,4}}))|rmb|cny|yuan)",
             work,
             re.I,
         )
@@ -801,7 +807,9 @@ def _extract(question: str) -> Slots:
     ):
         s.offload = (
             "optimizer_and_params"
-            if re.search(r"param|参数", text, re.I) and re.search(r"zero[\s-]*3|fsdp", text, re.I)
+            # 「优化器和模型都 offload」: the model's parameters go to the CPU too
+            if re.search(r"param|参数|权重|weights|和模型|模型都|模型也|model too|both", text, re.I)
+            and re.search(r"zero[\s-]*3|fsdp", text, re.I)
             else "optimizer"
         )
     m = re.search(r"(?:rank|秩|\br)\s*[=:]?\s*(\d{1,3})\b", text, re.I)
@@ -900,6 +908,8 @@ def _extract(question: str) -> Slots:
     s.mentions, s.card_sizes, s.network = mentions(text) | s.mentions, card_sizes(own_words), network(own_words)
     if s.network is None and s.link_name and re.match(r"\d+G\b", s.link_name):
         s.network = s.link_name  # 「万兆网」: the quantity reader's link rate, in the form the interconnect tool reads
+    if s.is_log and re.search(r"outofmemoryerror|cuda out of memory", raw, re.I):
+        s.mentions.add("oom_report")  # a pasted OOM is "I get OOM with this setup": line 1 says what to change
     s.decline = decline_of(text)
     if s.params_b and s.model == f"{_fmt(s.params_b)}b" and not s.model_mentions and not s.is_log:
         from assistant.offline.reading.unknown_names import name_before_size
@@ -1021,11 +1031,14 @@ def _extract_gpus(work: str, s: Slots) -> str:
         name = _canonical_gpu(re.sub(r"\s+", " ", m.group("name").strip()))
         mem, form = _gpu_variant(m.group("variant") or "")
         form = form or _gpu_variant(m.group("name"))[1]  # an alias that spells the form ("h100nvl", "H200 NVL")
-        per_node = None
+        per_node, mib = None, None
         if mem is None:  # "4090(24G)", "A100 单卡40G", "DGX-A100 (8X40G)": the size just after the name
             post = _MEM_AFTER.match(work[m.end() : m.end() + 16])
             if post:
                 mem, per_node = int(post.group("mem")), int(post.group("per")) if post.group("per") else None
+            mib = _MIB_AFTER.match(work[m.end() : m.end() + 16]) if mem is None else None
+            if mib:  # 「RTX 2080，显存为11264MiB」: nvidia-smi's total, 11264 / 1024 = 11 GiB
+                mem = round(int(mib.group("mib")) / 1024)
         if mem is None:  # the size written before the name: "a 24GB K80", 「一张24G的3090」, "22GB2080ti"
             pre = _MEM_BEFORE.search(work[max(0, m.start() - 12) : m.start()])
             mem = int(pre.group(1)) if pre else None
@@ -1038,7 +1051,7 @@ def _extract_gpus(work: str, s: Slots) -> str:
             count = per_node
         if name not in s.gpus:
             s.gpus.append(name)
-            gpu_id, matches = gpu_known(name, float(mem) if mem else None, form)
+            gpu_id, matches = gpu_known(name, float(mem) if mem else None, form, from_mib=mib is not None)
             if mem and gpu_id and matches:
                 mem = _table_size(gpu_id, mem)  # "L20(46G)" as nvidia-smi shows it → the 48 GB row
             if len(s.gpus) == 1:
@@ -1140,6 +1153,7 @@ def _extract_gpus(work: str, s: Slots) -> str:
         nodes = _EN_COUNT.get(raw) if raw in _EN_COUNT else (int(raw) if raw.isdigit() else None)
         if nodes and 2 <= nodes <= 1024:
             s.nodes = nodes
+    _free_cards(work, s)
     if len(s.gpus) == 1 and s.gpu_memory_gb:
         # "a100 40g vs 80g" / 「A100 40G 还是 80G」: one card, two memory sizes to weigh
         m = re.search(
@@ -1153,6 +1167,25 @@ def _extract_gpus(work: str, s: Slots) -> str:
             work = _blank(work, m)
     work = gpu_vocab().regex.sub(_spaces, work)
     return work
+
+
+# 「8张910B，其他占用，还有两张空闲」 / "8 GPUs, only 2 of them are free": the job gets the free cards only
+_FREE_CARDS = re.compile(
+    rf"(?:还有|只有|仅有|剩下?|剩余|其中)\s*(?P<n>\d+|{_CN_NUM})\s*(?:张|块|个)\s*(?:卡)?\s*(?:是)?\s*(?:空闲|空着|可用|能用)|"
+    r"\b(?:only\s+)?(?P<en>\d+|two|three|four|five|six|seven)\s+(?:of them\s+|gpus?\s+|cards?\s+)?(?:are\s+)?"
+    r"(?:free|idle|available)\b",
+    re.I,
+)
+
+
+def _free_cards(work: str, s: Slots) -> None:
+    """Fewer cards free than the machine has: the count to size on is the free one."""
+    m = _FREE_CARDS.search(work)
+    if m is None or s.gpu_count is None:
+        return
+    n = cn_to_number(m.group("n")) if m.group("n") else _EN_COUNT.get(m.group("en").lower()) or int(m.group("en"))
+    if n and 1 <= n < s.gpu_count:
+        s.gpu_count = int(n)
 
 
 _WATTS_AFTER = re.compile(r"^[^。？?！!\n]{0,12}?(?<![\d.])(?P<w>\d{2,3})\s*(?:w|瓦)(?![a-z])", re.I)
@@ -1200,6 +1233,10 @@ _MEM_AFTER = re.compile(
     + NOT_A_RATE,
     re.I,
 )
+# The total nvidia-smi prints after the name: 「RTX 2080，显存为11264MiB」, "RTX 2080 (11264 MiB)".
+_MIB_AFTER = re.compile(
+    r"^\s*[（(,，:：]?\s*(?:显存|memory|vram)?\s*(?:为|是|:|：|of)?\s*(?P<mib>\d{4,6})\s*mib\b", re.I
+)
 _DGX_RE = re.compile(r"(?<![\w.])(?P<n>\d{1,4})\s*(?:台|个|x|×)?\s*(?:nvidia\s*)?dgx[\s\-_]*(?:[a-z]\d{3})?", re.I)
 _MEM_BEFORE = re.compile(r"(?<![a-z0-9.])(\d{1,3})\s*(?:g|gb|gib)\s*(?:的)?\s*(?:nvidia\s*|tesla\s*|rtx\s*)?$", re.I)
 # A GPU's index, not a count: 「0卡的显存占用」「1卡上」「卡0」「0号卡」「第0张卡」, "GPU0", "cuda:1", "device 0".
@@ -1220,11 +1257,11 @@ def _count_near(work: str, m: re.Match) -> int | None:
     """A count written next to a GPU name: 两张4090 / 8卡A100 / 4x H800 / 4090x2 / A100 8卡 / 8 A100s."""
     # 「一张24G的A100」「四张16G的V100」: the card's size may sit between the count and the name
     before = re.sub(
-        r"\s*\d{1,3}\s*g(?:b|ib)?\s*(?=(?:的)?\s*$)", "", work[max(0, m.start() - 16) : m.start()], flags=re.I
+        r"\s*\d{1,3}\s*g(?:b|ib)?\s*(?=(?:的)?\s*$)", "", work[max(0, m.start() - 24) : m.start()], flags=re.I
     )
     after = work[m.end() : m.end() + 10]
     b = re.search(
-        rf"(?<![\d.])(?P<num>\d+|{_CN_NUM})\s*(?:张|块|卡|台|个|x|\*|路)?\s*(?:的)?\s*(?:rtx|nvidia|英伟达)?\s*$",
+        rf"(?<![\d.])(?P<num>\d+|{_CN_NUM})\s*(?:张|块|卡|台|个|x|\*|路)?\s*(?:的)?\s*(?:(?:rtx|nvidia|geforce|tesla|英伟达)\s*){{0,3}}$",
         before,
         re.I,
     )
@@ -1234,7 +1271,7 @@ def _count_near(work: str, m: re.Match) -> int | None:
         if machines and 1 <= machines * each <= 4096:
             return int(machines * each)
     if b and (
-        re.search(r"(张|块|卡|台|个|x|\*)\s*(?:的)?\s*(?:rtx|nvidia|英伟达)?\s*$", before, re.I)
+        re.search(r"(张|块|卡|台|个|x|\*)\s*(?:的)?\s*(?:(?:rtx|nvidia|geforce|tesla|英伟达)\s*){0,3}$", before, re.I)
         or re.search(r"(?:^|[^\w.])\d{1,2}\s*$", before)
     ):
         n = cn_to_number(b.group("num"))
@@ -1782,13 +1819,29 @@ def _is_log_line(line: str) -> bool:
     )
 
 
+# where an error message pasted inline ends and the user starts speaking: "…size (3). I am running LLaMA 33B on…"
+_SPOKEN_TAIL = re.compile(
+    r"(?<=[.)。！？!?])\s+(?=(?:i|i'm|i've|my|we|our|is there|how|can|could|please|我|我们|请问|求助)(?![a-z]))", re.I
+)
+
+
+def _split_spoken_tail(line: str) -> list[str]:
+    """A log line with the user's own sentences after it, as two lines (the error, then what the user says)."""
+    if not _is_log_line(line):
+        return [line]
+    m = _SPOKEN_TAIL.search(line)
+    if m and not _is_log_line(line[m.end() :]):
+        return [line[: m.start()], line[m.end() :]]
+    return [line]
+
+
 def user_words(text: str) -> str:
     """The user's own lines around a pasted log ("合同写的是 8 卡 A100，输出如下" / "is this normal?").
 
     Only lines before the first and after the last log line count: a line in the middle of a paste
     is part of what was pasted (possibly planted there), not the user speaking, so it must not set a
     tool argument such as the expected GPU."""
-    lines = (text or "").splitlines()
+    lines = [part for line in (text or "").splitlines() for part in _split_spoken_tail(line)]
     log_rows = [i for i, line in enumerate(lines) if _is_log_line(line)]
     first, last = (log_rows[0], log_rows[-1]) if log_rows else (len(lines), -1)
     keep = []

@@ -119,7 +119,9 @@ def canonical_gpu(raw: str) -> str:
     return raw.strip().upper()
 
 
-def gpu_known(name: str, memory_gb: float | None = None, form: str | None = None) -> tuple[str | None, bool]:
+def gpu_known(
+    name: str, memory_gb: float | None = None, form: str | None = None, from_mib: bool = False
+) -> tuple[str | None, bool]:
     """(table id or None, stated memory matches a variant). '4090' + 48 → ('rtx_4090', False): a modded card."""
     from tools.errors import ToolInputError
     from tools.gpus import resolve_gpu
@@ -144,6 +146,12 @@ def gpu_known(name: str, memory_gb: float | None = None, form: str | None = None
     for row in [base, *(g for g in all_gpus() if g.family == base.family and g.id != base.id)]:
         mib = row.nvidia_smi_total_mib
         if mib and (abs(mib / 1024 - memory_gb) < 1 or abs(mib / 1000 - memory_gb) < 1):
+            return row.id, True
+    # "RTX 2080" shown with 11264 MiB is the 2080 Ti (11 GB), a sibling family: the exact figure the driver shows
+    # decides (a rounded "5090 24G" stays a premise to correct: the 5090 has 32 GB)
+    for row in (g for g in all_gpus() if from_mib and g.family != base.family and g.family.startswith(base.family)):
+        mib = row.nvidia_smi_total_mib
+        if mib and abs(mib / 1024 - memory_gb) < 0.5 and abs(row.memory_gb - base.memory_gb) >= 1:
             return row.id, True
     return (spec or base).id, False
 

@@ -55,7 +55,7 @@ _ARGS: dict[str, tuple[str, ...]] = {
     "monthly_quote_cny": ("monthly_quote_cny",),
     "zero_stage": ("zero", "zero3"),
     "precision": ("precision",),
-    "card_memory_gb": ("gpu", "gpus", "names", "expect"),
+    "card_memory_gb": ("gpu", "gpus", "names", "expect", "host_ram_gb"),  # a Mac: its memory is the host RAM
     "gpu_memory_utilization": ("gpu_memory_utilization",),
 }
 # What a tool consumes without an argument for it: gpu_specs answers the precision asked about

@@ -211,6 +211,11 @@ def lead(w: Writer, f: Frame, intents: list[str], results: list[ToolResult] | No
         if verdict and verdict[0].startswith(("能。", "Yes. ")):  # the estimate's own verdict is about the model alone
             verdict[0] = w.t("模型本身：" + verdict[0].removeprefix("能。"), "The model alone: " + verdict[0][5:])
         verdict.insert(0, named)  # the setup the user runs decides the verdict, not the model's size
+    from assistant.offline.writing.unified_note import mac_note
+
+    mac = mac_note(w, f) if any(r.name == "estimate_memory" for r in results or []) else None
+    if mac and mac not in verdict:
+        verdict.insert(1, mac)  # what "a 72 GB card" is on a Mac, right under the verdict
     note = assumed_note(w, f)
     if note:
         first = verdict[0].rstrip()

@@ -565,6 +565,9 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
         return  # a follow-up estimate explaining an infeasible plan; the plan renderer quotes it
     if ctx.intent == "cpu_serving" and ctx.by_name("cpu_inference") and not r.args.get("gpus", 1) > 1:
         return  # the weights against the card, for a host-RAM answer: quoted by render_cpu
+    if ctx.intent == "cpu_training":
+        _cpu_training_ram(w, r.result, bool(_DRY_RUN.search(ctx.question or "")))
+        return
     if ctx.intent == "train_time":
         _time_needs_memory(w, ctx.by_name("estimate_memory")[0].result)
         return
@@ -1154,6 +1157,9 @@ def find_min_gpus(w: Writer, r: ToolResult, ctx: Context) -> None:
         card_rule_lines(w, inner)
         method_lines(w, inner)
         host_ram_lines(w, ctx, inner)
+    setup_lines(
+        w, ctx.said, inner or None
+    )  # the named setup's note (a merged LoRA, quantised code), as for an estimate
     if r.args.get("precision") == "fp8" and not ctx.slots.precision and r.args.get("mode") == "inference":
         w.add(
             "assumptions",
@@ -1495,6 +1501,47 @@ def method_lines(w: Writer, est: dict, section: str = "verdict") -> None:
         w.add(section, "省显存的办法：" + "；".join(fixes_zh) + "。", "To save memory: " + "; ".join(fixes_en) + ".")
 
 
+_DRY_RUN = re.compile(r"跑通|测试|试一下|流程|dry[\s-]*run|smoke|\btest", re.I)
+
+
+def _cpu_training_ram(w: Writer, est: dict, dry_run: bool) -> None:
+    """Training on the CPU: the job's memory is host RAM, in fp32 (CPU matmuls in fp16 are slow or missing). A dry
+    run of the pipeline is a yes; real training is possible but not advisable (the guide's FLOPs gap)."""
+    weights, total, params = est.get("weights_gb"), est.get("total_gb"), est.get("params")
+    if not isinstance(weights, (int, float)) or not isinstance(total, (int, float)):
+        return
+    label = _model_label(w, est)
+    full = params * 16 / 1e9 if isinstance(params, (int, float)) else None  # fp32 weights 4 + grads 4 + Adam 8
+    w.add(
+        "verdict",
+        ("可以在 CPU 上跑通流程，只是慢" if dry_run else "能在 CPU 上跑，但慢几十到上百倍，真训练不建议")
+        + "（CPU 算力约为 GPU 的百分之一，见下方指南）。要改的：设备改成 CPU（TrainingArguments 的 "
+        'use_cpu=True，旧版 --no_cuda；或 device_map="cpu"），不用 bitsandbytes 的 int4/int8 量化；'
+        f"按 fp32（float32）加载：CPU 对 fp16/半精度矩阵运算支持差，去掉 .half()/.cuda()，用 torch_dtype=torch.float32；"
+        f"{label} 的 fp32 权重约 {gb(weights)} GB 内存，{mode_label(w, str(est.get('mode')))}合计约 {gb(total)} GB"
+        + (f"，全量微调（fp32 权重 + 梯度 + Adam 两个状态，16 B/参数）约 {gb(full)} GB" if full else "")
+        + "。只为跑通流程，用一个小模型（几亿参数）和几条数据更快，确认无误再上 GPU。",
+        (
+            "Yes, the pipeline runs on the CPU, only slowly"
+            if dry_run
+            else "It runs on the CPU, but tens to hundreds of times slower, so real training there is not advisable"
+        )
+        + " (a CPU has about a hundredth of a GPU's compute; see the guide "
+        'below). What to change: the device (TrainingArguments use_cpu=True, formerly --no_cuda, or device_map="cpu"), '
+        "no bitsandbytes int4/int8 quantisation, and "
+        f"fp32 (float32) loading: CPU kernels handle fp16/half matmuls poorly, so drop .half()/.cuda() and "
+        f"use torch_dtype=torch.float32; {label}'s fp32 weights take about {gb(weights)} GB of RAM, "
+        f"{mode_label(w, str(est.get('mode')))} about {gb(total)} GB in all"
+        + (
+            f", full fine-tuning (fp32 weights + grads + two Adam states, 16 B/param) about {gb(full)} GB"
+            if full
+            else ""
+        )
+        + ". To test the pipeline only, a small model (a few hundred million parameters) and a few samples is faster; "
+        "move to a GPU once it works.",
+    )
+
+
 def host_ram_lines(w: Writer, ctx: Context, est: dict, section: str = "verdict") -> None:
     """内存 / RAM asked (not 显存): the host RAM per machine, what it is made of, against what the user has."""
     ram = est.get("host_ram")
@@ -1545,6 +1592,40 @@ def host_ram_lines(w: Writer, ctx: Context, est: dict, section: str = "verdict")
     w.add(section, zh, en)
     for n in notes[1:3]:
         w.add("assumptions", str(n.get("zh") or ""), str(n.get("en") or ""))
+    ram_verdict = _gguf_ram_verdict(w, est, have)
+    if ram_verdict and section == "verdict":
+        w.parts["verdict"].insert(0, ram_verdict)
+
+
+def _gguf_ram_verdict(w: Writer, est: dict, have: object) -> str | None:
+    """No card named, a GGUF run (ollama / llama.cpp) and the RAM stated: the RAM is the memory that decides, so
+    line 1 is the yes/no against it, with the largest model that the same quantisation would fit."""
+    weights, params = est.get("whole_model_weights_gb"), est.get("params")
+    if (
+        est.get("gpu")
+        or est.get("mode") != "inference"
+        or not str(est.get("whole_model_precision") or "").startswith("GGUF")
+    ):
+        return None
+    if not isinstance(have, (int, float)) or have <= 0 or not isinstance(weights, (int, float)) or not params:
+        return None
+    need = weights + (est.get("kv_cache_gb") or 0)
+    if need <= 0.85 * have:  # the OS and other programs keep some of the RAM
+        return w.t(
+            f"能：{gb(have)} GB 内存放得下约 {gb(need)} GB（{est['whole_model_precision']} 权重 + KV 缓存），纯 CPU 推理，速度受内存带宽限制。",
+            f"Yes: {gb(have)} GB of RAM holds the about {gb(need)} GB ({est['whole_model_precision']} weights + KV cache); "
+            "it runs on the CPU, at a speed set by memory bandwidth.",
+        )
+    per_b = weights / (float(params) / 1e9)  # GB per billion parameters at this quantisation
+    fit_b = max(0.0, (0.85 * have - (est.get("kv_cache_gb") or 0)) / per_b)
+    return w.t(
+        f"不能：{est['whole_model_precision']} 权重就要约 {gb(weights)} GB，超过你的 {gb(have)} GB 内存（还要留给系统和 KV 缓存）。"
+        f"办法：换小模型（同样量化下约 {fit_b:.0f}B 以内放得下）、把内存加到 {gb(need / 0.85)} GB 以上，或租一张大显存的 GPU / 云主机。",
+        f"No: the {est['whole_model_precision']} weights alone are about {gb(weights)} GB, more than your {gb(have)} GB of "
+        "RAM (which also holds the OS and the KV cache). Options: a smaller model (up to about "
+        f"{fit_b:.0f}B fits at the same quantisation), more RAM (at least {gb(need / 0.85)} GB), or renting a GPU / "
+        "cloud instance with enough memory.",
+    )
 
 
 def card_rule_lines(w: Writer, est: dict) -> None:

@@ -76,6 +76,10 @@ def diagnose_logs(w: Writer, r: ToolResult, ctx: Context) -> None:
         )
     for line in serving.get("lines") or []:
         w.add("numbers", *zh_en(line))
+    if any(f.get("id") == "vllm_no_kv_cache_memory" for f in findings):
+        from assistant.offline.writing.kv_levers import kv_pool_levers
+
+        kv_pool_levers(w, ctx.slots, serving)  # unused cards, fp8 KV, a length that fits: each with its number
     inv = res.get("inventory") or {}
     gpus = inv.get("gpus") or []
     if gpus or inv.get("driver_version"):
