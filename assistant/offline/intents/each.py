@@ -79,8 +79,9 @@ def each_frames(f: Frame, intent: str) -> list[Frame]:
         return [f.model_copy(update={"params_b": b, "model": None}) for b in sizes]
     models = models_each(f)
     if models:
-        sizes = {m.catalog_id: m.size_b for m in f.model_mentions}
+        size_of = {m.catalog_id: m.size_b for m in f.model_mentions}
         return [
-            f.model_copy(update={"model": m, "params_b": sizes.get(m) if m != f.model else f.params_b}) for m in models
+            f.model_copy(update={"model": m, "params_b": size_of.get(m) if m != f.model else f.params_b})
+            for m in models
         ]
     return [f]

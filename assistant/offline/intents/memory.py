@@ -5,6 +5,7 @@ weights, the next memory size up for a close call; the links of a 4+ card traini
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from assistant.offline.intents import args as A
 from assistant.offline.intents import trainer_modes
@@ -355,7 +356,9 @@ def calls(f: Frame) -> list[ToolCall]:
     if "interconnect" in f.cues and (f.gpu_count or 0) > 1:  # "两张卡…PCIe 版够用吗": the link too
         topology = "pcie" if "pcie" in f.mentions else "nvlink" if "nvlink_or_sxm" in f.mentions else None
         # gradient-sync time only for full training on a named card (LoRA syncs only the adapters)
-        sync = {"params_b": f.params_b} if f.params_b and f.gpus and mem_kw.get("mode") == "full" else {}
+        sync: dict[str, Any] = (
+            {"params_b": f.params_b} if f.params_b and f.gpus and mem_kw.get("mode") == "full" else {}
+        )
         if (f.nodes or 1) > 1:  # 「两台8卡…节点间只有万兆网」: the link between the servers is the stated constraint
             sync |= {"nodes": f.nodes, **({"network": f.network} if f.network else {})}
             if mem_kw.get("mode") == "full" and (f.gpu_count or 0) > 8:

@@ -545,11 +545,12 @@ def rescale_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
     gh_en = f" (theirs is {num(n_ref)} × {num(ref_h)} h = {num(round(gh, 1))} GPU-hours)" if gh else ""
     actual = num(r.args.get("actual_hours"))
     slow = isinstance(ratio, (int, float)) and ratio < 0.8
+    inv = round(1 / float(ratio), 1) if slow and ratio else 0.0  # how many times slower
     w.add(
         "verdict",
         f"按稠密算力重算：{res.get('arithmetic')}，同样效率下约 {num(res.get('hours'))} 小时{gh_zh}"
         + (
-            f"；你的 {actual} 小时约慢 {num(round(1 / ratio, 1))} 倍，效率（MFU）约是对方的 {num(ratio)} 倍。"
+            f"；你的 {actual} 小时约慢 {num(inv)} 倍，效率（MFU）约是对方的 {num(ratio)} 倍。"
             if slow
             else f"；你实际是 {actual} 小时，效率（MFU）约是对方的 {num(ratio)} 倍。"
             if ratio
@@ -558,8 +559,7 @@ def rescale_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
         f"Redone with dense peaks: {res.get('arithmetic')}, about {num(res.get('hours'))} hours at the same "
         f"efficiency{gh_en}"
         + (
-            f"; your {actual} hours are about {num(round(1 / ratio, 1))}× slower, about {num(ratio)}× their "
-            "efficiency (MFU)."
+            f"; your {actual} hours are about {num(inv)}× slower, about {num(ratio)}× their efficiency (MFU)."
             if slow
             else f"; your {actual} hours mean your run reached about {num(ratio)}× their efficiency (MFU)."
             if ratio

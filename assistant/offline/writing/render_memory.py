@@ -1378,8 +1378,10 @@ def decode_speed(w: Writer, r: ToolResult, ctx: Context) -> None:
     card_zh = (f"{n} 张 {card}" if n > 1 else card) + (f"（{'；'.join(notes_zh)}）" if notes_zh else "")
     card_en = (f"{n}× {card}" if n > 1 else f"the {card}") + (f" ({'; '.join(notes_en)})" if notes_en else "")
     per_min = "per_minute" in ctx.said and isinstance(lo, (int, float)) and isinstance(hi, (int, float))
-    min_zh = f"，约每分钟 {num(round(lo * 60, -1))}–{num(round(hi * 60, -1))} token" if per_min else ""
-    min_en = f", about {num(round(lo * 60, -1))}–{num(round(hi * 60, -1))} tokens a minute" if per_min else ""
+    lo_min = round(lo * 60, -1) if isinstance(lo, (int, float)) else 0.0
+    hi_min = round(hi * 60, -1) if isinstance(hi, (int, float)) else 0.0
+    min_zh = f"，约每分钟 {num(lo_min)}–{num(hi_min)} token" if per_min else ""
+    min_en = f", about {num(lo_min)}–{num(hi_min)} tokens a minute" if per_min else ""
     bw = res.get("mem_bw_gbs")
     w.add(
         "verdict",
