@@ -147,13 +147,22 @@ def decode_speed(inp: DecodeSpeedInput) -> DecodeSpeedOutput:
         )
     if inp.gpus > 1 and link == "pcie":
         layers = model.arch.num_layers if model.arch else 0
+        ways = _bridge_ways(spec)
+        why_zh, why_en = (
+            (
+                f"NVLink 桥只连 {ways} 张卡，{inp.gpus} 张之间的 all-reduce 仍走 PCIe",
+                f"an NVLink bridge joins only {ways} cards, so {inp.gpus} of them all-reduce over PCIe",
+            )
+            if spec.nvlink_gbs_bidir
+            else ("无 NVLink，GeForce 驱动不开 P2P", "no NVLink; GeForce drivers disable P2P")
+        )
         A.append(
             _a(
-                f"{inp.gpus} 卡张量并行走 PCIe（无 NVLink，GeForce 驱动不开 P2P）：每个 token 要做 {ALLREDUCES_PER_LAYER} × "
+                f"{inp.gpus} 卡张量并行走 PCIe（{why_zh}）：每个 token 要做 {ALLREDUCES_PER_LAYER} × "
                 f"{layers} 层 = {ALLREDUCES_PER_LAYER * layers} 次 all-reduce，每次约 {PCIE_ALLREDUCE_LATENCY_US:.0f} µs 延迟"
                 f"（数据量很小，延迟为主），共约 {comm_ms:.1f} ms/token，已加进上面的速度；"
                 "按 Megatron-LM 每层 2 次 all-reduce、ring all-reduce 2(n−1)/n × 数据量 / 总线带宽 + 延迟估算",
-                f"{inp.gpus}-way tensor parallel over PCIe (no NVLink; GeForce drivers disable P2P): each token does "
+                f"{inp.gpus}-way tensor parallel over PCIe ({why_en}): each token does "
                 f"{ALLREDUCES_PER_LAYER} × {layers} layers = {ALLREDUCES_PER_LAYER * layers} all-reduces, each about "
                 f"{PCIE_ALLREDUCE_LATENCY_US:.0f} µs of latency (the messages are tiny, latency dominates), about "
                 f"{comm_ms:.1f} ms per token in all, included in the speeds above; Megatron-LM's 2 all-reduces per "
@@ -215,12 +224,24 @@ def _rate(bw_gbs: float, step_gb: float, comm_ms: float) -> float:
     return 1000.0 / (1000.0 * step_gb / bw_gbs + comm_ms)
 
 
+def _bridge_ways(spec: Any) -> int:
+    """How many GeForce cards one NVLink bridge joins: a pair (NVIDIA's RTX 3090 / 2080 Ti bridges are 2-way), so
+    tensor parallel over four of them crosses PCIe, where GeForce drivers disable P2P; SXM boards join all eight."""
+    text = f"{getattr(spec, 'nvlink_version', '') or ''} {getattr(spec, 'form_factor', '') or ''}".lower()
+    consumer = "geforce" in str(getattr(spec, "name", "")).lower() or "consumer" in text
+    if not consumer or ("bridge" not in text and "pairs" not in text):
+        # data-centre PCIe cards keep P2P over PCIe, where the all-reduce latency model below (GeForce, P2P off,
+        # through host memory) would overstate the cost: they stay on the NVLink assumption, as before
+        return 8
+    return 4 if "4-way" in text else 2
+
+
 def _tp_comm_ms(spec: Any, model: Any, gpus: int) -> tuple[float, str | None]:
     """Per-token all-reduce time of tensor parallel over PCIe, ms: 2 all-reduces per layer (Megatron-LM), each
     latency + 2(n−1)/n × hidden × 2 B / PCIe bus bandwidth. NVLink cards: not added (a few µs per all-reduce)."""
     if gpus <= 1:
         return 0.0, None
-    if spec.nvlink_gbs_bidir:
+    if spec.nvlink_gbs_bidir and gpus <= _bridge_ways(spec):
         return 0.0, "nvlink"
     arch = getattr(model, "arch", None)
     if arch is None or not arch.num_layers or not arch.hidden_size:
