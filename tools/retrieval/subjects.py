@@ -160,6 +160,14 @@ def declared_subject(doc_id: str, section: str, folder: Path) -> re.Pattern[str]
     return fallback
 
 
+def guide_subject(doc_id: str) -> re.Pattern[str] | None:
+    """A whole guide document's declared subject (`about['*']`) in the guidance corpus: where other layers (the
+    diagnosis rules, the intents) need the same vocabulary the guide keeps, e.g. which accelerators are Chinese."""
+    from tools.retrieval.paths import guide_dir
+
+    return declared_subject(doc_id, "", guide_dir())
+
+
 def kinds(keys: Iterable[str]) -> set[str]:
     return {k.partition(":")[0] for k in keys}
 

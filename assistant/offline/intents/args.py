@@ -318,6 +318,12 @@ def understated_gb(g: GpuMention) -> float | None:
     return float(min(sizes))
 
 
+def card_at_size(s: Slots, gb: float | int) -> str:
+    """The one card named, at a memory size (「A100 40G 跟 80G」 → 'A100 80GB'), with its form when said: the name both
+    the per-size memory estimates and the card choice pass on."""
+    return f"{s.gpu} {gb}GB" + (f" {s.gpu_form}" if s.gpu_form else "")
+
+
 def card_name(s: Slots, gpu: str | None = None) -> str | None:
     """The card for specs and prices: a modded card is priced and specced as its table row."""
     name = gpu or s.gpu

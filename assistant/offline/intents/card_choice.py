@@ -25,8 +25,7 @@ _WHY_RE = re.compile(r"为什么|为啥|什么原因|原因|怎么回事|\bwhy\b
 def _cards(f: Frame) -> list[str]:
     if f.gpu_alt_memory_gb and len(f.gpus) == 1 and f.gpu_memory_gb:
         # 「A100 40G和80G租哪个」: one card at two sizes is a choice between two table rows
-        form = f" {f.gpu_form}" if f.gpu_form else ""
-        return [f"{f.gpus[0]} {f.gpu_memory_gb}GB{form}", f"{f.gpus[0]} {f.gpu_alt_memory_gb}GB{form}"]
+        return [A.card_at_size(f, f.gpu_memory_gb), A.card_at_size(f, f.gpu_alt_memory_gb)]
     return list(dict.fromkeys(f.gpus))[:4]
 
 

@@ -332,7 +332,7 @@ def calls(f: Frame) -> list[ToolCall]:
         cards = [f"{gb:g}GB" for gb in f.card_sizes[:3]]
     counts = _per_card_counts(f, cards)
     if f.gpu_alt_memory_gb and len(f.gpus) == 1:  # "A100 40G vs 80G": both sizes of the one card
-        cards.append(f"{f.gpu} {f.gpu_alt_memory_gb}GB" + (f" {f.gpu_form}" if f.gpu_form else ""))
+        cards.append(A.card_at_size(f, f.gpu_alt_memory_gb))
     low_bit_training = mem_kw.get("mode") != "inference" and mem_kw.get("precision") in ("int4", "int8")
     for gpu in cards:
         kw = {**mem_kw, "gpu": gpu}

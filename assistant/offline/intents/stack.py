@@ -20,10 +20,9 @@ FIT_INTENTS = (A.MEMORY, A.MIN_GPUS, A.MAX_FIT)
 
 
 def _subject():
-    from tools.retrieval.paths import guide_dir
-    from tools.retrieval.subjects import declared_subject
+    from tools.retrieval.subjects import guide_subject
 
-    return declared_subject(DOC, "", guide_dir())
+    return guide_subject(DOC)
 
 
 def domestic_cards(f: Frame) -> list[tuple[str, str | None]]:

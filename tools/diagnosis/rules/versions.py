@@ -615,8 +615,7 @@ def rules_torch(c: Ctx) -> None:
 def _names_a_domestic_accelerator(c: Ctx) -> bool:
     """Does the paste name Ascend, Hygon DCU, Cambricon or Moore Threads? The vocabulary is the declared subject of
     knowledge/guide/domestic-accelerators.md (one copy), so the nvidia-smi / --gpus advice is not given for them."""
-    from tools.retrieval.paths import guide_dir
-    from tools.retrieval.subjects import declared_subject
+    from tools.retrieval.subjects import guide_subject
 
-    rx = declared_subject("domestic-accelerators", "", guide_dir())
+    rx = guide_subject("domestic-accelerators")
     return bool(rx and rx.search("\n".join(c.p.lines)))
