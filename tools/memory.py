@@ -241,6 +241,12 @@ class MemoryJob(BaseModel):
         "(gptq/awq = LoRA on a GPTQ/AWQ base); q4_k_m = GGUF Q4_K_M, 4.84 bits/weight over the whole model (llama.cpp, "
         "ollama's default pull; inference only)",
     )
+    gguf_quant: str | None = Field(
+        None,
+        description="a GGUF quantisation id from knowledge/cpus.yaml `quants` (q2_k, q3_k_m, q5_k_m, q6_k, "
+        "ud_iq1_s…): weights at that table's bits per weight over the whole file (inference only; precision stays "
+        "int4/int8 as the nearest family)",
+    )
     context: int | None = Field(
         None, ge=1, le=10_000_000, description="inference: tokens per sequence (prompt + output); defaults to seq_len"
     )
@@ -357,6 +363,19 @@ class MemoryJob(BaseModel):
                 "GGUF Q4_K_M is for inference (llama.cpp / ollama); to fine-tune a 4-bit base use QLoRA (nf4)",
                 field="int4_format",
             )
+        if self.gguf_quant is not None:
+            if self.mode != "inference":
+                raise ToolInputError(
+                    "GGUF 量化只用于推理（llama.cpp / ollama）；微调 4-bit 底座请用 QLoRA（nf4）",
+                    "GGUF quantisations are for inference (llama.cpp / ollama); to fine-tune a 4-bit base use QLoRA",
+                    field="gguf_quant",
+                )
+            if gguf_quant_row(self.gguf_quant) is None:
+                raise ToolInputError(
+                    f"不认识的 GGUF 量化「{self.gguf_quant}」",
+                    f"Unknown GGUF quantisation '{self.gguf_quant}'",
+                    field="gguf_quant",
+                )
         if self.zero and self.fsdp != "none":
             raise ToolInputError("ZeRO 和 FSDP 只能选一个", "Choose either ZeRO or FSDP, not both", field="fsdp")
         infer = self.mode == "inference"
@@ -979,7 +998,23 @@ def _training(job: MemoryJob, m) -> Breakdown:
     )
 
 
+def gguf_quant_row(quant_id: str):
+    """The knowledge/cpus.yaml quantisation row (bits per weight over a whole GGUF file) for an id, or None."""
+    from tools.cpu_inference import quants
+
+    return next((q for q in quants() if q.id == quant_id), None)
+
+
+def _whole_file_bits(job: MemoryJob) -> bool:
+    """GGUF figures are bits per weight over every tensor, embeddings included (llama.cpp quantize README)."""
+    return job.gguf_quant is not None or (job.int4_format == "q4_k_m" and job.precision == "int4")
+
+
 def inference_weight_bytes_per_param(job: MemoryJob) -> tuple[float, str]:
+    if job.gguf_quant is not None:
+        row = gguf_quant_row(job.gguf_quant)
+        if row is not None:
+            return row.bits / 8, f"GGUF {row.label} ({row.bits:.2f} bits/weight incl. embeddings)"
     p = job.precision
     if p in ("fp32", "tf32"):
         return 4.0, "fp32"
@@ -1011,7 +1046,7 @@ def _inference(job: MemoryJob, m) -> Breakdown:
     per_q, label = inference_weight_bytes_per_param(job)
     A: list[dict[str, str]] = []
     S = [SOURCES["vllm"]]
-    if job.int4_format == "q4_k_m" and job.precision == "int4":
+    if _whole_file_bits(job):
         weights = P * per_q  # the GGUF figure is over every tensor, embeddings included
         S.append(SOURCES["gguf"])
         A.append(
@@ -1019,6 +1054,8 @@ def _inference(job: MemoryJob, m) -> Breakdown:
                 f"权重：{label}，{per_q:.4f} B/参数（ollama 默认拉取的就是 Q4_K_M 这类 4-bit GGUF）",
                 f"Weights: {label}, {per_q:.4f} B/param (ollama's default pull is a 4-bit GGUF such as Q4_K_M)",
             )
+            if job.gguf_quant is None
+            else _a(f"权重：{label}，{per_q:.4f} B/参数", f"Weights: {label}, {per_q:.4f} B/param")
         )
     elif per_q < 2.0:
         unq = _embedding_like_params(arch)
@@ -1149,8 +1186,9 @@ def whole_model_weights(job: MemoryJob, model) -> tuple[float, str]:
     one = job.model_copy(update={"gpus": 1, "zero": 0, "fsdp": "none", "offload": "none", "method": "sft"})
     if job.mode == "inference":
         per_q, _ = inference_weight_bytes_per_param(job)
-        if job.int4_format == "q4_k_m" and job.precision == "int4":
-            return model.params * per_q / GB, "GGUF Q4_K_M"
+        if _whole_file_bits(job):
+            row = gguf_quant_row(job.gguf_quant) if job.gguf_quant else None
+            return model.params * per_q / GB, f"GGUF {row.label}" if row else "GGUF Q4_K_M"
         if per_q < 2.0:
             unq = _embedding_like_params(model.arch)
             total = max(0, model.params - unq) * per_q + unq * 2.0

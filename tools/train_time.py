@@ -252,6 +252,20 @@ def estimate_time(
     comm = None
     mfu_effective: Band3 | None = None
     notes: list[str] = []
+    psi = params or active_params
+    cap = spec.memory_gb * 1e9
+    if strategy is None and not zero3 and mode in ("full", "pretrain") and n_gpus > 1 and 16 * psi > cap:
+        # no strategy named and a full copy of the model states (16 B/param, ZeRO paper §3) cannot sit on one card:
+        # such a run is sharded — ZeRO-2 (2Ψ + 14Ψ/N per GPU, the same all-reduce volume as DDP) where that fits,
+        # else ZeRO-3 (parameters gathered every micro-step); said so
+        strategy = "zero2" if 2 * psi + 14 * psi / n_gpus <= 0.8 * cap else "zero3"
+        zero3 = strategy == "zero3"
+        notes.append(
+            f"没说并行方式：DDP 每卡要放全部模型状态约 {16 * psi / 1e9:.0f} GB（16 B/参数）> {spec.memory_gb:g} GB，"
+            f"按 {strategy.upper().replace('ZERO', 'ZeRO-')} 分片估算。 / No strategy given: DDP would hold all model "
+            f"states on every GPU, about {16 * psi / 1e9:.0f} GB (16 B/param) > {spec.memory_gb:g} GB, so "
+            f"{strategy.upper().replace('ZERO', 'ZeRO-')} sharding is assumed."
+        )
     if n_gpus > 8 and nodes == 1:  # HGX/PCIe servers hold at most 8 GPUs
         nodes = -(-n_gpus // 8)
         notes.append(f"{n_gpus} 卡按 {nodes} 台 8 卡服务器计。 / {n_gpus} GPUs counted as {nodes} 8-GPU servers.")

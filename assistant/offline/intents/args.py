@@ -123,6 +123,8 @@ def memory_kwargs(s: Slots) -> dict[str, Any]:
     )
     if inference:
         kw.update(context=s.context, concurrency=s.concurrency)
+        if s.weight_quant:  # 「2-bit」「Q3_K_M」「Q5」: that GGUF's bits per weight (knowledge/cpus.yaml), not int4's
+            kw["gguf_quant"] = s.weight_quant
         if s.gpu_memory_utilization:  # "--gpu-memory-utilization 0.5": the engine may use only that share
             kw["gpu_memory_utilization"] = s.gpu_memory_utilization
     else:

@@ -193,6 +193,10 @@ def memory_kwargs(f: Frame) -> dict:
         engine = next((e for name, e in (("SGLang", "sglang"), ("vLLM", "vllm")) if name in f.engines), None)
         if engine and not kw.get("engine"):
             kw["engine"] = engine
+        if not kw.get("engine") and (kw.get("gguf_quant") or {"llama.cpp", "Ollama"} & set(f.engines)):
+            # a GGUF runtime (llama.cpp, Ollama) keeps no vLLM-style 10% reserve and splits by whole layers: the
+            # estimator's no-reserve layer-split (hf) profile, not vLLM's
+            kw["engine"] = "hf"
         if (kw.get("gpus") or 1) > 1 and not kw.get("engine") and split_method(f) == "layers":
             # whole layers per card (device_map="auto", llama.cpp -ts, ExLlamaV2 gpu_split): no 10% reserve, no
             # CUDA graphs, each card holds 1/N of the weights — the estimator's layer-split (hf) profile

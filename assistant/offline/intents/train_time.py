@@ -29,8 +29,13 @@ ASSUMED_GPUS = 8
 
 
 def assumed_gpus(f: Frame) -> int | None:
-    """The count to assume when the question asks how many cards and how long but names no count."""
-    return ASSUMED_GPUS if not f.gpu_count and not f.nodes and "how_many" in f.cues else None
+    """The count to assume when the question names no card count: one 8-card server when it asks how many and how
+    long; 8 per server when it names servers only (「96台DGX A100」「两台A100服务器」: a DGX/HGX carries 8)."""
+    if f.gpu_count:
+        return None
+    if f.nodes and f.nodes > 1:
+        return f.nodes * ASSUMED_GPUS
+    return ASSUMED_GPUS if not f.nodes and "how_many" in f.cues else None
 
 
 def calls(f: Frame) -> list[ToolCall]:
@@ -58,6 +63,12 @@ def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
         # "8张4090训练13B要多久": the time is moot if the job does not fit the named cards
         mode = A.train_mode(f)
         kw = dict(A.memory_kwargs(f), mode="full" if mode == "pretrain" else mode)
+        timed = next((r for r in results if r.name == "estimate_training_time"), None)
+        n = int(timed.args.get("n_gpus") or 1) if timed else 1
+        if not f.gpu_count and n > 1:  # the count the time was worked on (assumed, said so): fit on the same cards
+            kw["gpus"] = n
+            kw.setdefault("zero", None)
+            kw["zero"] = kw["zero"] if f.zero_stage is not None else 3
         return [A.call(NAME, "estimate_memory", **kw)]
     return []
 

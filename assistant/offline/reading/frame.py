@@ -43,6 +43,7 @@ QuantityKind = Literal[
     "daily_tokens",
     "weeks",
     "gpu_memory_utilization",
+    "budget_foreign",
 ]
 
 
@@ -149,6 +150,8 @@ class Frame(BaseModel):
     mode: str | None = None  # full | lora | qlora | pretrain | inference
     modes: list[str] = Field(default_factory=list)
     precision: str | None = None
+    budget_foreign: tuple[float, str] | None = None  # "$50": (50, "USD"); no exchange rate, so named as not used
+    weight_quant: str | None = None  # 「2-bit」「Q3_K_M」: a GGUF row of knowledge/cpus.yaml other than bf16/fp8/q8/q4
     kv_dtype: str | None = None  # "fp8 kv cache" / "--kv-cache-dtype fp8": the KV cache's dtype, not the weights'
     # "7B 用了 17G，那 72B 呢": the earlier model the user measured; the subject (`model`) is the one asked about
     measured_model: str | None = None

@@ -117,3 +117,25 @@ def read_money_quote(text: str) -> MoneyQuote | None:
         gpu_hours=read_gpu_hours(text),
         claimed_total=_claimed_total(text, m),
     )
+
+
+# A budget in a foreign currency ("a budget of $50", 「只有50美元」「100刀」): no exchange rate is assumed, so it is read
+# only to be named as not used; a rate ("$2/hour") is a quote (read_money_quote), not a budget.
+_FOREIGN_BUDGET_RE = re.compile(
+    r"(?P<cur>us\$|\$|€|£)\s*(?P<n>\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(?P<k>k\b)?|"
+    r"(?P<n2>\d+(?:\.\d+)?)\s*(?P<k2>k|千|万)?\s*(?P<cur2>usd\b|dollars?\b|美元|美金|刀(?!片))",
+    re.I,
+)
+
+
+def read_foreign_budget(text: str) -> tuple[float, str] | None:
+    """(amount, currency) of a foreign-currency total that is not a rate, or None."""
+    if read_money_quote(text) is not None:
+        return None
+    m = _FOREIGN_BUDGET_RE.search(text)
+    if not m:
+        return None
+    cur_raw = (m.group("cur") or m.group("cur2") or "").lower()
+    currency = _CUR.get(cur_raw, "USD" if cur_raw.startswith(("dollar", "美", "刀")) else cur_raw.upper())
+    mult = {"k": 1e3, "千": 1e3, "万": 1e4}.get((m.group("k") or m.group("k2") or "").lower(), 1.0)
+    return float((m.group("n") or m.group("n2")).replace(",", "")) * mult, currency

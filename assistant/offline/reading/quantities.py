@@ -257,6 +257,9 @@ def read_quantities(frame: Frame, text: str, raw_text: str) -> None:
         frame.mentions.add("batch_limit")  # "batch size 最大只能 16": the per-card ceiling, gradient accumulation
     frame.quoted_rates_gbs = [float(m.group(1)) for m in _BYTE_RATE_RE.finditer(raw_text)]
     frame.asks = split_asks(text)
+    from assistant.offline.reading.money import read_foreign_budget
+
+    frame.budget_foreign = read_foreign_budget(raw_text)
     frame.quantities = list_quantities(frame)
 
 
@@ -693,6 +696,8 @@ def list_quantities(frame: Frame) -> list[Quantity]:
         out.append(Quantity(kind=kind, value=float(value), unit=unit, per=per))
     if frame.precision:
         out.append(Quantity(kind="precision", value=0, unit=frame.precision))
+    if frame.budget_foreign:
+        out.append(Quantity(kind="budget_foreign", value=frame.budget_foreign[0], unit=frame.budget_foreign[1]))
     for g in frame.gpu_mentions:
         if g.memory_gb:
             out.append(Quantity(kind="card_memory_gb", value=g.memory_gb, unit="GB", text=g.text))

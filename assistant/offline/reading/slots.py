@@ -380,12 +380,15 @@ _CUE_PATTERNS: dict[str, str] = {
     r"diagnos|error|what does this (?:mean|log)|why is .*(?:slow|low)|utili[sz]ation (?:is )?(?:low|only|just|stuck)",
     "howto": r"怎么|如何|为什么|为啥|是什么|什么是|啥是|区别|原理|建议|注意|要点|经验|教程|讲讲|介绍|解释|"
     r"how (?:do|to|can|should|does)|why|what is|what's|what are|explain|tips?|advice|guide|best practice|"
-    r"should i|when (?:to|should)",
+    r"should i|when (?:to|should)|"
+    # whether a thing helps at all (「nvlink对推理有用吗」「有必要上IB吗」): the guide's why, not a sizing of a setup
+    r"有用吗|有没有用|有什么用|有啥用|用处|有必要|必要吗|作用是|does .{1,30}(?:help|matter)\b|"
+    r"is .{1,30}(?:useful|necessary|worth it)|do i (?:really )?need (?:an? )?(?:nvlink|nvswitch|infiniband|ib|rdma)",
 }
 _CUE_RE = {k: re.compile(v, re.I) for k, v in _CUE_PATTERNS.items()}
 
 _DOMAIN_RE = re.compile(
-    r"gpu|显卡|显存|算力|训练|微调|推理|部署|模型|参数|cuda|nccl|nvidia|nvlink|pcie|租|服务器|机房|集群|"
+    r"gpu|显卡|显存|算力|训练|微调|推理|部署|模型|参数|cuda|nccl|nvidia|nvlink|nvswitch|sxm|rdma|gpudirect|pcie|租|服务器|机房|集群|"
     r"lora|全量|全参|token|上下文|context|batch|vram|memory|train|fine[\s\-]*tun|finetun|infer|serv|model|"
     r"rent|server|cluster|datacen|data cent|card|显卡|卡|nccl|xid|dmesg|driver|驱动|优化器|optimizer|zero|"
     r"fsdp|deepspeed|带宽|bandwidth|tflops|flops|精度|precision|bf16|fp16|fp8|量化|quant|oom|掉卡|"
@@ -833,6 +836,7 @@ def _extract(question: str) -> Slots:
         s.kv_dtype = next(v for rx, v in _PRECISION_PATTERNS if re.search(rx, kv.group(0), re.I))
         text = _blank(text, kv)
     s.precision = _first(_PRECISION_PATTERNS, text)
+    _read_weight_quant(text, s)
     if (
         s.precision == "int4"
         and (s.mode == "lora" or (s.mode is None and s.finetune))
@@ -1006,6 +1010,22 @@ def _extract_reported_memory(work: str, s: Slots) -> str:
     unit = {"mib": "MiB", "mb": "MB", "gib": "GiB", "gb": "auto", "g": "auto"}[m.group(2).lower()]
     s.reported_memory = (float(m.group(1)), unit)
     return _blank(work, m)
+
+
+# quantisations the int4 / int8 families already stand for; any other GGUF row is read as its own bits per weight
+_FAMILY_QUANTS = frozenset({"bf16", "fp8", "q8_0", "q4_k_m"})
+
+
+def _read_weight_quant(text: str, s: Slots) -> None:
+    """「2-bit」「Q3_K_M」「Q5」「iq1_s」: the quantisation row of knowledge/cpus.yaml (one vocabulary with CPU
+    inference), so a memory estimate uses its bits per weight instead of silently falling back to bf16 or int4."""
+    from tools.cpu_inference import find_quant
+
+    q = find_quant(text)
+    if q is None or q.id in _FAMILY_QUANTS:
+        return
+    s.weight_quant = q.id
+    s.precision = "int4" if q.bits < 6 else "int8"
 
 
 def _extract_quotes(work: str, s: Slots) -> str:
@@ -1237,7 +1257,9 @@ _MEM_AFTER = re.compile(
 _MIB_AFTER = re.compile(
     r"^\s*[（(,，:：]?\s*(?:显存|memory|vram)?\s*(?:为|是|:|：|of)?\s*(?P<mib>\d{4,6})\s*mib\b", re.I
 )
-_DGX_RE = re.compile(r"(?<![\w.])(?P<n>\d{1,4})\s*(?:台|个|x|×)?\s*(?:nvidia\s*)?dgx[\s\-_]*(?:[a-z]\d{3})?", re.I)
+_DGX_RE = re.compile(
+    r"(?<![A-Za-z0-9_.])(?P<n>\d{1,4})\s*(?:台|个|x|×)?\s*(?:nvidia\s*)?dgx[\s\-_]*(?:[a-z]\d{3})?", re.I
+)
 _MEM_BEFORE = re.compile(r"(?<![a-z0-9.])(\d{1,3})\s*(?:g|gb|gib)\s*(?:的)?\s*(?:nvidia\s*|tesla\s*|rtx\s*)?$", re.I)
 # A GPU's index, not a count: 「0卡的显存占用」「1卡上」「卡0」「0号卡」「第0张卡」, "GPU0", "cuda:1", "device 0".
 GPU_INDEX_RE = re.compile(
@@ -1266,6 +1288,10 @@ def _count_near(work: str, m: re.Match) -> int | None:
         re.I,
     )
     per = re.match(r"\s*(?:x|\*)\s*(?P<num>\d+)|\s*(?P<num2>\d+)\s*(?:张|块|卡)", after, re.I)
+    if re.search(r"台\s*(?:的)?\s*$", before) and re.match(
+        r"\s*(?:的)?\s*(?:服务器|机器|主机|整机|节点|server|machine|node|box)", after, re.I
+    ):
+        return None  # 「96台A100服务器」: 96 machines (the node count), not 96 cards
     if b and per and re.search(r"台\s*(?:的)?\s*$", before):  # "2台 H100*8": machines × cards each
         machines, each = cn_to_number(b.group("num")), int(per.group("num") or per.group("num2"))
         if machines and 1 <= machines * each <= 4096:

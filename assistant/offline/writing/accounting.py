@@ -57,6 +57,7 @@ _ARGS: dict[str, tuple[str, ...]] = {
     "precision": ("precision",),
     "card_memory_gb": ("gpu", "gpus", "names", "expect", "host_ram_gb"),  # a Mac: its memory is the host RAM
     "gpu_memory_utilization": ("gpu_memory_utilization",),
+    "budget_foreign": (),  # prices are CNY; no tool converts currency
 }
 # What a tool consumes without an argument for it: gpu_specs answers the precision asked about
 # ("BF16 算力多少"); a memory size written with the card ("A100 80G") picks the table row.
@@ -97,6 +98,7 @@ _LABELS: dict[str, tuple[str, str]] = {
     "precision": ("精度 {u}", "precision {u}"),
     "card_memory_gb": ("{v} GB 显存", "{v} GB of memory"),
     "gpu_memory_utilization": ("gpu_memory_utilization {v}", "gpu_memory_utilization {v}"),
+    "budget_foreign": ("预算 {v} {u}", "budget {v} {u}"),
 }
 
 # Why a value was not used, per kind (the default says the answer's tools do not take it).
@@ -109,6 +111,10 @@ _WHY: dict[str, tuple[str, str]] = {
     "hours_per_day": ("这个回答没有按使用时段计费", "this answer does not bill by usage pattern"),
     "days_per_week": ("这个回答没有按使用时段计费", "this answer does not bill by usage pattern"),
     "link_gbps": ("这个问题的计算用不到网络速率", "no figure here depends on the link speed"),
+    "budget_foreign": (
+        "价格按人民币计，不做汇率换算；按当天汇率换成人民币再问",
+        "prices here are in CNY and no exchange rate is assumed; convert at today's rate and ask again",
+    ),
 }
 _DEFAULT_WHY = ("这个问题用到的工具不需要它", "the tools behind this answer do not take it")
 

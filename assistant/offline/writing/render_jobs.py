@@ -72,6 +72,20 @@ def _estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
     if assumed and days.get("mid") is not None and gpu_h.get("mid") is not None:
         # "要多少卡、训多久" with no count: lead with a count (assumed, said so) and the days on it
         lo_d, hi_d = days.get("low", days["mid"]), days.get("high", days["mid"])
+        servers = ctx.slots.nodes or 1
+        if servers > 1:  # 「96台DGX A100」: servers named, cards per server not — 8 each, said so
+            each = n // servers
+            w.add(
+                "verdict",
+                f"你没说每台几张卡，这里按每台 {num(each)} 卡（{num(servers)} 台 × {num(each)} = {num(n)} 张 {card}）估："
+                f"训练 {size} 模型、{toks} token 约 {hrs(days['mid'])} 天（按 MFU {pct(mfu.get('mid'))}；区间 "
+                f"{hrs(lo_d)}–{hrs(hi_d)} 天），共 {hrs(gpu_h['mid'])} 卡时，平台价约 {money(cost.get('mid'))}。",
+                f"Cards per server were not given, so {num(each)} per server is assumed ({num(servers)} × {num(each)} = "
+                f"{num(n)} {card}): training {article(size)} {size} model on {toks} tokens takes about "
+                f"{plural(hrs(days['mid']), 'day')} (at {pct(mfu.get('mid'))} MFU; range {hrs(lo_d)}–{hrs(hi_d)} days), "
+                f"{hrs(gpu_h['mid'])} GPU-hours, about {money(cost.get('mid'))} at platform prices.",
+            )
+            return
         w.add(
             "verdict",
             f"你没说用几张卡，这里按一台 {num(n)} 卡机（{num(n)} × {card}）估：训练 {size} 模型、{toks} token 约 "

@@ -50,6 +50,17 @@ def _bare_size(card: str) -> bool:
 
 
 def _setup(w: Writer, est: dict) -> str:
+    base = _cards(w, est)
+    conc, ctx = est.get("concurrency"), est.get("context")
+    if est.get("mode") == "inference" and isinstance(conc, int) and conc > 1 and isinstance(ctx, int):
+        # "for 20 concurrent users": the verdict is for that load, so the lead says which load it sized
+        return base + w.t(
+            f"，{num(conc)} 路并发 × 每路 {num(ctx)} token", f", {num(conc)} concurrent × {num(ctx)} tokens"
+        )
+    return base
+
+
+def _cards(w: Writer, est: dict) -> str:
     n = est.get("gpus") or 1
     if n <= 1:
         return w.t("单卡", "on one GPU")
@@ -215,7 +226,11 @@ def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
         return None
     model, mode, setup = _model_label(w, est), _job_label(w, est), _setup(w, est)
     if est.get("mode") == "inference" and est.get("precision"):  # "bf16 inference" / "int4 推理": which weights
-        mode = w.t(f"{est['precision']} 推理", f"{est['precision']} inference")
+        prec = str(est["precision"])
+        fmt = str(est.get("whole_model_precision") or "")
+        if fmt.startswith("GGUF ") and fmt != "GGUF Q4_K_M":  # 「Q2_K 推理」: the quantisation asked about, not int4
+            prec = fmt.removeprefix("GGUF ")
+        mode = w.t(f"{prec} 推理", f"{prec} inference")
     need_zh = f"{cat_words(model, mode)}（{setup}）每卡约需 {gb(total)} GB" + (f"（{gb(gib)} GiB）" if gib else "")
     cap_mode = mode if re.match(r"(?:bf|fp|int)[0-9]", mode) else mode[0].upper() + mode[1:]  # "bf16 inference"
     need_en = (

@@ -1,0 +1,118 @@
+"""Reading what users write about low-bit GGUF files, servers, foreign budgets and load — and using it.
+
+Each expectation is worked by hand from a published figure named beside it, not from the program's output.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.offline import answer
+from assistant.offline.reading import read_one
+
+
+def _call(results, name):
+    return [r for r in results if r.name == name]
+
+
+@pytest.mark.parametrize(
+    ("question", "quant"),
+    [
+        ("用2-bit量化跑Llama-2-70B要多少显存", "q2_k"),
+        ("llama.cpp 跑 Qwen2.5-32B Q5_K_M，单张4090够吗", "q5_k_m"),
+        ("3bit 的 70b 模型两张3090能跑吗", "q3_k_m"),
+        ("Q6_K 的 14B 要多少显存", "q6_k"),
+    ],
+)
+def test_low_bit_gguf_words_are_read_from_the_quant_table(question: str, quant: str) -> None:
+    assert read_one(question).weight_quant == quant
+
+
+@pytest.mark.parametrize("question", ["int4 的 32B 要多少显存", "bf16 跑 7B", "用 4bit 量化", "8-bit 推理 13B"])
+def test_the_int4_int8_and_16_bit_families_keep_their_own_path(question: str) -> None:
+    assert read_one(question).weight_quant is None
+
+
+def test_a_q5_file_is_sized_at_its_bits_per_weight_not_int4() -> None:
+    # bartowski/Qwen2.5-32B-Instruct-GGUF lists Qwen2.5-32B-Instruct-Q5_K_M.gguf at 23.26 GB; the estimate's whole-model
+    # weights must be that file (within 3%), not the int4 AWQ size (≈ 32.8e9 × 4.25 / 8 ≈ 17.4 GB)
+    a, results = answer("llama.cpp跑Qwen2.5-32B Q5_K_M，单张4090够吗")
+    est = _call(results, "estimate_memory")[0]
+    assert est.args["gguf_quant"] == "q5_k_m"
+    assert est.result["whole_model_weights_gb"] == pytest.approx(23.26, rel=0.03)
+    assert "Q5_K_M" in a.text.splitlines()[0]
+
+
+def test_a_two_bit_request_is_not_answered_in_bf16() -> None:
+    # Llama-2-70B: 68.98e9 parameters (config.json); llama.cpp's quantize README gives Q2_K 3.35 bits per weight
+    # → 68.98e9 × 3.35 / 8 = 28.9 GB; bf16 would be 138 GB
+    a, results = answer("用2-bit量化跑Llama-2-70B要多少显存")
+    est = _call(results, "estimate_memory")[0]
+    assert est.result["whole_model_weights_gb"] == pytest.approx(68.98 * 3.35 / 8, rel=0.03)
+    assert "bf16" not in a.text.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    ("question", "nodes", "cards"),
+    [
+        ("我们有96台DGX A100，训练175B模型要多久", 96, 768),  # a DGX A100 carries 8 A100s (NVIDIA DGX A100 datasheet)
+        ("我们有96台A100服务器", 96, None),  # servers, cards per server not said: not 96 cards
+        ("两台A100服务器训练13B", 2, None),
+        ("2台 H100*8", 2, 16),
+    ],
+)
+def test_servers_are_nodes_not_cards(question: str, nodes: int, cards: int | None) -> None:
+    f = read_one(question)
+    assert (f.nodes, f.gpu_count) == (nodes, cards)
+
+
+def test_training_time_on_named_servers_assumes_eight_cards_each_and_says_so() -> None:
+    # 6 × 13e9 × 100e9 = 7.8e21 FLOPs on 2 × 8 A100 (312 TFLOPS bf16 dense) at 35% MFU: 7.8e21 / (16 × 312e12 × 0.35)
+    # = 89,286 s ≈ 24.8 h ≈ 1.0 day of compute
+    a, results = answer("两台A100服务器训练13B模型100B token要多久")
+    est = _call(results, "estimate_training_time")[0]
+    assert est.args["n_gpus"] == 16 and est.args["nodes"] == 2
+    assert "每台 8 卡" in a.text.splitlines()[0]
+
+
+def test_an_unsharded_strategy_is_never_assumed_for_a_model_that_cannot_fit_one_card() -> None:
+    # 175B × 16 B/param = 2,800 GB of model states per card under DDP ≫ 80 GB: only ZeRO-3 (states / 768 cards) fits
+    _, results = answer("我们有96台DGX A100，训练175B模型 300B token要多久")
+    est = _call(results, "estimate_training_time")[0]
+    assert not any("DDP 估算的时间不可用" in x for x in est.result.get("warnings") or [])
+    assert any("ZeRO-3" in x for x in est.result.get("notes") or [])
+
+
+def test_the_memory_check_beside_an_assumed_count_uses_the_same_cards() -> None:
+    # 7B full fine-tune: 16 × 7e9 = 112 GB of states; on the assumed 8 cards with ZeRO-3 that is 14 GB a card, so the
+    # answer must not open with "放不下" measured on one card
+    a, results = answer("A100训练7B要多少卡、训多久，数据10万条每条1k token")
+    mem = _call(results, "estimate_memory")[0]
+    assert mem.args["gpus"] == 8 and mem.args["zero"] == 3
+    assert "放不下" not in a.text.splitlines()[0]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["I have a budget of $50, fine-tune Mistral 7B with LoRA, cheapest way?", "预算只有50美元，LoRA微调7B用什么卡"],
+)
+def test_a_foreign_currency_budget_is_named_as_not_used(question: str) -> None:
+    a, _ = answer(question)
+    assert "50" in a.text and ("Not used: budget 50 USD" in a.text or "没用上：预算 50 USD" in a.text)
+
+
+def test_a_rate_in_dollars_is_a_quote_not_a_budget() -> None:
+    assert read_one("GCP A100 $4/hr, 跑48小时多少钱").budget_foreign is None
+
+
+def test_a_serving_verdict_says_which_load_it_sized() -> None:
+    a, results = answer("Is a single 4090 enough to serve Qwen2.5-14B-Instruct AWQ for 20 concurrent users?")
+    assert _call(results, "estimate_memory")[0].args["concurrency"] == 20
+    assert "20 concurrent" in a.text.splitlines()[0]
+
+
+@pytest.mark.parametrize("question", ["nvlink对推理有用吗", "有必要上nvswitch吗"])
+def test_whether_a_link_helps_is_answered_from_the_guide(question: str) -> None:
+    _, results = answer(question)
+    assert results and results[0].name == "search_guide"
+    assert not _call(results, "interconnect_advice")
