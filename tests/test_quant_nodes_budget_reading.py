@@ -116,3 +116,15 @@ def test_whether_a_link_helps_is_answered_from_the_guide(question: str) -> None:
     _, results = answer(question)
     assert results and results[0].name == "search_guide"
     assert not _call(results, "interconnect_advice")
+
+
+def test_a_max_num_seqs_cap_is_not_a_load_the_kv_cache_must_hold() -> None:
+    # Qwen2.5-7B (config.json: 28 layers, 4 KV heads, head_dim 128): 2 × 28 × 4 × 128 × 2 B = 57,344 B per token, so
+    # 256 × 32,768 tokens would be 481 GB of KV cache; vLLM only needs one 32,768-token sequence (1.9 GB) at start-up
+    # and a 4090 holds that beside 15.2 GB of bf16 weights
+    a, results = answer("vllm部署qwen2.5-7b，--max-model-len 32768 --max-num-seqs 256，4090够吗")
+    est = _call(results, "estimate_memory")[0]
+    assert not est.args.get("concurrency") and est.result["fits"] is True
+    first = a.text.splitlines()[0]
+    assert first.startswith("能") and "max_num_seqs=256" in a.text
+    assert "没用上：并发" not in a.text

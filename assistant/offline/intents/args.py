@@ -122,7 +122,10 @@ def memory_kwargs(s: Slots) -> dict[str, Any]:
         gpu=gpu_arg(s) if s.gpus else (f"{s.vram_gb:g}GB" if s.vram_gb else None),
     )
     if inference:
-        kw.update(context=s.context, concurrency=s.concurrency)
+        capped = "max_num_seqs_cap" in s.mentions and not s.users and "concurrency_word" not in s.mentions
+        # a --max-num-seqs cap alone: size one sequence of max_model_len (vLLM's start-up check); the estimate's
+        # max_concurrency_fit then says how many run at once, below the cap
+        kw.update(context=s.context, concurrency=None if capped else s.concurrency)
         if s.weight_quant:  # 「2-bit」「Q3_K_M」「Q5」: that GGUF's bits per weight (knowledge/cpus.yaml), not int4's
             kw["gguf_quant"] = s.weight_quant
         if s.gpu_memory_utilization:  # "--gpu-memory-utilization 0.5": the engine may use only that share

@@ -297,6 +297,10 @@ def _settings(frame: Frame, text: str) -> None:
         elif target == "epochs":
             frame.epochs = value
         elif target == "concurrency":
+            if frame.concurrency is None:
+                # vLLM's --max-num-seqs caps how many sequences are scheduled at once; it is not a load the KV cache
+                # must hold (vLLM only checks that one max_model_len sequence fits at start-up)
+                frame.mentions.add("max_num_seqs_cap")
             frame.concurrency = frame.concurrency or int(value)
         elif target == "gpu_count" and frame.gpu_count is None and value >= 1:
             frame.gpu_count = int(value)

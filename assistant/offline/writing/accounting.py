@@ -181,6 +181,10 @@ def used(frame: Frame, item: Item, results: list[ToolResult]) -> bool:
         got = {_norm(v) for v in _arg_values(results, ("model", "query", "params"))}
         got |= {_norm(f"{v:g}b") for v in _arg_values(results, ("params_b",)) if isinstance(v, (int, float))}
         return bool(want & got) or any(_norm(rest) in g for g in got)
+    if kind == "q" and rest == "concurrency" and "max_num_seqs_cap" in frame.mentions:
+        # a --max-num-seqs cap is answered by the estimate's max_concurrency_fit (render_memory._seq_cap_line)
+        if any(r.name == "estimate_memory" and r.result.get("max_concurrency_fit") for r in results):
+            return True
     if kind == "q":
         values = _arg_values(results, _ARGS.get(rest, (rest,)))
         if rest == "params_b" and any(isinstance(v, str) and v for v in _arg_values(results, ("model",))):

@@ -219,6 +219,31 @@ def _longest_context_line(w: Writer, ctx: Context, est: dict) -> None:
     )
 
 
+def _seq_cap_line(w: Writer, ctx: Context, est: dict) -> None:
+    """--max-num-seqs N with no user load: vLLM starts when one max_model_len sequence fits the KV cache (its
+    "max seq len is larger than the maximum number of tokens that can be stored in KV cache" check); N is only the
+    scheduler's cap, and how many full-length sequences run at once is the estimate's max_concurrency_fit."""
+    if "max_num_seqs_cap" not in ctx.slots.mentions or est.get("mode") != "inference" or not ctx.slots.concurrency:
+        return
+    fits = est.get("max_concurrency_fit") or {}
+    engine = str(est.get("engine") or "vllm")
+    at_once = fits.get(engine) if isinstance(fits, dict) else None
+    ctx_len = est.get("context")
+    if not isinstance(at_once, int) or not isinstance(ctx_len, int):
+        return
+    cap = ctx.slots.concurrency
+    w.add(
+        "verdict",
+        f"max_num_seqs={num(cap)} 只是同时调度的上限，不要求 {num(cap)} 条都按 {num(ctx_len)} token 放进 KV 缓存："
+        f"vLLM 启动时只检查一条 max_model_len 的序列放得下；按剩下的 KV 缓存，满 {num(ctx_len)} token 的请求"
+        f"同时约 **{num(at_once)} 条**，短请求能多放。",
+        f"max_num_seqs={num(cap)} only caps how many sequences are scheduled at once; the KV cache does not have to "
+        f"hold {num(cap)} × {num(ctx_len)} tokens: at start-up vLLM only checks that one max_model_len sequence fits. "
+        f"With the KV cache left, about **{num(at_once)}** full {num(ctx_len)}-token requests run at once; shorter "
+        "ones fit more.",
+    )
+
+
 def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
     """(zh, en) verdict for one estimate, from the three-way `verdict`; `lead` starts with 能/改一下就能/不能."""
     total, gib = est.get("total_gb"), est.get("total_gib")
@@ -656,6 +681,7 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
         w.add("verdict", *sentence)
     multi_card_lines(w, ctx, est, tp_est, layer_est, next_stage)
     _longest_context_line(w, ctx, est)
+    _seq_cap_line(w, ctx, est)
     moe_line(w, est)
     _data_parallel_line(w, est)
     card_rule_lines(w, est)
