@@ -50,6 +50,11 @@ class DecodeSpeedInput(BaseModel):
         description="tensor-parallel GPUs (each reads its share in parallel; over PCIe the per-token all-reduces "
         "are added, see tp_comm_ms)",
     )
+    nvlink_bridge: bool = Field(
+        False,
+        description="GeForce / workstation cards: a pair joined by an NVLink bridge (rented 3090 servers rarely have "
+        "one, so the default is PCIe; data-centre boards keep their own links)",
+    )
 
 
 class DecodeSpeedOutput(BaseModel):
@@ -119,7 +124,7 @@ def decode_speed(inp: DecodeSpeedInput) -> DecodeSpeedOutput:
     if step <= 0:
         raise ToolInputError("读取量为 0，无法估算。", "Nothing to read per step; cannot estimate.", field="model")
     bw = spec.mem_bw_gbs
-    comm_ms, link = _tp_comm_ms(spec, model, inp.gpus)
+    comm_ms, link = _tp_comm_ms(spec, model, inp.gpus, inp.nvlink_bridge)
     low, high = _rate(ETA_LOW * bw, step, comm_ms), _rate(ETA_HIGH * bw, step, comm_ms)
     mid = _rate((ETA_LOW + ETA_HIGH) / 2 * bw, step, comm_ms)
     A = [
@@ -152,6 +157,11 @@ def decode_speed(inp: DecodeSpeedInput) -> DecodeSpeedOutput:
             (
                 f"NVLink 桥只连 {ways} 张卡，{inp.gpus} 张之间的 all-reduce 仍走 PCIe",
                 f"an NVLink bridge joins only {ways} cards, so {inp.gpus} of them all-reduce over PCIe",
+            )
+            if spec.nvlink_gbs_bidir and inp.nvlink_bridge
+            else (
+                "按没装 NVLink 桥算：租来的机器很少带桥，有桥请说明",
+                "counted without an NVLink bridge: rented servers rarely have one; say so if yours does",
             )
             if spec.nvlink_gbs_bidir
             else ("无 NVLink，GeForce 驱动不开 P2P", "no NVLink; GeForce drivers disable P2P")
@@ -236,12 +246,13 @@ def _bridge_ways(spec: Any) -> int:
     return 4 if "4-way" in text else 2
 
 
-def _tp_comm_ms(spec: Any, model: Any, gpus: int) -> tuple[float, str | None]:
+def _tp_comm_ms(spec: Any, model: Any, gpus: int, bridged: bool = False) -> tuple[float, str | None]:
     """Per-token all-reduce time of tensor parallel over PCIe, ms: 2 all-reduces per layer (Megatron-LM), each
     latency + 2(n−1)/n × hidden × 2 B / PCIe bus bandwidth. NVLink cards: not added (a few µs per all-reduce)."""
     if gpus <= 1:
         return 0.0, None
-    if spec.nvlink_gbs_bidir and gpus <= _bridge_ways(spec):
+    ways = _bridge_ways(spec)
+    if spec.nvlink_gbs_bidir and gpus <= ways and (bridged or ways >= 8):
         return 0.0, "nvlink"
     arch = getattr(model, "arch", None)
     if arch is None or not arch.num_layers or not arch.hidden_size:

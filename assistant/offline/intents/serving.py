@@ -58,9 +58,21 @@ def calls(f: Frame) -> list[ToolCall]:
                 precision=f.precision if f.precision in ("bf16", "fp16", "fp8", "int8", "int4") else "bf16",
                 context=f.context or 4096,
                 gpus=f.gpu_count or 1,
+                nvlink_bridge=_bridged(f),
             )
         )
     return out
+
+
+_NO_LINK_RE = re.compile(
+    r"没有\s*nvlink|无\s*nvlink|不带\s*nvlink|没\s*(?:装|接|加)?\s*(?:nvlink|桥)|without nvlink|no nvlink", re.I
+)
+
+
+def _bridged(f: Frame) -> bool | None:
+    """「两张3090带NVLink桥」: the pair is bridged only when the user says so (rented servers rarely have one)."""
+    text = f.text
+    return True if re.search(r"nvlink|桥接|桥", text, re.I) and not _NO_LINK_RE.search(text) else None
 
 
 # ---- serving plans: self-host vs API, cost per million tokens, concurrency and tokens/s -------------
@@ -525,6 +537,7 @@ def throughput_calls(f: Frame) -> list[ToolCall]:
             precision=prec,
             context=context,
             gpus=f.gpu_count or 1,
+            nvlink_bridge=_bridged(f),
         ),
         A.call(THROUGHPUT, "gpu_specs", names=[card]),
         _guide(
