@@ -128,3 +128,18 @@ def test_a_max_num_seqs_cap_is_not_a_load_the_kv_cache_must_hold() -> None:
     first = a.text.splitlines()[0]
     assert first.startswith("能") and "max_num_seqs=256" in a.text
     assert "没用上：并发" not in a.text
+
+
+def test_a_new_question_opening_with_yong_is_not_a_follow_up() -> None:
+    # 「用…跑<model>要多少显存」 names its own model and asks its own question: nothing carries from the turn before
+    # (here a LoRA fine-tune on two 3090s, which would turn a 2-bit inference question into QLoRA training)
+    from assistant.offline.reading import read
+
+    history = [
+        {"role": "user", "content": "两张3090 24G能不能LoRA微调Qwen2-72B"},
+        {"role": "assistant", "content": "不能。"},
+    ]
+    frame, carried = read("用2-bit量化跑Llama-2-70B要多少显存", history)
+    assert not carried and frame.mode in (None, "inference") and not frame.gpu_count
+    frame, carried = read("用QLoRA呢", history)
+    assert carried and frame.mode == "qlora"

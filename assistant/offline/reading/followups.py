@@ -18,6 +18,9 @@ _FOLLOWUP_RE = re.compile(
     re.I,
 )
 
+# Leading words that open follow-ups (「用QLoRA呢」「with 8 GPUs?」) and complete questions alike.
+_WEAK_LEAD_RE = re.compile(r"\s*(?:用|再|with|on|for)", re.I)
+
 # Fields a follow-up can inherit. Intent cues are inherited only when the new turn has none.
 _CARRY = (
     "method",
@@ -91,7 +94,10 @@ def is_followup(question: str, slots: Slots) -> bool:
     if slots.is_log:
         return False
     short = len(q) <= 40 or len(q.split()) <= 8
-    if _FOLLOWUP_RE.search(q) and short:
+    m = _FOLLOWUP_RE.search(q)
+    if m and short and not (_WEAK_LEAD_RE.fullmatch(m.group(0)) and slots.model and slots.cues & _SHAPE_CUES):
+        # 「用2-bit量化跑Llama-2-70B要多少显存」: a leading 用/with/for that opens a question with its own model and
+        # its own ask is a new question, not "the same, with X"
         return True
     # "QLoRA" / "8卡" / "H800" alone
     said_something = bool(
