@@ -143,3 +143,13 @@ def test_a_new_question_opening_with_yong_is_not_a_follow_up() -> None:
     assert not carried and frame.mode in (None, "inference") and not frame.gpu_count
     frame, carried = read("用QLoRA呢", history)
     assert carried and frame.mode == "qlora"
+
+
+def test_an_ollama_speed_is_a_four_bit_models_speed() -> None:
+    # ollama's library tags default to Q4_K_M; QwQ-32B (32.8e9 params) at ~4.25–4.85 bits ≈ 17.4–19.9 GB read per
+    # token, and a 4090 reads 1008 GB/s × 0.6–0.9 → roughly 30–52 tokens/s — not bf16's 65.5 GB ("does not fit")
+    a, results = answer("ollama跑qwq 32b好慢只有3token/s，4090，正常吗")
+    dec = _call(results, "decode_speed")[0]
+    assert dec.args["precision"] == "int4"
+    assert 25 <= dec.result["tokens_per_s_mid"] <= 50
+    assert "放不下" not in a.text.split("<details>")[0]

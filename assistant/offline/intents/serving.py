@@ -55,13 +55,23 @@ def calls(f: Frame) -> list[ToolCall]:
                 "decode_speed",
                 **A.model_args(f),
                 gpu=A.gpu_arg(f, gpu) if f.gpus else gpu,
-                precision=f.precision if f.precision in ("bf16", "fp16", "fp8", "int8", "int4") else "bf16",
+                precision=_decode_precision(f) or "bf16",
                 context=f.context or 4096,
                 gpus=f.gpu_count or 1,
                 nvlink_bridge=_bridged(f),
             )
         )
     return out
+
+
+def _decode_precision(f: Frame) -> str | None:
+    """The weights' dtype as stated; a GGUF runtime named without one (ollama, llama.cpp) pulls a 4-bit file by
+    default (ollama library tags are Q4_K_M), so its speed is a 4-bit model's, not bf16's."""
+    if f.precision in ("bf16", "fp16", "fp8", "int8", "int4"):
+        return f.precision
+    if {"Ollama", "llama.cpp"} & set(f.engines):
+        return "int4"
+    return None
 
 
 _NO_LINK_RE = re.compile(
@@ -522,8 +532,7 @@ def applies_throughput(f: Frame) -> bool:
 
 
 def throughput_calls(f: Frame) -> list[ToolCall]:
-    prec = f.precision if f.precision in ("bf16", "fp16", "fp8", "int8", "int4") else None
-    prec = prec or A.shipped_precision(f.model) or "bf16"
+    prec = _decode_precision(f) or A.shipped_precision(f.model) or "bf16"
     card = A.card_name(f)
     seen = measured_tps(f)
     # "1000 tokens/s" is a speed, not the context the reading layer may take it for
