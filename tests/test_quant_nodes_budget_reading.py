@@ -153,3 +153,10 @@ def test_an_ollama_speed_is_a_four_bit_models_speed() -> None:
     assert dec.args["precision"] == "int4"
     assert 25 <= dec.result["tokens_per_s_mid"] <= 50
     assert "放不下" not in a.text.split("<details>")[0]
+
+
+@pytest.mark.parametrize("question", ["租H100要注意什么", "what should I watch out for when renting A100s?"])
+def test_what_to_watch_when_renting_is_answered_from_the_acceptance_checklist(question: str) -> None:
+    a, results = answer(question)
+    assert any(r.name == "search_guide" and r.args.get("doc_id") == "delivery-acceptance" for r in results)
+    assert "nvidia-smi" in a.text.split("<details>")[0]
