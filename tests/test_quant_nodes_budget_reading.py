@@ -160,3 +160,12 @@ def test_what_to_watch_when_renting_is_answered_from_the_acceptance_checklist(qu
     a, results = answer(question)
     assert any(r.name == "search_guide" and r.args.get("doc_id") == "delivery-acceptance" for r in results)
     assert "nvidia-smi" in a.text.split("<details>")[0]
+
+
+def test_a_plan_times_the_samples_it_was_given() -> None:
+    # 50,000 samples × the average chat sample (LMSYS-Chat-1M: 2.0 turns × (69.5 + 214.5) ≈ 570 tokens,
+    # knowledge/mfu.yaml) = 28.5M tokens: the plan is timed and costed on them, not left as "tell me the data size"
+    a, results = answer("预算2000块，3天内用5万条数据LoRA微调Qwen2.5-7B，租什么卡")
+    plan = _call(results, "plan_configurations")[0]
+    assert plan.args["tokens"] == pytest.approx(50_000 * 570)
+    assert "没用上：5" not in a.text and "总费用" in a.text.splitlines()[0]

@@ -718,9 +718,18 @@ def _check_limits(opt: PlanOption, deadline_h: float | None, budget: float | Non
     if budget is not None and opt.cost_cny is not None and opt.cost_basis and "whole run" in opt.cost_basis:
         if opt.cost_cny.mid > budget:
             opt.feasible = False
+            monthly = "monthly minimum" in opt.cost_basis  # an IDC whole-server lease: the minimum term is the cost
             opt.why = (
-                f"超预算：中值约 ¥{opt.cost_cny.mid:,.0f} > ¥{budget:,.0f}。 / Over budget: ~¥{opt.cost_cny.mid:,.0f} (mid) "
-                f"> ¥{budget:,.0f}."
+                (
+                    f"超预算：这个渠道只能整台按月起租（{opt.nodes} 台 × 8 卡），最少约 ¥{opt.cost_cny.mid:,.0f} > "
+                    f"¥{budget:,.0f}。 / Over budget: this channel leases whole servers by the month ({opt.nodes} × 8 "
+                    f"GPUs), at least ~¥{opt.cost_cny.mid:,.0f} > ¥{budget:,.0f}."
+                )
+                if monthly
+                else (
+                    f"超预算：中值约 ¥{opt.cost_cny.mid:,.0f} > ¥{budget:,.0f}。 / Over budget: "
+                    f"~¥{opt.cost_cny.mid:,.0f} (mid) > ¥{budget:,.0f}."
+                )
             )
             return
         if opt.cost_cny.high > budget:

@@ -61,6 +61,17 @@ def _mode(f: Frame) -> str:
     return A.plan_mode(f)
 
 
+def _plan_data(f: Frame, mode: str) -> dict:
+    """The training data the plan times: tokens if said; samples × their length (the average chat sample of
+    knowledge/mfu.yaml when no length is said, as the time estimate does) × epochs."""
+    if mode == "inference" or f.tokens or not f.samples:
+        return {"tokens": f.tokens}
+    from assistant.offline.intents.train_time import chat_tokens_per_sample
+
+    per = f.sample_tokens or chat_tokens_per_sample()
+    return {"tokens": f.samples * per * (f.epochs or 1)}
+
+
 def calls(f: Frame) -> list[ToolCall]:
     mode = _mode(f)
     return [
@@ -69,7 +80,7 @@ def calls(f: Frame) -> list[ToolCall]:
             "plan_configurations",
             **A.train_model_args(f),
             mode=mode,
-            tokens=f.tokens,
+            **_plan_data(f, mode),
             budget=f.budget_cny,
             deadline=f.deadline_hours,
             # serving at the checkpoint's own precision: DeepSeek-R1 ships FP8 (672 GB), not 1.3 TB of BF16
