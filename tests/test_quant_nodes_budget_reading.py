@@ -169,3 +169,12 @@ def test_a_plan_times_the_samples_it_was_given() -> None:
     plan = _call(results, "plan_configurations")[0]
     assert plan.args["tokens"] == pytest.approx(50_000 * 570)
     assert "没用上：5" not in a.text and "总费用" in a.text.splitlines()[0]
+
+
+def test_an_hourly_price_question_that_also_asks_monthly_gets_both() -> None:
+    # the price table (knowledge/prices.yaml) holds both an hourly and a monthly typical per card: both parts answered
+    a, results = answer("4090一小时多少钱，包月呢")
+    price = _call(results, "gpu_price")[0].result
+    lead = a.text.split("<details>")[0]
+    assert f"{price['hourly_cny']['typical']:g}" in lead
+    assert f"{price['monthly_cny']['typical']:,.0f}" in lead and "包月" in lead
