@@ -20,8 +20,13 @@ def test_reported_capacity_is_mib_not_nominal_gb() -> None:
     assert a100.reported_gb == pytest.approx(81920 * 2**20 / 1e9, abs=1e-3)  # 85.899 GB
     card = resolve_gpu_capacity("4090")
     assert card.reported_gb == pytest.approx(25.757, abs=1e-3)
-    bare = resolve_gpu_capacity("24GB")  # a bare size is taken at face value
-    assert bare.reported_gb == 24 and bare.reported_mib is None and bare.reported_confidence == "nominal"
+    # a bare size is the smallest driver total among the cards sold at that size: "80GB" cards report 81,559 MiB
+    # (H100, nvidia-smi in NVIDIA/nccl#1453) to 81,920 MiB (A100), so 85.5 GB — never the nominal 80.0
+    bare = resolve_gpu_capacity("80GB")
+    assert bare.reported_mib == 81559 and bare.reported_gb == pytest.approx(81559 * 2**20 / 1e9, abs=1e-3)
+    assert resolve_gpu_capacity("24GB").reported_gb >= 24
+    odd = resolve_gpu_capacity("7GB")  # no card is sold at 7 GB: face value
+    assert odd.reported_gb == 7 and odd.reported_mib is None and odd.reported_confidence == "nominal"
 
 
 @pytest.mark.parametrize(

@@ -357,7 +357,8 @@ def test_qwen_image_edit_on_a_4090_names_nunchaku_4bit() -> None:
 
 def test_english_kolors_on_16gb_quotes_the_measured_peak() -> None:
     text, p, _ = _ask("Will Kolors run on a 16GB card?")
-    assert p["usable_gb"] == pytest.approx(16.0) and p["published_over"]["peak_gb"] == 20  # issue 14: 18~20G
+    # a bare 16GB is the smallest 16 GB card's driver total (T4: 15,360 MiB × 2^20 = 16.11 GB), not 16.0
+    assert p["usable_gb"] == pytest.approx(15360 * 2**20 / 1e9, abs=0.01) and p["published_over"]["peak_gb"] == 20
     assert text.startswith("Does not fit at the publisher's settings") and "enable_model_cpu_offload" in text
 
 

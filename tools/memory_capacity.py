@@ -44,6 +44,30 @@ def reported_gb_from_mib(mib: int) -> float:
     return mib * MIB / GB
 
 
+def _sized_capacity(gb: float) -> GpuCapacity:
+    """A bare size ("24G显存"): cards sold at that size carry binary-sized memory, so what the driver reports is the
+    smallest nvidia-smi total among the table's cards of that nominal size (an "24 GB" card shows 23,028–24,576 MiB
+    = 24.1–25.8 GB, never 24.0); a size no table card has is taken at face value."""
+    from tools import gpus
+
+    rows = [s for s in gpus.all_gpus() if float(s.memory_gb) == gb and s.nvidia_smi_total_mib]
+    if not rows:
+        return GpuCapacity(name=f"{gb:g} GB", memory_gb=gb, reported_gb=gb, reported_confidence="nominal")
+    low = min(rows, key=lambda s: int(s.nvidia_smi_total_mib or 0))
+    mib = int(low.nvidia_smi_total_mib or 0)
+    return GpuCapacity(
+        name=f"{gb:g} GB",
+        memory_gb=gb,
+        reported_mib=mib,
+        reported_gb=round(reported_gb_from_mib(mib), 3),
+        reported_source=(
+            f"smallest nvidia-smi total among the {len(rows)} cards of {gb:g} GB in knowledge/gpus.yaml ({low.name}: "
+            f"{mib} MiB; {low.nvidia_smi_total_source or 'gpus.yaml'})"
+        ),
+        reported_confidence="derived",
+    )
+
+
 def resolve_gpu_capacity(gpu: str) -> GpuCapacity:
     """A size ('24GB', '80G', '24') or a GPU name looked up in tools/gpus.py.
 
@@ -56,7 +80,7 @@ def resolve_gpu_capacity(gpu: str) -> GpuCapacity:
     sized = re.match(r"^\d+(?:\.\d+)?\s*(?:gb|gib|g|tb|t)?(?:\s*(?:显存|vram|memory|hbm\w*|gddr\w*))?$", text.lower())
     if sized and not (bare and float(text) > 300):  # "4090" is a card, "24" / "24GB" / "24G显存" a size
         gb = parse_size_gb(text, field="gpu")
-        return GpuCapacity(name=f"{gb:g} GB", memory_gb=gb, reported_gb=gb, reported_confidence="nominal")
+        return _sized_capacity(gb)
     try:
         from tools import gpus
     except ImportError:  # pragma: no cover - the table ships with the package

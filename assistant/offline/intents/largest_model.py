@@ -52,13 +52,15 @@ def applies(f: Frame) -> bool:
 
 
 def _modes(f: Frame) -> list[str]:
-    """The job: inference unless training is said; a bare 微调 shows LoRA and QLoRA (the two a small card uses)."""
+    """The job: inference unless training is said; a bare 微调 shows LoRA and QLoRA (the two a small card uses),
+    a bare 训练 full training beside them."""
     kw_mode = A.memory_kwargs(f).get("mode")
     if not f.training and not f.finetune:
         return ["inference"]
-    if kw_mode in ("lora", "qlora", "full"):
+    if kw_mode in ("lora", "qlora", "full") and (f.mode or f.finetune or f.method):
         return [str(kw_mode)]
-    return ["lora", "qlora"] if f.finetune else ["full"]
+    # 「24G能训多大的模型」 with no method: full training, and the LoRA / QLoRA sizes that a small card really trains
+    return ["lora", "qlora"] if f.finetune else ["full", "lora", "qlora"]
 
 
 def calls(f: Frame) -> list[ToolCall]:
