@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import math
 import re
 from typing import Any
 
@@ -857,6 +858,21 @@ def _extract(question: str) -> Slots:
         s.zero_stage = 3  # "FSDP" / "DeepSpeed" without a stage: full sharding
 
     # --- impossible inputs: a negative model size, a fraction of a GPU, zero GPUs --------------------
+    # a size in e-notation ("1e999B", "7e9 参数"): read when it is a real size, refused when it is not finite or
+    # larger than any model (never left unread, which answers a sizing question with an unrelated passage)
+    sci = re.search(r"(?<![A-Za-z0-9_.])(\d+(?:\.\d+)?e[+-]?\d+)\s*(b(?![a-z])|参数|params?|parameters)", text, re.I)
+    if sci and s.params_b is None:
+        value = float(sci.group(1))
+        billions = value if sci.group(2).lower() == "b" else value / 1e9
+        if not math.isfinite(billions) or billions <= 0 or billions > 100_000:
+            s.invalid.append(
+                (
+                    f"模型大小「{sci.group(0).strip()}」不是一个真实的参数量（最大的模型也只有几万亿参数）。",
+                    f"'{sci.group(0).strip()}' is not a real parameter count (the largest models have a few trillion).",
+                )
+            )
+        else:
+            s.params_b = billions
     # not the hyphen of a name written apart ("Llama -13B", "qwen -7b"): a word just before (not "a"/"the")
     m = re.search(r"(?:(?<![\w.])(?<![a-z]{3} )-|(?<=\bthe )-|负)\s*(\d+(?:\.\d+)?)\s*([bm]|亿)(?![a-z])", text, re.I)
     if m:
