@@ -186,3 +186,15 @@ def test_a_size_in_e_notation_is_read_or_refused_never_ignored() -> None:
     assert f.invalid and "1e999b" in f.invalid[0][0].lower()
     a, results = answer("训练1e999B的模型要多少显存")
     assert not results and "无效" in a.text
+
+
+def test_each_part_keeps_its_own_premise_and_a_period_price_is_a_price() -> None:
+    # part 1 memory → its verdict leads; part 2's "you gave N samples but no length" opens part 2, not the answer
+    a, _ = answer("llama3 8b lora要多大显存，训练1万条数据要多久，用4090")
+    lines = a.text.splitlines()
+    assert "LoRA" in lines[0] and "每卡约需" in lines[0]
+    assert any(line.startswith("你给了 10,000 条样本") for line in lines[1:])
+    # 「租一个月多少钱」 about the card just named is that card's monthly price, not "the cheapest route"
+    a, results = answer("Qwen2.5-14B推理要多少显存？一张4090放得下吗？租一个月多少钱？")
+    assert any(r.name == "gpu_price" and r.args.get("months") == 1 for r in results)
+    assert "最省钱的跑法" not in a.text and "一个月" in a.text.split("<details>")[0]

@@ -278,9 +278,13 @@ def applies_cheapest(f: Frame) -> bool:
         return False  # "自己部署和调 API 哪个便宜" compares two routes; it is not "the cheapest cards for X"
     if _RENT_TO_RUN_RE.search(f.text):  # "租云GPU跑这个有什么推荐": what to rent for it, priced
         return True
+    if f.gpus and f.period_hours and not _CHEAPEST_WORDS_RE.search(f.text):
+        # 「一张4090放得下吗？租一个月多少钱？」: the price of the named card for the period said, not the cheapest route
+        return False
     return bool(_CHEAP_RE.search(f.text)) and bool(_RUN_RE.search(f.text) or f.mode == "inference")
 
 
+_CHEAPEST_WORDS_RE = re.compile(r"最便宜|最省钱|成本最低|cheapest|lowest[- ]cost", re.I)
 _RENT_TO_RUN_RE = re.compile(
     r"租.{0,10}(?:跑|推理|部署|运行).{0,12}(?:推荐|建议|配置|方案|哪|什么)|(?:推荐|建议).{0,8}(?:租|配置|机器|显卡)|"
     r"rent.{0,30}(?:to run|for running|to serve).{0,30}(?:recommend|suggest|which|what)|"

@@ -44,6 +44,7 @@ def compose(
         }.get(primary, lambda: writer.invalid_input(frame.invalid))()
     else:
         for intent, part in _parts(intents, results):
+            writer.part_start = len(writer.parts["verdict"])
             render.write_answer(writer, intent, frame, part, frame.text or question, carried)
         lead(writer, frame, intents, results)
     if primary not in (OUT_OF_SCOPE, INVALID, "unlawful", "forecast"):

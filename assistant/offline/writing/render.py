@@ -42,6 +42,9 @@ class Writer:
         self.lang = lang
         self.parts: dict[str, list[str]] = {k: [] for k in self.ORDER}
         self.cited: list[tuple[str, str]] = []  # (doc_id, section) of the passages quoted, in order
+        # where the current part's verdict lines begin: a renderer that puts its own premise first ("you gave N samples
+        # but no length: …") inserts here, so in a multi-part answer it opens its own part, not the whole answer
+        self.part_start = 0
 
     def t(self, zh: str, en: str) -> str:
         return zh if self.lang == "zh" else en

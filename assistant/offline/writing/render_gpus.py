@@ -487,7 +487,7 @@ def _compute_per_yuan(w: Writer, prices: list[ToolResult], ctx: Context) -> None
         f"{num(t_lo)} TFLOPS at {money(p_lo)} for the {other}), " + en_tail,
     )
     if "value_for_money" in ctx.said and w.parts["verdict"]:  # "which is better value?": this is the answer
-        w.parts["verdict"].insert(0, w.parts["verdict"].pop())
+        w.parts["verdict"].insert(w.part_start, w.parts["verdict"].pop())
 
 
 def _cheapest(w: Writer, prices: list[ToolResult]) -> None:

@@ -263,7 +263,7 @@ def _what_it_rests_on(w: Writer, r: ToolResult, ctx: Context) -> None:
     _data_assumption(w, r, ctx)
     if "samples" in a and not s.samples and not s.tokens:
         verdict.insert(
-            0,
+            w.part_start,
             w.t(
                 f"训练时间主要取决于 token 数（样本数 × 每条长度 × 轮数）：时间 ≈ {res.get('flops_formula', '6·N·D')} ÷"
                 f"（卡数 × 稠密算力 × MFU），全量是 6·N·D、LoRA 约 4·N·D。你没给数据量，下面按 {num(a['samples'])} 条 × "
@@ -277,7 +277,7 @@ def _what_it_rests_on(w: Writer, r: ToolResult, ctx: Context) -> None:
     if "params_b" in a and not has_size(s) and not s.unknown_model:
         # 「两张3090训练大概要多久」 with no model named: the size is an assumption, said first, never presented as theirs
         verdict.insert(
-            0,
+            w.part_start,
             w.t(
                 f"你没说训练的是什么模型：下面按 {num(a['params_b'])}B 参数的语言模型估；别的模型（图像、视频、语音）"
                 "差别很大，告诉我模型名或参数量才能算准。",
@@ -291,7 +291,7 @@ def _what_it_rests_on(w: Writer, r: ToolResult, ctx: Context) -> None:
         ref = reference(s)
         if s.mode == "pretrain" and (ref is None or not ref.training_tokens):
             verdict.insert(
-                0,
+                w.part_start,
                 w.t(
                     f"你没给训练 token 数：按算力最优的约每参数 20 token（Chinchilla，Hoffmann et al. 2022）估，即 "
                     f"{tokens_text(w, a['tokens'])} token；时间和花费都和 token 数成正比。",
@@ -301,7 +301,7 @@ def _what_it_rests_on(w: Writer, r: ToolResult, ctx: Context) -> None:
             )
         elif ref is not None and ref.training_tokens:
             verdict.insert(
-                0,
+                w.part_start,
                 w.t(
                     f"按 {ref.id} 公开的规模算：{ref.params_b:g}B 参数、{tokens_text(w, ref.training_tokens)} 训练 token"
                     f"（{ref.source}），计算量 6·N·D；实际花费随 MFU 和卡价变化。",
@@ -374,12 +374,12 @@ def _data_assumption(w: Writer, r: ToolResult, ctx: Context) -> None:
                 f"; if every sample were padded to the max length {num(r.args.get('max_seq_len'))} (no packing), the "
                 f"upper bound is about {plural(hrs(padded), 'hour')}"
             )
-        verdict.insert(0, w.t(line_zh + "：", line_en + ":"))
+        verdict.insert(w.part_start, w.t(line_zh + "：", line_en + ":"))
         w.add("assumptions", f"每条样本的 token 数：{basis.get('source')}", f"Tokens per sample: {basis.get('source')}")
     elif kind == "corpus":
         toks = res.get("tokens")
         verdict.insert(
-            0,
+            w.part_start,
             w.t(
                 f"「语料」的单位这里按 token 理解，即 {tokens_text(w, toks)} token；如果是同样多的汉字，约 "
                 f"{tokens_text(w, basis.get('tokens_if_chars'))} token（1 个汉字 ≈ {num(basis.get('tokens_per_char_zh'))} "
@@ -530,7 +530,7 @@ def _normal_or_slow(w: Writer, r: ToolResult, ctx: Context) -> None:
             f" That is at {res.get('precision_used')} speed ({num(res.get('peak_tflops_per_gpu'))} TFLOPS), "
             "though: bf16 mixed precision runs the tensor cores at a far higher dense peak, several times faster.",
         )
-    w.parts["verdict"].insert(0, line)
+    w.parts["verdict"].insert(w.part_start, line)
 
 
 @renderer("rescale_training_time")

@@ -590,7 +590,7 @@ def _time_needs_memory(w: Writer, est: dict) -> None:
         f"has {gb(est.get('gpu_memory_gb'))} GB; the time below only applies once the job fits (LoRA/QLoRA, more "
         "GPUs or larger cards).",
     )
-    w.parts["verdict"].insert(0, w.parts["verdict"].pop())  # before the time it qualifies
+    w.parts["verdict"].insert(w.part_start, w.parts["verdict"].pop())  # before the time it qualifies
 
 
 @renderer("estimate_memory", grouped=True)
@@ -1637,7 +1637,7 @@ def host_ram_lines(w: Writer, ctx: Context, est: dict, section: str = "verdict")
         w.add("assumptions", str(n.get("zh") or ""), str(n.get("en") or ""))
     ram_verdict = _gguf_ram_verdict(w, est, have)
     if ram_verdict and section == "verdict":
-        w.parts["verdict"].insert(0, ram_verdict)
+        w.parts["verdict"].insert(w.part_start, ram_verdict)
 
 
 def _gguf_ram_verdict(w: Writer, est: dict, have: object) -> str | None:

@@ -117,7 +117,7 @@ def quote_claim_lines(w: Writer, r: ToolResult, ctx: Context) -> None:
     rate = _cur(res.get("hourly_rate"), cur)
     if claimed and ratio and abs(ratio - 1) > 0.1:
         verdict.insert(
-            0,
+            w.part_start,
             w.t(
                 f"不对：{hours_zh} × {rate}/小时 = {_cur(total, cur)}，不是 {_cur(claimed, cur)}"
                 f"（差 {num(ratio)} 倍）。",
@@ -126,7 +126,7 @@ def quote_claim_lines(w: Writer, r: ToolResult, ctx: Context) -> None:
         )
     elif claimed and ratio and not ctx.by_name("published_run"):  # a published run decides the hours (below)
         verdict.insert(
-            0,
+            w.part_start,
             w.t(
                 f"算术没错：{hours_zh} × {rate}/小时 ≈ {_cur(total, cur)}。",
                 f"The arithmetic holds: {hours_en} × {rate}/hour ≈ {_cur(total, cur)}.",
@@ -134,7 +134,7 @@ def quote_claim_lines(w: Writer, r: ToolResult, ctx: Context) -> None:
         )
     elif res.get("gpu_hours_sum"):
         verdict.insert(
-            0,
+            w.part_start,
             w.t(
                 f"{hours_zh} × {rate}/小时 = {_cur(total, cur)}。",
                 f"{hours_en} × {rate}/hour = {_cur(total, cur)}.",
@@ -148,7 +148,7 @@ def quote_claim_lines(w: Writer, r: ToolResult, ctx: Context) -> None:
         )
         if _DEPLOYMENT_RE.search(ctx.question):
             verdict.insert(
-                0,
+                w.part_start,
                 w.t(
                     f"不一定：{_cur(a.get('amount'), cur)}/天 是上限，即 1 个实例 × 24 小时 × {rate}/小时。",
                     f"Not necessarily: {_cur(a.get('amount'), cur)}/day is the ceiling — one instance × 24 hours × "
@@ -230,7 +230,7 @@ def published_run(w: Writer, r: ToolResult, ctx: Context) -> None:
         if (
             asks_cost and ctx.intent != "quote" and not r.args.get("rate_per_gpu_hour")
         ):  # "only $300 — just the cloud hours?": the cost line answers it
-            w.parts["verdict"].insert(0, w.parts["verdict"].pop())
+            w.parts["verdict"].insert(w.part_start, w.parts["verdict"].pop())
     for note in res.get("notes") or []:
         w.add("assumptions", bi(note, "zh"), bi(note, "en"))
     w.add(
@@ -253,7 +253,7 @@ def _published_lead(w: Writer, r: ToolResult, ctx: Context) -> None:
     card = str(st.get("gpu") or "").replace("NVIDIA ", "")
     rate = r.args.get("rate_per_gpu_hour")
     w.parts["verdict"].insert(
-        0,
+        w.part_start,
         w.t(
             f"不对：原文用的是 {num(st.get('n_gpus'))} × {card}、{num(st.get('hours'))} 小时，共 "
             f"{num(res.get('total_gpu_hours'))} 卡时；按你的价格折合每卡时 {_cur(rate, cur)}，约 {_cur(total, cur)}，"

@@ -138,7 +138,7 @@ def plan_serving(w: Writer, r: ToolResult, ctx: Context) -> None:
     if ctx.intent == "serving" and r.args.get("input_tokens") and res.get("ttft_s"):
         # the prefill floor does not depend on whether the KV pool fits: it leads
         w.parts["verdict"].insert(
-            0,
+            w.part_start,
             w.t(
                 f"首 token 慢是预填充（prefill）的算力下限：每个提示 token 约 2·N 次浮点运算，{num(r.args['input_tokens'])} token "
                 f"的提示在 {card} 上约 {num((res.get('ttft_s') or {}).get('mid'))} 秒（区间 {num((res.get('ttft_s') or {}).get('low'))}–"
@@ -309,7 +309,7 @@ def _daily_users_line(w: Writer, ctx: Context, conc: Any) -> None:
         "have monitoring data).",
     )
     if line not in w.parts["verdict"]:
-        w.parts["verdict"].insert(0, line)
+        w.parts["verdict"].insert(w.part_start, line)
 
 
 @renderer("gpu_rentability")
@@ -519,7 +519,7 @@ def _cheapest(w: Writer, ctx: Context) -> None:
     if not lines:
         return
     w.parts["verdict"].insert(
-        0,
+        w.part_start,
         w.t(
             "最省钱的跑法：先量化（INT4/INT8），再按小时租、用完就关机（停机后 GPU 不计费）；只想试一试可以先用免费额度（Kaggle、Colab）跑小模型。",
             "The cheapest route: quantise (INT4/INT8), rent by the hour and stop the machine when done (a stopped "
