@@ -20,6 +20,7 @@ from assistant.offline.intents import (
     diagnose,
     gpus,
     largest_model,
+    links,
     memory,
     ops,
     plans,
@@ -34,6 +35,7 @@ from assistant.offline.reading.frame import Frame
 from assistant.offline.types import ToolCall, ToolResult
 
 Predicate = Callable[[Frame], bool]
+PCIE_LANES = "pcie_lanes"
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,8 @@ INTENTS: dict[str, Intent] = {
         Intent(A.MEMORY, memory.calls, memory.follow_ups),
         Intent(A.SPECS, gpus.specs_calls),
         Intent(A.INTERCONNECT, gpus.interconnect_calls),
+        Intent(PCIE_LANES, links.calls),
+        Intent(links.LINK_RATIO, links.ratio_calls),
         Intent(gpus.NODE_LAYOUT, gpus.node_layout_calls),
         Intent(A.ADVICE, ops.calls, ops.follow_ups),
     )
@@ -151,6 +155,8 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.CONVERT, conversions.applies_convert),
     (A.BUSBW, conversions.applies_busbw),
     (A.IMPLIED_MFU, conversions.applies_mfu),
+    (links.LINK_RATIO, links.applies_ratio),  # 「NVLink 4 与 PCIe 5.0 约 14 倍？」: one basis, per direction
+    (PCIE_LANES, links.applies),  # "PCI x1 or x16 for 10 GPUs", 「主板要能拆分 x8 吗」: the rate of each width
     (A.SPECS, gpus.applies_memory_variant),
     # 「8张H20每秒多少token？训练会比A100慢很多吗」: the decode speed, then the TFLOPS ratio
     (A.SPECS, gpus.applies_speed_parts),
@@ -348,7 +354,10 @@ def build_calls(f: Frame, intents: list[str]) -> list[ToolCall]:
             if c.args is not None and key not in seen:
                 seen.add(key)
                 out.append(c)
+    from assistant.offline.intents.same_chip import same_chip_calls
     from assistant.offline.intents.stack import stack_calls
+
+    out[:0] = same_chip_calls(f, intents)  # 「A100 40G 换 80G 为什么还是 40 小时」: one chip, the same compute
 
     out += stack_calls(f, intents)  # a fit question on an Ascend / DCU / MLU / MUSA card: its software stack too
     return out

@@ -50,9 +50,28 @@ def _where(res: dict[str, Any], w: Writer) -> tuple[str, str]:
     )
 
 
+def _fp8_without_cores(w: Writer, rows: list[dict]) -> None:
+    """「A100 能跑 R1 的 FP8 版吗」: an FP8 file beside a card without FP8 tensor cores — what running it means there."""
+    from tools.errors import ToolInputError
+    from tools.gpus import fp8_usage, resolve_gpu
+
+    row = next((x for x in rows if x.get("gpu") and str(x.get("quant") or "").startswith("fp8")), None)
+    if row is None:
+        return
+    try:
+        spec = resolve_gpu(str(row["gpu"]))
+    except ToolInputError:
+        return
+    if spec.fp8_supported:
+        return
+    zh, en = fp8_usage(spec.name, spec.architecture, False, None)
+    w.add("verdict", zh + "。", en + ".")
+
+
 @renderer("cpu_inference", grouped=True)
 def cpu_inference(w: Writer, r: ToolResult, ctx: Context) -> None:
     rows = [x.result for x in ctx.by_name("cpu_inference")]
+    _fp8_without_cores(w, rows)
     if len(rows) > 1:
         _several(w, rows, ctx)
         return
