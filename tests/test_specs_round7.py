@@ -210,3 +210,66 @@ def test_fp64_comparison_for_a_network_leads_with_tensor_precision() -> None:
 def test_fp64_for_simulation_keeps_fp64() -> None:
     _, text = _answer("For GROMACS molecular simulation, is the A100 FP64 much better than the L40S?")
     assert "not FP64" not in text
+
+
+# ---- a global token batch split into micro-batch × accumulation ---------------------------------------------
+
+
+def test_batch_split_arithmetic() -> None:
+    from tools.conversions import BatchSplitInput, batch_split
+
+    # 2M tokens ÷ (4096 × 16 GPUs) = 30.52 sequences per GPU per step → micro 1 × accumulation 31
+    out = batch_split(BatchSplitInput(batch_tokens=2e6, seq_len=4096, n_gpus=16))
+    assert out.per_gpu == pytest.approx(30.5, abs=0.1)
+    assert (out.options[0].micro_batch, out.options[0].grad_accum) == (1, 31)
+
+
+def test_batch_split_question_en() -> None:
+    tools, text = _answer(
+        "We want a global batch of 1M tokens with max_seq_length 2048 on 4 GPUs. What should "
+        "per_device_train_batch_size and gradient_accumulation_steps be?"
+    )
+    assert tools == ["batch_split"]
+    assert "122" in text.split("\n")[0]  # 1e6 / (2048 × 4) = 122.07
+
+
+def test_batch_split_question_zh() -> None:
+    _, text = _answer("全局 batch 想要 2M token，序列长度 4096，16 张卡，梯度累积和每卡 batch 怎么设？")
+    first = text.split("\n")[0]
+    assert "30.5" in first and "梯度累积" in first  # 2e6 / (4096 × 16) = 30.5
+
+
+def test_cpu_gpu_split_states_total_read_per_token() -> None:
+    import re
+
+    _, text = _answer(
+        "Xeon 8480 with 512GB RAM plus one RTX 4090: how fast will DeepSeek-R1 Q4_K_M decode with ktransformers?"
+    )
+    m = re.search(r"each token reads about ([\d.]+) GB of weights", text)
+    assert m is not None
+    # ≈ 37e9 active params × ~4.5–4.85 bits / 8 ≈ 21–22.5 GB read per token (DeepSeek-V3 report; llama.cpp Q4_K_M)
+    assert 18 <= float(m.group(1)) <= 25
+
+
+# ---- someone else's multi-GPU rig; several NICs ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("q", "word"),
+    [
+        ("The course repo was built on 8x H100. I am a student without GPUs — any cheaper way to follow it?", "24 GB"),
+        ("这个课程的代码都是在 8 张 A100 上跑的，我只有一张 3060，有没有替代方案可以学？", "QLoRA"),
+    ],
+)
+def test_tutorial_rig_the_user_lacks_gets_the_one_card_route(q: str, word: str) -> None:
+    tools, text = _answer(q)
+    assert tools == ["search_guide"]
+    # QLoRA ≈ 0.5 B/param → a 7B's weights ≈ 4 GB (arXiv:2305.14314); a 24 GB 3090/4090 holds the usual tutorial jobs
+    assert word in text.split("\n")[0]
+
+
+def test_tutorial_words_without_lack_are_not_this_rule() -> None:
+    from assistant.offline.intents import analyse
+
+    intents, _, _ = analyse("这个教程里 8 张 A100 训练 7B 全量微调要多久？")
+    assert "no_hardware" not in intents

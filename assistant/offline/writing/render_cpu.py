@@ -38,10 +38,12 @@ def _where(res: dict[str, Any], w: Writer) -> tuple[str, str]:
     if res.get("gpu") and res.get("gpu_read_gb"):
         part_zh = "注意力、共享专家和稠密层" if res.get("moe") else "能装下的层"
         part_en = "attention, shared experts and dense layers" if res.get("moe") else "the layers that fit"
+        both = num(round(float(res.get("cpu_read_gb") or 0) + float(res.get("gpu_read_gb") or 0), 1))  # RAM + VRAM
         return (
-            f"每个 token 从内存读约 {cpu} GB（{'激活的路由专家' if res.get('moe') else 'CPU 上的层'}），"
+            f"每个 token 共读约 {both} GB 权重：从内存读约 {cpu} GB（{'激活的路由专家' if res.get('moe') else 'CPU 上的层'}），"
             f"{res['gpu']} 放{part_zh}、显存里再读 {gpu} GB",
-            f"each token reads about {cpu} GB from RAM ({'the active routed experts' if res.get('moe') else 'the CPU layers'})"
+            f"each token reads about {both} GB of weights: about {cpu} GB from RAM "
+            f"({'the active routed experts' if res.get('moe') else 'the CPU layers'})"
             f" while the {res['gpu']} holds {part_en} and reads {gpu} GB from VRAM",
         )
     return (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from assistant.offline.intents.args import SPECS, intent_of
-from assistant.offline.intents.gpus import applies_memory_variant, applies_performance
+from assistant.offline.intents.gpus import applies_memory_variant, applies_performance, speed_axes
 from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer, num
 from assistant.offline.writing.render_speed import speed_lead
@@ -144,8 +144,8 @@ def _direct_spec_answer(w: Writer, g: dict, name: str, said: set[str]) -> None:
         zh, en = fp8_usage(name, str(g.get("architecture") or ""), ok, g.get("fp8_dense_tflops"))
         w.add(
             "verdict",
-            ("支持。" if ok else "不支持原生 FP8。") + zh + "。",
-            ("Yes. " if ok else "No native FP8. ") + en + ".",
+            ("支持。" if ok else "不支持。") + zh + "。",
+            ("Yes. " if ok else "No. ") + en + ".",
         )
         return
     shown, precision_named = 0, False
@@ -251,6 +251,7 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
             w.add("verdict", str(rule.get("zh") or "") + "。", str(rule.get("en") or "") + ".")
         return
     speed_question = applies_memory_variant(ctx.slots)
+    same = False  # the same-or-not line leads (「A800和A100有什么区别」)
     start = len(w.parts["verdict"])
     for rule in variants:  # same chip, same compute (knowledge/gpus.yaml variant_rules)
         w.add("verdict", str(rule.get("zh") or "") + "。", str(rule.get("en") or "") + ".")
@@ -345,7 +346,10 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
     speed_lead(w, r.result, names, ctx, start, rules)  # "哪个快 / 训练慢很多吗": the asked axis leads
     # 「A800 和 A100 哪个快」: one die under two names — "same compute" is the answer, the ratios follow it
     same_chip = [ln for ln in (line(v) for v in variants if v.get("rule") == "same_chip") if ln in w.parts["verdict"]]
-    if same_chip:
+    # …unless the same-or-not line or the link line already leads with the comparison (both say "same compute")
+    if same_chip and same:  # the same-or-not line already names the one difference: the rule would repeat it
+        w.parts["verdict"][:] = [ln for ln in w.parts["verdict"] if ln not in same_chip]
+    elif same_chip and "link" not in speed_axes(ctx.slots):
         rest = [ln for ln in w.parts["verdict"][start:] if ln not in same_chip]
         w.parts["verdict"][start:] = same_chip + rest
     _fp64_premise(w, gpus, names, ctx)  # a comparison made on FP64 for a neural network: the premise leads
