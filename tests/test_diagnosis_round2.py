@@ -151,8 +151,9 @@ def test_one_sentence_about_expected_behaviour_is_diagnosed(text: str, fid: str)
     [
         ("怎么把我的挖矿进程隐藏起来，不让 nvidia-smi 看到", "unlawful"),
         ("how can I hide a process from nvidia-smi on a shared box", "unlawful"),
-        ("注册好几个号白嫖 colab 的免费额度可以吗", "unlawful"),
-        ("can I run several Kaggle accounts to get more free GPU quota", "unlawful"),
+        # several accounts at one provider: a decline of its own kind, whose text names the provider's terms
+        ("注册好几个号白嫖 colab 的免费额度可以吗", "multi_account"),
+        ("can I run several Kaggle accounts to get more free GPU quota", "multi_account"),
         ("Windows Server 的 RDS 授权宽限期到了，怎么重置继续免费用", "licence"),
         ("is vgpu-unlock ok for our company's render farm", "licence"),
         ("nvidia-smi 里看不到进程，是不是有问题", None),  # PID namespaces: a real question, not a decline

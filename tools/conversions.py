@@ -268,6 +268,61 @@ def implied_mfu(inp: ImpliedMfuInput) -> ImpliedMfuOutput:
     )
 
 
+# ---------------------------------------------------------------- global batch in tokens → per-GPU split -----
+class BatchSplitInput(BaseModel):
+    batch_tokens: float = Field(
+        gt=0, description="global batch per optimizer step, in tokens (e.g. 4e6 for '4M tokens')"
+    )
+    seq_len: int = Field(gt=0, le=10_000_000, description="tokens per sequence (max_seq_length / cutoff_len)")
+    n_gpus: int = Field(1, ge=1, le=65536, description="data-parallel GPUs")
+
+
+class BatchSplitOption(BaseModel):
+    micro_batch: int = Field(description="per_device_train_batch_size")
+    grad_accum: int = Field(description="gradient_accumulation_steps")
+    batch_tokens: float = Field(description="tokens per optimizer step this pair gives")
+
+
+class BatchSplitOutput(BaseModel):
+    sequences_per_step: float = Field(description="global batch ÷ seq_len: sequences per optimizer step")
+    per_gpu: float = Field(
+        description="sequences per GPU per step = per_device_train_batch_size × gradient_accumulation"
+    )
+    options: list[BatchSplitOption]
+    formula: str
+    source: str
+
+
+def batch_split(inp: BatchSplitInput) -> BatchSplitOutput:
+    """per_device_train_batch_size × gradient_accumulation_steps × GPUs × seq_len = tokens per optimizer step
+    (the Hugging Face Trainer's effective batch); only the micro-batch changes activation memory."""
+    seqs = inp.batch_tokens / inp.seq_len
+    per_gpu = seqs / inp.n_gpus
+    options = []
+    for micro in (1, 2, 4, 8):
+        accum = max(1, round(per_gpu / micro))
+        if micro > max(per_gpu, 1):
+            break
+        options.append(
+            BatchSplitOption(
+                micro_batch=micro, grad_accum=accum, batch_tokens=float(micro * accum * inp.n_gpus * inp.seq_len)
+            )
+        )
+    return BatchSplitOutput(
+        sequences_per_step=round(seqs, 1),
+        per_gpu=round(per_gpu, 1),
+        options=options,
+        formula=(
+            f"{inp.batch_tokens:.4g} tokens ÷ ({inp.seq_len:,} tokens × {inp.n_gpus} GPUs) = {per_gpu:.1f} "
+            "= per_device_train_batch_size × gradient_accumulation_steps"
+        ),
+        source=(
+            "Hugging Face Trainer docs (TrainingArguments: gradient_accumulation_steps; effective batch = "
+            "per_device_train_batch_size × gradient_accumulation_steps × number of devices)"
+        ),
+    )
+
+
 TOOLS = [
     ToolSpec(
         "convert_units",
@@ -292,5 +347,12 @@ TOOLS = [
         "fraction and in percent.",
         ImpliedMfuInput,
         implied_mfu,
+    ),
+    ToolSpec(
+        "batch_split",
+        "Split a global batch given in tokens into per_device_train_batch_size × gradient_accumulation_steps: "
+        "sequences per step = batch tokens ÷ seq_len, per GPU = that ÷ GPUs, with micro-batch 1/2/4/8 options.",
+        BatchSplitInput,
+        batch_split,
     ),
 ]

@@ -187,6 +187,15 @@ def seed_notes_for(gpu_ids: list[str] | None = None) -> list[SeedNote]:
     return [n for n in notes if wanted & set(n.applies_to)]
 
 
+def fp8_usage(name: str, architecture: str, supported: bool, fp8_dense: float | None) -> tuple[str, str]:
+    """(zh, en) of what FP8 means on this card (knowledge/gpus.yaml `fp8_usage`): native FP8 and how a
+    pre-quantized checkpoint is picked up, or weight-only dequantization to BF16 on a card without FP8 cores."""
+    body = load_yaml("gpus.yaml").get("fp8_usage") or {}
+    rule = body.get("supported" if supported else "unsupported") or {}
+    fill = {"name": name, "arch": architecture, "fp8": f"{fp8_dense:g}" if fp8_dense else "?"}
+    return str(rule.get("zh") or "").format(**fill), str(rule.get("en") or "").format(**fill)
+
+
 _DROP_WORDS = (
     "nvidia",
     "geforce",
@@ -563,7 +572,7 @@ class GpuSpecsInput(BaseModel):
 class VariantFinding(BaseModel):
     """Two rows of one chip that differ only in memory, or a board carrying several GPUs: what it means for speed."""
 
-    rule: Literal["memory_variant", "multi_gpu_board"]
+    rule: Literal["memory_variant", "multi_gpu_board", "same_chip"]
     gpus: list[str] = Field(description="the rows' names, as in `gpus`")
     chip: str
     compute_tflops: float | None = Field(description="the shared peak: BF16 dense, else FP16 tensor, else FP32")
@@ -682,8 +691,30 @@ def _chip(s: GpuSpec) -> str:
     return m.group(1).strip() if m else s.architecture
 
 
+def _same_chip_diffs(a: GpuSpec, b: GpuSpec) -> tuple[str, str, str]:
+    """(zh, en, speed key) of what two same-chip rows list as different: memory, bandwidth, NVLink."""
+    zh: list[str] = []
+    en: list[str] = []
+    for field, lzh, len_, unit in (
+        ("memory_gb", "显存", "memory", "GB"),
+        ("mem_bw_gbs", "显存带宽", "memory bandwidth", "GB/s"),
+        ("nvlink_gbs_bidir", "NVLink（双向合计）", "NVLink (bidirectional)", "GB/s"),
+    ):
+        va, vb = getattr(a, field), getattr(b, field)
+        if va != vb:
+            ca, cb = (f"{v:g}" if v else "0" for v in (va, vb))
+            zh.append(f"{lzh}{'' if lzh.endswith('）') else ' '}{ca} 对 {cb} {unit}")
+            en.append(f"{len_} {ca} vs {cb} {unit}")
+    if not zh:
+        return "", "", "same"
+    speed = "bw" if a.mem_bw_gbs != b.mem_bw_gbs else "link" if a.nvlink_gbs_bidir != b.nvlink_gbs_bidir else "same"
+    return "；差别只在 " + "、".join(zh), "; they differ only in " + ", ".join(en), speed
+
+
 def _finding(
-    rule_id: Literal["memory_variant", "multi_gpu_board"], specs: list[GpuSpec], board_gb: float | None = None
+    rule_id: Literal["memory_variant", "multi_gpu_board", "same_chip"],
+    specs: list[GpuSpec],
+    board_gb: float | None = None,
 ) -> VariantFinding | None:
     rule = _variant_rules().get(rule_id)
     if rule is None:
@@ -696,6 +727,9 @@ def _finding(
         bw_en = " vs ".join(f"{s.mem_bw_gbs:g}" for s in specs) + " GB/s"
     bw_zh = bw_en.replace(" each", "（两者相同）").replace(" vs ", " 对 ")
     speed = "same" if len(bws) == 1 else "bw"
+    diffs_zh = diffs_en = ""
+    if rule_id == "same_chip":
+        diffs_zh, diffs_en, speed = _same_chip_diffs(a, specs[-1])
     fill = {
         "a": _short(a.name),
         "b": _short(specs[-1].name),
@@ -715,9 +749,15 @@ def _finding(
         memory_gb=[s.memory_gb for s in specs],
         board_memory_gb=board_gb,
         zh=str(rule["zh"]).format(
-            **fill, compute_label=_LABEL_ZH[label], bw=bw_zh, speed=rule.get(f"speed_{speed}_zh", "")
+            **fill,
+            compute_label=_LABEL_ZH[label],
+            bw=bw_zh,
+            diffs=diffs_zh,
+            speed=rule.get(f"speed_{speed}_zh", ""),
         ),
-        en=str(rule["en"]).format(**fill, compute_label=label, bw=bw_en, speed=rule.get(f"speed_{speed}_en", "")),
+        en=str(rule["en"]).format(
+            **fill, compute_label=label, bw=bw_en, diffs=diffs_en, speed=rule.get(f"speed_{speed}_en", "")
+        ),
         source=str(rule["source"]),
         as_of=str(rule["as_of"]),
     )
@@ -725,15 +765,22 @@ def _finding(
 
 def variant_findings(specs: list[GpuSpec]) -> list[VariantFinding]:
     """Same family and chip, different memory, equal compute: a memory variant (speed is the same).
-    A board of several GPUs (Tesla K80): its memory is per GPU, the board figure is their sum."""
+    Same chip and compute under another name (A800 beside A100, H800 beside H100): the compute is the same, the
+    rows' other differences (NVLink, bandwidth) are named. A board of several GPUs (Tesla K80): its memory is per
+    GPU, the board figure is their sum."""
     out: list[VariantFinding] = []
     for i, a in enumerate(specs):
         for b in specs[i + 1 :]:
-            same_chip = a.family == b.family and a.architecture == b.architecture
-            if same_chip and a.memory_gb != b.memory_gb and _peak(a) == _peak(b):
+            if a.architecture != b.architecture or _peak(a) != _peak(b) or _peak(a)[0] is None:
+                continue
+            if a.gpus_per_board > 1 or b.gpus_per_board > 1:
+                continue
+            if a.family == b.family and a.memory_gb != b.memory_gb:
                 found = _finding("memory_variant", sorted([a, b], key=lambda s: -s.memory_gb))
-                if found:
-                    out.append(found)
+            else:
+                found = _finding("same_chip", [a, b])
+            if found:
+                out.append(found)
     for s in specs:
         if s.gpus_per_board > 1:
             found = _finding("multi_gpu_board", [s], board_gb=s.memory_gb * s.gpus_per_board)

@@ -42,6 +42,81 @@ class Link(BaseModel):
     confidence: str
 
 
+class LaneRate(BaseModel):
+    """One PCIe generation at one lane width: the x16 row's line rate × lanes / 16 (PCIe scales per lane)."""
+
+    gen: int
+    lanes: int
+    per_direction_gbs: float
+    bidirectional_gbs: float
+    source: str
+
+
+def pcie_lane_rates(gens: list[int], lanes: list[int]) -> list[LaneRate]:
+    """Per-direction and bidirectional GB/s of each generation × width, from the x16 rows of the link table
+    (8 / 16 / 32 GT/s per lane with 128b/130b encoding: x1 is one sixteenth of x16)."""
+    table = {lk.id: lk for lk in _links()}
+    out: list[LaneRate] = []
+    for gen in sorted(set(gens)):
+        row = table.get(f"pcie{gen}_x16")
+        if row is None or not row.per_direction_gbs:
+            continue
+        for n in sorted(set(lanes)):
+            per = row.per_direction_gbs * n / 16
+            out.append(
+                LaneRate(
+                    gen=gen,
+                    lanes=n,
+                    per_direction_gbs=round(per, 2 if per < 10 else 1),
+                    bidirectional_gbs=round(2 * per, 2 if per < 5 else 1),
+                    source=f"{row.name} row × {n}/16 lanes ({row.source})",
+                )
+            )
+    return out
+
+
+class LinkRatio(BaseModel):
+    """Two links set against each other on one basis: per direction with per direction, both ways with both ways.
+    `mixed_ratio` is the figure a comparison gets when it sets the first's bidirectional total against the
+    second's per-direction rate (900 GB/s NVLink 4 vs 64 GB/s PCIe 5.0 → ~14×, twice the real ratio)."""
+
+    a: str
+    b: str
+    a_per_direction_gbs: float
+    b_per_direction_gbs: float
+    a_bidirectional_gbs: float
+    b_bidirectional_gbs: float
+    ratio: float = Field(description="a ÷ b on one basis (per direction; the same both ways)")
+    mixed_ratio: float = Field(description="a bidirectional ÷ b per direction: the mixed-basis figure")
+
+
+def link_ratios(names: list[str]) -> list[LinkRatio]:
+    """Each pair of the named links on one basis, first named first."""
+    rows = []
+    for n in names:
+        lk = resolve_link(n)
+        if lk.per_direction_gbs and lk.bidirectional_gbs and lk.id not in {r.id for r in rows}:
+            rows.append(lk)
+    out: list[LinkRatio] = []
+    for i, a in enumerate(rows):
+        for b in rows[i + 1 :]:
+            ap, bp = float(a.per_direction_gbs or 0), float(b.per_direction_gbs or 0)
+            ab, bb = float(a.bidirectional_gbs or 0), float(b.bidirectional_gbs or 0)
+            out.append(
+                LinkRatio(
+                    a=a.name,
+                    b=b.name,
+                    a_per_direction_gbs=ap,
+                    b_per_direction_gbs=bp,
+                    a_bidirectional_gbs=ab,
+                    b_bidirectional_gbs=bb,
+                    ratio=round(ap / bp, 1),
+                    mixed_ratio=round(ab / bp, 1),
+                )
+            )
+    return out
+
+
 @lru_cache(maxsize=1)
 def _data() -> dict[str, Any]:
     return load_yaml("interconnect.yaml")
@@ -559,6 +634,13 @@ class InterconnectInput(BaseModel):
         None, description="compute all-reduce time over this link's line rate instead ('PCIe 4.0', 'NVLink 3')"
     )
     include_link_table: bool = Field(False, description="return the whole link table")
+    pcie_lanes: list[int] | None = Field(
+        None, description="PCIe lane widths to compare (1, 4, 8, 16): per-direction GB/s of each in `lane_rates`"
+    )
+    pcie_gens: list[int] | None = Field(None, description="PCIe generations for pcie_lanes (3, 4, 5); default 3 and 4")
+    compare_links: list[str] | None = Field(
+        None, description="links to set against each other on one basis ('NVLink 4', 'PCIe 5.0'): `link_ratios`"
+    )
 
 
 class SyncTime(BaseModel):
@@ -598,6 +680,8 @@ class InterconnectOutput(BaseModel):
     links: list[Link]
     notes: list[str]
     layout: NodeLayout | None = Field(None, description="servers needed for n_gpus, with the reference server's links")
+    lane_rates: list[LaneRate] = Field(default_factory=list, description="PCIe rates per generation × lane width")
+    link_ratios: list[LinkRatio] = Field(default_factory=list, description="named links against each other")
 
 
 def node_layout(spec: GpuSpec | None, n_gpus: int) -> NodeLayout:
@@ -751,6 +835,8 @@ def interconnect_advice(inp: InterconnectInput) -> InterconnectOutput:
         links=table,
         notes=notes,
         layout=node_layout(spec, inp.n_gpus) if inp.n_gpus > 1 else None,
+        lane_rates=pcie_lane_rates(inp.pcie_gens or [3, 4], inp.pcie_lanes) if inp.pcie_lanes else [],
+        link_ratios=link_ratios(inp.compare_links) if inp.compare_links else [],
     )
 
 

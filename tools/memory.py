@@ -1217,13 +1217,18 @@ def _fp8_note(job: MemoryJob, model, cap: GpuCapacity) -> dict[str, str] | None:
     shipped = str(model.shipped_precision or "")
     if job.precision == "fp8" or shipped.startswith("fp8"):
         bf16 = model.params * 2 / GB
+        from tools.gpus import fp8_usage, resolve_gpu
+
+        try:
+            arch = resolve_gpu(cap.name).architecture
+        except ToolInputError:
+            arch = "Ampere or older"
+        why_zh, why_en = fp8_usage(cap.name, arch, False, None)
         return _a(
-            f"{cap.name} 没有 FP8 张量核（Ampere 及更早的卡都没有）：{model.name} 官方发布的是 FP8 权重，在这张卡上 vLLM/SGLang "
-            f"要用 bf16 权重（官方 fp8_cast_bf16.py 转换，或下载 bf16 版），按 2 B/参数算：{model.params / 1e9:.0f}B × 2 B = "
-            f"{bf16:,.0f} GB",
-            f"The {cap.name} has no FP8 tensor cores (nothing before Ada/Hopper does): {model.name} is released in FP8, "
-            f"and on this card vLLM/SGLang need bf16 weights (the official fp8_cast_bf16.py conversion or a bf16 "
-            f"upload), at 2 B/param: {model.params / 1e9:.0f}B × 2 B = {bf16:,.0f} GB",
+            f"{why_zh}。{model.name} 官方发布的是 FP8 权重；走 bf16 的路（官方 fp8_cast_bf16.py 转换，或下载 bf16 版）"
+            f"按 2 B/参数算：{model.params / 1e9:.0f}B × 2 B = {bf16:,.0f} GB",
+            f"{why_en}. {model.name} is released in FP8; the BF16 route (the official fp8_cast_bf16.py conversion or "
+            f"a bf16 upload) takes 2 B/param: {model.params / 1e9:.0f}B × 2 B = {bf16:,.0f} GB",
         )
     return None
 

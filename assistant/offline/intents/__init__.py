@@ -20,6 +20,7 @@ from assistant.offline.intents import (
     diagnose,
     gpus,
     largest_model,
+    links,
     memory,
     ops,
     plans,
@@ -34,6 +35,7 @@ from assistant.offline.reading.frame import Frame
 from assistant.offline.types import ToolCall, ToolResult
 
 Predicate = Callable[[Frame], bool]
+PCIE_LANES = "pcie_lanes"
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,7 @@ INTENTS: dict[str, Intent] = {
         Intent(A.CONVERT, conversions.convert_calls),
         Intent(A.BUSBW, conversions.busbw_calls),
         Intent(A.IMPLIED_MFU, conversions.mfu_calls),
+        Intent(conversions.BATCH_SPLIT, conversions.batch_split_calls),
         Intent(cpu_serving.NAME, cpu_serving.calls),
         Intent(cpu_serving.TRAINING, cpu_serving.training_calls),
         Intent(cpu_serving.UNSIZED, cpu_serving.unsized_calls),
@@ -73,6 +76,7 @@ INTENTS: dict[str, Intent] = {
         Intent(serving.R1_LOCAL, serving.r1_local_calls),
         Intent(serving.THROUGHPUT, serving.throughput_calls),
         Intent(plans.OWN_VS_RENT, plans.own_vs_rent_calls),
+        Intent(plans.NO_HARDWARE, plans.no_hardware_calls),
         Intent(card_choice.NAME, card_choice.calls, memory.follow_ups),
         Intent(largest_model.NAME, largest_model.calls),
         Intent(prices.QUOTE, prices.quote_calls),
@@ -98,6 +102,8 @@ INTENTS: dict[str, Intent] = {
         Intent(A.MEMORY, memory.calls, memory.follow_ups),
         Intent(A.SPECS, gpus.specs_calls),
         Intent(A.INTERCONNECT, gpus.interconnect_calls),
+        Intent(PCIE_LANES, links.calls),
+        Intent(links.LINK_RATIO, links.ratio_calls),
         Intent(gpus.NODE_LAYOUT, gpus.node_layout_calls),
         Intent(A.ADVICE, ops.calls, ops.follow_ups),
     )
@@ -120,6 +126,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     ),  # "LLaVA stage 1/2 要多久", "Vicuna only $300?": authors' figures
     (train_time.CARRY, train_time.applies_carry),  # "one week on 4 A800 — my one 3090?": FLOPS/bandwidth band
     (train_time.BUDGET, train_time.applies_budget),  # "8×A800 within a month, which size?": 6·N·D, Chinchilla
+    (plans.NO_HARDWARE, plans.applies_no_hardware),  # 「教程是 8 卡 H800，我没有硬件，有替代吗」: one 24 GB card
     (plans.CHEAPEST, plans.applies_cheapest),  # "跑 X 最便宜的办法 / 预算多少": fewest cards, int4 and full, priced
     (serving.FRONTEND, serving.applies_frontend),  # 「NextChat 调 OpenAI API，服务器要多大」: no GPU
     (pooling.RESERVE, pooling.applies_reservation),  # 「vLLM 暴增到74G」: the engine's start-up fraction, computed
@@ -151,6 +158,9 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.CONVERT, conversions.applies_convert),
     (A.BUSBW, conversions.applies_busbw),
     (A.IMPLIED_MFU, conversions.applies_mfu),
+    (conversions.BATCH_SPLIT, conversions.applies_batch_split),  # "4M-token batch, 8k, 8 GPUs: batch × accum?"
+    (links.LINK_RATIO, links.applies_ratio),  # 「NVLink 4 与 PCIe 5.0 约 14 倍？」: one basis, per direction
+    (PCIE_LANES, links.applies),  # "PCI x1 or x16 for 10 GPUs", 「主板要能拆分 x8 吗」: the rate of each width
     (A.SPECS, gpus.applies_memory_variant),
     # 「8张H20每秒多少token？训练会比A100慢很多吗」: the decode speed, then the TFLOPS ratio
     (A.SPECS, gpus.applies_speed_parts),
@@ -348,7 +358,10 @@ def build_calls(f: Frame, intents: list[str]) -> list[ToolCall]:
             if c.args is not None and key not in seen:
                 seen.add(key)
                 out.append(c)
+    from assistant.offline.intents.same_chip import same_chip_calls
     from assistant.offline.intents.stack import stack_calls
+
+    out[:0] = same_chip_calls(f, intents)  # 「A100 40G 换 80G 为什么还是 40 小时」: one chip, the same compute
 
     out += stack_calls(f, intents)  # a fit question on an Ascend / DCU / MLU / MUSA card: its software stack too
     return out

@@ -357,3 +357,37 @@ def quantised_counts(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
                 asked.add(key)
                 out.append(A.call(A.MIN_GPUS, "find_min_gpus", **{**r.args, "precision": alt}))
     return out
+
+
+# 「教程用的是 8 卡 H800，我没有这种硬件，有替代方案吗」: the author's rig is not the learner's floor — the guide's
+# section on learning with one 24 GB card, free notebooks and hourly rental answers it (free-gpu-tiers)
+NO_HARDWARE = "no_hardware"
+_SOMEONE_ELSES_RIG_RE = re.compile(
+    r"教程|课程|作者|博主|仓库|论文|tutorial|course|the author|the repo|this repo|paper|book|书里", re.I
+)
+_LACK_RE = re.compile(
+    r"没有(?:硬件|这种|这样的|那么多|条件|gpu|显卡|卡)|没硬件|买不起|达不到|用不起|只有一张|只有一块|我只有|"
+    r"without (?:any |a )?(?:gpus?|hardware)|no (?:gpus?|hardware)|can(?:not|'t) afford|only (?:have )?(?:one|a single)",
+    re.I,
+)
+_ALTERNATIVE_RE = re.compile(
+    r"替代|代替|平替|怎么学|如何学|低成本|便宜|colab|alternative|cheaper|cheap way|follow (?:it|along|the)|learn", re.I
+)
+
+
+def applies_no_hardware(f: Frame) -> bool:
+    """Someone else's multi-GPU setup, the user lacks it, and asks for a way to follow along anyway."""
+    t = f.text or ""
+    return bool(_SOMEONE_ELSES_RIG_RE.search(t) and _LACK_RE.search(t) and _ALTERNATIVE_RE.search(t))
+
+
+def no_hardware_calls(f: Frame) -> list[ToolCall]:
+    from tools.lang import has_cjk
+
+    # topic words in the question's language, so the section comes back in that language
+    topic = (
+        "教程 多卡服务器 没有硬件 替代 一张 24 GB 卡 LoRA QLoRA 按小时租"
+        if has_cjk(f.text or "")
+        else "tutorial multi-GPU server no hardware one 24 GB card LoRA QLoRA rent by the hour"
+    )
+    return [A.call(NO_HARDWARE, "search_guide", query=f"{f.text or ''} {topic}", k=2, doc_id="free-gpu-tiers")]

@@ -1,5 +1,5 @@
 """Renderers for the small conversions: `convert_units` (GB/GiB/MiB…, GB/s↔TB/s), `busbw_from_algbw`
-(nccl-tests) and `implied_mfu` (a published run's GPU-hours → MFU)."""
+(nccl-tests), `implied_mfu` (a published run's GPU-hours → MFU) and `batch_split` (a token batch → batch × accum)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer
 from assistant.offline.writing.render_tools import Context, bi, big, renderer, tokens_text
 from assistant.offline.writing.results import typed
-from tools.conversions import BusbwOutput, ConvertUnitsOutput, ImpliedMfuOutput
+from tools.conversions import BatchSplitOutput, BusbwOutput, ConvertUnitsOutput, ImpliedMfuOutput
 
 
 def figure(x: Any) -> str:
@@ -149,3 +149,33 @@ def implied_mfu(w: Writer, r: ToolResult, ctx: Context) -> None:
         'Use this MFU as a reference for large-scale pre-training when estimating your own run (ask "how long to '
         'train 7B on 1T tokens").',
     )
+
+
+@renderer("batch_split")
+def batch_split(w: Writer, r: ToolResult, ctx: Context) -> None:
+    res = typed(r, BatchSplitOutput)
+    if res is None:
+        return
+    seq, n = r.args.get("seq_len"), r.args.get("n_gpus") or 1
+    tokens = r.args.get("batch_tokens")
+    pairs = "、".join(f"{o.micro_batch} × {o.grad_accum}" for o in res.options[:3])
+    pairs_en = ", ".join(f"{o.micro_batch} × {o.grad_accum}" for o in res.options[:3])
+    w.add(
+        "verdict",
+        f"每卡每步要 {figure(round(res.per_gpu))} 条序列：{tokens_text(w, tokens)} token ÷（{figure(seq)} token × {n} 卡）≈ "
+        f"{figure(res.per_gpu)} = per_device_train_batch_size × gradient_accumulation_steps，例如 {pairs}"
+        "（前者是每卡微批，后者是梯度累积步数）。梯度累积不增加显存，只有每卡微批（和序列长度）决定激活值显存："
+        "OOM 就把微批降到 1–2、把累积步数加上去，乘积不变。",
+        f"Each GPU needs {figure(round(res.per_gpu))} sequences per optimizer step: {tokens_text(w, tokens)} tokens ÷ "
+        f"({figure(seq)} tokens × {n} GPUs) ≈ {figure(res.per_gpu)} = per_device_train_batch_size × "
+        f"gradient_accumulation_steps, e.g. {pairs_en} (micro-batch × accumulation steps). Gradient accumulation "
+        "adds no memory; only the micro-batch (and sequence length) sets activation memory, so on OOM lower the "
+        "micro-batch to 1–2 and raise the accumulation, keeping the product.",
+    )
+    for o in res.options:
+        w.add(
+            "numbers",
+            f"{o.micro_batch} × {o.grad_accum} × {n} 卡 × {figure(seq)} = {tokens_text(w, o.batch_tokens)} token/步",
+            f"{o.micro_batch} × {o.grad_accum} × {n} GPUs × {figure(seq)} = {figure(o.batch_tokens)} tokens per step",
+        )
+    w.add("assumptions", f"公式：{res.formula}；{res.source}", f"Formula: {res.formula}; {res.source}")

@@ -38,10 +38,12 @@ def _where(res: dict[str, Any], w: Writer) -> tuple[str, str]:
     if res.get("gpu") and res.get("gpu_read_gb"):
         part_zh = "注意力、共享专家和稠密层" if res.get("moe") else "能装下的层"
         part_en = "attention, shared experts and dense layers" if res.get("moe") else "the layers that fit"
+        both = num(round(float(res.get("cpu_read_gb") or 0) + float(res.get("gpu_read_gb") or 0), 1))  # RAM + VRAM
         return (
-            f"每个 token 从内存读约 {cpu} GB（{'激活的路由专家' if res.get('moe') else 'CPU 上的层'}），"
+            f"每个 token 共读约 {both} GB 权重：从内存读约 {cpu} GB（{'激活的路由专家' if res.get('moe') else 'CPU 上的层'}），"
             f"{res['gpu']} 放{part_zh}、显存里再读 {gpu} GB",
-            f"each token reads about {cpu} GB from RAM ({'the active routed experts' if res.get('moe') else 'the CPU layers'})"
+            f"each token reads about {both} GB of weights: about {cpu} GB from RAM "
+            f"({'the active routed experts' if res.get('moe') else 'the CPU layers'})"
             f" while the {res['gpu']} holds {part_en} and reads {gpu} GB from VRAM",
         )
     return (
@@ -50,9 +52,28 @@ def _where(res: dict[str, Any], w: Writer) -> tuple[str, str]:
     )
 
 
+def _fp8_without_cores(w: Writer, rows: list[dict]) -> None:
+    """「A100 能跑 R1 的 FP8 版吗」: an FP8 file beside a card without FP8 tensor cores — what running it means there."""
+    from tools.errors import ToolInputError
+    from tools.gpus import fp8_usage, resolve_gpu
+
+    row = next((x for x in rows if x.get("gpu") and str(x.get("quant") or "").startswith("fp8")), None)
+    if row is None:
+        return
+    try:
+        spec = resolve_gpu(str(row["gpu"]))
+    except ToolInputError:
+        return
+    if spec.fp8_supported:
+        return
+    zh, en = fp8_usage(spec.name, spec.architecture, False, None)
+    w.add("verdict", zh + "。", en + ".")
+
+
 @renderer("cpu_inference", grouped=True)
 def cpu_inference(w: Writer, r: ToolResult, ctx: Context) -> None:
     rows = [x.result for x in ctx.by_name("cpu_inference")]
+    _fp8_without_cores(w, rows)
     if len(rows) > 1:
         _several(w, rows, ctx)
         return

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from assistant.offline.intents.gpus import applies_memory_variant, applies_performance
+from assistant.offline.intents.args import SPECS, intent_of
+from assistant.offline.intents.gpus import applies_memory_variant, applies_performance, speed_axes
 from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer, num
 from assistant.offline.writing.render_speed import speed_lead
@@ -136,11 +137,15 @@ def _direct_spec_answer(w: Writer, g: dict, name: str, said: set[str]) -> None:
             else f"The {name} has no NVLink.",
         )
         return
-    if "asked_fp8" in said and g.get("fp8_supported") is False:
+    if "asked_fp8" in said and g.get("fp8_supported") is not None:
+        from tools.gpus import fp8_usage
+
+        ok = bool(g.get("fp8_supported"))
+        zh, en = fp8_usage(name, str(g.get("architecture") or ""), ok, g.get("fp8_dense_tflops"))
         w.add(
             "verdict",
-            f"不支持。{name} 没有 FP8 张量核心，训练用 BF16/FP16（或 TF32）。",
-            f"No. The {name} has no FP8 tensor cores; train in BF16/FP16 (or TF32).",
+            ("支持。" if ok else "不支持。") + zh + "。",
+            ("Yes. " if ok else "No. ") + en + ".",
         )
         return
     shown, precision_named = 0, False
@@ -240,7 +245,13 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
         return generic(w, r, ctx)
     names = [_short_gpu(g) for g in gpus]
     variants = [v for v in r.result.get("variants") or [] if isinstance(v, dict)]
+    if variants and intent_of(r.id) not in (SPECS, None):
+        # added to a training-time answer (intents/same_chip.py): the same-chip rule is its part, not a spec table
+        for rule in variants:
+            w.add("verdict", str(rule.get("zh") or "") + "。", str(rule.get("en") or "") + ".")
+        return
     speed_question = applies_memory_variant(ctx.slots)
+    same = False  # the same-or-not line leads (「A800和A100有什么区别」)
     start = len(w.parts["verdict"])
     for rule in variants:  # same chip, same compute (knowledge/gpus.yaml variant_rules)
         w.add("verdict", str(rule.get("zh") or "") + "。", str(rule.get("en") or "") + ".")
@@ -327,8 +338,21 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
             "Choose by memory floor first, then generation and interconnect, then price; ask next "
             '"how much per month for these cards".',
         )
-    rules = tuple(w.t(str(v.get("zh") or "") + "。", str(v.get("en") or "") + ".") for v in variants)
+
+    def line(v: dict) -> str:
+        return w.t(str(v.get("zh") or "") + "。", str(v.get("en") or "") + ".")
+
+    rules = tuple(line(v) for v in variants if v.get("rule") != "same_chip")
     speed_lead(w, r.result, names, ctx, start, rules)  # "哪个快 / 训练慢很多吗": the asked axis leads
+    # 「A800 和 A100 哪个快」: one die under two names — "same compute" is the answer, the ratios follow it
+    same_chip = [ln for ln in (line(v) for v in variants if v.get("rule") == "same_chip") if ln in w.parts["verdict"]]
+    # …unless the same-or-not line or the link line already leads with the comparison (both say "same compute")
+    if same_chip and same:  # the same-or-not line already names the one difference: the rule would repeat it
+        w.parts["verdict"][:] = [ln for ln in w.parts["verdict"] if ln not in same_chip]
+    elif same_chip and "link" not in speed_axes(ctx.slots):
+        rest = [ln for ln in w.parts["verdict"][start:] if ln not in same_chip]
+        w.parts["verdict"][start:] = same_chip + rest
+    _fp64_premise(w, gpus, names, ctx)  # a comparison made on FP64 for a neural network: the premise leads
     for g in gpus:
         if g.get("lookup_note"):
             w.add("assumptions", bi(g["lookup_note"], "zh"), bi(g["lookup_note"], "en"))
@@ -345,6 +369,36 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
                 "Where a common rule of thumb simplifies: " + (note.get("en") or ""),
             )
             shown += 1
+
+
+_FP64_RE = re.compile(r"double[- ]precision|\bdoubles?\b|\bfp64\b|双精度|float64", re.I)
+_HPC_RE = re.compile(
+    r"simulat|\bcfd\b|molecular|gromacs|lammps|quantum chem|finite element|仿真|分子动力学|有限元|hpc", re.I
+)
+
+
+def _fp64_premise(w: Writer, gpus: list[dict], names: list[str], ctx: Context) -> None:
+    """Cards compared on FP64 for a neural-network job: the precision it really runs in leads (gpus.yaml fp64_for_dl)."""
+    text = ctx.slots.text or ""
+    if len(gpus) < 2 or not _FP64_RE.search(text) or _HPC_RE.search(text):
+        return
+    from tools.data import load_yaml
+
+    rule = load_yaml("gpus.yaml").get("fp64_for_dl") or {}
+    if not rule:
+        return
+    zh_rows, en_rows = [], []
+    for g, n in zip(gpus, names, strict=False):
+        half = g.get("bf16_dense_tflops") or g.get("fp16_dense_tflops")
+        zh_rows.append(f"{n} 张量核 FP16/BF16 稠密 {num(half)} TFLOPS、显存带宽 {num(g.get('mem_bw_gbs'))} GB/s")
+        en_rows.append(f"{n} {num(half)} TFLOPS FP16/BF16 tensor dense, {num(g.get('mem_bw_gbs'))} GB/s")
+    w.parts["verdict"].insert(
+        0,
+        w.t(
+            str(rule["zh"]).format(rows="；".join(zh_rows)) + "。",
+            str(rule["en"]).format(rows="; ".join(en_rows)) + ".",
+        ),
+    )
 
 
 def _memory_variant_verdict(w: Writer, gpus: list[dict], names: list[str]) -> None:
@@ -873,11 +927,87 @@ def _sync_depends_on_model(w: Writer) -> None:
     )
 
 
+def _link_ratio_line(w: Writer, x: dict) -> None:
+    """Two links on one basis; the mixed figure (one's both-ways total over the other's one way) said as such."""
+    a, b = re.sub(r"\s*\(.*\)", "", str(x["a"])), re.sub(r"\s*\(.*\)", "", str(x["b"]))
+    ap, bp, ab, bb = (
+        num(x[k]) for k in ("a_per_direction_gbs", "b_per_direction_gbs", "a_bidirectional_gbs", "b_bidirectional_gbs")
+    )
+    r, mixed = num(x["ratio"]), num(x["mixed_ratio"])
+    w.add(
+        "verdict",
+        f"同一口径比，{a} 约是 {b} 的 **{r} 倍**：单方向 {ap} 对 {bp} GB/s，双向合计 {ab} 对 {bb} GB/s，两种口径比出来一样。"
+        f"拿一边的双向合计去比另一边的单方向（{ab} 对 {bp}）才会得到约 {mixed} 倍，那是把口径混了。",
+        f"On one basis the {a} is about **{r}×** the {b}: {ap} vs {bp} GB/s per direction, {ab} vs {bb} GB/s "
+        f"bidirectional — the same ratio either way. Setting one side's bidirectional total against the other's "
+        f"per-direction rate ({ab} vs {bp}) gives about {mixed}×, which mixes the two bases.",
+    )
+
+
+def _lane_lines(w: Writer, lanes: list[dict], ctx: Context) -> None:
+    """「x1 还是 x16」「要能拆分 x8 吗」: each width's rate, then what the narrow one costs for the way the cards talk."""
+    by_gen: dict[int, list[dict]] = {}
+    for x in lanes:
+        by_gen.setdefault(int(x["gen"]), []).append(x)
+    zh = "；".join(
+        f"PCIe {g}.0 " + "、".join(f"x{x['lanes']} 单向约 {num(x['per_direction_gbs'])} GB/s" for x in xs)
+        for g, xs in by_gen.items()
+    )
+    en = "; ".join(
+        f"PCIe {g}.0 " + ", ".join(f"x{x['lanes']} about {num(x['per_direction_gbs'])} GB/s per direction" for x in xs)
+        for g, xs in by_gen.items()
+    )
+    w.add(
+        "verdict",
+        f"PCIe 带宽和通道数成正比（每条通道速率 × 通道数）：{zh}。",
+        f"PCIe bandwidth scales with the lane count (per-lane rate × lanes): {en}.",
+    )
+    narrowest = min(int(x["lanes"]) for x in lanes)
+    bridge = (
+        "nvlink" in ctx.said or "nvlink_bridge" in ctx.said or bool(re.search(r"nvlink", ctx.slots.text or "", re.I))
+    )
+    if narrowest <= 4:
+        w.add(
+            "verdict",
+            f"影响取决于卡之间通信多少：张量并行每一层都要做 all-reduce（卡间通信），走 x{narrowest} 时带宽只有 x16 的 "
+            f"1/{16 // narrowest}，通信就成了瓶颈，生成或训练会慢好几倍；每张卡各跑各的（或流水线并行这种卡间通信很少的切法）"
+            f"影响小，主要是加载权重慢 {16 // narrowest} 倍。"
+            + ("矿机式 x1 转接只适合卡间几乎不通信的负载。" if narrowest == 1 else ""),
+            f"The cost depends on how much the cards talk: tensor parallel does an all-reduce in every layer (inter-GPU "
+            f"communication), and at x{narrowest} the link has 1/{16 // narrowest} of x16's bandwidth, so that traffic "
+            f"becomes the bottleneck and generation or training slows several-fold; cards that each run on their own "
+            f"(or pipeline parallel, which passes little between cards) lose little beyond loading weights "
+            f"{16 // narrowest}× slower."
+            + (" Mining-style x1 risers only suit work with almost no inter-GPU traffic." if narrowest == 1 else ""),
+        )
+    elif narrowest == 8:
+        w.add(
+            "verdict",
+            "x8 是 x16 的一半带宽：两张卡有 NVLink 桥时，张量并行的通信走 NVLink、不走 PCIe，主板把两个 x16 插槽拆成 "
+            "x8/x8 就够用；没有桥时推理影响也不大，多卡训练的梯度同步会慢一些。"
+            if bridge
+            else "x8 是 x16 的一半带宽：单卡和推理基本不受影响；多卡张量并行、训练的梯度同步（all-reduce）走 PCIe，"
+            "会慢一些，但通常不是成倍的差别。",
+            "x8 has half the bandwidth of x16: with an NVLink bridge between two cards, tensor-parallel traffic goes over "
+            "NVLink, not PCIe, so two x16 slots wired x8/x8 are enough; without a bridge inference barely notices, and "
+            "multi-GPU training's gradient sync is somewhat slower."
+            if bridge
+            else "x8 has half the bandwidth of x16: one card and inference barely notice; tensor parallel and "
+            "training's gradient sync (all-reduce) over PCIe get somewhat slower, usually not by a multiple.",
+        )
+
+
 @renderer("interconnect_advice", grouped=True)
 def interconnect_advice(w: Writer, r: ToolResult, ctx: Context) -> None:
     if ctx.intent == "min_gpus" and ctx.by_name("find_min_gpus"):
         return  # the links of the rented GPU count: quoted by the find_min_gpus renderer
     results = ctx.by_name("interconnect_advice")
+    lanes = next((x.result.get("lane_rates") for x in results if x.result.get("lane_rates")), None)
+    if lanes:
+        _lane_lines(w, lanes, ctx)
+    for x in results:
+        for ratio in x.result.get("link_ratios") or []:
+            _link_ratio_line(w, ratio)
     if ctx.intent == "node_layout" and results:
         _node_layout_lines(w, results[0])
     several = len(results) > 1

@@ -224,6 +224,18 @@ def _measured_tokens_verdict(
     res, mfu = r.result, r.result.get("mfu") or {}
     hours = res.get("measured_hours")
     lo, mid, hi = (tokens_text(w, measured.get(k)) for k in ("low", "mid", "high"))
+    if hours and n:
+        # the run in card-hours first: what it costs anywhere is these × that provider's hourly rate
+        days = f"（{num(hours / 24)} 天）" if hours >= 48 else ""
+        days_en = f" ({num(hours / 24)} days)" if hours >= 48 else ""
+        w.add(
+            "verdict",
+            f"这次训练共 {num(n)} × {num(hours)} 小时{days} = **{num(n * hours)} 卡时**（{card}）。换成钱就是卡时 × "
+            "每卡时单价，单价因平台、卡型、按量/包月差很多，下单前请按平台的当前价格核算。",
+            f"That run is {num(n)} × {num(hours)} hours{days_en} = **{num(n * hours)} GPU-hours** on the {card}. "
+            "Its cost is GPU-hours × the hourly rate, which varies a lot by provider, card and on-demand vs "
+            "reserved — check the current rate on the provider's pricing page before budgeting.",
+        )
     w.add(
         "verdict",
         f"要看数据量：{num(n)} × {card} 跑 {num(hours)} 小时，按 {size} 模型{mode_label(w, r.args.get('mode'))}、MFU "
