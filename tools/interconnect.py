@@ -92,7 +92,7 @@ class LinkRatio(BaseModel):
 
 def link_ratios(names: list[str]) -> list[LinkRatio]:
     """Each pair of the named links on one basis, first named first."""
-    rows = []
+    rows: list[Link] = []
     for n in names:
         lk = resolve_link(n)
         if lk.per_direction_gbs and lk.bidirectional_gbs and lk.id not in {r.id for r in rows}:
