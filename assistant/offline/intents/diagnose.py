@@ -55,9 +55,10 @@ def _guide_query(f: Frame) -> str:
     return guide_query(f.log_kinds, has_cjk(f.text or f.paste or "")) or A.guide_query(f, NAME)
 
 
-# findings whose fix is a smaller tensor-parallel size: the named model's own memory on one GPU says whether
-# it needs tensor parallel at all (a 7B at ~15 GB bf16 fits one 24-80 GB card: replicas, not TP)
-_TP_FINDINGS = {"tp_size_not_dividing_heads"}
+# findings whose fix depends on the named model's own memory on one GPU: a smaller tensor-parallel size (a 7B at
+# ~15 GB bf16 fits one 24-80 GB card: replicas, not TP, and no P2P to hang on) or an engine build whose weights
+# stay resident beside the activation buffers
+_TP_FINDINGS = {"tp_size_not_dividing_heads", "p2p_hang_acs_iommu", "trtllm_build_activation_oom"}
 
 
 def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
