@@ -216,3 +216,42 @@ def test_llamacpp_without_ctx_size_uses_the_trained_context() -> None:
 def test_two_one_gpu_machines_slow_is_the_network() -> None:
     q = "Multi-machine training is too slow: two nodes with one GPU each, DDP over NCCL, slower than one node."
     assert "multinode_slower_than_single" in _ids(diagnose_text(q))
+
+
+# ------------------------------------------------------------------ vLLM launch defaults
+
+
+def test_vllm_without_tp_on_many_cards_loads_one_gpu_and_sizes_the_model() -> None:
+    # vLLM engine args: --tensor-parallel-size defaults to 1. Qwen1.5-72B ≈ 72.3e9 × 2 B ≈ 145 GB bf16 > one 80 GB card
+    q = (
+        "transformers 能跑，换 vllm 就爆显存：torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 256.00 MiB. "
+        "GPU 0 has a total capacity of 79.15 GiB of which 120.00 MiB is free.\n"
+        "CUDA_VISIBLE_DEVICES=0,1,2,3 python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen1.5-72B-Chat --port 8000\n"
+        "4 张 H800"
+    )
+    calls = plan(q)
+    assert calls[0].name == "diagnose_logs"
+    rep = diagnose_text(q)
+    assert _ids(rep)[0] == "vllm_single_gpu_default", _ids(rep)
+    assert "--tensor-parallel-size" in rep.findings[0].title.zh
+    with_tp = q.replace("--port 8000", "--tensor-parallel-size 4 --port 8000")
+    assert "vllm_single_gpu_default" not in _ids(diagnose_text(with_tp))
+
+
+def test_follow_up_sizes_the_pasted_model_only_when_the_catalog_knows_it() -> None:
+    from assistant.offline.intents.diagnose import _pasted_model
+
+    assert _pasted_model("python -m vllm.entrypoints.openai.api_server --model Qwen/Qwen1.5-72B-Chat") is not None
+    assert _pasted_model("vllm serve --model /data/my-private-finetune-v3") is None
+
+
+def test_oom_during_cuda_graph_capture_names_enforce_eager() -> None:
+    # vLLM start-up log: CUDA graphs take an additional 1~3 GiB per GPU; decrease gpu_memory_utilization or enforce eager
+    q = (
+        "Mixtral AWQ with tensor_parallel_size=4 on 4x L4 OOMs at start, TP2 is fine\n"
+        '  File "/usr/lib/python3/site-packages/vllm/worker/model_runner.py", line 900, in capture_model\n'
+        "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 64.00 MiB\n"
+    )
+    rep = diagnose_text(q)
+    assert _ids(rep)[0] == "vllm_cuda_graph_capture_oom", _ids(rep)
+    assert "--enforce-eager" in rep.findings[0].title.en
