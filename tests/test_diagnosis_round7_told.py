@@ -255,3 +255,26 @@ def test_oom_during_cuda_graph_capture_names_enforce_eager() -> None:
     rep = diagnose_text(q)
     assert _ids(rep)[0] == "vllm_cuda_graph_capture_oom", _ids(rep)
     assert "--enforce-eager" in rep.findings[0].title.en
+
+
+# ------------------------------------------------------------------ multi-GPU "no faster"
+
+
+def test_same_steps_per_second_on_more_cards_is_more_samples() -> None:
+    # DDP: one batch per card per step → unchanged it/s on 4 cards = 4× samples/s; the same epochs need 1/4 of the steps
+    q = "4 卡 3090 用 torchrun 训练，it/s 和单卡一样，都是 3.1，多卡是不是没起作用？"
+    assert _tools(q)[0] == "diagnose_logs"
+    f = _find(diagnose_text(q), "multi_gpu_same_speed")
+    assert f.severity == "info"
+    zh = _text(f, "zh")
+    assert "全局 batch" in zh and "max_steps" in zh
+
+
+def test_same_epoch_time_points_at_gradient_all_reduce() -> None:
+    q = "With 2 GPUs each epoch of my ResNet-18 run also takes 40 seconds, same as 1 GPU, batch per device halved."
+    f = _find(diagnose_text(q), "multi_gpu_same_speed")
+    en = _text(f)
+    assert "all-reduce" in en and "gradient accumulation" in en
+    assert "steps/sec counts steps" not in en  # that cause is for a told steps/sec figure only
+    # serving throughput is another question (tokens/s), not data-parallel training
+    assert "multi_gpu_same_speed" not in _ids(diagnose_text("8卡推理 tokens/s 和单卡一样，4 卡也一样"))
