@@ -278,3 +278,8 @@ def test_same_epoch_time_points_at_gradient_all_reduce() -> None:
     assert "steps/sec counts steps" not in en  # that cause is for a told steps/sec figure only
     # serving throughput is another question (tokens/s), not data-parallel training
     assert "multi_gpu_same_speed" not in _ids(diagnose_text("8卡推理 tokens/s 和单卡一样，4 卡也一样"))
+
+
+def test_worse_accuracy_on_more_gpus_is_not_a_speed_symptom() -> None:
+    q = "loss on 4 gpus is much higher than on 1 gpu after two epochs, same hyperparameters, why?"
+    assert "multi_gpu_same_speed" not in _ids(diagnose_text(q))
