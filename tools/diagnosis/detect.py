@@ -250,7 +250,8 @@ def paste_kinds(text: str) -> list[str]:
     if not text or not text.strip():
         return []
     kinds = detect_kinds(text)
-    if not kinds or set(kinds) - PROSE_PRONE:
+    # told symptoms are words too (「NCCL 超时怎么办？」): without a chat around them they need a pasted shape
+    if not kinds or set(kinds) - PROSE_PRONE - {"symptom_catalog"}:
         return kinds
     return kinds if looks_pasted(text) else []
 

@@ -55,14 +55,24 @@ def _guide_query(f: Frame) -> str:
     return guide_query(f.log_kinds, has_cjk(f.text or f.paste or "")) or A.guide_query(f, NAME)
 
 
-# findings whose fix is a smaller tensor-parallel size: the named model's own memory on one GPU says whether
-# it needs tensor parallel at all (a 7B at ~15 GB bf16 fits one 24-80 GB card: replicas, not TP)
-_TP_FINDINGS = {"tp_size_not_dividing_heads"}
+# findings whose fix depends on the named model's own memory on one GPU: a smaller tensor-parallel size (a 7B at
+# ~15 GB bf16 fits one 24-80 GB card: replicas, not TP, and no P2P to hang on; vLLM's default TP=1 on a model
+# larger than one card)
+_TP_FINDINGS = {
+    "tp_size_not_dividing_heads",
+    "p2p_hang_acs_iommu",
+    "vllm_single_gpu_default",
+}
 
 
 def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
-    """After the paste is read: the TP-size finding on a catalog model → estimate_memory of that model on one GPU."""
-    if not f.model or f.model[:1].isdigit() or any(r.name == "estimate_memory" for r in results):
+    """After the paste is read: the TP-size finding on a catalog model → estimate_memory of that model on one GPU.
+    The model is the user's own words, else the one the pasted launch command loads (`--model qwen/Qwen1.5-72B-Chat`)
+    when the catalog knows it (a local folder name is not guessed at)."""
+    if any(r.name == "estimate_memory" for r in results):
+        return []
+    model = f.model if f.model and not f.model[:1].isdigit() else _pasted_model(f.paste or f.text or "")
+    if not model:
         return []
     found = {
         str(x.get("id"))
@@ -73,4 +83,21 @@ def follow_ups(f: Frame, results: list[ToolResult]) -> list[ToolCall]:
     }
     if not found & _TP_FINDINGS:
         return []
-    return [A.call(NAME, "estimate_memory", model=f.model, mode="inference", gpus=1, gpu=A.gpu_arg(f))]
+    return [A.call(NAME, "estimate_memory", model=model, mode="inference", gpus=1, gpu=A.gpu_arg(f))]
+
+
+_LAUNCH_MODEL = re.compile(r"(?:--model(?:[-_]dir)?[= ]+|\bmodel\s*=\s*)[\"']?([\w./-]+)", re.I)
+
+
+def _pasted_model(text: str) -> str | None:
+    """The model a pasted vLLM / TensorRT-LLM command loads, if the catalog resolves it."""
+    from tools.models import resolve_model
+
+    m = _LAUNCH_MODEL.search(text)
+    if not m:
+        return None
+    try:
+        resolve_model(m.group(1))
+    except Exception:  # an unknown local folder: no estimate rather than a guessed one  # noqa: BLE001
+        return None
+    return m.group(1)

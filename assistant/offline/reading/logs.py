@@ -40,9 +40,11 @@ def _told_expected_behaviour(text: str) -> bool:
     """ "nvidia-smi shows no processes in my pod" / "busbw 125 Gbps on a 100 Gbps NIC" / "8 × 100 Gbps NICs, nccl-tests
     reaches 600 Gbps" / 「内存128G，权重167GB，被系统OOM杀进程」 / a bare `...]Killed`: one sentence is enough, because
     the answer (expected behaviour, the numbers, why) comes from the diagnosis rules, not from a how-to."""
-    from tools.diagnosis.parsers import host_memory, line_rate, narrative
+    from tools.diagnosis.parsers import host_memory, line_rate, narrative, symptom_catalog
 
     lines = text.split("\n")
+    if symptom_catalog.one_line_hits(lines):
+        return True  # a symptom the catalog marks as told whole in one sentence (「nvidia-smi 显示 ERR!」)
     n = narrative.parse(lines)
     if n and (n.no_procs_line or n.busbw_above_line):
         return True

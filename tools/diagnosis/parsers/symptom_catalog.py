@@ -11,3 +11,13 @@ NAME = "symptom_catalog"
 
 def parse(lines: list[str]) -> Catalog | None:
     return scan(lines, NAME)
+
+
+def one_line_hits(lines: list[str]) -> list[str]:
+    """Rules that fired and are marked `one_line` in the catalog: a symptom one sentence tells completely
+    (「nvidia-smi 显示 ERR!」), so the telling is diagnosed rather than answered as a how-to."""
+    from tools.diagnosis import signals
+
+    cat = scan(lines, NAME)
+    rules = signals.load(NAME).get("rules") or {}
+    return [h.rule for h in (cat.hits if cat else []) if (rules.get(h.rule) or {}).get("one_line")]

@@ -282,7 +282,77 @@ def _linear(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any] | None:
     }
 
 
+def _renumber(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any] | None:
+    """`CUDA_VISIBLE_DEVICES=3,4` → cuda:0 is physical 3, cuda:1 is physical 4 (CUDA enumerates the visible cards in
+    the order listed). Only integer lists that do not start at 0 (a list starting at 0 keeps GPU 0 as card 0)."""
+    ids = [x.strip() for x in str(hit.values.get("ids") or "").split(",") if x.strip().isdigit()]
+    if not ids or ids[0] == "0":
+        return None
+    pairs = list(enumerate(ids))[:8]
+    return {
+        "first": ids[0],
+        "map_zh": "、".join(f"物理 {p} 号 → cuda:{i}" for i, p in pairs),
+        "map_en": ", ".join(f"physical {p} → cuda:{i}" for i, p in pairs),
+    }
+
+
+_WORD_N = {"two": 2, "three": 3, "four": 4, "eight": 8, "两": 2, "二": 2, "三": 3, "四": 4, "八": 8}
+_NICS = re.compile(
+    r"(two|three|four|eight|[2-8]|两|二|三|四|八)\s*(?:x|×)?\s*(?:个|张|块|路)?\s*(?:(\d{2,3})\s*G(?:b|bps|bit|bE)?(?:/s)?\s*)?"
+    r"(?:RoCE\w*|IB|InfiniBand|CX-?\d|ConnectX-?\d)?\s*(?:NICs?|HCAs?|网卡|ports?|rails?)",
+    re.I,
+)
+
+
+def _one_hca(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any] | None:
+    """One HCA named out of the N NICs the user has: the ceiling is one NIC's line rate (Gb/s ÷ 8 = GB/s) instead of
+    N of them. Only a single name (a comma-separated list is fine) and a told count of at least two."""
+    if "," in str(hit.values.get("hca") or ""):
+        return None
+    m = _NICS.search(cat.text)
+    if not m:
+        return None
+    n = _WORD_N.get(m.group(1).lower(), None) or (int(m.group(1)) if m.group(1).isdigit() else 0)
+    if n < 2:
+        return None
+    out: dict[str, Any] = {"n": n, "one_zh": "", "one_en": "", "all_zh": "", "all_en": ""}
+    if m.group(2):
+        gbps = int(m.group(2))
+        one, every = gbps / 8, n * gbps / 8
+        out["one_zh"] = f"（{gbps} Gb/s ÷ 8 ≈ {_fmt(one)} GB/s）"
+        out["one_en"] = f" ({gbps} Gb/s ÷ 8 ≈ {_fmt(one)} GB/s)"
+        out["all_zh"] = f"（{n} × {_fmt(one)} = {_fmt(every)} GB/s）"
+        out["all_en"] = f" ({n} × {_fmt(one)} = {_fmt(every)} GB/s)"
+    return out
+
+
+def _build_request(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any] | None:
+    """TensorRT's "Requested amount of GPU memory (N bytes)": N ÷ 1e9 GB and ÷ 2^30 GiB."""
+    n = _num(hit.values.get("bytes"))
+    if not n:
+        return None
+    return {"gb": f"{n / 1e9:.1f}", "gib": f"{n / 2**30:.1f}"}
+
+
+_DRIVER_VERSION = re.compile(r"(?<![\d.])(\d{3}\.\d{2,3}(?:\.\d{2})?)(?!\d)(?!\.\d)")
+
+
+def _driver_versions(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any]:
+    """The driver versions the paste names (570.124.04 from the .run, 570.124.06 from the module source): quoted when
+    there are two different full versions, so the reply says which two must become one."""
+    full = [v for v in dict.fromkeys(_DRIVER_VERSION.findall(cat.text)) if v.count(".") == 2]
+    out: dict[str, Any] = {"versions_zh": "", "versions_en": ""}
+    if len(full) >= 2:
+        out["versions_zh"] = f"（你这里是 {full[0]} 和 {full[1]} 两个版本）"
+        out["versions_en"] = f" (here {full[0]} and {full[1]})"
+    return out
+
+
 CHECKS: dict[str, Check] = {
+    "nccl_ib_hca_single_of_several": _one_hca,
+    "trtllm_build_activation_oom": _build_request,
+    "nvml_mismatch_mixed_install": _driver_versions,
+    "cuda_visible_devices_renumbered": _renumber,
     "memory_linear_in_instances": _linear,
     "nccl_env_not_taking_effect": _nccl_typos,
     "nccl_ib_hca_unopenable": _ib_hcas,
