@@ -605,6 +605,12 @@ class EstimateMemoryOutput(BaseModel):
         None, description="largest micro-batch (training) or concurrency (inference) that fits"
     )
     max_seq_len: int | None = Field(None, description="longest sequence (training) or context (inference) that fits")
+    smallest_card_gb: float | None = Field(
+        None,
+        description="no GPU named, one GPU: the smallest on-board memory (GB, knowledge/gpus.yaml) among common "
+        "rental cards that holds total_gb with 10% to spare",
+    )
+    smallest_card_names: list[str] = Field(default_factory=list, description="cards of that memory size")
     summary: dict[str, str]
     assumptions: list[dict[str, str]]
     sources: list[str]
@@ -1193,6 +1199,39 @@ def _inference(job: MemoryJob, m) -> Breakdown:
 # ---------------------------------------------------------------- tools
 
 
+# Cards renters commonly choose, one or two per memory size (ids in knowledge/gpus.yaml, which gives the memory).
+_COMMON_CARDS = (
+    "rtx_4060_ti_16gb",
+    "t4",
+    "rtx_3090",
+    "rtx_4090",
+    "rtx_5090",
+    "v100_32gb_sxm2",
+    "l40s",
+    "rtx_a6000",
+    "a100_80gb_sxm",
+    "h100_sxm_80gb",
+    "h20",
+    "h200_sxm_141gb",
+)
+
+
+def _smallest_card(total_gb: float | None) -> dict[str, Any]:
+    """「需要多大显存的显卡」 with no card: the smallest memory size that holds the estimate with 10% to spare (the
+    estimate is at batch 1, and within 5% the verdict already counts as a close call)."""
+    from tools.gpus import all_gpus
+
+    if not total_gb or total_gb <= 0:
+        return {}
+    rows = {g.id: g for g in all_gpus()}
+    cards = [rows[i] for i in _COMMON_CARDS if i in rows]
+    sizes = sorted({g.memory_gb for g in cards if total_gb <= 0.9 * g.memory_gb})
+    if not sizes:
+        return {}
+    names = [g.name.removeprefix("NVIDIA ").removeprefix("GeForce ") for g in cards if g.memory_gb == sizes[0]]
+    return {"smallest_card_gb": sizes[0], "smallest_card_names": names[:2]}
+
+
 def _round(x: float, n: int = 3) -> float:
     return round(x, n)
 
@@ -1642,6 +1681,7 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         headroom_gb=_round(headroom) if headroom is not None else None,
         max_batch=max_batch,
         max_seq_len=max_seq,
+        **_smallest_card(b.total / GB if cap is None and inp.gpus == 1 else None),
         borderline=_borderline(headroom, cap),
         summary=_summary(inp, model.name, b, cap, fits, headroom, changes, nearest, combined),
         assumptions=assumptions,

@@ -325,32 +325,11 @@ def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
             en += " " + near[1][0].upper() + near[1][1:] + "."
         return zh, en
     zh, en = need_zh.rstrip("，；") + "。", need_en.rstrip(",;") + "."
-    tier = _smallest_tier(est)
-    if tier:  # 「需要多大显存的显卡」 with no card of one's own: the memory class that holds it
-        zh += f"单卡的话，放得下的最小常见显存档是 {tier[0]} GB（如 {tier[1]}）。"
-        en += f" On one card, the smallest common memory size that holds it is {tier[0]} GB (e.g. {tier[1]})."
+    size, cards = est.get("smallest_card_gb"), est.get("smallest_card_names") or []
+    if isinstance(size, (int, float)) and cards:  # 「需要多大显存的显卡」 with no card: the size that holds it
+        zh += f"单卡的话，放得下的最小常见显存档是 {gb(size)} GB（如 {'、'.join(cards)}）。"
+        en += f" On one card, the smallest common memory size that holds it is {gb(size)} GB (e.g. {', '.join(cards)})."
     return zh, en
-
-
-# Common card memory sizes (nominal GB, datasheets in knowledge/gpus.yaml) and cards that have them.
-_TIERS = (
-    (16, "RTX 4060 Ti 16GB、T4"),
-    (24, "RTX 3090、RTX 4090"),
-    (32, "RTX 5090、V100 32GB"),
-    (48, "L40S、RTX A6000"),
-    (80, "A100 80GB、H100"),
-    (96, "H20"),
-    (141, "H200"),
-)
-
-
-def _smallest_tier(est: dict) -> tuple[int, str] | None:
-    """The smallest memory size whose card holds the one-GPU total with 10% to spare: the estimate is at batch 1,
-    and within 5% the tool already calls it a close call; nominal GB ≈ the GiB nvidia-smi shows (7% more in GB)."""
-    total = est.get("total_gb")
-    if (est.get("gpus") or 1) != 1 or not isinstance(total, (int, float)) or total <= 0:
-        return None
-    return next(((gb_, cards) for gb_, cards in _TIERS if total <= 0.9 * gb_), None)
 
 
 def _breakdown(w: Writer, est: dict) -> None:
