@@ -66,6 +66,7 @@ class LargestModelOutput(BaseModel):
     mode: str
     usable_gb: float | None = Field(description="memory the estimate fits into, per GPU (decimal GB)")
     reported_gb: float | None = Field(None, description="nvidia-smi capacity per GPU (decimal GB)")
+    all_gpus_usable_gb: float | None = Field(None, description="usable_gb × gpus: what ZeRO-3 shards the job over")
     context: int
     rows: list[LargestRow]
     assumptions: list[dict[str, str]]
@@ -236,6 +237,7 @@ def largest_model(inp: LargestModelInput) -> LargestModelOutput:
         gpus=inp.gpus,
         mode=inp.mode,
         usable_gb=round(probe.usable_gb, 1) if probe.usable_gb is not None else None,
+        all_gpus_usable_gb=round(probe.usable_gb * inp.gpus, 1) if probe.usable_gb is not None else None,
         reported_gb=getattr(probe, "gpu_memory_gb", None),
         context=inp.context if inp.mode == "inference" else inp.seq_len,
         rows=rows,

@@ -605,6 +605,12 @@ class EstimateMemoryOutput(BaseModel):
         None, description="largest micro-batch (training) or concurrency (inference) that fits"
     )
     max_seq_len: int | None = Field(None, description="longest sequence (training) or context (inference) that fits")
+    smallest_card_gb: float | None = Field(
+        None,
+        description="no GPU named, one GPU: the smallest on-board memory (GB, knowledge/gpus.yaml) among common "
+        "rental cards that holds total_gb with 10% to spare",
+    )
+    smallest_card_names: list[str] = Field(default_factory=list, description="cards of that memory size")
     summary: dict[str, str]
     assumptions: list[dict[str, str]]
     sources: list[str]
@@ -879,9 +885,12 @@ def _training(job: MemoryJob, m) -> Breakdown:
     # ---- activations
     from tools.memory_engines import loss_profile
 
-    acts = training_activation_bytes(arch, job.seq_len, job.batch, job.checkpointing, job.flash_attention)
+    seq = _encoder_length(arch, job.seq_len)
+    acts = training_activation_bytes(arch, seq, job.batch, job.checkpointing, job.flash_attention)
     loss = loss_profile(job.loss_id)
-    logits = logits_bytes(arch, job.seq_len, job.batch, loss.bytes_per_element)
+    logits = 0.0 if arch.encoder_only else logits_bytes(arch, seq, job.batch, loss.bytes_per_element)
+    if arch.encoder_only:
+        A.append(_encoder_note(arch, job.seq_len, seq))
     A.append(
         _a(
             f"损失实现：{loss.label['zh']}，每个 logit 元素约 {loss.bytes_per_element:g} B（{loss.version}）：{loss.why['zh']}",
@@ -900,10 +909,10 @@ def _training(job: MemoryJob, m) -> Breakdown:
     }
     A.append(
         _a(
-            f"激活值：序列 {job.seq_len}、每卡微批 {job.batch}、{ck[job.checkpointing][0]}、"
+            f"激活值：序列 {seq}、每卡 batch {job.batch}、{ck[job.checkpointing][0]}、"
             f"{'FlashAttention' if job.flash_attention else '普通注意力（保存 s² 注意力分数）'}；logits 缓冲 "
             f"{logits / GB:.2f} GB（词表 {arch.vocab_size}）",
-            f"Activations: seq {job.seq_len}, micro-batch {job.batch} per GPU, {ck[job.checkpointing][1]}, "
+            f"Activations: seq {seq}, micro-batch {job.batch} per GPU, {ck[job.checkpointing][1]}, "
             f"{'FlashAttention' if job.flash_attention else 'eager attention (s² scores stored)'}; logits buffer "
             f"{logits / GB:.2f} GB (vocab {arch.vocab_size})",
         )
@@ -1032,6 +1041,24 @@ def inference_weight_bytes_per_param(job: MemoryJob) -> tuple[float, str]:
     return 0.5 + 32 / 128 / 8, f"int4 {fmt} g128 (+fp16 scale/zero per 128 ≈ 0.25 bit)"
 
 
+def _encoder_length(arch, seq: int) -> int:
+    """An encoder reads at most max_position_embeddings tokens per input (512 for BERT / XLM-R, 8,192 for bge-m3)."""
+    if arch.encoder_only and arch.max_position_embeddings:
+        return min(seq, arch.max_position_embeddings)
+    return seq
+
+
+def _encoder_note(arch, asked: int, used: int) -> dict[str, str]:
+    capped_zh = f"（输入上限 {used:,} token，按 {used:,} 算）" if used < asked else ""
+    capped_en = f" (inputs stop at {used:,} tokens, sized at {used:,})" if used < asked else ""
+    return _a(
+        f"编码器模型（embedding / reranker，BERT 类）：没有语言模型头的 logits，推理也没有 KV 缓存，显存是权重加一批"
+        f"输入的激活值{capped_zh}",
+        f"Encoder model (embedding / reranker, BERT-style): no LM-head logits and no KV cache when serving; memory is the "
+        f"weights plus one batch's activations{capped_en}",
+    )
+
+
 def _inference(job: MemoryJob, m) -> Breakdown:
     from tools.memory_activations import prefill_workspace_bytes
     from tools.memory_engines import inference_profile
@@ -1041,7 +1068,7 @@ def _inference(job: MemoryJob, m) -> Breakdown:
     tp = job.gpus
     prof = inference_profile(job.engine_id)
     layer_split = prof.id == "hf"  # device_map="auto": whole layers per GPU, not tensor parallel
-    ctx = job.context or job.seq_len
+    ctx = _encoder_length(arch, job.context or job.seq_len)
     seqs = job.concurrency or job.batch
     per_q, label = inference_weight_bytes_per_param(job)
     A: list[dict[str, str]] = []
@@ -1078,6 +1105,9 @@ def _inference(job: MemoryJob, m) -> Breakdown:
     else:
         kv = kv_cache_bytes(arch, ctx, seqs, kvb, tensor_parallel=tp)
     per_token = kv_bytes_per_token(arch, kvb)
+    if arch.encoder_only:  # an embedding / reranker forward pass caches nothing between calls
+        kv, per_token = 0.0, 0
+        A.append(_encoder_note(arch, job.context or job.seq_len, ctx))
     if arch.is_mla:
         S.append(SOURCES["mla"])
         A.append(
@@ -1156,7 +1186,7 @@ def _inference(job: MemoryJob, m) -> Breakdown:
     return Breakdown(
         weights=weights,
         activations=acts,
-        logits=seqs * arch.vocab_size * 4 / tp,
+        logits=0.0 if arch.encoder_only else seqs * arch.vocab_size * 4 / tp,
         kv_cache=kv,
         overhead=overhead,
         trainable=0,
@@ -1167,6 +1197,39 @@ def _inference(job: MemoryJob, m) -> Breakdown:
 
 
 # ---------------------------------------------------------------- tools
+
+
+# Cards renters commonly choose, one or two per memory size (ids in knowledge/gpus.yaml, which gives the memory).
+_COMMON_CARDS = (
+    "rtx_4060_ti_16gb",
+    "t4",
+    "rtx_3090",
+    "rtx_4090",
+    "rtx_5090",
+    "v100_32gb_sxm2",
+    "l40s",
+    "rtx_a6000",
+    "a100_80gb_sxm",
+    "h100_sxm_80gb",
+    "h20",
+    "h200_sxm_141gb",
+)
+
+
+def _smallest_card(total_gb: float | None) -> dict[str, Any]:
+    """「需要多大显存的显卡」 with no card: the smallest memory size that holds the estimate with 10% to spare (the
+    estimate is at batch 1, and within 5% the verdict already counts as a close call)."""
+    from tools.gpus import all_gpus
+
+    if not total_gb or total_gb <= 0:
+        return {}
+    rows = {g.id: g for g in all_gpus()}
+    cards = [rows[i] for i in _COMMON_CARDS if i in rows]
+    sizes = sorted({g.memory_gb for g in cards if total_gb <= 0.9 * g.memory_gb})
+    if not sizes:
+        return {}
+    names = [g.name.removeprefix("NVIDIA ").removeprefix("GeForce ") for g in cards if g.memory_gb == sizes[0]]
+    return {"smallest_card_gb": sizes[0], "smallest_card_names": names[:2]}
 
 
 def _round(x: float, n: int = 3) -> float:
@@ -1623,6 +1686,7 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         headroom_gb=_round(headroom) if headroom is not None else None,
         max_batch=max_batch,
         max_seq_len=max_seq,
+        **_smallest_card(b.total / GB if cap is None and inp.gpus == 1 else None),
         borderline=_borderline(headroom, cap),
         summary=_summary(inp, model.name, b, cap, fits, headroom, changes, nearest, combined),
         assumptions=assumptions,

@@ -56,6 +56,9 @@ class Architecture(BaseModel):
     norm_bias: bool = False
     qk_norm: bool = False
     max_position_embeddings: int | None = None
+    # BERT-style encoder (embedding / reranker models): no LM-head logits in training, no KV cache in serving,
+    # inputs no longer than max_position_embeddings (512 for most)
+    encoder_only: bool = False
     # Native window when the publisher says longer contexts need rope scaling (Qwen2.5: 32,768 native,
     # 131,072 only with YaRN factor 4) — the limit a plain deployment has; None = max_position_embeddings.
     native_context: int | None = None

@@ -282,6 +282,9 @@ def choose_intents(f: Frame) -> list[str]:
             # 「输出才5 tokens/s，正常吗」: the measured figure against the expected band leads, then the causes
             return [serving.THROUGHPUT, first, *(n for n in followers if n != A.DECODE_SPEED)]
         return [first, *followers]
+    if first == train_time.COMPLETED and A.reports_oom(f) and memory.applies(f):
+        # 「八卡 A100 微调 8B 就 OOM 了……训练 10 天，要怎么解决」: the OOM is answered first, then the run's time
+        return [A.MEMORY, first]
     if (
         first == train_time.CARRY
         and not train_time.asks_carry_time(f)

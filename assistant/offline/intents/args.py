@@ -146,7 +146,11 @@ def memory_kwargs(s: Slots) -> dict[str, Any]:
 
 
 _OOM_SEEN = re.compile(r"(?<![a-z])oom|out of memory|爆显存|显存不够|显存不足|显存溢出|显存爆", re.I)
-_SHARDED = re.compile(r"zero|deepspeed|fsdp|gemini|colossal|megatron|device_map|accelerate config", re.I)
+# device_map = None (the Qwen / PEFT scripts under torchrun) loads a whole copy per process: not sharding
+_SHARDED = re.compile(
+    r"zero|deepspeed|fsdp|gemini|colossal|megatron|device_map(?!\s*[=:]\s*['\"]?(?:none|null)\b)|accelerate config",
+    re.I,
+)
 
 
 # Frameworks and settings that only exist for training (sharded optimizer states): naming one makes a job
@@ -195,7 +199,9 @@ def _ran_unsharded(s: Slots) -> bool:
     """An OOM the user already hit on several cards with no ZeRO/FSDP/DeepSpeed named: plain data parallel."""
     if "how_many" in s.cues:  # "OOM on 8 cards, how many do I need": the count assumes sharding
         return False
-    return reports_oom(s) and not _SHARDED.search(s.text or "") and not s.is_log
+    # a pasted PyTorch OOM traceback says nothing of sharding; another log (a launcher's, DeepSpeed's) might
+    other_log = s.is_log and not set(s.log_kinds) <= {"torch_errors"}
+    return reports_oom(s) and not _SHARDED.search(s.text or "") and not other_log
 
 
 def model_args(s: Slots) -> dict[str, Any]:

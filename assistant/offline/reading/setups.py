@@ -11,7 +11,7 @@ from functools import lru_cache
 
 
 @lru_cache(maxsize=1)
-def _rules() -> tuple[tuple[str, tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...]], ...]:
+def _rules() -> tuple[tuple[str, tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...], bool], ...]:
     from tools.data import load_yaml
 
     out = []
@@ -19,14 +19,16 @@ def _rules() -> tuple[tuple[str, tuple[re.Pattern[str], ...], tuple[re.Pattern[s
         need = tuple(re.compile(p, re.I) for p in row.get("all") or [])
         veto = tuple(re.compile(p, re.I) for p in row.get("none") or [])
         if row.get("id") and need:
-            out.append((str(row["id"]), need, veto))
+            out.append((str(row["id"]), need, veto, bool(row.get("raw"))))
     return tuple(out)
 
 
-def setup_mentions(text: str) -> set[str]:
-    """`setup:<id>` for every setup the question names (all of its patterns, none of its vetoes)."""
+def setup_mentions(text: str, raw: str | None = None) -> set[str]:
+    """`setup:<id>` for every setup the question names (all of its patterns, none of its vetoes). A row marked
+    `raw: true` is matched against the question as written (line breaks kept), not the normalised reading text."""
     return {
         f"setup:{sid}"
-        for sid, need, veto in _rules()
-        if all(rx.search(text) for rx in need) and not any(rx.search(text) for rx in veto)
+        for sid, need, veto, on_raw in _rules()
+        for t in [(raw if raw is not None else text) if on_raw else text]
+        if all(rx.search(t) for rx in need) and not any(rx.search(t) for rx in veto)
     }

@@ -87,15 +87,22 @@ MENTIONS: dict[str, str] = {
     "oom_at_load": r"get_peft_model|from_pretrained|加载模型(?:时|的时候)|load(?:ing)? (?:the )?model|模型加载",
     # "I get OOM with my setup": the answer leads with what to change
     "oom_report": r"(?:oom|爆显存|out of memory|显存不够|显存不足|显存溢出)\s*(?:了|啦|error)?.{0,12}(?:怎么办|咋办|怎么解决|how|what|fix|help)|"
-    r"(?:报|出现|一直|总是|老是|还是|就)\s*(?:oom|爆显存|out of memory)|(?:oom|爆显存|显存溢出)\s*了|(?:i get|getting|got|hit)\s+(?:an?\s+)?(?:cuda\s+)?(?:oom|out of memory)",
+    r"(?:报|出现|一直|总是|老是|还是|就|都|也|仍|仍然|依然|依旧)\s*(?:会|要)?\s*(?:oom|爆显存|out of memory)|(?:oom|爆显存|显存溢出)\s*了|(?:i get|getting|got|hit)\s+(?:an?\s+)?(?:cuda\s+)?(?:oom|out of memory)",
 }
 _MENTION_RES = {name: re.compile(p, re.I) for name, p in MENTIONS.items()}
 
 
-def mentions(text: str) -> set[str]:
+# a shell line commented out in a pasted command (「# --gradient_checkpointing」): that option is off, not on
+_COMMENTED_LINE = re.compile(r"^[ \t]*#[^\n]*$", re.M)
+
+
+def mentions(text: str, raw: str | None = None) -> set[str]:
+    """Shape words of the question; a commented-out command line names no setting (setups marked `raw` still
+    see it in `raw`, the question as written: a comment inside a backslash-continued command is itself a cause)."""
     from assistant.offline.reading.setups import setup_mentions
 
-    return {name for name, rx in _MENTION_RES.items() if rx.search(text)} | setup_mentions(text)
+    live = _COMMENTED_LINE.sub("", text)
+    return {name for name, rx in _MENTION_RES.items() if rx.search(live)} | setup_mentions(text, raw)
 
 
 # a size said as what a job uses or needs, not as what a card has: 「占用 20G」「吃了22G」 "consuming 20GB"

@@ -491,7 +491,9 @@ _PERIOD_UNITS = {
 }
 _PERIOD_RE = re.compile(
     rf"(?P<num>{_NUM}|an?|one|two|three|four|five|six|ten|twelve)?\s*(?:\+|＋|多|余|来)?\s*(?:多|余)?\s*"
-    r"(?P<unit>个月|个小时|个钟头|小时|钟头|个星期|星期|礼拜|周|天|日|月|年|hours?|hrs?|h(?![a-z0-9])|days?|weeks?|months?|years?)",
+    # an English unit starts a word ("torchrun" holds no "hr", "weekday" no "day"); a count may touch it ("3h")
+    r"(?P<unit>个月|个小时|个钟头|小时|钟头|个星期|星期|礼拜|周|天|日|月|年|"
+    r"(?<![a-z])(?:hours?|hrs?|h(?![a-z0-9])|days?|weeks?|months?|years?))",
     re.I,
 )
 _EN_WORD_NUM = {
@@ -558,6 +560,24 @@ def _reading_window(text: str) -> str:
     return text[:_READ_HEAD] + " ; " + text[-_READ_TAIL:]
 
 
+# A command-line option the user says is switched off — a commented-out line of a pasted command
+# (「# --gradient_checkpointing」) or 「注释掉了 --quantization_bit 4」/ "removed --load_in_4bit": it and its value
+# are not the job's settings, so neither the precision nor the method is read from them.
+_DISABLED_FLAG_RE = re.compile(
+    r"^[ \t]*#[ \t]*--?[a-z][\w.-]*[^\n]*$|"
+    r"(?:注释掉了?|注释了|去掉了?|删掉了?|删除了?|关掉了?|禁用了?|commented[ -]out|removed|without|dropp(?:ed|ing))\s*(?:the\s+)?"
+    r"[`'\"]?--?[a-z][\w.-]*(?:[ =]+(?!--)[\w.]+)?[`'\"]?",
+    re.I | re.M,
+)
+
+
+_VRAM_MIB_RE = re.compile(
+    r"(?:显存|vram|gpu memory)\s*(?:只有|仅有|就|才|是|为|有|大小|容量|is|of|:|：)?\s*(?:只有|是|约|大约)?\s*"
+    r"(?P<mib>\d{4,6})\s*(?:mib|mb)(?![a-z])",
+    re.I,
+)
+
+
 def extract(question: str) -> Slots:
     """Read one question into `Slots` (no history; see followups.merge for that).
 
@@ -579,6 +599,7 @@ def _extract(question: str) -> Slots:
     # a paste's own lines never count; a told measurement or RAM fault in a sentence or two is all the user's words
     told = bool(s.log_kinds) and set(s.log_kinds) <= {"line_rate", "host_memory"} and not looks_pasted(raw)
     own_words = _reading_window(user_words(raw) if s.is_log and not told else raw)
+    own_words = _DISABLED_FLAG_RE.sub(" ", own_words)  # 「注释掉了--quantization_bit 4」: that setting is off
     if s.is_log:  # read the question's own words, not GPU names or "3B" inside a bus id
         text = own_words.lower().replace("×", "x").replace("，", ",")
     else:
@@ -714,6 +735,11 @@ def _extract(question: str) -> Slots:
         if m.group(0).startswith("单卡") and after:  # 「单卡46G八张卡」: 单卡 is each card's memory, the count follows
             s.gpu_count = int(cn_to_number(after.group(1)) or 1)
         work = _blank(work, m)
+    # 「显存只有8000MiB」/ "VRAM is 12288 MiB" (a vGPU slice, nvidia-smi's figure): the card's memory in GiB
+    mib = None if (s.gpus or s.vram_gb) else _VRAM_MIB_RE.search(work)
+    if mib and 4 <= int(mib.group("mib")) / 1024 <= 288:
+        s.vram_gb = round(int(mib.group("mib")) / 1024, 1)
+        work = _blank(work, mib)
     # --- context length: 4k上下文 / 32k / context 8192 / seq len 2048 ---------------------------
     m = re.search(
         # not a CPU's model number ("i9-13900K", "i7-12700k")
@@ -925,7 +951,7 @@ def _extract(question: str) -> Slots:
     s.load = read_load(own_words)
     s.text, s.paste = own_words, (raw if s.is_log else None)
     # the quantity reader's tags (data_unit:*, progress_bar) are kept
-    s.mentions, s.card_sizes, s.network = mentions(text) | s.mentions, card_sizes(own_words), network(own_words)
+    s.mentions, s.card_sizes, s.network = mentions(text, raw) | s.mentions, card_sizes(own_words), network(own_words)
     if s.network is None and s.link_name and re.match(r"\d+G\b", s.link_name):
         s.network = s.link_name  # 「万兆网」: the quantity reader's link rate, in the form the interconnect tool reads
     if s.is_log and re.search(r"outofmemoryerror|cuda out of memory", raw, re.I):

@@ -177,7 +177,8 @@ def _family_regex() -> re.Pattern[str]:
                 words.add(m.group(0))
     words |= set(family_words())
     alts = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-    return re.compile(rf"(?<![a-z])(?:{alts})", re.I)
+    # a name glued to the verb before it (「finetuneChatGLM2」, "finetuningQwen2-7B") still starts there
+    return re.compile(rf"(?:(?<![a-z])|(?<=finetune)|(?<=finetuning))(?:{alts})", re.I)
 
 
 _REPO_PREFIX = re.compile(r"(?<![\w./\-])(?:\.{1,2}/|~/|[a-z][\w.\-]*/)+(?=[a-z])", re.I)

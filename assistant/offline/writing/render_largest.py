@@ -141,6 +141,17 @@ def _one(w: Writer, r: ToolResult, section: str = "verdict") -> None:
         f"{setup_zh}（每卡可用约 {num(usable)} GB）做{_MODE_ZH.get(mode, mode)}：" + "；".join(parts_zh) + "。",
         f"{setup_en} (about {num(usable)} GB usable per GPU), {_MODE_EN.get(mode, mode)}: " + "; ".join(parts_en) + ".",
     )
+    total = res.get("all_gpus_usable_gb")
+    if n > 1 and mode != "inference" and isinstance(total, (int, float)):
+        # tools/largest_model sizes a multi-card training job sharded with ZeRO-3: say so, and what plain DDP gives
+        w.add(
+            section,
+            f"这是按 DeepSpeed ZeRO-3 / FSDP 把权重、梯度和优化器状态切分到 {n} 张卡算的（合计可用约 {num(total)} GB）；"
+            "不切分的数据并行（DDP）每张卡各放一份完整模型，上限只有单卡放得下的大小。",
+            f"This shards weights, gradients and optimizer states over the {n} GPUs with DeepSpeed ZeRO-3 / FSDP (about "
+            f"{num(total)} GB usable in all); plain data parallel (DDP) keeps a full copy per GPU, so its limit is "
+            "what one card holds.",
+        )
     for row in res.get("rows") or []:
         for e in (row.get("examples") or [])[1:]:
             w.add(

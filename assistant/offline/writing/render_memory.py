@@ -324,7 +324,12 @@ def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
             zh += near[0] + "。"
             en += " " + near[1][0].upper() + near[1][1:] + "."
         return zh, en
-    return need_zh.rstrip("，；") + "。", need_en.rstrip(",;") + "."
+    zh, en = need_zh.rstrip("，；") + "。", need_en.rstrip(",;") + "."
+    size, cards = est.get("smallest_card_gb"), est.get("smallest_card_names") or []
+    if isinstance(size, (int, float)) and cards:  # 「需要多大显存的显卡」 with no card: the size that holds it
+        zh += f"单卡的话，放得下的最小常见显存档是 {gb(size)} GB（如 {'、'.join(cards)}）。"
+        en += f" On one card, the smallest common memory size that holds it is {gb(size)} GB (e.g. {', '.join(cards)})."
+    return zh, en
 
 
 def _breakdown(w: Writer, est: dict) -> None:
@@ -366,7 +371,7 @@ def _breakdown(w: Writer, est: dict) -> None:
         if isinstance(v, (int, float)) and v > 0.05:
             if key == "activations_gb" and inside:
                 seq, mb = est.get("seq_len"), est.get("batch")
-                at_zh = f"；序列长度 {num(seq)} × 每卡微批 {num(mb)}" if seq and mb else ""
+                at_zh = f"；序列长度 {num(seq)} × 每卡 batch {num(mb)}" if seq and mb else ""
                 at_en = f"; sequence length {num(seq)} × micro-batch {num(mb)}" if seq and mb else ""
                 zh.append(f"{z} {gb(v)} GB（含 logits 缓冲 {gb(logits)} GB{at_zh}）")
                 en.append(f"{e} {gb(v)} GB (incl. the {gb(logits)} GB logits buffer{at_en})")
@@ -1728,7 +1733,7 @@ def oom_fits_lead(w: Writer, est: dict, results: list[ToolResult]) -> tuple[str,
             )
         if seq:
             parts_zh.append(
-                f"序列长度（cutoff_len / max_length）{num(seq)}、每卡微批 {num(batch)} 决定激活值，长度减半激活值约减半"
+                f"序列长度（cutoff_len / max_length）{num(seq)}、每卡 batch {num(batch)} 决定激活值，长度减半激活值约减半"
             )
             parts_en.append(
                 f"the sequence length (cutoff_len / max_length) {num(seq)} and micro-batch {num(batch)} set the "
