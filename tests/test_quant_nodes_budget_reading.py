@@ -68,10 +68,11 @@ def test_servers_are_nodes_not_cards(question: str, nodes: int, cards: int | Non
 
 def test_training_time_on_named_servers_assumes_eight_cards_each_and_says_so() -> None:
     # 6 × 13e9 × 100e9 = 7.8e21 FLOPs on 2 × 8 A100 (312 TFLOPS bf16 dense) at 35% MFU: 7.8e21 / (16 × 312e12 × 0.35)
-    # = 89,286 s ≈ 24.8 h ≈ 1.0 day of compute
+    # = 4.46e6 s ≈ 52 days of compute
     a, results = answer("两台A100服务器训练13B模型100B token要多久")
     est = _call(results, "estimate_training_time")[0]
     assert est.args["n_gpus"] == 16 and est.args["nodes"] == 2
+    assert est.result["days"]["mid"] == pytest.approx(7.8e21 / (16 * 312e12 * 0.35) / 86400, rel=0.1)
     assert "每台 8 卡" in a.text.splitlines()[0]
 
 

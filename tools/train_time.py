@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from tools.data import load_yaml
 from tools.errors import ToolInputError
 from tools.gpus import GpuSpec, resolve_gpu
+from tools.memory_zero import paper_model_states_bytes
 from tools.registry import ToolSpec
 
 Mode = Literal["pretrain", "full", "lora", "qlora"]
@@ -254,16 +255,17 @@ def estimate_time(
     notes: list[str] = []
     psi = params or active_params
     cap = spec.memory_gb * 1e9
-    if strategy is None and not zero3 and mode in ("full", "pretrain") and n_gpus > 1 and 16 * psi > cap:
+    ddp_states = paper_model_states_bytes(psi, n_gpus, 0)
+    if strategy is None and not zero3 and mode in ("full", "pretrain") and n_gpus > 1 and ddp_states > cap:
         # no strategy named and a full copy of the model states (16 B/param, ZeRO paper §3) cannot sit on one card:
         # such a run is sharded — ZeRO-2 (2Ψ + 14Ψ/N per GPU, the same all-reduce volume as DDP) where that fits,
         # else ZeRO-3 (parameters gathered every micro-step); said so
-        strategy = "zero2" if 2 * psi + 14 * psi / n_gpus <= 0.8 * cap else "zero3"
+        strategy = "zero2" if paper_model_states_bytes(psi, n_gpus, 2) <= 0.8 * cap else "zero3"
         zero3 = strategy == "zero3"
         notes.append(
-            f"没说并行方式：DDP 每卡要放全部模型状态约 {16 * psi / 1e9:.0f} GB（16 B/参数）> {spec.memory_gb:g} GB，"
+            f"没说并行方式：DDP 每卡要放全部模型状态约 {ddp_states / 1e9:.0f} GB（16 B/参数）> {spec.memory_gb:g} GB，"
             f"按 {strategy.upper().replace('ZERO', 'ZeRO-')} 分片估算。 / No strategy given: DDP would hold all model "
-            f"states on every GPU, about {16 * psi / 1e9:.0f} GB (16 B/param) > {spec.memory_gb:g} GB, so "
+            f"states on every GPU, about {ddp_states / 1e9:.0f} GB (16 B/param) > {spec.memory_gb:g} GB, so "
             f"{strategy.upper().replace('ZERO', 'ZeRO-')} sharding is assumed."
         )
     if n_gpus > 8 and nodes == 1:  # HGX/PCIe servers hold at most 8 GPUs
@@ -459,8 +461,11 @@ def _fit_warning(est: TimeEstimate, spec: GpuSpec, strategy: str, mode: str) -> 
     if mode not in ("full", "pretrain"):
         return
     psi, n = est.params, est.n_gpus
-    per_gpu = {"ddp": 16 * psi, "zero1": 4 * psi + 12 * psi / n, "zero2": 2 * psi + 14 * psi / n}.get(strategy)
-    if per_gpu is None or per_gpu <= spec.memory_gb * 1e9:
+    stage = {"ddp": 0, "zero1": 1, "zero2": 2}.get(strategy)
+    if stage is None:
+        return
+    per_gpu = paper_model_states_bytes(psi, n, stage)
+    if per_gpu <= spec.memory_gb * 1e9:
         return
     est.warnings.append(
         f"按 {strategy.upper()} 估算的时间不可用：每卡仅模型状态就要约 {per_gpu / 1e9:.0f} GB > {spec.memory_gb:g} GB，"

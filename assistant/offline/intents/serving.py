@@ -74,15 +74,9 @@ def _decode_precision(f: Frame) -> str | None:
     return None
 
 
-_NO_LINK_RE = re.compile(
-    r"没有\s*nvlink|无\s*nvlink|不带\s*nvlink|没\s*(?:装|接|加)?\s*(?:nvlink|桥)|without nvlink|no nvlink", re.I
-)
-
-
 def _bridged(f: Frame) -> bool | None:
     """「两张3090带NVLink桥」: the pair is bridged only when the user says so (rented servers rarely have one)."""
-    text = f.text
-    return True if re.search(r"nvlink|桥接|桥", text, re.I) and not _NO_LINK_RE.search(text) else None
+    return True if "bridge_said" in f.mentions and "no_nvlink" not in f.mentions else None
 
 
 # ---- serving plans: self-host vs API, cost per million tokens, concurrency and tokens/s -------------

@@ -92,12 +92,17 @@ def _per(word: str) -> str:
     return "week"
 
 
+def _currency(word: str) -> str:
+    """ISO code for a currency sign or word: $/usd/dollars/美元/美金/刀 → USD, €/eur → EUR, £/gbp → GBP."""
+    return _CUR.get(word, "USD" if word.startswith(("dollar", "美", "刀")) else word.upper())
+
+
 def read_money_quote(text: str) -> MoneyQuote | None:
     m = _QUOTE_RE.search(text)
     if not m:
         return None
     cur_raw = (m.group("cur") or m.group("cur2") or "").lower()
-    currency = _CUR.get(cur_raw, "USD" if cur_raw.startswith(("dollar", "美")) else cur_raw.upper())
+    currency = _currency(cur_raw)
     amount = float((m.group("n") or m.group("n2")).replace(",", ""))
     per = _per(m.group("per") or m.group("per2"))
     hours = None
@@ -136,6 +141,6 @@ def read_foreign_budget(text: str) -> tuple[float, str] | None:
     if not m:
         return None
     cur_raw = (m.group("cur") or m.group("cur2") or "").lower()
-    currency = _CUR.get(cur_raw, "USD" if cur_raw.startswith(("dollar", "美", "刀")) else cur_raw.upper())
+    currency = _currency(cur_raw)
     mult = {"k": 1e3, "千": 1e3, "万": 1e4}.get((m.group("k") or m.group("k2") or "").lower(), 1.0)
     return float((m.group("n") or m.group("n2")).replace(",", "")) * mult, currency

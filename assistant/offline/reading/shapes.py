@@ -16,6 +16,9 @@ MENTIONS: dict[str, str] = {
     "nvlink_or_sxm": r"nvlink|sxm",
     "nvswitch_or_nvlink_or_sxm": r"nvswitch|nvlink|sxm",
     "sxm": r"sxm",
+    # 「两张3090带NVLink桥」: a GeForce pair is bridged only when the user says so, and not when they say it is not
+    "bridge_said": r"nvlink|桥接|桥",
+    "no_nvlink": r"没有\s*nvlink|无\s*nvlink|不带\s*nvlink|没\s*(?:装|接|加)?\s*(?:nvlink|桥)|without nvlink|no nvlink",
     "multi_node": r"多机|跨机|multi[\s-]*(?:node|machine)|two nodes|两台|多台|"
     r"\b(?:two|2|three|several|multiple) (?:computers|machines|servers)\b",
     "nvidia_smi": r"nvidia-smi",
@@ -52,6 +55,9 @@ MENTIONS: dict[str, str] = {
     "asked_compute": r"算力|tflops|flops|bf16|fp16|throughput|半精度",
     "asked_power": r"功耗|power|tdp|瓦",
     "same_or_different": r"\bsame\b|identical|一样|相同|一回事|区别|差别|不同|difference|differ|\bdiff\b",
+    # 「一小时多少钱，包月呢」: the other billing period asked beside the one priced
+    "asked_monthly": r"包月|月租|按月|一个月|每月|per month|monthly|a month",
+    "asked_hourly": r"按小时|一小时|每小时|按时|按量|per hour|hourly|an hour",
     "value_for_money": r"性价比|划算|值不值|value|worth|bang for|cost[\s-]*effective|per (?:yuan|dollar)",
     "training_word": r"训练|微调|train|fine[\s-]*tun",
     # "training is very slow" / 「识别太慢了」: a pipeline that spills (offload, dequant) or is bandwidth-bound

@@ -614,21 +614,17 @@ def _period_label(w: Writer, ctx: Context, result: dict) -> str:
 
 
 # ---------------------------------------------------------------- gpu_price ----------------------
-_MONTHLY_WORDS = re.compile(r"包月|月租|按月|一个月|每月|per month|monthly|a month", re.I)
-_HOURLY_WORDS = re.compile(r"按小时|一小时|每小时|按时|按量|per hour|hourly|an hour", re.I)
-
-
 def _other_billing_part(w: Writer, ctx: Context, hourly: dict, monthly: dict) -> None:
     """「一小时多少钱，包月呢」: a price for one period that also asks the other billing: both are answered."""
-    text, unit = ctx.slots.text or "", ctx.slots.period_unit
-    if unit == "hour" and _MONTHLY_WORDS.search(text) and monthly.get("typical"):
+    said, unit = ctx.slots.mentions, ctx.slots.period_unit
+    if unit == "hour" and "asked_monthly" in said and monthly.get("typical"):
         rng = monthly.get("typical_range") or [monthly.get("low"), monthly.get("high")]
         w.add(
             "verdict",
             f"包月典型约 {money(monthly['typical'])}/卡月（常见 {money_range(*rng)}）。",
             f"Monthly: typically {money(monthly['typical'])} per card-month (usual {money_range(*rng)}).",
         )
-    elif unit == "month" and _HOURLY_WORDS.search(text) and hourly.get("typical"):
+    elif unit == "month" and "asked_hourly" in said and hourly.get("typical"):
         rng = hourly.get("typical_range") or [hourly.get("low"), hourly.get("high")]
         w.add(
             "verdict",

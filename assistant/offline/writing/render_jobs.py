@@ -75,26 +75,25 @@ def _estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
         servers = ctx.slots.nodes or 1
         if servers > 1:  # 「96台DGX A100」: servers named, cards per server not — 8 each, said so
             each = n // servers
-            w.add(
-                "verdict",
-                f"你没说每台几张卡，这里按每台 {num(each)} 卡（{num(servers)} 台 × {num(each)} = {num(n)} 张 {card}）估："
-                f"训练 {size} 模型、{toks} token 约 {hrs(days['mid'])} 天（按 MFU {pct(mfu.get('mid'))}；区间 "
-                f"{hrs(lo_d)}–{hrs(hi_d)} 天），共 {hrs(gpu_h['mid'])} 卡时，平台价约 {money(cost.get('mid'))}。",
-                f"Cards per server were not given, so {num(each)} per server is assumed ({num(servers)} × {num(each)} = "
-                f"{num(n)} {card}): training {article(size)} {size} model on {toks} tokens takes about "
-                f"{plural(hrs(days['mid']), 'day')} (at {pct(mfu.get('mid'))} MFU; range {hrs(lo_d)}–{hrs(hi_d)} days), "
-                f"{hrs(gpu_h['mid'])} GPU-hours, about {money(cost.get('mid'))} at platform prices.",
+            premise_zh = (
+                f"你没说每台几张卡，这里按每台 {num(each)} 卡（{num(servers)} 台 × {num(each)} = {num(n)} 张 {card}）估"
             )
-            return
+            premise_en = (
+                f"Cards per server were not given, so {num(each)} per server is assumed ({num(servers)} × {num(each)} "
+                f"= {num(n)} {card})"
+            )
+            tail_zh, tail_en = "。", "."
+        else:
+            premise_zh = f"你没说用几张卡，这里按一台 {num(n)} 卡机（{num(n)} × {card}）估"
+            premise_en = f"No GPU count was given, so one {num(n)}-GPU server ({num(n)} × {card}) is assumed"
+            tail_zh, tail_en = "；卡数翻倍，时间大致减半。", "; doubling the GPUs roughly halves it."
         w.add(
             "verdict",
-            f"你没说用几张卡，这里按一台 {num(n)} 卡机（{num(n)} × {card}）估：训练 {size} 模型、{toks} token 约 "
-            f"{hrs(days['mid'])} 天（按 MFU {pct(mfu.get('mid'))}；区间 {hrs(lo_d)}–{hrs(hi_d)} 天），共 "
-            f"{hrs(gpu_h['mid'])} 卡时，平台价约 {money(cost.get('mid'))}；卡数翻倍，时间大致减半。",
-            f"No GPU count was given, so one {num(n)}-GPU server ({num(n)} × {card}) is assumed: training "
-            f"{article(size)} {size} model on {toks} tokens takes about {plural(hrs(days['mid']), 'day')} (at "
-            f"{pct(mfu.get('mid'))} MFU; range {hrs(lo_d)}–{hrs(hi_d)} days), {hrs(gpu_h['mid'])} GPU-hours, about "
-            f"{money(cost.get('mid'))} at platform prices; doubling the GPUs roughly halves it.",
+            f"{premise_zh}：训练 {size} 模型、{toks} token 约 {hrs(days['mid'])} 天（按 MFU {pct(mfu.get('mid'))}；区间 "
+            f"{hrs(lo_d)}–{hrs(hi_d)} 天），共 {hrs(gpu_h['mid'])} 卡时，平台价约 {money(cost.get('mid'))}{tail_zh}",
+            f"{premise_en}: training {article(size)} {size} model on {toks} tokens takes about "
+            f"{plural(hrs(days['mid']), 'day')} (at {pct(mfu.get('mid'))} MFU; range {hrs(lo_d)}–{hrs(hi_d)} days), "
+            f"{hrs(gpu_h['mid'])} GPU-hours, about {money(cost.get('mid'))} at platform prices{tail_en}",
         )
     elif (asks_gpu_hours or not ctx.slots.gpu_count) and gpu_h.get("mid") is not None:
         # No GPU count given (or GPU-hours asked): the total work is the answer; days depend on the count.

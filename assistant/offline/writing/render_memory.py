@@ -203,12 +203,17 @@ def _full_lead(w: Writer, reason: dict, lora: dict | None) -> None:
     w.add("verdict", f"不能：{zh}，这样放不下。", f"No: {en}, and that does not fit.")
 
 
+def _fit_for_engine(est: dict, key: str) -> int | None:
+    """max_context_fit / max_concurrency_fit for the engine the estimate used (both are given per engine)."""
+    fits = est.get(key)
+    value = fits.get(str(est.get("engine") or "hf")) if isinstance(fits, dict) else None
+    return value if isinstance(value, int) else None
+
+
 def _longest_context_line(w: Writer, ctx: Context, est: dict) -> None:
     """ "what context can I get" / 「最长能开多长上下文」 with no context given: the estimate's own longest context that
     fits (max_context_fit, per engine), so the second part of the question is answered, not dropped."""
-    fit = est.get("max_context_fit") or {}
-    engine = str(est.get("engine") or "hf")
-    longest = fit.get(engine) if isinstance(fit, dict) else None
+    longest = _fit_for_engine(est, "max_context_fit")
     if "context_word" not in ctx.said or ctx.slots.context or est.get("mode") != "inference" or not longest:
         return
     w.add(
@@ -225,11 +230,9 @@ def _seq_cap_line(w: Writer, ctx: Context, est: dict) -> None:
     scheduler's cap, and how many full-length sequences run at once is the estimate's max_concurrency_fit."""
     if "max_num_seqs_cap" not in ctx.slots.mentions or est.get("mode") != "inference" or not ctx.slots.concurrency:
         return
-    fits = est.get("max_concurrency_fit") or {}
-    engine = str(est.get("engine") or "vllm")
-    at_once = fits.get(engine) if isinstance(fits, dict) else None
+    at_once = _fit_for_engine(est, "max_concurrency_fit")
     ctx_len = est.get("context")
-    if not isinstance(at_once, int) or not isinstance(ctx_len, int):
+    if at_once is None or not isinstance(ctx_len, int):
         return
     cap = ctx.slots.concurrency
     w.add(
