@@ -183,6 +183,11 @@ SPLIT_FLAGS: dict[str, tuple[str, str, str]] = {
     "LMDeploy": ("tp", "--tp {n}", "LMDeploy docs, api_server --tp"),
     "TGI": ("tp", "--num-shard {n}", "text-generation-inference launcher --num-shard"),
     "TensorRT-LLM": ("tp", "--tp_size {n}", "TensorRT-LLM docs, convert_checkpoint --tp_size"),
+    "Xinference": (
+        "tp",
+        "launch --n-gpu {n}（vLLM 引擎按张量并行切到 {n} 张卡；不设时只用一张）",
+        "Xinference docs, Models — Launch: --n-gpu, the number of GPUs a model uses",
+    ),
 }
 SPLIT_FLAGS_EN = {
     "transformers": 'device_map="auto" (max_memory to balance)',
@@ -190,6 +195,7 @@ SPLIT_FLAGS_EN = {
     "ExLlamaV2": "gpu_split (--gpu-split: GB per card, comma-separated)",
     "FastChat": "--num-gpus {n} (with --max-gpu-memory)",
     "Ollama": "splits layers over all visible GPUs by itself (CUDA_VISIBLE_DEVICES)",
+    "Xinference": "launch --n-gpu {n} (the vLLM engine splits the model tensor-parallel over {n} GPUs; unset, it uses one)",
 }
 LAYER_RUNTIMES = [k for k, v in SPLIT_FLAGS.items() if v[0] == "layers"]
 TP_RUNTIMES = [k for k, v in SPLIT_FLAGS.items() if v[0] == "tp"]

@@ -341,9 +341,69 @@ def family_words() -> dict[str, str]:
     return dict(_FAMILY_ALIASES)
 
 
+@lru_cache(maxsize=1)
+def sized_families() -> dict[str, list[tuple[float, str]]]:
+    """Catalog families with their sizes: 'llama3' → [(8, 'Llama-3-8B'), (70, 'Llama-3-70B')]."""
+    out: dict[str, list[tuple[float, str]]] = {}
+    for e in load_catalog():
+        m = re.match(r"^(.*?)-(\d+(?:\.\d+)?)B$", e.id)
+        if m:
+            out.setdefault(re.sub(r"[\s.\-_]", "", m.group(1).lower()), []).append((float(m.group(2)), e.id))
+    return {k: sorted(v) for k, v in out.items() if len(v) >= 2 and len(k) >= 4}
+
+
+def _name_tokens(name: str) -> list[str]:
+    """'Llama-3.1-8B' → ['llama', '3.1', '8', 'b']: letters and version numbers, so 'llama3' never prefixes 3.1."""
+    return re.findall(r"[a-z]+|\d+(?:\.\d+)*", name.lower())
+
+
+_OTHER_MODALITY = frozenset({"vision", "vl", "ocr", "audio", "omni"})
+
+
+@lru_cache(maxsize=512)
+def family_default(name: str) -> str | None:
+    """The catalog model a family name without a size stands for ("chatglm", "codeqwen", "deepseek-coder",
+    "mistral"): its smallest 7B-class dense member (>= 6B; the smallest when none is that big), the newest
+    release among members of that size (ChatGLM3-6B over ChatGLM-6B) — the size most people run first.
+
+    Why: a family named without a size is still a model question; sizing nothing answers another question, and
+    dropping the sub-family word ("deepseek-coder" → DeepSeek-R1 671B) sizes another model. A member counts only
+    when the name's words are its first words and a number follows them ("mistral" is not Mistral-Nemo); vision
+    and other-modality rows count only when the name says so. None when no member matches."""
+    sized = sized_families().get(re.sub(r"[\s.\-_]", "", name.lower()))
+    if sized:
+        return next((mid for size, mid in sized if size >= 6), sized[0][1])
+    want = _name_tokens(name)
+    if not want:
+        return None
+    members = []
+    for e in load_catalog():
+        toks = _name_tokens(e.id)
+        if (
+            len(toks) > len(want)
+            and toks[: len(want)] == want
+            and toks[len(want)][0].isdigit()
+            and not (_OTHER_MODALITY & (set(toks) - set(want)))
+        ):
+            members.append(e)
+    dense = [e for e in members if not e.arch.is_moe] or members
+    sizes = sorted((count_params(e.arch).total, e.id) for e in dense)
+    if not sizes:
+        return None
+    big = [x for x in sizes if x[0] >= 6e9]
+    if not big:
+        return sizes[0][1]
+    return max(mid for p, mid in big if p <= big[0][0] * 1.15)  # same size: the newest release (ChatGLM3 > ChatGLM2)
+
+
 # Colloquial words around a model name that do not change which model is meant:
 # 「满血版」= the full model as released (e.g. DeepSeek-R1 671B, not a distill).
 _FILLER_RE = re.compile(r"满血版?|完整版|原版|官方版?|模型|的")
+
+
+# A version written with an underscore in file and folder names ("qwen1_5-14b-chat-q4_0.gguf", "internlm2_5-7b"):
+# the underscore between a family's digit and the next digit is the dot, unless that digit starts a size ("_7b").
+UNDERSCORE_VERSION_RE = re.compile(r"(?<=[a-z]{2}\d)_(?=\d(?![\d_]*[bm](?![a-z0-9])))")
 
 
 def _norm(text: str) -> str:
@@ -356,6 +416,7 @@ def _norm(text: str) -> str:
         s = s.replace(zh, en)
     s = _FILLER_RE.sub(" ", s)
     s = s.split("/")[-1]
+    s = UNDERSCORE_VERSION_RE.sub(".", s)  # file and folder names: qwen2_5-7b, internlm2_5 → 2.5
     parts = [p for p in re.split(r"[\s_\-·:]+", s) if p]  # ':' — Ollama tags (qwen2.5:7b, deepseek-r1:32b)
     if len(parts) > 1 and parts[0] == "ds":  # "ds r1", "ds v3": the usual shorthand for DeepSeek
         parts[0] = "deepseek"

@@ -367,6 +367,10 @@ def build_calls(f: Frame, intents: list[str]) -> list[ToolCall]:
     out[:0] = same_chip_calls(f, intents)  # 「A100 40G 换 80G 为什么还是 40 小时」: one chip, the same compute
 
     out += stack_calls(f, intents)  # a fit question on an Ascend / DCU / MLU / MUSA card: its software stack too
+    from assistant.offline.intents import model_facts
+
+    # the named model's weights when nothing sized it (an API front end needs no GPU: nothing to size)
+    out += model_facts.calls(f, intents, out, STATEMENTS | {serving.FRONTEND})
     return out
 
 

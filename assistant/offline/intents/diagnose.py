@@ -22,9 +22,20 @@ def applies(f: Frame) -> bool:
     return f.is_log and cue_of(f.text) is None
 
 
+# What was rented, said as such: 「合同写的是8卡A100」「租的是4090」「说好的8卡」, "I paid for 8 H100s". A card named
+# only as the setup ("8卡L40环境下微调报错") is not a promise the paste can break.
+_RENTED_RE = re.compile(
+    r"合同|验收|交付|以次充好|货不对板|说好|承诺|宣传|标称|页面上写|租的|租了|刚租|买的|订的|下单|商家|服务商|供应商|"
+    r"rented|ordered|paid for|supposed to|advertised|listed as|promised|contract|delivered|provider gave|they gave",
+    re.I,
+)
+
+
 def calls(f: Frame) -> list[ToolCall]:
-    # 「合同写的是 8 卡 A100」: the user's words outside the paste (f.gpus never come from inside it)
-    expect = (f"{f.gpu_count}x {A.gpu_arg(f)}" if f.gpu_count else A.gpu_arg(f)) if f.gpus else None
+    # 「合同写的是 8 卡 A100」: the user's words outside the paste (f.gpus never come from inside it), only when they
+    # say that is what was rented or promised
+    rented = "delivery" in f.cues or bool(_RENTED_RE.search(f.text or ""))
+    expect = (f"{f.gpu_count}x {A.gpu_arg(f)}" if f.gpu_count else A.gpu_arg(f)) if f.gpus and rented else None
     # the model and request length the user named feed the serving arithmetic of a vLLM/LMDeploy paste
     args = {"model": f.model if f.model and not f.model[:1].isdigit() else None, "session_len": f.context}
     args["question"] = fault_question(f.text)  # 「是卡坏了吗」: the report answers it on line 1

@@ -130,7 +130,18 @@ def applies_fallback(f: Frame) -> bool:
 
 # "采用transformers推理", "with HF transformers": the library itself, not ktransformers / a serving engine
 _HF_TRANSFORMERS_RE = re.compile(r"(?<![a-z-])(?:hf\s+|hugging\s*face\s+)?transformers(?![a-z])", re.I)
-_SERVING_ENGINES = {"vLLM", "SGLang", "Ollama", "llama.cpp", "LMDeploy", "TGI", "TensorRT-LLM", "ExLlamaV2"}
+_SERVING_ENGINES = {
+    "vLLM",
+    "SGLang",
+    "Ollama",
+    "llama.cpp",
+    "LMDeploy",
+    "TGI",
+    "TensorRT-LLM",
+    "ExLlamaV2",
+    "Xinference",
+    "FastChat",
+}
 
 
 def transformers_default_fp32(f: Frame) -> bool:
@@ -213,8 +224,8 @@ _LAYER_SPLIT_RE = re.compile(
 _TP_SPLIT_RE = re.compile(
     r"tensor[-_\s]?parallel|(?<![\w-])--tp(?:[-_]size)?\b|num[-_]shard|张量并行|\btp\s*=?\s*\d", re.I
 )
-_LAYER_ENGINES = {"ExLlamaV2", "llama.cpp", "Ollama", "text-generation-webui"}
-_TP_ENGINES = {"vLLM", "SGLang", "LMDeploy", "TGI", "TensorRT-LLM", "MindIE"}
+_LAYER_ENGINES = {"ExLlamaV2", "llama.cpp", "Ollama", "text-generation-webui", "FastChat"}
+_TP_ENGINES = {"vLLM", "SGLang", "LMDeploy", "TGI", "TensorRT-LLM", "MindIE", "Xinference"}
 
 
 def split_method(f: Frame) -> str | None:

@@ -69,6 +69,8 @@ _SERVING_ENGINES = {
     "TGI",
     "KTransformers",
     "MindIE",
+    "Xinference",
+    "FastChat",
 }
 _RL = re.compile(r"(?<![a-z])(?:ppo|grpo|rlhf|rl)(?![a-z])|强化学习|rollout", re.I)
 # Shapes whose intent may follow a cause answer when the question also gave the job.
@@ -163,6 +165,10 @@ def cause_followers(f: Frame, other: str) -> list[str]:
     serving = f.mode == "inference" or bool(set(f.engines) & _SERVING_ENGINES)
     if other == A.DECODE_SPEED or "decode_speed" in f.cues or (serving and _SLOW.search(f.text)):
         return [A.MEMORY, A.DECODE_SPEED] if has_cards else [A.DECODE_SPEED]
+    if serving and not has_cards and (f.gpu_count or 0) >= 2:
+        return [
+            A.MEMORY
+        ]  # 「--num-gpus 2 为什么不能多卡」: the model's weights split over those cards bear on the cause
     if other not in _FOLLOWERS and has_cards:
         other = A.MEMORY  # a card that seems too small, an engine that seems to waste memory: does it fit?
     if other == A.MEMORY and not has_cards:

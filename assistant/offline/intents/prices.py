@@ -18,6 +18,23 @@ def applies(f: Frame) -> bool:
     return "price" in f.cues and bool(f.gpus)
 
 
+def _whole_server(f: Frame, gpu: str) -> int | None:
+    """「济南能租H100吗？一个月多少」: a card China rents only as a whole 8-GPU server (knowledge/rentability.yaml)
+    is priced as that server when availability is asked and no count was said — the one price a renter can pay."""
+    if "asked_availability" not in f.mentions:
+        return None
+    from tools.rentability import best_offer
+
+    card = A.card_name(f, gpu)
+    if not card:
+        return None
+    try:
+        offer, _ = best_offer(card)
+    except Exception:  # a card the table does not resolve: priced per card as asked
+        return None
+    return 8 if offer is not None and offer.unit == "server_8" else None
+
+
 def calls(f: Frame) -> list[ToolCall]:
     # Both quotes → the tool's break-even on them; a single quote is compared with the market instead
     # (passing it would replace the market ranges).
@@ -34,7 +51,7 @@ def calls(f: Frame) -> list[ToolCall]:
             NAME,
             "gpu_price",
             gpu=A.card_name(f, gpu),
-            gpu_count=f.gpu_count,
+            gpu_count=f.gpu_count or _whole_server(f, gpu),
             hourly_quote_cny=f.hourly_quote_cny if both else None,
             monthly_quote_cny=f.monthly_quote_cny if both else None,
             **period,

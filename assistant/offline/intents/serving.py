@@ -206,7 +206,15 @@ def serving_calls(f: Frame) -> list[ToolCall]:
 
 
 def applies_rentability(f: Frame) -> bool:
-    return bool(f.gpus) and bool(_RENT_RE.search(f.text)) and not has_size(f) and not f.budget_cny
+    """「哪里能租H100」. With a price asked too (「济南能租H100吗？一个月多少」) the price intent answers both parts:
+    whether it rents, then what it costs."""
+    return (
+        bool(f.gpus)
+        and bool(_RENT_RE.search(f.text))
+        and not has_size(f)
+        and not f.budget_cny
+        and "price" not in f.cues
+    )
 
 
 def rentability_calls(f: Frame) -> list[ToolCall]:

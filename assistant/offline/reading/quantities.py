@@ -58,6 +58,8 @@ ENGINES: dict[str, str] = {
     r"xtuner": "XTuner",
     r"ktransformers": "KTransformers",
     r"mindie": "MindIE",
+    r"xinference": "Xinference",
+    r"fastchat": "FastChat",
 }
 _ENGINE_RES = [(re.compile(p, re.I), name) for p, name in ENGINES.items()]
 
@@ -81,6 +83,12 @@ _SETTINGS: dict[str, str] = {
     "tensor_parallel_size": "gpu_count",
     "tensor-parallel-size": "gpu_count",
     "tp": "gpu_count",
+    # FastChat model_worker --num-gpus, Xinference launch --n-gpu, the deepspeed launcher --num_gpus: cards used
+    # (not Ollama's num_gpu, which counts layers)
+    "num-gpus": "gpu_count",
+    "num_gpus": "gpu_count",
+    "n-gpu": "gpu_count",
+    "n_gpu": "gpu_count",
     "lora_rank": "lora_rank",
     "lora_r": "lora_rank",
     "quantization_bit": "quantization_bit",

@@ -578,6 +578,16 @@ _VRAM_MIB_RE = re.compile(
 )
 
 
+_LAYER_OFFLOAD_RE = re.compile(
+    r"offload(?:ed|ing|s)?\s+(?:\d+\s*/\s*\d+\s+|\d+\s+|all\s+|the\s+|some\s+|more\s+)?(?:repeating\s+)?layers?"
+    r"(?:\s+(?:on)?to\s+(?:the\s+)?gpu)?|(?:number\s+of\s+)?layers?\s+(?:to\s+)?offload\w*(?:\s+to\s+(?:the\s+)?gpu)?|"
+    r"layers?\s+(?:on)?to\s+(?:the\s+)?gpu|offload(?:ed|ing)?\s+(?:on)?to\s+(?:the\s+)?gpu|"
+    r"(?<![\w-])-ngl\b|n[-_]gpu[-_]layers|num[-_]gpu\b|gpu[-_]layers|"
+    r"(?:层|layer)[^，。\n]{0,6}(?:放到|卸载到|offload\s*到|加载到)\s*(?:gpu|显卡|显存)",
+    re.I,
+)
+
+
 def extract(question: str) -> Slots:
     """Read one question into `Slots` (no history; see followups.merge for that).
 
@@ -815,11 +825,13 @@ def _extract(question: str) -> Slots:
     s.modes = _all_modes(text)
     if s.mode is None and re.search(r"微调|fine[\s\-]*tun|finetun|\bft\b|sft|精调", text, re.I):
         s.finetune = True
+    # llama.cpp / Ollama / accelerate put layers on the GPU ("offloaded 0/41 layers to GPU", -ngl): an inference
+    # setting, not the ZeRO optimizer offload that marks a training question
     s.training = bool(
         re.search(
             r"训练|训|train|微调|fine[\s\-]*tun|finetun|预训练|adam|优化器|optimizer|梯度|"
             r"gradient|activation|激活|offload|zero|fsdp|deepspeed|lora|trainable",
-            text,
+            _LAYER_OFFLOAD_RE.sub(" ", text),
             re.I,
         )
     )
@@ -964,7 +976,7 @@ def _extract(question: str) -> Slots:
         if named:
             s.model = f"{named}-{_fmt(s.params_b)}b"
             s.model_mentions.append(ModelMention(text=s.model, catalog_id=None, size_b=s.params_b))
-    if not s.is_log and s.cues & {"fit", "requirement", "how_many", "max_fit"}:
+    if not s.is_log and (s.cues & {"fit", "requirement", "how_many", "max_fit"} or "asked_hardware" in s.mentions):
         if not (s.model or s.params_b):
             _family_default(text, s)  # "LoRA on LLaMA, 24gb enough?": the family's 7B-class size, said on line 1
         elif s.params_b and s.model == f"{_fmt(s.params_b)}b" and not s.model_mentions:
@@ -994,6 +1006,12 @@ def _extract(question: str) -> Slots:
         from tools.cpu_inference import in_domain as cpu_in_domain
 
         s.in_domain = cpu_in_domain(text)
+    if (
+        not s.in_domain
+    ):  # 「自建还是调API划算」: running a model yourself against a hosted API is the product's question
+        from assistant.offline.reading.routes import says_api, says_self_host
+
+        s.in_domain = says_api(text) and says_self_host(text)
     if s.out_of_scope and (s.gpus or s.model or s.params_b or s.is_log):
         s.out_of_scope = False  # "写一首关于4090的诗" is still odd, but a GPU question is in scope
     return s
@@ -1340,7 +1358,7 @@ def _count_near(work: str, m: re.Match) -> int | None:
             return int(machines * each)
     if b and (
         re.search(r"(张|块|卡|台|个|x|\*)\s*(?:的)?\s*(?:(?:rtx|nvidia|geforce|tesla|英伟达)\s*){0,3}$", before, re.I)
-        or re.search(r"(?:^|[^\w.])\d{1,2}\s*$", before)
+        or re.search(r"(?:^|[^\w.])\d{1,2}\s*(?:(?:rtx|nvidia|geforce|tesla|英伟达)\s*){0,3}$", before, re.I)
     ):
         n = cn_to_number(b.group("num"))
         if n and 1 <= n <= 1024 and not re.search(r"[\d.]+\s*(?:b|亿)\s*$", before, re.I):
@@ -1352,8 +1370,8 @@ def _count_near(work: str, m: re.Match) -> int | None:
             return int(n)
     w = re.search(
         r"\b(?P<word>one|two|three|four|five|six|seven|eight|nine|ten|twelve|sixteen|a pair of|dual|quad|"
-        r"single)\s+(?:nvidia\s+|rtx\s+)?$",
-        work[max(0, m.start() - 16) : m.start()],
+        r"single)\s+(?:(?:nvidia|rtx|geforce|tesla)\s+){0,2}$",
+        work[max(0, m.start() - 24) : m.start()],
         re.I,
     )
     if w:
@@ -1659,21 +1677,10 @@ def _subject_first(work: str, s: Slots, subject: int, text: str) -> str:
     return work[:start] + " " * (end - start) + work[end:]
 
 
-@functools.lru_cache(maxsize=1)
-def _family_sizes() -> dict[str, list[tuple[float, str]]]:
-    """Catalog families with their sizes: 'llama3' → [(8, 'Llama-3-8B'), (70, 'Llama-3-70B')]."""
-    from tools.models import load_catalog
-
-    out: dict[str, list[tuple[float, str]]] = {}
-    for e in load_catalog():
-        m = re.match(r"^(.*?)-(\d+(?:\.\d+)?)B$", e.id)
-        if m:
-            out.setdefault(re.sub(r"[\s.\-_]", "", m.group(1).lower()), []).append((float(m.group(2)), e.id))
-    return {k: sorted(v) for k, v in out.items() if len(v) >= 2 and len(k) >= 4}
-
-
 # the whole name: "qwen_image" / "llama-guard" / "qwen2.5-vl" are other models, not the family word
-_FAMILY_WORD_RE = re.compile(r"(?<![a-z0-9_\-/])([a-z][a-z0-9]*(?:[.\-_ ]?\d+(?:\.\d+)?)?)(?![a-z0-9.]|[\-_/][a-z0-9])")
+_FAMILY_WORD_RE = re.compile(
+    r"(?<![a-z0-9_\-/])([a-z][a-z0-9]*(?:[.\-_ ]?\d+(?:\.\d+)?)?)(?![a-z0-9]|\.[a-z0-9]|[\-_/][a-z0-9])"
+)  # a full stop ends it
 
 
 def _family_default(text: str, s: Slots) -> None:
@@ -1681,7 +1688,9 @@ def _family_default(text: str, s: Slots) -> None:
     its smallest 7B-class member (>= 6B; the smallest when none is that big) — the size most people run
     first (the default tag of ollama's llama3, qwen2.5, llama2 libraries). The mention is marked a variant so
     line 1 says which model was used (writing/lead.assumed_note)."""
-    families = _family_sizes()
+    from tools.models import family_default, sized_families
+
+    families = sized_families()
     for m in _FAMILY_WORD_RE.finditer(text):
         sizes = families.get(re.sub(r"[\s.\-_]", "", m.group(1)))
         if sizes:
@@ -1689,12 +1698,21 @@ def _family_default(text: str, s: Slots) -> None:
             s.model, s.params_b = model_id, size
             s.model_mentions.append(ModelMention(text=m.group(1), catalog_id=model_id, variant=True, size_b=None))
             return
+    for m in _FAMILY_WORD_RE.finditer(text):
+        # a family whose ids carry no plain size ("chatglm" → ChatGLM3-6B, "codeqwen", "mistral"): the same rule
+        default = family_default(m.group(1)) if len(m.group(1)) >= 4 else None
+        if default:
+            s.model = default
+            s.model_mentions.append(ModelMention(text=m.group(1), catalog_id=default, variant=True, size_b=None))
+            return
 
 
 def _family_with_size(text: str, s: Slots) -> None:
     """「llama3 要多少显存？70b 呢」: a family named without a size and a bare size elsewhere that the family
     has — both are asked: the family's 7B-class member and that size."""
-    families = _family_sizes()
+    from tools.models import sized_families
+
+    families = sized_families()
     if s.params_b is None:
         return
     for m in _FAMILY_WORD_RE.finditer(text):

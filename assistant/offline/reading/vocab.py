@@ -206,12 +206,13 @@ def _size_b(token: str) -> float | None:
 
 def find_models(text: str) -> list[ModelHit]:
     """Model names in `text` resolved against the catalog, in order of mention."""
-    from tools.models import find_entry
+    from tools.models import UNDERSCORE_VERSION_RE, find_entry
 
     hits: list[ModelHit] = []
     pos = 0
     # an HF repo or a local path names the model after its last "/": "Qwen2/Qwen2-7B-Instruct", "./Qwen3-235B-A22B"
     low = _REPO_PREFIX.sub(lambda m: " " * (m.end() - m.start()), text.lower())
+    low = UNDERSCORE_VERSION_RE.sub(".", low)  # "qwen1_5-14b": same length, so the spans still index `text`
     while True:
         fm = _family_regex().search(low, pos)
         if not fm:
@@ -290,12 +291,22 @@ def _resolve(
 ) -> tuple[int, str | None, bool] | None:
     """(tokens used, catalog id, is a variant) — the longest name the catalog knows. A name with a size
     must keep its size ("deepseek-r1-distill-qwen-32b" is never cut back to "deepseek-r1")."""
+    from tools.models import family_default
+
     shortest = (size_at + 1) if size_at is not None else 0
     for n in range(len(tokens), shortest - 1, -1):
         cand = "-".join([family, *tokens[:n]])
         entry = find_entry(cand)
         if entry is not None:
             return n, entry.id, False
+        # no size: a family or sub-family named alone ("chatglm", "deepseek-coder") is its 7B-class member, said on
+        # line 1 — not the bare family word's model ("deepseek" alone is R1) and not nothing
+        # (the family word alone is left to the fit reader, slots._family_default, which knows the question asks for a size)
+        # and a bare version ("llama3") likewise; only a sub-family word ("deepseek-coder") is resolved here
+        sub = size_at is None and n > 0 and any(t.isalpha() for t in tokens[:n])
+        default = family_default(cand) if sub else None
+        if default is not None:
+            return n, default, True
     if size_at is None:
         return None
     used = tokens[: size_at + 1]

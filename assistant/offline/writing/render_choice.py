@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer, num
 from assistant.offline.writing.render_tools import Context, renderer, zh_en
@@ -10,6 +12,7 @@ from assistant.offline.writing.render_tools import Context, renderer, zh_en
 @renderer("choose_gpu")
 def choose_gpu(w: Writer, r: ToolResult, ctx: Context) -> None:
     res = r.result
+    _speed_lead(w, res, ctx.question)
     w.add("verdict", *zh_en(res.get("summary") or {}))
     for row in res.get("rows") or []:
         n = row.get("min_gpus")
@@ -38,3 +41,29 @@ def choose_gpu(w: Writer, r: ToolResult, ctx: Context) -> None:
             "Tell me the training data size (tokens, or samples × sequence length × epochs) for days and total cost "
             "on the chosen card.",
         )
+
+
+# 「4090和A100训练哪个快」: the question is the speed; the choice by cost follows it
+_ASKS_SPEED_RE = re.compile(r"哪个快|哪个更快|更快|快多少|快几倍|速度|faster|quicker|speed|which is fast", re.I)
+
+
+def _speed_lead(w: Writer, res: dict, question: str) -> None:
+    """Which card is faster, by the figure that bounds the job: dense BF16 TFLOPS for training (compute-bound),
+    memory bandwidth for inference decoding (each token reads the weights once). Per card; the choice by cost
+    follows it."""
+    rows = [x for x in res.get("rows") or [] if x.get("bf16_dense_tflops") and x.get("mem_bw_gbs")]
+    if len(rows) < 2 or not _ASKS_SPEED_RE.search(question or ""):
+        return
+    inference = res.get("mode") == "inference"
+    key, unit = ("mem_bw_gbs", "GB/s") if inference else ("bf16_dense_tflops", "TFLOPS")
+    fast, slow = sorted(rows, key=lambda x: -float(x[key]))[:2]
+    ratio = float(fast[key]) / float(slow[key])
+    what_zh = "推理出字（受显存带宽限制）" if inference else "训练（受算力限制，按 BF16 稠密算力）"
+    what_en = "for decoding (bound by memory bandwidth)" if inference else "for training (compute-bound, dense BF16)"
+    w.add(
+        "verdict",
+        f"{what_zh}更快的是 {fast.get('gpu_name')}：{num(fast[key])} 对 {num(slow[key])} {unit}，单卡约快 "
+        f"{ratio:.1f} 倍（两边都放得下、并行方式相同时）。",
+        f"Faster {what_en}: {fast.get('gpu_name')}, {num(fast[key])} against {num(slow[key])} {unit}, about "
+        f"{ratio:.1f}× per card (when both hold the job with the same parallelism).",
+    )

@@ -1989,7 +1989,7 @@ def _split_how_line(
     engines = list(ctx.slots.engines)
     if re.search(r"(?<![a-z])transformers|device_map|accelerate", ctx.slots.text or "", re.I):
         engines.append("transformers")
-    if re.search(r"fastchat|--num[-_]gpus", ctx.slots.text or "", re.I):
+    if re.search(r"--num[-_]gpus", ctx.slots.text or "", re.I) and "FastChat" not in engines:
         engines.append("FastChat")
     zh_l, en_l = split_how("layers", n, engines, "zh"), split_how("layers", n, engines, "en")
     zh_t, en_t = split_how("tp", n, engines, "zh"), split_how("tp", n, engines, "en")

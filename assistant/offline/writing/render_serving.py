@@ -30,6 +30,11 @@ def _mtok_zh(m: float) -> str:
     return f"{m / 100:.3g} 亿" if m >= 100 else f"{m * 100:,.0f} 万"
 
 
+def _count_zh(n: float) -> str:
+    """A count in Chinese units, ready for a measure word: 100000 → '10 万', 3000000 → '300 万', 800 → '800 '."""
+    return f"{n / 1e8:.3g} 亿" if n >= 1e8 else f"{n / 1e4:.4g} 万" if n >= 1e4 else f"{n:,.0f} "
+
+
 def _mtok_en(m: float) -> str:
     return f"{m / 1000:.3g}B" if m >= 1000 else f"{m:.3g}M"
 
@@ -51,7 +56,7 @@ def plan_serving(w: Writer, r: ToolResult, ctx: Context) -> None:
     api = _api(res)
     be = (api or {}).get("break_even_output_mtok_per_month")
     if ctx.intent == "host_vs_api" and not vol and api and be and isinstance(monthly, (int, float)):
-        _break_even_lead(w, res, api, be, setup, monthly)
+        _break_even_lead(w, res, api, be, setup, monthly, ctx.slots.load.per_day)
     if ctx.intent == "host_vs_api" and not vol:
         _host_vs_api(w)
     if ctx.intent == "ollama_parallel":
@@ -431,19 +436,41 @@ def _china_beside_quote(w: Writer, r: ToolResult) -> None:
 
 
 def _break_even_lead(
-    w: Writer, res: dict[str, Any], api: dict[str, Any], be: float, setup: str, monthly: float
+    w: Writer,
+    res: dict[str, Any],
+    api: dict[str, Any],
+    be: float,
+    setup: str,
+    monthly: float,
+    requests_per_day: float | None = None,
 ) -> None:
-    """No volume given: the answer to "自建还是调API划算" is the break-even volume, so it leads."""
+    """No token volume given: the answer to "自建还是调API划算" is the break-even volume, so it leads. A request
+    count ("每天10万次调用") turns it into output tokens per request (break-even ÷ 30 days ÷ requests a day), the
+    one figure the user can check against their own replies — no reply length is assumed."""
+    ask_zh, ask_en = (
+        "告诉我每天大概多少 token，我按你的用量算。",
+        "Tell me your daily token volume and I will work it out for yours.",
+    )
+    if requests_per_day:
+        per_req = be * 1e6 / 30 / requests_per_day
+        ask_zh = (
+            f"按你说的每天 {_count_zh(requests_per_day)}次调用（每月约 {_count_zh(requests_per_day * 30)}次），"
+            f"平均每次回复超过约 {num(round(per_req))} 个输出 token 自建就更便宜，低于它调 API 更省。"
+        )
+        ask_en = (
+            f"At your {requests_per_day:,.0f} calls a day (about {requests_per_day * 30:,.0f} a month), self-hosting "
+            f"is cheaper once the average reply exceeds about {num(round(per_req))} output tokens; below that the API is."
+        )
     w.add(
         "verdict",
         f"看用量：以 {res.get('model')} 为例，自建 {setup} 约 {money(monthly)}/月，对比 {_api_name(api, 'zh')}"
         f"（输出 {money(api.get('output_cny_per_m'))}/百万 token），每月输出超过约 {_mtok_zh(be)} token 自建才划算；"
-        "用量低于它、或忙闲不均时调 API 更省。告诉我每天大概多少 token，我按你的用量算。",
+        "用量低于它、或忙闲不均时调 API 更省。" + ask_zh,
         f"It depends on volume: for {res.get('model')}, self-hosting on {setup} costs about {money(monthly)}/month "
         f"against {_api_name(api, 'en')} ({money(api.get('output_cny_per_m'))} per million output tokens), so "
         "self-hosting pays off "
         f"above about {_mtok_en(be)} output tokens a month; below that, or with bursty traffic, the API is cheaper. "
-        "Tell me your daily token volume and I will work it out for yours.",
+        + ask_en,
     )
     if not api.get("same_model"):
         _unlike_api(w, res, api)

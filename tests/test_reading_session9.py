@@ -1,0 +1,141 @@
+"""Session 9: families named without a size, counts behind a brand word, launcher flags, self-host vs API in
+scope, availability with its price, "which is faster" led by speed, and the named model's weights.
+
+Hand-worked values (decimal GB):
+- Qwen2.5-72B: 72.71e9 parameters (Qwen/Qwen2.5-72B config.json) × 2 B (bf16) = 145.4 GB.
+- Llama-2-13B: 13.02e9 × 2 B = 26.0 GB (meta-llama/Llama-2-13b-hf config.json: 40 layers, hidden 5120, vocab 32000).
+- Dense BF16 per card: A100 SXM4 312 TFLOPS (NVIDIA A100 datasheet), RTX 4090 165.2 TFLOPS with FP32 accumulate
+  (Ada whitepaper, appendix A): 312 / 165.2 = 1.9.
+- Self-host vs API: the break-even is N output tokens a month; at R requests a day a reply must average
+  N / (30 × R) tokens for self-hosting to pay.
+- H100 SXM rents in China only as a whole 8-GPU server (knowledge/rentability.yaml): its monthly price is 8 cards.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from assistant.offline import answer
+from assistant.offline.intents import analyse
+from assistant.offline.reading.slots import extract
+from assistant.offline.reading.vocab import find_models
+from tools.models import family_default
+
+
+def _run(question: str) -> tuple[str, list]:
+    out = answer(question)
+    return out[0].text, out[1]
+
+
+def _lead(text: str) -> str:
+    return text.split("<details>")[0]
+
+
+@pytest.mark.parametrize(
+    ("name", "model"),
+    [
+        ("chatglm", "ChatGLM3-6B"),  # three 6B releases: the newest
+        ("codeqwen", "CodeQwen1.5-7B"),  # the only release
+        ("mistral", "Mistral-7B-v0.3"),  # not Mistral-Nemo-12B: "nemo" is another word after the family
+        ("llama3", "Llama-3-8B"),  # not Llama-3.1: the version "3" is not "3.1"
+        ("glm-4", "GLM-4-9B"),  # not GLM-4V (vision) nor GLM-4.5
+    ],
+)
+def test_a_family_without_a_size_is_its_7b_class_member(name: str, model: str) -> None:
+    assert family_default(name) == model
+
+
+@pytest.mark.parametrize("name", ["kimi-k3", "glm-5", "qwen4", "deepseek"])
+def test_a_version_the_catalog_lacks_has_no_default(name: str) -> None:
+    assert family_default(name) is None
+
+
+def test_deepseek_coder_is_not_deepseek_r1() -> None:
+    hits = find_models("部署deepseek-coder 要多少显存")
+    assert hits and hits[0].catalog_id is not None and hits[0].catalog_id.startswith("DeepSeek-Coder")
+    text, _ = _run("部署deepseek-coder 要多少显存")
+    assert "671" not in _lead(text) and "DeepSeek-Coder" in _lead(text)
+
+
+def test_a_family_word_inside_an_english_word_is_not_a_model() -> None:
+    assert not [h for h in find_models("the philosophy of serving") if h.catalog_id]
+
+
+@pytest.mark.parametrize(
+    ("question", "count"),
+    [("I have two tesla t4 16G each", 2), ("I have 2 tesla T4", 2), ("8 geforce rtx 4090", 8)],
+)
+def test_a_brand_word_between_the_count_and_the_card(question: str, count: int) -> None:
+    assert extract(question).gpu_count == count
+
+
+@pytest.mark.parametrize(
+    ("flag", "count"),
+    [("--num-gpus 2", 2), ("--n-gpu 4", 4), ("--num_gpus 8", 8)],
+)
+def test_launcher_flags_are_card_counts(flag: str, count: int) -> None:
+    _, f, _ = analyse(f"python -m fastchat.serve.model_worker --model-path /data/Llama-2-13b-chat-hf {flag}")
+    assert f.gpu_count == count
+
+
+def test_ollama_num_gpu_counts_layers_not_cards() -> None:
+    _, f, _ = analyse("ollama 的 num_gpu 99 是什么意思，qwen2.5 7b")
+    assert f.gpu_count in (None, 1)
+
+
+def test_xinference_multi_gpu_line_names_its_flag() -> None:
+    text, _ = _run(
+        "After installing xinference, I am trying to deploy codeqwen. How much GPU memory does this need? "
+        "I have two tesla t4 16G each, but the memory is not enough"
+    )
+    assert "CodeQwen1.5-7B" in text and "--n-gpu 2" in text
+
+
+def test_self_host_or_api_is_in_scope_and_uses_the_request_count() -> None:
+    text, results = _run("自建还是调API划算，每天大概10万次调用")
+    assert "超出了我的范围" not in text
+    plan = next(r for r in results if r.name == "plan_serving")
+    apis = [a for a in plan.result["apis"] if a.get("same_model")] or plan.result["apis"]
+    be = apis[0]["break_even_output_mtok_per_month"]
+    per_request = round(be * 1e6 / 30 / 100_000)
+    assert f"{per_request} 个输出 token" in text and "10 万次" in text
+
+
+def test_availability_and_monthly_price_are_both_answered() -> None:
+    text, results = _run("济南有没有能租H100的地方？一个月大概多少")
+    assert {r.name for r in results} >= {"gpu_rentability", "gpu_price"}
+    price = next(r for r in results if r.name == "gpu_price")
+    assert price.args.get("count") == 8
+    assert "8 张" in _lead(text) and "整台 8 卡" in _lead(text)
+
+
+def test_which_is_faster_is_led_by_the_speed() -> None:
+    text, _ = _run("4090和A100训练哪个快，7b lora")
+    first = _lead(text).strip().splitlines()[0]
+    assert "A100" in first and "312" in first and "165.2" in first and "1.9 倍" in first
+
+
+@pytest.mark.parametrize(
+    ("question", "weights"),
+    [
+        ("华为Ascend 310P卡是否支持部署qwen2.5-72B ?（lmdeploy）", "145.4 GB"),
+        (
+            "FastChat 为什么不能使用多卡？\npython -m fastchat.serve.model_worker --model-path /data/root/Llama-2-13b-chat-hf",
+            "26.0 GB",
+        ),
+    ],
+)
+def test_the_named_model_weights_beside_a_guide_answer(question: str, weights: str) -> None:
+    text, _ = _run(question)
+    assert weights in _lead(text)
+    assert not re.match(r"\s*参考", _lead(text))  # the guide's answer leads, the weights follow it
+
+
+def test_a_server_launch_is_not_answered_with_the_training_dataparallel_section() -> None:
+    text, _ = _run(
+        "FastChat 为什么不能使用多卡？\n"
+        "python -m fastchat.serve.model_worker --model-path /data/root/Llama-2-13b-chat-hf --num-gpus 2"
+    )
+    assert "DataParallel" not in _lead(text) and "--num-gpus 2" in _lead(text)
