@@ -139,3 +139,77 @@ def test_a_server_launch_is_not_answered_with_the_training_dataparallel_section(
         "python -m fastchat.serve.model_worker --model-path /data/root/Llama-2-13b-chat-hf --num-gpus 2"
     )
     assert "DataParallel" not in _lead(text) and "--num-gpus 2" in _lead(text)
+
+
+_JSON_CONFIG = (
+    "OOM when fine tuning 8b with ~64k cutoff_len\n"
+    '"model_name_or_path": "/vol/models/Meta-Llama-3.1-8B-Instruct-bnb-4bit", "quantization_bit": 4, '
+    '"stage": "sft", "finetuning_type": "lora", "cutoff_len": 51974, "per_device_train_batch_size": 1\n'
+    "Try to fine tune on a 80GB H100"
+)
+
+
+def test_a_json_config_is_read_as_qlora_at_its_cutoff_len() -> None:
+    # LLaMA-Factory: finetuning_type lora + quantization_bit 4 (bitsandbytes) = QLoRA on a 4-bit base
+    _, f, _ = analyse(_JSON_CONFIG)
+    assert (f.mode, f.precision, f.context, f.batch) == ("qlora", "int4", 51974, 1)
+
+
+def test_a_very_long_training_sequence_gets_sequence_parallelism() -> None:
+    text, _ = _run(_JSON_CONFIG)
+    assert "sequence parallelism" in text and "sequence_parallel_size" in text
+    assert "pure_bf16" not in text  # the full fine-tune note is not about a QLoRA run
+    assert "use or" not in text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Google suspended my colab account for password cracking, is there any way to circumvent this ban?",
+        "免费账号没得玩了，7个账号被封了6个了，换地区、家庭组都试过了，还有得救吗",
+    ],
+)
+def test_getting_round_a_ban_is_declined(question: str) -> None:
+    intents, _, _ = analyse(question)
+    assert intents[0] in ("unlawful", "multi_account") or intents == ["unlawful"]
+    text, results = _run(question)
+    assert not results and ("can't help" in text or "不能帮" in text)
+
+
+def test_a_card_named_as_the_setup_is_not_a_delivery_contract() -> None:
+    paste = (
+        "8卡L40环境下微调 Qwen2-72B-Instruct-GPTQ-Int4 报错，怎么把模型加载到多张卡？\n"
+        "|   0  NVIDIA L40                     Off | 00000000:28:00.0 Off |                    0 |\n"
+        "| N/A   35C    P0              77W / 300W |  41499MiB / 46068MiB |      0%      Default |\n"
+    )
+    text, results = _run(paste)
+    diag = next(r for r in results if r.name == "diagnose_logs")
+    assert not diag.args.get("expect") and "交付与合同不符" not in text
+
+
+def test_a_rented_card_count_is_still_checked_against_the_paste() -> None:
+    paste = (
+        "租的是 8 卡 L40，nvidia-smi 只看到一张：\n"
+        "|   0  NVIDIA L40                     Off | 00000000:28:00.0 Off |                    0 |\n"
+        "| N/A   35C    P0              77W / 300W |  41499MiB / 46068MiB |      0%      Default |\n"
+    )
+    _, results = _run(paste)
+    diag = next(r for r in results if r.name == "diagnose_logs")
+    assert diag.args.get("expect") == "8x L40"
+
+
+def test_gpu_hours_over_cards_is_a_division() -> None:
+    # Llama 2 paper: 184,320 A100 GPU-hours for 7B; on 64 GPUs that is 184320 / 64 = 2,880 h = 120 days
+    text, results = _run("184320 A100 GPU hours 用 64 张卡要多少天")
+    assert [r.name for r in results] == ["gpu_hours_wall_clock"]
+    assert "2,880 小时" in text and "120 天" in text
+
+
+def test_gpu_days_are_24_gpu_hours_not_a_card_count() -> None:
+    # PC-DARTS: 3.8 GPU-days = 91.2 GPU-hours; on 8 GPUs 91.2 / 8 = 11.4 h (the paper's "11.5 hours")
+    q = (
+        "PC-DARTS achieves 24.2% top-1 error with only 3.8 GPU-days (11.5 hours) on 8 GPUs for search. "
+        "If I use a single gpu, it is 3.8GPUS-days; if use 8 gpus, it is 11.5 hours?"
+    )
+    text, _ = _run(q)
+    assert "invalid" not in text and "11.4 hours" in text and "91.2 hours" in text

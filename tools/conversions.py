@@ -323,6 +323,58 @@ def batch_split(inp: BatchSplitInput) -> BatchSplitOutput:
     )
 
 
+class WallClockInput(BaseModel):
+    gpu_hours: float = Field(gt=0, le=1e12, description="GPU-hours (card-hours) of a run, as published or estimated")
+    gpus: list[int] = Field(
+        default_factory=lambda: [1, 8, 64],
+        min_length=1,
+        max_length=6,
+        description="GPU counts to spread the run over",
+    )
+
+
+class WallClockRow(BaseModel):
+    gpus: int
+    hours: float
+    days: float
+
+
+class WallClockOutput(BaseModel):
+    gpu_hours: float
+    gpu_days: float = Field(description="GPU-hours ÷ 24")
+    rows: list[WallClockRow]
+    formula: str
+    assumption: dict[str, str]
+
+
+def gpu_hours_wall_clock(inp: WallClockInput) -> WallClockOutput:
+    """Wall-clock time of a run given in GPU-hours on N GPUs: hours = GPU-hours ÷ N (a GPU-hour is one GPU busy
+    for one hour; a GPU-day is 24 of them). This is the definition, with linear scaling assumed; it is an upper
+    bound on speed, since more GPUs spend more of each step communicating."""
+    for n in inp.gpus:
+        if n < 1 or n > 1_000_000:
+            raise ToolInputError(
+                zh=f"卡数要在 1 到 1,000,000 之间（收到 {n}）",
+                en=f"GPU count must be between 1 and 1,000,000 (got {n})",
+                field="gpus",
+            )
+    rows = [
+        WallClockRow(gpus=n, hours=round(inp.gpu_hours / n, 2), days=round(inp.gpu_hours / n / 24, 2))
+        for n in sorted(set(inp.gpus))
+    ]
+    return WallClockOutput(
+        gpu_hours=inp.gpu_hours,
+        gpu_days=round(inp.gpu_hours / 24, 3),
+        rows=rows,
+        formula=f"wall-clock hours = {inp.gpu_hours:,.4g} GPU-hours ÷ GPUs; days = hours ÷ 24",
+        assumption={
+            "zh": "按线性扩展算（卡数翻倍、时间减半）；实际多卡要花时间在通信上，卡越多越达不到这个数。",
+            "en": "Linear scaling assumed (twice the GPUs, half the time); real runs lose some of it to communication, "
+            "more so the more GPUs.",
+        },
+    )
+
+
 TOOLS = [
     ToolSpec(
         "convert_units",
@@ -354,5 +406,12 @@ TOOLS = [
         "sequences per step = batch tokens ÷ seq_len, per GPU = that ÷ GPUs, with micro-batch 1/2/4/8 options.",
         BatchSplitInput,
         batch_split,
+    ),
+    ToolSpec(
+        "gpu_hours_wall_clock",
+        "Wall-clock time of a run given in GPU-hours (or GPU-days × 24) spread over N GPUs: hours = GPU-hours ÷ N, "
+        "days = hours ÷ 24, linear scaling assumed. Returns one row per GPU count.",
+        WallClockInput,
+        gpu_hours_wall_clock,
     ),
 ]

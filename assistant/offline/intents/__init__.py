@@ -63,6 +63,7 @@ INTENTS: dict[str, Intent] = {
         Intent(A.BUSBW, conversions.busbw_calls),
         Intent(A.IMPLIED_MFU, conversions.mfu_calls),
         Intent(conversions.BATCH_SPLIT, conversions.batch_split_calls),
+        Intent(conversions.WALL_CLOCK, conversions.wall_clock_calls),
         Intent(cpu_serving.NAME, cpu_serving.calls),
         Intent(cpu_serving.TRAINING, cpu_serving.training_calls),
         Intent(cpu_serving.UNSIZED, cpu_serving.unsized_calls),
@@ -159,6 +160,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.BUSBW, conversions.applies_busbw),
     (A.IMPLIED_MFU, conversions.applies_mfu),
     (conversions.BATCH_SPLIT, conversions.applies_batch_split),  # "4M-token batch, 8k, 8 GPUs: batch × accum?"
+    (conversions.WALL_CLOCK, conversions.applies_wall_clock),  # "184320 GPU hours on 64 cards": ÷ cards, in days
     (links.LINK_RATIO, links.applies_ratio),  # 「NVLink 4 与 PCIe 5.0 约 14 倍？」: one basis, per direction
     (PCIE_LANES, links.applies),  # "PCI x1 or x16 for 10 GPUs", 「主板要能拆分 x8 吗」: the rate of each width
     (A.SPECS, gpus.applies_memory_variant),

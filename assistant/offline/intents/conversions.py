@@ -24,6 +24,22 @@ def applies_mfu(f: Frame) -> bool:
     return bool(f.gpu_hours and f.tokens and has_size(f) and f.gpus and ("mfu" in f.cues or "time" not in f.cues))
 
 
+WALL_CLOCK = "wall_clock"
+
+
+def applies_wall_clock(f: Frame) -> bool:
+    """「184320 A100 GPU hours 用 64 张卡要多少天」, "3.8 GPU-days (11.5 hours) on 8 GPUs means what?": GPU-hours
+    spread over cards. Not with a model to size (a rescale or an implied MFU answers that) nor with a quoted rate
+    (GPU-hours × the rate is the quote intent's, earlier in PRECEDENCE)."""
+    priced = "price" in f.cues and bool(f.gpus)  # 「300 A100 卡时多少钱」: the price intent prices those hours
+    return bool(f.gpu_hours) and not has_size(f) and not f.hourly_quote_cny and not priced and not applies_mfu(f)
+
+
+def wall_clock_calls(f: Frame) -> list[ToolCall]:
+    counts = sorted({1, 8} | ({f.gpu_count} if f.gpu_count else set()))
+    return [A.call(WALL_CLOCK, "gpu_hours_wall_clock", gpu_hours=f.gpu_hours, gpus=counts)]
+
+
 def convert_calls(f: Frame) -> list[ToolCall]:
     value, src, dst = f.convert  # type: ignore[misc]
     return [A.call(CONVERT, "convert_units", value=value, from_unit=src, to_unit=dst)]

@@ -110,7 +110,9 @@ _GPU_UTIL_RE = re.compile(
     re.I,
 )
 _SETTING_RE = re.compile(
-    r"(?:--)?(?P<key>[a-z][a-z0-9_\-]{1,40})\s*(?:[=:：]\s*|\s+)(?P<val>\d+(?:\.\d+)?\s*k?)(?![\w.])", re.I
+    # JSON / YAML quoting of a pasted config is allowed: "cutoff_len": 51974, 'quantization_bit': 4
+    r"(?:--)?(?P<key>[a-z][a-z0-9_\-]{1,40})[\"']?\s*(?:[=:：]\s*[\"']?|\s+)(?P<val>\d+(?:\.\d+)?\s*k?)(?![\w.])",
+    re.I,
 )
 _KEYLIKE = re.compile(r"(?:--)?(?P<key>[a-z]+(?:[_\-][a-z0-9]+)+)\s*[=:]\s*(?P<val>[\w.\-]+)", re.I)
 
@@ -282,7 +284,8 @@ _BATCH_LIMIT_RE = re.compile(
 )
 
 _MODE_SETTING_RE = re.compile(
-    r"(?:--)?(?:train_type|finetuning_type|finetune_type|training_type)\s*[=:\s]\s*(lora|qlora|full|freeze)\b", re.I
+    r"(?:--)?(?:train_type|finetuning_type|finetune_type|training_type)[\"']?\s*[=:\s]\s*[\"']?(lora|qlora|full|freeze)\b",
+    re.I,
 )
 
 
@@ -316,6 +319,9 @@ def _settings(frame: Frame, text: str) -> None:
             frame.lora_rank = int(value)
         elif target == "quantization_bit" and value in (4, 8):
             frame.precision = frame.precision or f"int{int(value)}"
+            if value == 4 and frame.mode == "lora":
+                # LLaMA-Factory's finetuning_type lora + quantization_bit 4 (bitsandbytes) is QLoRA: a 4-bit frozen base
+                frame.mode, frame.modes = "qlora", ["qlora"]
     m = _GPU_UTIL_RE.search(text)
     if m and 0 < float(m.group("v")) <= 1:
         frame.gpu_memory_utilization = float(m.group("v"))
@@ -720,12 +726,12 @@ def list_quantities(frame: Frame) -> list[Quantity]:
 
 # ---- GPU-hours: one grammar for every reader (reading/slots.py for a run's compute, reading/money.py for a quote)
 # "1,720,320 A100 GPU-hours", 「172 万 A100 卡时」, "3310 A100 GPU hours", "2k GPU hrs", "1.5M H100 GPU-hours",
-# "500 gpu h". The card name between the number and the unit is kept as a span for the GPU reader.
+# "500 gpu h", "3.8 GPU-days" (× 24). The card name between the number and the unit is kept as a span for the GPU reader.
 GPU_HOURS_RE = re.compile(
     r"(?<![\d.A-Za-z$])(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s*"
     r"(?P<mul>百万|万|亿|thousand|million|k|m)?\s*(?:个)?\s*"
     r"(?P<gpu>(?:nvidia\s*)?(?:rtx\s*)?[a-z]{1,4}\d{2,4}[a-z]*(?:\s*\d{2,3}\s*g[b]?)?(?:\s*(?:sxm\d?|pcie))?\s*)?"
-    r"(?P<unit>gpu[\s\-]*(?:hours?|hrs?|h\b)|gpu\s*小时|gpu时|卡时|卡·时|卡小时)",
+    r"(?P<unit>gpu[\s\-]*(?:hours?|hrs?|h\b)|gpu\s*小时|gpu时|卡时|卡·时|卡小时|gpus?[\s\-]*days?|gpu\s*天|卡天)",
     re.I,
 )
 _GPU_HOURS_MUL = {"万": 1e4, "百万": 1e6, "亿": 1e8, "k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6}
@@ -736,6 +742,8 @@ def gpu_hours_matches(text: str) -> list[tuple[float, re.Match[str]]]:
     out = []
     for m in GPU_HOURS_RE.finditer(text or ""):
         value = float(m.group("num").replace(",", "")) * _GPU_HOURS_MUL.get((m.group("mul") or "").lower(), 1.0)
+        if re.search(r"day|天", m.group("unit"), re.I):  # "3.8 GPU-days" (PC-DARTS): 24 GPU-hours a GPU-day
+            value *= 24
         out.append((value, m))
     return out
 

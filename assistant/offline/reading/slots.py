@@ -921,7 +921,7 @@ def _extract(question: str) -> Slots:
             )
         )
     m = re.search(
-        r"(?<![\d.])(\d*\.\d+|0)\s*(?:张|块|个)?\s*(?:gpus?|cards?|卡|张|块)",
+        r"(?<![\d.])(\d*\.\d+|0)\s*(?:张|块|个)?\s*(?:gpus?|cards?|卡|张|块)(?![a-z])(?![\s\-]*(?:days?|hours?|hrs?|h\b|天|小时|时))",
         GPU_INDEX_RE.sub(lambda mm: " " * (mm.end() - mm.start()), text),
         re.I,
     )
@@ -1159,7 +1159,7 @@ def _extract_gpus(work: str, s: Slots) -> str:
         m = (
             re.search(
                 rf"(?<![a-z0-9.])(?P<num>(?<!\d,)\d+|{_CN_NUM})\s*(?:张|块|卡|个gpu|gpus?|cards?|x\s*gpu|of them)"
-                r"(?![a-z_])(?!\s*-?\s*(?:hours?|hrs?|小时|时))",
+                r"(?![a-z_])(?!\s*-?\s*(?:hours?|hrs?|days?|小时|时|天))",
                 unnamed,
                 re.I,
             )

@@ -179,3 +179,39 @@ def batch_split(w: Writer, r: ToolResult, ctx: Context) -> None:
             f"{o.micro_batch} × {o.grad_accum} × {n} GPUs × {figure(seq)} = {figure(o.batch_tokens)} tokens per step",
         )
     w.add("assumptions", f"公式：{res.formula}；{res.source}", f"Formula: {res.formula}; {res.source}")
+
+
+@renderer("gpu_hours_wall_clock")
+def gpu_hours_wall_clock(w: Writer, r: ToolResult, ctx: Context) -> None:
+    """GPU-hours spread over cards: line 1 is the user's own card count (else one and eight cards)."""
+    res = r.result
+    rows = [x for x in res.get("rows") or [] if isinstance(x, dict)]
+    if not rows:
+        return
+    total = res.get("gpu_hours")
+    asked = ctx.slots.gpu_count
+    # the user's count (a count of 1 read from "if I use a single GPU" beside "on 8 GPUs" is the comparison)
+    lead = next((x for x in rows if x.get("gpus") == asked and asked != 1), None) or rows[-1]
+    others = [x for x in rows if x is not lead]
+
+    def span(x: dict, lang: str) -> str:
+        h, d = x.get("hours") or 0, x.get("days") or 0
+        if lang == "zh":
+            return f"{figure(h)} 小时" + (f"（约 {figure(d)} 天）" if h >= 48 else "")
+        return f"{figure(h)} hours" + (f" (about {figure(d)} days)" if h >= 48 else "")
+
+    w.add(
+        "verdict",
+        f"{figure(total)} GPU 小时（卡时，一张卡算一小时；{figure(res.get('gpu_days'))} GPU 天）分到 {lead.get('gpus')} 张卡上，"
+        f"墙钟时间约 {span(lead, 'zh')}：{figure(total)} ÷ {lead.get('gpus')}。"
+        + "".join(f"{x.get('gpus')} 张卡约 {span(x, 'zh')}。" for x in others),
+        f"{figure(total)} GPU-hours (one GPU busy for one hour each; {figure(res.get('gpu_days'))} GPU-days) spread over "
+        f"{lead.get('gpus')} GPU{'s' if lead.get('gpus') != 1 else ''} is about {span(lead, 'en')} of wall-clock time: {figure(total)} ÷ {lead.get('gpus')}. "
+        + " ".join(
+            f"On {x.get('gpus')} GPU{'s' if x.get('gpus') != 1 else ''}: about {span(x, 'en')}." for x in others
+        ),
+    )
+    assumption = res.get("assumption") or {}
+    if assumption:
+        w.add("assumptions", assumption.get("zh", ""), assumption.get("en", ""))
+    w.add("assumptions", f"公式：{res.get('formula')}", f"Formula: {res.get('formula')}")

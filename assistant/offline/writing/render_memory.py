@@ -1018,9 +1018,22 @@ def _memory_next_steps(w: Writer, ctx: Context, est: dict, ests: list[ToolResult
         w.add(
             "next",
             f"显存主要花在激活值上：{accum_zh}或缩短序列；logits 缓冲可以用分块交叉熵（如 Liger Kernel）压下来。",
-            f"Activations are what does not fit: use {accum_en}or a shorter sequence; a chunked cross-entropy "
-            "(e.g. Liger Kernel) shrinks the logits buffer.",
+            "Activations are what does not fit: "
+            + (f"use {accum_en}or a shorter sequence" if accum_en else "use a shorter sequence")
+            + "; a chunked cross-entropy (e.g. Liger Kernel) shrinks the logits buffer.",
         )
+        seq = est.get("seq_len") or 0
+        if isinstance(seq, (int, float)) and seq >= 16384:
+            # one sequence too long for one card: split it across cards (DeepSpeed-Ulysses, arXiv:2309.14509;
+            # ring attention, arXiv:2310.01889); LLaMA-Factory and XTuner expose it as sequence_parallel_size
+            w.add(
+                "next",
+                f"{num(seq)} token 的单条序列在一张卡上放不下时，用序列并行把它切到多张卡：DeepSpeed-Ulysses 或 ring attention"
+                "（LLaMA-Factory、XTuner 的 sequence_parallel_size，如 8 卡设 8），每张卡只存 1/N 长度的激活值。",
+                f"When one {num(seq)}-token sequence does not fit one card, split it across cards with sequence "
+                "parallelism: DeepSpeed-Ulysses or ring attention (sequence_parallel_size in LLaMA-Factory and XTuner, e.g. "
+                "8 on 8 GPUs), so each card holds 1/N of the sequence's activations.",
+            )
     elif est.get("fits") is False and est.get("mode") != "inference":
         w.add(
             "next",
