@@ -176,23 +176,21 @@ def test_getting_round_a_ban_is_declined(question: str) -> None:
     assert not results and ("can't help" in text or "不能帮" in text)
 
 
+_L40_ROW = (  # one L40 row of an nvidia-smi table (46,068 MiB is what an L40 reports)
+    "|   0  NVIDIA L40                     Off | 00000000:28:00.0 Off |                    0 |\n"
+    "| N/A   35C    P0              77W / 300W |  41499MiB / 46068MiB |      0%      Default |\n"
+)
+
+
 def test_a_card_named_as_the_setup_is_not_a_delivery_contract() -> None:
-    paste = (
-        "8卡L40环境下微调 Qwen2-72B-Instruct-GPTQ-Int4 报错，怎么把模型加载到多张卡？\n"
-        "|   0  NVIDIA L40                     Off | 00000000:28:00.0 Off |                    0 |\n"
-        "| N/A   35C    P0              77W / 300W |  41499MiB / 46068MiB |      0%      Default |\n"
-    )
+    paste = "8卡L40环境下微调 Qwen2-72B-Instruct-GPTQ-Int4 报错，怎么把模型加载到多张卡？\n" + _L40_ROW
     text, results = _run(paste)
     diag = next(r for r in results if r.name == "diagnose_logs")
     assert not diag.args.get("expect") and "交付与合同不符" not in text
 
 
 def test_a_rented_card_count_is_still_checked_against_the_paste() -> None:
-    paste = (
-        "租的是 8 卡 L40，nvidia-smi 只看到一张：\n"
-        "|   0  NVIDIA L40                     Off | 00000000:28:00.0 Off |                    0 |\n"
-        "| N/A   35C    P0              77W / 300W |  41499MiB / 46068MiB |      0%      Default |\n"
-    )
+    paste = "租的是 8 卡 L40，nvidia-smi 只看到一张：\n" + _L40_ROW
     _, results = _run(paste)
     diag = next(r for r in results if r.name == "diagnose_logs")
     assert diag.args.get("expect") == "8x L40"
@@ -213,3 +211,39 @@ def test_gpu_days_are_24_gpu_hours_not_a_card_count() -> None:
     )
     text, _ = _run(q)
     assert "invalid" not in text and "11.4 hours" in text and "91.2 hours" in text
+
+
+def test_ten_nodes_of_eight_40g_a100s() -> None:
+    # 「结点」 is another way to write 节点 (node); the size before the name in a bracket is the card's
+    s = extract("LLaMA-2-70B用zero-3去pretrain，出现OOM问题，10结点，每个节点8卡（40G，A100）")
+    assert (s.nodes, s.gpu_count, s.gpu_memory_gb) == (10, 80, 40)
+
+
+def test_a_close_training_verdict_gets_training_levers_not_kv_cache() -> None:
+    text, _ = _run("QLoRA fine-tuning a 70B model on one 48GB card, does it fit?")
+    assert "close call" in text and "shorten the sequence" in text  # a borderline verdict (50.5 GB vs 48.3 GB)
+    assert "KV cache in fp8" not in text
+
+
+def test_a_wanted_share_of_memory_becomes_the_engine_fraction() -> None:
+    # vLLM's gpu_memory_utilization is a fraction of the card (docs: default 0.9): 50% is 0.5
+    text, _ = _run("vLLM 部署时会占用整个显存，这个有办法限制吗？比如限制只占用 50 % 的显存（Qwen 模型）")
+    assert "gpu_memory_utilization 设成 0.5" in _lead(text)
+
+
+def test_full_utilisation_at_low_power_is_read_as_a_hang_not_a_slow_input() -> None:
+    # GPU-Util is the share of time any kernel runs (nvidia-smi docs): a card spinning on a stuck peer reads 100%
+    text, _ = _run(
+        "各位大佬 GPU功耗很低 但是GPU利用率满载 是什么情况，多卡都是 100% 利用率，发生在微调模型的时候，进度特别慢"
+    )
+    lead = _lead(text)
+    assert "GPU-Util" in lead and "DataParallel" not in lead
+
+
+def test_gpu_hours_after_another_question_are_still_their_own_job() -> None:
+    history = [
+        {"role": "user", "content": "自建还是调API划算，每天大概10万次调用"},
+        {"role": "assistant", "content": "看用量：……"},
+    ]
+    intents, f, carried = analyse("184320 A100 GPU hours 用 64 张卡要多少天", history)
+    assert intents == ["wall_clock"] and not carried and f.gpu_hours == 184320

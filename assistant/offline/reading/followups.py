@@ -23,6 +23,7 @@ _WEAK_LEAD_RE = re.compile(r"\s*(?:用|再|with|on|for)", re.I)
 
 # Fields a follow-up can inherit. Intent cues are inherited only when the new turn has none.
 _CARRY = (
+    "gpu_hours",  # a run's GPU-hours said in this turn ("184320 GPU hours 用 64 张卡") belong to it
     "method",
     "model",
     "params_b",
@@ -129,7 +130,7 @@ def is_followup(question: str, slots: Slots) -> bool:
     return bool(
         shortish
         and needs_model
-        and not (slots.model or slots.params_b)
+        and not (slots.model or slots.params_b or slots.gpu_hours)  # GPU-hours are a job of their own
         and not slots.out_of_scope
         and (said_something or re.search(r"那|这|that|it\b|those|these|them", q, re.I))
     )

@@ -109,6 +109,11 @@ _GPU_UTIL_RE = re.compile(
     r"gpu[\s_\-]*memory[\s_\-]*utili[sz]ation\s*(?:[:=：]|\(|is|of|设为|设置为|设成|=)?\s*\(?\s*(?P<v>0?\.\d+|1(?:\.0+)?)(?![\d.])",
     re.I,
 )
+_WANTED_SHARE_RE = re.compile(
+    r"(?:只占用?|只用|占用|限制|限定|控制在|limit(?:ed)?(?: it)?(?: to)?|only (?:use|take)|use only|cap(?: it)?(?: at)?)"
+    r"[^\n%]{0,12}?(?P<p>\d{1,2}(?:\.\d+)?)\s*%\s*(?:的)?\s*(?:显存|gpu|memory|vram|of (?:the )?(?:gpu|memory|vram))",
+    re.I,
+)
 _SETTING_RE = re.compile(
     # JSON / YAML quoting of a pasted config is allowed: "cutoff_len": 51974, 'quantization_bit': 4
     r"(?:--)?(?P<key>[a-z][a-z0-9_\-]{1,40})[\"']?\s*(?:[=:：]\s*[\"']?|\s+)(?P<val>\d+(?:\.\d+)?\s*k?)(?![\w.])",
@@ -325,6 +330,10 @@ def _settings(frame: Frame, text: str) -> None:
     m = _GPU_UTIL_RE.search(text)
     if m and 0 < float(m.group("v")) <= 1:
         frame.gpu_memory_utilization = float(m.group("v"))
+    w = _WANTED_SHARE_RE.search(text)
+    if w and frame.gpu_memory_utilization is None and 0 < float(w.group("p")) < 100:
+        # 「限制只占用 50% 的显存」: the share the user wants an engine to take, as the fraction its flag takes
+        frame.gpu_memory_utilization = float(w.group("p")) / 100
     known = set(_SETTINGS) | _READ_ELSEWHERE | {"zero_stage", "stage", "zero", "rank", "bs", "batch_size"}
     known |= {"gpu_memory_utilization", "gpu-memory-utilization"}
     for m in _KEYLIKE.finditer(text):

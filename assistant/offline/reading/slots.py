@@ -1121,7 +1121,7 @@ def _extract_gpus(work: str, s: Slots) -> str:
                 mem = round(int(mib.group("mib")) / 1024)
         if mem is None:  # the size written before the name: "a 24GB K80", 「一张24G的3090」, "22GB2080ti"
             pre = _MEM_BEFORE.search(work[max(0, m.start() - 12) : m.start()])
-            mem = int(pre.group(1)) if pre else None
+            mem = int(pre.group(1) or pre.group(2)) if pre else None
         count = _count_near(work, m)
         dgx = _DGX_RE.search(work[max(0, m.start() - 24) : m.end()])
         if dgx:  # "96 NVIDIA DGX-A100 (8X40G)": 96 systems of 8 GPUs (a DGX A100/H100 carries 8)
@@ -1181,7 +1181,7 @@ def _extract_gpus(work: str, s: Slots) -> str:
                 s.gpu_count = int(n)
     m = re.search(
         # not the digits of a card name ("two A100 machines" is not 100 machines)
-        rf"(?<![a-z\d.])(?P<nodes>\d+|{_CN_NUM})\s*(?:台|个节点|节点|nodes?|machines?|servers?)\s*(?:的)?\s*"
+        rf"(?<![a-z\d.])(?P<nodes>\d+|{_CN_NUM})\s*(?:台|个节点|节点|个结点|结点|nodes?|machines?|servers?)\s*(?:的)?\s*"
         # the per-node count needs its unit: 「一台4090」 is one machine with a 4090, not 4090 cards per machine
         rf"(?:(?P<per>\d+|{_CN_NUM})\s*(?:个|块)?\s*(?:卡|张|x\b|×|\*(?=\s*\d)|gpus?\b))?",
         work,
@@ -1196,7 +1196,7 @@ def _extract_gpus(work: str, s: Slots) -> str:
                 # more than 16 per machine is no server that exists: 「4个节点32卡」 states the total
                 s.gpu_count = int(nodes * per) if per <= 16 else int(per)
             each = re.search(
-                rf"每(?:台|个节点|节点|机|个机器)\D{{0,4}}?(?P<per>\d+|{_CN_NUM})\s*(?:个|块)?\s*(?:卡|张|gpu)",
+                rf"每(?:台|个节点|节点|个结点|结点|机|个机器)\D{{0,4}}?(?P<per>\d+|{_CN_NUM})\s*(?:个|块)?\s*(?:卡|张|gpu)",
                 work,
                 re.I,
             )
@@ -1320,7 +1320,12 @@ _MIB_AFTER = re.compile(
 _DGX_RE = re.compile(
     r"(?<![A-Za-z0-9_.])(?P<n>\d{1,4})\s*(?:台|个|x|×)?\s*(?:nvidia\s*)?dgx[\s\-_]*(?:[a-z]\d{3})?", re.I
 )
-_MEM_BEFORE = re.compile(r"(?<![a-z0-9.])(\d{1,3})\s*(?:g|gb|gib)\s*(?:的)?\s*(?:nvidia\s*|tesla\s*|rtx\s*)?$", re.I)
+# 「8卡（40G，A100）」: a comma between the size and the name only inside a bracketed spec (「共448GB，4090」 is RAM)
+_MEM_BEFORE = re.compile(
+    r"(?:(?<![a-z0-9.])(\d{1,3})\s*(?:g|gb|gib)\s*(?:的)?|[（(]\s*(\d{1,3})\s*(?:g|gb|gib)\s*[，,、/])\s*"
+    r"(?:nvidia\s*|tesla\s*|rtx\s*)?$",
+    re.I,
+)
 # A GPU's index, not a count: 「0卡的显存占用」「1卡上」「卡0」「0号卡」「第0张卡」, "GPU0", "cuda:1", "device 0".
 GPU_INDEX_RE = re.compile(
     # not a count followed by the memory of each card: 「8卡，每张卡40G」「8卡40G」

@@ -240,6 +240,8 @@ def _same(v: Any, want: float, kind: str) -> bool:
         return abs(v - want) <= 0.01 * max(abs(want), 1)
     if isinstance(v, str):  # expect="8x A100", params="7B"
         return bool(re.search(rf"(?<![\d.]){want:g}(?![\d.])", v))
+    if isinstance(v, list):  # gpus=[1, 8, 64]: the wall-clock rows the user's count is one of
+        return any(_same(x, want, kind) for x in v)
     return False
 
 

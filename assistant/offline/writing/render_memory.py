@@ -547,12 +547,25 @@ def _borderline_lines(w: Writer, est: dict, bigger: list[ToolResult]) -> None:
             "This is a close call: " + str(nominal.get("en") or "") + ".",
         )
     fits = est.get("fits")
+    if est.get("mode") == "inference":
+        levers_zh = "缩短上下文或减小并发/batch、KV 缓存改用 fp8，或者换显存更大的卡。"
+        levers_en = "shorten the context or lower concurrency/batch, store the KV cache in fp8, or use a larger card."
+    else:  # training keeps no KV cache: its levers are the sequence, the micro-batch and recomputation
+        zh_parts, en_parts = ["缩短序列长度"], ["shorten the sequence"]
+        if (est.get("batch") or 1) > 1:
+            zh_parts.append("把每卡微批降到 1（用梯度累积补回）")
+            en_parts.append("drop the micro-batch to 1 (gradient accumulation keeps the effective batch)")
+        if est.get("checkpointing") is False:
+            zh_parts.append("打开梯度检查点")
+            en_parts.append("turn on gradient checkpointing")
+        zh_parts.append("用分块交叉熵（如 Liger Kernel）")
+        en_parts.append("use a chunked cross-entropy (e.g. Liger Kernel)")
+        levers_zh = "、".join(zh_parts) + "，或者换显存更大的卡。"
+        levers_en = ", ".join(en_parts) + ", or use a larger card."
     w.add(
         "next",
-        ("想稳妥放下：" if fits is False else "想留足余量：")
-        + "缩短上下文或减小并发/batch、KV 缓存改用 fp8，或者换显存更大的卡。",
-        ("To make it fit with margin: " if fits is False else "For more margin: ")
-        + "shorten the context or lower concurrency/batch, store the KV cache in fp8, or use a larger card.",
+        ("想稳妥放下：" if fits is False else "想留足余量：") + levers_zh,
+        ("To make it fit with margin: " if fits is False else "For more margin: ") + levers_en,
     )
     for e in bigger:
         _alt_line(w, e.result, w.t("换大显存卡", "A larger card"))

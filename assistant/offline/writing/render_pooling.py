@@ -241,6 +241,17 @@ def _reservation(w: Writer, f: Frame, results: list[ToolResult]) -> None:
             f"This is {prof.engine}'s start-up preallocation, not what the model needs: it reserves {prof.setting} "
             f"(default {prof.default:g}) × {basis_en} up front for the KV cache.",
         )
+    share = f.gpu_memory_utilization
+    if share and not res and 0 < share < 1:
+        # 「限制只占用 50% 的显存」: the user's share as the setting, a fraction (0.5), not a percentage
+        w.add(
+            "verdict",
+            f"要只占 {share * 100:g}%：把 {prof.setting} 设成 {share:g}（这是 0–1 的比例，不是百分数）；"
+            "这部分要装下权重、激活峰值和 KV cache，装不下时启动会报 KV cache 不够，再调小 max-model-len。",
+            f"To take only {share * 100:g}%: set {prof.setting} to {share:g} (a fraction from 0 to 1, not a percentage); "
+            "that share must hold the weights, the activation peak and the KV cache, and if start-up reports no room "
+            "for the KV cache, lower max-model-len.",
+        )
     if est:
         model = _label(w, est.get("model") or f.model)
         quant = str(est.get("precision") or "") not in ("bf16", "fp16", "fp32", "")
