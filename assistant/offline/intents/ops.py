@@ -166,9 +166,8 @@ def cause_followers(f: Frame, other: str) -> list[str]:
     if other == A.DECODE_SPEED or "decode_speed" in f.cues or (serving and _SLOW.search(f.text)):
         return [A.MEMORY, A.DECODE_SPEED] if has_cards else [A.DECODE_SPEED]
     if serving and not has_cards and (f.gpu_count or 0) >= 2:
-        return [
-            A.MEMORY
-        ]  # 「--num-gpus 2 为什么不能多卡」: the model's weights split over those cards bear on the cause
+        # 「--num-gpus 2 为什么不能多卡」: the model's weights split over those cards bear on the cause
+        return [A.MEMORY]
     if other not in _FOLLOWERS and has_cards:
         other = A.MEMORY  # a card that seems too small, an engine that seems to waste memory: does it fit?
     if other == A.MEMORY and not has_cards:

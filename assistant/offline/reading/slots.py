@@ -1006,9 +1006,8 @@ def _extract(question: str) -> Slots:
         from tools.cpu_inference import in_domain as cpu_in_domain
 
         s.in_domain = cpu_in_domain(text)
-    if (
-        not s.in_domain
-    ):  # 「自建还是调API划算」: running a model yourself against a hosted API is the product's question
+    if not s.in_domain:
+        # 「自建还是调API划算」: running a model yourself against a hosted API is the product's question
         from assistant.offline.reading.routes import says_api, says_self_host
 
         s.in_domain = says_api(text) and says_self_host(text)

@@ -299,10 +299,9 @@ def _resolve(
         entry = find_entry(cand)
         if entry is not None:
             return n, entry.id, False
-        # no size: a family or sub-family named alone ("chatglm", "deepseek-coder") is its 7B-class member, said on
-        # line 1 — not the bare family word's model ("deepseek" alone is R1) and not nothing
-        # (the family word alone is left to the fit reader, slots._family_default, which knows the question asks for a size)
-        # and a bare version ("llama3") likewise; only a sub-family word ("deepseek-coder") is resolved here
+        # no size and a sub-family word ("deepseek-coder"): its 7B-class member, said on line 1 — not the bare family
+        # word's model (「deepseek」 alone is R1). A family word alone ("chatglm") or with a bare version ("llama3") is
+        # left to the fit reader (slots._family_default), which knows whether the question asks for a size.
         sub = size_at is None and n > 0 and any(t.isalpha() for t in tokens[:n])
         default = family_default(cand) if sub else None
         if default is not None:

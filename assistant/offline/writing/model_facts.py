@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
+from assistant.offline.intents.args import intent_of
+from assistant.offline.intents.model_facts import NAME
 from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer
-from assistant.offline.writing.render_tools import gb
+
+
+def is_fact(r: ToolResult) -> bool:
+    """A result intents/model_facts asked for: written after the answer's own lead, never as its verdict."""
+    return intent_of(r.id) == NAME
+
+
+def write_facts(w: Writer, results: list[ToolResult]) -> None:
+    """The weights line of every model_facts result, in order."""
+    for r in results:
+        if is_fact(r):
+            weights_line(w, r)
 
 
 def weights_line(w: Writer, r: ToolResult) -> None:
     """「Llama-2-13B 的权重（bf16）约 26.0 GB（24.2 GiB，13.0B 参数）」: decimal GB with GiB beside it."""
+    from assistant.offline.writing.render_tools import gb
+
     res = r.result
     total, prec, params = res.get("whole_model_weights_gb"), res.get("whole_model_precision"), res.get("params")
     if not isinstance(total, (int, float)) or total <= 0 or not isinstance(params, (int, float)):

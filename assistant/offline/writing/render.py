@@ -324,16 +324,13 @@ def write_answer(w: Writer, intent: str, slots: Slots, results: list[ToolResult]
         return
     errors = [r for r in results if r.error and r.name != "search_guide"]
     answered = [r for r in results if not r.error and r.name != "search_guide"]
-    from assistant.offline.intents.args import intent_of
+    from assistant.offline.writing.model_facts import is_fact, write_facts
 
-    facts = [r for r in answered if intent_of(r.id) == "model_facts"]  # the named model's weights, after the lead
-    if not [r for r in answered if r not in facts] and not errors:
+    # the named model's weights (intents/model_facts) do not make an answer: with nothing else, the guide leads
+    if not [r for r in answered if not is_fact(r)] and not errors:
         if any(r.name == "search_guide" and not r.error for r in results):
             render_tools.guide_only(w, results, question)
-            from assistant.offline.writing.model_facts import weights_line
-
-            for r in facts:
-                weights_line(w, r)
+            write_facts(w, answered)
         else:
             w.add(
                 "verdict",

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
+from assistant.offline.intents.gpus import compares_speed
 from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer, num
 from assistant.offline.writing.render_tools import Context, renderer, zh_en
@@ -12,7 +11,8 @@ from assistant.offline.writing.render_tools import Context, renderer, zh_en
 @renderer("choose_gpu")
 def choose_gpu(w: Writer, r: ToolResult, ctx: Context) -> None:
     res = r.result
-    _speed_lead(w, res, ctx.question)
+    if compares_speed(ctx.slots):  # 「4090和A100训练哪个快」: the question is the speed; the choice by cost follows
+        _speed_lead(w, res)
     w.add("verdict", *zh_en(res.get("summary") or {}))
     for row in res.get("rows") or []:
         n = row.get("min_gpus")
@@ -43,16 +43,12 @@ def choose_gpu(w: Writer, r: ToolResult, ctx: Context) -> None:
         )
 
 
-# 「4090和A100训练哪个快」: the question is the speed; the choice by cost follows it
-_ASKS_SPEED_RE = re.compile(r"哪个快|哪个更快|更快|快多少|快几倍|速度|faster|quicker|speed|which is fast", re.I)
-
-
-def _speed_lead(w: Writer, res: dict, question: str) -> None:
+def _speed_lead(w: Writer, res: dict) -> None:
     """Which card is faster, by the figure that bounds the job: dense BF16 TFLOPS for training (compute-bound),
     memory bandwidth for inference decoding (each token reads the weights once). Per card; the choice by cost
     follows it."""
     rows = [x for x in res.get("rows") or [] if x.get("bf16_dense_tflops") and x.get("mem_bw_gbs")]
-    if len(rows) < 2 or not _ASKS_SPEED_RE.search(question or ""):
+    if len(rows) < 2:
         return
     inference = res.get("mode") == "inference"
     key, unit = ("mem_bw_gbs", "GB/s") if inference else ("bf16_dense_tflops", "TFLOPS")

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from assistant.offline.intents.args import intent_of
 from assistant.offline.reading.slots import Slots
 from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer, num
@@ -55,13 +54,15 @@ def render(
     question: str,
     carried: bool,
 ) -> None:
+    from assistant.offline.writing.model_facts import is_fact, write_facts
+
     ctx = Context(intent, slots, all_results, question, carried)
     w.pretrain = slots.mode == "pretrain"  # type: ignore[attr-defined]
     if carried:
         carried_note(w, slots)
     done: set[str] = set()
     for r in answered:
-        if intent_of(r.id) == "model_facts":
+        if is_fact(r):
             continue  # written after the answer's own lead (below)
         fn = _RENDERERS.get(r.name, generic)
         key = r.name if r.name in _GROUPED else r.id or str(id(r))
@@ -73,11 +74,7 @@ def render(
 
     runtime_notes(w, slots)  # llama.cpp -ngl, LMDeploy cache_max_entry_count … (knowledge/engines.yaml)
     guide_snippets(w, all_results, limit=1)
-    from assistant.offline.writing.model_facts import weights_line
-
-    for r in answered:
-        if intent_of(r.id) == "model_facts":  # the named model's weights beside an answer that did not size it
-            weights_line(w, r)
+    write_facts(w, answered)  # the named model's weights beside an answer that did not size it
 
 
 _UNITS = (
