@@ -247,3 +247,9 @@ def test_gpu_hours_after_another_question_are_still_their_own_job() -> None:
     ]
     intents, f, carried = analyse("184320 A100 GPU hours 用 64 张卡要多少天", history)
     assert intents == ["wall_clock"] and not carried and f.gpu_hours == 184320
+
+
+def test_the_speed_is_not_said_twice_when_the_choice_is_the_faster_card() -> None:
+    # decoding: A100 SXM4 2,039 GB/s against the 4090's 1,008 GB/s (datasheets) — the choice line already says it
+    text, _ = _run("4090和A100哪个性能好，部署qwen2.5 7b")
+    assert _lead(text).count("2039 对 1008") == 1

@@ -53,6 +53,8 @@ def _speed_lead(w: Writer, res: dict) -> None:
     inference = res.get("mode") == "inference"
     key, unit = ("mem_bw_gbs", "GB/s") if inference else ("bf16_dense_tflops", "TFLOPS")
     fast, slow = sorted(rows, key=lambda x: -float(x[key]))[:2]
+    if res.get("choice") == fast.get("gpu") and res.get("basis") not in ("only_fit", "fewest_cards"):
+        return  # the choice's own line already leads with the faster card and its figure (tools/card_choice)
     ratio = float(fast[key]) / float(slow[key])
     what_zh = "推理出字（受显存带宽限制）" if inference else "训练（受算力限制，按 BF16 稠密算力）"
     what_en = "for decoding (bound by memory bandwidth)" if inference else "for training (compute-bound, dense BF16)"
