@@ -279,8 +279,8 @@ def test_a_vl_suffix_after_the_size_is_the_vl_model() -> None:
     ("question", "name", "memory_gb"),
     [
         # not in the table: kept as typed, sized by what the user said, never swapped for a bigger card
-        ("RTX 3080 Ti 12G 能跑 7b int4 吗", "RTX 3080 Ti", 12),  # not the RTX 3080 (the 3060 Ti has its own row now)
-        ("3080ti 跑 qwen2.5-7b", "RTX 3080 Ti", None),
+        ("RTX 5060 Ti 16G 能跑 7b int4 吗", "RTX 5060 Ti", 16),  # not the RTX 5090 (the 3080 Ti has its own row now)
+        ("5060ti 跑 qwen2.5-7b", "RTX 5060 Ti", None),
         ("Tesla M40 24G 训练 7b lora", "TESLA M40", 24),
         ("NVIDIA T500 能跑 deepseek coder v2 lite 吗", "NVIDIA T500", None),
         ("MI300X 192G 跑 70b 推理", "MI300X", 192),
@@ -295,7 +295,9 @@ def test_a_tier_word_the_family_lacks_is_a_different_card() -> None:
     from tools.errors import ToolInputError
 
     with pytest.raises(ToolInputError):
-        resolve_gpu("RTX 3080 Ti")  # the table has the RTX 3080 (10/12 GB), which is not this card
+        resolve_gpu("RTX 4080 Ti")  # the table has the RTX 4080 and 4080 Super; a 4080 Ti was never sold
+    # the RTX 3080 Ti has its own 12 GB row (NVIDIA spec), never the RTX 3080's 10 GB one
+    assert resolve_gpu("RTX 3080 Ti").id == "rtx_3080_ti"
     assert resolve_gpu("RTX 3060 Ti").id == "rtx_3060_ti"  # its own 8 GB row, never the 12 GB RTX 3060
     assert resolve_gpu("4080 super").id == "rtx_4080_super"  # a tier the family has still resolves
 

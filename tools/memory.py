@@ -438,6 +438,13 @@ class MemoryJob(BaseModel):
 
 class EstimateMemoryInput(MemoryJob):
     gpu: str | None = Field(None, description="GPU name ('A100 80G', '4090') or size ('24GB', '80G') for a verdict")
+    gpus_owned: int | None = Field(
+        None,
+        ge=1,
+        le=4096,
+        description="cards the user already has when the job uses fewer ('8 × T4, --tp 1'): spreading over them is "
+        "the nearest change, ahead of quantising",
+    )
 
 
 # ---------------------------------------------------------------- outputs
@@ -1541,7 +1548,9 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
             verdict = "fits_with_changes" if changes else "does_not_fit"
             from tools.memory_parallel import tp_allowed
 
-            nearest = nearest_option(inp, evaluate, cap.fp8_supported, lambda n: tp_allowed(model.arch, n))
+            nearest = nearest_option(
+                inp, evaluate, cap.fp8_supported, lambda n: tp_allowed(model.arch, n), owned=inp.gpus_owned
+            )
         if inp.mode == "inference":
             max_batch = _max_value(inp.model_copy(update={"batch": 1}), cap, model, "concurrency", 1 << 20)
             max_seq = _max_value(inp, cap, model, "context", 1 << 24)

@@ -229,11 +229,16 @@ def _steps(
 
 
 def nearest_option(
-    job: Any, evaluate: Evaluate, fp8_card: bool | None = None, tp_ok: Callable[[int], bool] | None = None
+    job: Any,
+    evaluate: Evaluate,
+    fp8_card: bool | None = None,
+    tp_ok: Callable[[int], bool] | None = None,
+    owned: int | None = None,
 ) -> FitChange | None:
     """The closest option that changes the job itself: LoRA/QLoRA for full training, FP8 weights on a card with FP8
     tensor cores (an official FP8 release, or vLLM --quantization fp8), int4 weights for serving, or more GPUs
-    (tensor parallel / ZeRO-3)."""
+    (tensor parallel / ZeRO-3). More of the cards the user already has (`owned`) comes first: a launch setting,
+    not a different model."""
     options: list[tuple[str, str, dict[str, Any], dict[str, str]]] = []
     if job.mode == "inference" and job.precision in ("fp32", "tf32"):
         options.append(
@@ -282,6 +287,8 @@ def nearest_option(
             upd.update({"zero": 3, "fsdp": "none"})
         how = ("张量并行", "tensor parallel") if job.mode == "inference" else ("ZeRO-3", "ZeRO-3")
         options.append(("gpus", str(n), upd, _a(f"{n} 张卡（{how[0]}）", f"{n} GPUs ({how[1]})")))
+    if owned and owned > job.gpus:  # 「8 张 T4，--tp 1」: --tp 2 on cards already there before int4 weights
+        options.sort(key=lambda o: not (o[0] == "gpus" and int(o[1]) <= owned))
     for kind, value, update, label in options:
         new = _apply(job, update)
         if new is None:

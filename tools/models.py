@@ -404,6 +404,9 @@ _FILLER_RE = re.compile(r"满血版?|完整版|原版|官方版?|模型|的")
 # A version written with an underscore in file and folder names ("qwen1_5-14b-chat-q4_0.gguf", "internlm2_5-7b"):
 # the underscore between a family's digit and the next digit is the dot, unless that digit starts a size ("_7b").
 UNDERSCORE_VERSION_RE = re.compile(r"(?<=[a-z]{2}\d)_(?=\d(?![\d_]*[bm](?![a-z0-9])))")
+# ModelScope's download folders escape every "." of a repo name as "___" ("qwen/Qwen1___5-7B-Chat",
+# "Qwen2___5-7B-Instruct"): read back as the dot before anything else looks at the name.
+MODELSCOPE_DOT_RE = re.compile(r"(?<=[A-Za-z0-9])___(?=[0-9])")
 
 
 def _norm(text: str) -> str:
@@ -416,6 +419,7 @@ def _norm(text: str) -> str:
         s = s.replace(zh, en)
     s = _FILLER_RE.sub(" ", s)
     s = s.split("/")[-1]
+    s = MODELSCOPE_DOT_RE.sub(".", s)
     s = UNDERSCORE_VERSION_RE.sub(".", s)  # file and folder names: qwen2_5-7b, internlm2_5 → 2.5
     parts = [p for p in re.split(r"[\s_\-·:]+", s) if p]  # ':' — Ollama tags (qwen2.5:7b, deepseek-r1:32b)
     if len(parts) > 1 and parts[0] == "ds":  # "ds r1", "ds v3": the usual shorthand for DeepSeek

@@ -126,6 +126,11 @@ def memory_kwargs(s: Slots) -> dict[str, Any]:
         # a --max-num-seqs cap alone: size one sequence of max_model_len (vLLM's start-up check); the estimate's
         # max_concurrency_fit then says how many run at once, below the cap
         kw.update(context=s.context, concurrency=None if capped else s.concurrency)
+        if s.tp_size and s.gpu_count and (s.is_log or _OOM_SEEN.search(s.text or "")):
+            # 「8 张 T4，--tp 1，报 OOM」: the failing copy of the model spans the tensor-parallel cards, not all of them
+            kw["gpus"] = s.tp_size
+            if s.gpu_count and s.gpu_count > s.tp_size:
+                kw["gpus_owned"] = s.gpu_count
         if s.weight_quant:  # 「2-bit」「Q3_K_M」「Q5」: that GGUF's bits per weight (knowledge/cpus.yaml), not int4's
             kw["gguf_quant"] = s.weight_quant
         if s.gpu_memory_utilization:  # "--gpu-memory-utilization 0.5": the engine may use only that share

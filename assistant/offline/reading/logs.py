@@ -70,9 +70,23 @@ _MACHINE = re.compile(
 )
 
 
+# An issue template's own fields ("Environment: T4 8*16G", "Reproduction: lmdeploy serve … --tp 1", 「环境：」):
+# the user describing the setup, however number-dense, not a program's output
+_TEMPLATE_FIELD = re.compile(
+    r"^\s*(?:[*#>\s]*)(?:environment|env|reproduction|to reproduce|steps to reproduce|hardware|system info|setup|"
+    r"command(?: line)?|launch command|环境|运行环境|复现(?:步骤|方式)?|硬件|配置|命令|启动命令|运行命令)\s*(?:\*\*)?\s*[:：]",
+    re.I,
+)
+
+
+def is_template_field(line: str) -> bool:
+    """A labelled field of a bug-report template, which the user filled in."""
+    return bool(_TEMPLATE_FIELD.match(line))
+
+
 def is_machine_line(line: str) -> bool:
     """A line a program printed (table rows, prompts, key: value dumps), not a person's sentence."""
-    if not line.strip():
+    if not line.strip() or is_template_field(line):
         return False
     if _MACHINE.search(line):
         return True
@@ -85,7 +99,7 @@ def is_person_line(line: str) -> bool:
     """A sentence the user wrote around the paste ("合同写的是 8 卡 A100，输出如下" / "is this normal?")."""
     if is_machine_line(line):
         return False
-    if has_cjk(line):
+    if has_cjk(line) or is_template_field(line):
         return True
     return bool(re.search(r"\?\s*$", line)) or len(line.split()) >= 4
 

@@ -147,7 +147,7 @@ _SAMPLE_PLAIN_RE = re.compile(
     re.I,
 )
 _EN_EPOCHS = {"one": 1, "a single": 1, "single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "ten": 10}
-_EN_EPOCHS_RE = re.compile(r"\b(?P<w>one|a single|single|two|three|four|five|ten)\s+epochs?\b", re.I)
+_EN_EPOCHS_RE = re.compile(r"\b(?P<w>one|a single|single|two|three|four|five|ten)\s+epoch(?:e?s)?\b", re.I)  # "epoches"
 # "200M语料" / "5亿字" / "1B characters": a corpus size. Characters → tokens by the DeepSeek API rule (1 Chinese
 # character ≈ 0.6 token, 1 English character ≈ 0.3 token: https://api-docs.deepseek.com/zh-cn/quick_start/token_usage);
 # an ambiguous "语料/数据" is read as tokens and the answer says so (knowledge/mfu.yaml data_units).
@@ -186,7 +186,7 @@ _SAMPLE_TOKENS_RE = re.compile(
     re.I,
 )
 _EPOCHS_RE = re.compile(
-    rf"(?P<n>{_N})\s*(?:个)?\s*(?:epochs?|轮|遍)(?!\w)|(?:epochs?|轮数)\s*[=:：]?\s*(?P<n2>\d+)", re.I
+    rf"(?P<n>{_N})\s*(?:个)?\s*(?:epoch(?:e?s)?|轮|遍)(?!\w)|(?:epoch(?:e?s)?|轮数)\s*[=:：]?\s*(?P<n2>\d+)", re.I
 )
 _HOURS_DAY_RE = re.compile(
     rf"(?:每天|一天|每日|日均|a day|per day|daily)\s*(?:只|就|大概|约|用|跑|开)*\s*(?P<n>{_N})\s*(?:个)?\s*(?:小时|钟头|h\b|hours?)|"

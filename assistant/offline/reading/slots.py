@@ -32,6 +32,7 @@ from assistant.offline.reading.vocab import (
 )
 from tools.diagnosis.detect import looks_pasted
 from tools.errors import ToolInputError
+from tools.models import MODELSCOPE_DOT_RE
 from tools.quantities import (
     parse_chinese_number,
     parse_duration_hours,
@@ -260,13 +261,15 @@ _HOST_RAM_RES = [
 def _extract_host_ram(work: str, s: Slots) -> str:
     """The host RAM the user has ("内存1T", "cpu内存只有128G", "32gb of system ram"), decimal GB; blanked so it is
     never read as a card's memory or a token count."""
-    for rx in _HOST_RAM_RES:
-        m = rx.search(work)
-        if m:
-            unit = m.group("unit").lower()
-            s.host_ram_gb = float(m.group("num")) * (1000 if unit.startswith("t") else 1)
-            return _blank(work, m)
-    return work
+    found = [m for rx in _HOST_RAM_RES for m in [rx.search(work)] if m]
+    if not found:
+        return work
+    # 「A800 80G\n内存32G」 (newlines are spaces by now): the size glued to the RAM word (「内存32G」) beats one a space
+    # away from it (「80G 内存」), which is usually the previous line's card; otherwise the first form that matched
+    m = min(found, key=lambda m: (" " in m.group(0).strip(), found.index(m)))
+    unit = m.group("unit").lower()
+    s.host_ram_gb = float(m.group("num")) * (1000 if unit.startswith("t") else 1)
+    return _blank(work, m)
 
 
 # Weak markers: words a log contains but a question about logs may contain too ("Xid 是什么").
@@ -615,6 +618,7 @@ def _extract(question: str) -> Slots:
     else:
         text = own_words.lower().replace("×", "x").replace("＊", "*").replace("，", ",").replace("？", "?")
     text = re.sub(r"[\u3000\s]+", " ", text)
+    text = MODELSCOPE_DOT_RE.sub(".", text)  # 「Qwen1___5-7B-Chat」 (a ModelScope folder) is Qwen1.5-7B-Chat
     text = _IDS_RE.sub(" ", text)  # "3B:00.0", "GPU-1b2c…" are device ids, never model sizes
     text = re.sub(r"(?<=[a-z]{3})(?<!the)\s+-(?=\d+(?:\.\d+)?\s*[bm](?![a-z]))", "-", text)  # "llama -13b" is llama-13b
     s.out_of_scope = bool(_OUT_OF_SCOPE_RE.search(text))
@@ -874,8 +878,9 @@ def _extract(question: str) -> Slots:
     if kv:  # "vllm w/ fp8 kv cache": the cache's dtype; the weights' precision is read without those words
         s.kv_dtype = next(v for rx, v in _PRECISION_PATTERNS if re.search(rx, kv.group(0), re.I))
         text = _blank(text, kv)
-    s.precision = _first(_PRECISION_PATTERNS, text)
-    _read_weight_quant(text, s)
+    own = _without_other_models_quants(text, s)
+    s.precision = _first(_PRECISION_PATTERNS, own)
+    _read_weight_quant(own, s)
     if (
         s.precision == "int4"
         and (s.mode == "lora" or (s.mode is None and s.finetune))
@@ -934,6 +939,8 @@ def _extract(question: str) -> Slots:
                 f"A GPU count cannot be negative ('{neg.group(0).strip()}'); use at least 1.",
             )
         )
+    if m and m.group(1) == "0" and re.match(r"\s*(?:内存|报|oom|out of|溢出|爆|不足|挂|崩)", text[m.end() :], re.I):
+        m = None  # 「多卡启动会报0卡内存不足」: card 0 (the first card's index), not a count of zero
     if m and not float(m.group(1)).is_integer() or (m and float(m.group(1)) == 0):
         s.invalid.append(
             (
@@ -1069,6 +1076,18 @@ def _extract_reported_memory(work: str, s: Slots) -> str:
     unit = {"mib": "MiB", "mb": "MB", "gib": "GiB", "gb": "auto", "g": "auto"}[m.group(2).lower()]
     s.reported_memory = (float(m.group(1)), unit)
     return _blank(work, m)
+
+
+def _without_other_models_quants(text: str, s: Slots) -> str:
+    """「已经部署了一个Qwen-57B-q5的模型，再部署deepseek-coder-6.7b」: a quantisation glued to another model's name
+    (「-q5」「-Int4」「-AWQ」) is that model's, not the one sized; it is blanked before the precision is read."""
+    chosen = {s.model, s.params_b}
+    for mention in s.model_mentions:
+        if mention.catalog_id in chosen or (mention.catalog_id is None and mention.size_b in chosen):
+            continue
+        for m in re.finditer(rf"{re.escape(mention.text.lower())}[-_ ]?(?P<q>[a-z][a-z0-9_]*)", text):
+            text = text[: m.start("q")] + " " * len(m.group("q")) + text[m.end("q") :]
+    return text
 
 
 # quantisations the int4 / int8 families already stand for; any other GGUF row is read as its own bits per weight

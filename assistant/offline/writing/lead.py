@@ -53,6 +53,17 @@ def assumed_note(w: Writer, f: Frame) -> str:
                 )
             )
         elif g.modded and g.memory_gb:
+            official = _official_gb(g.name)
+            if official and official != g.memory_gb:  # 「3080ti 24G」: the card is sold with 12 GB only
+                notes.append(
+                    w.t(
+                        f"{g.name} 官方规格只有 {official:g} GB 显存，没有 {g.memory_gb:g}GB 版（除非是改装卡）；"
+                        f"下面按你说的 {g.memory_gb:g} GB 计算，原版卡按 {official:g} GB 算",
+                        f"the {g.name} ships with {official:g} GB only; there is no {g.memory_gb:g}GB edition "
+                        f"(unless modded); sized by the {g.memory_gb:g} GB you gave — a stock card has {official:g} GB",
+                    )
+                )
+                continue
             notes.append(
                 w.t(
                     f"{g.name} {g.memory_gb:g}GB 不在规格表里（改装或特殊版本），按 {g.memory_gb:g} GB 显存计算",
@@ -62,6 +73,20 @@ def assumed_note(w: Writer, f: Frame) -> str:
             )
     notes += _family_default_notes(w, f)
     return w.t("；".join(notes), "; ".join(notes))
+
+
+def _official_gb(name: str) -> float | None:
+    """The datasheet memory of a card the table knows by this name when it has one capacity only, else None."""
+    from tools.errors import ToolInputError
+    from tools.gpus import resolve_gpu
+
+    try:
+        spec = resolve_gpu(name)
+    except (ToolInputError, ValueError, KeyError):
+        return None
+    if getattr(spec, "lookup_note", None):
+        return None  # several capacities (A100 40/80 GB): the note names them, no single official figure
+    return float(spec.memory_gb) if spec.memory_gb else None
 
 
 def _family_default_notes(w: Writer, f: Frame) -> list[str]:

@@ -2055,7 +2055,9 @@ def _split_how_line(
             f"Tensor parallel: {en_t} — each layer's weights and KV heads split over the {n} GPUs; to avoid the "
             f"head-divisibility rule split whole layers instead ({en_l}).",
         )
-        replica_line(w, est)
+        s = ctx.slots
+        owned = s.gpu_count if s.tp_size and s.gpu_count and s.gpu_count > n else None
+        replica_line(w, {**est, "gpus": owned} if owned else est)  # 「8*A100，TP=4」: replicas over all eight
 
 
 def smallest_tp(est: dict) -> int | None:
