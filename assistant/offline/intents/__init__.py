@@ -25,6 +25,7 @@ from assistant.offline.intents import (
     ops,
     plans,
     pooling,
+    pretraining,
     prices,
     requirement,
     serving,
@@ -92,6 +93,7 @@ INTENTS: dict[str, Intent] = {
         Intent(train_time.COMPLETED, train_time.completed_calls),
         Intent(train_time.RESCALE, train_time.rescale_calls),
         Intent(train_time.PUBLISHED, train_time.published_calls),
+        Intent(pretraining.NAME, pretraining.calls, pretraining.follow_ups),
         Intent(train_time.DIFFUSION, train_time.diffusion_calls),
         Intent(train_time.CARRY, train_time.carry_calls),
         Intent(train_time.BUDGET, train_time.budget_calls),
@@ -125,6 +127,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
         train_time.PUBLISHED,
         train_time.applies_published,
     ),  # "LLaVA stage 1/2 要多久", "Vicuna only $300?": authors' figures
+    (pretraining.NAME, pretraining.applies),  # "Llama 3 8B: 1.3M GPU-hours ÷ 24,576 GPUs = 53 h?": its authors' run
     (train_time.CARRY, train_time.applies_carry),  # "one week on 4 A800 — my one 3090?": FLOPS/bandwidth band
     (train_time.BUDGET, train_time.applies_budget),  # "8×A800 within a month, which size?": 6·N·D, Chinchilla
     (plans.NO_HARDWARE, plans.applies_no_hardware),  # 「教程是 8 卡 H800，我没有硬件，有替代吗」: one 24 GB card

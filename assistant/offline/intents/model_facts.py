@@ -34,6 +34,7 @@ _SIZING = {
     "estimate_training_time",
     "rescale_training_time",
     "published_run",
+    "pretraining_run",
     "engine_reservation",
     "compute_budget",
 }

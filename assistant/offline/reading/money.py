@@ -16,11 +16,17 @@ _CUR = {"$": "USD", "us$": "USD", "usd": "USD", "€": "EUR", "eur": "EUR", "£"
 # "$0.50/A100 GPU hour", "$2 per GPU-hour", "$8 per hour": the card and "GPU" words may sit before the unit
 _PER = (
     r"(?:/|per|an?|each|每)\s*(?P<gpu>(?:[a-z]{0,4}\d{2,4}[a-z]*\s*)?(?:gpu|card|卡)?[\s-]*)"
-    r"(?P<per>hours?|hrs?|h\b|months?|mo\b|mon\b|days?|weeks?|小时|月|天|周)"
+    r"(?P<per>hours?|hrs?|h\b|months?|mo\b|mon\b|days?|weeks?|小时|(?<=卡)时|(?<=gpu)时|月|天|周)"
+)
+# 「按每卡时 2 美元」「每 GPU 小时 2 美元」: the unit before the amount (Chinese word order)
+_UNIT_FIRST = (
+    r"每\s*(?P<gpu3>(?:gpu|卡)\s*(?:每\s*)?)(?P<per3>小时|时)\s*(?P<n3>\d+(?:\.\d+)?)\s*"
+    r"(?P<cur3>usd|dollars?|美元|美金)"
 )
 _QUOTE_RE = re.compile(
     rf"(?P<cur>us\$|\$|€|£)\s*(?P<n>\d+(?:[.,]\d+)?)\s*{_PER}|"
-    rf"(?P<n2>\d+(?:\.\d+)?)\s*(?P<cur2>usd|eur|gbp|dollars?|美元|美金)\s*{_PER.replace('?P<per>', '?P<per2>').replace('?P<gpu>', '?P<gpu2>')}",
+    rf"(?P<n2>\d+(?:\.\d+)?)\s*(?P<cur2>usd|eur|gbp|dollars?|美元|美金)\s*{_PER.replace('?P<per>', '?P<per2>').replace('?P<gpu>', '?P<gpu2>')}|"
+    + _UNIT_FIRST,
     re.I,
 )
 _WORDS = {"one": 1, "a": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
@@ -74,7 +80,7 @@ def _claimed_total(text: str, quote: re.Match[str]) -> float | None:
 
 
 def _rate_gpus(text: str, quote: re.Match[str]) -> int | None:
-    if re.search(r"gpu|card|卡", quote.group("gpu") or quote.group("gpu2") or "", re.I):
+    if re.search(r"gpu|card|卡", quote.group("gpu") or quote.group("gpu2") or quote.group("gpu3") or "", re.I):
         return 1
     before = text[max(0, quote.start() - 45) : quote.start()]
     counts = list(_RATE_GPUS_RE.finditer(before))
@@ -83,7 +89,7 @@ def _rate_gpus(text: str, quote: re.Match[str]) -> int | None:
 
 def _per(word: str) -> str:
     w = word.lower()
-    if w.startswith(("h", "小")):
+    if w.startswith(("h", "小", "时")):
         return "hour"
     if w.startswith(("mo", "月")):
         return "month"
@@ -101,10 +107,10 @@ def read_money_quote(text: str) -> MoneyQuote | None:
     m = _QUOTE_RE.search(text)
     if not m:
         return None
-    cur_raw = (m.group("cur") or m.group("cur2") or "").lower()
+    cur_raw = (m.group("cur") or m.group("cur2") or m.group("cur3") or "").lower()
     currency = _currency(cur_raw)
-    amount = float((m.group("n") or m.group("n2")).replace(",", ""))
-    per = _per(m.group("per") or m.group("per2"))
+    amount = float((m.group("n") or m.group("n2") or m.group("n3")).replace(",", ""))
+    per = _per(m.group("per") or m.group("per2") or m.group("per3"))
     hours = None
     for d in _DURATION_RE.finditer(text):
         if m.start() <= d.start() < m.end():

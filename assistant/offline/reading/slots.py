@@ -1659,7 +1659,13 @@ def _extract_model_names(work: str, s: Slots, text: str = "") -> str:
             s.params_b = val
             if s.model is None:
                 named = _GLUED_NAME_RE.search(work[: m.start()])  # "KnowLM-13B", "R1V2-38B": a name the catalog lacks
-                if named and named.group(1).lower() not in _NOT_NAMES:
+                versioned = (
+                    None if _ANOTHER_MODEL_RE.search(work[: m.start()]) else _versioned_family_at_size(work, val)
+                )
+                if versioned:  # "Meta Llama 3. The 8B model", 「qwen2.5 的 7b 版本」: the release at that size
+                    s.model = versioned
+                    s.model_mentions.append(ModelMention(text=versioned, catalog_id=versioned, size_b=val))
+                elif named and named.group(1).lower() not in _NOT_NAMES:
                     s.model = f"{named.group(1)}-{_fmt(val)}b"
                     s.model_mentions.append(ModelMention(text=s.model, catalog_id=None, size_b=val))
                 else:
@@ -1966,6 +1972,21 @@ def _size_of(size: str, unit: str) -> float | None:
     if "x" in size:
         return None
     return float(size) / (1000 if unit == "m" else 1)
+
+
+# "llama3 … and the 70b?": a size after 'and'/'or'/「和」 is a second model, not the release's size
+_ANOTHER_MODEL_RE = re.compile(r"(?:\band|\bor|\bvs\.?|和|还有|以及|或者?|跟|对比)\s*(?:the\s+)?$", re.I)
+
+
+def _versioned_family_at_size(work: str, size_b: float) -> str | None:
+    """The catalog id of the one family-and-release named without a size ("Llama 3", "qwen2.5") at the bare size said
+    elsewhere in the message; None when none or several releases are named, or the catalog has no such size."""
+    from assistant.offline.reading.vocab import family_version_spans
+
+    spans = {re.sub(r"[\s_]+", "-", work[a:b].lower()) for a, b in family_version_spans(work)}
+    if len(spans) != 1:
+        return None
+    return _catalog_id(f"{spans.pop()}-{_fmt(size_b)}b")
 
 
 def _catalog_id(name: str) -> str | None:

@@ -183,7 +183,9 @@ def _family_regex() -> re.Pattern[str]:
 
 _REPO_PREFIX = re.compile(r"(?<![\w./\-])(?:\.{1,2}/|~/|[a-z][\w.\-]*/)+(?=[a-z])", re.I)
 # ':' joins an Ollama tag to its name ("deepseek-r1:32b", "qwen2.5:72b"): one name, not a name and a bare size
-_TOKEN_RUN = re.compile(r"[a-z0-9.]+(?:[\s\-_/:]+[a-z0-9.]+){0,7}", re.I)
+# a dot only inside a token ("qwen2.5"): "Llama 3. The 8B model" ends the name at the sentence's full stop
+_NAME_PIECE = r"[a-z0-9]+(?:\.[a-z0-9]+)*"
+_TOKEN_RUN = re.compile(rf"{_NAME_PIECE}(?:[\s\-_/:]+{_NAME_PIECE}){{0,7}}", re.I)
 
 
 @dataclass(frozen=True)
@@ -277,7 +279,7 @@ def family_version_spans(text: str) -> list[tuple[int, int]]:
 
 
 def _span_len(run: str, n_tokens: int) -> int:
-    parts = re.finditer(r"[a-z0-9.]+", run, re.I)
+    parts = re.finditer(_NAME_PIECE, run, re.I)
     last = None
     for i, m in enumerate(parts):
         if i == n_tokens - 1:

@@ -967,4 +967,10 @@ def plan_configurations(w: Writer, r: ToolResult, ctx: Context) -> None:
 
 
 # registers the card-choice and serving renderers (imported last: they import this module's helpers)
-from assistant.offline.writing import render_choice, render_largest, render_prices, render_serving  # noqa: E402,F401
+from assistant.offline.writing import (  # noqa: E402,F401
+    render_choice,
+    render_largest,
+    render_pretraining,
+    render_prices,
+    render_serving,
+)
