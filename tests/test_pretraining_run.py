@@ -77,3 +77,15 @@ def test_the_chat_leads_with_the_published_run(question: str, must: list[str]) -
 def test_fine_tuning_a_base_model_is_not_its_pretraining() -> None:
     r = ask("用 Llama-2-7B 做继续预训练 10B token 要多久", backend="offline")
     assert all(c.name != "pretraining_run" for c in r.tool_calls)
+
+
+def test_an_expectation_for_a_published_run_is_met_by_the_pretraining_tool() -> None:
+    """Eval cases written before the split name published_run; pretraining_run gives the same published figures,
+    and a forbidden tool stays forbidden by its own name only."""
+    from evals.schema import Expect
+    from evals.scorers import check_tool
+
+    calls = [{"name": "pretraining_run", "args": {"model": "Llama-3-8B"}}]
+    assert check_tool(Expect(tool=["published_run", "compute_budget"]), calls)[0].ok
+    assert not check_tool(Expect(tool="estimate_memory"), calls)[0].ok
+    assert check_tool(Expect(forbid_tools=["published_run"]), calls)[0].ok

@@ -95,8 +95,13 @@ _FAMILY_ONLY_RE = re.compile(
     r"(?<![a-z])(?P<family>(?:deepseek|ds)\s*-?\s*(?:v3|r1)|kimi\s*k2|(?<![a-z0-9_\-/.])r1(?![a-z0-9\-_./]))(?![a-z0-9])",
     re.I,
 )
+# 「折算是1B=4G的显存」「1B ≈ 2GB」: bytes per billion parameters, said as a rule — neither a 1B model nor a 4 GB card
+_PER_BILLION_RE = re.compile(
+    r"(?<![a-z0-9.])1\s*b\s*(?:=|≈|~|～|约等于|约为|对应|折合)\s*\d+(?:\.\d+)?\s*(?:gib|gb|g)(?![a-z])", re.I
+)
 _SIZE_EN_RE = re.compile(
-    r"(?<![a-z0-9.])(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>b|m)(?![a-z])"
+    # 「折算是1B=4G的显存」: one billion as a conversion rate, not a 1B model
+    r"(?<![a-z0-9.])(?!1\s*b\s*(?:=|≈|~|～|约等于|约为|对应|折合))(?P<size>\d+(?:\.\d+)?)\s*(?P<unit>b|m)(?![a-z])"
     # 「10B是指token的数量吗」「200M语料」「5亿字」: data, not a size
     r"(?!\s*(?:是指|指的是|是|个|的)?\s*(?:tokens?|词元|token|语料|数据|文本|汉字|字符|字|characters?|chars?\b))",
     re.I,
@@ -623,7 +628,7 @@ def _extract(question: str) -> Slots:
     text = re.sub(r"(?<=[a-z]{3})(?<!the)\s+-(?=\d+(?:\.\d+)?\s*[bm](?![a-z]))", "-", text)  # "llama -13b" is llama-13b
     s.out_of_scope = bool(_OUT_OF_SCOPE_RE.search(text))
     s.in_domain = bool(_DOMAIN_RE.search(text)) or s.is_log
-    work = text
+    work = _PER_BILLION_RE.sub(lambda m: " " * len(m.group(0)), text)  # 「1B=4G」: a rate, not a model nor a card
     work = _extract_reported_memory(work, s)
     work = _extract_host_ram(work, s)  # "400G内存" / "32 GB of system RAM": host RAM, not a card's memory
 
@@ -712,7 +717,11 @@ def _extract(question: str) -> Slots:
         s.vram_gb, s.gpu_count = float(m.group("num")), n if s.gpu_count in (None, 1) else s.gpu_count
         work = _blank(work, m)
     m = re.search(
-        r"(?P<num>\d{1,3})\s*(?:g|gb|gib)\s*(?:的)?\s*(?:显存|的卡|的显卡|显卡|卡|vram|memory|card|gpu)", work, re.I
+        # 「70B模型需要280G显存」: a requirement someone states, not the user's card
+        r"(?<!需要)(?<!需要 )(?<![需要占])(?<![需要占] )(?<![\d.])"
+        r"(?P<num>\d{1,3})\s*(?:g|gb|gib)\s*(?:的)?\s*(?:显存|的卡|的显卡|显卡|卡|vram|memory|card|gpu)",
+        work,
+        re.I,
     ) or re.search(  # 「8卡，每张卡40G」「8卡40G」: the memory of each card, said after the count
         r"(?:每张卡?|每块卡?|每卡|(?<=\d卡)|单卡(?=\s*\d{1,3}\s*g(?:b|ib)?\s*[，,、]?\s*(?:共|一共)?\s*"
         r"(?:\d+|[两二三四五六八十]+)\s*(?:张|块|卡)))\s*(?:的)?\s*(?:显存)?\s*(?:是|为|有)?\s*(?P<num>\d{1,3})\s*(?:g|gb|gib)(?![a-z0-9])",
@@ -1556,10 +1565,12 @@ def _extract_gpu_hours(work: str, s: Slots) -> str:
     )
 
 
-# "…what would the 72b need?", "那 72B 呢", "换成 14B", "what about the 70b": the model or size the question asks
-# about, after a measurement or setup the user describes with another one
+# "…what would the 72b need?", "那 72B 呢", "换成 14B", "what about the 70b", "the equivalent for the 2B": the model or
+# size the question asks about, after a measurement or setup the user describes with another one
 _SUBJECT_RE = re.compile(
     r"(?:what about|how about|what of|what would|what will|what does|what do|requirements? (?:be )?for|"
+    # "an equivalent number of GPU hours for the MiniCPM models (MiniCPM-2B)": the same figure, for another model
+    r"(?:equivalent|comparable|same|similar)\b[^?？。!！]{0,30}?\bfor\b|"
     r"(?:switch|mov|go|upgrad|scal|jump)(?:e|ed|ing)?\s+(?:up\s+)?to|if i (?:want to )?(?:run|use|try|load|serve|go with)|"
     r"那(?:么|如果)?|换成|换到|改成|改用|升级到|上到|要是|如果是|如果换成?|如果用|想跑|想部署)"
     r"(?P<gap>[^?？。.!！;；]{0,40}?)(?<![a-z0-9.])(?P<size>\d+(?:\.\d+)?)\s*b(?![a-z0-9])|"
