@@ -33,7 +33,9 @@ def _tokens(res: dict[str, Any]) -> tuple[str, str]:
     return (f"{en}（约 {zh}）" if note else zh), en
 
 
-_ASKS_TIME_RE = re.compile(r"多久|多长时间|几天|多少天|多少卡|几张卡|how long|how many (?:days|gpus|cards)|wall", re.I)
+_ASKS_TIME_RE = re.compile(
+    r"多久|多长时间|几天|多少天|多少卡(?!时)|几张卡|how long|how many (?:days|gpus|cards)|wall", re.I
+)
 
 
 def _card(x: Any) -> str:
