@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tools.data import load_yaml
 from tools.errors import ToolInputError
 from tools.registry import ToolSpec
+from tools.train_time import Band3 as Band  # the estimator's low/mid/high band, one model for both
 
 DEFAULT_GPU = "A100 80GB"  # the estimator's default card when a row names none and the user names none
 EXAMPLE_N_GPUS = 1024  # a round cluster size for "how long" asked without a count (a power of two, as clusters are)
@@ -46,12 +47,6 @@ class PretrainingInput(BaseModel):
     n_gpus: int | None = Field(None, ge=1, le=1_000_000, description="card count for the ideal wall-clock")
     rate_per_gpu_hour: float | None = Field(None, gt=0, description="your price per GPU-hour, in your currency")
     currency: str = Field("USD", description="currency of rate_per_gpu_hour (no conversion is applied)")
-
-
-class Band(BaseModel):
-    low: float
-    mid: float
-    high: float
 
 
 class PretrainingOutput(BaseModel):

@@ -62,19 +62,16 @@ def pretraining_run(w: Writer, r: ToolResult, ctx: Context) -> None:
             f"published" + (f" ({scope_en})" if scope_en else "") + ".",
         )
         mfu = res.get("implied_mfu")
-        w.add(
-            "verdict",
-            f"核算：6·N·D = {res.get('flops_arithmetic')} FLOPs；摊到 {big(gh)} 卡时，每卡约 "
-            f"{num(res.get('achieved_tflops'))} TFLOPS，是 {card} 稠密 BF16 峰值 {num(res.get('dense_tflops'))} TFLOPS 的 "
-            f"{mfu * 100:.0f}%（MFU）。"
-            if isinstance(mfu, (int, float))
-            else "",
-            f"Check: 6·N·D = {res.get('flops_arithmetic')} FLOPs; over {big(gh)} GPU-hours "
-            f"that is about {num(res.get('achieved_tflops'))} TFLOPS per GPU, {mfu * 100:.0f}% of the {card}'s "
-            f"{num(res.get('dense_tflops'))} TFLOPS dense BF16 peak (MFU)."
-            if isinstance(mfu, (int, float))
-            else "",
-        )
+        if isinstance(mfu, (int, float)):
+            w.add(
+                "verdict",
+                f"核算：6·N·D = {res.get('flops_arithmetic')} FLOPs；摊到 {big(gh)} 卡时，每卡约 "
+                f"{num(res.get('achieved_tflops'))} TFLOPS，是 {card} 稠密 BF16 峰值 {num(res.get('dense_tflops'))} TFLOPS 的 "
+                f"{mfu * 100:.0f}%（MFU）。",
+                f"Check: 6·N·D = {res.get('flops_arithmetic')} FLOPs; over {big(gh)} GPU-hours "
+                f"that is about {num(res.get('achieved_tflops'))} TFLOPS per GPU, {mfu * 100:.0f}% of the {card}'s "
+                f"{num(res.get('dense_tflops'))} TFLOPS dense BF16 peak (MFU).",
+            )
         mine = _card(res.get("your_gpu"))
         if mine and mine != card and res.get("your_gpu_hours"):
             w.add(
