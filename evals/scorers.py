@@ -266,7 +266,12 @@ def args_match(expected: dict[str, Any], actual: dict[str, Any]) -> tuple[bool, 
 # Tools that do the job an older expectation names: pretraining_run (a released model's own pre-training, from the
 # authors' published tokens and GPU-hours) split off from published_run (a published fine-tuning recipe's cards ×
 # hours). A case written before the split asks for "a published run's figures", which either tool gives.
-_SAME_JOB: dict[str, tuple[str, ...]] = {"published_run": ("pretraining_run",)}
+# check_memory_rule runs estimate_memory for each rule the user quotes (tools/memory_rule.py), so a case that asks
+# for the memory estimate on 「1B=4G 对不对」 is answered by the estimator either way.
+_SAME_JOB: dict[str, tuple[str, ...]] = {
+    "published_run": ("pretraining_run",),
+    "estimate_memory": ("check_memory_rule",),
+}
 
 
 def check_tool(expect: Expect, calls: list[dict[str, Any]]) -> list[Check]:

@@ -191,6 +191,17 @@ class TimeEstimate(BaseModel):
         "low), slow (m > 1.2 × high), fast (m < low/1.5: check data size/epochs/packing)",
     )
     measured_vs_high: float | None = Field(None, description="measured_hours ÷ wall_hours.high")
+    measured_tokens_per_s: float | None = Field(None, description="the user's own measured throughput, as given")
+    hours_at_measured_rate: float | None = Field(
+        None, description="tokens ÷ the measured throughput ÷ 3600: this run's hours at the speed already measured"
+    )
+    days_at_measured_rate: float | None = None
+    measured_mfu: float | None = Field(
+        None, description="FLOPs per token × measured tokens/s ÷ (n_gpus × dense peak): the MFU the measurement implies"
+    )
+    claimed_hours: float | None = Field(None, description="a time someone says the run takes (a paper, a README)")
+    tokens_per_s_for_claimed: float | None = Field(None, description="throughput claimed_hours would need")
+    claimed_speedup: float | None = Field(None, description="tokens_per_s_for_claimed ÷ measured_tokens_per_s")
     epochs: float | None = Field(None, description="passes over the samples (when samples were given)")
     seq_len: int | None = Field(None, description="tokens per sample used (when samples were given)")
     padded_wall_hours: Band3 | None = Field(
@@ -524,6 +535,19 @@ class TrainTimeInput(BaseModel):
     measured_hours: float | None = Field(
         None, gt=0, description="a run's measured wall-clock hours: also return the tokens this setup trains in them"
     )
+    measured_tokens_per_s: float | None = Field(
+        None,
+        gt=0,
+        le=1e9,
+        description="throughput the user measured over all n_gpus (409,600 tokens in 37.8 s → 10,836): the run's hours "
+        "at that speed, and the MFU it implies",
+    )
+    claimed_hours: float | None = Field(
+        None,
+        gt=0,
+        le=1_000_000,
+        description="a time someone claims for this run (a paper's 8 hours): the speed it needs",
+    )
     tf32_enabled: bool = Field(False, description="with fp32: TF32 matmuls enabled (PyTorch default is off)")
     fp8_framework: bool = Field(False, description="with fp8: the stack really runs FP8 (e.g. Transformer Engine)")
     recompute: Recompute = Field("none", description="activation recomputation: none | selective | full (full → 8·N·D)")
@@ -639,7 +663,26 @@ def estimate_training_time(inp: TrainTimeInput) -> TimeEstimate:
             high=float(f"{per / est.wall_hours.low:.3g}"),
         )
         est.measured_verdict, est.measured_vs_high = measured_verdict(inp.measured_hours, est.wall_hours)  # type: ignore[assignment]
+    if inp.measured_tokens_per_s:
+        _at_measured_rate(est, tokens, inp.measured_tokens_per_s, inp.n_gpus, inp.claimed_hours)
     return est
+
+
+def _at_measured_rate(est: TimeEstimate, tokens: float, rate: float, n_gpus: int, claimed: float | None) -> None:
+    """The run's hours at the user's own measured throughput (no MFU assumed: the measurement is the rate), the MFU
+    that throughput implies (FLOPs per token × tokens/s over the cards' dense peak), and — when someone claims a time
+    for it — the throughput that time would need and how many times faster that is."""
+    hours = tokens / rate / 3600
+    est.measured_tokens_per_s = rate
+    est.hours_at_measured_rate = float(f"{hours:.3g}")
+    est.days_at_measured_rate = float(f"{hours / 24:.3g}")
+    if est.peak_tflops_per_gpu > 0 and tokens > 0:
+        est.measured_mfu = round(est.flops / tokens * rate / (n_gpus * est.peak_tflops_per_gpu * 1e12), 3)
+    if claimed:
+        need = tokens / (claimed * 3600)
+        est.claimed_hours = claimed
+        est.tokens_per_s_for_claimed = float(f"{need:.4g}")
+        est.claimed_speedup = float(f"{need / rate:.3g}")
 
 
 def measured_verdict(measured: float, wall: Band3) -> tuple[str, float]:

@@ -28,6 +28,7 @@ from assistant.offline.intents import (
     pretraining,
     prices,
     requirement,
+    rule_check,
     serving,
     train_time,
 )
@@ -94,6 +95,7 @@ INTENTS: dict[str, Intent] = {
         Intent(train_time.RESCALE, train_time.rescale_calls),
         Intent(train_time.PUBLISHED, train_time.published_calls),
         Intent(pretraining.NAME, pretraining.calls, pretraining.follow_ups),
+        Intent(rule_check.NAME, rule_check.calls),
         Intent(train_time.DIFFUSION, train_time.diffusion_calls),
         Intent(train_time.CARRY, train_time.carry_calls),
         Intent(train_time.BUDGET, train_time.budget_calls),
@@ -140,6 +142,7 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (A.OUT_OF_SCOPE, decline.applies_out_of_scope),
     (A.INVALID, decline.applies_invalid),  # say what cannot be right instead of computing with it
     (A.NO_DATA, decline.applies_no_data),
+    (rule_check.NAME, rule_check.applies),  # 「1B=4G 的折算对不对」: each quoted rule checked, not one job sized
     (cpu_serving.TRAINING, cpu_serving.applies_training),  # 「能用CPU训练吗」: the FLOPs gap, not a memory estimate
     (pooling.POOL, pooling.applies_pooling),  # 「两张2080ti共22GB够吗」: data parallel keeps a full copy per card
     (

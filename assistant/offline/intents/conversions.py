@@ -46,10 +46,15 @@ def convert_calls(f: Frame) -> list[ToolCall]:
 
 
 def busbw_calls(f: Frame) -> list[ToolCall]:
-    return [
+    out = [
         A.call(BUSBW, "busbw_from_algbw", algbw_gbs=f.algbw_gbs, n_gpus=f.gpu_count, op=f.collective or "all_reduce"),
         A.call(BUSBW, "search_guide", query=A.guide_query(f, BUSBW), k=2),
     ]
+    if f.gpus:
+        # "algbw 250 GB/s on 8 × H100 SXM, NVIDIA says 450": the busbw set against what that machine should reach
+        nodes = {"nodes": f.nodes} if f.nodes and f.nodes > 1 else {}
+        out.insert(1, A.call(BUSBW, "interconnect_advice", gpu=A.gpu_arg(f), n_gpus=f.gpu_count, **nodes))
+    return out
 
 
 def mfu_calls(f: Frame) -> list[ToolCall]:

@@ -52,11 +52,17 @@ def applies_unlawful(f: Frame) -> bool:
     return f.decline == UNLAWFUL or cue_of(f.text) is not None
 
 
-def statement(kind: str) -> tuple[tuple[str, str], list[tuple[str, str]]]:
+def statement(kind: str, text: str = "") -> tuple[tuple[str, str], list[tuple[str, str]]]:
     """(verdict, next steps) as (zh, en) pairs for a kind of decline, from knowledge/decline.yaml `texts`
-    (one entry per kind, so the wording and its sources live beside the cues); unknown kinds read as unlawful."""
+    (one entry per kind, so the wording and its sources live beside the cues); unknown kinds read as unlawful.
+    A kind's `variants` (each with a `when` regex on the user's words) replace the default text when they match:
+    the Colab FAQ is cited for Colab, not for another service's free quota."""
     texts = _data().get("texts") or {}
     body = texts.get(kind) or texts[UNLAWFUL]
+    for variant in body.get("variants") or []:
+        if re.search(str(variant["when"]), text or "", re.I):
+            body = variant
+            break
     verdict = (body["verdict"]["zh"], body["verdict"]["en"])
     return verdict, [(n["zh"], n["en"]) for n in body.get("next") or []]
 

@@ -39,6 +39,12 @@ def assumed_gpus(f: Frame) -> int | None:
 
 
 def calls(f: Frame) -> list[ToolCall]:
+    from assistant.offline.reading.run_figures import measured_token_rate
+
+    # "37.8 s for 100 iterations = 409,600 tokens … 8B tokens … paper says 8 hours": the run at the user's own speed,
+    # and the speed the claimed time would need (only with the user's own tokens: an example would mislead)
+    rate = measured_token_rate(f.text or "") if f.tokens else None
+    measured = {"measured_tokens_per_s": rate, "claimed_hours": f.period_hours} if rate else {}
     return [
         A.call(
             NAME,
@@ -52,6 +58,7 @@ def calls(f: Frame) -> list[ToolCall]:
             precision=f.precision,
             zero3=True if f.zero_stage == 3 else None,
             recompute=recompute_arg(f),
+            **measured,
         ),
         A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2),
     ]
@@ -210,7 +217,9 @@ def _data_args(f: Frame) -> dict[str, Any]:
     """tokens if said; samples × seq_len × epochs if said; else the stated example assumption."""
     if f.tokens:
         basis = next((m.split(":", 1)[1] for m in sorted(f.mentions) if m.startswith("data_unit:")), None)
-        return {"tokens": f.tokens, "data_basis": basis}
+        # 「1B * 8 epoches」: the tokens are one pass, the run is epochs of them
+        epochs = {"epochs": f.epochs} if f.epochs and "tokens_per_epoch" in f.mentions else {}
+        return {"tokens": f.tokens, "data_basis": basis, **epochs}
     if f.samples:
         # samples without a length: the average chat sample (said in the answer); one pass unless epochs are given;
         # a max length said (cutoff_len 4096) gives the padded-to-max upper bound beside it

@@ -219,3 +219,68 @@ def read_run_figures(text: str) -> RunFigures | None:
         gpu=dest.gpu_id,
         n_gpus=dest.count or 1,
     )
+
+
+# ---- the user's own measured training throughput ("it takes 37.8 seconds to run 100 iterations, which corresponds
+# to 100 * 4096 = 409,600 tokens", 「100步用了37.8秒，每步4096个token」, "my run does 12k tokens/s") ----------------
+_SECS = r"(?:s|secs?|seconds?|秒)(?![a-z])"
+_STEPS = r"(?:iterations?|iters?|steps?|步|次迭代)(?![a-z])"
+_SECS_FOR_STEPS = re.compile(
+    rf"(?P<s>\d+(?:\.\d+)?)\s*{_SECS}\s*(?:to run|to train|to do|for|per|跑|完成)?\s*(?P<n>\d[\d,]*)\s*(?:个)?\s*{_STEPS}"
+    rf"|(?P<n2>\d[\d,]*)\s*(?:个)?\s*{_STEPS}\s*(?:take|takes|took|in|用了|用时|耗时|花了|需要|要|大概|大约|约)\s*"
+    rf"(?:about|around|~|约)?\s*(?P<s2>\d+(?:\.\d+)?)\s*{_SECS}",
+    re.I,
+)
+_SECS_PER_STEP = re.compile(
+    r"(?P<sps>\d+(?:\.\d+)?)\s*(?:s|秒)\s*/\s*(?:it|step|步|iter)\b|每(?:步|个?step|个?iter)\s*(?P<sps2>\d+(?:\.\d+)?)\s*秒"
+    r"|(?P<ips>\d+(?:\.\d+)?)\s*it/s\b",
+    re.I,
+)
+# the tokens those steps processed ("= 409,600 tokens") or one step's ("4096 tokens per step", 「每步4096个token」)
+_TOKENS_DONE = re.compile(r"=\s*(?P<t>\d{1,3}(?:,\d{3})+|\d{4,})\s*tokens?\b", re.I)
+_TOKENS_PER_STEP = re.compile(
+    r"(?P<t>\d{1,3}(?:,\d{3})+|\d{3,})\s*tokens?\s*(?:per|each|/|every)\s*(?:step|iteration|iter|batch)\b"
+    r"|每(?:步|个?step|个?iter|次迭代)\s*(?P<t2>\d{1,3}(?:,\d{3})+|\d{3,})\s*(?:个)?\s*token",
+    re.I,
+)
+_TOKENS_PER_S = re.compile(
+    r"(?P<r>\d+(?:\.\d+)?)\s*(?P<k>k|K|万)?\s*(?:tokens?|tok)\s*/\s*(?:s|sec)\b|每秒\s*(?P<r2>\d+(?:\.\d+)?)\s*(?P<k2>k|K|万)?\s*(?:个)?\s*token",
+    re.I,
+)
+
+
+def _int(tok: str) -> float:
+    return float(tok.replace(",", ""))
+
+
+def measured_token_rate(text: str) -> float | None:
+    """Tokens per second the user measured on their own run (steps timed × tokens per step, or said as tokens/s), or
+    None. The caller decides it is a training run; a serving decode speed is not read here."""
+    m = _SECS_FOR_STEPS.search(text)
+    secs_per_step = None
+    at = 0
+    if m:
+        secs, steps = float(m.group("s") or m.group("s2")), _int(m.group("n") or m.group("n2"))
+        if secs > 0 and steps > 0:
+            secs_per_step, at = secs / steps, m.end()
+            done = _TOKENS_DONE.search(text, m.end(), m.end() + 120)
+            if done:
+                return _int(done.group("t")) / secs
+    if secs_per_step is None and (p := _SECS_PER_STEP.search(text)):
+        if p.group("ips"):
+            secs_per_step = 1 / float(p.group("ips")) if float(p.group("ips")) > 0 else None
+        else:
+            v = float(p.group("sps") or p.group("sps2"))
+            secs_per_step = v if v > 0 else None
+        at = p.end()
+    if secs_per_step:
+        per = _TOKENS_PER_STEP.search(text, max(0, at - 200))
+        if per:
+            return _int(per.group("t") or per.group("t2")) / secs_per_step
+        return None
+    r = _TOKENS_PER_S.search(text)
+    if r:
+        k = r.group("k") or r.group("k2")
+        v = float(r.group("r") or r.group("r2")) * (1000 if k in ("k", "K") else 10_000 if k == "万" else 1)
+        return v if v > 0 else None
+    return None

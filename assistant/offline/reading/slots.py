@@ -95,6 +95,13 @@ _FAMILY_ONLY_RE = re.compile(
     r"(?<![a-z])(?P<family>(?:deepseek|ds)\s*-?\s*(?:v3|r1)|kimi\s*k2|(?<![a-z0-9_\-/.])r1(?![a-z0-9\-_./]))(?![a-z0-9])",
     re.I,
 )
+# a token count times passes over it: "1B * 8 epoches", "1B tokens × 3 epochs", 「1B token 训 3 个 epoch」, "3 epochs over 1B
+# tokens" — the tokens are one epoch's, not the run's total
+_TOKENS_X_EPOCHS_RE = re.compile(
+    r"\d+(?:\.\d+)?\s*[kmbt]?\s*(?:tokens?|词元)?\s*(?:[*x×]|跑|训练?|过)\s*\d+(?:\.\d+)?\s*(?:个)?\s*(?:epochs?|epoches|轮|遍)"
+    r"|\d+(?:\.\d+)?\s*(?:epochs?|epoches)\s+(?:of|over|on)\s+\d+(?:\.\d+)?\s*[kmbt]\s*tokens?",
+    re.I,
+)
 # 「折算是1B=4G的显存」「1B ≈ 2GB」: bytes per billion parameters, said as a rule — neither a 1B model nor a 4 GB card
 _PER_BILLION_RE = re.compile(
     r"(?<![a-z0-9.])1\s*b\s*(?:=|≈|~|～|约等于|约为|对应|折合)\s*\d+(?:\.\d+)?\s*(?:gib|gb|g)(?![a-z])", re.I
@@ -680,11 +687,19 @@ def _extract(question: str) -> Slots:
     work = _laptop_by_power(work)  # before the names are read: 「3080，最高165w功耗」 is the laptop part
     work = _extract_gpus(work, s)
     # --- training tokens: 1万亿token / 1T tokens / 300B tokens / 2T ----------------------------
-    m = re.search(
-        rf"(?<!\d)(?<!\d,)(?P<num>\d{{1,3}}(?:,\d{{3}})+|\d+(?:\.\d+)?|{_CN_NUM})\s*"
-        r"(?P<unit>万亿|千亿|百亿|亿|万|t|b|m|trillion|billion|million)?\s*(?:个)?\s*(?:tokens?|词元|token数据|tok\b)",
-        work,
-        re.I,
+    # the first count large enough to be a corpus: 「每步 262144 个token，总共 20B token」 is 20B, not the per-step figure
+    m = next(
+        (
+            x
+            for x in re.finditer(
+                rf"(?<!\d)(?<!\d,)(?P<num>\d{{1,3}}(?:,\d{{3}})+|\d+(?:\.\d+)?|{_CN_NUM})\s*"
+                r"(?P<unit>万亿|千亿|百亿|亿|万|t|b|m|trillion|billion|million)?\s*(?:个)?\s*(?:tokens?|词元|token数据|tok\b)",
+                work,
+                re.I,
+            )
+            if x.group("unit") or float(cn_to_number(x.group("num").replace(",", "")) or 0) >= 1e6
+        ),
+        None,
     )
     num = m.group("num").replace(",", "") if m else ""
     if m and (m.group("unit") or float(cn_to_number(num) or 0) >= 1e6):
@@ -712,8 +727,8 @@ def _extract(question: str) -> Slots:
     )
     if m and not s.gpus and s.vram_gb is None and 4 <= float(m.group("num")) <= 288:
         # the stated "8*" beats a count of 1 read from 「单机」 (one server, not one card)
-        raw = m.group("n").lower()
-        n = int(raw) if raw.isdigit() else _EN_COUNT.get(raw, 1)
+        said = m.group("n").lower()  # not `raw`: that is the whole message, read again below for the paste
+        n = int(said) if said.isdigit() else _EN_COUNT.get(said, 1)
         s.vram_gb, s.gpu_count = float(m.group("num")), n if s.gpu_count in (None, 1) else s.gpu_count
         work = _blank(work, m)
     m = re.search(
@@ -980,6 +995,8 @@ def _extract(question: str) -> Slots:
     s.text, s.paste = own_words, (raw if s.is_log else None)
     # the quantity reader's tags (data_unit:*, progress_bar) are kept
     s.mentions, s.card_sizes, s.network = mentions(text, raw) | s.mentions, card_sizes(own_words), network(own_words)
+    if s.tokens and s.epochs and _TOKENS_X_EPOCHS_RE.search(text):
+        s.mentions.add("tokens_per_epoch")  # 「1B * 8 epoches = 8B tokens」: the token count is one pass
     if s.network is None and s.link_name and re.match(r"\d+G\b", s.link_name):
         s.network = s.link_name  # 「万兆网」: the quantity reader's link rate, in the form the interconnect tool reads
     if s.is_log and re.search(r"outofmemoryerror|cuda out of memory", raw, re.I):

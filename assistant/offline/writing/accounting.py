@@ -69,7 +69,7 @@ _CONSUMED_BY_TOOL: dict[str, set[str]] = {
 # Intents whose tool reads the user's words whole (the guide's query, the paste): everything is used.
 # carry_run / compute_budget: reading/run_figures.py and the budget intent read the durations from the text itself;
 # pretraining_run: the tokens, GPU-hours and hours in the question are the authors' figures it quotes back
-_READS_ALL = {"advice", "diagnose", "delivery", "carry_run", "compute_budget", "pretraining_run"}
+_READS_ALL = {"advice", "diagnose", "delivery", "carry_run", "compute_budget", "pretraining_run", "rule_check"}
 
 _LABELS: dict[str, tuple[str, str]] = {
     "gpu_count": ("{v} 张卡", "{v} GPUs"),

@@ -40,7 +40,9 @@ def compose(
             "unsized_model": lambda: writer.unsized_model_statement(frame.unknown_model or ""),
             "stated_requirement": lambda: requirement_statement(writer, frame),
             "forecast": writer.forecast_statement,
-            "unlawful": lambda: writer.unlawful_statement(_decline_kind(frame.text or question)),
+            "unlawful": lambda: writer.unlawful_statement(
+                _decline_kind(frame.text or question), frame.text or question
+            ),
         }.get(primary, lambda: writer.invalid_input(frame.invalid))()
     else:
         for intent, part in _parts(intents, results):

@@ -224,12 +224,12 @@ class Writer:
             'What I can give is today\'s range: ask "how much is an A100 per month now?" or "hourly or monthly?".',
         )
 
-    def unlawful_statement(self, kind: str = "unlawful") -> None:
+    def unlawful_statement(self, kind: str = "unlawful", text: str = "") -> None:
         """Unlawful, abusive or provider-terms-breaking requests: refuse plainly, offer the lawful route.
         `kind` "licence" (dodging a software licence): say it needs a licence and a lawyer, briefly."""
         from assistant.offline.intents.decline import statement
 
-        verdict, steps = statement(kind)  # the words live in knowledge/decline.yaml, one entry per kind
+        verdict, steps = statement(kind, text)  # the words live in knowledge/decline.yaml, one entry per kind
         self.add("verdict", *verdict)
         for zh, en in steps:
             self.add("next", zh, en)

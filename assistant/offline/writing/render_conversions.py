@@ -100,12 +100,35 @@ def busbw(w: Writer, r: ToolResult, ctx: Context) -> None:
         "each GPU actually moves over its links — independent of the GPU count and directly comparable with the "
         "one-way speed of NVLink, PCIe or the NIC.",
     )
-    w.add(
-        "next",
-        "把这个 busbw 和这台机器的期望值对比（问我「8 卡 A100 的 all_reduce busbw 应该多少」，或贴完整 all_reduce_perf 输出给我诊断）。",
-        'Compare this busbw with what the machine should reach (ask "expected all_reduce busbw on 8× A100", or paste '
-        "the full all_reduce_perf output for a diagnosis).",
+    expected = next(
+        (x.result.get("expected_busbw") for x in ctx.by_name("interconnect_advice") if x.result.get("expected_busbw")),
+        None,
     )
+    if isinstance(expected, dict) and expected.get("low_gbs") and expected.get("high_gbs"):
+        lo, hi = float(expected["low_gbs"]), float(expected["high_gbs"])
+        where_zh, where_en = (
+            ("在期望范围之内", "is within the expected range")
+            if lo <= res.busbw_gbs <= hi * 1.05
+            else ("低于期望范围", "is below the expected range")
+            if res.busbw_gbs < lo
+            else ("高于期望范围", "is above the expected range")
+        )
+        w.add(
+            "verdict",
+            f"这{where_zh}：{n} 卡的 all_reduce busbw 期望约 {figure(lo)}–{figure(hi)} GB/s"
+            + (f"（{expected['note']}）" if expected.get("note") else "")
+            + "。注意比较时用 busbw，不要拿 algbw 和链路带宽比。",
+            f"That {where_en}: {n} GPUs should reach about {figure(lo)}–{figure(hi)} GB/s of all_reduce busbw"
+            + (f" ({expected['note']})" if expected.get("note") else "")
+            + ". Compare busbw, not algbw, with the link bandwidth.",
+        )
+    else:
+        w.add(
+            "next",
+            "把这个 busbw 和这台机器的期望值对比（告诉我卡型和卡数，例如「8 卡 H100 的 all_reduce busbw 应该多少」，或贴完整 all_reduce_perf 输出给我诊断）。",
+            'Compare this busbw with what the machine should reach (tell me the cards, e.g. "expected all_reduce busbw '
+            'on 8× H100", or paste the full all_reduce_perf output for a diagnosis).',
+        )
     if res.source:
         w.add("assumptions", f"公式来源：{res.source}", f"Formula: {res.source}")
 

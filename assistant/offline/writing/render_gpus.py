@@ -1087,7 +1087,8 @@ def interconnect_advice(w: Writer, r: ToolResult, ctx: Context) -> None:
         w.add("verdict", "这个配置的互联没有明显短板。", "No obvious interconnect bottleneck for this setup.")
     for note in (results[0].result.get("notes") or [])[:1] if results else []:
         w.add("assumptions", bi(note, "zh"), bi(note, "en"))
-    if not ctx.slots.measured_busbw_gbs:  # a measured figure was just compared above
+    # a measured figure was just compared above, or a quoted algbw is (the busbw renderer sets it against this range)
+    if not ctx.slots.measured_busbw_gbs and not ctx.by_name("busbw_from_algbw"):
         w.add(
             "next",
             "租到后跑 nccl-tests 的 all_reduce_perf，把输出贴给我，我对照预期 busbw 帮你判断。",

@@ -55,8 +55,56 @@ def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
     _estimate_training_time(w, r, ctx)
 
 
+def _at_measured_rate(w: Writer, res: dict, card: str, n: int, toks: str) -> None:
+    """The user's own measured speed first: the run's hours at it, a claimed time set against it, the MFU it means."""
+    hours, rate = res.get("hours_at_measured_rate"), res.get("measured_tokens_per_s")
+    if not hours or not rate:
+        return
+    on = f"{n} 张 {card}" if n > 1 else card
+    on_en = f"{n} × {card}" if n > 1 else card
+    w.add(
+        "verdict",
+        f"按你实测的速度（约 {big(rate)} token/s，{on}），{toks} token 要约 {num(hours)} 小时（{num(res.get('days_at_measured_rate'))} 天）。",
+        f"At your measured speed (about {big(rate)} tokens/s on {on_en}), {toks} tokens take about {num(hours)} hours "
+        f"({num(res.get('days_at_measured_rate'))} days).",
+    )
+    claimed, need, times = res.get("claimed_hours"), res.get("tokens_per_s_for_claimed"), res.get("claimed_speedup")
+    if claimed and need and times and times > 1.5:
+        w.add(
+            "verdict",
+            f"{num(claimed)} 小时跑完需要约 {big(need)} token/s，是你实测速度的 {num(times)} 倍——同样的卡数做不到，"
+            "那个时间应是在更多的卡上（或更少的 token）得到的。",
+            f"Finishing in {num(claimed)} hours needs about {big(need)} tokens/s, {num(times)}× your measured speed — not "
+            "possible on the same cards; that time must come from many more GPUs (or fewer tokens).",
+        )
+    mfu = res.get("measured_mfu")
+    if isinstance(mfu, (int, float)) and mfu > 0:
+        # the MFU band of knowledge/mfu.yaml tops out near 0.6 for dense training; above 1 is past the silicon's peak
+        if mfu > 1:
+            zh = "，超过了这些卡的理论峰值，不可能：实测时间、每步 token 数（应是全局 batch × 序列长度）或卡数有一个不对，请核对。"
+            en = ", beyond the cards' theoretical peak, which is impossible: the timing, the tokens per step (global batch × sequence length) or the card count is off — please check."
+        elif mfu > 0.65:
+            zh = "，高得少见：核对每步 token 数是不是按全局 batch 算的。"
+            en = ", unusually high: check the tokens per step are the global batch."
+        elif mfu >= 0.3:
+            zh, en = "，已经不低，差距不在你的设置上。", ", already good: the gap is not your setup."
+        else:
+            zh, en = (
+                "，偏低，值得查数据加载、batch 和并行设置。",
+                ", low: check data loading, batch and parallel settings.",
+            )
+        w.add(
+            "verdict",
+            f"你的实测速度相当于 {card} 稠密峰值的 {pct(mfu)} MFU{zh}",
+            f"Your measured speed is {pct(mfu)} MFU of the {card}'s dense peak{en}",
+        )
+
+
 def _estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
     res = r.result
+    if res.get("hours_at_measured_rate"):
+        card0 = str(res.get("gpu_name") or res.get("gpu") or "").replace("NVIDIA ", "")
+        _at_measured_rate(w, res, card0, int(res.get("n_gpus") or 1), tokens_text(w, res.get("tokens")))
     days, hours, gpu_h = res.get("days") or {}, res.get("wall_hours") or {}, res.get("gpu_hours") or {}
     cost, mfu = res.get("cost_cny") or {}, res.get("mfu") or {}
     n, card = res.get("n_gpus") or 1, str(res.get("gpu_name") or res.get("gpu") or "").replace("NVIDIA ", "")
@@ -208,11 +256,12 @@ def _estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
     if not ctx.slots.gpus:
         w.add("assumptions", f"你没指定卡型，这里按 {card} 计算。", f"No GPU was named, so the {card} is assumed.")
     _what_it_rests_on(w, r, ctx)
-    w.add(
-        "next",
-        "先租几个小时跑一小段，用实测的每秒 token 数校准 MFU，再决定租多久。",
-        "Rent for a few hours first, measure tokens per second to calibrate the MFU, then decide how long to rent.",
-    )
+    if not res.get("hours_at_measured_rate"):  # already measured: nothing to calibrate
+        w.add(
+            "next",
+            "先租几个小时跑一小段，用实测的每秒 token 数校准 MFU，再决定租多久。",
+            "Rent for a few hours first, measure tokens per second to calibrate the MFU, then decide how long to rent.",
+        )
 
 
 def _measured_tokens_verdict(
@@ -323,6 +372,8 @@ def _what_it_rests_on(w: Writer, r: ToolResult, ctx: Context) -> None:
             )
     if res.get("tokens_in_measured_hours") and not has_size(s):
         pass  # the measured hours were turned into tokens above; a reference job's hours would mislead
+    elif res.get("hours_at_measured_rate"):
+        pass  # the hours said were set against the user's own measured speed above (a claim, not their run's time)
     elif s.period_hours and s.period_unit in ("hour", "day") and (s.training or s.finetune or s.mode):
         hours = res.get("wall_hours") or {}
         epochs = s.epochs
@@ -972,5 +1023,6 @@ from assistant.offline.writing import (  # noqa: E402,F401
     render_largest,
     render_pretraining,
     render_prices,
+    render_rule_check,
     render_serving,
 )

@@ -116,7 +116,10 @@ def _plateau(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any]:
 
 _TIMED = re.compile(r"\d\s*(?:ms|us|µs)\b", re.I)
 _TFLOPS = re.compile(r"(\d+(?:\.\d+)?)\s*TFLOPS", re.I)
-_GPU_TOKEN = re.compile(r"(?<![\w.])((?:RTX\s*)?[A-Z]{0,2}\d{2,4}[A-Z]?(?:\s*(?:Ti|SXM|PCIe))?)(?![\w.])", re.I)
+# ASCII boundaries: in 「一张4090上」 the CJK characters around the card are word characters to `\w`
+_GPU_TOKEN = re.compile(
+    r"(?<![A-Za-z0-9_.])((?:RTX\s*)?[A-Z]{0,2}\d{2,4}[A-Z]?(?:\s*(?:Ti|SXM|PCIe))?)(?![A-Za-z0-9_.])", re.I
+)
 
 
 def _named_gpu(text: str) -> Any:
@@ -327,11 +330,51 @@ def _one_hca(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any] | None:
 
 
 def _build_request(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any] | None:
-    """TensorRT's "Requested amount of GPU memory (N bytes)": N ÷ 1e9 GB and ÷ 2^30 GiB."""
+    """TensorRT's "Requested amount of GPU memory (N bytes)" / "requires N bytes of scratch space, but only M is
+    available": N ÷ 1e9 GB and ÷ 2^30 GiB (and M ÷ 1e9 GB)."""
     n = _num(hit.values.get("bytes"))
     if not n:
         return None
-    return {"gb": f"{n / 1e9:.1f}", "gib": f"{n / 2**30:.1f}"}
+    out = {"gb": f"{n / 1e9:.1f}", "gib": f"{n / 2**30:.1f}"}
+    if (avail := _num(hit.values.get("avail"))) is not None:
+        out["avail_gb"] = f"{avail / 1e9:.1f}"
+    return out
+
+
+def _util_budget(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any] | None:
+    """gpu_memory_utilization × the named card's nvidia-smi total (MiB, knowledge/gpus.yaml): the share one
+    instance may take, said in GiB beside the fraction ("0.25 × 24,564 MiB ≈ 6.0 GiB")."""
+    util = _num(hit.values.get("util"))
+    if util is None or not 0 < util < 1:
+        return None
+    out: dict[str, Any] = {"util": f"{util:g}", "budget_zh": "", "budget_en": ""}
+    spec = _named_gpu(cat.text)
+    mib = getattr(spec, "nvidia_smi_total_mib", None) if spec is not None else None
+    if mib:
+        vals = {"util": f"{util:g}", "mib": f"{mib:,}", "gib": f"{util * mib / 1024:.1f}", "gpu": spec.name}
+        out["budget_zh"], out["budget_en"] = _piece("error_catalog", hit.rule, "budget", vals)
+    return out
+
+
+_MODEL_TOKEN = re.compile(r"(?<![\w.-])([A-Za-z][\w.]*(?:-[\w.]+)*-\d+(?:\.\d+)?[Bb](?:-[\w.]+)*)")
+_GROUP = 128  # GPTQ/AWQ int4 group size of the usual checkpoints
+
+
+def _quant_tp(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any] | None:
+    """The tensor-parallel sizes (1, 2, 4, 8) whose share of the named model's intermediate_size is a whole number of
+    128-channel quantisation groups (knowledge/models), with the factorisation said: 13696 = 128 × 107 → TP 1 only."""
+    from tools.models import find_entry
+
+    out: dict[str, Any] = {}
+    for m in _MODEL_TOKEN.finditer(cat.text):
+        entry = find_entry(m.group(1))
+        inter = getattr(getattr(entry, "arch", None), "intermediate_size", None) if entry else None
+        if entry is not None and inter and inter % _GROUP == 0:
+            ok = [t for t in (1, 2, 4, 8) if inter % (_GROUP * t) == 0]
+            vals = {"model": entry.id, "inter": inter, "groups": inter // _GROUP, "ok": "/".join(map(str, ok))}
+            out["model_zh"], out["model_en"] = _piece("error_catalog", hit.rule, "model", vals)
+            break
+    return out
 
 
 _DRIVER_VERSION = re.compile(r"(?<![\d.])(\d{3}\.\d{2,3}(?:\.\d{2})?)(?!\d)(?!\.\d)")
@@ -351,6 +394,9 @@ def _driver_versions(c: Ctx, hit: Hit, cat: Catalog) -> dict[str, Any]:
 CHECKS: dict[str, Check] = {
     "nccl_ib_hca_single_of_several": _one_hca,
     "trtllm_build_activation_oom": _build_request,
+    "trtllm_plugin_scratch_space": _build_request,
+    "vllm_util_share_of_whole_card": _util_budget,
+    "quant_tp_not_aligned": _quant_tp,
     "nvml_mismatch_mixed_install": _driver_versions,
     "cuda_visible_devices_renumbered": _renumber,
     "memory_linear_in_instances": _linear,

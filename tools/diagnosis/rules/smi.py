@@ -54,9 +54,21 @@ def rules_smi_failures(c: Ctx) -> None:
                     "The GPU fell off the bus (usually with Xid 79 or PCIe AER errors)",
                 ),
                 ("供电或过热", "Power or overheating"),
+                (
+                    "卡没插牢、转接线（riser）或 PCIe 插槽接触不良——满载时才掉、温度功耗又正常时最常见",
+                    "A card not fully seated, a riser or a PCIe slot with poor contact — most common when it drops "
+                    "only under load with normal temperature and power",
+                ),
             ],
             actions=[
                 c.exclude(c.bus_to_index.get(bus or ""), bus),
+                (
+                    "自己的机器：关机后重新插牢这张卡和它的供电线（reseat），换一个 PCIe 插槽或去掉转接线，检查电源（PSU）"
+                    "功率和线材；用 `sudo nvidia-smi -pl <瓦数>` 限功率对照，再更新主板 BIOS。租的机器交给服务商做这些。",
+                    "Your own machine: power off and reseat the card and its power cables, try another PCIe slot or "
+                    "drop the riser, check the power supply (PSU) rating and cables; cap power with `sudo nvidia-smi "
+                    "-pl <watts>` as a control, and update the system BIOS. On a rented machine the provider does this.",
+                ),
                 c.ticket(
                     c.bus_to_index.get(bus or ""),
                     bus,
