@@ -118,3 +118,16 @@ def test_nvlink_question_keeps_the_card_answer():
 def test_questions_that_do_not_ask_about_pooling_stay_elsewhere(question):
     intents, _, _ = analyse(question)
     assert "memory_pooling" not in intents
+
+
+def test_total_vram_or_one_card_is_the_pooling_question() -> None:
+    """https://github.com/hiyouga/LlamaFactory/issues/4559: "70B GPTQ finetuning requires at least 48GB of total VRAM
+    (I have 96 Gb) or 48GB VRAM on 1 video card?" — the maintainer: 48 GB per GPU; data parallel keeps a copy per card."""
+    from assistant.advisor import ask
+
+    r = ask(
+        "70B GPTQ finetuning requires at least 48GB of total VRAM (in this case I have 96 Gb of VRAM) or 48GB VRAM "
+        "on 1 video card ?",
+        backend="offline",
+    )
+    assert "does not pool" in r.answer.splitlines()[0] and "ZeRO-3" in r.answer

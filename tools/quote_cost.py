@@ -42,6 +42,12 @@ class QuoteCostInput(BaseModel):
     claimed_total: float | None = Field(
         None, gt=0, description="the total the user worked out or was told ('so ~$1000?'), checked against ours"
     )
+    gpus_in_quote: int | None = Field(
+        None,
+        ge=1,
+        le=10_000,
+        description="cards the quoted price covers (「8卡A800一天2000元」: 8): the per-GPU-hour rate",
+    )
 
 
 class QuoteCostOutput(BaseModel):
@@ -59,6 +65,8 @@ class QuoteCostOutput(BaseModel):
     gpu_hours_sum: str | None = Field(None, description="'1845 + 3310 = 5155' when the hours were given in parts")
     claimed_total: float | None = None
     claimed_ratio: float | None = Field(None, description="total ÷ claimed_total (1 = the user's figure is right)")
+    gpus_in_quote: int | None = None
+    per_gpu_hour: float | None = Field(None, description="hourly_rate ÷ gpus_in_quote: the price per card-hour")
 
 
 def quote_cost(inp: QuoteCostInput) -> QuoteCostOutput:
@@ -78,12 +86,18 @@ def quote_cost(inp: QuoteCostInput) -> QuoteCostOutput:
         "(a stopped VM stops the GPU charge; disks and storage usually keep billing).",
         "币种按你的报价，不做汇率换算。 / In the currency you quoted; no exchange rate applied.",
     ]
+    per_gpu = None
+    if inp.gpus_in_quote and inp.gpus_in_quote > 1:
+        per_gpu = hourly / inp.gpus_in_quote
+        arithmetic += f"; {hourly:.4g}/h ÷ {inp.gpus_in_quote} GPUs = {per_gpu:.4g} per GPU-hour"
     parts = inp.gpu_hours_parts
     gpu_hours_sum = " + ".join(f"{p:g}" for p in parts) + f" = {sum(parts):g}" if len(parts) >= 2 else None
     return QuoteCostOutput(
         gpu_hours_sum=gpu_hours_sum,
         claimed_total=inp.claimed_total,
         claimed_ratio=round(total / inp.claimed_total, 2) if inp.claimed_total else None,
+        gpus_in_quote=inp.gpus_in_quote,
+        per_gpu_hour=round(per_gpu, 2) if per_gpu is not None else None,
         currency=inp.currency,
         hourly_rate=round(hourly, 4),
         hours=inp.hours,

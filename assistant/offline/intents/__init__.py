@@ -311,6 +311,9 @@ def choose_intents(f: Frame) -> list[str]:
     if first == A.DECODE_SPEED and len(f.asks) < 2 and {"fit", "requirement"} <= f.cues:
         # 「4090能跑72B吗速度多少」 in one breath: whether it fits, then how fast (the speed alone loses the fit)
         return [A.MEMORY, first] if memory.applies(f) else [first]
+    if f.daily_quote_cny and f.gpus and first in (A.DECODE_SPEED, serving.SERVING, serving.THROUGHPUT, A.MEMORY):
+        # 「A800 8卡 租一天要2000 … 一秒只能出15个token」: the user's own day price per card-hour is part of the sum
+        return [first, A.PRICE]
     if first in STATEMENTS or first in (A.ADVICE, cpu_serving.NAME) or len(f.asks) < 2:
         return [first]
     chosen: list[str] = []

@@ -66,6 +66,22 @@ def calls(f: Frame) -> list[ToolCall]:
         query = "山东 济南 青岛 价格 全国价" if has_cjk(f.text) else "Shandong Jinan Qingdao price national prices"
         out.append(A.call(NAME, "search_guide", query=query, k=1, doc_id="shandong-datacenters"))
     out.append(A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2))
+    if f.daily_quote_cny:
+        # 「8卡A800一天2000元」: the user's day price for the cards named, per hour and per card-hour, before the market
+        days = f.period_count if f.period_unit == "day" and f.period_count else 1
+        out.insert(
+            0,
+            A.call(
+                NAME,
+                "quote_cost",
+                amount=f.daily_quote_cny,
+                currency="CNY",
+                per="day",
+                hours=24.0 * days,
+                count=1,
+                gpus_in_quote=f.gpu_count if f.gpu_count and f.gpu_count > 1 else None,
+            ),
+        )
     single = (f.hourly_quote_cny is None) != (f.monthly_quote_cny is None)
     if single and f.period_hours and not usage:
         # "报价一个月3万，我只用10天" / "2块钱一小时，训练30小时": the user's own rate × the user's hours first

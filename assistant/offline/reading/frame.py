@@ -163,6 +163,7 @@ class Frame(BaseModel):
     budget_cny: float | None = None
     hourly_quote_cny: float | None = None
     monthly_quote_cny: float | None = None
+    daily_quote_cny: float | None = None  # 「8卡A800一天2000元」: a day's price for the machine (or the cards) named
     deadline_hours: float | None = None
     period_hours: float | None = None
     period_unit: str | None = None

@@ -1066,6 +1066,14 @@ _QUOTE_RES = {  # (prefix form "包月 1200 元", suffix form "1200元/月") per
         re.compile(rf"(?:包月|月租|每月|一个月|按月)\s*(?:是|要|收)?\s*{_MONEY}{_NOT_MONEY}", re.I),
         re.compile(rf"{_MONEY_MARKED}\s*(?:/|每|一|per|an?)\s*(?:个?月|month)", re.I),
     ),
+    # 「租一天要2000」「一天2000元」「日租 800」「2000元/天」: a day's price (not a day of running at someone else's)
+    "daily_quote_cny": (
+        re.compile(
+            rf"(?:租一天|一天|每天|日租|天租|按天)\s*(?:是|要|收|就要|得)?\s*{_MONEY}{_NOT_MONEY}(?!\s*(?:小时|h\b|个))",
+            re.I,
+        ),
+        re.compile(rf"{_MONEY_MARKED}\s*(?:/|每|一|per|an?)\s*(?:天|日|day\b)", re.I),
+    ),
 }
 
 

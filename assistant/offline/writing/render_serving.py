@@ -609,6 +609,37 @@ def quote_cost(w: Writer, r: ToolResult, ctx: Context) -> None:
     # hours quoted as GPU-hours ("1845 A100 GPU hours"): say so, they are card-hours, not wall-clock hours
     gpu_hours = ctx.slots.gpu_hours is not None  # read by the reading layer ("1845 A100 GPU hours")
     h_zh, h_en = ("卡时（GPU 小时）", "GPU-hours") if gpu_hours else ("小时", "hours")
+    per_gpu, n_in = res.get("per_gpu_hour"), res.get("gpus_in_quote")
+    if per_gpu and n_in and per == "day":
+        # 「8卡A800一天2000元」: the day price per hour and per card-hour is the figure to compare
+        w.add(
+            "verdict",
+            f"按你的报价 {quoted}/天（{n_in} 张卡）：折合 {_cur(round(float(res.get('hourly_rate') or 0), 2), cur)}/小时，"
+            f"每卡每小时约 {_cur(per_gpu, cur)}。",
+            f"At your quote of {quoted}/day for {n_in} GPUs: {_cur(round(float(res.get('hourly_rate') or 0), 2), cur)}/hour, about "
+            f"{_cur(per_gpu, cur)} per GPU-hour.",
+        )
+        market = next(
+            (x.result.get("hourly_cny") for x in ctx.by_name("gpu_price") if x.result.get("hourly_cny")), None
+        )
+        if isinstance(market, dict) and market.get("typical_range"):
+            lo, hi = (float(v) for v in market["typical_range"][:2])
+            band_zh, band_en = (
+                f"租用平台按卡计费的常见区间 ¥{num(lo)}–{num(hi)}/卡时",
+                f"¥{num(lo)}–{num(hi)} per GPU-hour",
+            )
+            if per_gpu > hi:
+                zh = f"这比{band_zh}高；整机报价常含 CPU、内存、硬盘和网络，比较时也看这些。"
+                en = f"That is above the usual per-card range on rental platforms, {band_en}; a whole-server price often includes CPU, RAM, disk and network, so compare those too."
+            elif per_gpu < lo:
+                zh = f"这比{band_zh}低；便宜时先确认卡型、显存和是否独享。"
+                en = f"That is below the usual per-card range on rental platforms, {band_en}; when it is cheap, confirm the card model, memory and that it is not shared."
+            else:
+                zh = f"这在{band_zh}之内，价格正常。"
+                en = f"That is within the usual per-card range on rental platforms, {band_en}: a normal price."
+            w.add("verdict", zh, en)
+        w.add("numbers", f"算式：{res.get('arithmetic')}", f"Arithmetic: {res.get('arithmetic')}")
+        return
     step_zh = f"{quoted}/月 ÷ {num(month)} 小时 = {_cur(res.get('hourly_rate'), cur)}/小时，" if month else ""
     step_en = f"{quoted}/month ÷ {num(month)} h = {_cur(res.get('hourly_rate'), cur)}/h, so " if month else ""
     w.add(
