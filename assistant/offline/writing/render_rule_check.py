@@ -78,7 +78,7 @@ def _one(w: Writer, i: int, v: dict[str, Any]) -> None:
         else:
             w.add(
                 "verdict",
-                f"   不过实际{job_zh}一般用 {_PREC.get(usual, usual)}（半精度，每参数约 {num(v.get('usual_bytes_per_param'))} 字节），"
+                f"   不过实际{' ' if job_zh[:1].isascii() else ''}{job_zh}{' ' if job_zh[-1:].isascii() else ''}一般用 {_PREC.get(usual, usual)}（半精度，每参数约 {num(v.get('usual_bytes_per_param'))} 字节），"
                 f"{size}B 约 {_gb(v.get('usual_gb'))}；再量化到 INT8/INT4 还能更小。",
                 f"   But {job_en} is usually run in {_PREC.get(usual, usual)} (half precision, about "
                 f"{num(v.get('usual_bytes_per_param'))} bytes per parameter): {size}B ≈ {_gb(v.get('usual_gb'))}; "
