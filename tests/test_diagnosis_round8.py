@@ -96,6 +96,11 @@ def test_second_vllm_instance_budget_counts_the_first() -> None:
 def test_one_vllm_instance_with_a_low_fraction_is_not_this_rule() -> None:
     one = "vllm serve Qwen/Qwen3-0.6B --gpu-memory-utilization 0.25\n启动报错 ValueError: No available memory for the cache blocks\n请问怎么办"
     assert "vllm_util_share_of_whole_card" not in _ids(one)
+    on_one_gpu = (
+        "I run vllm serve Qwen/Qwen2.5-7B on one GPU with --gpu-memory-utilization 0.9\n"
+        "and it fails with an error: ValueError: No available memory for the cache blocks"
+    )
+    assert "vllm_util_share_of_whole_card" not in _ids(on_one_gpu)
 
 
 # https://github.com/NVIDIA/nccl-tests/issues/182 (trimmed)
@@ -201,3 +206,13 @@ def test_a_quoted_algbw_on_named_cards_is_set_against_their_range() -> None:
     )
     # busbw = 250 × 2(8−1)/8 = 437.5 GB/s; 8 × H100 SXM measured range 360–480 GB/s (nccl-tests #212)
     assert "437.5 GB/s" in r.answer and "within the expected range" in r.answer and "NVLS" in r.answer
+
+
+def test_xinference_on_one_card_is_the_generic_oom() -> None:
+    one = (
+        "Xinference 部署 qwen2-7b 报错\ntorch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. "
+        "GPU 0 has a total capacity of 23.50 GiB of which 1.10 GiB is free."
+    )
+    assert "xinference_model_on_one_gpu" not in _ids(one)
+    many = one.replace("报错", "报错（四张卡，其他gpu空着）")  # https://github.com/xorbitsai/inference/issues/2345
+    assert "xinference_model_on_one_gpu" in _ids(many)
