@@ -72,6 +72,10 @@ def _states(params_b: float, mode: str, precision: str) -> tuple[float, float, f
     return w, g, o, est.model_states_gb * per
 
 
+def _holds(claimed: float, actual: float) -> bool:
+    return abs(claimed - actual) <= TOLERANCE * actual
+
+
 def check_memory_rule(inp: CheckMemoryRuleInput) -> CheckMemoryRuleOutput:
     out: list[RuleVerdict] = []
     for c in inp.claims:
@@ -81,11 +85,12 @@ def check_memory_rule(inp: CheckMemoryRuleInput) -> CheckMemoryRuleOutput:
         tried: list[RulePrecision] = [c.precision] if c.precision else [USUAL_PRECISION[c.mode], *others]
         precision: RulePrecision = tried[0]
         w, g, o, total = _states(c.params_b, c.mode, precision)
-        for p in tried:
-            states = _states(c.params_b, c.mode, p)
-            if abs(c.bytes_per_param - states[3]) <= TOLERANCE * states[3]:
-                precision, (w, g, o, total) = p, states
-                break
+        if not _holds(c.bytes_per_param, total):
+            for p in tried[1:]:
+                states = _states(c.params_b, c.mode, p)
+                if _holds(c.bytes_per_param, states[3]):
+                    precision, (w, g, o, total) = p, states
+                    break
         usual = USUAL_PRECISION[c.mode]
         uw, _, uo, usual_total = (w, g, o, total) if usual == precision else _states(c.params_b, c.mode, usual)
         out.append(
@@ -100,7 +105,7 @@ def check_memory_rule(inp: CheckMemoryRuleInput) -> CheckMemoryRuleOutput:
                 gradient_bytes=round(g, 2),
                 optimizer_bytes=round(o, 2),
                 model_states_gb=round(total * c.params_b, 1),
-                holds=abs(c.bytes_per_param - total) <= TOLERANCE * total,
+                holds=_holds(c.bytes_per_param, total),
                 precision_said=c.precision is not None,
                 usual_precision=usual,
                 usual_bytes_per_param=round(usual_total, 2),

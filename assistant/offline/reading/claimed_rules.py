@@ -77,17 +77,14 @@ def claimed_rules(text: str) -> tuple[Claim, ...]:
         total = next((m for m in _TOTAL_RE.finditer(clause) if float(m.group(1)) != 1.0), None)
         if job is None and rate and not out:
             job = ("inference", "")  # 「是不是1B=2G」 with no job named: the weights, as most people mean it
-        if not (rate or total) or job is None:
-            mode_before = _job(clause) or mode_before
-            continue
         mode_before = job
+        if job is None or not (rate or total):
+            continue
         params = float(total.group(1)) if total else (sizes[0] if sizes else 1.0)
         if rate:
             bpp = float(rate.group(1) or rate.group(2))
-        elif total is not None:
-            bpp = float(total.group(2)) / params if params else 0.0
         else:
-            continue
+            bpp = float(total.group(2)) / params if total and params else 0.0
         named = [p for p in named_precisions(clause) if p in _PRECISIONS]
         if bpp > 0 and params > 0:
             out.append(Claim(job[0], named[0] if named else None, bpp, params, job[1]))

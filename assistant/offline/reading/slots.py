@@ -701,8 +701,8 @@ def _extract(question: str) -> Slots:
         ),
         None,
     )
-    num = m.group("num").replace(",", "") if m else ""
-    if m and (m.group("unit") or float(cn_to_number(num) or 0) >= 1e6):
+    if m:
+        num = m.group("num").replace(",", "")
         s.tokens = _parsed(parse_token_count, num + (m.group("unit") or ""))
         work = _blank(work, m)
     else:

@@ -102,12 +102,11 @@ def _at_measured_rate(w: Writer, res: dict, card: str, n: int, toks: str) -> Non
 
 def _estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
     res = r.result
-    if res.get("hours_at_measured_rate"):
-        card0 = str(res.get("gpu_name") or res.get("gpu") or "").replace("NVIDIA ", "")
-        _at_measured_rate(w, res, card0, int(res.get("n_gpus") or 1), tokens_text(w, res.get("tokens")))
     days, hours, gpu_h = res.get("days") or {}, res.get("wall_hours") or {}, res.get("gpu_hours") or {}
     cost, mfu = res.get("cost_cny") or {}, res.get("mfu") or {}
     n, card = res.get("n_gpus") or 1, str(res.get("gpu_name") or res.get("gpu") or "").replace("NVIDIA ", "")
+    if res.get("hours_at_measured_rate"):
+        _at_measured_rate(w, res, card, int(n), tokens_text(w, res.get("tokens")))
     params = res.get("params")
     size = f"{params / 1e9:.3g}B" if isinstance(params, (int, float)) else ""
     toks = tokens_text(w, res.get("tokens"))
