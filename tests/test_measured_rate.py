@@ -52,3 +52,12 @@ def test_a_rate_past_the_cards_peak_is_called_impossible() -> None:
     r = ask("7B模型全量微调，8张A100，100步用了60秒，每步 262144 个token，总共 20B token 要多久", backend="offline")
     # 262,144 × 100 / 60 = 436,907 tokens/s; 6 × 7e9 × that ÷ (8 × 312 TFLOPS) ≈ 7.4 × the peak
     assert "不可能" in r.answer
+
+
+def test_no_model_size_still_reads_the_measured_speed_and_judges_no_mfu() -> None:
+    # 1.8 it/s × 16,384 tokens per step = 29,491 tokens/s; 2e9 ÷ 29,491 ÷ 3600 = 18.8 h (hand-worked)
+    r = ask("4张3090做LoRA，1.8 it/s，每步 16384 tokens，一共 2B token，跑完要多久", backend="offline")
+    first = r.answer.splitlines()[0]
+    assert "18.8 小时" in first and "29,491" in first
+    assert "不可能" not in r.answer and "MFU" in r.answer  # an assumed 7B cannot make a LoRA speed "impossible"
+    assert "16384" not in (r.answer.split("没用上：")[1] if "没用上：" in r.answer else "")

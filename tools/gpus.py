@@ -603,6 +603,10 @@ class SetupTotal(BaseModel):
     count: int
     memory_gb_total: float
     peak_half_tflops_total: float | None
+    bf16_dense_tflops_total: float | None = None
+    fp8_dense_tflops_total: float | None = None
+    bf16_dense_pflops_total: float | None = Field(None, description="bf16_dense_tflops_total ÷ 1000, 3 significant")
+    fp8_dense_pflops_total: float | None = Field(None, description="fp8_dense_tflops_total ÷ 1000, 3 significant")
 
 
 class DecodeCeiling(BaseModel):
@@ -801,6 +805,10 @@ def _setups(specs: list[GpuSpec], counts: list[int] | None) -> list[SetupTotal]:
                 count=n,
                 memory_gb_total=round(s.memory_gb * n, 1),
                 peak_half_tflops_total=round(peak * n, 1) if peak else None,
+                bf16_dense_tflops_total=round(s.bf16_dense_tflops * n, 1) if s.bf16_dense_tflops else None,
+                fp8_dense_tflops_total=round(s.fp8_dense_tflops * n, 1) if s.fp8_dense_tflops else None,
+                bf16_dense_pflops_total=float(f"{s.bf16_dense_tflops * n / 1000:.3g}") if s.bf16_dense_tflops else None,
+                fp8_dense_pflops_total=float(f"{s.fp8_dense_tflops * n / 1000:.3g}") if s.fp8_dense_tflops else None,
             )
         )
     return out

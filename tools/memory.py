@@ -555,6 +555,9 @@ class EstimateMemoryOutput(BaseModel):
     )
     tp_sizes: list[int] | None = Field(None, description="valid tensor-parallel sizes for this model (≤ 16)")
     tp_note: dict[str, str] | None = Field(None, description="why this TP size will not start and what to use (zh/en)")
+    bf16_note: dict[str, str] | None = Field(
+        None, description="bf16 asked (or the default) on a card without bf16 (Volta, Turing, Pascal): run fp16"
+    )
     fp8_note: dict[str, str] | None = Field(
         None, description="an FP8 release on a card without FP8 tensor cores: why bf16 weights are needed (zh/en)"
     )
@@ -1129,9 +1132,16 @@ def _inference(job: MemoryJob, m) -> Breakdown:
         _a(
             f"KV 缓存：{seqs} 条序列 × {ctx} token，{kv_dtype}，每 token {per_token / 1024:.1f} KiB"
             f"（{heads_zh}）"
+            # TP splits the KV heads: each card holds its share of every token (655,360 B = 640 KiB for 72B at TP 4)
+            + (f"，{tp} 卡张量并行时每卡每 token {kv / (seqs * ctx) / 1024:.1f} KiB" if tp > 1 and seqs * ctx else "")
             + (f"；{arch.windowed_layers} 层滑动窗口 {arch.sliding_window}" if arch.windowed_layers else ""),
             f"KV cache: {seqs} sequence{'s' if seqs != 1 else ''} × {ctx} tokens, {kv_dtype}, {per_token / 1024:.1f} KiB per token "
             f"({heads_en})"
+            + (
+                f", {kv / (seqs * ctx) / 1024:.1f} KiB per token per GPU at tensor parallel {tp}"
+                if tp > 1 and seqs * ctx
+                else ""
+            )
             + (
                 f"; {arch.windowed_layers} layers use a {arch.sliding_window}-token window"
                 if arch.windowed_layers
@@ -1278,6 +1288,31 @@ FP8_SOURCE = (
     "DeepSeek docs (A100/A800: convert the FP8 checkpoint to BF16); NVIDIA Hopper/Ada whitepapers (FP8 tensor cores "
     "from Ada/Hopper on; Ampere/Volta have none)"
 )
+
+
+def _bf16_note(job: MemoryJob, cap: GpuCapacity) -> dict[str, str] | None:
+    """bf16 on a card without it (gpus.yaml bf16_dense_tflops null: V100, T4, 2080 Ti, P40): the same 2 bytes run as
+    fp16, which is what the user must select; the memory figures do not change."""
+    if job.precision != "bf16" or cap.bf16_supported is not False:
+        return None
+    card = cap.name.replace("NVIDIA ", "")
+    train = job.mode != "inference"
+    return _a(
+        f"{card} 不支持 bf16，要用 fp16（同样每参数 2 字节，显存不变）："
+        + (
+            "训练开 fp16 混合精度（--fp16，配 loss scaling）"
+            if train
+            else "vLLM 加 --dtype float16，transformers 用 torch_dtype=torch.float16"
+        )
+        + "；直接选 bf16 会报错或退回很慢的模拟",
+        f"The {card} has no bf16, so use fp16 (also 2 bytes per parameter, same memory): "
+        + (
+            "fp16 mixed precision for training (--fp16, with loss scaling)"
+            if train
+            else "vLLM --dtype float16, transformers torch_dtype=torch.float16"
+        )
+        + "; selecting bf16 errors out or falls back to slow emulation",
+    )
 
 
 def _fp8_note(job: MemoryJob, model, cap: GpuCapacity) -> dict[str, str] | None:
@@ -1665,6 +1700,7 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         tp_sizes=tp_sizes,
         tp_note=tp_note,
         fp8_note=fp8_note,
+        bf16_note=_bf16_note(inp, cap) if cap else None,
         checkpointing=None if inference else inp.checkpointing,
         seq_len=None if inference else inp.seq_len,
         batch=None if inference else inp.batch,
@@ -1746,6 +1782,12 @@ class FindMinGpusOutput(BaseModel):
         None,
         description="training beyond one server: tp × pp (TP inside a server on NVLink, PP across servers), gpus, "
         "nodes, reason zh/en, source (tools/memory_parallel.training_layout)",
+    )
+    one_server_offload: dict[str, Any] | None = Field(
+        None,
+        description="training that needs more than one 8-GPU server: the same job on one server with ZeRO-3 "
+        "offloading parameters and optimizer states to CPU (per_gpu_gb, fits, host_ram_gb per machine by "
+        "DeepSpeed's estimator formula, source) — what a team with one machine can do, at a large speed cost",
     )
     summary: dict[str, str]
     assumptions: list[dict[str, str]]
@@ -1932,6 +1974,7 @@ def find_min_gpus(inp: FindMinGpusInput) -> FindMinGpusOutput:
         else estimate_memory(EstimateMemoryInput.model_validate({**job.model_dump(), "gpus": rent, "gpu": inp.gpu}))
     )
     return FindMinGpusOutput(
+        one_server_offload=_one_server_offload(job, inp.gpu, rent),
         gpu=cap.name,
         gpu_memory_gb=cap.memory_gb,
         reported_gb=cap.reported_gb,
@@ -1956,6 +1999,36 @@ def find_min_gpus(inp: FindMinGpusInput) -> FindMinGpusOutput:
         assumptions=A + est.assumptions,
         sources=est.sources,
     )
+
+
+def _one_server_offload(job: MemoryJob, gpu: str, rent: int) -> dict[str, Any] | None:
+    """Training past one server, re-run on one 8-GPU server with ZeRO-3 parameter + optimizer offload (the
+    DeepSpeed ZeRO-Infinity/Offload setting a one-machine team reaches for): the GPU side shrinks to
+    activations, the host must hold the offloaded states (DeepSpeed memory.rst estimator, 1.5× buffer)."""
+    if job.mode == "inference" or rent <= GPUS_PER_NODE or job.offload != "none":
+        return None
+    try:
+        est = estimate_memory(
+            EstimateMemoryInput.model_validate(
+                {
+                    **job.model_dump(),
+                    "gpus": GPUS_PER_NODE,
+                    "zero": 3,
+                    "fsdp": "none",
+                    "offload": "optimizer_and_params",
+                    "gpu": gpu,
+                }
+            )
+        )
+    except (ToolInputError, ValueError):
+        return None
+    return {
+        "gpus": GPUS_PER_NODE,
+        "per_gpu_gb": est.total_gb,
+        "fits": est.fits,
+        "host_ram_gb": est.host_ram_gb,
+        "source": "DeepSpeed docs memory.rst (estimate_zero3_model_states_mem_needs, offload_param + offload_optimizer)",
+    }
 
 
 # ---- find_max_fit

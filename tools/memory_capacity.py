@@ -34,6 +34,9 @@ class GpuCapacity(BaseModel):
     fp8_supported: bool | None = Field(
         None, description="FP8 tensor cores (gpus.yaml fp8_supported); None = a bare size"
     )
+    bf16_supported: bool | None = Field(
+        None, description="bf16 tensor math (gpus.yaml bf16_dense_tflops given); None = a bare size"
+    )
 
     @property
     def nominal_gb(self) -> float:
@@ -101,4 +104,7 @@ def resolve_gpu_capacity(gpu: str) -> GpuCapacity:
         source=spec.source,
         caveat=spec.caveat,
         fp8_supported=spec.fp8_supported,
+        # NVIDIA rows without a bf16 figure are the pre-Ampere cards (Volta, Turing, Pascal, Kepler); other vendors'
+        # rows often lack the figure without lacking the format (910B has bf16), so they stay unknown
+        bf16_supported=bool(spec.bf16_dense_tflops) if spec.is_nvidia else None,
     )

@@ -48,6 +48,13 @@ class QuoteCostInput(BaseModel):
         le=10_000,
         description="cards the quoted price covers (「8卡A800一天2000元」: 8): the per-GPU-hour rate",
     )
+    output_tokens_per_s: float | None = Field(
+        None,
+        gt=0,
+        le=10_000_000,
+        description="generation speed the user measured on the quoted machine (「一秒只能出15个token」): tokens per "
+        "hour and day at it, and the quote per million tokens",
+    )
 
 
 class QuoteCostOutput(BaseModel):
@@ -67,6 +74,11 @@ class QuoteCostOutput(BaseModel):
     claimed_ratio: float | None = Field(None, description="total ÷ claimed_total (1 = the user's figure is right)")
     gpus_in_quote: int | None = None
     per_gpu_hour: float | None = Field(None, description="hourly_rate ÷ gpus_in_quote: the price per card-hour")
+    output_tokens_per_s: float | None = None
+    tokens_per_day: float | None = Field(None, description="output_tokens_per_s × 86,400 s")
+    cost_per_million_tokens: float | None = Field(
+        None, description="hourly_rate ÷ (tokens per hour ÷ 1e6): the quote per million generated tokens at that speed"
+    )
 
 
 def quote_cost(inp: QuoteCostInput) -> QuoteCostOutput:
@@ -90,6 +102,10 @@ def quote_cost(inp: QuoteCostInput) -> QuoteCostOutput:
     if inp.gpus_in_quote and inp.gpus_in_quote > 1:
         per_gpu = hourly / inp.gpus_in_quote
         arithmetic += f"; {hourly:.4g}/h ÷ {inp.gpus_in_quote} GPUs = {per_gpu:.4g} per GPU-hour"
+    tps = inp.output_tokens_per_s
+    per_mtok = hourly / (tps * 3600 / 1e6) if tps else None
+    if tps and per_mtok is not None:
+        arithmetic += f"; {tps:g} tokens/s × 86,400 s = {tps * 86400:.4g} tokens/day; {hourly:.4g}/h ÷ {tps * 3600 / 1e6:.4g} M tokens/h = {per_mtok:.4g} per M tokens"
     parts = inp.gpu_hours_parts
     gpu_hours_sum = " + ".join(f"{p:g}" for p in parts) + f" = {sum(parts):g}" if len(parts) >= 2 else None
     return QuoteCostOutput(
@@ -97,6 +113,9 @@ def quote_cost(inp: QuoteCostInput) -> QuoteCostOutput:
         claimed_total=inp.claimed_total,
         claimed_ratio=round(total / inp.claimed_total, 2) if inp.claimed_total else None,
         gpus_in_quote=inp.gpus_in_quote,
+        output_tokens_per_s=tps,
+        tokens_per_day=round(tps * 86400) if tps else None,
+        cost_per_million_tokens=round(per_mtok, 2) if per_mtok is not None else None,
         per_gpu_hour=round(per_gpu, 2) if per_gpu is not None else None,
         currency=inp.currency,
         hourly_rate=round(hourly, 4),

@@ -191,6 +191,10 @@ class TimeEstimate(BaseModel):
         "low), slow (m > 1.2 × high), fast (m < low/1.5: check data size/epochs/packing)",
     )
     measured_vs_high: float | None = Field(None, description="measured_hours ÷ wall_hours.high")
+    measured_gpu_hours: float | None = Field(None, description="measured_hours × n_gpus: the run in card-hours")
+    measured_hours_per_epoch: float | None = Field(
+        None, description="measured_hours ÷ epochs (「3个epoch要80h」: 26.7 h each), when epochs > 1"
+    )
     measured_tokens_per_s: float | None = Field(None, description="the user's own measured throughput, as given")
     hours_at_measured_rate: float | None = Field(
         None, description="tokens ÷ the measured throughput ÷ 3600: this run's hours at the speed already measured"
@@ -570,10 +574,14 @@ class TrainTimeInput(BaseModel):
     max_seq_len: int | None = Field(
         None, gt=0, description="with samples: the max length (cutoff_len); adds the padded-to-max upper bound"
     )
-    data_basis: Literal["chat_average", "corpus", "chars_zh", "chars_en", "file_zh", "file_en"] | None = Field(
+    data_basis: Literal["chat_average", "corpus", "chars_zh", "chars_en", "file_zh", "file_en", "steps"] | None = Field(
         None,
         description="how the data size was read: chat_average (samples × the average chat sample), corpus ('200M语料' "
-        "read as tokens), chars_zh/chars_en (characters × tokens per character); figures from knowledge/mfu.yaml",
+        "read as tokens), chars_zh/chars_en (characters × tokens per character), steps (steps × sequences per step × "
+        "sequence length: samples = steps × global batch); figures from knowledge/mfu.yaml",
+    )
+    steps: int | None = Field(
+        None, gt=0, le=100_000_000, description="with data_basis 'steps': the optimizer steps the samples came from"
     )
 
     @field_validator("tokens", mode="before")
@@ -663,6 +671,9 @@ def estimate_training_time(inp: TrainTimeInput) -> TimeEstimate:
             high=float(f"{per / est.wall_hours.low:.3g}"),
         )
         est.measured_verdict, est.measured_vs_high = measured_verdict(inp.measured_hours, est.wall_hours)  # type: ignore[assignment]
+        est.measured_gpu_hours = float(f"{inp.measured_hours * inp.n_gpus:.4g}")
+        if inp.epochs > 1:
+            est.measured_hours_per_epoch = float(f"{inp.measured_hours / inp.epochs:.3g}")
     if inp.measured_tokens_per_s:
         _at_measured_rate(est, tokens, inp.measured_tokens_per_s, inp.n_gpus, inp.claimed_hours)
     return est
@@ -750,7 +761,16 @@ def _extras(est: TimeEstimate, inp: "TrainTimeInput") -> None:
         key = {"none": "no_recompute", "selective": "selective", "full": "full_recompute"}[inp.recompute]
         share = float(table["lora"][key]) / float(table["full"][key])
         est.lora_wall_hours_same_mfu = round(est.wall_hours.mid * share, 1)
-    if inp.data_basis:
+    if inp.data_basis == "steps" and inp.steps and inp.samples and inp.seq_len:
+        # 「batch_size=1024 … 1K步 … block_size 512」: steps × sequences per step × length, shown as the user wrote it
+        est.data_basis = {
+            "kind": "steps",
+            "steps": inp.steps,
+            "sequences_per_step": round(inp.samples / inp.steps),
+            "seq_len": inp.seq_len,
+            "tokens": est.tokens,
+        }
+    elif inp.data_basis and inp.data_basis != "steps":
         est.data_basis = _data_basis(inp.data_basis, est.tokens)
 
 

@@ -268,8 +268,14 @@ def specs_calls(f: Frame) -> list[ToolCall]:
     return out
 
 
+_FLOPS_RE = re.compile(r"算力|[tpe]?flops|tops\b", re.I)
+
+
 def _setup_counts(f: Frame, names: list[str]) -> list[int] | None:
-    """「单张 5090 还是两张 2080 Ti 22G」: every card counted and the counts differ → a setup comparison."""
+    """「单张 5090 还是两张 2080 Ti 22G」: every card counted and the counts differ → a setup comparison. 「8 张 H100，
+    FP8 算力多少」: one card counted several times and compute asked → the server's totals."""
+    if len(names) == 1 and len(f.gpus) == 1 and (f.gpu_count or 0) > 1 and _FLOPS_RE.search(f.text or ""):
+        return [int(f.gpu_count or 1)]
     if len(names) != len(f.gpus) or len(names) < 2:
         return None
     by_name = {m.name: m.count for m in f.gpu_mentions}

@@ -58,4 +58,6 @@ def calls(f: Frame, intents: list[str], planned: list[ToolCall], quiet: set[str]
     named = next((m.text for m in f.model_mentions if m.catalog_id == f.model and not m.variant), None)
     if named and A.catalog_has(named):
         args = {"model": named.strip()}  # "Qwen2-72B-Instruct-GPTQ-Int4": the name keeps the weights' precision
-    return [A.call(NAME, "estimate_memory", mode="inference", precision=f.precision, **args)]
+    # 「token长度设置的8192」: the context said sizes one sequence's KV cache beside the weights
+    ctx = {"context": f.context} if f.context else {}
+    return [A.call(NAME, "estimate_memory", mode="inference", precision=f.precision, **args, **ctx)]

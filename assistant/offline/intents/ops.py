@@ -111,7 +111,10 @@ def applies_cause(f: Frame) -> bool:
     pooled = "pooled_memory" in f.mentions and bool(
         f.gpus
     )  # the card's own memory answers it (gpus.applies_spec_question)
-    if guide_leads(f.text) and not f.decline and not pooled:
+    # 「这个35B的要8卡才能跑吗（vllm-ascend）」: a count asked for a sized model is the finding's own question; the
+    # stack's guide call follows the count (intents/stack.py)
+    counted = "how_many" in f.cues and has_size(f) and f.gpu_count is not None
+    if guide_leads(f.text) and not f.decline and not pooled and not counted:
         return True  # know-how the guide answers ("SSH 一断训练就停", "V100 能装 flash-attn 吗"): see tools/retrieval/leads
     serving = f.mode == "inference" or bool(set(f.engines) & _SERVING_ENGINES)
     rl = bool(_RL.search(f.text))  # RL time goes to generating rollouts, which the step-time model leaves out

@@ -80,6 +80,8 @@ def calls(f: Frame) -> list[ToolCall]:
                 hours=24.0 * days,
                 count=1,
                 gpus_in_quote=f.gpu_count if f.gpu_count and f.gpu_count > 1 else None,
+                # 「一秒只能出15个token」: the quote per million tokens at the user's own generation speed
+                output_tokens_per_s=_serving_speed(f),
             ),
         )
     single = (f.hourly_quote_cny is None) != (f.monthly_quote_cny is None)
@@ -93,6 +95,13 @@ def calls(f: Frame) -> list[ToolCall]:
             ),
         )
     return out
+
+
+def _serving_speed(f: Frame) -> float | None:
+    """A generation speed the user measured (not a training run's tokens/s)."""
+    from assistant.offline.intents.serving import measured_tps
+
+    return None if f.training else measured_tps(f)
 
 
 # ---- the user's own quote in their currency: the hours they run × their rate ---------------------

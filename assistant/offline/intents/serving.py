@@ -71,7 +71,13 @@ def _decode_precision(f: Frame) -> str | None:
         return f.precision
     if {"Ollama", "llama.cpp"} & set(f.engines):
         return "int4"
+    if _QUANTISED_RE.search(f.text or ""):  # 「还是量化版本」 with no bit width: the usual served 4-bit build
+        return "int4"
     return None
+
+
+# a quantised build said without its bit width (「量化版本」 "the quantized version")
+_QUANTISED_RE = re.compile(r"量化版|量化的版本|量化模型|quanti[sz]ed (?:version|model|build)", re.I)
 
 
 def _bridged(f: Frame) -> bool | None:
@@ -488,9 +494,11 @@ def r1_local_calls(f: Frame) -> list[ToolCall]:
 # A measured generation speed the user asks about ("最高 1000 tokens/s，正不正常", "is 30 tok/s expected?")
 _MEASURED_TPS_RE = re.compile(
     r"(?P<n>\d[\d,]*(?:\.\d+)?)\s*(?:k\s*)?(?:tokens?|tok|t)\s*/\s*s\b|(?P<n2>\d[\d,]*(?:\.\d+)?)\s*tps\b|"
-    r"每秒\s*(?P<n3>\d[\d,]*)\s*(?:个)?\s*token",
+    r"(?:每秒|一秒)(?:钟)?\s*(?:只能|只|才|能|可以)?\s*(?:出|生成|输出|吐)?\s*(?P<n3>\d[\d,]*)\s*(?:个)?\s*token",
     re.I,
 )
+# 「只有 deepseek 能做到 1000 token/s 才能盈亏平衡」: a speed the user needs (a target), not one they measured
+_TARGET_AFTER_RE = re.compile(r"\s*(?:才能|才可以|才行|to break even|would be needed|is needed|needed)", re.I)
 _NORMAL_RE = re.compile(
     r"正常|合理|理论|上限|极限|能达到|能到多少|应该(?:是|有)多少|expected|normal|reasonable|theoretical|ceiling|"
     r"is (?:this|that|it) (?:good|ok|slow|fast)|what should|should i (?:get|expect)",
@@ -502,11 +510,14 @@ _IS_IT_NORMAL_RE = re.compile(r"正常吗|正不正常|合理吗|is (?:this|that
 
 
 def measured_tps(f: Frame) -> float | None:
-    m = _MEASURED_TPS_RE.search(f.text or "")
-    if not m:
-        return None
-    raw = next(g for g in (m.group("n"), m.group("n2"), m.group("n3")) if g)
-    return float(raw.replace(",", ""))
+    """The first generation speed the text gives that is not a target the user says they would need."""
+    text = f.text or ""
+    for m in _MEASURED_TPS_RE.finditer(text):
+        if _TARGET_AFTER_RE.match(text, m.end()):
+            continue
+        raw = next(g for g in (m.group("n"), m.group("n2"), m.group("n3")) if g)
+        return float(raw.replace(",", ""))
+    return None
 
 
 # "输出才5 tokens/s" is a slowness report: the cause rule (guide, fit, expected speed) answers it

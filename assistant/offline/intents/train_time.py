@@ -38,13 +38,23 @@ def assumed_gpus(f: Frame) -> int | None:
     return ASSUMED_GPUS if not f.nodes and "how_many" in f.cues else None
 
 
-def calls(f: Frame) -> list[ToolCall]:
+def _measured_rate_args(f: Frame) -> dict[str, Any]:
+    """The user's own speed ("1.8 it/s, 16384 tokens per step") and a claimed time beside it, with the user's own
+    tokens only (an example corpus would mislead); empty when the text gives no rate."""
     from assistant.offline.reading.run_figures import measured_token_rate
 
-    # "37.8 s for 100 iterations = 409,600 tokens … 8B tokens … paper says 8 hours": the run at the user's own speed,
-    # and the speed the claimed time would need (only with the user's own tokens: an example would mislead)
     rate = measured_token_rate(f.text or "") if f.tokens else None
-    measured = {"measured_tokens_per_s": rate, "claimed_hours": f.period_hours} if rate else {}
+    return {"measured_tokens_per_s": rate, "claimed_hours": f.period_hours} if rate else {}
+
+
+def calls(f: Frame) -> list[ToolCall]:
+    # "37.8 s for 100 iterations = 409,600 tokens … 8B tokens … paper says 8 hours": the run at the user's own speed,
+    # and the speed the claimed time would need
+    measured = _measured_rate_args(f)
+    if not measured and f.period_unit in ("hour", "day") and f.period_hours and trains(f):
+        measured = {
+            "measured_hours": f.period_hours
+        }  # 「16张A100 … 6h 训练1K步」: the run's hours, set against the estimate
     return [
         A.call(
             NAME,
@@ -230,6 +240,12 @@ def _data_args(f: Frame) -> dict[str, Any]:
             "max_seq_len": f.context if f.context and not f.sample_tokens else None,
             "data_basis": None if f.sample_tokens else "chat_average",
         }
+    from assistant.offline.reading.run_figures import steps_batch_length
+
+    run = steps_batch_length(f.text or "")
+    if run:  # 「batch_size=1024 … 1K步 … block_size 512」: the tokens those steps saw
+        steps, batch, seq = run
+        return {"samples": steps * batch, "seq_len": seq, "epochs": 1, "steps": steps, "data_basis": "steps"}
     ref = _reference(f)
     if ref is not None and ref.training_tokens and A.train_mode(f) in ("full", "pretrain"):
         return {"tokens": ref.training_tokens}
@@ -317,6 +333,9 @@ def completed_calls(f: Frame) -> list[ToolCall]:
     mode = A.train_mode(f, default="lora" if not has_size(f) and not ref else "full")
     if ref is not None and not f.mode:
         mode = "pretrain"
+    measured = _measured_rate_args(f)
+    # the run's own hours ("总时长显示17小时"), compared with the estimate; a measured rate already carries them
+    hours = f.period_hours if f.period_unit in ("hour", "day") and trains(f) and not measured else None
     return [
         A.call(
             NAME,
@@ -331,8 +350,8 @@ def completed_calls(f: Frame) -> list[ToolCall]:
             precision=f.precision,
             zero3=True if f.zero_stage == 3 else None,
             recompute=recompute_arg(f),
-            # the run's own hours ("总时长显示17小时"), compared with the estimate in the answer
-            measured_hours=f.period_hours if f.period_unit in ("hour", "day") and trains(f) else None,
+            measured_hours=hours,
+            **measured,
         ),
         A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2, doc_id="training-time-cost"),
     ]

@@ -548,10 +548,19 @@ def _calls_volume(text: str) -> float | None:
     return n * t
 
 
+_PER_MILLION_ASKED_RE = re.compile(
+    r"(?:一百万|100\s*万|百万|1\s*m|one million|a million)\s*(?:个)?\s*tokens?\s*(?:合|要|是|大概|大约|约)?\s*"
+    r"(?:多少钱|多少|几块|cost|costs|how much)",
+    re.I,
+)
+
+
 def _volume(frame: Frame, text: str) -> None:
     """'每月输出5亿token' is a serving volume, not training tokens and not a one-month rental; so is
     '每天100万token' (× 30 days) and '每天调用5万次，每次1000 token' (calls × tokens per call × 30 days).
     '做6周' is a usage pattern's length when a daily or weekly pattern is given."""
+    if frame.tokens == 1e6 and _PER_MILLION_ASKED_RE.search(text):
+        frame.tokens = None  # 「一百万token合多少钱」: the unit of a price asked, not a volume served
     daily = None if frame.training else _calls_volume(text)
     if daily:
         frame.monthly_tokens, frame.daily_tokens = daily * DAYS_PER_MONTH, daily

@@ -284,3 +284,35 @@ def measured_token_rate(text: str) -> float | None:
         v = float(r.group("r") or r.group("r2")) * (1000 if k in ("k", "K") else 10_000 if k == "万" else 1)
         return v if v > 0 else None
     return None
+
+
+# ---- a run's data as steps × sequences per step × sequence length (「batch_size=1024大约6h可以训练1K步 … block_size
+# 512」): the tokens those steps saw, when no corpus size is given -------------------------------------------------
+_STEP_COUNT = re.compile(
+    r"(?<![\d.])(?P<n>\d+(?:\.\d+)?)\s*(?P<k>k|K|千|万)?\s*(?:个)?\s*(?:steps?|步|iterations?|iters?)(?![a-z])", re.I
+)
+_GLOBAL_BATCH = re.compile(
+    r"(?:global[\s_]*batch(?:[\s_]*size)?|total[\s_]*batch(?:[\s_]*size)?|batch[\s_]*size|总\s*batch|全局\s*batch|bs)"
+    r"\s*[=:：]?\s*(?:为|是)?\s*(?P<b>\d{2,6})(?![\d.])",
+    re.I,
+)
+# block_size / max_seq_length before the looser words: 「最大长度1024」 in another question is not this run's length
+_RUN_LENGTH = (
+    re.compile(
+        r"(?:block[\s_]*size|max[\s_]*seq(?:uence)?[\s_]*len(?:gth)?|seq[\s_]*len(?:gth)?)\s*[=:：]?\s*(?P<l>\d{2,6})",
+        re.I,
+    ),
+    re.compile(r"(?:序列长度|上下文长度|cutoff_len)\s*[=:：]?\s*(?:为|是)?\s*(?P<l>\d{2,6})", re.I),
+)
+
+
+def steps_batch_length(text: str) -> tuple[int, int, int] | None:
+    """(steps, sequences per step, tokens per sequence) when the text gives all three, else None."""
+    s, b = _STEP_COUNT.search(text or ""), _GLOBAL_BATCH.search(text or "")
+    length = next((m for rx in _RUN_LENGTH if (m := rx.search(text or ""))), None)
+    if not (s and b and length):
+        return None
+    mult = {"k": 1000, "K": 1000, "千": 1000, "万": 10_000}.get(s.group("k") or "", 1)
+    steps = int(float(s.group("n")) * mult)
+    batch, seq = int(b.group("b")), int(length.group("l"))
+    return (steps, batch, seq) if steps > 0 and batch > 0 and seq > 0 else None

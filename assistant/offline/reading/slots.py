@@ -318,6 +318,11 @@ _IDS_RE = re.compile(
 )
 
 # Question shapes → intent cues.
+# 「这个35B的要8卡才能跑吗」 "do I really need 8 GPUs": a count put as a question — the least count answers it
+_ASKED_COUNT = (
+    r"(?:要|需要|得)\s*(?:\d+|[两二三四五六八十]+)\s*(?:张|块)?\s*(?:卡|gpu|显卡)\s*才(?:能|可以|够|行)|"
+    r"\b(?:do|does|would) (?:i|we|you|it) (?:really |actually )?(?:need|require) \d+ (?:gpus|cards)\b"
+)
 _CUE_PATTERNS: dict[str, str] = {
     "price": r"多少钱|价格|价钱|租金|费用|月租|日租|包月|按小时|报价|贵|便宜|划算|price|cost|how much.*(?:rent|per|month|hour|day)|"
     r"expensive|cheaper|"
@@ -334,10 +339,11 @@ _CUE_PATTERNS: dict[str, str] = {
     r"specs?\b|specifications?|"
     r"how much (?:memory|vram) does|memory bandwidth|(?:有|支持)\s*nvlink\s*吗|nvlink\s*吗|有没有\s*nvlink|"
     r"支持\s*fp8|does (?:the |an? )?\S+ (?:have|support)|tell me about|介绍一下",
+    "asked_count": _ASKED_COUNT,
     # 「至少需要多大的显存？…单卡」 asks a size, not a count: the card word must follow within the same clause
-    "how_many": r"几张|几块|几卡|多少张|多少块|多少卡|几台|多少台|"
+    "how_many": r"几张|几块|几卡|多少张|多少块|多少卡|几台|多少台|" + _ASKED_COUNT + "|"
     r"最少(?:(?!多大|显存)[^，。,.？?！!；;]){0,12}?(?:卡|张|gpu)|至少(?:(?!多大|显存)[^，。,.？?！!；;]){0,12}?(?:卡|张)|"
-    r"(?:多少|几)个.{0,10}(?:gpu|显卡|卡)|"
+    r"(?:多少|几)个.{0,10}(?:gpu|显卡|卡)|(?:多少|几)个\s*(?:机器|节点|结点|服务器)|"
     # 「4090多卡推理 72B 支持吗」「用多张4090部署」: several cards, no count — how many is the answer
     r"多卡(?:推理|部署)|多张\s*[\w\-]{2,12}\s*(?:推理|部署)|multi-?gpu\s+(?:inference|serving|deploy)|"
     r"how many(?!\s*(?:gb|gib|mb|tb|tokens?|hours?|days?|weeks?|layers?|params|parameters|tflops|bytes|"
@@ -603,6 +609,21 @@ _LAYER_OFFLOAD_RE = re.compile(
 )
 
 
+# 「2.70B的模型…（TigerBot-70B）」: a list number at a line's start glued to a size written again elsewhere
+_LIST_SIZE_RE = re.compile(r"(?m)^(?P<mark>\s*\d{1,2}\.)(?P<size>\d{2,3})\s*(?P<unit>[bB])(?![a-zA-Z])")
+
+
+def _blank_list_markers(work: str) -> str:
+    """Blank the list number of 「2.70B的模型」 when "70B" appears elsewhere in the text (TigerBot-70B): no one
+    writes a 2.7B model as 2.70B, and the other mention says which size is meant. Offsets are kept."""
+    for m in reversed(list(_LIST_SIZE_RE.finditer(work))):
+        size = m.group("size").lstrip("0")
+        rest = work[: m.start()] + work[m.end() :]
+        if size and re.search(rf"(?<![\d.]){size}\s*[bB](?![a-zA-Z])", rest):
+            work = work[: m.start("mark")] + " " * len(m.group("mark")) + work[m.end("mark") :]
+    return work
+
+
 def extract(question: str) -> Slots:
     """Read one question into `Slots` (no history; see followups.merge for that).
 
@@ -625,6 +646,7 @@ def _extract(question: str) -> Slots:
     told = bool(s.log_kinds) and set(s.log_kinds) <= {"line_rate", "host_memory"} and not looks_pasted(raw)
     own_words = _reading_window(user_words(raw) if s.is_log and not told else raw)
     own_words = _DISABLED_FLAG_RE.sub(" ", own_words)  # 「注释掉了--quantization_bit 4」: that setting is off
+    own_words = _blank_list_markers(own_words)  # before the lines are joined: a list number starts a line
     if s.is_log:  # read the question's own words, not GPU names or "3B" inside a bus id
         text = own_words.lower().replace("×", "x").replace("，", ",")
     else:
@@ -794,7 +816,9 @@ def _extract(question: str) -> Slots:
         work = _blank(work, m)
     else:
         m = re.search(
+            # 「token长度设置的8192」「长度设成4096」: the setting verb between the word and the number
             r"(?:上下文|context(?: length)?|ctx|seq(?:uence)?[\s_]*(?:len(?:gth)?)?|序列长度|长度)\s*"
+            r"(?:设置的|设置成|设置为|设成|设为|设到|设的|开到|调到|set to)?\s*"
             r"(?:[:=：是为]|of)?\s*(?P<num>\d{3,7})(?!\d|[,.]\d)",
             work,
             re.I,
@@ -1380,8 +1404,8 @@ _MEM_BEFORE = re.compile(
 )
 # A GPU's index, not a count: 「0卡的显存占用」「1卡上」「卡0」「0号卡」「第0张卡」, "GPU0", "cuda:1", "device 0".
 GPU_INDEX_RE = re.compile(
-    # not a count followed by the memory of each card: 「8卡，每张卡40G」「8卡40G」
-    r"(?<![\d.])\d{1,2}\s*(?:号)?\s*卡\s*(?=的|上|和|跟|与|、|,|，|占|显存|只|才|却|反而|已经|一直|满|空|用了|爆)"
+    # not a count followed by the memory of each card: 「8卡，每张卡40G」「8卡40G」; 「要8卡才能跑吗」 is a count
+    r"(?<![\d.])\d{1,2}\s*(?:号)?\s*卡\s*(?=的|上|和|跟|与|、|,|，|占|显存|只|才(?!能|可以|够|行|跑|放|装)|却|反而|已经|一直|满|空|用了|爆)"
     r"(?![,，]\s*(?:每|单卡))|"
     r"(?<![\d.])\d{1,2}\s*号\s*(?:卡|gpu)|第\s*\d{1,2}\s*(?:张|块|号)\s*(?:卡|gpu)?|"
     # a range of card numbers starting at 0: 「集中在0卡~6卡」「0-6号卡」 (which cards, not how many)

@@ -30,7 +30,7 @@ class Item:
 
 # quantity kind → argument names that carry it
 _ARGS: dict[str, tuple[str, ...]] = {
-    "gpu_count": ("gpu_count", "n_gpus", "gpus", "max_gpus", "count", "expect"),
+    "gpu_count": ("gpu_count", "n_gpus", "gpus", "max_gpus", "count", "counts", "expect"),
     "params_b": ("params", "params_b", "model"),
     "context": ("context", "seq_len"),
     "batch": ("batch", "micro_batch"),
@@ -44,7 +44,7 @@ _ARGS: dict[str, tuple[str, ...]] = {
     "link_gbps": ("network",),
     "nodes": ("nodes",),
     "nics_per_node": ("nics_per_node",),
-    "period": ("hours", "days", "months", "measured_hours"),
+    "period": ("hours", "days", "months", "measured_hours", "claimed_hours"),
     "project_months": ("months", "hours", "days"),
     "hours_per_day": ("hours", "hours_per_day"),
     "days_per_week": ("hours", "days_per_week"),
@@ -186,6 +186,15 @@ def used(frame: Frame, item: Item, results: list[ToolResult]) -> bool:
         # a --max-num-seqs cap is answered by the estimate's max_concurrency_fit (render_memory._seq_cap_line)
         if any(r.name == "estimate_memory" and r.result.get("max_concurrency_fit") for r in results):
             return True
+    if (
+        kind == "q"
+        and rest == "gpu_count"
+        and "asked_count" in frame.cues
+        and any(r.name == "find_min_gpus" for r in results)
+    ):
+        return True  # 「要8卡才能跑吗」: the count asked about is set against the least count (render_memory)
+    if kind == "q" and rest in ("context", "batch") and _arg_values(results, ("measured_tokens_per_s",)):
+        return True  # "每步 16384 tokens × 1.8 it/s" became the measured speed the time is read at
     if kind == "q":
         values = _arg_values(results, _ARGS.get(rest, (rest,)))
         if rest == "params_b" and any(isinstance(v, str) and v for v in _arg_values(results, ("model",))):

@@ -37,3 +37,13 @@ def weights_line(w: Writer, r: ToolResult) -> None:
         f"For reference: {name}'s {prec} weights are about {gb(total)} GB ({gb(gib)} GiB, {b:.1f}B parameters); "
         "inference adds the KV cache and about 1 GB of CUDA context.",
     )
+    kv, per_token, ctx = res.get("kv_cache_gb"), res.get("kv_bytes_per_token"), r.args.get("context")
+    if isinstance(kv, (int, float)) and kv > 0 and isinstance(per_token, (int, float)) and ctx:
+        kib = per_token / 1024
+        w.add(
+            "verdict",
+            f"按你设的 {int(ctx):,} token，一条完整序列的 KV 缓存约 {gb(kv)} GB（每 token {kib:.0f} KiB，"
+            f"{gb(kv * 1e9 / 2**30)} GiB）；同时跑几条就乘几。",
+            f"At your {int(ctx):,} tokens one full sequence's KV cache is about {gb(kv)} GB ({kib:.0f} KiB per token, "
+            f"{gb(kv * 1e9 / 2**30)} GiB); multiply by the sequences run at once.",
+        )

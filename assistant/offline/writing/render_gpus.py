@@ -137,7 +137,8 @@ def _direct_spec_answer(w: Writer, g: dict, name: str, said: set[str]) -> None:
             else f"The {name} has no NVLink.",
         )
         return
-    if "asked_fp8" in said and g.get("fp8_supported") is not None:
+    # 「H100 支持 FP8 吗」 is a support question; 「H100 的 FP8 算力多少」 asks the figure (the _ASKED rows below)
+    if "asked_fp8" in said and g.get("fp8_supported") is not None and "asked_compute" not in said:
         from tools.gpus import fp8_usage
 
         ok = bool(g.get("fp8_supported"))
@@ -238,6 +239,32 @@ def _note_relevance(note: dict, said: set[str]) -> int:
     return 2 if key in said else 0
 
 
+def _server_totals(w: Writer, setups: list, name: str, at: int) -> None:
+    """「8 张 H100 的 FP8 算力」: the cards' dense peaks added up, in PFLOPS beside TFLOPS (1 PFLOPS = 1000 TFLOPS) —
+    a server-level figure quoted per card, or 100× too large, is then plain to see."""
+    st = next((x for x in setups if isinstance(x, dict) and (x.get("count") or 0) > 1), None)
+    if st is None:
+        return
+    n = int(st["count"])
+    bits = [
+        (label, st.get(f"{key}_dense_pflops_total"), st.get(f"{key}_dense_tflops_total"))
+        for label, key in (("BF16", "bf16"), ("FP8", "fp8"))
+        if st.get(f"{key}_dense_pflops_total")
+    ]
+    if not bits:
+        return
+    zh = "、".join(f"{label} 稠密 {num(p)} PFLOPS（{t:,.0f} TFLOPS）" for label, p, t in bits)
+    en = ", ".join(f"{label} dense {num(p)} PFLOPS ({t:,.0f} TFLOPS)" for label, p, t in bits)
+    # the total of the cards asked about leads; the one-card figures follow it
+    w.parts["verdict"].insert(
+        at,
+        w.t(
+            f"{num(n)} 张 {name} 合计：{zh}；1 PFLOPS = 1000 TFLOPS，单卡的数见下。",
+            f"{num(n)} × {name} together: {en}; 1 PFLOPS = 1000 TFLOPS, one card's figures below.",
+        ),
+    )
+
+
 @renderer("gpu_specs")
 def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
     gpus = [g for g in r.result.get("gpus") or [] if isinstance(g, dict)]
@@ -272,6 +299,7 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
         w.parts["verdict"].extend(ruled)
     if len(gpus) == 1:
         g = gpus[0]
+        at = len(w.parts["verdict"])
         _direct_spec_answer(w, g, names[0], ctx.said)
         quoted = list(getattr(ctx.slots, "quoted_rates_gbs", []) or [])
         if "nvlink" in ctx.said:
@@ -296,6 +324,7 @@ def gpu_specs(w: Writer, r: ToolResult, ctx: Context) -> None:
             )
             parts_en.append(f"{en} {num(v)} {unit}" + (f" {mem_type}" if mem_type else ""))
         w.add("verdict", f"{names[0]}：" + "，".join(parts_zh) + "。", f"{names[0]}: " + ", ".join(parts_en) + ".")
+        _server_totals(w, r.result.get("setups") or [], names[0], at)
         if g.get("china_availability") and w.lang == "en":
             w.add("numbers", "", g["china_availability"])
     else:

@@ -55,8 +55,9 @@ def estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
     _estimate_training_time(w, r, ctx)
 
 
-def _at_measured_rate(w: Writer, res: dict, card: str, n: int, toks: str) -> None:
-    """The user's own measured speed first: the run's hours at it, a claimed time set against it, the MFU it means."""
+def _at_measured_rate(w: Writer, res: dict, card: str, n: int, toks: str, sized: bool) -> None:
+    """The user's own measured speed first: the run's hours at it, a claimed time set against it, the MFU it means
+    (only for a model size the user gave: an assumed 7B would turn a LoRA run on a small model into "impossible")."""
     hours, rate = res.get("hours_at_measured_rate"), res.get("measured_tokens_per_s")
     if not hours or not rate:
         return
@@ -78,7 +79,14 @@ def _at_measured_rate(w: Writer, res: dict, card: str, n: int, toks: str) -> Non
             "possible on the same cards; that time must come from many more GPUs (or fewer tokens).",
         )
     mfu = res.get("measured_mfu")
-    if isinstance(mfu, (int, float)) and mfu > 0:
+    if not sized:
+        w.add(
+            "verdict",
+            "你没说模型多大，所以没法算这个速度相当于多少 MFU（算力利用率），也判断不了它是快是慢。",
+            "The model size was not given, so this speed cannot be turned into an MFU (how much of the cards' peak "
+            "it uses), and whether it is fast or slow cannot be judged.",
+        )
+    elif isinstance(mfu, (int, float)) and mfu > 0:
         # the MFU band of knowledge/mfu.yaml tops out near 0.6 for dense training; above 1 is past the silicon's peak
         if mfu > 1:
             zh = "，超过了这些卡的理论峰值，不可能：实测时间、每步 token 数（应是全局 batch × 序列长度）或卡数有一个不对，请核对。"
@@ -106,7 +114,11 @@ def _estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
     cost, mfu = res.get("cost_cny") or {}, res.get("mfu") or {}
     n, card = res.get("n_gpus") or 1, str(res.get("gpu_name") or res.get("gpu") or "").replace("NVIDIA ", "")
     if res.get("hours_at_measured_rate"):
-        _at_measured_rate(w, res, card, int(n), tokens_text(w, res.get("tokens")))
+        _at_measured_rate(w, res, card, int(n), tokens_text(w, res.get("tokens")), has_size(ctx.slots))
+        if not has_size(
+            ctx.slots
+        ):  # the user's own speed is the answer; a 6·N·D figure at an assumed size would contradict it
+            return
     params = res.get("params")
     size = f"{params / 1e9:.3g}B" if isinstance(params, (int, float)) else ""
     toks = tokens_text(w, res.get("tokens"))
@@ -320,7 +332,7 @@ def _what_it_rests_on(w: Writer, r: ToolResult, ctx: Context) -> None:
     a, res, s = r.args, r.result, ctx.slots
     verdict = w.parts["verdict"]
     _data_assumption(w, r, ctx)
-    if "samples" in a and not s.samples and not s.tokens:
+    if "samples" in a and not s.samples and not s.tokens and a.get("data_basis") != "steps":
         verdict.insert(
             w.part_start,
             w.t(
@@ -373,20 +385,33 @@ def _what_it_rests_on(w: Writer, r: ToolResult, ctx: Context) -> None:
         pass  # the measured hours were turned into tokens above; a reference job's hours would mislead
     elif res.get("hours_at_measured_rate"):
         pass  # the hours said were set against the user's own measured speed above (a claim, not their run's time)
+    elif (
+        s.period_hours
+        and s.period_unit in ("hour", "day")
+        and (s.training or s.finetune or s.mode)
+        and not (s.tokens or s.samples or r.args.get("data_basis") == "steps")
+    ):
+        _no_data_for_measured(w, r, ctx)
     elif s.period_hours and s.period_unit in ("hour", "day") and (s.training or s.finetune or s.mode):
         hours = res.get("wall_hours") or {}
         epochs = s.epochs
+        gpu_h = res.get("measured_gpu_hours") if s.gpu_count and res.get("measured_hours") == s.period_hours else None
+        n_run = int(r.args.get("n_gpus") or 1) if gpu_h else 1
         _normal_or_slow(w, r, ctx)
         w.add(
             "verdict",
-            f"对照你的实测 {num(s.period_hours)} 小时：估算约 {hrs(hours.get('mid'))} 小时（区间 "
+            f"对照 {'' if n_run < 2 else f'{num(n_run)} × '}{num(s.period_hours)} 小时"
+            + (f"（= {num(gpu_h)} 卡时）" if n_run > 1 else "")
+            + f"：估算约 {hrs(hours.get('mid'))} 小时（区间 "
             f"{hrs(hours.get('low'))}–{hrs(hours.get('high'))}）"
             + (
                 f"；时间和轮数成正比，{num(epochs)} 个 epoch 是主要因素，常见做法是 1–3 个 epoch。"
                 if epochs and epochs > 3
                 else "。"
             ),
-            f"Against your measured {num(s.period_hours)} hours: the estimate is about {hrs(hours.get('mid'))} hours "
+            f"Against the {'' if n_run < 2 else f'{num(n_run)} × '}{num(s.period_hours)} hours"
+            + (f" (= {num(gpu_h)} GPU-hours)" if n_run > 1 else "")
+            + f": the estimate is about {hrs(hours.get('mid'))} hours "
             f"(range {hrs(hours.get('low'))}–{hrs(hours.get('high'))})"
             + (
                 f"; time is proportional to the epochs, and {num(epochs)} epochs is the main driver (1–3 is usual)."
@@ -437,6 +462,30 @@ def _data_assumption(w: Writer, r: ToolResult, ctx: Context) -> None:
             )
         verdict.insert(w.part_start, w.t(line_zh + "：", line_en + ":"))
         w.add("assumptions", f"每条样本的 token 数：{basis.get('source')}", f"Tokens per sample: {basis.get('source')}")
+    elif kind == "steps":
+        n = r.args.get("n_gpus") or 1
+        per_card_zh = (
+            f"这里把 batch {num(basis.get('sequences_per_step'))} 当作每步所有卡合计的序列数（全局 batch）；如果是每张卡的，"
+            f"token 数和时间再乘 {num(n)}。"
+            if n > 1
+            else ""
+        )
+        per_card_en = (
+            f" The batch of {num(basis.get('sequences_per_step'))} is read as the sequences per step over all GPUs (the "
+            f"global batch); if it is per GPU, multiply the tokens and the time by {num(n)}."
+            if n > 1
+            else ""
+        )
+        verdict.insert(
+            w.part_start,
+            w.t(
+                f"数据量按步数算：{num(basis.get('steps'))} 步 × 每步 {num(basis.get('sequences_per_step'))} 条 × "
+                f"{num(basis.get('seq_len'))} token = {tokens_text(w, basis.get('tokens'))} token。{per_card_zh}",
+                f"The data from the steps: {num(basis.get('steps'))} steps × {num(basis.get('sequences_per_step'))} "
+                f"sequences × {num(basis.get('seq_len'))} tokens = {tokens_text(w, basis.get('tokens'))} tokens."
+                + per_card_en,
+            ),
+        )
     elif kind == "corpus":
         toks = res.get("tokens")
         verdict.insert(
@@ -543,6 +592,45 @@ def _slow_causes(ctx: Context, r: ToolResult) -> list[tuple[str, str]]:
     return out
 
 
+def _no_data_for_measured(w: Writer, r: ToolResult, ctx: Context) -> None:
+    """「70B的训练3个epoch要80h」 with no data size: the estimate ran on an example corpus, so it cannot say whether
+    the run is slow; what the user's own figures give is the time per epoch (time is proportional to epochs), then
+    where speed is usually lost."""
+    res = r.result
+    measured = res.get("measured_hours") or ctx.slots.period_hours
+    per_epoch = res.get("measured_hours_per_epoch")
+    lines: list[str] = []
+    if per_epoch and measured:
+        epochs = round(float(measured) / float(per_epoch))
+        lines.append(
+            w.t(
+                f"{num(measured)} 小时 ÷ {num(epochs)} 个 epoch ≈ 每个 epoch {num(per_epoch)} 小时：时间和轮数成正比，"
+                f"只训 1 个 epoch 约 {num(per_epoch)} 小时——这是最直接的提速办法。",
+                f"{num(measured)} hours ÷ {num(epochs)} epochs ≈ {num(per_epoch)} hours per epoch: time is proportional "
+                f"to the epochs, so training one epoch takes about {num(per_epoch)} hours — the most direct speed-up.",
+            )
+        )
+    lines.append(
+        w.t(
+            f"你没给数据量（样本数 × 每条长度，或总 token 数），所以判断不了这 {num(measured)} 小时是快是慢；后面的估算用的是"
+            "示例数据量，不能拿来和你的实测比。给出数据量和卡数，我按 6·N·D 算出应有的时间再对照。",
+            f"The data size (samples × length, or total tokens) was not given, so whether the {num(measured)} hours are "
+            "slow cannot be judged; the estimate further down runs on an example corpus and is not comparable with your "
+            "run. Give the data size and the GPU count and I will work out the expected time by 6·N·D and compare.",
+        )
+    )
+    causes = _slow_causes(ctx, r)
+    if causes:
+        lines.append(
+            w.t(
+                "常见的拖慢原因：" + "；".join(c[0] for c in causes[:3]) + "。",
+                "Where speed is usually lost: " + "; ".join(c[1] for c in causes[:3]) + ".",
+            )
+        )
+    for k, line in enumerate(lines):
+        w.parts["verdict"].insert(w.part_start + k, line)
+
+
 def _normal_or_slow(w: Writer, r: ToolResult, ctx: Context) -> None:
     """ "17 小时正常吗": lead with 正常 / 偏慢 / 偏快 (the tool's measured_verdict), and the likely cause when slow."""
     res = r.result
@@ -557,30 +645,30 @@ def _normal_or_slow(w: Writer, r: ToolResult, ctx: Context) -> None:
         far = (res.get("measured_vs_high") or 0) >= 3
         line = w.t(
             ("偏慢，不合理" if far else "偏慢")
-            + f"：你的 {num(measured)} 小时约是估算上限（{hrs(hi)} 小时）的 {num(res.get('measured_vs_high'))} 倍。"
+            + f"：这 {num(measured)} 小时约是估算上限（{hrs(hi)} 小时）的 {num(res.get('measured_vs_high'))} 倍。"
             f"最可能的原因：{zh}。",
             ("Slower than expected — not reasonable" if far else "Slower than expected")
-            + f": your {num(measured)} hours are about {num(res.get('measured_vs_high'))}× the "
+            + f": the {num(measured)} hours are about {num(res.get('measured_vs_high'))}× the "
             f"estimate's upper end ({hrs(hi)} hours). Most likely causes: {en}.",
         )
     elif verdict_kind == "fast":
         line = w.t(
-            f"比估算快得多：你的 {num(measured)} 小时明显短于估算下限（{hrs(lo)} 小时），先核对数据量、轮数和是否打包（packing）或截断。",
-            f"Much faster than the estimate: your {num(measured)} hours are well under its lower end ({hrs(lo)} hours); "
+            f"比估算快得多：这 {num(measured)} 小时明显短于估算下限（{hrs(lo)} 小时），先核对数据量、轮数和是否打包（packing）或截断。",
+            f"Much faster than the estimate: the {num(measured)} hours are well under its lower end ({hrs(lo)} hours); "
             "check the data size, epochs, and whether samples are packed or truncated.",
         )
     elif verdict_kind == "slightly_fast":
         line = w.t(
-            f"正常，而且略快于估算：你的 {num(measured)} 小时比估算区间（{hrs(lo)}–{hrs(hi)} 小时）的下限还短一点，效率不错。",
-            f"Normal, even a little faster than estimated: your {num(measured)} hours are just under the estimate's "
+            f"正常，而且略快于估算：这 {num(measured)} 小时比估算区间（{hrs(lo)}–{hrs(hi)} 小时）的下限还短一点，效率不错。",
+            f"Normal, even a little faster than estimated: the {num(measured)} hours are just under the estimate's "
             f"range ({hrs(lo)}–{hrs(hi)} hours), so the run is efficient.",
         )
     else:
         line = w.t(
-            f"正常：你的 {num(measured)} 小时在估算区间（{hrs(lo)}–{hrs(hi)} 小时）之内"
+            f"正常：这 {num(measured)} 小时在估算区间（{hrs(lo)}–{hrs(hi)} 小时）之内"
             + ("（接近上限）" if measured > hi else "")
             + "，这个配置本来就要这么久。",
-            f"Normal: your {num(measured)} hours are within the estimate ({hrs(lo)}–{hrs(hi)} hours"
+            f"Normal: the {num(measured)} hours are within the estimate ({hrs(lo)}–{hrs(hi)} hours"
             + (", near the upper end" if measured > hi else "")
             + "); this setup simply takes that long.",
         )

@@ -1215,6 +1215,47 @@ def _rollout_lead(w: Writer, ctx: Context, res: dict) -> None:
     w.add("assumptions", f"出处：{row['source']}", f"Source: {row['source']}")
 
 
+def _one_server_offload_line(w: Writer, res: dict) -> None:
+    """More than one server for training: what one 8-GPU server does with ZeRO-3 CPU offload, and the host RAM it
+    needs (a team with one machine asks exactly this)."""
+    one = res.get("one_server_offload")
+    if not isinstance(one, dict) or not one.get("fits") or not one.get("host_ram_gb"):
+        return
+    card = str(res.get("gpu") or "").replace("NVIDIA ", "")
+    ram = float(one["host_ram_gb"])
+    w.add(
+        "alternatives",
+        f"只有一台 8 卡机的话：ZeRO-3 把参数和优化器状态都卸载到 CPU（offload_param + offload_optimizer），每张 {card} "
+        f"只需约 {gb(one.get('per_gpu_gb'))} GB，但这台机器要约 {ram:,.0f} GB 内存（"
+        "DeepSpeed 估算公式：18 字节/参数 × 1.5 倍缓冲），而且每步都要在 CPU 和 GPU 之间搬数据，比不卸载慢数倍。",
+        f"With only one 8-GPU server: ZeRO-3 offloading both parameters and optimizer states to CPU (offload_param + "
+        f"offload_optimizer) needs only about {gb(one.get('per_gpu_gb'))} GB per {card}, but about {ram:,.0f} GB "
+        f"of host RAM (DeepSpeed's estimator: 18 bytes/param × a 1.5 buffer), and moving "
+        "data between CPU and GPU every step makes it several times slower.",
+    )
+
+
+def _asked_count_line(w: Writer, ctx: Context, res: dict) -> None:
+    """「这个35B的要8卡才能跑吗」: a count put as a question is answered first — yes, or fewer will do, or not enough."""
+    asked, n = ctx.slots.gpu_count, res.get("min_gpus")
+    if not asked or "asked_count" not in ctx.slots.cues:
+        return
+    if not n:
+        w.add("verdict", f"{num(asked)} 张也不够。", f"{num(asked)} GPUs are not enough.")
+    elif n < asked:
+        est: dict = res["estimate"] if isinstance(res.get("estimate"), dict) else {}
+        tp = n > 1 and est.get("mode") == "inference"
+        w.add(
+            "verdict",
+            f"不需要 {num(asked)} 张，{num(n)} 张就放得下" + (f"（张量并行 TP={num(n)}）。" if tp else "。"),
+            f"No — {num(n)} will do, not {num(asked)}" + (f" (tensor parallel, TP={num(n)})." if tp else "."),
+        )
+    elif n == asked:
+        w.add("verdict", f"是的，至少要 {num(asked)} 张。", f"Yes, {num(asked)} is the least.")
+    else:
+        w.add("verdict", f"{num(asked)} 张不够，要 {num(n)} 张。", f"{num(asked)} are not enough; it takes {num(n)}.")
+
+
 @renderer("find_min_gpus")
 def find_min_gpus(w: Writer, r: ToolResult, ctx: Context) -> None:
     if ctx.by_name("estimate_memory") or ctx.by_name("find_max_fit"):
@@ -1222,8 +1263,10 @@ def find_min_gpus(w: Writer, r: ToolResult, ctx: Context) -> None:
     res = r.result
     _parallel_count_line(w, ctx)
     _rollout_lead(w, ctx, res)
+    _asked_count_line(w, ctx, res)
     _min_gpus_line(w, res, as_alternative=False)
     rent_notes(w, res, "verdict")
+    _one_server_offload_line(w, res)
     inner: dict = res["estimate"] if isinstance(res.get("estimate"), dict) else {}
     if inner:
         whole_zh, whole_en = whole_model_clause(w, inner)
@@ -1707,7 +1750,7 @@ def _gguf_ram_verdict(w: Writer, est: dict, have: object) -> str | None:
 
 def card_rule_lines(w: Writer, est: dict) -> None:
     """Rules of the card and the engine that decide before memory does: FP8 support, tensor-parallel sizes."""
-    for key in ("tp_note", "fp8_note"):
+    for key in ("tp_note", "fp8_note", "bf16_note"):
         note = est.get(key)
         if isinstance(note, dict) and note.get("zh"):
             w.add("verdict", str(note["zh"]).rstrip("。") + "。", str(note.get("en") or "").rstrip(".") + ".")

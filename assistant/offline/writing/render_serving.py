@@ -595,6 +595,28 @@ def _cur(amount: Any, currency: str) -> str:
     return f"{sym}{num(amount)}" if sym else f"{num(amount)} {currency}"
 
 
+def _measured_rate_lines(w: Writer, res: dict, cur: str, at: int) -> None:
+    """「一秒只能出15个token」 beside the quote: the tokens a day at that speed, the quote per million tokens, and why
+    one request's speed is not what the machine can sell (continuous batching serves many streams at once)."""
+    tps, day, per_m = res.get("output_tokens_per_s"), res.get("tokens_per_day"), res.get("cost_per_million_tokens")
+    if not tps or not day or per_m is None:
+        return
+    day_zh = f"{day / 1e4:,.0f} 万" if day < 1e8 else f"{day / 1e8:.3g} 亿"
+    w.parts["verdict"].insert(
+        at,
+        w.t(
+            f"按你实测的 {num(tps)} token/s，一天 86,400 秒约出 {day_zh} token，折合每百万 token 约 {_cur(per_m, cur)}。"
+            "不过这通常是单路（一个请求）的速度：vLLM、SGLang 这类引擎用连续批处理同时跑很多路请求，单路速度下降不多，"
+            "总吞吐却能高出几倍到几十倍，算成本和回本要用满并发时的总吞吐（测试时加大并发再看总 token/s）。",
+            f"At your measured {num(tps)} tokens/s, a day's 86,400 s make about {day / 1e6:.3g} M tokens: about "
+            f"{_cur(per_m, cur)} per million tokens. But that is usually one stream (a single request): engines such as vLLM "
+            "and SGLang batch many requests at once (continuous batching), each stream slows a little while the total "
+            "throughput rises several- to tens-fold; cost and break-even should use the total throughput at full "
+            "concurrency (benchmark with more concurrent requests and read the aggregate tokens/s).",
+        ),
+    )
+
+
 @renderer("quote_cost")
 def quote_cost(w: Writer, r: ToolResult, ctx: Context) -> None:
     """The user's rate × the user's hours, in the user's currency, with the arithmetic."""
@@ -604,6 +626,7 @@ def quote_cost(w: Writer, r: ToolResult, ctx: Context) -> None:
     cur = str(res.get("currency") or "")
     per = r.args.get("per") or "hour"
     quoted = _cur(r.args.get("amount"), cur)
+    top = len(w.parts["verdict"])  # a measured speed's tokens a day and price per million lead (_measured_rate_lines)
     per_zh = {"hour": "小时", "day": "天", "week": "周", "month": "月"}.get(per, per)
     month = res.get("hours_per_month")
     # hours quoted as GPU-hours ("1845 A100 GPU hours"): say so, they are card-hours, not wall-clock hours
@@ -638,6 +661,7 @@ def quote_cost(w: Writer, r: ToolResult, ctx: Context) -> None:
                 zh = f"这在{band_zh}之内，价格正常。"
                 en = f"That is within the usual per-card range on rental platforms, {band_en}: a normal price."
             w.add("verdict", zh, en)
+        _measured_rate_lines(w, res, cur, top)
         w.add("numbers", f"算式：{res.get('arithmetic')}", f"Arithmetic: {res.get('arithmetic')}")
         return
     step_zh = f"{quoted}/月 ÷ {num(month)} 小时 = {_cur(res.get('hourly_rate'), cur)}/小时，" if month else ""
@@ -659,6 +683,7 @@ def quote_cost(w: Writer, r: ToolResult, ctx: Context) -> None:
             else "."
         ),
     )
+    _measured_rate_lines(w, res, cur, top)
     w.add("numbers", f"算式：{res.get('arithmetic')}", f"Arithmetic: {res.get('arithmetic')}")
     quote_claim_lines(w, r, ctx)  # the user's own total checked, a per-day rate per hour (render_prices)
     if gpu_hours:

@@ -267,7 +267,7 @@ def tokens_text(w: Writer, x: Any) -> str:
         if x >= 1e12:
             return f"{x / 1e12:g}万亿"
         if x >= 1e8:
-            return f"{x / 1e8:g}亿"
+            return f"{x / 1e8:.4g}亿"
         return f"{x:,.0f}"
     if x >= 1e12:
         return f"{x / 1e12:g}T"
