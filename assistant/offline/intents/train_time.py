@@ -38,23 +38,22 @@ def assumed_gpus(f: Frame) -> int | None:
     return ASSUMED_GPUS if not f.nodes and "how_many" in f.cues else None
 
 
-def _measured_rate_args(f: Frame) -> dict[str, Any]:
-    """The user's own speed ("1.8 it/s, 16384 tokens per step") and a claimed time beside it, with the user's own
-    tokens only (an example corpus would mislead); empty when the text gives no rate."""
+def _run_args(f: Frame) -> dict[str, Any]:
+    """What the user measured on the run. A speed ("1.8 it/s, 16384 tokens per step"; "37.8 s for 100 iterations =
+    409,600 tokens") with the user's own tokens only — an example corpus would mislead — and the hours said beside it
+    as a claim; else the run's own hours (「总时长显示17小时」「16张A100 … 6h 训练1K步」), set against the estimate."""
     from assistant.offline.reading.run_figures import measured_token_rate
 
     rate = measured_token_rate(f.text or "") if f.tokens else None
-    return {"measured_tokens_per_s": rate, "claimed_hours": f.period_hours} if rate else {}
+    if rate:
+        return {"measured_tokens_per_s": rate, "claimed_hours": f.period_hours}
+    if f.period_unit in ("hour", "day") and f.period_hours and trains(f):
+        return {"measured_hours": f.period_hours}
+    return {}
 
 
 def calls(f: Frame) -> list[ToolCall]:
-    # "37.8 s for 100 iterations = 409,600 tokens … 8B tokens … paper says 8 hours": the run at the user's own speed,
-    # and the speed the claimed time would need
-    measured = _measured_rate_args(f)
-    if not measured and f.period_unit in ("hour", "day") and f.period_hours and trains(f):
-        measured = {
-            "measured_hours": f.period_hours
-        }  # 「16张A100 … 6h 训练1K步」: the run's hours, set against the estimate
+    measured = _run_args(f)
     return [
         A.call(
             NAME,
@@ -333,9 +332,6 @@ def completed_calls(f: Frame) -> list[ToolCall]:
     mode = A.train_mode(f, default="lora" if not has_size(f) and not ref else "full")
     if ref is not None and not f.mode:
         mode = "pretrain"
-    measured = _measured_rate_args(f)
-    # the run's own hours ("总时长显示17小时"), compared with the estimate; a measured rate already carries them
-    hours = f.period_hours if f.period_unit in ("hour", "day") and trains(f) and not measured else None
     return [
         A.call(
             NAME,
@@ -350,8 +346,7 @@ def completed_calls(f: Frame) -> list[ToolCall]:
             precision=f.precision,
             zero3=True if f.zero_stage == 3 else None,
             recompute=recompute_arg(f),
-            measured_hours=hours,
-            **measured,
+            **_run_args(f),
         ),
         A.call(NAME, "search_guide", query=A.guide_query(f, NAME), k=2, doc_id="training-time-cost"),
     ]

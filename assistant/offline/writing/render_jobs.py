@@ -114,10 +114,9 @@ def _estimate_training_time(w: Writer, r: ToolResult, ctx: Context) -> None:
     cost, mfu = res.get("cost_cny") or {}, res.get("mfu") or {}
     n, card = res.get("n_gpus") or 1, str(res.get("gpu_name") or res.get("gpu") or "").replace("NVIDIA ", "")
     if res.get("hours_at_measured_rate"):
-        _at_measured_rate(w, res, card, int(n), tokens_text(w, res.get("tokens")), has_size(ctx.slots))
-        if not has_size(
-            ctx.slots
-        ):  # the user's own speed is the answer; a 6·N·D figure at an assumed size would contradict it
+        sized = has_size(ctx.slots)
+        _at_measured_rate(w, res, card, int(n), tokens_text(w, res.get("tokens")), sized)
+        if not sized:  # the user's own speed is the answer; a 6·N·D figure at an assumed size would contradict it
             return
     params = res.get("params")
     size = f"{params / 1e9:.3g}B" if isinstance(params, (int, float)) else ""
@@ -385,40 +384,11 @@ def _what_it_rests_on(w: Writer, r: ToolResult, ctx: Context) -> None:
         pass  # the measured hours were turned into tokens above; a reference job's hours would mislead
     elif res.get("hours_at_measured_rate"):
         pass  # the hours said were set against the user's own measured speed above (a claim, not their run's time)
-    elif (
-        s.period_hours
-        and s.period_unit in ("hour", "day")
-        and (s.training or s.finetune or s.mode)
-        and not (s.tokens or s.samples or r.args.get("data_basis") == "steps")
-    ):
-        _no_data_for_measured(w, r, ctx)
     elif s.period_hours and s.period_unit in ("hour", "day") and (s.training or s.finetune or s.mode):
-        hours = res.get("wall_hours") or {}
-        epochs = s.epochs
-        gpu_h = res.get("measured_gpu_hours") if s.gpu_count and res.get("measured_hours") == s.period_hours else None
-        n_run = int(r.args.get("n_gpus") or 1) if gpu_h else 1
-        _normal_or_slow(w, r, ctx)
-        w.add(
-            "verdict",
-            f"对照 {'' if n_run < 2 else f'{num(n_run)} × '}{num(s.period_hours)} 小时"
-            + (f"（= {num(gpu_h)} 卡时）" if n_run > 1 else "")
-            + f"：估算约 {hrs(hours.get('mid'))} 小时（区间 "
-            f"{hrs(hours.get('low'))}–{hrs(hours.get('high'))}）"
-            + (
-                f"；时间和轮数成正比，{num(epochs)} 个 epoch 是主要因素，常见做法是 1–3 个 epoch。"
-                if epochs and epochs > 3
-                else "。"
-            ),
-            f"Against the {'' if n_run < 2 else f'{num(n_run)} × '}{num(s.period_hours)} hours"
-            + (f" (= {num(gpu_h)} GPU-hours)" if n_run > 1 else "")
-            + f": the estimate is about {hrs(hours.get('mid'))} hours "
-            f"(range {hrs(hours.get('low'))}–{hrs(hours.get('high'))})"
-            + (
-                f"; time is proportional to the epochs, and {num(epochs)} epochs is the main driver (1–3 is usual)."
-                if epochs and epochs > 3
-                else "."
-            ),
-        )
+        if not (s.tokens or s.samples or a.get("data_basis") == "steps"):
+            _no_data_for_measured(w, r, ctx)  # the estimate ran on an example corpus: nothing to set the hours against
+        else:
+            _set_against_estimate(w, r, ctx)
     active = res.get("active_params")
     if isinstance(active, (int, float)) and isinstance(res.get("params"), (int, float)) and active < res["params"]:
         w.add(
@@ -592,6 +562,38 @@ def _slow_causes(ctx: Context, r: ToolResult) -> list[tuple[str, str]]:
     return out
 
 
+def _set_against_estimate(w: Writer, r: ToolResult, ctx: Context) -> None:
+    """The run's own hours against the estimate (the data size is the user's): normal or slow first, then the
+    hours (with card-hours when the cards were counted) beside the estimate's band."""
+    res, s = r.result, ctx.slots
+    hours = res.get("wall_hours") or {}
+    epochs = s.epochs
+    gpu_h = res.get("measured_gpu_hours") if s.gpu_count and res.get("measured_hours") == s.period_hours else None
+    n_run = int(r.args.get("n_gpus") or 1) if gpu_h else 1
+    _normal_or_slow(w, r, ctx)
+    w.add(
+        "verdict",
+        f"对照 {'' if n_run < 2 else f'{num(n_run)} × '}{num(s.period_hours)} 小时"
+        + (f"（= {num(gpu_h)} 卡时）" if n_run > 1 else "")
+        + f"：估算约 {hrs(hours.get('mid'))} 小时（区间 "
+        f"{hrs(hours.get('low'))}–{hrs(hours.get('high'))}）"
+        + (
+            f"；时间和轮数成正比，{num(epochs)} 个 epoch 是主要因素，常见做法是 1–3 个 epoch。"
+            if epochs and epochs > 3
+            else "。"
+        ),
+        f"Against the {'' if n_run < 2 else f'{num(n_run)} × '}{num(s.period_hours)} hours"
+        + (f" (= {num(gpu_h)} GPU-hours)" if n_run > 1 else "")
+        + f": the estimate is about {hrs(hours.get('mid'))} hours "
+        f"(range {hrs(hours.get('low'))}–{hrs(hours.get('high'))})"
+        + (
+            f"; time is proportional to the epochs, and {num(epochs)} epochs is the main driver (1–3 is usual)."
+            if epochs and epochs > 3
+            else "."
+        ),
+    )
+
+
 def _no_data_for_measured(w: Writer, r: ToolResult, ctx: Context) -> None:
     """「70B的训练3个epoch要80h」 with no data size: the estimate ran on an example corpus, so it cannot say whether
     the run is slow; what the user's own figures give is the time per epoch (time is proportional to epochs), then
@@ -600,8 +602,8 @@ def _no_data_for_measured(w: Writer, r: ToolResult, ctx: Context) -> None:
     measured = res.get("measured_hours") or ctx.slots.period_hours
     per_epoch = res.get("measured_hours_per_epoch")
     lines: list[str] = []
-    if per_epoch and measured:
-        epochs = round(float(measured) / float(per_epoch))
+    epochs = r.args.get("epochs")
+    if per_epoch and measured and epochs:
         lines.append(
             w.t(
                 f"{num(measured)} 小时 ÷ {num(epochs)} 个 epoch ≈ 每个 epoch {num(per_epoch)} 小时：时间和轮数成正比，"
