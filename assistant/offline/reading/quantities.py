@@ -186,7 +186,10 @@ _SAMPLE_TOKENS_RE = re.compile(
     re.I,
 )
 _EPOCHS_RE = re.compile(
-    rf"(?P<n>{_N})\s*(?:个)?\s*(?:epoch(?:e?s)?|轮|遍)(?!\w)|(?:epoch(?:e?s)?|轮数)\s*[=:：]?\s*(?P<n2>\d+)", re.I
+    # (?![a-z0-9_]), not (?!\w): 「3个epoch要80h」 — a Chinese character after the word is \w in Python's re; 「第3轮」
+    # is which round, not how many
+    rf"(?<!第)(?P<n>{_N})\s*(?:个)?\s*(?:epoch(?:e?s)?|轮|遍)(?![a-z0-9_])|(?:epoch(?:e?s)?|轮数)\s*[=:：]?\s*(?P<n2>\d+)",
+    re.I,
 )
 _HOURS_DAY_RE = re.compile(
     rf"(?:每天|一天|每日|日均|a day|per day|daily)\s*(?:只|就|大概|约|用|跑|开)*\s*(?P<n>{_N})\s*(?:个)?\s*(?:小时|钟头|h\b|hours?)|"

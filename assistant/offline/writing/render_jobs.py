@@ -602,7 +602,8 @@ def _no_data_for_measured(w: Writer, r: ToolResult, ctx: Context) -> None:
     measured = res.get("measured_hours") or ctx.slots.period_hours
     per_epoch = res.get("measured_hours_per_epoch")
     lines: list[str] = []
-    epochs = r.args.get("epochs")
+    # only epochs the user said: with none, the call carries the example's assumed count, and dividing by it is a guess
+    epochs = r.args.get("epochs") if ctx.slots.epochs else None
     if per_epoch and measured and epochs:
         lines.append(
             w.t(
