@@ -57,7 +57,7 @@ def test_dpo_answer_names_pairs_reference_and_host_ram() -> None:
     assert "DPO" in t.split("\n")[0]
     assert "chosen" in t and "参考模型" in t
     # 8 processes × (policy + reference) × 15.23 GB = 243.7 GB if zero.Init is not active
-    assert "内存（主机 RAM" in t and "244 GB" in t and "512 GB" in t
+    assert "主机内存（RAM" in t and "244 GB" in t and "512 GB" in t
 
 
 def test_grpo_answer_names_reference_and_rollouts() -> None:

@@ -555,6 +555,11 @@ class EstimateMemoryOutput(BaseModel):
     )
     tp_sizes: list[int] | None = Field(None, description="valid tensor-parallel sizes for this model (≤ 16)")
     tp_note: dict[str, str] | None = Field(None, description="why this TP size will not start and what to use (zh/en)")
+    quant_tp_note: dict[str, str] | None = Field(
+        None,
+        description="GPTQ/AWQ int4 weights that serve on fewer TP sizes than the bf16 model (intermediate_size ÷ TP "
+        "must be a multiple of the 128-channel group), zh/en; None when the int4 release splits like the original",
+    )
     bf16_note: dict[str, str] | None = Field(
         None, description="bf16 asked (or the default) on a card without bf16 (Volta, Turing, Pascal): run fp16"
     )
@@ -1520,6 +1525,12 @@ def _borderline(headroom_gb: float | None, cap: GpuCapacity | None) -> bool | No
     return abs(headroom_gb) < BORDERLINE_FRACTION * cap.memory_gb
 
 
+def _quant_tp_source() -> str:
+    from tools.memory_parallel import QUANT_SOURCE
+
+    return QUANT_SOURCE
+
+
 def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
     """Tool body: the per-GPU breakdown and, with a GPU, the verdict."""
     from tools.models import resolve_model
@@ -1627,6 +1638,9 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
     from tools.memory_parallel import tp_check
 
     tp_ok, tp_sizes, tp_note = tp_check(inp, model)
+    from tools.memory_parallel import quant_tp_note
+
+    quant_note = quant_tp_note(inp, model)
     kv_all = kv_seq = None
     if inp.mode == "inference":
         from tools.memory_kv import KV_DTYPE_BYTES, kv_cache_bytes
@@ -1698,6 +1712,7 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         gpu_fp8=cap.fp8_supported if cap else None,
         tp_valid=tp_ok,
         tp_sizes=tp_sizes,
+        quant_tp_note=quant_note,
         tp_note=tp_note,
         fp8_note=fp8_note,
         bf16_note=_bf16_note(inp, cap) if cap else None,
@@ -1735,7 +1750,7 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         borderline=_borderline(headroom, cap),
         summary=_summary(inp, model.name, b, cap, fits, headroom, changes, nearest, combined),
         assumptions=assumptions,
-        sources=list(dict.fromkeys(sources)),
+        sources=list(dict.fromkeys(sources + ([_quant_tp_source()] if quant_note else []))),
     )
 
 

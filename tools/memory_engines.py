@@ -110,6 +110,7 @@ class PreallocationProfile(BaseModel):
     basis: Literal["total", "free_after_weights"]
     absolute: dict[str, str]
     order: dict[str, str] | None = None
+    floor: dict[str, str] | None = None  # why lowering the fraction until start-up fails, and what to lower instead
     default_note: dict[str, str] | None = None
     # settings users take for a memory knob that only limit requests (LMDeploy --max-concurrent-requests):
     # {spellings: [...], zh, en} with {flag} for the spelling the user wrote

@@ -38,8 +38,67 @@ def tp_allowed(arch: Any, tp: int) -> bool:
     return kv % tp == 0 if kv >= tp else tp % kv == 0
 
 
-def valid_tp_sizes(arch: Any, limit: int = 16) -> list[int]:
-    return [t for t in range(1, limit + 1) if tp_allowed(arch, t)]
+def valid_tp_sizes(arch: Any, limit: int = 16, group: int | None = None) -> list[int]:
+    return [t for t in range(1, limit + 1) if tp_allowed(arch, t) and quant_tp_allowed(arch, t, group)]
+
+
+# GPTQ/AWQ int4 checkpoints store weights in groups of 128 input channels (the usual g128 release). vLLM's GPTQ/AWQ
+# create_weights refuses a row-parallel shard whose input size is not a multiple of the group ("The input size is
+# not aligned with the quantized weight shape. This can be caused by too large tensor parallel size."); tensor
+# parallel splits the MLP down_proj along intermediate_size, so intermediate_size ÷ TP must be a multiple of 128.
+# Qwen-14B: 13696 = 128 × 107 (107 prime) → TP 1 only; Qwen-7B 11008 = 128 × 86 → TP 1/2 (Qwen/Qwen3 issue #63).
+QUANT_GROUP = 128
+QUANT_SOURCE = (
+    "vLLM vllm/model_executor/layers/quantization/gptq.py and awq.py create_weights ('The input size is not aligned "
+    "with the quantized weight shape. This can be caused by too large tensor parallel size.'); QwenLM/Qwen3 issue #63; "
+    "QwenLM/Qwen3-VL issue #230 (72B AWQ/GPTQ re-quantised with intermediate_size padded to 29696); vllm-project/vllm "
+    "issue #21695 (29568 / 128 = 231 → TP 1 only)"
+)
+
+
+def quant_tp_allowed(arch: Any, tp: int, group: int | None) -> bool:
+    """True unless group-quantised weights (`group` input channels per scale) cannot be split `tp` ways along the
+    dense MLP's intermediate size. MoE experts are left to the head rule (their widths vary by release)."""
+    if not group or tp <= 1 or getattr(arch, "moe_intermediate_size", None):
+        return True
+    inter = int(arch.intermediate_size)
+    return inter % tp == 0 and (inter // tp) % group == 0
+
+
+def quant_group(job: MemoryJob) -> int | None:
+    """128 for GPTQ/AWQ int4 weights served by vLLM/SGLang (g128 checkpoints), else None."""
+    if job.mode != "inference" or job.precision != "int4" or job.engine_id == "hf":
+        return None
+    return QUANT_GROUP if (job.int4_format or "awq") in ("awq", "gptq") else None
+
+
+def quant_tp_note(job: MemoryJob, model: Any) -> dict[str, str] | None:
+    """Why the int4 release of this model serves on fewer TP sizes than the bf16 one (None when it does not)."""
+    group = quant_group(job)
+    if group is None:
+        return None
+    arch = model.arch
+    full, quant = valid_tp_sizes(arch), valid_tp_sizes(arch, group=group)
+    if full == quant:
+        return None
+    inter = int(arch.intermediate_size)
+    fmt = job.int4_format.upper() if job.int4_format else "GPTQ/AWQ"
+    groups = f"{group} × {inter // group}" if inter % group == 0 else f"{inter} ÷ {group} = {inter / group:.2f}"
+    lost = [t for t in full if t not in quant]
+    return {
+        "zh": f"{fmt} int4 权重按每 {group} 个输入通道一组存放，张量并行要把 MLP 的 down_proj 沿 intermediate_size 切开，"
+        f"每张卡分到的宽度必须是 {group} 的整数倍：{model.name} 的 intermediate_size 是 {inter}（{groups}），"
+        f"量化版能用的 TP 只有 {'、'.join(map(str, quant))}，TP {'、'.join(map(str, lost[:4]))} 会报 "
+        "'The input size is not aligned with the quantized weight shape'（bf16 原版没有这个限制；官方后来按 TP 补齐后重新量化的版本"
+        "不受此限，例如 Qwen2-VL-72B 的 AWQ/GPTQ 改成了 29696，以你那份权重 config.json 里的 intermediate_size 为准）",
+        "en": f"{fmt} int4 weights are stored in groups of {group} input channels, and tensor parallel splits the MLP "
+        f"down_proj along intermediate_size, so each GPU's share must be a multiple of {group}: {model.name} has "
+        f"intermediate_size {inter} ({groups}), so the quantised release serves only on TP "
+        f"{', '.join(map(str, quant))}; TP {', '.join(map(str, lost[:4]))} fails with 'The input size is not aligned "
+        "with the quantized weight shape' (the bf16 original has no such limit; releases re-quantised after padding "
+        "for TP are not limited — Qwen2-VL-72B's AWQ/GPTQ moved to 29696 — so the intermediate_size in your weights' "
+        "config.json decides)",
+    }
 
 
 def _a(zh: str, en: str) -> dict[str, str]:
@@ -49,9 +108,12 @@ def _a(zh: str, en: str) -> dict[str, str]:
 def tp_check(job: MemoryJob, model: Any) -> tuple[bool | None, list[int] | None, dict[str, str] | None]:
     """(valid, valid sizes, note) for inference with vLLM/SGLang over several GPUs; (None, sizes, None) otherwise."""
     arch = model.arch
-    sizes = valid_tp_sizes(arch)
+    group = quant_group(job)
+    sizes = valid_tp_sizes(arch, group=group)
     if job.mode != "inference" or job.gpus <= 1 or job.engine_id == "hf":
         return None, sizes, None
+    if tp_allowed(arch, job.gpus) and not quant_tp_allowed(arch, job.gpus, group):
+        return False, sizes, quant_tp_note(job, model)
     if tp_allowed(arch, job.gpus):
         return True, sizes, None
     if job.gpus > NODE and job.gpus % NODE == 0 and tp_allowed(arch, NODE):

@@ -181,14 +181,15 @@ class Retriever:
             self.messages.extend(getattr(self.user_docs, "messages", []))
             getattr(self.user_docs, "messages", []).clear()
             content_hash = corpus_hash(passages, extra=self.store.collection_name)
-            self._vectors = None if force else self._cached_vectors(passages, content_hash)
-            if self._vectors is not None:  # the store's vectors, current and intact: Chroma stays closed
-                from tools.retrieval.store import SyncStats
+            with self.store.process_lock():
+                self._vectors = None if force else self._cached_vectors(passages, content_hash)
+                if self._vectors is not None:  # the store's vectors, current and intact: Chroma stays closed
+                    from tools.retrieval.store import SyncStats
 
-                stats = SyncStats()
-            else:
-                stats = self._sync_store(passages, content_hash, force)
-                self._vectors = self._copy_vectors(passages, content_hash)
+                    stats = SyncStats()
+                else:
+                    stats = self._sync_store(passages, content_hash, force)
+                    self._vectors = self._copy_vectors(passages, content_hash)
             if force or content_hash != self.content_hash or self._bm25 is None:
                 self._build_lexical(passages, content_hash)
             self.passages, self.content_hash = passages, content_hash

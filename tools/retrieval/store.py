@@ -13,6 +13,7 @@ the corpus and the user's documents, which live outside it in `user_docs/`.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -150,6 +151,18 @@ class VectorStore:
             return "|".join(parts)
         except OSError:
             return None
+
+    def process_lock(self) -> Any:
+        """An inter-process lock for opening and filling the embedded store. Why: two processes that
+        start at once on a fresh machine (the page and a CLI call, or parallel eval runs) would both
+        create the sqlite file; the second reads it half-migrated, takes it for broken and moves it
+        aside under the first. A server does its own locking."""
+        if self.chroma_url:
+            return contextlib.nullcontext()
+        from filelock import FileLock
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        return FileLock(str(self.path.with_name(f"{self.path.name}.lock")))
 
     @property
     def vectors_path(self) -> Path:

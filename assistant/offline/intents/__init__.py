@@ -182,6 +182,8 @@ PRECEDENCE: list[tuple[str, Predicate]] = [
     (plans.HOST_VS_API, plans.applies_host_vs_api),  # "本地部署和调 API 有啥区别"
     (serving.TEAM, serving.applies_team),  # "200人的公司知识库要什么服务器": users/peak/rate → cards
     (train_time.RESCALE, train_time.applies_rescale),  # "6×H800 25h → 2×A800 要多久": dense peaks, same MFU
+    (A.MEMORY, ops.quant_tp_asked),  # 「14B-Int4 为什么不支持多卡」: the int4 TP rule with its intermediate_size
+    (A.MEMORY, ops.requirement_why),  # 「6B微调为啥需要60GB」: the breakdown against the quoted figure
     (A.ADVICE, ops.applies_rl_cause),  # "PPO 要 400 小时，咋回事": generation, which the estimate leaves out
     (
         train_time.COMPLETED,

@@ -13,6 +13,7 @@ from typing import Any
 
 from assistant.offline.reading.frame import Frame, GpuMention
 from assistant.offline.reading.frame import Frame as Slots  # the name older helpers use
+from assistant.offline.reading.shapes import OOM_WORDS
 from assistant.offline.types import ToolCall
 from tools.lang import has_cjk
 
@@ -150,7 +151,7 @@ def memory_kwargs(s: Slots) -> dict[str, Any]:
     return kw
 
 
-_OOM_SEEN = re.compile(r"(?<![a-z])oom|out of memory|爆显存|显存不够|显存不足|显存溢出|显存爆", re.I)
+_OOM_SEEN = re.compile(OOM_WORDS, re.I)  # 「总是会报超过显存的问题」, "insufficient memory": an OOM in other words
 # device_map = None (the Qwen / PEFT scripts under torchrun) loads a whole copy per process: not sharding
 _SHARDED = re.compile(
     r"zero|deepspeed|fsdp|gemini|colossal|megatron|device_map(?!\s*[=:]\s*['\"]?(?:none|null)\b)|accelerate config",

@@ -100,6 +100,36 @@ def asks_cause(f: Frame) -> bool:
     )
 
 
+def host_ram_asked(f: Frame) -> bool:
+    """「没有足够的 CPU 内存初始化」, "how much CPU memory for ZeRO offload" about a sized training job: the host RAM
+    it needs is a number the memory estimate gives (DeepSpeed's estimator), not know-how."""
+    # 「需要多少内存？我128g内存」: a RAM size of one's own says 内存 is host RAM; alone, many users mean 显存 by it
+    # (「5张V100合计80G，到底需要多少内存」)
+    asked = "asked_host_ram" in f.mentions or ("requirement" in f.cues and f.host_ram_gb is not None)
+    return f.training and has_size(f) and "host_ram_word" in f.mentions and asked and not f.pipeline
+
+
+def quant_tp_asked(f: Frame) -> bool:
+    """「14B-Int4 为什么不支持多卡并行」: int4 weights of a catalog model whose group size limits its tensor-parallel
+    sizes (tools/memory_parallel.py); the estimate's rule is the cause, with the model's own intermediate_size."""
+    if f.precision != "int4" or "multi_gpu_word" not in f.mentions or not f.model:
+        return False
+    from tools.memory_parallel import QUANT_GROUP, valid_tp_sizes
+    from tools.models import find_entry
+
+    entry = find_entry(f.model)
+    return entry is not None and valid_tp_sizes(entry.arch, group=QUANT_GROUP) != valid_tp_sizes(entry.arch)
+
+
+_WHY = re.compile(r"为啥|为什么|为何|怎么会|咋会|\bwhy\b|how come", re.I)
+
+
+def requirement_why(f: Frame) -> bool:
+    """「6B微调为啥需要60GB」: why a sized job needs the figure someone quoted — the memory breakdown (weights,
+    gradients, optimizer states, activations) is the answer, set against the quoted figure; the guide follows."""
+    return bool(f.required_gb and has_size(f) and not f.is_log and _WHY.search(f.text or "") and not f.decline)
+
+
 def applies_cause(f: Frame) -> bool:
     """「4090D比4060Ti慢20%，可能原因是？」: a cause asked about a symptom (or about nothing a tool computes).
     A log paste, a quoted measurement (busbw, reported memory) and the step-time question have their own
@@ -114,6 +144,10 @@ def applies_cause(f: Frame) -> bool:
     # 「这个35B的要8卡才能跑吗（vllm-ascend）」: a count asked for a sized model is the finding's own question; the
     # stack's guide call follows the count (intents/stack.py)
     counted = "how_many" in f.cues and has_size(f) and f.gpu_count is not None
+    if host_ram_asked(f) or quant_tp_asked(f):
+        return (
+            False  # the memory estimate answers it (DeepSpeed's host-RAM figure, the int4 TP rule); the guide follows
+        )
     if guide_leads(f.text) and not f.decline and not pooled and not counted:
         return True  # know-how the guide answers ("SSH 一断训练就停", "V100 能装 flash-attn 吗"): see tools/retrieval/leads
     serving = f.mode == "inference" or bool(set(f.engines) & _SERVING_ENGINES)

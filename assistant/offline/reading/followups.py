@@ -234,6 +234,7 @@ def resolve(question: str, history: list[dict] | None) -> tuple[Slots, bool]:
     earlier = user_turns(history)
     if earlier:
         _same_card_as_before(now, earlier)
+        _same_method_as_before(now, earlier)
     _stated_figures(now, [question])
     if not earlier or not (is_followup(question, now) or leans_on_context(question, now) or points_back(question, now)):
         return now, False
@@ -256,6 +257,20 @@ def resolve(question: str, history: list[dict] | None) -> tuple[Slots, bool]:
     _apply_capacities(merged, base, question)
     _stated_figures(merged, [question, *reversed(earlier)])
     return merged, True
+
+
+def _same_method_as_before(now: Slots, earlier: list[str]) -> None:
+    """ "I can't finetune 65b even with two cards?" after "fine-tune 65b … 4-bit LoRA": a bare "finetune" of the size an
+    earlier turn named with its method (LoRA / QLoRA, the 4-bit base) is that method, not full fine-tuning."""
+    if now.mode is not None or not now.finetune or not now.params_b:
+        return
+    for turn in reversed(earlier):
+        before = extract(turn)
+        if before.params_b == now.params_b and before.mode in ("lora", "qlora"):
+            now.mode, now.modes, now.finetune = before.mode, [before.mode], False
+            if before.mode == "qlora" and now.precision is None:
+                now.precision = before.precision
+            return
 
 
 def _same_card_as_before(now: Slots, earlier: list[str]) -> None:

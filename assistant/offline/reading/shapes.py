@@ -9,6 +9,11 @@ import re
 
 from assistant.offline.reading.vocab import NOT_A_RATE
 
+# An out-of-memory error in the user's words (one vocabulary: intents/args.py reports_oom reads it too).
+OOM_WORDS = (
+    r"(?<![a-z])oom|out of memory|爆显存|显存不够|显存不足|显存溢出|显存爆|超过显存|超出显存|显存超了|显存超出|"
+    r"cuda\s*(?:内存|显存)\s*不(?:足|够)|insufficient (?:gpu |cuda |video )?memory|not enough (?:gpu |cuda |video )?memory"
+)
 MENTIONS: dict[str, str] = {
     # links and topology
     "pcie": r"pcie",
@@ -74,10 +79,17 @@ MENTIONS: dict[str, str] = {
     # the memory part asked about (estimate_memory renderer)
     "asked_kv_cache": r"kv\s*cache|kv\s*缓存",
     # not "activated parameters" of a MoE (「只激活2.8b」, "2.8B activated", "active params")
-    "asked_activations": r"activation(?!\s*param)|激活(?!\s*(?:了|的)?\s*(?:参数|\d|约|大约|约为|只有))",
+    # nor a setting: --deepspeed_checkpoint_activations, activation checkpointing, 激活重计算 / 激活检查点
+    "asked_activations": r"(?<![_-])activations?(?![_-])(?!\s*(?:param|checkpoint|recomput|offload))|"
+    r"激活(?!\s*(?:了|的)?\s*(?:参数|\d|约|大约|约为|只有|重计算|重算|检查点))",
     "asked_optimizer": r"optimizer|优化器|adam",
     "asked_host_ram": r"host ram|主机内存|offload|卸载",
     "asked_trainable": r"trainable|可训练",
+    # lowering a memory fraction makes start-up fail: 「调整gpu_memory_utilization到低于18G就会报显存不足」
+    "lowered_fails": r"(?:调低|调小|降低|减小|调整|改小|lower\w*|reduc\w*|decreas\w*).{0,40}(?:就|会|便|then|it)?.{0,12}"
+    r"(?:报错|报显存|显存不足|显存不够|起不来|启动不了|失败|\berror|fails?\b|crash\w*|no available memory)",
+    # splitting over GPUs: 「14B 的不支持多卡并行」, "tensor-parallel=1 only", "--tp 2"
+    "multi_gpu_word": r"多卡|双卡|张量并行|tensor[\s_-]*parallel|--tp\b|\btp\s*=|multi[\s-]*gpu|several gpus",
     # host RAM (内存 / RAM), not GPU memory (显存 / VRAM / "GPU内存")
     "host_ram_word": r"(?<!gpu)(?<!gpu )(?<!显卡)(?<!显卡的)内存(?!溢出)|cpu\s*内存|系统内存|(?<!gpu )(?<!gpu)\bram\b|"
     r"system memory|main memory|cpu memory|host memory|\bswap\b|交换分区|mmap",
@@ -92,8 +104,9 @@ MENTIONS: dict[str, str] = {
     # OOM while the model loads (before training starts): each process holds the whole base first
     "oom_at_load": r"get_peft_model|from_pretrained|加载模型(?:时|的时候)|load(?:ing)? (?:the )?model|模型加载",
     # "I get OOM with my setup": the answer leads with what to change
-    "oom_report": r"(?:oom|爆显存|out of memory|显存不够|显存不足|显存溢出)\s*(?:了|啦|error)?.{0,12}(?:怎么办|咋办|怎么解决|how|what|fix|help)|"
-    r"(?:报|出现|一直|总是|老是|还是|就|都|也|仍|仍然|依然|依旧)\s*(?:会|要)?\s*(?:oom|爆显存|out of memory)|(?:oom|爆显存|显存溢出)\s*了|(?:i get|getting|got|hit)\s+(?:an?\s+)?(?:cuda\s+)?(?:oom|out of memory)",
+    "oom_report": rf"(?:{OOM_WORDS})\s*(?:了|啦|error)?.{{0,12}}(?:怎么办|咋办|怎么解决|how|what|fix|help)|"
+    rf"(?:报|出现|一直|总是|老是|还是|就|都|也|仍|仍然|依然|依旧)\s*(?:会|要)?\s*(?:报\s*)?(?:{OOM_WORDS})|(?:oom|爆显存|显存溢出)\s*了|"
+    rf"(?:i get|getting|got|hit)\s+(?:an?\s+)?(?:cuda\s+)?(?:{OOM_WORDS})",
 }
 _MENTION_RES = {name: re.compile(p, re.I) for name, p in MENTIONS.items()}
 

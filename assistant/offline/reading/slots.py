@@ -903,7 +903,7 @@ def _extract(question: str) -> Slots:
             "optimizer_and_params"
             # 「优化器和模型都 offload」: the model's parameters go to the CPU too
             if re.search(r"param|参数|权重|weights|和模型|模型都|模型也|model too|both", text, re.I)
-            and re.search(r"zero[\s-]*3|fsdp", text, re.I)
+            and re.search(r"zero[\s-]*3|fsdp|[\"']stage[\"']\s*:\s*3", text, re.I)  # a DeepSpeed JSON's "stage": 3
             else "optimizer"
         )
     m = re.search(r"(?:rank|秩|\br)\s*[=:]?\s*(\d{1,3})\b", text, re.I)
@@ -926,7 +926,7 @@ def _extract(question: str) -> Slots:
     if kv:  # "vllm w/ fp8 kv cache": the cache's dtype; the weights' precision is read without those words
         s.kv_dtype = next(v for rx, v in _PRECISION_PATTERNS if re.search(rx, kv.group(0), re.I))
         text = _blank(text, kv)
-    own = _without_other_models_quants(text, s)
+    own = _without_alternative_quants(_without_other_models_quants(text, s))
     s.precision = _first(_PRECISION_PATTERNS, own)
     _read_weight_quant(own, s)
     if (
@@ -939,11 +939,11 @@ def _extract(question: str) -> Slots:
         s.mode, s.modes, s.finetune = "qlora", [m for m in s.modes if m != "lora"] + ["qlora"], False
     s.optimizer = _first(_OPTIMIZER_PATTERNS, text)
     stage = re.search(
-        r"zero[\s\-_]*(?:stage[\s\-_]*)?([0-3])|\bsta(?:g|t)e[\s_\-]*([1-3])\b|ds_z([0-3])(?:_offload)?_config",
+        r"zero[\s\-_]*(?:stage[\s\-_]*)?([0-3])|(?<![a-z])sta(?:g|t)e[\s_\-]*([1-3])(?![\d.])|ds_z([0-3])(?:_offload)?_config",
         text,
         re.I,
     )
-    if stage:  # "stage 2" / the typo "state_2" / LLaMA-Factory's examples/deepspeed/ds_z2_config.json
+    if stage:  # "stage 2", "deepspeed_stage_2", the typo "state_2", LLaMA-Factory's ds_z2_config.json
         s.zero_stage = int(stage.group(1) or stage.group(2) or stage.group(3))
     elif _ZERO_RE.search(text):
         s.zero_stage = 3  # "FSDP" / "DeepSpeed" without a stage: full sharding
@@ -1148,6 +1148,32 @@ def _without_other_models_quants(text: str, s: Slots) -> str:
     return text
 
 
+_SENTENCE_END = re.compile(r"(?<=[。？?！!；;\n])|(?<=\.)\s+")
+# a sentence that offers a fallback or recalls another run: 「如果实在不行，是不是可以用…-int4去微调？」「之前int4单卡训练chatglm」
+_FALLBACK_RE = re.compile(
+    r"如果|实在不行|不行的话|再不行|之前|以前|上次|是因为|是不是因为|\bif (?:that|it|this) (?:doesn.t|does not|fails|won.t)|"
+    r"\botherwise\b|\bpreviously\b|\blast time\b|\bas a fallback\b",
+    re.I,
+)
+_JOB_RE = re.compile(r"lora|微调|训练|fine[\s-]*tun|finetun|\btrain", re.I)
+
+
+def _without_alternative_quants(text: str) -> str:
+    """The job is stated first (「lora微调qwen-vl-chat，显存不够」); what follows a fallback or a recollection in the
+    same sentence (「如果实在不行，是不是可以用…-int4去微调？」「之前int4单卡训练chatglm」) names another job, so its
+    quantisation does not make this one QLoRA. The fallback is still answered: the estimate lists QLoRA among the
+    alternatives. Same length, so spans still index `text`."""
+    out: list[str] = []
+    stated = False
+    for part in _SENTENCE_END.split(text):
+        cue = _FALLBACK_RE.search(part)
+        if cue and (stated or _JOB_RE.search(part[: cue.start()])):
+            part = part[: cue.start()] + re.sub(r"\S", " ", part[cue.start() :])
+        stated = stated or bool(_JOB_RE.search(part))
+        out.append(part)
+    return "".join(out)
+
+
 # quantisations the int4 / int8 families already stand for; any other GGUF row is read as its own bits per weight
 _FAMILY_QUANTS = frozenset({"bf16", "fp8", "q8_0", "q4_k_m"})
 
@@ -1234,7 +1260,7 @@ def _extract_gpus(work: str, s: Slots) -> str:
         unnamed = GPU_INDEX_RE.sub(lambda mm: " " * (mm.end() - mm.start()), gpu_vocab().regex.sub(_spaces, work))
         m = (
             re.search(
-                rf"(?<![a-z0-9.])(?P<num>(?<!\d,)\d+|{_CN_NUM})\s*(?:张|块|卡|个gpu|gpus?|cards?|x\s*gpu|of them)"
+                rf"(?<![a-z0-9.])(?P<num>(?<!\d,)\d+|(?<=\d,)(?:\d{{1,2}}|\d{{4,}})(?!\d)|{_CN_NUM})\s*(?:张|块|卡|个gpu|gpus?|cards?|x\s*gpu|of them)"
                 r"(?![a-z_])(?!\s*-?\s*(?:hours?|hrs?|days?|小时|时|天))",
                 unnamed,
                 re.I,
@@ -1259,7 +1285,8 @@ def _extract_gpus(work: str, s: Slots) -> str:
         # not the digits of a card name ("two A100 machines" is not 100 machines)
         rf"(?<![a-z\d.])(?P<nodes>\d+|{_CN_NUM})\s*(?:台|个节点|节点|个结点|结点|nodes?|machines?|servers?)\s*(?:的)?\s*"
         # the per-node count needs its unit: 「一台4090」 is one machine with a 4090, not 4090 cards per machine
-        rf"(?:(?P<per>\d+|{_CN_NUM})\s*(?:个|块)?\s*(?:卡|张|x\b|×|\*(?=\s*\d)|gpus?\b))?",
+        # 「3 台 8 * L20」「2台8xA100」: a count times a card name is per machine too
+        rf"(?:(?P<per>\d+|{_CN_NUM})\s*(?:个|块)?\s*(?:卡|张|x\b|×|\*(?=\s*\d)|[x×*](?=\s*[a-z]{{1,4}}\s*-?\d)|gpus?\b))?",
         work,
         re.I,
     )
@@ -1405,7 +1432,8 @@ _MEM_BEFORE = re.compile(
 # A GPU's index, not a count: 「0卡的显存占用」「1卡上」「卡0」「0号卡」「第0张卡」, "GPU0", "cuda:1", "device 0".
 GPU_INDEX_RE = re.compile(
     # not a count followed by the memory of each card: 「8卡，每张卡40G」「8卡40G」; 「要8卡才能跑吗」 is a count
-    r"(?<![\d.])\d{1,2}\s*(?:号)?\s*卡\s*(?=的|上|和|跟|与|、|,|，|占|显存|只|才(?!能|可以|够|行|跑|放|装)|却|反而|已经|一直|满|空|用了|爆)"
+    # a list of card numbers 「0卡，1卡」 is an index; 「8卡，全量微调」 is a count
+    r"(?<![\d.])\d{1,2}\s*(?:号)?\s*卡\s*(?=的|上|和|跟|与|[、,，]\s*\d{1,2}\s*(?:号)?\s*卡|占|显存|只|才(?!能|可以|够|行|跑|放|装)|却|反而|已经|一直|满|空|用了|爆)"
     r"(?![,，]\s*(?:每|单卡))|"
     r"(?<![\d.])\d{1,2}\s*号\s*(?:卡|gpu)|第\s*\d{1,2}\s*(?:张|块|号)\s*(?:卡|gpu)?|"
     # a range of card numbers starting at 0: 「集中在0卡~6卡」「0-6号卡」 (which cards, not how many)
@@ -1621,7 +1649,9 @@ _SUBJECT_RE = re.compile(
     # "an equivalent number of GPU hours for the MiniCPM models (MiniCPM-2B)": the same figure, for another model
     r"(?:equivalent|comparable|same|similar)\b[^?？。!！]{0,30}?\bfor\b|"
     r"(?:switch|mov|go|upgrad|scal|jump)(?:e|ed|ing)?\s+(?:up\s+)?to|if i (?:want to )?(?:run|use|try|load|serve|go with)|"
-    r"那(?:么|如果)?|换成|换到|改成|改用|升级到|上到|要是|如果是|如果换成?|如果用|想跑|想部署)"
+    r"那(?:么|如果)?|换成|换到|改成|改用|升级到|上到|要是|如果是|如果换成?|如果用|想跑|想部署|"
+    # "I can finetune 7b …, 30b with 1024, and I can't finetune 65b": the size that does not work is the question
+    r"\bcan'?t|\bcannot|\bcan not|\bunable to|无法|不能|没法|跑不了|训不了|跑不动)"
     r"(?P<gap>[^?？。.!！;；]{0,40}?)(?<![a-z0-9.])(?P<size>\d+(?:\.\d+)?)\s*b(?![a-z0-9])|"
     r"(?<![a-z0-9.])(?P<size2>\d+(?:\.\d+)?)\s*b(?![a-z0-9])[^?？。,，]{0,12}?呢",
     re.I,
@@ -1763,7 +1793,12 @@ def _subject_first(work: str, s: Slots, subject: int, text: str) -> str:
         and any(float(v.group(1)) == s.vram_gb for v in _MEASURED_VRAM_RE.finditer(said_before))
     ):
         s.vram_gb = None
-    return work[:start] + " " * (end - start) + work[end:]
+    work = work[:start] + " " * (end - start) + work[end:]
+    # 「7b 行、13b 行、30b 要 1024、65b 不行」: every size before the subject is one the user already ran
+    for m in list(_SIZE_EN_RE.finditer(work[:subject])):
+        if m.group("unit").lower() == "b":
+            work = work[: m.start()] + " " * (m.end() - m.start()) + work[m.end() :]
+    return work
 
 
 # the whole name: "qwen_image" / "llama-guard" / "qwen2.5-vl" are other models, not the family word
@@ -2000,10 +2035,22 @@ _SPOKEN_TAIL = re.compile(
 )
 
 
+# 「……求助一下怎么才能训练 报错如下 torch.cuda.OutOfMemoryError: …」: the user's words, then the log, on one line
+_SPOKEN_HEAD = re.compile(
+    r"(?:报错如下|错误如下|报错信息如下|错误信息如下|日志如下|输出如下|报错信息[:：]|报错[:：]|"
+    r"(?:the )?(?:error|traceback|log|output)(?: message)?(?: is| was)?(?: as follows)?\s*[:：])\s*",
+    re.I,
+)
+
+
 def _split_spoken_tail(line: str) -> list[str]:
-    """A log line with the user's own sentences after it, as two lines (the error, then what the user says)."""
+    """A log line with the user's own sentences before or after it, as separate lines (what the user says, the error,
+    what the user says)."""
     if not _is_log_line(line):
         return [line]
+    head = _SPOKEN_HEAD.search(line)
+    if head and head.start() > 0 and not _is_log_line(line[: head.start()]) and _is_log_line(line[head.end() :]):
+        return [line[: head.start()], *_split_spoken_tail(line[head.end() :])]
     m = _SPOKEN_TAIL.search(line)
     if m and not _is_log_line(line[m.end() :]):
         return [line[: m.start()], line[m.end() :]]

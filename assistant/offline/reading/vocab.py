@@ -181,11 +181,14 @@ def _family_regex() -> re.Pattern[str]:
     return re.compile(rf"(?:(?<![a-z])|(?<=finetune)|(?<=finetuning))(?:{alts})", re.I)
 
 
-_REPO_PREFIX = re.compile(r"(?<![\w./\-])(?:\.{1,2}/|~/|[a-z][\w.\-]*/)+(?=[a-z])", re.I)
+# ASCII only: "\w" would take 「Qwen2-VL-72B-Instruct在docker镜像qwenllm/」 for one org prefix and blank the model
+_REPO_PREFIX = re.compile(r"(?<![a-z0-9_./\-])(?:\.{1,2}/|~/|[a-z][a-z0-9_.\-]*/)+(?=[a-z])", re.I)
 # ':' joins an Ollama tag to its name ("deepseek-r1:32b", "qwen2.5:72b"): one name, not a name and a bare size
 # a dot only inside a token ("qwen2.5"): "Llama 3. The 8B model" ends the name at the sentence's full stop
 _NAME_PIECE = r"[a-z0-9]+(?:\.[a-z0-9]+)*"
-_TOKEN_RUN = re.compile(rf"{_NAME_PIECE}(?:[\s\-_/:]+{_NAME_PIECE}){{0,7}}", re.I)
+# one space at most between pieces, and no command-line flag: "chinese_llama_7b.bin --config_path models/llama/7b" is a
+# file name and a flag's value, not one model name
+_TOKEN_RUN = re.compile(rf"{_NAME_PIECE}(?:(?:\s[\-_/:]+\s|[\-_/:]+\s?|\s(?!-)){_NAME_PIECE}){{0,7}}", re.I)
 
 
 @dataclass(frozen=True)

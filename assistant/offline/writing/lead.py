@@ -16,6 +16,23 @@ from assistant.offline.writing.render import Writer
 from assistant.offline.writing.results import typed
 
 
+def _catalog_name(text: str) -> bool:
+    from tools.models import find_entry
+
+    return find_entry(text) is not None
+
+
+def _sized_as(f: Frame, size_b: float) -> str | None:
+    """The catalog row the frame's model resolved to, when it has the unknown name's size: the reading fell back
+    from "chinese_llama_7b" to "llama-7b", which the catalog has, so the tools sized that architecture."""
+    from tools.models import find_entry
+
+    if not f.model or not f.params_b or abs(f.params_b - size_b) > 1e-6:
+        return None
+    entry = find_entry(f.model)
+    return entry.id if entry is not None else None
+
+
 def assumed_note(w: Writer, f: Frame) -> str:
     """One short clause naming what was assumed in place of something the tables do not have."""
     notes: list[str] = []
@@ -24,7 +41,12 @@ def assumed_note(w: Writer, f: Frame) -> str:
         if m.text in seen:
             continue
         seen.add(m.text)
-        if m.catalog_id is None and m.size_b:
+        sized_as = _sized_as(f, m.size_b) if m.catalog_id is None and m.size_b else None
+        if sized_as and _catalog_name(m.text):
+            continue  # "llama_7b" is the catalog's own name for it: nothing was assumed
+        if sized_as:  # "chinese_llama_7b": the tools were given the catalog's LLaMA-7B, so say that one
+            notes.append(w.t(f"「{m.text}」按 {sized_as} 的结构计算", f"'{m.text}' sized as {sized_as}"))
+        elif m.catalog_id is None and m.size_b:
             notes.append(
                 w.t(
                     f"模型目录里没有「{m.text}」，按通用 {m.size_b:g}B 稠密架构估算，给出它的 config.json 能算准",

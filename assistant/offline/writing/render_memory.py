@@ -310,6 +310,15 @@ def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
                 f"No. {need_en} {has_en} cannot hold it{short_en}. Only {change[1]} would make it run, which rarely "
                 "pays when renting by the hour.",
             )
+        if change and lead and _no_margin(est):
+            # every change lands within 3% of the card: an estimate good to ±10–20% cannot call that a fit
+            cap = gb(est.get("usable_gb"))
+            return (
+                f"照现在的配置放不下——{need_zh}{has_zh}{short_zh}；{change[0]}，但每卡几乎占满 {cap} GB、没有余量，"
+                "实际很可能仍会 OOM。",
+                f"Not as configured — {need_en} {has_en}{short_en}; {change[1]}, but that fills nearly all {cap} GB "
+                "per GPU with no margin, so it will likely still OOM.",
+            )
         if change and lead:
             return (
                 f"不能直接放下，改一下就能：照现在的配置放不下——{need_zh}{has_zh}{short_zh}；{change[0]}。",
@@ -333,6 +342,21 @@ def fit_sentence(w: Writer, est: dict, lead: bool) -> tuple[str, str] | None:
         zh += f"单卡的话，放得下的最小常见显存档是 {gb(size)} GB（如 {'、'.join(cards)}）。"
         en += f" On one card, the smallest common memory size that holds it is {gb(size)} GB (e.g. {', '.join(cards)})."
     return zh, en
+
+
+_SIZED_TO_FIT = {"max_model_len", "max_num_seqs", "micro_batch"}
+
+
+def _no_margin(est: dict) -> bool:
+    """Every change that makes the job fit leaves under 3% of the card free (11.8 GB sharded on an 11.8 GB card)."""
+    usable = est.get("usable_gb")
+    changes = [c for c in est.get("changes") or [] if isinstance(c, dict)]
+    totals = [c.get("total_gb") for c in changes]
+    if not isinstance(usable, (int, float)) or not totals or est.get("changes_combined"):
+        return False
+    if any(c.get("kind") in _SIZED_TO_FIT for c in changes):
+        return False  # max_model_len ≤ N, max_num_seqs ≤ k, micro-batch b: chosen as the most that fits, full by design
+    return all(isinstance(t, (int, float)) and t > 0.97 * usable for t in totals)
 
 
 def _breakdown(w: Writer, est: dict) -> None:
@@ -705,7 +729,7 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
     _seq_cap_line(w, ctx, est)
     moe_line(w, est)
     _data_parallel_line(w, est)
-    card_rule_lines(w, est)
+    card_rule_lines(w, est, ctx)
     if tp_est is not None and tp_est is not primary and isinstance(tp_est.result.get("tp_note"), dict):
         note = tp_est.result["tp_note"]  # led with the layer split: the TP rule still decides how to serve it
         w.add("verdict", str(note["zh"]).rstrip("。") + "。", str(note.get("en") or "").rstrip(".") + ".")
@@ -1272,7 +1296,7 @@ def find_min_gpus(w: Writer, r: ToolResult, ctx: Context) -> None:
         whole_zh, whole_en = whole_model_clause(w, inner)
         if whole_zh:
             w.add("verdict", whole_zh + "。", whole_en[0].upper() + whole_en[1:] + ".")
-        card_rule_lines(w, inner)
+        card_rule_lines(w, inner, ctx)
         method_lines(w, inner)
         host_ram_lines(w, ctx, inner)
     setup_lines(
@@ -1662,6 +1686,41 @@ def _cpu_training_ram(w: Writer, est: dict, dry_run: bool) -> None:
     )
 
 
+# 「是显存不足还是内存不足」, "is it VRAM or RAM": the two memories asked as alternatives
+_VRAM_OR_RAM = re.compile(
+    r"显存.{0,6}还是.{0,6}内存|内存.{0,6}还是.{0,6}显存|\b(?:v?ram|gpu memory)\b.{0,12}\bor\b.{0,12}\b(?:v?ram|system memory|host memory)\b",
+    re.I,
+)
+
+
+def _which_is_short(w: Writer, ctx: Context, est: dict, ram_needed: float | None) -> str | None:
+    """「显存不足还是内存不足」: say which of the two is short (both, one, neither) before the figures."""
+    have = ctx.slots.host_ram_gb
+    fits = est.get("fits")
+    if ram_needed is None or not isinstance(have, (int, float)) or not isinstance(fits, bool):
+        return None
+    if not _VRAM_OR_RAM.search(ctx.slots.text or ""):
+        return None
+    ram_short = ram_needed > have
+    if not fits and ram_short:
+        return w.t("显存和内存都不够：", "Both are short, GPU memory and host RAM: ")
+    if not fits:
+        return w.t("是显存不够，内存够：", "It is GPU memory that is short; host RAM is enough: ")
+    if ram_short:
+        return w.t("是内存（主机 RAM）不够，显存够：", "It is host RAM that is short; GPU memory is enough: ")
+    return w.t("按估算显存和内存都够：", "By the estimate both GPU memory and host RAM are enough: ")
+
+
+_VRAM_WORD = re.compile(r"显存|vram|gpu\s*(?:memory|内存)|显卡内存", re.I)
+
+
+def _ram_is_the_question(ctx: Context) -> bool:
+    """Host RAM asked about a training job, with no word of GPU memory in the question (intents/ops.host_ram_asked)."""
+    from assistant.offline.intents.ops import host_ram_asked
+
+    return host_ram_asked(ctx.slots) and not ctx.slots.gpus and not _VRAM_WORD.search(ctx.slots.text or "")
+
+
 def host_ram_lines(w: Writer, ctx: Context, est: dict, section: str = "verdict") -> None:
     """内存 / RAM asked (not 显存): the host RAM per machine, what it is made of, against what the user has."""
     ram = est.get("host_ram")
@@ -1670,7 +1729,7 @@ def host_ram_lines(w: Writer, ctx: Context, est: dict, section: str = "verdict")
     if "host_ram_word" not in ctx.said and not ctx.slots.host_ram_gb:
         return
     total = ram["total_gb"]
-    zh = f"内存（主机 RAM，不是显存）：每台机器约需 {gb(total)} GB。"
+    zh = f"主机内存（RAM，不是显存）：每台机器约需 {gb(total)} GB。"
     en = f"Host RAM (system memory, not GPU VRAM): about {gb(total)} GB per machine."
     notes = [n for n in ram.get("notes") or [] if isinstance(n, dict)]
     if notes:
@@ -1710,6 +1769,16 @@ def host_ram_lines(w: Writer, ctx: Context, est: dict, section: str = "verdict")
             zh += f"你的 {gb(have)} GB 内存够用。"
             en += f" Your {gb(have)} GB of RAM is enough."
     w.add(section, zh, en)
+    which = _which_is_short(w, ctx, est, max(total, unsharded) if isinstance(have, (int, float)) else None)
+    verdict = w.parts["verdict"]
+    if which and section == "verdict" and len(verdict) > w.part_start:
+        # the either-or answer replaces the yes/no word the fit sentence opens with
+        verdict[w.part_start] = which + re.sub(r"^(?:不能|能|No|Yes)\s*[：:，,.。—-]\s*", "", verdict[w.part_start])
+    elif section == "verdict" and _ram_is_the_question(ctx):  # 「需要多少内存」 and no word of 显存: RAM leads
+        line = w.t(zh, en)
+        if line in w.parts["verdict"]:
+            w.parts["verdict"].remove(line)
+            w.parts["verdict"].insert(w.part_start, line)
     for n in notes[1:3]:
         w.add("assumptions", str(n.get("zh") or ""), str(n.get("en") or ""))
     ram_verdict = _gguf_ram_verdict(w, est, have)
@@ -1748,12 +1817,24 @@ def _gguf_ram_verdict(w: Writer, est: dict, have: object) -> str | None:
     )
 
 
-def card_rule_lines(w: Writer, est: dict) -> None:
-    """Rules of the card and the engine that decide before memory does: FP8 support, tensor-parallel sizes."""
-    for key in ("tp_note", "fp8_note", "bf16_note"):
+def card_rule_lines(w: Writer, est: dict, ctx: Context | None = None) -> None:
+    """Rules of the card and the engine that decide before memory does: FP8 support, tensor-parallel sizes — and,
+    when the question is about multi-GPU serving of int4 weights, the group rule that limits their TP sizes."""
+    keys = ["tp_note", "fp8_note", "bf16_note"]
+    text = (ctx.slots.text or "") if ctx is not None else ""
+    if ctx is not None and not est.get("tp_note") and "multi_gpu_word" in ctx.said:
+        keys.insert(0, "quant_tp_note")
+    for key in keys:
         note = est.get(key)
         if isinstance(note, dict) and note.get("zh"):
             w.add("verdict", str(note["zh"]).rstrip("。") + "。", str(note.get("en") or "").rstrip(".") + ".")
+            if key == "quant_tp_note" and not _MEMORY_ASKED.search(text):
+                # 「14B 的不支持多卡并行，有什么区别」: the rule is the answer, the memory figures follow
+                line = w.parts["verdict"].pop()
+                w.parts["verdict"].insert(w.part_start, line)
+
+
+_MEMORY_ASKED = re.compile(r"显存|内存|多少\s*g|够不够|放得下|放不下|memory|vram|\bfit\b|how much", re.I)
 
 
 # ---------------------------------------------------------------- "I get OOM with setup S": what to change in S ----
@@ -1964,6 +2045,16 @@ def multi_card_lead(
     zero3 = next((c for c in est.get("changes") or [] if c.get("kind") == "zero_stage"), None)
     if zero3 is None and next_stage is not None and next_stage.result.get("fits"):
         zero3 = {"total_gb": next_stage.result.get("total_gb")}
+    usable = est.get("usable_gb") or 0
+    if est.get("fits") is False and zero3 is not None and usable and (zero3.get("total_gb") or 0) > 0.97 * usable:
+        # 11.8 GB sharded on an 11.8 GB card: an estimate good to ±10–20% leaves no room, so it is not a yes
+        return (
+            f"照现在的数据并行放不下；用 ZeRO-3/FSDP 切到 {n} 张卡上每卡约 {gb(zero3.get('total_gb'))} GB，几乎占满"
+            f"每卡 {gb(usable)} GB，没有余量，实际很可能仍会 OOM。照默认的数据并行：",
+            f"Not as it runs (data parallel); sharded over the {n} GPUs with ZeRO-3/FSDP it needs about "
+            f"{gb(zero3.get('total_gb'))} GB per GPU, nearly all of the {gb(usable)} GB, with no margin, so it will "
+            "likely still OOM. With the default data parallel: ",
+        )
     if est.get("fits") is False and zero3 is not None:
         return (
             f"能，但要用 ZeRO-3/FSDP 把模型切到 {n} 张卡上（每卡约 {gb(zero3.get('total_gb'))} GB）；照默认的数据并行：",

@@ -286,6 +286,8 @@ def _reservation(w: Writer, f: Frame, results: list[ToolResult]) -> None:
         "en": f"lower {prof.setting} to reserve less; " + prof.absolute["en"],
     }
     w.add("next", lower["zh"], lower["en"])
+    if prof.floor and "lowered_fails" in f.mentions:  # 「调到低于18G就报显存不足」: the floor is the question
+        w.add("verdict", prof.floor["zh"], prof.floor["en"])
     if prof.order and ("two_instances" in f.mentions or len(f.co_models) > 1):
         w.add("next", prof.order["zh"], prof.order["en"])
     if prof.basis == "free_after_weights" and "two_instances" in f.mentions:

@@ -28,6 +28,7 @@ from tools.diagnosis.rules.alloc import rules_framework_alloc
 from tools.diagnosis.rules.catalog import rules_error_catalog, rules_symptom_catalog
 from tools.diagnosis.rules.comms import ExpectedBusbw, expected_busbw, rules_nccl, rules_nccl_tests
 from tools.diagnosis.rules.context import Ctx, build_inventory, context_gpu
+from tools.diagnosis.rules.exceptions import rules_unmatched_exception
 from tools.diagnosis.rules.fabric import rules_infiniband
 from tools.diagnosis.rules.gpu_selection import rules_gpu_selection
 from tools.diagnosis.rules.health import rules_dcgm_health, rules_dmon
@@ -94,6 +95,7 @@ RULES = (
     rules_symptom_catalog,
     rules_narrative,
     rules_narrative_other,
+    rules_unmatched_exception,  # last: only when no rule explained what stopped the job
 )
 
 
