@@ -32,7 +32,7 @@ def test_engine_memory_complaints_lead_with_the_reservation() -> None:
 
 def test_the_answer_names_the_reservation_and_one_sequence_kv() -> None:
     r = ask(QWEN3_AWQ, backend="offline")
-    assert "gpu-memory-utilization" in r.answer.split("\n")[0]
+    assert "gpu_memory_utilization" in r.answer.split("\n")[0].replace("-", "_")
     assert "8,192 token，一条完整序列的 KV 缓存约 1.2 GB（每 token 144 KiB" in r.answer
 
 

@@ -209,3 +209,52 @@ def test_new_guide_sections_are_found(query: str, doc: str, section_word: str) -
 
     hits = search(query, 3).hits
     assert any(h.doc_id == doc and section_word in h.section for h in hits), [(h.doc_id, h.section) for h in hits]
+
+
+# ---------------------------------------------------------------- answering the asked thing first
+def test_hours_a_year_are_a_usage_pattern() -> None:
+    f = read_one("我想买一台4卡4090的机器还是租？一年大概用3000小时")
+    assert f.hours_per_day == pytest.approx(3000 / 365, abs=0.01) and f.weeks == pytest.approx(365 / 7, abs=0.01)
+    text = _answer("我想买一台4卡4090的机器还是租？一年大概用3000小时")
+    assert "3000.1" in text and "按量" in text  # 3000 h × 4 cards × ¥2.1 ≈ ¥25,200 by the hour
+
+
+def test_the_longest_context_asked_leads_and_says_when_the_model_caps_it() -> None:
+    first = _answer("想用两张4090跑qwen2.5 32b的awq，vllm能开多大上下文？").splitlines()[0]
+    assert first.startswith("最长上下文") and "32,768" in first  # Qwen2.5-32B max_position_embeddings
+    assert "模型本身的上下文上限" in first
+
+
+def test_a_pipeline_sized_without_a_card_is_not_a_fit_on_an_assumed_one() -> None:
+    first = _answer("跑sdxl训练lora要多大显存").splitlines()[0]
+    assert "A100" not in first and "放得下" not in first and "7.4 GB" in first
+
+
+def test_no_card_named_and_none_holds_it_leads_with_the_count() -> None:
+    lines = _answer("How much VRAM to serve Llama-3.1-70B at 32k context for 20 concurrent users?").splitlines()
+    # 70.6e9 × 2 B = 141 GB of weights + 20 × 32,768 × 320 KiB of KV ≈ 215 GB: several 80 GB cards
+    assert lines[1].startswith("No single card holds it") and "8 × A100" in lines[1]
+
+
+def test_fewer_cuda_devices_than_nvidia_smi_rows_gets_its_own_causes() -> None:
+    first = _answer("nvidia-smi 显示有8张卡但是torch.cuda.device_count()只有7").splitlines()[0]
+    assert "CUDA_VISIBLE_DEVICES" in first and "MIG" in first
+
+
+def test_the_batch_size_asked_leads_with_the_largest_micro_batch() -> None:
+    first = _answer("单机8卡A100训练13B全参，batch size设多少合适").splitlines()[0]
+    assert first.startswith("按显存，每卡微批") and "梯度累积" in first
+
+
+def test_a_plan_with_under_5_percent_headroom_does_not_lead() -> None:
+    from tools.planner import PlanInput, plan_configurations
+
+    # Llama-3-70B QLoRA on one GPU ≈ 50.9 GB: a 48 GB A6000 (49,140 MiB = 51.5 GB) holds it with ~1% to spare
+    plan = plan_configurations(PlanInput(model="Llama-3-70B", mode="qlora"))
+    best = plan.options[0]
+    assert best.headroom_gb is not None and best.headroom_gb >= 0.05 * best.gpu_memory_gb
+
+
+def test_zero2_or_zero3_which_is_faster_is_answered() -> None:
+    first = _answer("deepspeed zero2 和 zero3 哪个快").splitlines()[0]
+    assert "ZeRO-2 比 ZeRO-3 快" in first

@@ -603,6 +603,11 @@ class EstimateMemoryOutput(BaseModel):
         None,
         description="whenever it does not fit as configured: the closest different job that does (LoRA, int4, more GPUs)",
     )
+    context_capped_by_model: bool = Field(
+        False,
+        description="the longest sequence that fits is the model's own context limit (max_position_embeddings), not "
+        "memory: memory alone would allow more",
+    )
     max_context_fit: dict[str, int | None] | None = Field(
         None, description="inference: longest context per sequence that fits, per engine (hf / vllm / sglang)"
     )
@@ -1546,6 +1551,7 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
     fits = headroom = usable = None
     fp8_note = None
     max_batch = max_seq = None
+    capped = False  # the longest sequence that fits is the model's own context limit, not memory
     assumptions = list(b.assumptions)
     sources = list(dict.fromkeys(b.sources))
     verdict: str | None = None
@@ -1609,7 +1615,8 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
             max_batch = _max_value(inp, cap, model, "batch", 1 << 16)
             max_seq = _max_value(inp, cap, model, "seq_len", 1 << 24)
         limit = model.arch.context_limit
-        if limit and max_seq == limit:
+        capped = bool(limit and max_seq == limit)
+        if limit and capped:
             assumptions.append(_context_cap_note(model.arch, limit))
     assumptions.append(
         _a(
@@ -1741,6 +1748,7 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         changes_combined=combined,
         nearest_option=nearest,
         max_context_fit=ctx_fit,
+        context_capped_by_model=capped,
         max_concurrency_fit=conc_fit,
         fits=fits,
         headroom_gb=_round(headroom) if headroom is not None else None,

@@ -477,7 +477,14 @@ def plan_configurations(inp: PlanInput) -> PlanOutput:
         # their modelled cost — the time model cannot see PCIe contention, P2P-off copies or flaky multi-node
         # consumer rigs, which is why the rule exists. Cards without BF16 come after those with it for a
         # BF16-trained model (FP16 + loss scaling risks overflow on BF16 checkpoints).
-        tiers = (inp.mode == "inference" and o.nodes > 1, _breaks_nvlink_rule(o, inp), _no_bf16(o, inp))
+        # an option that fits with under 5% of the card to spare (the estimate's own close-call band) comes after
+        # those with room: the estimate is good to ±10–20%, so 50.9 GB on a 51.5 GB card is not a plan to lead with
+        tiers = (
+            inp.mode == "inference" and o.nodes > 1,
+            _breaks_nvlink_rule(o, inp),
+            _no_bf16(o, inp),
+            _tight(o),
+        )
         if objective == "fastest":
             return (*tiers, days if inp.mode != "inference" else speed, cost)
         if objective == "lowest_risk":
@@ -491,6 +498,11 @@ def plan_configurations(inp: PlanInput) -> PlanOutput:
             o.why = (o.why or "") + (
                 " 排在 NVLink 机型之后：4 卡及以上的全量训练按经验应选 SXM/NVLink。"
                 " / Ranked after NVLink options: full training on 4+ cards wants SXM/NVLink."
+            )
+        if _tight(o):
+            o.why = (o.why or "") + (
+                " 排在余量更足的方案之后：显存余量不到 5%，估算误差（±10–20%）之内就可能 OOM。"
+                " / Ranked after options with more room: under 5% memory headroom, within the estimate's ±10–20% error."
             )
         if _no_bf16(o, inp):
             o.why = (o.why or "") + (
@@ -599,6 +611,11 @@ def _risk(opt: PlanOption, spec: GpuSpec, inp: PlanInput, offer) -> None:
         f.append((1, "区间上沿会超期或超预算 / the slow or expensive end misses a limit"))
     opt.risk = sum(w for w, _ in f)
     opt.risk_factors = [t for _, t in f]
+
+
+def _tight(opt: PlanOption) -> bool:
+    """Fits with under 5% of the card's memory left (the close-call band of estimate_memory's `borderline`)."""
+    return opt.headroom_gb is not None and bool(opt.gpu_memory_gb) and opt.headroom_gb < 0.05 * opt.gpu_memory_gb
 
 
 def _breaks_nvlink_rule(opt: PlanOption, inp: PlanInput) -> bool:

@@ -493,12 +493,29 @@ def _dataset(frame: Frame, text: str) -> None:
         frame.tokens = frame.samples * frame.sample_tokens * (frame.epochs or 1)
 
 
+# hours of use per year / month / week: 「一年大概用3000小时」「每月用200小时」 "about 3000 hours a year"
+_HOURS_PER_PERIOD_RE = re.compile(
+    r"(?P<p>一年|每年|年|一个月|每个?月|月|一周|每周|周)\s*(?:大概|大约|约|差不多|估计)?\s*(?:要|会)?\s*(?:用|跑|开机|使用|开)\s*"
+    r"(?P<n>\d+(?:\.\d+)?)\s*(?:个)?\s*(?:小时|h\b)|"
+    r"(?P<n2>\d+(?:\.\d+)?)\s*(?:gpu[\s-]*)?hours?\s*(?:a|per|each|every)\s*(?P<p2>year|month|week)",
+    re.I,
+)
+_PERIOD_DAYS = {"年": 365.0, "year": 365.0, "月": 30.4, "month": 30.4, "周": 7.0, "week": 7.0}
+
+
 def _usage(frame: Frame, text: str) -> None:
     m = _HOURS_DAY_RE.search(text)
     if m:
         n = _num(m.group("n") or m.group("n2"))
         if n and 0 < n <= 24:
             frame.hours_per_day = n
+    m = _HOURS_PER_PERIOD_RE.search(text) if frame.hours_per_day is None else None
+    if m:  # the hours a period holds, spread evenly over it: 3000 h a year = 8.2 h a day for 52 weeks
+        n = _num(m.group("n") or m.group("n2"))
+        unit = next(k for k in _PERIOD_DAYS if k in (m.group("p") or m.group("p2") or "").lower())
+        if n and 0 < n / _PERIOD_DAYS[unit] <= 24:
+            frame.hours_per_day = round(n / _PERIOD_DAYS[unit], 2)
+            frame.weeks = frame.weeks or round(_PERIOD_DAYS[unit] / 7, 2)
     m = _DAYS_WEEK_RE.search(text)
     if m:
         n = _num(m.group("n") or m.group("n2"))

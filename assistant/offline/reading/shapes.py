@@ -85,6 +85,14 @@ MENTIONS: dict[str, str] = {
     "asked_optimizer": r"optimizer|优化器|adam",
     "asked_host_ram": r"host ram|主机内存|offload|卸载",
     "asked_trainable": r"trainable|可训练",
+    # the longest context is the question: 「vllm能开多大上下文」「最长能跑多长的上下文」 "what's the max context I can get"
+    "asked_longest_context": r"(?:多大|多长|多少)\s*(?:的)?\s*(?:上下文|context|token)|上下文.{0,6}(?:多大|多长|多少|最长|最大)|"
+    r"最(?:长|大)\s*(?:能|可以)?\s*(?:开|支持|跑|设)?\s*(?:多(?:长|大|少))?\s*(?:的)?\s*(?:上下文|context)|"
+    r"\bmax(?:imum)?\s+context|longest context|how (?:long|big|much)(?: of)? (?:a )?context",
+    # the batch size is the question: 「batch size设多少合适」「最大能开多大batch」 "what's the max batch size"
+    "asked_batch_size": r"batch[\s_-]*size.{0,10}(?:设|开|多大|多少|合适|最大|上限)|(?:多大|多少)\s*(?:的)?\s*batch|"
+    r"batch.{0,6}(?:多大|多少|上限)|\bmax(?:imum)?\s+(?:micro[\s-]?)?batch|largest (?:micro[\s-]?)?batch|"
+    r"how (?:big|large|high) (?:a |the |of a )?(?:micro[\s-]?)?batch",
     # lowering a memory fraction makes start-up fail: 「调整gpu_memory_utilization到低于18G就会报显存不足」
     "lowered_fails": r"(?:调低|调小|降低|减小|调整|改小|lower\w*|reduc\w*|decreas\w*).{0,40}(?:就|会|便|then|it)?.{0,12}"
     r"(?:报错|报显存|显存不足|显存不够|起不来|启动不了|失败|\berror|fails?\b|crash\w*|no available memory)",

@@ -37,11 +37,18 @@ def weights_line(w: Writer, r: ToolResult) -> None:
         f"For reference: {name}'s {prec} weights are about {gb(total)} GB ({gb(gib)} GiB, {b:.1f}B parameters); "
         "inference adds the KV cache and about 1 GB of CUDA context.",
     )
-    kv, per_token, ctx = res.get("kv_cache_gb"), res.get("kv_bytes_per_token"), r.args.get("context")
-    if isinstance(kv, (int, float)) and kv > 0 and isinstance(per_token, (int, float)) and ctx:
+    kv_line(w, res, r.args.get("context"))
+
+
+def kv_line(w: Writer, res: dict, ctx: object, section: str = "verdict") -> None:
+    """「按你设的 8,192 token，一条完整序列的 KV 缓存约 1.2 GB」: the context the user set, one sequence's KV cache."""
+    from assistant.offline.writing.render_tools import gb
+
+    kv, per_token = res.get("kv_cache_gb"), res.get("kv_bytes_per_token")
+    if isinstance(kv, (int, float)) and kv > 0 and isinstance(per_token, (int, float)) and isinstance(ctx, int):
         kib = per_token / 1024
         w.add(
-            "verdict",
+            section,
             f"按你设的 {int(ctx):,} token，一条完整序列的 KV 缓存约 {gb(kv)} GB（每 token {kib:.0f} KiB，"
             f"{gb(kv * 1e9 / 2**30)} GiB）；同时跑几条就乘几。",
             f"At your {int(ctx):,} tokens one full sequence's KV cache is about {gb(kv)} GB ({kib:.0f} KiB per token, "

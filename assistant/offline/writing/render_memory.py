@@ -210,18 +210,47 @@ def _fit_for_engine(est: dict, key: str) -> int | None:
     return value if isinstance(value, int) else None
 
 
+def _asked_batch_line(w: Writer, ctx: Context, est: dict) -> None:
+    """「batch size 设多少合适」 for training: the largest micro-batch that fits leads; the global batch is that × GPUs ×
+    gradient accumulation, and what is right beyond memory is the recipe's (learning rate scales with it)."""
+    top = est.get("max_batch")
+    if "asked_batch_size" not in ctx.said or est.get("mode") == "inference" or not est.get("fits") or not top:
+        return
+    n, seq = est.get("gpus") or 1, est.get("seq_len")
+    per = "每卡" if n > 1 else ""
+    w.parts["verdict"].insert(
+        w.part_start,
+        w.t(
+            f"按显存，{per}微批（per_device_train_batch_size）最大约 {num(top)}（序列 {num(seq)}）；"
+            f"总 batch = 微批 × {num(n)} 张卡 × 梯度累积步数，想要更大的总 batch 就加梯度累积，"
+            "学习率要跟着总 batch 调。",
+            f"By memory, the largest micro-batch (per_device_train_batch_size) is about {num(top)}"
+            f"{' per GPU' if n > 1 else ''} (sequence {num(seq)}); the global batch = micro-batch × {num(n)} GPUs × "
+            "gradient-accumulation steps, so raise accumulation for a larger global batch and scale the learning "
+            "rate with it.",
+        ),
+    )
+
+
 def _longest_context_line(w: Writer, ctx: Context, est: dict) -> None:
     """ "what context can I get" / 「最长能开多长上下文」 with no context given: the estimate's own longest context that
     fits (max_context_fit, per engine), so the second part of the question is answered, not dropped."""
     longest = _fit_for_engine(est, "max_context_fit")
     if "context_word" not in ctx.said or ctx.slots.context or est.get("mode") != "inference" or not longest:
         return
+    if est.get("context_capped_by_model"):  # 32,768 is Qwen2.5-32B's own limit: memory is not what stops it
+        zh_why = "这是模型本身的上下文上限 max_position_embeddings，显存还放得下更长；再长要用 YaRN 这类 RoPE 缩放"
+        en_why = "the model's own context limit (max_position_embeddings); memory would hold more, and longer needs RoPE scaling such as YaRN"
+    else:
+        zh_why, en_why = "权重之外剩下的显存全给 KV 缓存", "all memory left after the weights goes to the KV cache"
     w.add(
         "verdict",
-        f"最长上下文：这套配置上单条序列约 **{num(longest)} token**（权重之外剩下的显存全给 KV 缓存）。",
-        f"Longest context: about **{num(longest)} tokens** for one sequence on this setup (all memory left after the "
-        "weights goes to the KV cache).",
+        f"最长上下文：这套配置上单条序列约 **{num(longest)} token**（{zh_why}）。",
+        f"Longest context: about **{num(longest)} tokens** for one sequence on this setup ({en_why}).",
     )
+    if "asked_longest_context" in ctx.said:  # 「vllm能开多大上下文」: the longest context is the answer, line 1
+        line = w.parts["verdict"].pop()
+        w.parts["verdict"].insert(w.part_start, line)
 
 
 def _seq_cap_line(w: Writer, ctx: Context, est: dict) -> None:
@@ -769,6 +798,7 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
                 else ""
             ),
         )
+    _asked_batch_line(w, ctx, est)
     for other in ests:
         if other in (tp_est, layer_est, next_stage):
             continue  # said in the split / next-stage lines
@@ -786,10 +816,12 @@ def estimate_memory(w: Writer, r: ToolResult, ctx: Context) -> None:
                 f"its own activations ({gb(est['activations_gb'])} GB, incl. the {gb(est.get('logits_gb'))} GB logits buffer).",
             )
             continue
+        # no card named and none holds the job alone: how many it takes is the answer, right after the total
+        lead_count = unnamed and not est.get("smallest_card_gb") and est.get("gpus", 1) == 1
         _min_gpus_line(
             w,
             mg.result,
-            as_alternative=True,
+            as_alternative=not lead_count,
             prefix=("单张卡放不下，", "No single card holds it; ") if unnamed else None,
         )
         rent_notes(w, mg.result, "alternatives")

@@ -310,7 +310,12 @@ def pipeline_memory(w: Writer, ctx: Context, ests: list[ToolResult]) -> None:
     parts = [e.result["pipeline"] for e in ests]
     wanted = ctx.slots.mode
     p = next((x for x in parts if x["mode"] == wanted), parts[0])
-    zh, en = _lead(w, p, asks_params="model_info" in ctx.slots.cues)
+    no_card = not (ctx.slots.gpus or ctx.slots.vram_gb or ctx.slots.gpu_memory_gb)
+    if no_card and p["mode"] != "inference" and p.get("verdict") == "fits":
+        # 「跑sdxl训练lora要多大显存」 names no card: the memory is the answer, not a fit on the card assumed for it
+        zh, en = _lead(w, {**p, "verdict": None})
+    else:
+        zh, en = _lead(w, p, asks_params="model_info" in ctx.slots.cues)
     if p["mode"] != "inference" and p.get("verdict") == "fits" and "setup:video_dit_lora_checkpointing" in ctx.said:
         # the weights fit, the user still runs out: say first that it is the activations (the note says why)
         zh = "只算权重和训练状态放得下，训练时不够的是激活值：" + zh.removeprefix("放得下：")

@@ -272,6 +272,10 @@ def _reservation(w: Writer, f: Frame, results: list[ToolResult]) -> None:
             "it weights; the rest is the KV-cache pool"
             + (" — quantising shrinks the weights and the pool fills what they free." if quant else "."),
         )
+        if f.context and (est.get("gpus") or 1) == 1:
+            from assistant.offline.writing.model_facts import kv_line
+
+            kv_line(w, est, f.context, "next")  # 「token长度设置的8192」: what one such sequence holds in the pool
     if res and res.get("left_for_activations_gb") is not None and res["left_for_activations_gb"] < 2:
         w.add(
             "next",
