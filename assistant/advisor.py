@@ -195,6 +195,13 @@ def stream(
 # --------------------------------------------------------------------------------------------
 
 
+INTERNAL_ERROR = (
+    "抱歉，这个问题我这边出了内部错误（已记录，不是你的输入有问题）。换个说法、或把问题拆成几句再问一次。\n\n"
+    "Sorry, something went wrong on my side answering this (it is logged; your input is not at fault). "
+    "Try rephrasing, or ask it in smaller parts."
+)
+
+
 @dataclass
 class _Attempt:
     """What one pass of the agent loop produced."""
@@ -395,7 +402,13 @@ class _Run:
     # -- the whole answer -----------------------------------------------------------------
     def events(self) -> Iterator[dict]:
         if self.settings.backend == "offline":
-            attempt = yield from self._offline(prefix="")
+            try:
+                attempt = yield from self._offline(prefix="")
+            except ToolInputError:
+                raise  # bad input: the caller turns it into its bilingual error
+            except Exception:  # noqa: BLE001 — a bug in our own reading or writing: never a traceback to the user
+                log.exception("offline answer failed")
+                attempt = _Attempt(answer=INTERNAL_ERROR)
             yield self._final(attempt, "offline", None, prefix="")
             return
         try:

@@ -258,3 +258,68 @@ def test_a_plan_with_under_5_percent_headroom_does_not_lead() -> None:
 def test_zero2_or_zero3_which_is_faster_is_answered() -> None:
     first = _answer("deepspeed zero2 和 zero3 哪个快").splitlines()[0]
     assert "ZeRO-2 比 ZeRO-3 快" in first
+
+
+# ---------------------------------------------------------------- pastes of every shape reach diagnose_logs
+@pytest.mark.parametrize(
+    "paste",
+    [
+        "部署报错\nINFO 05-12 10:00:00 llm_engine.py:100] Initializing\nERROR 05-12 10:00:01 worker.py:20] boom",
+        'vllm起不来\nTraceback (most recent call last):\n  File "/x/a.py", line 3, in <module>\nKeyError: 3',
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: train.py FAILED exitcode : -9",
+    ],
+)
+def test_machine_printed_lines_are_a_paste(paste: str) -> None:
+    intents, f, _ = analyse(paste)
+    assert f.is_log and intents[0] == "diagnose"
+
+
+@pytest.mark.parametrize(
+    ("paste", "finding"),
+    [
+        (  # vLLM's dtype check on a V100 (compute capability 7.0; bf16 needs 8.0)
+            "ERROR 05-12 10:00:01 worker.py:20] ValueError: Bfloat16 is only supported on GPUs with compute capability "
+            "of at least 8.0. Your Tesla V100-SXM2-32GB GPU has compute capability 7.0.",
+            "bf16_needs_ampere",
+        ),
+        (  # flash-attention issue #853: a wheel for another torch / C++ ABI
+            "ImportError: /usr/lib/python3.10/site-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: "
+            "undefined symbol: _ZN3c104cuda9SetDeviceEi",
+            "flash_attn_abi_mismatch",
+        ),
+        ("AssertionError: Torch not compiled with CUDA enabled", "torch_cpu_build"),
+        ("OSError: [Errno 28] No space left on device", "disk_full"),
+        (
+            "RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+            "tensors_on_two_devices",
+        ),
+        ("[rank0]: RuntimeError: something no rule knows about", "unmatched_exception"),
+    ],
+)
+def test_common_errors_get_their_own_finding(paste: str, finding: str) -> None:
+    from tools.diagnosis.report import diagnose_text
+
+    r = diagnose_text(paste)
+    assert r.findings and r.findings[0].id == finding and r.severity == "warning"
+
+
+# ---------------------------------------------------------------- a price for a bundle of hours
+@pytest.mark.parametrize(
+    ("q", "expect"),
+    [
+        ("This plan costs $10 and gives 39 hours of GPU time. How much is that per hour?", ["$0.26 per hour"]),
+        # the Alpaca blog's arithmetic: $100 for 8 × A100 over 3 hours = 24 GPU-hours ≈ $4.17 each
+        ("We spent $100 on 8 A100s for 3 hours, how many GPU-hours is that?", ["24 GPU-hours", "$4.17 per GPU-hour"]),
+        ("花了50美元租了4张4090跑了10小时，每卡时多少钱", ["40 卡时", "$1.25"]),
+    ],
+)
+def test_a_price_for_a_bundle_of_hours_is_divided_out(q: str, expect: list[str]) -> None:
+    first = _answer(q).splitlines()[0]
+    assert all(e in first for e in expect), first
+
+
+def test_a_budget_without_hours_is_still_a_budget() -> None:
+    from assistant.offline.reading.money import read_foreign_budget, read_money_quote
+
+    assert read_money_quote("My budget is $50, how many hours of A100 can I rent?") is None
+    assert read_foreign_budget("My budget is $50, how many hours of A100 can I rent?") == (50.0, "USD")

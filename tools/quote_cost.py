@@ -30,7 +30,9 @@ class QuoteCostInput(BaseModel):
 
     amount: float = Field(..., gt=0, description="the quoted price, in its own currency (294 for '$294/month')")
     currency: Currency = Field("USD", description="currency of the quote; the answer stays in it (no conversion)")
-    per: Literal["hour", "day", "week", "month"] = Field("hour", description="what the quote is for")
+    per: Literal["hour", "day", "week", "month", "total"] = Field(
+        "hour", description="what the quote is for; total = the amount buys `hours` of running ('$10 for 39 hours')"
+    )
     hours: float = Field(..., gt=0, le=1_000_000, description="hours the machine will actually run (billed)")
     count: int = Field(1, ge=1, le=10_000, description="machines or GPUs at that price")
     hours_per_month: float | None = Field(
@@ -74,6 +76,7 @@ class QuoteCostOutput(BaseModel):
     claimed_ratio: float | None = Field(None, description="total ÷ claimed_total (1 = the user's figure is right)")
     gpus_in_quote: int | None = None
     per_gpu_hour: float | None = Field(None, description="hourly_rate ÷ gpus_in_quote: the price per card-hour")
+    gpu_hours: float | None = Field(None, description="hours × gpus_in_quote: the GPU-hours the quote covers")
     output_tokens_per_s: float | None = None
     tokens_per_day: float | None = Field(None, description="output_tokens_per_s × 86,400 s")
     cost_per_million_tokens: float | None = Field(
@@ -83,7 +86,10 @@ class QuoteCostOutput(BaseModel):
 
 def quote_cost(inp: QuoteCostInput) -> QuoteCostOutput:
     month_h: float | None = None
-    if inp.per == "month":
+    if inp.per == "total":  # "$10 for 39 hours of GPU time": the bundle's own price per hour
+        hourly = inp.amount / inp.hours
+        step = f"{inp.amount:g} / {inp.hours:g} h = {hourly:.4g}/h"
+    elif inp.per == "month":
         month_h = inp.hours_per_month or (HOURS_PER_MONTH_CN if inp.currency == "CNY" else HOURS_PER_MONTH_CLOUD)
         hourly = inp.amount / month_h
         step = f"{inp.amount:g} / {month_h:g} h = {hourly:.4g}/h"
@@ -98,10 +104,12 @@ def quote_cost(inp: QuoteCostInput) -> QuoteCostOutput:
         "(a stopped VM stops the GPU charge; disks and storage usually keep billing).",
         "币种按你的报价，不做汇率换算。 / In the currency you quoted; no exchange rate applied.",
     ]
-    per_gpu = None
+    per_gpu = gpu_hours = None
     if inp.gpus_in_quote and inp.gpus_in_quote > 1:
         per_gpu = hourly / inp.gpus_in_quote
         arithmetic += f"; {hourly:.4g}/h ÷ {inp.gpus_in_quote} GPUs = {per_gpu:.4g} per GPU-hour"
+        gpu_hours = inp.hours * inp.gpus_in_quote
+        arithmetic += f"; {inp.gpus_in_quote} GPUs × {inp.hours:g} h = {gpu_hours:g} GPU-hours"
     tps = inp.output_tokens_per_s
     per_mtok = hourly / (tps * 3600 / 1e6) if tps else None
     if tps and per_mtok is not None:
@@ -117,6 +125,7 @@ def quote_cost(inp: QuoteCostInput) -> QuoteCostOutput:
         tokens_per_day=round(tps * 86400) if tps else None,
         cost_per_million_tokens=round(per_mtok, 2) if per_mtok is not None else None,
         per_gpu_hour=round(per_gpu, 2) if per_gpu is not None else None,
+        gpu_hours=gpu_hours,
         currency=inp.currency,
         hourly_rate=round(hourly, 4),
         hours=inp.hours,

@@ -57,7 +57,10 @@ def diagnose_text(
     spec = parse_expect(expect) if expect else None
     clean = normalize(text)
     parsed = parse_all(clean) if clean.strip() else None
-    if parsed is None or not parsed.kinds:
+    from tools.diagnosis.rules.exceptions import last_exception
+
+    # an exception line is recognisable even when no parser knows the tool that printed it
+    if parsed is None or (not parsed.kinds and last_exception(parsed.lines) is None):
         report = DiagnosisReport(severity="unknown", verdict="need_more_input", next_action=nothing_recognised())
         if expect:
             report.acceptance = check_delivery(report, None, expect)

@@ -145,6 +145,11 @@ def quote_calls(f: Frame) -> list[ToolCall]:
         hours, count = sum(q.gpu_hours), 1  # 「300 A100 卡时，按 $2 每小时」: the GPU-hours at the hourly rate
     elif q.rate_gpus and q.rate_gpus > 1:
         count = 1  # "$8 per hour for 4xA100": the rate is already for the whole set
+    bundle_gpus = None
+    if q.per == "total":  # "$100 on 8xA100 for 3 hours": the amount covers the whole set for those hours
+        count = 1
+        n = q.rate_gpus or f.gpu_count
+        bundle_gpus = n if n and n > 1 else None
     out = [
         A.call(
             QUOTE,
@@ -156,6 +161,7 @@ def quote_calls(f: Frame) -> list[ToolCall]:
             count=count,
             gpu_hours_parts=q.gpu_hours if len(q.gpu_hours) >= 2 else [],
             claimed_total=q.claimed_total if q.claimed_total and q.claimed_total != q.amount else None,
+            **({"gpus_in_quote": bundle_gpus} if bundle_gpus else {}),
         )
     ]
     from assistant.offline.intents.train_time import applies_published, published_calls

@@ -31,7 +31,7 @@ _QUOTE_RE = re.compile(
 )
 _WORDS = {"one": 1, "a": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "ten": 10}
 _DURATION_RE = re.compile(
-    r"(?P<n>\d+(?:\.\d+)?|one|two|three|four|five|six|seven|ten)\s*(?:full\s+)?(?P<u>hours?|hrs?|h\b|days?)"
+    r"(?P<n>\d+(?:\.\d+)?|one|two|three|four|five|six|seven|ten)\s*(?:full\s+|个)?(?P<u>hours?|hrs?|h\b|days?|小时|天)"
     r"(?!\s*(?:/|per)\b)",
     re.I,
 )
@@ -49,7 +49,7 @@ _TOTAL_RE = re.compile(
 class MoneyQuote(BaseModel):
     amount: float
     currency: str
-    per: str  # hour | day | week | month
+    per: str  # hour | day | week | month | total (the amount buys `hours`)
     hours: float | None = None  # running time the user gave, in hours
     rate_gpus: int | None = None  # the quote is for this many cards ("$8/h for 4xA100"); 1 when it says per GPU-hour
     gpu_hours: list[float] = []  # GPU-hour figures the user gave ("1845 … and 3310 A100 GPU hours")
@@ -103,10 +103,49 @@ def _currency(word: str) -> str:
     return _CUR.get(word, "USD" if word.startswith(("dollar", "美", "刀")) else word.upper())
 
 
+# "This plan costs $10 … 39 hours of GPU time", "$100 was spent on 8xA100 for 3 hours": a price for a bundle of hours
+_BUNDLE_CUE = re.compile(
+    r"\bcosts?\b|\bspent\b|\bspend\b|\bpaid\b|\bpay\b|\bcharged?\b|\bgives?\b|\bincludes?\b|\bplan\b|"
+    r"花了|花费|付了|包含|套餐",
+    re.I,
+)
+
+
+def _bundle_quote(text: str) -> MoneyQuote | None:
+    """A foreign-currency total said with the hours it buys: the price per hour (and per GPU-hour) is the question's
+    arithmetic; a total without hours stays a budget (read_foreign_budget)."""
+    m = _FOREIGN_BUDGET_RE.search(text)
+    if not m or not _BUNDLE_CUE.search(text) or m.group("k") or m.group("k2"):
+        return None
+    hours = None
+    for d in _DURATION_RE.finditer(text):
+        raw = d.group("n").lower()
+        hours = (float(_WORDS[raw]) if raw in _WORDS else float(raw)) * (
+            24 if d.group("u").lower().startswith(("d", "天")) else 1
+        )
+        break
+    if not hours:
+        return None
+    amount = float((m.group("n") or m.group("n2")).replace(",", ""))
+    return MoneyQuote(
+        amount=amount,
+        currency=_currency((m.group("cur") or m.group("cur2") or "").lower()),
+        per="total",
+        hours=hours,
+        rate_gpus=_bundle_gpus(text),
+    )
+
+
+def _bundle_gpus(text: str) -> int | None:
+    """The card count a bundle is for ("on 8xA100", "4 GPUs"), anywhere in the text."""
+    counts = [int(c.group("n")) for c in _RATE_GPUS_RE.finditer(text)]
+    return counts[0] if counts and 1 < counts[0] <= 4096 else None
+
+
 def read_money_quote(text: str) -> MoneyQuote | None:
     m = _QUOTE_RE.search(text)
     if not m:
-        return None
+        return _bundle_quote(text)
     cur_raw = (m.group("cur") or m.group("cur2") or m.group("cur3") or "").lower()
     currency = _currency(cur_raw)
     amount = float((m.group("n") or m.group("n2") or m.group("n3")).replace(",", ""))
@@ -117,7 +156,7 @@ def read_money_quote(text: str) -> MoneyQuote | None:
             continue  # the quote's own unit ("$4/hr")
         raw = d.group("n").lower()
         n = float(_WORDS[raw]) if raw in _WORDS else float(raw)
-        hours = n * (24 if d.group("u").lower().startswith("d") else 1)
+        hours = n * (24 if d.group("u").lower().startswith(("d", "天")) else 1)
         break
     return MoneyQuote(
         amount=amount,

@@ -305,7 +305,14 @@ STRONG_LOG_MARKERS = re.compile(
     r"^\s*\[\s*\d+\.\d+\]\s|device\s+r/s\s+|avg-cpu:\s+%user|nccl (?:info|warn) |#\s*nthread\s+\d|"
     r"#\s*using devices|^\s*\d{3,}\s+\d+\s+(?:float|half|bfloat16|double|int8|uint8|int32)\s+(?:sum|prod|max|min|avg)\b|"
     r"^\s*(?:gpu current temp|clocks (?:event|throttle) reasons|remapped rows|product name|fb memory usage|"
-    r"gpu shutdown temp|hw slowdown|sw thermal slowdown|correctable error|uncorrectable error)\s*:?",
+    r"gpu shutdown temp|hw slowdown|sw thermal slowdown|correctable error|uncorrectable error)\s*:?|"
+    # shapes every Python / launcher / container log has, whatever the framework (a rule for the framework is not
+    # needed to see that something was pasted): a traceback frame, an exception line, torchrun's failure summary, a
+    # timestamped or levelled log line, a crash the shell reports, the Docker daemon's refusal
+    r"^\s*file \"[^\"]+\", line \d+, in |^\s*(?:[a-z_][\w]*\.)*[a-z]\w*(?:error|exception): \S|childfailederror|"
+    r"^\s*(?:\[rank\d+\]:\s*)?(?:info|warning|warn|error|debug|critical)\s+\d\d-\d\d \d\d:\d\d:\d\d|"
+    r"^\s*\[?\d{4}-\d\d-\d\d[ t]\d\d:\d\d:\d\d[,.\d]*\]?\s*(?:-\s*)?(?:\[?(?:info|warning|warn|error|debug|critical)\b)|"
+    r"segmentation fault \(core dumped\)|error response from daemon|exitcode\s*:\s*-?\d+|^\s*\[rank\d+\]:",
     re.I | re.M,
 )
 

@@ -633,6 +633,18 @@ def quote_cost(w: Writer, r: ToolResult, ctx: Context) -> None:
     gpu_hours = ctx.slots.gpu_hours is not None  # read by the reading layer ("1845 A100 GPU hours")
     h_zh, h_en = ("卡时（GPU 小时）", "GPU-hours") if gpu_hours else ("小时", "hours")
     per_gpu, n_in = res.get("per_gpu_hour"), res.get("gpus_in_quote")
+    if per == "total":  # "$10 for 39 hours", "$100 on 8xA100 for 3 hours": the bundle per hour and per GPU-hour
+        hourly, hours = _cur(round(float(res.get("hourly_rate") or 0), 2), cur), num(float(res.get("hours") or 0))
+        zh = f"按你给的 {quoted} 买 {hours} 小时：折合每小时约 {hourly}"
+        en = f"{quoted} for {hours} hours is about {hourly} per hour"
+        if per_gpu and n_in and res.get("gpu_hours"):
+            gh = num(float(res["gpu_hours"]))
+            zh += f"；{n_in} 张卡 × {hours} 小时 = {gh} 卡时（GPU 小时），每卡时约 {_cur(per_gpu, cur)}"
+            en += f"; {n_in} GPUs × {hours} hours = {gh} GPU-hours, about {_cur(per_gpu, cur)} per GPU-hour"
+        w.add("verdict", zh + "（按你的币种，不换算汇率）。", en + " (in your currency, no exchange rate applied).")
+        for note in res.get("notes") or []:
+            w.add("assumptions", *(str(note).split(" / ", 1) + [""])[:2])
+        return
     if per_gpu and n_in and per == "day":
         # 「8卡A800一天2000元」: the day price per hour and per card-hour is the figure to compare
         w.add(

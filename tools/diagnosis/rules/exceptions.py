@@ -14,15 +14,17 @@ from tools.diagnosis.findings import SEVERITY_RANK
 from tools.diagnosis.rules.context import Ctx
 
 # the exception's (qualified) class name, then its message; "Error:" alone (a log level) is not one
+# at the line's start, or after a log prefix (「ERROR 05-12 10:00:01 worker.py:20] ValueError: …」, "[rank0]: …")
 _EXCEPTION_LINE = re.compile(
-    r"^\s*(?:E\s+)?(?:[A-Za-z_][\w]*\.)*(?P<name>[A-Z]\w*(?:Error|Exception|Exit|Interrupt))(?::\s*(?P<msg>\S.*))?$"
+    r"(?:^\s*(?:E\s+)?|[\]|]:?\s*)(?:[A-Za-z_][\w]*\.)*(?P<name>[A-Z]\w*(?:Error|Exception|Exit|Interrupt))"
+    r"(?::\s*(?P<msg>\S.*))?$"
 )
 
 
 def last_exception(lines: list[str]) -> tuple[str, str] | None:
     """(class name, the line) of the last exception line in the paste."""
     for line in reversed(lines):
-        m = _EXCEPTION_LINE.match(line.strip())
+        m = _EXCEPTION_LINE.search(line.strip())
         if m and m.group("name") not in ("Error", "Exception"):
             return m.group("name"), line.strip()
     return None
