@@ -511,13 +511,13 @@ REAL_FLOORS = {  # a small margin below the counts, so a retrieval tie on a fres
     "blind/round3": 10,  # round 3 blind: 12/21 after session 14 (7 when it was collected)
     "dev/round4": 89,  # round 4 dev: 93/104 (39 when it was collected; read by this session's builders)
     "blind/round4": 9,  # round 4 blind: 10/24 (7 when it was collected)
-    "dev/round5": 80,  # round 5 dev: 82/109 after session 9 (45 when it was collected; read by the sixth session's builders)
+    "dev/round5": 82,  # round 5 dev: 85/109 after session 15, 82 after session 9 (45 when it was collected; read by the sixth session's builders)
     "blind/round5": 5,  # round 5 blind: 7/18 (7 when it was collected)
     "dev/round6": 98,  # round 6 dev: 103/106 (41 when it was collected; read by the seventh session's builders)
     "blind/round6": 6,  # round 6 blind: 8/17 (8 when it was collected)
     "dev/round7": 111,  # round 7 dev: 114/136 after session 9 (57 when it was collected in session 8)
-    "blind/round7": 13,  # round 7 blind: 15/30 after session 14 (13 when it was collected)
-    "dev/round8": 60,  # round 8 dev: 63/123 after session 14, 55 after session 13, 35 when collected (read by builders)
+    "blind/round7": 14,  # round 7 blind: 16/30 after session 15 (13 when it was collected)
+    "dev/round8": 64,  # round 8 dev: 67/123 after session 15, 63 after 14, 35 when collected (read by builders)
     "blind/round8": 9,  # round 8 blind: 11/26 (11 when it was collected)
 }
 

@@ -294,6 +294,15 @@ def test_machine_printed_lines_are_a_paste(paste: str) -> None:
             "tensors_on_two_devices",
         ),
         ("[rank0]: RuntimeError: something no rule knows about", "unmatched_exception"),
+        ("OSError: We couldn't connect to 'https://huggingface.co' to load this file", "hf_hub_unreachable"),
+        (
+            "ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory",
+            "cuda_library_missing",
+        ),
+        (
+            "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install root.",
+            "cuda_toolkit_missing",
+        ),
     ],
 )
 def test_common_errors_get_their_own_finding(paste: str, finding: str) -> None:
