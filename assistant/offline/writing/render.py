@@ -49,6 +49,15 @@ class Writer:
     def t(self, zh: str, en: str) -> str:
         return zh if self.lang == "zh" else en
 
+    def lead_with(self, zh: str, en: str) -> None:
+        """Put this verdict line first in the current part (moving it if a renderer already added it): the figure
+        the question asked for ("能开多大上下文", "batch 设多少", "需要多少内存") leads its part."""
+        line = self.t(zh, en)
+        verdict = self.parts["verdict"]
+        if line in verdict:
+            verdict.remove(line)
+        verdict.insert(min(self.part_start, len(verdict)), line)
+
     def add(self, section: str, zh: str, en: str) -> None:
         line = self.t(zh, en)
         if self.lang == "zh" and len(line) > 40 and not has_cjk(line):

@@ -218,17 +218,14 @@ def _asked_batch_line(w: Writer, ctx: Context, est: dict) -> None:
         return
     n, seq = est.get("gpus") or 1, est.get("seq_len")
     per = "每卡" if n > 1 else ""
-    w.parts["verdict"].insert(
-        w.part_start,
-        w.t(
-            f"按显存，{per}微批（per_device_train_batch_size）最大约 {num(top)}（序列 {num(seq)}）；"
-            f"总 batch = 微批 × {num(n)} 张卡 × 梯度累积步数，想要更大的总 batch 就加梯度累积，"
-            "学习率要跟着总 batch 调。",
-            f"By memory, the largest micro-batch (per_device_train_batch_size) is about {num(top)}"
-            f"{' per GPU' if n > 1 else ''} (sequence {num(seq)}); the global batch = micro-batch × {num(n)} GPUs × "
-            "gradient-accumulation steps, so raise accumulation for a larger global batch and scale the learning "
-            "rate with it.",
-        ),
+    w.lead_with(
+        f"按显存，{per}微批（per_device_train_batch_size）最大约 {num(top)}（序列 {num(seq)}）；"
+        f"总 batch = 微批 × {num(n)} 张卡 × 梯度累积步数，想要更大的总 batch 就加梯度累积，"
+        "学习率要跟着总 batch 调。",
+        f"By memory, the largest micro-batch (per_device_train_batch_size) is about {num(top)}"
+        f"{' per GPU' if n > 1 else ''} (sequence {num(seq)}); the global batch = micro-batch × {num(n)} GPUs × "
+        "gradient-accumulation steps, so raise accumulation for a larger global batch and scale the learning "
+        "rate with it.",
     )
 
 
@@ -243,14 +240,12 @@ def _longest_context_line(w: Writer, ctx: Context, est: dict) -> None:
         en_why = "the model's own context limit (max_position_embeddings); memory would hold more, and longer needs RoPE scaling such as YaRN"
     else:
         zh_why, en_why = "权重之外剩下的显存全给 KV 缓存", "all memory left after the weights goes to the KV cache"
-    w.add(
-        "verdict",
-        f"最长上下文：这套配置上单条序列约 **{num(longest)} token**（{zh_why}）。",
-        f"Longest context: about **{num(longest)} tokens** for one sequence on this setup ({en_why}).",
-    )
+    zh = f"最长上下文：这套配置上单条序列约 **{num(longest)} token**（{zh_why}）。"
+    en = f"Longest context: about **{num(longest)} tokens** for one sequence on this setup ({en_why})."
     if "asked_longest_context" in ctx.said:  # 「vllm能开多大上下文」: the longest context is the answer, line 1
-        line = w.parts["verdict"].pop()
-        w.parts["verdict"].insert(w.part_start, line)
+        w.lead_with(zh, en)
+    else:
+        w.add("verdict", zh, en)
 
 
 def _seq_cap_line(w: Writer, ctx: Context, est: dict) -> None:
@@ -1807,10 +1802,7 @@ def host_ram_lines(w: Writer, ctx: Context, est: dict, section: str = "verdict")
         # the either-or answer replaces the yes/no word the fit sentence opens with
         verdict[w.part_start] = which + re.sub(r"^(?:不能|能|No|Yes)\s*[：:，,.。—-]\s*", "", verdict[w.part_start])
     elif section == "verdict" and _ram_is_the_question(ctx):  # 「需要多少内存」 and no word of 显存: RAM leads
-        line = w.t(zh, en)
-        if line in w.parts["verdict"]:
-            w.parts["verdict"].remove(line)
-            w.parts["verdict"].insert(w.part_start, line)
+        w.lead_with(zh, en)
     for n in notes[1:3]:
         w.add("assumptions", str(n.get("zh") or ""), str(n.get("en") or ""))
     ram_verdict = _gguf_ram_verdict(w, est, have)
@@ -1859,11 +1851,11 @@ def card_rule_lines(w: Writer, est: dict, ctx: Context | None = None) -> None:
     for key in keys:
         note = est.get(key)
         if isinstance(note, dict) and note.get("zh"):
-            w.add("verdict", str(note["zh"]).rstrip("。") + "。", str(note.get("en") or "").rstrip(".") + ".")
+            zh, en = str(note["zh"]).rstrip("。") + "。", str(note.get("en") or "").rstrip(".") + "."
             if key == "quant_tp_note" and not _MEMORY_ASKED.search(text):
-                # 「14B 的不支持多卡并行，有什么区别」: the rule is the answer, the memory figures follow
-                line = w.parts["verdict"].pop()
-                w.parts["verdict"].insert(w.part_start, line)
+                w.lead_with(zh, en)  # 「14B 的不支持多卡并行，有什么区别」: the rule is the answer, the figures follow
+            else:
+                w.add("verdict", zh, en)
 
 
 _MEMORY_ASKED = re.compile(r"显存|内存|多少\s*g|够不够|放得下|放不下|memory|vram|\bfit\b|how much", re.I)
