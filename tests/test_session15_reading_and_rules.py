@@ -332,3 +332,13 @@ def test_a_budget_without_hours_is_still_a_budget() -> None:
 
     assert read_money_quote("My budget is $50, how many hours of A100 can I rent?") is None
     assert read_foreign_budget("My budget is $50, how many hours of A100 can I rent?") == (50.0, "USD")
+
+
+def test_a_size_far_from_the_keys_model_is_another_model() -> None:
+    from tools.models import find_entry
+
+    # the key drops separators, so "qwen25-7b" met Qwen2-57B-A14B's; 7B is neither its 57.4B total nor 14B active
+    assert find_entry("qwen25-7b") is None
+    assert find_entry("Qwen2-57B-A14B").id == "Qwen2-57B-A14B"
+    assert find_entry("Llama-4-Scout-17B-16E-Instruct").id == "Llama-4-Scout"  # named by its 17B active
+    assert find_entry("CogVLM2 19B").id == "CogVLM2-19B"  # 8B decoder + 11B vision: the name counts both

@@ -471,8 +471,29 @@ def alias_index() -> dict[str, str]:
     return {key: entry.id for key, (entry, _rel) in _index().items()}
 
 
+# the size a name states: "qwen25-7b" → 7, "mixtral-8x7b" → 56; not an MoE's active size ("a14b")
+_STATED_SIZE = re.compile(r"(?<![a-z0-9.])(?:(\d+)x)?(\d+(?:\.\d+)?)b(?![a-z0-9])", re.I)
+
+
+def _size_disagrees(query: str, entry: ModelEntry) -> bool:
+    """The normalised key drops separators ("llama-2-7b" = "llama2 7b"), so "qwen25-7b" meets Qwen2-57B's key: a
+    size the query states that is far from the entry's parameter count means another model was named."""
+    m = _STATED_SIZE.search(query)
+    if not m:
+        return False
+    size = float(m.group(2)) * (int(m.group(1)) if m.group(1) else 1) * 1e9
+    counted = count_params(entry.arch)
+    total = counted.total + (getattr(entry.arch, "extra_params", None) or 0)  # a VLM's vision tower counts in its name
+    if 0.5 * size <= total <= 2.0 * size:
+        return False
+    # an MoE named by its active size ("Llama-4-Scout-17B-16E": 17B active of 109B)
+    return not (counted.active != counted.total and 0.7 * size <= counted.active <= 1.4 * size)
+
+
 def _lookup(query: str) -> tuple[ModelEntry, Release | None] | None:
     hit = _index().get(_norm(query))
+    if hit is not None and _size_disagrees(query, hit[0]):
+        return None  # 「qwen25-7b」 is not Qwen2-57B-A14B
     if hit is not None:
         return hit
     m = re.match(r"^(.*?)[\s_\-:]*(\d+(?:\.\d+)?)\s*([bt])\s*$", query.strip(), flags=re.I)

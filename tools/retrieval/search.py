@@ -37,6 +37,7 @@ from __future__ import annotations
 import json
 import logging
 import marshal
+import os
 import re
 import threading
 from pathlib import Path
@@ -111,8 +112,6 @@ def _read_marshal(path: Path) -> Any:
 
 def _write_marshal(path: Path, data: Any) -> None:
     """Best effort (atomic replace): a read-only cache folder only costs the next process time."""
-    import os
-
     try:
         blob = marshal.dumps(data)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
@@ -322,7 +321,8 @@ class Retriever:
         if dirty:
             keep = {p.passage_id for p in passages}
             cache = {k: v for k, v in cache.items() if k in keep}
-            tmp = cache_path.with_suffix(".tmp")
+            # one temporary file per process: two processes starting at once must not rename each other's file
+            tmp = cache_path.with_name(f"{cache_path.name}.{os.getpid()}.tmp")
             tmp.write_text(json.dumps(cache, ensure_ascii=False), encoding="utf-8")
             tmp.replace(cache_path)
             for stale in cache_path.parent.glob("bm25_tokens_*.json"):
