@@ -1530,12 +1530,6 @@ def _borderline(headroom_gb: float | None, cap: GpuCapacity | None) -> bool | No
     return abs(headroom_gb) < BORDERLINE_FRACTION * cap.memory_gb
 
 
-def _quant_tp_source() -> str:
-    from tools.memory_parallel import QUANT_SOURCE
-
-    return QUANT_SOURCE
-
-
 def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
     """Tool body: the per-GPU breakdown and, with a GPU, the verdict."""
     from tools.models import resolve_model
@@ -1615,8 +1609,8 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
             max_batch = _max_value(inp, cap, model, "batch", 1 << 16)
             max_seq = _max_value(inp, cap, model, "seq_len", 1 << 24)
         limit = model.arch.context_limit
-        capped = bool(limit and max_seq == limit)
-        if limit and capped:
+        if limit and max_seq == limit:
+            capped = True
             assumptions.append(_context_cap_note(model.arch, limit))
     assumptions.append(
         _a(
@@ -1645,9 +1639,11 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
     from tools.memory_parallel import tp_check
 
     tp_ok, tp_sizes, tp_note = tp_check(inp, model)
-    from tools.memory_parallel import quant_tp_note
+    from tools.memory_parallel import QUANT_SOURCE, quant_tp_note
 
     quant_note = quant_tp_note(inp, model)
+    if quant_note:
+        sources.append(QUANT_SOURCE)
     kv_all = kv_seq = None
     if inp.mode == "inference":
         from tools.memory_kv import KV_DTYPE_BYTES, kv_cache_bytes
@@ -1758,7 +1754,7 @@ def estimate_memory(inp: EstimateMemoryInput) -> EstimateMemoryOutput:
         borderline=_borderline(headroom, cap),
         summary=_summary(inp, model.name, b, cap, fits, headroom, changes, nearest, combined),
         assumptions=assumptions,
-        sources=list(dict.fromkeys(sources + ([_quant_tp_source()] if quant_note else []))),
+        sources=list(dict.fromkeys(sources)),
     )
 
 

@@ -65,6 +65,11 @@ def quant_tp_allowed(arch: Any, tp: int, group: int | None) -> bool:
     return inter % tp == 0 and (inter // tp) % group == 0
 
 
+def quant_limits_tp(arch: Any, group: int = QUANT_GROUP) -> bool:
+    """The group rule removes TP sizes the heads allow (Qwen-14B: 13696 = 128 × 107 leaves only TP 1)."""
+    return valid_tp_sizes(arch, group=group) != valid_tp_sizes(arch)
+
+
 def quant_group(job: MemoryJob) -> int | None:
     """128 for GPTQ/AWQ int4 weights served by vLLM/SGLang (g128 checkpoints), else None."""
     if job.mode != "inference" or job.precision != "int4" or job.engine_id == "hf":
@@ -78,9 +83,9 @@ def quant_tp_note(job: MemoryJob, model: Any) -> dict[str, str] | None:
     if group is None:
         return None
     arch = model.arch
-    full, quant = valid_tp_sizes(arch), valid_tp_sizes(arch, group=group)
-    if full == quant:
+    if not quant_limits_tp(arch, group):
         return None
+    full, quant = valid_tp_sizes(arch), valid_tp_sizes(arch, group=group)
     inter = int(arch.intermediate_size)
     fmt = job.int4_format.upper() if job.int4_format else "GPTQ/AWQ"
     groups = f"{group} × {inter // group}" if inter % group == 0 else f"{inter} ÷ {group} = {inter / group:.2f}"

@@ -114,11 +114,11 @@ def quant_tp_asked(f: Frame) -> bool:
     sizes (tools/memory_parallel.py); the estimate's rule is the cause, with the model's own intermediate_size."""
     if f.precision != "int4" or "multi_gpu_word" not in f.mentions or not f.model:
         return False
-    from tools.memory_parallel import QUANT_GROUP, valid_tp_sizes
+    from tools.memory_parallel import quant_limits_tp
     from tools.models import find_entry
 
     entry = find_entry(f.model)
-    return entry is not None and valid_tp_sizes(entry.arch, group=QUANT_GROUP) != valid_tp_sizes(entry.arch)
+    return entry is not None and quant_limits_tp(entry.arch)
 
 
 _WHY = re.compile(r"为啥|为什么|为何|怎么会|咋会|\bwhy\b|how come", re.I)

@@ -117,13 +117,8 @@ def _bundle_quote(text: str) -> MoneyQuote | None:
     m = _FOREIGN_BUDGET_RE.search(text)
     if not m or not _BUNDLE_CUE.search(text) or m.group("k") or m.group("k2"):
         return None
-    hours = None
-    for d in _DURATION_RE.finditer(text):
-        raw = d.group("n").lower()
-        hours = (float(_WORDS[raw]) if raw in _WORDS else float(raw)) * (
-            24 if d.group("u").lower().startswith(("d", "天")) else 1
-        )
-        break
+    d = _DURATION_RE.search(text)
+    hours = _duration_hours(d) if d else None
     if not hours:
         return None
     amount = float((m.group("n") or m.group("n2")).replace(",", ""))
@@ -134,6 +129,13 @@ def _bundle_quote(text: str) -> MoneyQuote | None:
         hours=hours,
         rate_gpus=_bundle_gpus(text),
     )
+
+
+def _duration_hours(d: re.Match[str]) -> float:
+    """A _DURATION_RE match in hours ("three days" = 72, 「10小时」 = 10)."""
+    raw = d.group("n").lower()
+    n = float(_WORDS[raw]) if raw in _WORDS else float(raw)
+    return n * (24 if d.group("u").lower().startswith(("d", "天")) else 1)
 
 
 def _bundle_gpus(text: str) -> int | None:
@@ -154,9 +156,7 @@ def read_money_quote(text: str) -> MoneyQuote | None:
     for d in _DURATION_RE.finditer(text):
         if m.start() <= d.start() < m.end():
             continue  # the quote's own unit ("$4/hr")
-        raw = d.group("n").lower()
-        n = float(_WORDS[raw]) if raw in _WORDS else float(raw)
-        hours = n * (24 if d.group("u").lower().startswith(("d", "天")) else 1)
+        hours = _duration_hours(d)
         break
     return MoneyQuote(
         amount=amount,

@@ -380,7 +380,12 @@ def _no_margin(est: dict) -> bool:
         return False
     if any(c.get("kind") in _SIZED_TO_FIT for c in changes):
         return False  # max_model_len ≤ N, max_num_seqs ≤ k, micro-batch b: chosen as the most that fits, full by design
-    return all(isinstance(t, (int, float)) and t > 0.97 * usable for t in totals)
+    return all(_fills_card(t, usable) for t in totals)
+
+
+def _fills_card(total: object, usable: object) -> bool:
+    """Within 3% of the card: an estimate good to ±10–20% cannot call that a fit."""
+    return isinstance(total, (int, float)) and isinstance(usable, (int, float)) and usable > 0 and total > 0.97 * usable
 
 
 def _breakdown(w: Writer, est: dict) -> None:
@@ -2070,7 +2075,7 @@ def multi_card_lead(
     if zero3 is None and next_stage is not None and next_stage.result.get("fits"):
         zero3 = {"total_gb": next_stage.result.get("total_gb")}
     usable = est.get("usable_gb") or 0
-    if est.get("fits") is False and zero3 is not None and usable and (zero3.get("total_gb") or 0) > 0.97 * usable:
+    if est.get("fits") is False and zero3 is not None and _fills_card(zero3.get("total_gb"), usable):
         # 11.8 GB sharded on an 11.8 GB card: an estimate good to ±10–20% leaves no room, so it is not a yes
         return (
             f"照现在的数据并行放不下；用 ZeRO-3/FSDP 切到 {n} 张卡上每卡约 {gb(zero3.get('total_gb'))} GB，几乎占满"

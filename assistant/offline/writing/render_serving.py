@@ -10,7 +10,7 @@ from typing import Any
 
 from assistant.offline.types import ToolResult
 from assistant.offline.writing.render import Writer, num
-from assistant.offline.writing.render_tools import _RENDERERS, Context, bi, money, money_range, pct, renderer
+from assistant.offline.writing.render_tools import _RENDERERS, Context, bi, money, money_range, pct, renderer, zh_en
 from assistant.offline.writing.results import typed
 
 
@@ -643,7 +643,7 @@ def quote_cost(w: Writer, r: ToolResult, ctx: Context) -> None:
             en += f"; {n_in} GPUs × {hours} hours = {gh} GPU-hours, about {_cur(per_gpu, cur)} per GPU-hour"
         w.add("verdict", zh + "（按你的币种，不换算汇率）。", en + " (in your currency, no exchange rate applied).")
         for note in res.get("notes") or []:
-            w.add("assumptions", *(str(note).split(" / ", 1) + [""])[:2])
+            w.add("assumptions", *zh_en(note))
         return
     if per_gpu and n_in and per == "day":
         # 「8卡A800一天2000元」: the day price per hour and per card-hour is the figure to compare

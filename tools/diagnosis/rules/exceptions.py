@@ -16,7 +16,7 @@ from tools.diagnosis.rules.context import Ctx
 # the exception's (qualified) class name, then its message; "Error:" alone (a log level) is not one
 # at the line's start, or after a log prefix (「ERROR 05-12 10:00:01 worker.py:20] ValueError: …」, "[rank0]: …")
 _EXCEPTION_LINE = re.compile(
-    r"(?:^\s*(?:E\s+)?|[\]|]:?\s*)(?:[A-Za-z_][\w]*\.)*(?P<name>[A-Z]\w*(?:Error|Exception|Exit|Interrupt))"
+    r"(?:^\s*(?:E\s+)?|[\]|]:?\s*)(?:[A-Za-z_]\w*\.)*(?P<name>[A-Z]\w*(?:Error|Exception|Exit|Interrupt))"
     r"(?::\s*(?P<msg>\S.*))?$"
 )
 
